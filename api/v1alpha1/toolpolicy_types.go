@@ -1,0 +1,238 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// PolicyMode says whether a policy's decisions are enforced.
+// +kubebuilder:validation:Enum=Enforce;Audit
+type PolicyMode string
+
+// Policy modes.
+const (
+	// PolicyEnforce withholds and holds tools and calls as the policy says.
+	PolicyEnforce PolicyMode = "Enforce"
+	// PolicyAudit logs what Enforce would have done and lets everything
+	// through that is pinned and Trusted. Rug-pulled, rejected and unreviewed
+	// tools stay withheld even in Audit: the pin is not a policy choice.
+	PolicyAudit PolicyMode = "Audit"
+)
+
+// ToolPolicySpec says what the agents of one namespace may see and call.
+// +kubebuilder:validation:XValidation:rule="!has(self.approval) || !has(self.approval.minLevel) || self.approval.minLevel <= self.maxLevel",message="approval.minLevel above maxLevel can never apply: tools above maxLevel are withheld"
+type ToolPolicySpec struct {
+	// podSelector picks the agent pods of this namespace the policy applies
+	// to. An empty selector picks every pod.
+	// +optional
+	PodSelector metav1.LabelSelector `json:"podSelector,omitempty"`
+
+	// servers are the MCPServers these agents may use. A server must also
+	// admit this namespace in its spec.consumers.
+	// +required
+	// +listType=map
+	// +listMapKey=namespace
+	// +listMapKey=name
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
+	Servers []ServerReference `json:"servers"`
+
+	// maxLevel is the ceiling: tools above it are never shown to an agent
+	// and have no approval path.
+	// +optional
+	// +kubebuilder:default=L3
+	MaxLevel Level `json:"maxLevel,omitempty"`
+
+	// agentTrustLevel is the agents' trust on SEP-2793's 1–5 scale (1 an
+	// observer, 5 autonomous). A tool whose minTrustLevel is higher is
+	// withheld.
+	// +optional
+	// +kubebuilder:default=2
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=5
+	AgentTrustLevel int32 `json:"agentTrustLevel,omitempty"`
+
+	// approval says which calls wait for a human.
+	// +optional
+	Approval *CallApprovalRules `json:"approval,omitempty"`
+
+	// mode is Enforce or Audit.
+	// +optional
+	// +kubebuilder:default=Enforce
+	Mode PolicyMode `json:"mode,omitempty"`
+}
+
+// ServerReference names an MCPServer and, optionally, narrows its tools.
+type ServerReference struct {
+	// namespace of the MCPServer.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Namespace string `json:"namespace"`
+
+	// name of the MCPServer.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+
+	// tools, when set, is the only tools of the server these agents may see;
+	// every other rule still applies to them.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=256
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=128
+	Tools []string `json:"tools,omitempty"`
+}
+
+// CallApprovalRules designate calls that a human approves one by one. A call
+// matching any rule waits.
+// +kubebuilder:validation:XValidation:rule="has(self.minLevel) || has(self.categories) || has(self.tools)",message="approval needs at least one of minLevel, categories and tools"
+type CallApprovalRules struct {
+	// minLevel: calls to tools at this level or above wait for approval.
+	// +optional
+	MinLevel Level `json:"minLevel,omitempty"`
+
+	// categories: calls to tools of these categories wait for approval.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=6
+	Categories []Category `json:"categories,omitempty"`
+
+	// tools: calls to these tools wait for approval.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=256
+	Tools []ToolReference `json:"tools,omitempty"`
+
+	// timeout is how long a call waits before it is denied.
+	// +optional
+	// +kubebuilder:default="10m"
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('10s') && duration(self) <= duration('24h')",message="approval.timeout must be between 10s and 24h"
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
+}
+
+// ToolReference names a tool, optionally on one server.
+type ToolReference struct {
+	// server is "namespace/name" of an MCPServer; any listed server if empty.
+	// +optional
+	// +kubebuilder:validation:MaxLength=317
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?/[a-z0-9]([-.a-z0-9]*[a-z0-9])?$')",message="server must be \"namespace/name\" of an MCPServer"
+	Server string `json:"server,omitempty"`
+
+	// name of the tool, exactly as the server sends it.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
+	Name string `json:"name"`
+}
+
+// ToolPolicyStatus is what the policy exposes now.
+type ToolPolicyStatus struct {
+	// conditions: Ready summarises.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=16
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// observedGeneration is the generation the status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// exposed counts the tools shown to agents.
+	// +optional
+	Exposed int32 `json:"exposed,omitempty"`
+
+	// withheld counts the tools hidden from agents.
+	// +optional
+	Withheld int32 `json:"withheld,omitempty"`
+
+	// approvalGated counts exposed tools whose calls wait for a human.
+	// +optional
+	ApprovalGated int32 `json:"approvalGated,omitempty"`
+
+	// tools lists up to 200 tools with the policy's decision and its reason,
+	// withheld ones first.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=200
+	Tools []PolicyToolDecision `json:"tools,omitempty"`
+}
+
+// ToolDecision is what a policy does with a tool.
+// +kubebuilder:validation:Enum=Exposed;Withheld;ApprovalGated
+type ToolDecision string
+
+// Policy decisions on a tool.
+const (
+	ToolExposed       ToolDecision = "Exposed"
+	ToolWithheld      ToolDecision = "Withheld"
+	ToolApprovalGated ToolDecision = "ApprovalGated"
+)
+
+// PolicyToolDecision is the policy's decision on one tool, with its reason.
+type PolicyToolDecision struct {
+	// server is "namespace/name" of the MCPServer.
+	// +required
+	// +kubebuilder:validation:MaxLength=317
+	Server string `json:"server"`
+
+	// tool name.
+	// +required
+	// +kubebuilder:validation:MaxLength=128
+	Tool string `json:"tool"`
+
+	// decision is Exposed, Withheld or ApprovalGated.
+	// +required
+	Decision ToolDecision `json:"decision"`
+
+	// reason explains the decision, for example "level L5 above ceiling L3".
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Reason string `json:"reason,omitempty"`
+}
+
+// ToolPolicy says which MCP tools the agents of its namespace may see and
+// call, and which calls wait for a human.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=tgpolicy;tgpol,categories=toolgate
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Mode",type=string,JSONPath=`.spec.mode`
+// +kubebuilder:printcolumn:name="Ceiling",type=string,JSONPath=`.spec.maxLevel`
+// +kubebuilder:printcolumn:name="Trust",type=integer,JSONPath=`.spec.agentTrustLevel`
+// +kubebuilder:printcolumn:name="Exposed",type=integer,JSONPath=`.status.exposed`
+// +kubebuilder:printcolumn:name="Withheld",type=integer,JSONPath=`.status.withheld`
+// +kubebuilder:printcolumn:name="Gated",type=integer,JSONPath=`.status.approvalGated`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type ToolPolicy struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// metadata is the standard object metadata.
+	// +optional
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is what the namespace's agents may see and call.
+	// +required
+	Spec ToolPolicySpec `json:"spec"`
+
+	// status is what the policy exposes now.
+	// +optional
+	Status ToolPolicyStatus `json:"status,omitempty"`
+}
+
+// ToolPolicyList is a list of ToolPolicies.
+//
+// +kubebuilder:object:root=true
+type ToolPolicyList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ToolPolicy `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&ToolPolicy{}, &ToolPolicyList{})
+}

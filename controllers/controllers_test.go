@@ -1,0 +1,161 @@
+package controllers
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+)
+
+// eventually polls cond every 50ms until it holds or 20s pass.
+func eventually(t *testing.T, what string, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	var last string
+	for time.Now().Before(deadline) {
+		ok, detail := cond()
+		if ok {
+			return
+		}
+		last = detail
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting until %s; last seen: %s", what, last)
+}
+
+func create(t *testing.T, obj client.Object) {
+	t.Helper()
+	if err := env.Client.Create(t.Context(), obj); err != nil {
+		t.Fatalf("creating %T: %v", obj, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = env.Client.Delete(ctx, obj)
+	})
+}
+
+// conditionIs reports whether conds hold condType with the status and reason,
+// observed at generation.
+func conditionIs(conds []metav1.Condition, condType string, status metav1.ConditionStatus, reason string, generation int64) (bool, string) {
+	c := meta.FindStatusCondition(conds, condType)
+	if c == nil {
+		return false, "no " + condType + " condition"
+	}
+	ok := c.Status == status && c.Reason == reason && c.ObservedGeneration == generation && c.Message != ""
+	return ok, c.Type + "=" + string(c.Status) + " " + c.Reason + ": " + c.Message
+}
+
+// TestConditionsStartUnknown checks that each reconciler runs and says, with
+// a reason, that it has not done its work yet, rather than claiming Ready.
+func TestConditionsStartUnknown(t *testing.T) {
+	server := &toolgatev1alpha1.MCPServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "unprobed", Namespace: "default"},
+		Spec: toolgatev1alpha1.MCPServerSpec{
+			Endpoint: toolgatev1alpha1.MCPEndpoint{URL: "https://mcp.example.com/mcp"},
+		},
+	}
+	policy := &toolgatev1alpha1.ToolPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "unevaluated", Namespace: "default"},
+		Spec: toolgatev1alpha1.ToolPolicySpec{
+			Servers: []toolgatev1alpha1.ServerReference{{Namespace: "default", Name: "unprobed"}},
+		},
+	}
+	pin := &toolgatev1alpha1.ToolPin{
+		ObjectMeta: metav1.ObjectMeta{Name: "unobserved", Namespace: "default"},
+		Spec: toolgatev1alpha1.ToolPinSpec{
+			ServerRef: toolgatev1alpha1.LocalObjectReference{Name: "unprobed"}, ToolName: "list_things",
+		},
+	}
+	create(t, server)
+	create(t, policy)
+	create(t, pin)
+
+	eventually(t, "the MCPServer has Ready and Reachable Unknown", func() (bool, string) {
+		var got toolgatev1alpha1.MCPServer
+		if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(server), &got); err != nil {
+			return false, err.Error()
+		}
+		if got.Status.ObservedGeneration != got.Generation {
+			return false, "observedGeneration not set"
+		}
+		if ok, d := conditionIs(got.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionUnknown, ReasonAwaitingProbe, got.Generation); !ok {
+			return false, d
+		}
+		return conditionIs(got.Status.Conditions, ConditionReachable, metav1.ConditionUnknown, ReasonAwaitingProbe, got.Generation)
+	})
+	eventually(t, "the ToolPolicy has Ready Unknown", func() (bool, string) {
+		var got toolgatev1alpha1.ToolPolicy
+		if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(policy), &got); err != nil {
+			return false, err.Error()
+		}
+		return conditionIs(got.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionUnknown, ReasonAwaitingEvaluation, got.Generation)
+	})
+	eventually(t, "the ToolPin has Ready Unknown, no state and an empty decisions list", func() (bool, string) {
+		var got toolgatev1alpha1.ToolPin
+		if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(pin), &got); err != nil {
+			return false, err.Error()
+		}
+		if got.Status.State != "" {
+			return false, "state " + string(got.Status.State) + " before any probe"
+		}
+		if got.Status.Decisions == nil {
+			return false, "decisions absent"
+		}
+		return conditionIs(got.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionUnknown, ReasonAwaitingProbe, got.Generation)
+	})
+}
+
+// TestDecisionsSurviveReconcile checks that a decision appended the way an
+// approver appends it is kept when the controller reconciles the pin again.
+func TestDecisionsSurviveReconcile(t *testing.T) {
+	pin := &toolgatev1alpha1.ToolPin{
+		ObjectMeta: metav1.ObjectMeta{Name: "decided", Namespace: "default"},
+		Spec: toolgatev1alpha1.ToolPinSpec{
+			ServerRef: toolgatev1alpha1.LocalObjectReference{Name: "unprobed"}, ToolName: "delete_things",
+		},
+	}
+	create(t, pin)
+	eventually(t, "the pin has a decisions list", func() (bool, string) {
+		var got toolgatev1alpha1.ToolPin
+		if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(pin), &got); err != nil {
+			return false, err.Error()
+		}
+		return got.Status.Decisions != nil, "decisions absent"
+	})
+
+	// The approver's append works on a pin the controller initialised, with
+	// no status written by anyone else.
+	patch := []byte(`[{"op":"add","path":"/status/decisions/-","value":{"action":"Reject","fingerprint":"sha256:cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"}}]`)
+	if err := env.Client.Status().Patch(t.Context(), pin.DeepCopy(), client.RawPatch(types.JSONPatchType, patch)); err != nil {
+		t.Fatalf("appending a decision: %v", err)
+	}
+	// A spec change makes the controller reconcile again.
+	var got toolgatev1alpha1.ToolPin
+	if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(pin), &got); err != nil {
+		t.Fatal(err)
+	}
+	got.Spec.Override = &toolgatev1alpha1.ClassificationOverride{Category: toolgatev1alpha1.CategoryDelete, Reason: "deletes one item"}
+	if err := env.Client.Update(t.Context(), &got); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the controller has seen generation 2 and kept the decision", func() (bool, string) {
+		var now toolgatev1alpha1.ToolPin
+		if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(pin), &now); err != nil {
+			return false, err.Error()
+		}
+		if now.Status.ObservedGeneration != 2 {
+			return false, "observedGeneration not yet 2"
+		}
+		if len(now.Status.Decisions) != 1 || now.Status.Decisions[0].Action != toolgatev1alpha1.DecisionReject {
+			return false, "decisions lost"
+		}
+		return true, ""
+	})
+}

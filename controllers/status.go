@@ -1,0 +1,50 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Reasons used while a controller has nothing more to say than that it has
+// not done its work yet. They are honest placeholders: Unknown, never True.
+const (
+	// ReasonAwaitingProbe: the server (or the tool) has not been probed yet.
+	ReasonAwaitingProbe = "AwaitingProbe"
+	// ReasonAwaitingEvaluation: the policy has not been evaluated yet.
+	ReasonAwaitingEvaluation = "AwaitingEvaluation"
+)
+
+// ensureCondition sets a condition of the given type to Unknown with a reason
+// and message unless the condition is already present: a controller that has
+// real knowledge later must not have it reset by this default.
+func ensureCondition(conds *[]metav1.Condition, generation int64, condType, reason, message string) {
+	if meta.FindStatusCondition(*conds, condType) != nil {
+		return
+	}
+	meta.SetStatusCondition(conds, metav1.Condition{
+		Type:               condType,
+		Status:             metav1.ConditionUnknown,
+		Reason:             reason,
+		Message:            message,
+		ObservedGeneration: generation,
+	})
+}
+
+// patchStatusIfChanged writes obj's status with one merge patch against orig,
+// and only when status differs. The optimistic lock makes the patch fail
+// with a conflict, rather than overwrite, when someone else wrote the object
+// since it was read; the queue then retries on fresh data.
+func patchStatusIfChanged(ctx context.Context, c client.Client, orig, obj client.Object, origStatus, newStatus any) error {
+	if equality.Semantic.DeepEqual(origStatus, newStatus) {
+		return nil
+	}
+	if err := c.Status().Patch(ctx, obj, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("patching status of %s: %w", client.ObjectKeyFromObject(obj), err)
+	}
+	return nil
+}

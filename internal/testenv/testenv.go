@@ -1,0 +1,206 @@
+package testenv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/yaml"
+
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+)
+
+// RequireEnv is the environment variable that turns missing control-plane
+// binaries into a failure instead of a skip.
+const RequireEnv = "TOOLGATE_REQUIRE_ENVTEST"
+
+// ErrNoBinaries reports that KUBEBUILDER_ASSETS does not point at a
+// kube-apiserver and an etcd.
+var ErrNoBinaries = errors.New("envtest binaries not found: run `make envtest` (or set KUBEBUILDER_ASSETS to a directory holding kube-apiserver and etcd)")
+
+// Env is a running control plane with toolgate's CRDs installed.
+type Env struct {
+	env *envtest.Environment
+
+	// Config reaches the API server as a cluster administrator.
+	Config *rest.Config
+	// Client is a controller-runtime client that knows toolgate's types.
+	Client client.Client
+	// Scheme holds the built-in kinds and toolgate's.
+	Scheme *k8sruntime.Scheme
+	// Dir is a directory that lives as long as the control plane.
+	Dir string
+}
+
+// RepoRoot returns the repository's top directory, found from this file.
+func RepoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// Scheme returns a scheme with the built-in kinds and toolgate's.
+func Scheme() *k8sruntime.Scheme {
+	s := k8sruntime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(toolgatev1alpha1.AddToScheme(s))
+	return s
+}
+
+// binariesPresent reports whether dir holds the two binaries envtest runs.
+func binariesPresent(dir string) bool {
+	if dir == "" {
+		return false
+	}
+	for _, name := range []string{"kube-apiserver", "etcd"} {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || fi.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+// Start starts a control plane with toolgate's CRDs. It returns
+// ErrNoBinaries when the binaries are missing; Main turns that into a skip
+// or a failure.
+func Start() (*Env, error) {
+	if !binariesPresent(os.Getenv("KUBEBUILDER_ASSETS")) {
+		return nil, ErrNoBinaries
+	}
+	dir, err := os.MkdirTemp("", "toolgate-envtest-")
+	if err != nil {
+		return nil, err
+	}
+	scheme := Scheme()
+	env := &envtest.Environment{
+		Scheme:                scheme,
+		CRDDirectoryPaths:     []string{filepath.Join(RepoRoot(), "config", "crd", "bases")},
+		ErrorIfCRDPathMissing: true,
+	}
+	cfg, err := env.Start()
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("starting the control plane: %w", err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		_ = env.Stop()
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("creating a client: %w", err)
+	}
+	return &Env{env: env, Config: cfg, Client: c, Scheme: scheme, Dir: dir}, nil
+}
+
+// Stop stops the control plane and removes its directory.
+func (e *Env) Stop() error {
+	err := e.env.Stop()
+	_ = os.RemoveAll(e.Dir)
+	return err
+}
+
+// User provisions a user with the given name and groups and returns a
+// controller-runtime client and a kubeconfig file acting as that user. The
+// user has no permissions until a test grants them with RBAC.
+func (e *Env) User(name string, groups ...string) (client.Client, string, error) {
+	u, err := e.env.AddUser(envtest.User{Name: name, Groups: groups}, nil)
+	if err != nil {
+		return nil, "", fmt.Errorf("adding user %q: %w", name, err)
+	}
+	c, err := client.New(u.Config(), client.Options{Scheme: e.Scheme})
+	if err != nil {
+		return nil, "", err
+	}
+	kubeconfig, err := u.KubeConfig()
+	if err != nil {
+		return nil, "", err
+	}
+	f, err := os.CreateTemp(e.Dir, "kubeconfig-*")
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	if _, err := f.Write(kubeconfig); err != nil {
+		return nil, "", err
+	}
+	return c, f.Name(), nil
+}
+
+// UserBoundToClusterRole creates the ClusterRole in roleFile, binds it to a
+// new user of the given name, and returns a REST config acting as that user.
+func (e *Env) UserBoundToClusterRole(user, roleFile string) (*rest.Config, error) {
+	data, err := os.ReadFile(roleFile)
+	if err != nil {
+		return nil, err
+	}
+	var role rbacv1.ClusterRole
+	if err := yaml.UnmarshalStrict(data, &role); err != nil {
+		return nil, fmt.Errorf("%s: %w", roleFile, err)
+	}
+	ctx := context.Background()
+	if err := e.Client.Create(ctx, &role); err != nil {
+		return nil, fmt.Errorf("creating ClusterRole %s: %w", role.Name, err)
+	}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: role.Name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
+	}
+	if err := e.Client.Create(ctx, binding); err != nil {
+		return nil, fmt.Errorf("binding ClusterRole %s: %w", role.Name, err)
+	}
+	u, err := e.env.AddUser(envtest.User{Name: user}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("adding user %q: %w", user, err)
+	}
+	return u.Config(), nil
+}
+
+// AdminKubeconfig writes a kubeconfig for a cluster administrator
+// (system:masters) and returns its path.
+func (e *Env) AdminKubeconfig() (string, error) {
+	_, path, err := e.User("toolgate-test-admin", "system:masters")
+	return path, err
+}
+
+// Main starts one control plane for a test package, runs its tests and stops
+// it; it is meant to be called from TestMain. setup receives the running
+// control plane and returns a teardown, run before the control plane stops
+// (a manager that still watches would hold the API server up to its stop
+// timeout). Missing binaries skip the package with a message, or fail it
+// when RequireEnv is set.
+func Main(m *testing.M, setup func(*Env) (teardown func(), err error)) int {
+	env, err := Start()
+	if errors.Is(err, ErrNoBinaries) && os.Getenv(RequireEnv) == "" {
+		fmt.Fprintf(os.Stderr, "SKIP: %v (set %s=1 to make this a failure)\n", err, RequireEnv)
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: %v\n", err)
+		return 1
+	}
+	teardown, err := setup(env)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: setting up the test package: %v\n", err)
+		_ = env.Stop()
+		return 1
+	}
+	code := m.Run()
+	if teardown != nil {
+		teardown()
+	}
+	if err := env.Stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "stopping the control plane: %v\n", err)
+	}
+	return code
+}
