@@ -1,0 +1,405 @@
+package tooldef
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/gowebpki/jcs"
+)
+
+// The parts of a definition that get a digest of their own, so a change can
+// be explained. Top-level fields that MCP does not define are gathered in
+// PartOther: they are hashed too, because the model may see them.
+const (
+	PartName         = "name"
+	PartTitle        = "title"
+	PartDescription  = "description"
+	PartInputSchema  = "inputSchema"
+	PartOutputSchema = "outputSchema"
+	PartAnnotations  = "annotations"
+	PartMeta         = "_meta"
+	PartOther        = "other"
+)
+
+// Parts lists the part names in the order they are reported.
+var Parts = []string{PartName, PartTitle, PartDescription, PartInputSchema, PartOutputSchema, PartAnnotations, PartMeta, PartOther}
+
+// The MCP annotation hints and their defaults when a server omits them
+// (MCP 2025-06-18 and later: a tool is assumed non-read-only, destructive,
+// non-idempotent and open-world unless it says otherwise).
+var hintDefaults = map[string]bool{
+	"readOnlyHint":    false,
+	"destructiveHint": true,
+	"idempotentHint":  false,
+	"openWorldHint":   true,
+}
+
+// Tool is one tool definition as a server sent it.
+type Tool struct {
+	// Name is the tool's name.
+	Name string
+	// Title is the top-level title, or annotations.title when only that is set.
+	Title string
+	// Description is the tool's description.
+	Description string
+	// InputSchema and OutputSchema are the decoded schemas (nil if absent).
+	InputSchema, OutputSchema any
+	// Annotations holds every annotation, hints filled with their defaults.
+	Annotations map[string]any
+	// Declared reports which hints the server actually sent, as opposed to
+	// defaults filled in for the fingerprint.
+	Declared map[string]bool
+	// Fields holds every top-level field as sent, annotations normalised.
+	Fields map[string]json.RawMessage
+
+	canonical   []byte
+	fingerprint string
+	partDigests map[string]string
+}
+
+// Hint returns the value of an annotation hint, the MCP default when absent.
+func (t *Tool) Hint(name string) bool {
+	if v, ok := t.Annotations[name].(bool); ok {
+		return v
+	}
+	return hintDefaults[name]
+}
+
+// Canonical returns the RFC 8785 canonical JSON that the fingerprint hashes.
+func (t *Tool) Canonical() []byte { return t.canonical }
+
+// Fingerprint returns "sha256:" and the hex SHA-256 of Canonical.
+func (t *Tool) Fingerprint() string { return t.fingerprint }
+
+// PartDigests returns the digest of each part of the definition; an absent
+// part has no entry.
+func (t *Tool) PartDigests() map[string]string { return t.partDigests }
+
+// ParseTool reads one tool object. The name must be a non-empty string.
+func ParseTool(raw []byte) (*Tool, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return nil, fmt.Errorf("tool is not a JSON object: %w", err)
+	}
+	if fields == nil {
+		return nil, errors.New("tool is null, not an object")
+	}
+	t := &Tool{Fields: fields, Declared: map[string]bool{}}
+	nameRaw, ok := fields["name"]
+	if !ok {
+		return nil, errors.New("tool has no name")
+	}
+	if err := json.Unmarshal(nameRaw, &t.Name); err != nil {
+		return nil, errors.New("tool name is not a string")
+	}
+	if t.Name == "" {
+		return nil, errors.New("tool name is empty")
+	}
+	if err := decodeString(fields, "title", &t.Title); err != nil {
+		return nil, err
+	}
+	if err := decodeString(fields, "description", &t.Description); err != nil {
+		return nil, err
+	}
+	for key, dst := range map[string]*any{"inputSchema": &t.InputSchema, "outputSchema": &t.OutputSchema} {
+		if v, ok := fields[key]; ok {
+			if err := decodeAny(v, dst); err != nil {
+				return nil, fmt.Errorf("%s: %w", key, err)
+			}
+			if *dst != nil {
+				if _, isObject := (*dst).(map[string]any); !isObject {
+					return nil, fmt.Errorf("%s is not a JSON object", key)
+				}
+			}
+		}
+	}
+	if err := t.normaliseAnnotations(); err != nil {
+		return nil, err
+	}
+	if t.Title == "" {
+		if s, ok := t.Annotations["title"].(string); ok {
+			t.Title = s
+		}
+	}
+	if err := t.computeDigests(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func decodeString(fields map[string]json.RawMessage, key string, dst *string) error {
+	v, ok := fields[key]
+	if !ok || string(v) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(v, dst); err != nil {
+		return fmt.Errorf("%s is not a string", key)
+	}
+	return nil
+}
+
+// decodeAny decodes JSON keeping numbers exact, so a schema's default or
+// enum is compared as the server wrote it.
+func decodeAny(raw []byte, dst *any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	return dec.Decode(dst)
+}
+
+// normaliseAnnotations fills absent hints with their defaults, so that a
+// server that starts or stops spelling out a default does not change the
+// fingerprint, and records which hints were declared.
+func (t *Tool) normaliseAnnotations() error {
+	ann := map[string]any{}
+	if raw, ok := t.Fields["annotations"]; ok && string(raw) != "null" {
+		var v any
+		if err := decodeAny(raw, &v); err != nil {
+			return fmt.Errorf("annotations: %w", err)
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return errors.New("annotations is not a JSON object")
+		}
+		ann = m
+	}
+	for hint, def := range hintDefaults {
+		switch v := ann[hint].(type) {
+		case bool:
+			t.Declared[hint] = true
+		case nil:
+			ann[hint] = def
+		default:
+			return fmt.Errorf("annotations.%s is %T, not a boolean", hint, v)
+		}
+	}
+	t.Annotations = ann
+	b, err := json.Marshal(ann)
+	if err != nil {
+		return fmt.Errorf("annotations: %w", err)
+	}
+	t.Fields["annotations"] = b
+	return nil
+}
+
+func (t *Tool) computeDigests() error {
+	whole, err := json.Marshal(t.Fields)
+	if err != nil {
+		return err
+	}
+	canonical, err := jcs.Transform(whole)
+	if err != nil {
+		return fmt.Errorf("canonicalising the tool: %w", err)
+	}
+	t.canonical = canonical
+	t.fingerprint = digest(canonical)
+
+	t.partDigests = make(map[string]string, len(Parts))
+	var other map[string]json.RawMessage
+	for key, raw := range t.Fields {
+		part := key
+		switch key {
+		case PartName, PartTitle, PartDescription, PartInputSchema, PartOutputSchema, PartAnnotations, PartMeta:
+		default:
+			if other == nil {
+				other = map[string]json.RawMessage{}
+			}
+			other[key] = raw
+			continue
+		}
+		c, err := jcs.Transform(raw)
+		if err != nil {
+			return fmt.Errorf("canonicalising %s: %w", part, err)
+		}
+		t.partDigests[part] = digest(c)
+	}
+	if other != nil {
+		b, _ := json.Marshal(other)
+		c, err := jcs.Transform(b)
+		if err != nil {
+			return fmt.Errorf("canonicalising other fields: %w", err)
+		}
+		t.partDigests[PartOther] = digest(c)
+	}
+	return nil
+}
+
+func digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Catalogue is the tools of one server, with what it said of itself.
+type Catalogue struct {
+	// Tools in the order the server sent them.
+	Tools []*Tool
+	// Instructions are the server's initialize instructions, when the input
+	// carried them.
+	Instructions string
+	// ServerName is the server's name from initialize, when known.
+	ServerName string
+}
+
+// Limits bound what a catalogue may hold.
+type Limits struct {
+	// MaxBytes is the most input read; larger input is refused.
+	MaxBytes int64
+	// MaxTools is the most tools accepted.
+	MaxTools int
+}
+
+// DefaultLimits are generous for real servers and small enough that a
+// hostile one cannot exhaust memory.
+var DefaultLimits = Limits{MaxBytes: 32 << 20, MaxTools: 5000}
+
+// ParseCatalogue reads a tools/list result in any of the shapes people save:
+// a bare array of tools, an object with a "tools" key (a tools/list result,
+// or a capture with "initialize" beside it), or a whole JSON-RPC response
+// whose "result" is such an object. Errors name the position in the input.
+func ParseCatalogue(data []byte, limits Limits) (*Catalogue, error) {
+	if limits.MaxBytes > 0 && int64(len(data)) > limits.MaxBytes {
+		return nil, fmt.Errorf("input is %d bytes, over the limit of %d", len(data), limits.MaxBytes)
+	}
+	var top any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&top); err != nil {
+		return nil, positionError(data, err)
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, fmt.Errorf("%s: unexpected data after the JSON value", position(data, dec.InputOffset()))
+	}
+
+	cat := &Catalogue{}
+	var rawTools json.RawMessage
+	switch top.(type) {
+	case []any:
+		rawTools = json.RawMessage(bytes.TrimSpace(data))
+	case map[string]any:
+		obj := map[string]json.RawMessage{}
+		if err := json.Unmarshal(data, &obj); err != nil {
+			return nil, positionError(data, err)
+		}
+		if errRaw, ok := obj["error"]; ok {
+			return nil, fmt.Errorf("input is a JSON-RPC error response: %s", truncate(string(errRaw), 200))
+		}
+		if res, ok := obj["result"]; ok {
+			obj = map[string]json.RawMessage{}
+			if err := json.Unmarshal(res, &obj); err != nil {
+				return nil, errors.New(`"result" is not an object with a "tools" array`)
+			}
+		}
+		if _, ok := obj["nextCursor"]; ok {
+			var cursor string
+			_ = json.Unmarshal(obj["nextCursor"], &cursor)
+			if cursor != "" {
+				return nil, errors.New(`input is one page of several ("nextCursor" is set): save every page's tools in one array`)
+			}
+		}
+		tools, ok := obj["tools"]
+		if !ok {
+			return nil, errors.New(`object has no "tools" key: want a tools array, a tools/list result or a JSON-RPC response`)
+		}
+		rawTools = tools
+		if init, ok := obj["initialize"]; ok {
+			var i struct {
+				Instructions string `json:"instructions"`
+				ServerInfo   struct {
+					Name string `json:"name"`
+				} `json:"serverInfo"`
+			}
+			if json.Unmarshal(init, &i) == nil {
+				cat.Instructions, cat.ServerName = i.Instructions, i.ServerInfo.Name
+			}
+		}
+	default:
+		return nil, fmt.Errorf("input is a JSON %s: want a tools array, a tools/list result or a JSON-RPC response", jsonKind(top))
+	}
+
+	var list []json.RawMessage
+	if err := json.Unmarshal(rawTools, &list); err != nil {
+		return nil, errors.New(`"tools" is not an array`)
+	}
+	if limits.MaxTools > 0 && len(list) > limits.MaxTools {
+		return nil, fmt.Errorf("%d tools, over the limit of %d", len(list), limits.MaxTools)
+	}
+	seen := map[string]int{}
+	for i, raw := range list {
+		t, err := ParseTool(raw)
+		if err != nil {
+			return nil, fmt.Errorf("tools[%d]: %w", i, err)
+		}
+		if j, dup := seen[t.Name]; dup {
+			return nil, fmt.Errorf("tools[%d] and tools[%d] are both named %q: a catalogue cannot offer two tools of one name", j, i, t.Name)
+		}
+		seen[t.Name] = i
+		cat.Tools = append(cat.Tools, t)
+	}
+	return cat, nil
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case json.Number, float64:
+		return "number"
+	}
+	return "value"
+}
+
+// positionError turns a decoding error into one that names line and column.
+func positionError(data []byte, err error) error {
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		return fmt.Errorf("%s: not valid JSON: %v", position(data, syn.Offset), syn)
+	}
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		return fmt.Errorf("%s: %v", position(data, typ.Offset), typ)
+	}
+	if errors.Is(err, io.EOF) {
+		return errors.New("input is empty: want JSON")
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%s: JSON ends early", position(data, int64(len(data))))
+	}
+	return fmt.Errorf("not valid JSON: %w", err)
+}
+
+// position renders a byte offset as "line L, column C".
+func position(data []byte, offset int64) string {
+	if offset > int64(len(data)) {
+		offset = int64(len(data))
+	}
+	before := data[:offset]
+	line := bytes.Count(before, []byte{'\n'}) + 1
+	col := int(offset) - bytes.LastIndexByte(before, '\n')
+	return fmt.Sprintf("line %d, column %d", line, col)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// SortedKeys returns the keys of m in order; a small helper for stable
+// output.
+func SortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
