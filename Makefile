@@ -58,8 +58,13 @@ envtest: ## Build kube-apiserver and etcd for envtest into the cache, when missi
 	@$(ENVTEST_BINARIES) >/dev/null
 
 .PHONY: test
-test: envtest ## Run every test, the ones against a real API server included.
+test: envtest ## Run every test, the ones against a real API server included, and print the risk engine's corpus figures.
 	KUBEBUILDER_ASSETS="$$($(ENVTEST_BINARIES))" $(GO) test $(GOTESTFLAGS) ./...
+	@$(MAKE) --no-print-directory corpus-figures
+
+.PHONY: corpus-figures
+corpus-figures: ## Print how the risk engine agrees with the reviewers' labels of the development corpus.
+	@$(GO) test -count=1 -run 'TestCorpusFigures$$' -v ./pkg/risk/ | grep -E '^corpus:|SKIP|skipped' || true
 
 ##@ Build
 

@@ -1,0 +1,17 @@
+// Package risk judges MCP tools: it infers SEP-2793's risk vocabulary
+// (category, riskLevel, blastRadius, reversibility, sideEffects,
+// approvalRecommendation, minTrustLevel) from a tool's name, title,
+// description, schemas and annotations, and scores each tool on the ordered
+// ladder L0–L5 of the client-side gating control, with floor rules that
+// short-circuit to L5 on known-dangerous signals.
+//
+// Every result carries its reasons. Declared metadata (MCP hints, SEP-2793
+// fields a server puts in its annotations) can only raise a judgement, never
+// lower it below what is inferred, because a malicious server can declare
+// anything; disagreements are reported. Missing or vague metadata raises
+// risk. docs/risk-model.md is the reference for every rule here.
+//
+// The package owns judgement only. Parsing and fingerprints belong to
+// package tooldef, the poisoning scan to package scan; this package imports
+// nothing from Kubernetes so a CI pipeline can vet a catalogue offline.
+package risk

@@ -1,0 +1,617 @@
+package risk
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/toolgate/toolgate/pkg/tooldef"
+)
+
+// signals is everything the inference read off one definition.
+type signals struct {
+	act               action
+	actSource         string // where the action was read: name, description, schema
+	verb              string
+	objects           []string // name tokens that are not verbs
+	execParam         string
+	flags             []string
+	optionVerbs       []string // destructive or executing options of mode/action enums
+	scope             string
+	scopeWhy          string
+	sensitive         string
+	privilege         string
+	money             string
+	bulk              bool
+	irreversibleText  bool
+	requiredContainer bool
+	propCount         int
+}
+
+var blastOrder = map[string]int{"item": 0, "namespace": 1, "cluster": 2, "organization": 3, "global": 4}
+
+func widerBlast(a, b string) string {
+	if blastOrder[b] > blastOrder[a] {
+		return b
+	}
+	return a
+}
+
+// httpMethods lead generated names such as "API-post-search", where the verb
+// that follows says what the tool does.
+var httpMethods = map[string]bool{"post": true, "put": true}
+
+// readSignals reads a definition's words and schema.
+func readSignals(t *tooldef.Tool) signals {
+	var s signals
+	tokens := Tokenize(t.Name)
+
+	// The first verb of the name is its action; an irreversible or
+	// executing verb anywhere in the name counts too, so k8s_delete_pod and
+	// pods_delete read as deletes.
+	primary := -1
+	for i, tok := range tokens {
+		a, ok := verbs[tok]
+		if !ok {
+			continue
+		}
+		if primary < 0 {
+			primary = i
+			s.act, s.verb, s.actSource = a, tok, "name"
+			continue
+		}
+		if (httpMethods[s.verb] || s.verb == "start" || s.verb == "stop") && i == primary+1 && a <= actObserve {
+			// "API-post-search", "start_search": the second verb says
+			// what the tool does.
+			s.act, s.verb = a, tok
+			continue
+		}
+		if httpMethods[s.verb] && i == primary+1 {
+			s.act, s.verb = a, tok
+			continue
+		}
+		if a >= actDelete && a > s.act && (irreversibleVerbs[tok] || a == actDelete) {
+			s.act, s.verb = a, tok
+		}
+	}
+	// "browser_route_list": a read verb that ends the name names the
+	// action; the earlier word was a noun.
+	if last := len(tokens) - 1; primary >= 0 && last > primary && s.act == actMutate {
+		if a, ok := verbs[tokens[last]]; ok && a == actRead && !strongMutations[s.verb] {
+			s.act, s.verb = a, tokens[last]
+		}
+	}
+	for i, tok := range tokens {
+		if i != primary {
+			if _, isVerb := verbs[tok]; !isVerb || i > primary {
+				s.objects = append(s.objects, singular(tok))
+			}
+		}
+	}
+	if s.act == actNone && t.Title != "" {
+		for _, tok := range Tokenize(t.Title) {
+			if a, ok := verbs[tok]; ok {
+				s.act, s.verb, s.actSource = a, tok, "title"
+				break
+			}
+		}
+	}
+	if s.act == actNone {
+		for _, w := range words(t.Description, 200)[:min(12, len(words(t.Description, 200)))] {
+			if a, ok := conjugatedVerb(w); ok {
+				s.act, s.verb, s.actSource = a, w, "description"
+				break
+			}
+		}
+	}
+
+	// Nouns of the name.
+	for _, o := range s.objects {
+		if privilegeNouns[o] || privilegeNouns[o+"s"] {
+			s.privilege = o
+		}
+		if moneyNouns[o] {
+			s.money = o
+		}
+		if o == "many" || o == "all" || o == "bulk" || o == "everything" {
+			s.bulk = true
+		}
+	}
+
+	// The object of a state change sets the reach: creating or deleting a
+	// workspace touches a namespace, a cluster a cluster.
+	if head := headNoun(s.objects); s.act >= actMutate {
+		if sc, ok := scopeWords[head]; ok {
+			s.scope, s.scopeWhy = sc, "acts on a "+head
+		}
+	}
+	// Sensitivity is judged on the head noun: "get_token_permissions"
+	// reads permissions, "browser_cookie_get" reads cookies.
+	if head := headNoun(s.objects); sensitiveNouns[head] || sensitiveNouns[head+"s"] {
+		s.sensitive = head
+	}
+	if head := headNoun(s.objects); telemetryNouns[head] && (s.act == actRead) {
+		s.act = actObserve
+	}
+	if (s.verb == "start" || s.verb == "stop") && telemetryNouns[headNoun(s.objects)] {
+		s.act = actObserve
+	}
+
+	desc := strings.ToLower(t.Description)
+	if len(desc) > 4096 {
+		desc = desc[:4096]
+	}
+	for _, phrase := range []string{"cannot be undone", "irreversibl", "permanently", "can't be undone", "not be recovered", "unrecoverable"} {
+		if strings.Contains(desc, phrase) {
+			s.irreversibleText = true
+		}
+	}
+	for _, phrase := range []string{"removes all", "deletes all", "delete all", "remove all", "all managed", "every ", "entire ", "bulk "} {
+		if strings.Contains(desc, phrase) && s.act >= actDelete {
+			s.bulk = true
+		}
+	}
+
+	readSchema(&s, t.InputSchema)
+	return s
+}
+
+// conjugatedVerb recognises a verb in prose: "gets", "deletes", "lists".
+func conjugatedVerb(w string) (action, bool) {
+	if a, ok := verbs[w]; ok {
+		return a, true
+	}
+	for _, suffix := range []string{"es", "s"} {
+		if strings.HasSuffix(w, suffix) {
+			if a, ok := verbs[strings.TrimSuffix(w, suffix)]; ok {
+				return a, true
+			}
+		}
+	}
+	switch w {
+	case "returns", "return", "provides", "shows", "displays":
+		return actRead, true
+	}
+	return actNone, false
+}
+
+var actionParamWords = map[string]bool{"mode": true, "action": true, "operation": true, "op": true, "command": true,
+	"subcommand": true, "method": true, "task": true, "verb": true, "type": true, "run": true}
+
+// readSchema reads parameters: free-form execution, risky flags,
+// destructive options, scope and sensitivity.
+func readSchema(s *signals, schema any) {
+	root, ok := schema.(map[string]any)
+	if !ok {
+		return
+	}
+	required := map[string]bool{}
+	if req, ok := root["required"].([]any); ok {
+		for _, r := range req {
+			if name, ok := r.(string); ok {
+				required[name] = true
+			}
+		}
+	}
+	props, _ := root["properties"].(map[string]any)
+	names := tooldef.SortedKeys(props)
+	s.propCount = len(names)
+	for _, name := range names {
+		p, _ := props[name].(map[string]any)
+		flat := strings.ToLower(strings.NewReplacer("_", "", "-", "", ".", "").Replace(name))
+		toks := Tokenize(name)
+		typ, _ := p["type"].(string)
+
+		if execParams[flat] && (typ == "" || typ == "string" || typ == "array" || typ == "object") {
+			s.execParam = name
+		}
+		if flat == "query" && typ == "string" {
+			d, _ := p["description"].(string)
+			d = strings.ToLower(d)
+			if strings.Contains(d, "sql") || strings.Contains(d, "cypher") || strings.Contains(d, "query language") {
+				s.execParam = name
+			}
+		}
+		if typ == "boolean" {
+			if flag, ok := riskyFlags[flat]; ok && flag != "" {
+				s.flags = append(s.flags, flag)
+			} else {
+				// "truncateFirst", "forceDelete": a risky word inside
+				// a flag's name counts too.
+				for _, tok := range toks {
+					if flag, ok := riskyFlags[tok]; ok && flag != "" && tok != "all" {
+						s.flags = append(s.flags, flag)
+						break
+					}
+				}
+			}
+		}
+		if enum, ok := p["enum"].([]any); ok && len(toks) > 0 && actionParamWords[toks[len(toks)-1]] {
+			for _, opt := range enum {
+				str, _ := opt.(string)
+				for _, tok := range Tokenize(str) {
+					if a, ok := verbs[tok]; ok && a >= actExec {
+						s.optionVerbs = append(s.optionVerbs, tok)
+					}
+				}
+			}
+		}
+		// A container parameter (project, repo, bucket) says where the
+		// object lives, not how far the call reaches: only flags that
+		// widen the reach set the scope.
+		if flat == "allnamespaces" || flat == "clusterwide" || flat == "allclusters" {
+			s.scope, s.scopeWhy = widerBlast(s.scope, "cluster"), "parameter "+name
+		}
+		for _, tok := range toks {
+			if _, ok := scopeWords[tok]; ok && required[name] {
+				s.requiredContainer = true
+			}
+		}
+		if required[name] {
+			for _, tok := range toks {
+				switch tok {
+				case "path", "owner", "repo", "dir", "directory", "namespace", "project", "workspace", "database", "collection", "channel", "bucket", "table", "app":
+					s.requiredContainer = true
+				}
+			}
+		}
+	}
+	sort.Strings(s.flags)
+}
+
+// Assess judges one tool.
+func Assess(in Input) Assessment {
+	t := in.Tool
+	s := readSignals(t)
+	var a Assessment
+	level := L0
+	raise := func(l Level, why string) {
+		if l > level {
+			level = l
+		}
+		a.Reasons = append(a.Reasons, fmt.Sprintf("%s: %s", l, why))
+	}
+	floor := func(why string) {
+		a.Floors = append(a.Floors, why)
+		level = L5
+	}
+	sideEffects := map[string]bool{}
+
+	act := s.act
+	if act == actNone {
+		act = actMutate
+		a.Reasons = append(a.Reasons, "no verb in the name, title or description: assumed to change state")
+	}
+	// Destructive options of a mode/action parameter make the tool
+	// whatever its worst option does.
+	// Destructive options of a mode/action parameter raise the level; they
+	// decide the category only of a tool whose name has no verb
+	// ("git_branch" with mode delete), not of one that names its action
+	// ("pg_manage_indexes" with operation drop stays a mutation).
+	optionAct := actNone
+	for _, v := range s.optionVerbs {
+		if va := verbs[v]; va > optionAct {
+			optionAct = va
+		}
+	}
+	if optionAct > act && s.actSource != "name" {
+		act = optionAct
+		a.Reasons = append(a.Reasons, fmt.Sprintf("an option of the tool is %q", s.optionVerbs[0]))
+	}
+	if act == actDestroy && s.verb == "drop" && !s.bulk && !anyBroad(s.objects) {
+		act = actDelete // "drop_index" removes one item
+	}
+	if act == actDelete && (s.bulk || anyBroadStrict(s.objects)) {
+		act = actDestroy
+	}
+	if s.execParam != "" && act < actExec {
+		a.Reasons = append(a.Reasons, fmt.Sprintf("parameter %q takes free-form code, commands or queries", s.execParam))
+		act = actExec
+	}
+	if act == actMutate && (s.verb == "start" || s.verb == "interact") && containsAny(s.objects, "process", "shell", "command", "script", "terminal") {
+		act = actExec
+	}
+	for _, f := range s.flags {
+		if (f == "delete" || f == "remove" || f == "drop") && act < actDelete && act >= actMutate {
+			act = actDelete
+			a.Reasons = append(a.Reasons, fmt.Sprintf("flag %q turns the tool into a delete", f))
+		}
+		if f == "destroy" && act < actDestroy {
+			act = actDestroy
+		}
+	}
+
+	if act == actSend && containsAny(s.flags, "force") {
+		act = actDestroy // a forced push rewrites what others already have
+		a.Reasons = append(a.Reasons, "a forced send rewrites history")
+	}
+
+	category := act.category()
+	blast := "item"
+	if s.scope != "" {
+		blast = s.scope
+	}
+	reversibility := "auto"
+
+	switch act {
+	case actUtility:
+		raise(L1, "local computation")
+	case actRead, actObserve:
+		// A read is L2 on its own word; only a trusted catalogue makes it
+		// L1 (below). A declared readOnlyHint does not: declarations never
+		// lower a judgement.
+		raise(L2, category+" only")
+		if s.sensitive != "" {
+			raise(L4, fmt.Sprintf("reads %s, which may hold secrets", s.sensitive))
+			sideEffects["data_exfiltration"] = true
+		}
+		if (s.verb == "list" || s.verb == "search" || s.verb == "find") && !s.requiredContainer && s.scope == "" && s.propCount > 0 {
+			blast = widerBlast(blast, "organization")
+		} else if s.verb == "list" || s.verb == "search" || s.verb == "tree" {
+			blast = widerBlast(blast, "namespace")
+		}
+	case actMutate, actSend:
+		reversibility = "manual"
+		if act == actSend {
+			blast = widerBlast(blast, "namespace")
+		}
+		raise(L3, "changes state")
+		if act == actSend {
+			raise(L4, fmt.Sprintf("%q has effects outside the system that cannot be recalled", s.verb))
+			reversibility = "none"
+			sideEffects["external_notification"] = true
+		}
+		switch s.verb {
+		case "deploy", "install", "upgrade", "promote", "scale", "restart", "rollout", "merge", "maintenance", "apply", "reset", "rollback":
+			raise(L4, fmt.Sprintf("%q can take a service down", s.verb))
+			sideEffects["downtime"] = true
+		}
+		if s.privilege != "" {
+			raise(L5, fmt.Sprintf("changes %s: who may do what", s.privilege))
+			sideEffects["privilege_change"] = true
+		}
+		if s.money != "" {
+			switch s.money {
+			case "refund", "refunds", "payout", "payouts", "transfer", "transfers", "charge", "charges":
+				raise(L5, fmt.Sprintf("moves money (%s)", s.money))
+			default:
+				raise(L4, fmt.Sprintf("touches billing (%s)", s.money))
+			}
+			sideEffects["cost"] = true
+		}
+	case actExec:
+		reversibility = "none"
+		floor("runs arbitrary code, commands or queries")
+		sideEffects["state_loss"] = true
+		if containsAny(append(s.objects, strings.ToLower(s.execParam), s.verb), "command", "cmd", "shell", "process", "unsafe", "exec", "bash", "terminal", "generic") {
+			blast = widerBlast(blast, "cluster")
+		} else {
+			blast = widerBlast(blast, "namespace")
+		}
+	case actDelete:
+		reversibility = "none"
+		raise(L4, "deletes "+strings.Join(s.objects, " "))
+		sideEffects["state_loss"] = true
+	case actDestroy:
+		reversibility = "none"
+		floor("removes a broad scope: " + strings.TrimSpace(s.verb+" "+strings.Join(s.objects, " ")))
+		sideEffects["state_loss"] = true
+		blast = widerBlast(blast, "namespace")
+	}
+	switch {
+	case optionAct >= actDestroy:
+		raise(L5, "an option of the tool removes a broad scope")
+	case optionAct >= actDelete:
+		raise(L4, "an option of the tool deletes")
+	case optionAct == actExec:
+		raise(L5, "an option of the tool executes")
+	}
+	if s.actSource == "name" && irreversibleVerbs[s.verb] {
+		floor(fmt.Sprintf("irreversible verb %q in the name", s.verb))
+	}
+	for _, f := range s.flags {
+		switch f {
+		case "force", "recursive", "cascade", "prune", "purge", "hard", "overwrite", "all", "wipe", "truncate", "dangerous", "unsafe", "auto-approve", "auto-confirm", "skip-verification", "insecure":
+			if act >= actMutate {
+				raise(min(level+1, L5), fmt.Sprintf("flag %q widens what one call can do", f))
+				reversibility = "none"
+				sideEffects["state_loss"] = true
+			}
+		case "all-namespaces":
+			blast = widerBlast(blast, "cluster")
+		}
+	}
+	if s.irreversibleText && act >= actMutate {
+		reversibility = "none"
+		raise(min(level+1, L5), "the description says the effect is permanent")
+	}
+
+	// Declared hints and SEP-2793 fields raise, never lower.
+	declared := declaredSEP(t)
+	if t.Declared["destructiveHint"] && t.Hint("destructiveHint") && !t.Hint("readOnlyHint") && !(t.Declared["idempotentHint"] && t.Hint("idempotentHint")) && act >= actMutate {
+		floor("declared destructive without being idempotent")
+	}
+	if t.Declared["destructiveHint"] && t.Hint("destructiveHint") && act < actMutate {
+		raise(L3, "the server declares the tool destructive")
+		a.Disagreements = append(a.Disagreements, fmt.Sprintf("declared destructiveHint true, but the tool reads as %s", category))
+	}
+	if t.Hint("readOnlyHint") && act >= actMutate {
+		a.Disagreements = append(a.Disagreements, fmt.Sprintf("declared readOnlyHint true, but the tool reads as %s: ignored", category))
+	}
+	if r, ok := levelOfRisk(declared.RiskLevel); ok {
+		if r > level {
+			raise(r, "the server declares riskLevel "+declared.RiskLevel)
+		} else if r < level && RiskLevelOf(level) != declared.RiskLevel {
+			a.Disagreements = append(a.Disagreements, fmt.Sprintf("declared riskLevel %s, inferred %s: the higher stands", declared.RiskLevel, RiskLevelOf(level)))
+		}
+	}
+	if declared.Category != "" && categoryRank[declared.Category] > categoryRank[category] {
+		a.Reasons = append(a.Reasons, "the server declares category "+declared.Category)
+		category = declared.Category
+	}
+	if declared.BlastRadius != "" {
+		if _, known := blastOrder[declared.BlastRadius]; known {
+			blast = widerBlast(blast, declared.BlastRadius)
+		}
+	}
+	if declared.Reversibility != "" && reversibilityRank[declared.Reversibility] > reversibilityRank[reversibility] {
+		reversibility = declared.Reversibility
+	}
+	for _, e := range declared.SideEffects {
+		sideEffects[e] = true
+	}
+
+	// Missing or vague metadata raises.
+	if len(strings.TrimSpace(t.Description)) < 20 {
+		raise(min(level+1, L5), "the description is missing or too short to review")
+	}
+	if s.act == actNone {
+		raise(L4, "nothing says what the tool does")
+	}
+	if blast == "cluster" || blast == "organization" || blast == "global" {
+		if act >= actMutate && act < actDestroy {
+			raise(L4, "a mutation whose reach is "+blast)
+		}
+	}
+
+	// Poisoning.
+	if len(in.Findings) > 0 {
+		a.Findings = in.Findings
+		for _, f := range in.Findings {
+			if f.Signal == "sensitive-path" {
+				raise(min(level+1, L5), "the definition names a sensitive path")
+				continue
+			}
+			floor(fmt.Sprintf("poisoning: %s in %s", f.Signal, f.Field))
+			break
+		}
+	}
+
+	// The server's posture.
+	if in.Server.Floor != "" {
+		floor("server: " + in.Server.Floor)
+	} else if in.Server.Level >= L4 && act >= actMutate {
+		raise(min(level+1, L5), "a state-changing tool on a server whose posture is "+in.Server.Level.String())
+	}
+	if level == L2 && (act == actRead || act == actObserve) && in.Server.Level <= L1 && len(in.Server.Reasons) > 0 && len(a.Floors) == 0 {
+		level = L1
+		a.Reasons = append(a.Reasons, "L1: a read of a catalogue trusted as Vendor or Internal")
+	}
+
+	if declared.MinTrustLevel > 0 && declared.MinTrustLevel > trustFor(level) {
+		a.Reasons = append(a.Reasons, fmt.Sprintf("the server declares minTrustLevel %d", declared.MinTrustLevel))
+	}
+	a.Level = level
+	a.EffectiveLevel = level
+	if in.ApprovalGated && len(in.Findings) == 0 && level > L0 {
+		a.EffectiveLevel = level - 1
+	}
+	a.SEP = SEP{
+		RiskLevel:              RiskLevelOf(level),
+		Category:               category,
+		BlastRadius:            blast,
+		Reversibility:          reversibility,
+		SideEffects:            tooldef.SortedKeys(sideEffects),
+		ApprovalRecommendation: approvalFor(level),
+		MinTrustLevel:          max(trustFor(level), declared.MinTrustLevel),
+	}
+	if a.SEP.MinTrustLevel > 5 {
+		a.SEP.MinTrustLevel = 5
+	}
+	return a
+}
+
+var categoryRank = map[string]int{"read": 1, "observe": 1, "utility": 1, "mutate": 2, "delete": 3, "destroy": 4}
+var reversibilityRank = map[string]int{"auto": 0, "manual": 1, "none": 2}
+
+func approvalFor(l Level) string {
+	switch {
+	case l >= L5:
+		return "multi"
+	case l >= L3:
+		return "single"
+	}
+	return "none"
+}
+
+func trustFor(l Level) int {
+	switch {
+	case l <= L1:
+		return 1
+	case l == L2:
+		return 2
+	}
+	return int(l)
+}
+
+// strongMutations are verbs that stay the action even when a read verb ends
+// the name ("create_access_list" creates).
+var strongMutations = map[string]bool{"create": true, "add": true, "update": true, "set": true, "put": true,
+	"patch": true, "apply": true, "edit": true, "write": true, "insert": true, "upsert": true, "modify": true}
+
+// headNoun is the last noun of a name, skipping words that only qualify
+// what is returned.
+func headNoun(objects []string) string {
+	for i := len(objects) - 1; i >= 0; i-- {
+		switch objects[i] {
+		case "detail", "details", "info", "list", "value", "content", "contents", "data", "by", "id", "with", "for", "from", "to", "a", "an", "the", "of", "all", "multiple":
+			continue
+		}
+		return objects[i]
+	}
+	return ""
+}
+
+func containsAny(list []string, want ...string) bool {
+	for _, l := range list {
+		for _, w := range want {
+			if l == w {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func anyBroad(objects []string) bool {
+	for _, o := range objects {
+		if broadNouns[o] {
+			return true
+		}
+	}
+	return false
+}
+
+// anyBroadStrict is anyBroad without the nouns whose deletion reviewers
+// still count as removing one item (a project, a workspace, an app).
+func anyBroadStrict(objects []string) bool {
+	for _, o := range objects {
+		switch o {
+		case "namespace", "cluster", "database", "db", "repository", "repo", "bucket", "table", "collection", "organization", "org", "account", "all", "many", "bulk", "everything", "tenant":
+			return true
+		}
+	}
+	return false
+}
+
+// declaredSEP reads SEP-2793 fields a server put in its annotations.
+func declaredSEP(t *tooldef.Tool) SEP {
+	var d SEP
+	str := func(k string) string { v, _ := t.Annotations[k].(string); return v }
+	d.RiskLevel, d.Category, d.BlastRadius, d.Reversibility, d.ApprovalRecommendation =
+		str("riskLevel"), str("category"), str("blastRadius"), str("reversibility"), str("approvalRecommendation")
+	if se, ok := t.Annotations["sideEffects"].([]any); ok {
+		for _, e := range se {
+			if s, ok := e.(string); ok && len(s) <= 64 {
+				d.SideEffects = append(d.SideEffects, s)
+			}
+		}
+	}
+	if n, ok := t.Annotations["minTrustLevel"].(json.Number); ok {
+		if i, err := n.Int64(); err == nil && i >= 1 && i <= 5 {
+			d.MinTrustLevel = int(i)
+		}
+	}
+	return d
+}

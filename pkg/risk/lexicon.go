@@ -1,0 +1,198 @@
+package risk
+
+// action is what a word says a tool does, ordered from harmless to worst so
+// that the most dangerous action named anywhere wins.
+type action int
+
+const (
+	actNone action = iota
+	actUtility
+	actRead
+	actObserve
+	actMutate
+	actSend    // externally visible, cannot be recalled
+	actExec    // runs arbitrary code, commands or queries
+	actDelete  // removes named items
+	actDestroy // removes broad scopes
+)
+
+func (a action) category() string {
+	switch a {
+	case actUtility:
+		return "utility"
+	case actRead:
+		return "read"
+	case actObserve:
+		return "observe"
+	case actDelete:
+		return "delete"
+	case actDestroy:
+		return "destroy"
+	case actNone:
+		return ""
+	}
+	return "mutate"
+}
+
+// verbs maps words found in tool names, enum options and the opening of
+// descriptions to the action they denote.
+var verbs = map[string]action{
+	// utility: pure computation and local helpers.
+	"think": actUtility, "thinking": actUtility, "sequentialthinking": actUtility, "calculate": actUtility,
+	"compute": actUtility, "format": actUtility, "echo": actUtility, "convert": actUtility, "parse": actUtility,
+	"validate": actUtility, "encode": actUtility, "decode": actUtility, "hash": actUtility, "sum": actUtility,
+	"ping": actUtility, "sleep": actUtility, "wait": actUtility, "uuid": actUtility, "random": actUtility,
+	"toggle": actMutate, "simulate": actUtility, "disconnect": actUtility, "reconnect": actUtility,
+
+	// read: fetch or search data.
+	"get": actRead, "list": actRead, "read": actRead, "fetch": actRead, "search": actRead, "find": actRead,
+	"describe": actRead, "show": actRead, "view": actRead, "lookup": actRead, "retrieve": actRead,
+	"browse": actRead, "explore": actRead, "count": actRead, "download": actRead, "diff": actRead,
+	"blame": actRead, "explain": actRead, "geocode": actRead, "directions": actRead, "open": actRead,
+	"query": actRead, "resolve": actRead, "inspect": actRead, "discover": actRead, "load": actRead,
+	"lookups": actRead, "tree": actRead, "info": actRead, "details": actRead, "status": actObserve,
+	"check": actRead, "verify": actObserve, "analyze": actObserve, "analyse": actObserve, "compare": actRead,
+	"reflog": actRead, "changelog": actRead, "cat": actRead, "head": actRead, "ls": actRead, "whoami": actRead,
+
+	// observe: telemetry and state inspection.
+	"log": actObserve, "logs": actObserve, "events": actObserve, "metrics": actObserve, "trace": actObserve,
+	"tracing": actObserve, "health": actObserve, "watch": actObserve, "monitor": actObserve,
+	"diagnose": actObserve, "debug": actObserve, "screenshot": actObserve, "snapshot": actObserve,
+	"console": actObserve, "top": actObserve, "tail": actObserve, "stats": actObserve, "locks": actObserve,
+	"outliers": actObserve, "alerts": actObserve, "recording": actObserve, "video": actObserve,
+	"annotate": actObserve, "highlight": actMutate, "usage": actObserve,
+
+	// mutate: create or change state.
+	"create": actMutate, "add": actMutate, "update": actMutate, "set": actMutate, "put": actMutate,
+	"patch": actMutate, "apply": actMutate, "edit": actMutate, "write": actMutate, "modify": actMutate,
+	"replace": actMutate, "rename": actMutate, "move": actMutate, "copy": actMutate, "scale": actMutate,
+	"restart": actMutate, "rollout": actMutate, "deploy": actMutate, "install": actMutate,
+	"upgrade": actMutate, "enable": actMutate, "disable": actMutate, "start": actMutate, "stop": actMutate,
+	"approve": actMutate, "assign": actMutate, "close": actMutate, "reopen": actMutate, "click": actMutate,
+	"type": actMutate, "fill": actMutate, "navigate": actMutate, "press": actMutate, "hover": actMutate,
+	"drag": actMutate, "drop": actDestroy, "select": actMutate, "upsert": actMutate, "insert": actMutate,
+	"import": actMutate, "attach": actMutate, "detach": actMutate, "fork": actMutate, "tag": actMutate,
+	"label": actMutate, "schedule": actMutate, "pause": actMutate, "resume": actMutate, "archive": actMutate,
+	"restore": actMutate, "sync": actMutate, "save": actMutate, "store": actMutate, "mark": actMutate,
+	"merge": actMutate, "commit": actMutate, "checkout": actMutate, "rebase": actMutate, "pull": actMutate,
+	"clone": actMutate, "init": actMutate,
+	"promote": actMutate, "connect": actMutate, "upload": actMutate, "export": actMutate,
+	"generate": actUtility, "resize": actMutate, "emulate": actMutate, "route": actMutate, "unroute": actMutate,
+	"handle": actMutate, "transition": actMutate, "unlock": actMutate, "lock": actMutate, "link": actMutate,
+	"manage": actMutate, "configure": actMutate, "register": actMutate, "submit": actMutate, "build": actMutate,
+	"trigger": actMutate, "finalize": actMutate, "unresolve": actMutate, "grant": actMutate, "invite": actMutate,
+	"transfer": actMutate, "refund": actMutate, "charge": actMutate, "pay": actMutate, "buy": actMutate,
+	"forward": actMutate, "mouse": actMutate, "tabs": actMutate, "dialog": actMutate,
+	"feedback": actMutate, "interact": actMutate, "terminate": actMutate, "kill": actMutate, "abort": actMutate,
+	"cancel": actMutate, "backup": actMutate, "reset": actMutate, "rollback": actMutate, "revert": actMutate,
+	"aggregate": actRead, "cherry": actMutate, "login": actMutate, "auth": actMutate, "callback": actMutate,
+
+	// send: externally visible and not recallable.
+	"send": actSend, "post": actSend, "publish": actSend, "reply": actSend, "comment": actMutate,
+	"email": actSend, "notify": actSend, "message": actSend, "tweet": actSend, "broadcast": actSend,
+	"push": actSend, "release": actSend, "announce": actSend, "react": actSend, "reaction": actSend,
+
+	// exec: arbitrary execution.
+	"exec": actExec, "execute": actExec, "run": actExec, "eval": actExec, "evaluate": actExec,
+	"shell": actExec, "bash": actExec, "sh": actExec, "psql": actExec, "script": actExec, "invoke": actExec,
+	"spawn": actExec, "process": actExec, "cmd": actExec, "command": actExec, "sql": actExec,
+	"generic": actExec, "unsafe": actExec,
+
+	// delete: removes named items.
+	"delete": actDelete, "del": actDelete, "remove": actDelete, "rm": actDelete, "unlink": actDelete,
+	"revoke": actDelete, "unpublish": actDelete, "deregister": actDelete, "unregister": actDelete,
+	"unsubscribe": actDelete, "unset": actDelete,
+
+	// destroy: removes broad scopes.
+	"destroy": actDestroy, "purge": actDestroy, "wipe": actDestroy, "truncate": actDestroy,
+	"nuke": actDestroy, "obliterate": actDestroy, "teardown": actDestroy, "uninstall": actDestroy,
+	"erase": actDestroy, "cleanup": actDestroy, "clean": actDestroy, "clear": actDestroy, "prune": actDestroy,
+	"flush": actDestroy, "deprovision": actDestroy, "decommission": actDestroy,
+}
+
+// irreversibleVerbs name actions whose effect cannot be undone; one of them
+// anywhere in a tool's name pins the tool to L5 (a floor).
+var irreversibleVerbs = map[string]bool{
+	"delete": true, "del": true, "drop": true, "purge": true, "wipe": true, "destroy": true, "truncate": true,
+	"erase": true, "nuke": true, "obliterate": true, "teardown": true, "uninstall": true, "deprovision": true,
+	"decommission": true,
+}
+
+// broadNouns are objects whose deletion destroys a broad scope.
+var broadNouns = map[string]bool{
+	"namespace": true, "cluster": true, "project": true, "database": true, "db": true, "repository": true,
+	"repo": true, "bucket": true, "table": true, "collection": true, "workspace": true, "organization": true,
+	"org": true, "account": true, "all": true, "many": true, "bulk": true, "everything": true, "schema": true,
+	"volume": true, "disk": true, "environment": true, "stack": true, "release": true, "chart": true,
+	"deployment": true, "tenant": true, "site": true, "domain": true, "zone": true, "app": true,
+	"application": true, "service": true, "index": false,
+}
+
+// execParams are parameter names that accept arbitrary code, commands or
+// queries: whatever the tool's name says, it can do anything.
+var execParams = map[string]bool{
+	"command": true, "cmd": true, "commands": true, "script": true, "code": true, "sql": true,
+	"shell": true, "expression": true, "javascript": true, "js": true, "python": true, "bash": true,
+	"statement": true, "statements": true, "function": true, "program": true, "args": false,
+	"manifest": true, "yaml": true, "query": false, "pipeline": false, "input": false,
+}
+
+// riskyFlags are boolean parameters that widen or harden an action.
+var riskyFlags = map[string]string{
+	"force": "force", "forced": "force", "recursive": "recursive", "cascade": "cascade", "prune": "prune",
+	"purge": "purge", "hard": "hard", "overwrite": "overwrite", "allnamespaces": "all-namespaces",
+	"all": "all", "dangerous": "dangerous", "allowdangerous": "dangerous", "unsafe": "unsafe",
+	"skipverify": "skip-verification", "noverify": "skip-verification", "insecure": "insecure",
+	"delete": "delete", "remove": "remove", "destroy": "destroy", "isdestroy": "destroy", "drop": "drop",
+	"truncate": "truncate", "wipe": "wipe", "autoapprove": "auto-approve", "yes": "auto-confirm",
+	"confirm": "", "confirmed": "", "forcewithlease": "force",
+}
+
+// telemetryNouns turn a read of them into observation.
+var telemetryNouns = map[string]bool{
+	"log": true, "logs": true, "status": true, "alert": true, "event": true, "metric": true, "stat": true,
+	"trace": true, "tracing": true, "health": true, "process": true, "ps": true, "session": true,
+	"performance": true, "advisor": true, "usage": true, "size": true, "lock": true, "info": true,
+	"recording": true, "video": true, "console": true, "network": true, "call": true, "search": false,
+}
+
+// scope words found in parameter names and tool names, and the blast radius
+// they imply.
+var scopeWords = map[string]string{
+	"allnamespaces": "cluster", "clusterwide": "cluster", "cluster": "cluster", "clusters": "cluster",
+	"account": "cluster", "node": "cluster", "nodes": "cluster", "region": "cluster",
+	"org": "organization", "orgs": "organization", "organization": "organization",
+	"organizations": "organization", "organisation": "organization", "team": "organization",
+	"teams": "organization", "tenant": "organization", "enterprise": "organization",
+	"namespace": "namespace", "project": "namespace", "repo": "namespace", "repository": "namespace",
+	"database": "namespace", "bucket": "namespace", "channel": "namespace", "directory": "namespace",
+	"folder": "namespace", "collection": "namespace", "workspace": "namespace", "space": "namespace",
+	"schema": "namespace", "table": "namespace", "app": "namespace", "stack": "namespace",
+}
+
+// sensitiveNouns mark data whose disclosure is a leak: secrets, credentials,
+// session state, environment.
+var sensitiveNouns = map[string]bool{
+	"secret": true, "secrets": true, "credential": true, "credentials": true, "password": true,
+	"passwords": true, "token": true, "tokens": true, "apikey": true, "key": false, "env": true,
+	"environment": false, "cookie": true, "cookies": true, "localstorage": true, "sessionstorage": true,
+	"storage": false, "session": false, "private": false, "kubeconfig": true, "ssh": true, "cert": false,
+	"variable": true, "variables": true, "vars": true, "config": false,
+}
+
+// privilegeNouns mark changes to who may do what.
+var privilegeNouns = map[string]bool{
+	"user": true, "users": true, "role": true, "roles": true, "permission": true, "permissions": true,
+	"access": true, "iam": true, "rbac": true, "rls": true, "acl": true, "acls": true, "policy": false,
+	"collaborator": true, "collaborators": true, "member": true, "members": true, "grant": true,
+	"key": true, "keys": true, "credential": true, "credentials": true, "token": true, "tokens": true,
+	"password": true, "secret": true, "secrets": true, "config": true, "configuration": true,
+	"settings": true, "auth": true, "sshkey": true, "apikey": true,
+}
+
+// moneyNouns mark tools that move money.
+var moneyNouns = map[string]bool{
+	"refund": true, "refunds": true, "payment": true, "payments": true, "payout": true, "payouts": true,
+	"charge": true, "charges": true, "transfer": true, "transfers": true, "invoice": true, "subscription": true,
+	"balance": false, "price": false, "coupon": false,
+}

@@ -1,0 +1,124 @@
+package risk
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/pkg/tooldef"
+)
+
+func assess(t *testing.T, def string) Assessment {
+	t.Helper()
+	tool, err := tooldef.ParseTool([]byte(def))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Assess(Input{Tool: tool})
+}
+
+func TestFloors(t *testing.T) {
+	for _, tc := range []struct {
+		def, floor string
+	}{
+		// The irreversible verb floor matches anywhere in the name, in every style.
+		{`{"name":"k8s_delete_pod","description":"Deletes one pod in a namespace of the cluster."}`, `irreversible verb "delete"`},
+		{`{"name":"pods_delete","description":"Deletes one pod in a namespace of the cluster."}`, `irreversible verb "delete"`},
+		{`{"name":"deleteRepository","description":"Deletes a repository with all of its history."}`, `irreversible verb "delete"`},
+		{`{"name":"repo.purge","description":"Purges the repository's caches and artefacts."}`, `irreversible verb "purge"`},
+		{`{"name":"helm-uninstall","description":"Uninstalls a Helm release from the cluster."}`, `removes a broad scope`},
+		// Destructive without idempotent, as declared.
+		{`{"name":"reset_counter","description":"Resets the counter to its start value.","annotations":{"destructiveHint":true}}`, "declared destructive without being idempotent"},
+		// Free-form execution.
+		{`{"name":"run_query","description":"Runs a query against the warehouse.","inputSchema":{"type":"object","properties":{"sql":{"type":"string"}}}}`, "runs arbitrary code"},
+		{`{"name":"notes_tool","description":"Keeps notes for the session.","inputSchema":{"type":"object","properties":{"command":{"type":"string"}}}}`, "runs arbitrary code"},
+	} {
+		a := assess(t, tc.def)
+		if a.Level != L5 || !strings.Contains(strings.Join(a.Floors, "\n"), tc.floor) {
+			t.Errorf("%s: level %s, floors %q; want L5 with %q", tc.def, a.Level, a.Floors, tc.floor)
+		}
+	}
+}
+
+func TestReadToolsStayLow(t *testing.T) {
+	for _, def := range []string{
+		`{"name":"list_issues","description":"Lists the issues of a repository.","annotations":{"readOnlyHint":true},"inputSchema":{"type":"object","properties":{"repo":{"type":"string"}},"required":["repo"]}}`,
+		`{"name":"getWeather","description":"Returns the weather forecast for a city."}`,
+		`{"name":"calculate_sum","description":"Adds the numbers it is given and returns the sum."}`,
+	} {
+		if a := assess(t, def); a.Level > L3 {
+			t.Errorf("%s scored %s: %v %v", def, a.Level, a.Floors, a.Reasons)
+		}
+	}
+	described := assess(t, `{"name":"list_issues","description":"Lists the issues of a repository."}`)
+	bare := assess(t, `{"name":"list_issues"}`)
+	if bare.Level <= described.Level {
+		t.Errorf("a missing description must cost: described %s, bare %s", described.Level, bare.Level)
+	}
+	if vague := assess(t, `{"name":"frobnicate","description":"Frobnicates."}`); vague.Level < L4 {
+		t.Errorf("a tool nothing explains scored %s; missing metadata must raise risk", vague.Level)
+	}
+}
+
+// TestDeclaredMetadataNeverLowers is the property that a server cannot talk
+// its tool down: adding any declaration leaves the level at least as high.
+func TestDeclaredMetadataNeverLowers(t *testing.T) {
+	bases := []string{
+		`{"name":"drop_database","description":"Drops the database and everything in it."}`,
+		`{"name":"send_email","description":"Sends an email to any address."}`,
+		`{"name":"list_files","description":"Lists the files of a directory."}`,
+		`{"name":"exec","description":"Executes a shell command.","inputSchema":{"type":"object","properties":{"command":{"type":"string"}}}}`,
+	}
+	declarations := []string{
+		`"readOnlyHint":true`, `"destructiveHint":false`, `"idempotentHint":true`, `"openWorldHint":false`,
+		`"riskLevel":"low"`, `"category":"read"`, `"blastRadius":"item"`, `"reversibility":"auto"`,
+		`"approvalRecommendation":"none"`, `"minTrustLevel":1`,
+		`"readOnlyHint":true,"destructiveHint":false,"riskLevel":"low","category":"read"`,
+	}
+	for _, base := range bases {
+		plain := assess(t, base)
+		for _, decl := range declarations {
+			def := strings.TrimSuffix(base, "}") + `,"annotations":{` + decl + `}}`
+			got := assess(t, def)
+			if got.Level < plain.Level {
+				t.Errorf("%s with {%s}: level %s below %s", base, decl, got.Level, plain.Level)
+			}
+			if categoryRank[got.SEP.Category] < categoryRank[plain.SEP.Category] {
+				t.Errorf("%s with {%s}: category %s below %s", base, decl, got.SEP.Category, plain.SEP.Category)
+			}
+		}
+	}
+	raised := assess(t, `{"name":"list_files","description":"Lists the files of a directory.","annotations":{"riskLevel":"critical"}}`)
+	if raised.Level != L5 {
+		t.Errorf("a declared critical risk must raise the level, got %s", raised.Level)
+	}
+}
+
+func TestPoisoningFloorsAndForfeitsCredit(t *testing.T) {
+	tool, _ := tooldef.ParseTool([]byte(`{"name":"list_files","description":"Lists the files of a directory.","annotations":{"readOnlyHint":true}}`))
+	clean := Assess(Input{Tool: tool, ApprovalGated: true})
+	if clean.Level == L0 {
+		t.Fatal("test tool must start above L0")
+	}
+	if clean.EffectiveLevel != clean.Level-1 {
+		t.Errorf("an approval-gated clean tool earns one band: level %s, effective %s", clean.Level, clean.EffectiveLevel)
+	}
+	poisoned := Assess(Input{Tool: tool, ApprovalGated: true, Findings: []Finding{{Signal: "model-instruction", Field: "description"}}})
+	if poisoned.Level != L5 || poisoned.EffectiveLevel != L5 {
+		t.Errorf("a poisoned tool: level %s, effective %s; want L5 and no credit", poisoned.Level, poisoned.EffectiveLevel)
+	}
+}
+
+func TestServerPosture(t *testing.T) {
+	remote := AssessServer(Posture{URL: "https://mcp.example.com/mcp", Transport: "streamable-http"})
+	if remote.Level != L5 || remote.Floor == "" {
+		t.Errorf("remote unauthenticated unknown server: %+v", remote)
+	}
+	local := AssessServer(Posture{URL: "http://mcp.tools.svc:8080/mcp", InCluster: true, Trust: "Internal", Authenticated: true})
+	if local.Level > L1 || local.Floor != "" {
+		t.Errorf("in-cluster authenticated internal server: %+v", local)
+	}
+	tool, _ := tooldef.ParseTool([]byte(`{"name":"list_files","description":"Lists the files of a directory.","annotations":{"readOnlyHint":true}}`))
+	if a := Assess(Input{Tool: tool, Server: remote}); a.Level != L5 {
+		t.Errorf("a tool of a floored server scored %s", a.Level)
+	}
+}

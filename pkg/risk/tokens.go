@@ -1,0 +1,76 @@
+package risk
+
+import (
+	"strings"
+	"unicode"
+)
+
+// Tokenize splits a tool name (or any identifier-ish text) into lower-case
+// words across every naming style: snake_case, kebab-case, dotted.names,
+// path/names, camelCase and PascalCase, with acronyms kept whole
+// ("HTTPServer" → http, server) and digits split off.
+func Tokenize(s string) []string {
+	var tokens []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			tokens = append(tokens, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	runes := []rune(s)
+	for i, r := range runes {
+		switch {
+		case unicode.IsLetter(r):
+			if len(cur) > 0 {
+				prev := cur[len(cur)-1]
+				switch {
+				case unicode.IsDigit(prev):
+					flush()
+				case unicode.IsUpper(r) && unicode.IsLower(prev):
+					// fooBar: a new word starts at B.
+					flush()
+				case unicode.IsUpper(r) && unicode.IsUpper(prev) && i+1 < len(runes) && unicode.IsLower(runes[i+1]):
+					// HTTPServer: the S of Server starts a word.
+					flush()
+				}
+			}
+			cur = append(cur, r)
+		case unicode.IsDigit(r):
+			if len(cur) > 0 && !unicode.IsDigit(cur[len(cur)-1]) {
+				flush()
+			}
+			cur = append(cur, r)
+		default:
+			flush()
+		}
+		if len(tokens) > 64 {
+			break
+		}
+	}
+	flush()
+	return tokens
+}
+
+// words splits prose into lower-case words, for description signals.
+func words(s string, limit int) []string {
+	if len(s) > limit {
+		s = s[:limit]
+	}
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '_'
+	})
+}
+
+// singular strips a plural ending, well enough for matching nouns.
+func singular(w string) string {
+	switch {
+	case strings.HasSuffix(w, "ies") && len(w) > 4:
+		return w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "sses"), strings.HasSuffix(w, "ches"), strings.HasSuffix(w, "shes"), strings.HasSuffix(w, "xes"):
+		return w[:len(w)-2]
+	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && len(w) > 3:
+		return w[:len(w)-1]
+	}
+	return w
+}

@@ -1,0 +1,43 @@
+package risk
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestTokenize(t *testing.T) {
+	for name, want := range map[string][]string{
+		"delete_repo":       {"delete", "repo"},
+		"k8s_delete_pod":    {"k", "8", "s", "delete", "pod"},
+		"pods_delete":       {"pods", "delete"},
+		"deleteRepository":  {"delete", "repository"},
+		"repo.delete":       {"repo", "delete"},
+		"helm-uninstall":    {"helm", "uninstall"},
+		"HTTPServerRestart": {"http", "server", "restart"},
+		"API-post-search":   {"api", "post", "search"},
+		"ns/resources_list": {"ns", "resources", "list"},
+		"":                  nil,
+		"___":               nil,
+	} {
+		if got := Tokenize(name); !slices.Equal(got, want) {
+			t.Errorf("Tokenize(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+func FuzzTokenize(f *testing.F) {
+	for _, s := range []string{"delete_repo", "deleteRepository", "HTTPServer", "a.b-c/d e", "\xff\xfe", "ÄÖÜ_straße"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		toks := Tokenize(s)
+		if len(toks) > 65 {
+			t.Fatalf("%d tokens: the tokenizer must stay bounded", len(toks))
+		}
+		for _, tok := range toks {
+			if tok == "" {
+				t.Fatal("empty token")
+			}
+		}
+	})
+}
