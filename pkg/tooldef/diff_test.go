@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gowebpki/jcs"
 )
 
 func TestCompare(t *testing.T) {
@@ -138,8 +140,19 @@ func FuzzFingerprint(f *testing.F) {
 			// up to what I-JSON can carry; both sides round the same way.
 			t.Fatalf("equal JSON, different fingerprints:\n%s\n%s", tool.Canonical(), other.Canonical())
 		}
+		if whole, err := jcs.Transform(mustJSON(t, tool.Fields)); err == nil && string(whole) != string(tool.Canonical()) {
+			t.Fatalf("assembled canonical form differs from RFC 8785 over the whole:\n%s\n%s", whole, tool.Canonical())
+		}
 		_ = Compare(tool, other)
 	})
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func FuzzParseCatalogue(f *testing.F) {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"unicode/utf16"
 
 	"github.com/gowebpki/jcs"
 )
@@ -187,46 +188,94 @@ func (t *Tool) normaliseAnnotations() error {
 	return nil
 }
 
+// computeDigests canonicalises each top-level field once and assembles the
+// whole canonical object from the parts, rather than canonicalising twice:
+// the RFC 8785 form of an object is its members, sorted by the UTF-16 code
+// units of their names, each name a JSON string and each value in canonical
+// form.
 func (t *Tool) computeDigests() error {
-	whole, err := json.Marshal(t.Fields)
-	if err != nil {
-		return err
+	type member struct {
+		key       string
+		canonical []byte
 	}
-	canonical, err := jcs.Transform(whole)
-	if err != nil {
-		return fmt.Errorf("canonicalising the tool: %w", err)
-	}
-	t.canonical = canonical
-	t.fingerprint = digest(canonical)
-
-	t.partDigests = make(map[string]string, len(Parts))
-	var other map[string]json.RawMessage
+	members := make([]member, 0, len(t.Fields))
 	for key, raw := range t.Fields {
-		part := key
-		switch key {
-		case PartName, PartTitle, PartDescription, PartInputSchema, PartOutputSchema, PartAnnotations, PartMeta:
-		default:
-			if other == nil {
-				other = map[string]json.RawMessage{}
-			}
-			other[key] = raw
-			continue
-		}
 		c, err := jcs.Transform(raw)
 		if err != nil {
-			return fmt.Errorf("canonicalising %s: %w", part, err)
+			return fmt.Errorf("canonicalising %s: %w", key, err)
 		}
-		t.partDigests[part] = digest(c)
+		members = append(members, member{key: key, canonical: c})
 	}
-	if other != nil {
-		b, _ := json.Marshal(other)
-		c, err := jcs.Transform(b)
+	sort.Slice(members, func(i, j int) bool { return lessUTF16(members[i].key, members[j].key) })
+
+	t.partDigests = make(map[string]string, len(Parts))
+	var whole, other bytes.Buffer
+	whole.WriteByte('{')
+	other.WriteByte('{')
+	for i, m := range members {
+		key, err := canonicalString(m.key)
 		if err != nil {
-			return fmt.Errorf("canonicalising other fields: %w", err)
+			return err
 		}
-		t.partDigests[PartOther] = digest(c)
+		if i > 0 {
+			whole.WriteByte(',')
+		}
+		whole.Write(key)
+		whole.WriteByte(':')
+		whole.Write(m.canonical)
+		switch m.key {
+		case PartName, PartTitle, PartDescription, PartInputSchema, PartOutputSchema, PartAnnotations, PartMeta:
+			t.partDigests[m.key] = digest(m.canonical)
+		default:
+			if other.Len() > 1 {
+				other.WriteByte(',')
+			}
+			other.Write(key)
+			other.WriteByte(':')
+			other.Write(m.canonical)
+		}
 	}
+	whole.WriteByte('}')
+	other.WriteByte('}')
+	if other.Len() > 2 {
+		t.partDigests[PartOther] = digest(other.Bytes())
+	}
+	t.canonical = whole.Bytes()
+	t.fingerprint = digest(t.canonical)
 	return nil
+}
+
+// canonicalString renders an object member name as RFC 8785 does. Plain
+// printable ASCII, which nearly every name is, needs no escaping; anything
+// else goes through the canonicaliser.
+func canonicalString(s string) ([]byte, error) {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return []byte(`"` + s + `"`), nil
+	}
+	quoted, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	return jcs.Transform(quoted)
+}
+
+// lessUTF16 orders strings by their UTF-16 code units, as RFC 8785 sorts
+// member names.
+func lessUTF16(a, b string) bool {
+	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
+	for i := 0; i < len(ua) && i < len(ub); i++ {
+		if ua[i] != ub[i] {
+			return ua[i] < ub[i]
+		}
+	}
+	return len(ua) < len(ub)
 }
 
 func digest(b []byte) string {

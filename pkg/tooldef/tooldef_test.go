@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gowebpki/jcs"
 )
 
 const deleteRepo = `{
@@ -234,6 +236,11 @@ func TestCorpusParsesAndReorderingKeepsFingerprints(t *testing.T) {
 		}
 		for _, tool := range cat.Tools {
 			raw, _ := json.Marshal(tool.Fields)
+			// The canonical form assembled part by part equals the
+			// canonicaliser's output over the whole definition.
+			if whole, err := jcs.Transform(raw); err != nil || string(whole) != string(tool.Canonical()) {
+				t.Errorf("%s/%s: assembled canonical form differs from RFC 8785 over the whole (%v)", filepath.Base(f), tool.Name, err)
+			}
 			again := mustParse(t, reorder(t, string(raw)))
 			if again.Fingerprint() != tool.Fingerprint() {
 				t.Errorf("%s/%s: reordering changed the fingerprint", filepath.Base(f), tool.Name)
