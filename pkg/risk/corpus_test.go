@@ -131,8 +131,6 @@ func TestCorpusFigures(t *testing.T) {
 }
 
 // TestCorpusTargets holds the engine to the figures the project promises.
-// Blast radius is below its 75% target (see docs/performance.md); until it
-// reaches it, the test guards against regressions from the current figure.
 func TestCorpusTargets(t *testing.T) {
 	f := measure(t)
 	check := func(name string, got, total int, target float64) {
@@ -144,5 +142,5 @@ func TestCorpusTargets(t *testing.T) {
 	check("dangerous tools at L4 or higher", f.dangerousHigh, f.dangerous, 100)
 	check("low-risk read/observe/utility tools at L3 or lower", f.benignLow, f.benign, 90)
 	check("category equal to the label", f.category, f.total, 85)
-	check("blast radius equal to the label (regression floor; target 75%)", f.blast, f.total, 60)
+	check("blast radius equal to the label", f.blast, f.total, 75)
 }

@@ -26,6 +26,9 @@ type signals struct {
 	bulk              bool
 	irreversibleText  bool
 	requiredContainer bool
+	containerScope    string // widest scope among required container parameters
+	tokens            []string
+	desc              string // lower-cased opening of the description
 	propCount         int
 }
 
@@ -46,6 +49,7 @@ var httpMethods = map[string]bool{"post": true, "put": true}
 func readSignals(t *tooldef.Tool) signals {
 	var s signals
 	tokens := Tokenize(t.Name)
+	s.tokens = tokens
 
 	// The first verb of the name is its action; an irreversible or
 	// executing verb anywhere in the name counts too, so k8s_delete_pod and
@@ -119,13 +123,6 @@ func readSignals(t *tooldef.Tool) signals {
 		}
 	}
 
-	// The object of a state change sets the reach: creating or deleting a
-	// workspace touches a namespace, a cluster a cluster.
-	if head := headNoun(s.objects); s.act >= actMutate {
-		if sc, ok := scopeWords[head]; ok {
-			s.scope, s.scopeWhy = sc, "acts on a "+head
-		}
-	}
 	// Sensitivity is judged on the head noun: "get_token_permissions"
 	// reads permissions, "browser_cookie_get" reads cookies.
 	if head := headNoun(s.objects); sensitiveNouns[head] || sensitiveNouns[head+"s"] {
@@ -142,6 +139,7 @@ func readSignals(t *tooldef.Tool) signals {
 	if len(desc) > 4096 {
 		desc = desc[:4096]
 	}
+	s.desc = desc
 	for _, phrase := range []string{"cannot be undone", "irreversibl", "permanently", "can't be undone", "not be recovered", "unrecoverable"} {
 		if strings.Contains(desc, phrase) {
 			s.irreversibleText = true
@@ -244,8 +242,9 @@ func readSchema(s *signals, schema any) {
 			s.scope, s.scopeWhy = widerBlast(s.scope, "cluster"), "parameter "+name
 		}
 		for _, tok := range toks {
-			if _, ok := scopeWords[tok]; ok && required[name] {
+			if sc, ok := scopeWords[tok]; ok && required[name] {
 				s.requiredContainer = true
+				s.containerScope = widerBlast(s.containerScope, sc)
 			}
 		}
 		if required[name] {
@@ -328,10 +327,8 @@ func Assess(in Input) Assessment {
 	}
 
 	category := act.category()
-	blast := "item"
-	if s.scope != "" {
-		blast = s.scope
-	}
+	blast, blastWhy := blastRadius(s, act)
+	a.Reasons = append(a.Reasons, "blast radius "+blast+": "+blastWhy)
 	reversibility := "auto"
 
 	switch act {
@@ -346,16 +343,8 @@ func Assess(in Input) Assessment {
 			raise(L4, fmt.Sprintf("reads %s, which may hold secrets", s.sensitive))
 			sideEffects["data_exfiltration"] = true
 		}
-		if (s.verb == "list" || s.verb == "search" || s.verb == "find") && !s.requiredContainer && s.scope == "" && s.propCount > 0 {
-			blast = widerBlast(blast, "organization")
-		} else if s.verb == "list" || s.verb == "search" || s.verb == "tree" {
-			blast = widerBlast(blast, "namespace")
-		}
 	case actMutate, actSend:
 		reversibility = "manual"
-		if act == actSend {
-			blast = widerBlast(blast, "namespace")
-		}
 		raise(L3, "changes state")
 		if act == actSend {
 			raise(L4, fmt.Sprintf("%q has effects outside the system that cannot be recalled", s.verb))
@@ -384,11 +373,6 @@ func Assess(in Input) Assessment {
 		reversibility = "none"
 		floor("runs arbitrary code, commands or queries")
 		sideEffects["state_loss"] = true
-		if containsAny(append(s.objects, strings.ToLower(s.execParam), s.verb), "command", "cmd", "shell", "process", "unsafe", "exec", "bash", "terminal", "generic") {
-			blast = widerBlast(blast, "cluster")
-		} else {
-			blast = widerBlast(blast, "namespace")
-		}
 	case actDelete:
 		reversibility = "none"
 		raise(L4, "deletes "+strings.Join(s.objects, " "))
@@ -397,7 +381,6 @@ func Assess(in Input) Assessment {
 		reversibility = "none"
 		floor("removes a broad scope: " + strings.TrimSpace(s.verb+" "+strings.Join(s.objects, " ")))
 		sideEffects["state_loss"] = true
-		blast = widerBlast(blast, "namespace")
 	}
 	switch {
 	case optionAct >= actDestroy:
@@ -418,8 +401,6 @@ func Assess(in Input) Assessment {
 				reversibility = "none"
 				sideEffects["state_loss"] = true
 			}
-		case "all-namespaces":
-			blast = widerBlast(blast, "cluster")
 		}
 	}
 	if s.irreversibleText && act >= actMutate {
@@ -543,6 +524,132 @@ func trustFor(l Level) int {
 		return 2
 	}
 	return int(l)
+}
+
+// systemScopes are words naming a system whose every state change reaches
+// the scope given: a kubectl or helm action reaches the cluster, a git or
+// database action the repository or database.
+var systemScopes = map[string]string{
+	"kubectl": "cluster", "k8s": "cluster", "kubernetes": "cluster", "helm": "cluster", "node": "cluster",
+	"git": "namespace", "pg": "namespace", "postgres": "namespace", "postgresql": "namespace", "mysql": "namespace",
+	"sql": "namespace", "mongo": "namespace", "mongodb": "namespace", "redis": "namespace", "db": "namespace",
+	"database": "namespace", "sqlite": "namespace",
+}
+
+// sessionVerbs act inside a logged-in browser session, which they reach as
+// a whole: what one click does depends on every page the session can open.
+var sessionVerbs = map[string]bool{"click": true, "type": true, "press": true, "navigate": true, "drag": true,
+	"drop": true, "upload": true, "dialog": true, "tabs": true, "route": true, "unroute": true, "resume": true, "storage": true}
+
+// serviceVerbs change a running service as a whole.
+var serviceVerbs = map[string]bool{"deploy": true, "scale": true, "restart": true, "promote": true,
+	"maintenance": true, "upgrade": true}
+
+// memberNouns are the people and groups of an organisation.
+var memberNouns = map[string]bool{"users": true, "members": true, "teams": true, "orgs": true,
+	"organizations": true, "projects": true, "workspaces": true, "stacks": true, "runs": true, "sets": true}
+
+// blastRadius decides the widest scope one call can reach, and why. The
+// rules are tried in order; the first that applies decides.
+func blastRadius(s signals, act action) (string, string) {
+	head := headNoun(s.objects)
+	rawHead := ""
+	for i := len(s.tokens) - 1; i >= 0; i-- {
+		if _, isVerb := verbs[s.tokens[i]]; !isVerb {
+			rawHead = s.tokens[i]
+			break
+		}
+	}
+	switch {
+	case containsAny(s.flags, "all-namespaces") || s.scope == "cluster":
+		return "cluster", "a parameter reaches every namespace"
+	case act == actExec && containsAny(s.tokens, "kubectl", "k8s", "kubernetes", "helm"):
+		return "cluster", "runs arbitrary changes against a cluster"
+	case act == actExec:
+		if containsAny(append(s.objects, strings.ToLower(s.execParam), s.verb), "command", "cmd", "shell", "process", "unsafe", "exec", "bash", "terminal", "generic") {
+			return "cluster", "runs commands on the host"
+		}
+		return "namespace", "runs code or queries in one system"
+	case s.privilege != "" && act >= actMutate:
+		return "cluster", "changes who may do what"
+	}
+	if act >= actMutate {
+		for _, tok := range s.tokens {
+			if sc, ok := systemScopes[tok]; ok {
+				return sc, fmt.Sprintf("a %s action reaches the whole %s", tok, map[string]string{"cluster": "cluster", "namespace": "repository or database"}[sc])
+			}
+		}
+	}
+	if containsAny(s.tokens, "many", "multiple", "bulk", "batch", "all") {
+		return "namespace", "acts on many items at once"
+	}
+	if act >= actMutate && act <= actDelete {
+		switch head {
+		case "cluster":
+			if !containsAny(s.tokens, "free") {
+				return "cluster", "acts on a whole cluster"
+			}
+		case "workspace", "repository", "repo", "project", "app", "collection", "dataset":
+			return "namespace", "acts on a whole " + head
+		}
+	}
+	switch act {
+	case actRead, actObserve:
+		if memberNouns[rawHead] {
+			return "organization", "lists the " + rawHead + " of an organization"
+		}
+		switch head {
+		case "documentation", "doc", "knowledge", "tool":
+			return "item", "searches documentation"
+		}
+		if (s.verb == "search" || s.verb == "list") && !strings.Contains(s.desc, "private") {
+			for _, public := range []string{"github", "gitlab", "public", "registry", "internet"} {
+				if strings.Contains(s.desc, public) {
+					return "global", "searches a public service as a whole"
+				}
+			}
+		}
+		if s.verb == "list" || s.verb == "search" || s.verb == "find" || s.verb == "tree" {
+			switch {
+			case s.containerScope == "organization":
+				return "organization", "enumerates an organization"
+			case s.requiredContainer:
+				return "namespace", "enumerates one container"
+			case s.propCount > 0:
+				return "organization", "enumerates without naming a container"
+			}
+			return "namespace", "enumerates what the server holds"
+		}
+		if head == "log" || rawHead == "logs" || head == "history" {
+			return "namespace", "reads the logs of a whole service"
+		}
+		for _, tok := range s.tokens {
+			if sc, ok := systemScopes[tok]; ok && sc == "namespace" {
+				return sc, "inspects a whole repository or database"
+			}
+		}
+	case actMutate, actSend, actDelete:
+		if serviceVerbs[s.verb] {
+			return "namespace", fmt.Sprintf("%q changes a whole service", s.verb)
+		}
+		if s.verb == "move" {
+			return "namespace", "moves an item within a tree"
+		}
+		for _, tok := range s.tokens {
+			if sessionVerbs[tok] {
+				return "namespace", "acts in a logged-in session"
+			}
+		}
+		if act == actSend {
+			return "namespace", "reaches everyone who can see the destination"
+		}
+		if act == actDelete && rawHead != head {
+			return "namespace", "deletes several " + rawHead
+		}
+	case actDestroy:
+		return "namespace", "removes a whole collection"
+	}
+	return "item", "acts on one item"
 }
 
 // strongMutations are verbs that stay the action even when a read verb ends

@@ -185,9 +185,9 @@ var privilegeNouns = map[string]bool{
 	"user": true, "users": true, "role": true, "roles": true, "permission": true, "permissions": true,
 	"access": true, "iam": true, "rbac": true, "rls": true, "acl": true, "acls": true, "policy": false,
 	"collaborator": true, "collaborators": true, "member": true, "members": true, "grant": true,
-	"key": true, "keys": true, "credential": true, "credentials": true, "token": true, "tokens": true,
+	"apikey": true, "sshkey": true, "credential": true, "credentials": true, "token": true, "tokens": true,
 	"password": true, "secret": true, "secrets": true, "config": true, "configuration": true,
-	"settings": true, "auth": true, "sshkey": true, "apikey": true,
+	"settings": true, "auth": true,
 }
 
 // moneyNouns mark tools that move money.
