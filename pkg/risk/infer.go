@@ -282,8 +282,6 @@ func Assess(in Input) Assessment {
 		act = actMutate
 		a.Reasons = append(a.Reasons, "no verb in the name, title or description: assumed to change state")
 	}
-	// Destructive options of a mode/action parameter make the tool
-	// whatever its worst option does.
 	// Destructive options of a mode/action parameter raise the level; they
 	// decide the category only of a tool whose name has no verb
 	// ("git_branch" with mode delete), not of one that names its action
@@ -410,8 +408,11 @@ func Assess(in Input) Assessment {
 
 	// Declared hints and SEP-2793 fields raise, never lower.
 	declared := declaredSEP(t)
-	if t.Declared["destructiveHint"] && t.Hint("destructiveHint") && !t.Hint("readOnlyHint") && !(t.Declared["idempotentHint"] && t.Hint("idempotentHint")) && act >= actMutate {
-		floor("declared destructive without being idempotent")
+	// The seed floors a tool declared destructive unless it is also declared
+	// idempotent; here no declaration can lift a floor, so a declared
+	// destructive state change is floored whatever else it declares.
+	if t.Declared["destructiveHint"] && t.Hint("destructiveHint") && act >= actMutate {
+		floor("declared destructive")
 	}
 	if t.Declared["destructiveHint"] && t.Hint("destructiveHint") && act < actMutate {
 		raise(L3, "the server declares the tool destructive")

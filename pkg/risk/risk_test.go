@@ -1,6 +1,7 @@
 package risk
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -27,7 +28,7 @@ func TestFloors(t *testing.T) {
 		{`{"name":"repo.purge","description":"Purges the repository's caches and artefacts."}`, `irreversible verb "purge"`},
 		{`{"name":"helm-uninstall","description":"Uninstalls a Helm release from the cluster."}`, `removes a broad scope`},
 		// Destructive without idempotent, as declared.
-		{`{"name":"reset_counter","description":"Resets the counter to its start value.","annotations":{"destructiveHint":true}}`, "declared destructive without being idempotent"},
+		{`{"name":"reset_counter","description":"Resets the counter to its start value.","annotations":{"destructiveHint":true}}`, "declared destructive"},
 		// Free-form execution.
 		{`{"name":"run_query","description":"Runs a query against the warehouse.","inputSchema":{"type":"object","properties":{"sql":{"type":"string"}}}}`, "runs arbitrary code"},
 		{`{"name":"notes_tool","description":"Keeps notes for the session.","inputSchema":{"type":"object","properties":{"command":{"type":"string"}}}}`, "runs arbitrary code"},
@@ -74,10 +75,13 @@ func TestDeclaredMetadataNeverLowers(t *testing.T) {
 		`"approvalRecommendation":"none"`, `"minTrustLevel":1`,
 		`"readOnlyHint":true,"destructiveHint":false,"riskLevel":"low","category":"read"`,
 	}
+	// A floored tool stays floored whatever else it declares.
+	bases = append(bases, `{"name":"reset_counter","description":"Resets the counter to its start value.","annotations":{"destructiveHint":true}}`)
+	declarations = append(declarations, `"destructiveHint":true,"idempotentHint":true`, `"destructiveHint":true,"readOnlyHint":true`)
 	for _, base := range bases {
 		plain := assess(t, base)
 		for _, decl := range declarations {
-			def := strings.TrimSuffix(base, "}") + `,"annotations":{` + decl + `}}`
+			def := withDeclarations(t, base, decl)
 			got := assess(t, def)
 			if got.Level < plain.Level {
 				t.Errorf("%s with {%s}: level %s below %s", base, decl, got.Level, plain.Level)
@@ -91,6 +95,31 @@ func TestDeclaredMetadataNeverLowers(t *testing.T) {
 	if raised.Level != L5 {
 		t.Errorf("a declared critical risk must raise the level, got %s", raised.Level)
 	}
+}
+
+// withDeclarations adds annotation fields a definition does not declare yet.
+func withDeclarations(t *testing.T, def, decl string) string {
+	t.Helper()
+	var tool map[string]any
+	if err := json.Unmarshal([]byte(def), &tool); err != nil {
+		t.Fatal(err)
+	}
+	var extra map[string]any
+	if err := json.Unmarshal([]byte("{"+decl+"}"), &extra); err != nil {
+		t.Fatal(err)
+	}
+	ann, _ := tool["annotations"].(map[string]any)
+	if ann == nil {
+		ann = map[string]any{}
+	}
+	for k, v := range extra {
+		if _, declared := ann[k]; !declared { // adding, never changing, a declaration
+			ann[k] = v
+		}
+	}
+	tool["annotations"] = ann
+	out, _ := json.Marshal(tool)
+	return string(out)
 }
 
 func TestPoisoningFloorsAndForfeitsCredit(t *testing.T) {
