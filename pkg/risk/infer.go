@@ -309,6 +309,11 @@ func Assess(in Input) Assessment {
 	if act == actMutate && (s.verb == "start" || s.verb == "interact") && containsAny(s.objects, "process", "shell", "command", "script", "terminal") {
 		act = actExec
 	}
+	if act == actSend && containsAny(s.flags, "force") {
+		act = actDestroy // a forced push rewrites what others already have
+		a.Reasons = append(a.Reasons, "a forced send rewrites history")
+	}
+
 	for _, f := range s.flags {
 		if (f == "delete" || f == "remove" || f == "drop") && act < actDelete && act >= actMutate {
 			act = actDelete
@@ -317,11 +322,6 @@ func Assess(in Input) Assessment {
 		if f == "destroy" && act < actDestroy {
 			act = actDestroy
 		}
-	}
-
-	if act == actSend && containsAny(s.flags, "force") {
-		act = actDestroy // a forced push rewrites what others already have
-		a.Reasons = append(a.Reasons, "a forced send rewrites history")
 	}
 
 	category := act.category()

@@ -151,3 +151,36 @@ func TestServerPosture(t *testing.T) {
 		t.Errorf("a tool of a floored server scored %s", a.Level)
 	}
 }
+
+// TestWorkedExamples holds the examples of docs/risk-model.md §11 true.
+func TestWorkedExamples(t *testing.T) {
+	for _, tc := range []struct {
+		def                          string
+		level                        Level
+		risk, category, blast, floor string
+	}{
+		{`{"name":"list_issues","description":"Lists the issues of a repository.","inputSchema":{"type":"object","properties":{"repo":{"type":"string"}},"required":["repo"]}}`,
+			L2, "low", "read", "namespace", ""},
+		{`{"name":"k8s_delete_pod","description":"Deletes one pod in a namespace of the cluster."}`,
+			L5, "critical", "delete", "", `irreversible verb "delete"`},
+		{`{"name":"git_push","description":"Pushes local commits to a remote branch.","inputSchema":{"type":"object","properties":{"force":{"type":"boolean"},"delete":{"type":"boolean"}}}}`,
+			L5, "critical", "destroy", "", "removes a broad scope"},
+		{`{"name":"run_query","description":"Runs a query against the warehouse.","inputSchema":{"type":"object","properties":{"sql":{"type":"string"}}}}`,
+			L5, "critical", "mutate", "namespace", "runs arbitrary code"},
+		{`{"name":"drop_database","description":"Drops the database and everything in it.","annotations":{"riskLevel":"low","readOnlyHint":true}}`,
+			L5, "critical", "destroy", "", "removes a broad scope"},
+		{`{"name":"frobnicate","description":"Frobnicates."}`, L4, "high", "", "", ""},
+	} {
+		a := assess(t, tc.def)
+		if a.Level != tc.level || a.SEP.RiskLevel != tc.risk ||
+			(tc.category != "" && a.SEP.Category != tc.category) || (tc.blast != "" && a.SEP.BlastRadius != tc.blast) ||
+			(tc.floor != "" && !strings.Contains(strings.Join(a.Floors, "\n"), tc.floor)) {
+			t.Errorf("%s:\n got %s %s %s %s floors %q\nwant %s %s %s %s floor %q", tc.def, a.Level, a.SEP.RiskLevel, a.SEP.Category, a.SEP.BlastRadius, a.Floors,
+				tc.level, tc.risk, tc.category, tc.blast, tc.floor)
+		}
+	}
+	drop := assess(t, `{"name":"drop_database","description":"Drops the database and everything in it.","annotations":{"riskLevel":"low","readOnlyHint":true}}`)
+	if len(drop.Disagreements) != 2 {
+		t.Errorf("drop_database declaring low and read-only: want two disagreements, got %q", drop.Disagreements)
+	}
+}

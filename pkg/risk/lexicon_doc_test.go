@@ -1,0 +1,123 @@
+package risk
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// lexiconLists are the word lists docs/risk-model.md must print exactly, so
+// the reference never drifts from the code.
+func lexiconLists() map[string][]string {
+	byAction := map[action][]string{}
+	for w, a := range verbs {
+		byAction[a] = append(byAction[a], w)
+	}
+	lists := map[string][]string{
+		"verbs-utility": byAction[actUtility], "verbs-read": byAction[actRead], "verbs-observe": byAction[actObserve],
+		"verbs-mutate": byAction[actMutate], "verbs-send": byAction[actSend], "verbs-exec": byAction[actExec],
+		"verbs-delete": byAction[actDelete], "verbs-destroy": byAction[actDestroy],
+	}
+	keys := func(name string, m map[string]bool) {
+		for k, on := range m {
+			if on {
+				lists[name] = append(lists[name], k)
+			}
+		}
+	}
+	keys("irreversible-verbs", irreversibleVerbs)
+	keys("broad-nouns", broadNouns)
+	keys("exec-params", execParams)
+	keys("sensitive-nouns", sensitiveNouns)
+	keys("privilege-nouns", privilegeNouns)
+	keys("money-nouns", moneyNouns)
+	keys("telemetry-nouns", telemetryNouns)
+	keys("session-verbs", sessionVerbs)
+	keys("service-verbs", serviceVerbs)
+	keys("member-nouns", memberNouns)
+	keys("strong-mutations", strongMutations)
+	for k, v := range riskyFlags {
+		if v != "" {
+			lists["risky-flags"] = append(lists["risky-flags"], k+"="+v)
+		}
+	}
+	for k, v := range systemScopes {
+		lists["system-scopes"] = append(lists["system-scopes"], k+"="+v)
+	}
+	for k := range actionParamWords {
+		lists["action-params"] = append(lists["action-params"], k)
+	}
+	for _, l := range lists {
+		sort.Strings(l)
+	}
+	return lists
+}
+
+var listBlock = regexp.MustCompile("(?s)<!-- list:([a-z-]+) -->\\s*\n```\n(.*?)```")
+
+func TestRiskModelDocListsTheLexicon(t *testing.T) {
+	path := filepath.Join("..", "..", "docs", "risk-model.md")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := lexiconLists()
+	found := map[string]bool{}
+	for _, m := range listBlock.FindAllStringSubmatch(string(data), -1) {
+		name := m[1]
+		found[name] = true
+		got := strings.Fields(strings.ReplaceAll(m[2], ",", " "))
+		sort.Strings(got)
+		if !slices.Equal(got, want[name]) {
+			t.Errorf("docs/risk-model.md list %q differs from the code; it should read:\n%s", name, strings.Join(want[name], ", "))
+		}
+	}
+	for name := range want {
+		if !found[name] {
+			t.Errorf("docs/risk-model.md has no list %q; add:\n<!-- list:%s -->\n```\n%s\n```", name, name, wrap(want[name]))
+		}
+	}
+}
+
+func wrap(words []string) string {
+	var b strings.Builder
+	line := 0
+	for i, w := range words {
+		if i > 0 {
+			b.WriteString(",")
+			line++
+			if line+len(w) > 100 {
+				b.WriteString("\n")
+				line = 0
+			} else {
+				b.WriteString(" ")
+				line++
+			}
+		}
+		b.WriteString(w)
+		line += len(w)
+	}
+	return b.String()
+}
+
+
+// TestPrintLexicon prints every list as the reference expects it, for
+// updating docs/risk-model.md: TOOLGATE_PRINT_LEXICON=1 go test -run TestPrintLexicon -v.
+func TestPrintLexicon(t *testing.T) {
+	if os.Getenv("TOOLGATE_PRINT_LEXICON") == "" {
+		t.Skip("set TOOLGATE_PRINT_LEXICON=1 to print the lists")
+	}
+	lists := lexiconLists()
+	names := make([]string, 0, len(lists))
+	for n := range lists {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		os.Stdout.WriteString("<!-- list:" + n + " -->\n```\n" + wrap(lists[n]) + "\n```\n\n")
+	}
+}
