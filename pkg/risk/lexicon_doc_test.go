@@ -104,7 +104,6 @@ func wrap(words []string) string {
 	return b.String()
 }
 
-
 // TestPrintLexicon prints every list as the reference expects it, for
 // updating docs/risk-model.md: TOOLGATE_PRINT_LEXICON=1 go test -run TestPrintLexicon -v.
 func TestPrintLexicon(t *testing.T) {
