@@ -25,7 +25,7 @@ func BenchmarkPipeline(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, t := range cat.Tools {
-			full, err := json.Marshal(t.Fields)
+			full, err := json.Marshal(t.Object)
 			if err != nil {
 				b.Fatal(err)
 			}

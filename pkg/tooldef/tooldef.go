@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"unicode/utf16"
 
 	"github.com/gowebpki/jcs"
@@ -56,8 +57,9 @@ type Tool struct {
 	// Declared reports which hints the server actually sent, as opposed to
 	// defaults filled in for the fingerprint.
 	Declared map[string]bool
-	// Fields holds every top-level field as sent, annotations normalised.
-	Fields map[string]json.RawMessage
+	// Object is the whole definition as decoded (numbers as json.Number),
+	// annotations normalised: what the fingerprint covers.
+	Object map[string]any
 
 	canonical   []byte
 	fingerprint string
@@ -84,40 +86,57 @@ func (t *Tool) PartDigests() map[string]string { return t.partDigests }
 
 // ParseTool reads one tool object. The name must be a non-empty string.
 func ParseTool(raw []byte) (*Tool, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &fields); err != nil {
-		return nil, fmt.Errorf("tool is not a JSON object: %w", err)
+	// One decode serves everything: the fields read here, the schemas the
+	// risk engine walks, and the canonical form, which is written from the
+	// decoded tree (numbers are kept as written, so nothing is rounded
+	// before RFC 8785 formats them).
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("tool is not valid JSON: %w", err)
 	}
-	if fields == nil {
-		return nil, errors.New("tool is null, not an object")
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("tool is followed by more data")
 	}
-	t := &Tool{Fields: fields, Declared: map[string]bool{}}
-	nameRaw, ok := fields["name"]
+	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, errors.New("tool has no name")
+		if v == nil {
+			return nil, errors.New("tool is null, not an object")
+		}
+		return nil, errors.New("tool is not a JSON object")
 	}
-	if err := json.Unmarshal(nameRaw, &t.Name); err != nil {
+	t := &Tool{Object: obj, Declared: map[string]bool{}}
+	switch name := obj["name"].(type) {
+	case string:
+		if name == "" {
+			return nil, errors.New("tool name is empty")
+		}
+		t.Name = name
+	case nil:
+		if _, present := obj["name"]; present {
+			return nil, errors.New("tool name is not a string")
+		}
+		return nil, errors.New("tool has no name")
+	default:
 		return nil, errors.New("tool name is not a string")
 	}
-	if t.Name == "" {
-		return nil, errors.New("tool name is empty")
-	}
-	if err := decodeString(fields, "title", &t.Title); err != nil {
-		return nil, err
-	}
-	if err := decodeString(fields, "description", &t.Description); err != nil {
-		return nil, err
+	for key, dst := range map[string]*string{"title": &t.Title, "description": &t.Description} {
+		switch val := obj[key].(type) {
+		case string:
+			*dst = val
+		case nil:
+		default:
+			return nil, fmt.Errorf("%s is not a string", key)
+		}
 	}
 	for key, dst := range map[string]*any{"inputSchema": &t.InputSchema, "outputSchema": &t.OutputSchema} {
-		if v, ok := fields[key]; ok {
-			if err := decodeAny(v, dst); err != nil {
-				return nil, fmt.Errorf("%s: %w", key, err)
-			}
-			if *dst != nil {
-				if _, isObject := (*dst).(map[string]any); !isObject {
-					return nil, fmt.Errorf("%s is not a JSON object", key)
-				}
-			}
+		switch val := obj[key].(type) {
+		case map[string]any:
+			*dst = val
+		case nil:
+		default:
+			return nil, fmt.Errorf("%s is not a JSON object", key)
 		}
 	}
 	if err := t.normaliseAnnotations(); err != nil {
@@ -134,141 +153,191 @@ func ParseTool(raw []byte) (*Tool, error) {
 	return t, nil
 }
 
-func decodeString(fields map[string]json.RawMessage, key string, dst *string) error {
-	v, ok := fields[key]
-	if !ok || string(v) == "null" {
-		return nil
-	}
-	if err := json.Unmarshal(v, dst); err != nil {
-		return fmt.Errorf("%s is not a string", key)
-	}
-	return nil
-}
-
-// decodeAny decodes JSON keeping numbers exact, so a schema's default or
-// enum is compared as the server wrote it.
-func decodeAny(raw []byte, dst *any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	return dec.Decode(dst)
-}
-
 // normaliseAnnotations fills absent hints with their defaults, so that a
 // server that starts or stops spelling out a default does not change the
 // fingerprint, and records which hints were declared.
 func (t *Tool) normaliseAnnotations() error {
 	ann := map[string]any{}
-	if raw, ok := t.Fields["annotations"]; ok && string(raw) != "null" {
-		var v any
-		if err := decodeAny(raw, &v); err != nil {
-			return fmt.Errorf("annotations: %w", err)
-		}
-		m, ok := v.(map[string]any)
-		if !ok {
-			return errors.New("annotations is not a JSON object")
-		}
-		ann = m
+	switch v := t.Object["annotations"].(type) {
+	case map[string]any:
+		ann = v
+	case nil:
+	default:
+		return errors.New("annotations is not a JSON object")
 	}
 	for hint, def := range hintDefaults {
 		switch v := ann[hint].(type) {
 		case bool:
 			t.Declared[hint] = true
 		case nil:
+			if _, present := ann[hint]; present {
+				return fmt.Errorf("annotations.%s is null, not a boolean", hint)
+			}
 			ann[hint] = def
 		default:
-			return fmt.Errorf("annotations.%s is %T, not a boolean", hint, v)
+			return fmt.Errorf("annotations.%s is %s, not a boolean", hint, jsonKind(v))
 		}
 	}
 	t.Annotations = ann
-	b, err := json.Marshal(ann)
-	if err != nil {
-		return fmt.Errorf("annotations: %w", err)
-	}
-	t.Fields["annotations"] = b
+	t.Object["annotations"] = ann
 	return nil
 }
 
-// computeDigests canonicalises each top-level field once and assembles the
-// whole canonical object from the parts, rather than canonicalising twice:
-// the RFC 8785 form of an object is its members, sorted by the UTF-16 code
-// units of their names, each name a JSON string and each value in canonical
-// form.
+// computeDigests writes the canonical form of each top-level member once and
+// assembles the whole object from the parts: the RFC 8785 form of an object
+// is its members sorted by the UTF-16 code units of their names.
 func (t *Tool) computeDigests() error {
-	type member struct {
-		key       string
-		canonical []byte
+	keys := make([]string, 0, len(t.Object))
+	for k := range t.Object {
+		keys = append(keys, k)
 	}
-	members := make([]member, 0, len(t.Fields))
-	for key, raw := range t.Fields {
-		c, err := jcs.Transform(raw)
-		if err != nil {
-			return fmt.Errorf("canonicalising %s: %w", key, err)
-		}
-		members = append(members, member{key: key, canonical: c})
-	}
-	sort.Slice(members, func(i, j int) bool { return lessUTF16(members[i].key, members[j].key) })
+	sort.Slice(keys, func(i, j int) bool { return lessUTF16(keys[i], keys[j]) })
 
 	t.partDigests = make(map[string]string, len(Parts))
-	var whole, other bytes.Buffer
-	whole.WriteByte('{')
-	other.WriteByte('{')
-	for i, m := range members {
-		key, err := canonicalString(m.key)
-		if err != nil {
-			return err
-		}
+	whole := make([]byte, 0, 1024)
+	var other []byte
+	whole = append(whole, '{')
+	for i, key := range keys {
 		if i > 0 {
-			whole.WriteByte(',')
+			whole = append(whole, ',')
 		}
-		whole.Write(key)
-		whole.WriteByte(':')
-		whole.Write(m.canonical)
-		switch m.key {
+		memberStart := len(whole)
+		whole = appendCanonicalString(whole, key)
+		whole = append(whole, ':')
+		valueStart := len(whole)
+		var err error
+		whole, err = appendCanonical(whole, t.Object[key], 0)
+		if err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		switch key {
 		case PartName, PartTitle, PartDescription, PartInputSchema, PartOutputSchema, PartAnnotations, PartMeta:
-			t.partDigests[m.key] = digest(m.canonical)
+			t.partDigests[key] = digest(whole[valueStart:])
 		default:
-			if other.Len() > 1 {
-				other.WriteByte(',')
+			if other == nil {
+				other = append(other, '{')
+			} else {
+				other = append(other, ',')
 			}
-			other.Write(key)
-			other.WriteByte(':')
-			other.Write(m.canonical)
+			other = append(other, whole[memberStart:]...)
 		}
 	}
-	whole.WriteByte('}')
-	other.WriteByte('}')
-	if other.Len() > 2 {
-		t.partDigests[PartOther] = digest(other.Bytes())
+	whole = append(whole, '}')
+	if other != nil {
+		t.partDigests[PartOther] = digest(append(other, '}'))
 	}
-	t.canonical = whole.Bytes()
-	t.fingerprint = digest(t.canonical)
+	t.canonical = whole
+	t.fingerprint = digest(whole)
 	return nil
 }
 
-// canonicalString renders an object member name as RFC 8785 does. Plain
-// printable ASCII, which nearly every name is, needs no escaping; anything
-// else goes through the canonicaliser.
-func canonicalString(s string) ([]byte, error) {
-	plain := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			plain = false
-			break
+// maxDepth bounds nesting, so a hostile definition cannot exhaust the stack.
+const maxDepth = 128
+
+// appendCanonical appends the RFC 8785 form of a decoded JSON value.
+func appendCanonical(b []byte, v any, depth int) ([]byte, error) {
+	if depth > maxDepth {
+		return nil, fmt.Errorf("nested deeper than %d levels", maxDepth)
+	}
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case bool:
+		if x {
+			return append(b, "true"...), nil
 		}
+		return append(b, "false"...), nil
+	case string:
+		return appendCanonicalString(b, x), nil
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil {
+			return nil, fmt.Errorf("number %s cannot be represented as an IEEE 754 double (RFC 8785)", x)
+		}
+		s, err := jcs.NumberToJSON(f)
+		if err != nil {
+			return nil, err
+		}
+		return append(b, s...), nil
+	case []any:
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendCanonical(b, e, depth+1); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool { return lessUTF16(keys[i], keys[j]) })
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendCanonicalString(b, k)
+			b = append(b, ':')
+			var err error
+			if b, err = appendCanonical(b, x[k], depth+1); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, '}'), nil
 	}
-	if plain {
-		return []byte(`"` + s + `"`), nil
+	return nil, fmt.Errorf("unexpected JSON value %T", v)
+}
+
+// appendCanonicalString writes a string as RFC 8785 does: only the quote,
+// the backslash and control characters are escaped, with the short forms
+// where JSON has them and \u00xx in lower-case hex otherwise.
+func appendCanonicalString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[start:i]...)
+		switch c {
+		case '"':
+			b = append(b, '\\', '"')
+		case '\\':
+			b = append(b, '\\', '\\')
+		case '\b':
+			b = append(b, '\\', 'b')
+		case '\f':
+			b = append(b, '\\', 'f')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		start = i + 1
 	}
-	quoted, err := json.Marshal(s)
-	if err != nil {
-		return nil, err
-	}
-	return jcs.Transform(quoted)
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 // lessUTF16 orders strings by their UTF-16 code units, as RFC 8785 sorts
-// member names.
+// member names. Byte order agrees with it except where a character beyond
+// the Basic Multilingual Plane meets one in U+E000–U+FFFF.
 func lessUTF16(a, b string) bool {
+	if isASCII(a) && isASCII(b) {
+		return a < b
+	}
 	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
 	for i := 0; i < len(ua) && i < len(ub); i++ {
 		if ua[i] != ub[i] {
@@ -276,6 +345,15 @@ func lessUTF16(a, b string) bool {
 		}
 	}
 	return len(ua) < len(ub)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func digest(b []byte) string {

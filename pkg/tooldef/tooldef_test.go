@@ -235,7 +235,7 @@ func TestCorpusParsesAndReorderingKeepsFingerprints(t *testing.T) {
 			continue
 		}
 		for _, tool := range cat.Tools {
-			raw, _ := json.Marshal(tool.Fields)
+			raw, _ := json.Marshal(tool.Object)
 			// The canonical form assembled part by part equals the
 			// canonicaliser's output over the whole definition.
 			if whole, err := jcs.Transform(raw); err != nil || string(whole) != string(tool.Canonical()) {
