@@ -102,7 +102,8 @@ func readSignals(t *tooldef.Tool) signals {
 		}
 	}
 	if s.act == actNone {
-		for _, w := range words(t.Description, 200)[:min(12, len(words(t.Description, 200)))] {
+		opening := words(t.Description, 200)
+		for _, w := range opening[:min(12, len(opening))] {
 			if a, ok := conjugatedVerb(w); ok {
 				s.act, s.verb, s.actSource = a, w, "description"
 				break
@@ -174,6 +175,10 @@ func conjugatedVerb(w string) (action, bool) {
 	return actNone, false
 }
 
+// separators are dropped from parameter names before they are compared
+// with the lists: allNamespaces, all_namespaces and all-namespaces match.
+var separators = strings.NewReplacer("_", "", "-", "", ".", "")
+
 var actionParamWords = map[string]bool{"mode": true, "action": true, "operation": true, "op": true, "command": true,
 	"subcommand": true, "method": true, "task": true, "verb": true, "type": true, "run": true}
 
@@ -197,7 +202,7 @@ func readSchema(s *signals, schema any) {
 	s.propCount = len(names)
 	for _, name := range names {
 		p, _ := props[name].(map[string]any)
-		flat := strings.ToLower(strings.NewReplacer("_", "", "-", "", ".", "").Replace(name))
+		flat := strings.ToLower(separators.Replace(name))
 		toks := Tokenize(name)
 		typ, _ := p["type"].(string)
 

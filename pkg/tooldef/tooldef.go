@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"unicode/utf16"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/gowebpki/jcs"
 )
 
@@ -90,15 +91,16 @@ func ParseTool(raw []byte) (*Tool, error) {
 	// risk engine walks, and the canonical form, which is written from the
 	// decoded tree (numbers are kept as written, so nothing is rounded
 	// before RFC 8785 formats them).
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	v, err := decode(raw)
+	if err != nil {
 		return nil, fmt.Errorf("tool is not valid JSON: %w", err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("tool is followed by more data")
-	}
+	return parseToolValue(v)
+}
+
+// parseToolValue builds a Tool from a decoded JSON value (numbers as
+// json.Number).
+func parseToolValue(v any) (*Tool, error) {
 	obj, ok := v.(map[string]any)
 	if !ok {
 		if v == nil {
@@ -392,71 +394,59 @@ func ParseCatalogue(data []byte, limits Limits) (*Catalogue, error) {
 	if limits.MaxBytes > 0 && int64(len(data)) > limits.MaxBytes {
 		return nil, fmt.Errorf("input is %d bytes, over the limit of %d", len(data), limits.MaxBytes)
 	}
-	var top any
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&top); err != nil {
-		return nil, positionError(data, err)
+	// One decode of the whole input; every tool is built from the decoded
+	// tree, so no byte is parsed twice.
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, errors.New("input is empty: want JSON")
 	}
-	if _, err := dec.Token(); err == nil {
-		return nil, fmt.Errorf("%s: unexpected data after the JSON value", position(data, dec.InputOffset()))
+	top, err := decode(data)
+	if err != nil {
+		return nil, positionError(data, err)
 	}
 
 	cat := &Catalogue{}
-	var rawTools json.RawMessage
-	switch top.(type) {
+	var tools any
+	switch v := top.(type) {
 	case []any:
-		rawTools = json.RawMessage(bytes.TrimSpace(data))
+		tools = v
 	case map[string]any:
-		obj := map[string]json.RawMessage{}
-		if err := json.Unmarshal(data, &obj); err != nil {
-			return nil, positionError(data, err)
-		}
-		if errRaw, ok := obj["error"]; ok {
-			return nil, fmt.Errorf("input is a JSON-RPC error response: %s", truncate(string(errRaw), 200))
+		obj := v
+		if errVal, ok := obj["error"]; ok {
+			b, _ := json.Marshal(errVal)
+			return nil, fmt.Errorf("input is a JSON-RPC error response: %s", truncate(string(b), 200))
 		}
 		if res, ok := obj["result"]; ok {
-			obj = map[string]json.RawMessage{}
-			if err := json.Unmarshal(res, &obj); err != nil {
+			if obj, ok = res.(map[string]any); !ok {
 				return nil, errors.New(`"result" is not an object with a "tools" array`)
 			}
 		}
-		if _, ok := obj["nextCursor"]; ok {
-			var cursor string
-			_ = json.Unmarshal(obj["nextCursor"], &cursor)
-			if cursor != "" {
-				return nil, errors.New(`input is one page of several ("nextCursor" is set): save every page's tools in one array`)
-			}
+		if cursor, _ := obj["nextCursor"].(string); cursor != "" {
+			return nil, errors.New(`input is one page of several ("nextCursor" is set): save every page's tools in one array`)
 		}
-		tools, ok := obj["tools"]
-		if !ok {
+		var ok bool
+		if tools, ok = obj["tools"]; !ok {
 			return nil, errors.New(`object has no "tools" key: want a tools array, a tools/list result or a JSON-RPC response`)
 		}
-		rawTools = tools
-		if init, ok := obj["initialize"]; ok {
-			var i struct {
-				Instructions string `json:"instructions"`
-				ServerInfo   struct {
-					Name string `json:"name"`
-				} `json:"serverInfo"`
-			}
-			if json.Unmarshal(init, &i) == nil {
-				cat.Instructions, cat.ServerName = i.Instructions, i.ServerInfo.Name
+		if init, ok := obj["initialize"].(map[string]any); ok {
+			cat.Instructions, _ = init["instructions"].(string)
+			if info, ok := init["serverInfo"].(map[string]any); ok {
+				cat.ServerName, _ = info["name"].(string)
 			}
 		}
 	default:
 		return nil, fmt.Errorf("input is a JSON %s: want a tools array, a tools/list result or a JSON-RPC response", jsonKind(top))
 	}
 
-	var list []json.RawMessage
-	if err := json.Unmarshal(rawTools, &list); err != nil {
+	list, ok := tools.([]any)
+	if !ok {
 		return nil, errors.New(`"tools" is not an array`)
 	}
 	if limits.MaxTools > 0 && len(list) > limits.MaxTools {
 		return nil, fmt.Errorf("%d tools, over the limit of %d", len(list), limits.MaxTools)
 	}
 	seen := map[string]int{}
-	for i, raw := range list {
-		t, err := ParseTool(raw)
+	for i, v := range list {
+		t, err := parseToolValue(v)
 		if err != nil {
 			return nil, fmt.Errorf("tools[%d]: %w", i, err)
 		}
@@ -485,19 +475,19 @@ func jsonKind(v any) string {
 
 // positionError turns a decoding error into one that names line and column.
 func positionError(data []byte, err error) error {
-	var syn *json.SyntaxError
-	if errors.As(err, &syn) {
-		return fmt.Errorf("%s: not valid JSON: %v", position(data, syn.Offset), syn)
-	}
-	var typ *json.UnmarshalTypeError
-	if errors.As(err, &typ) {
-		return fmt.Errorf("%s: %v", position(data, typ.Offset), typ)
-	}
-	if errors.Is(err, io.EOF) {
-		return errors.New("input is empty: want JSON")
-	}
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return fmt.Errorf("%s: JSON ends early", position(data, int64(len(data))))
+	}
+	msg := err.Error()
+	var syn *jsontext.SyntacticError
+	if errors.As(err, &syn) && syn.Err != nil {
+		msg = syn.Err.Error()
+		if syn.JSONPointer != "" {
+			msg += " at " + string(syn.JSONPointer)
+		}
+	}
+	if offset, ok := errorOffset(err); ok {
+		return fmt.Errorf("%s: not valid JSON: %s", position(data, offset), msg)
 	}
 	return fmt.Errorf("not valid JSON: %w", err)
 }
