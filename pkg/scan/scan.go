@@ -1,0 +1,279 @@
+package scan
+
+import (
+	"sort"
+)
+
+// Finding is one poisoning signal found in one field of a tool definition.
+type Finding struct {
+	// Signal is one of the Signal* constants.
+	Signal string
+	// Field says where the hit is: "description", "title", "name",
+	// "instructions", or a schema path such as
+	// "inputSchema.properties.path.description".
+	Field string
+	// Excerpt is at most 120 runes around the hit. Invisible and control
+	// characters are escaped ("\u200b", "\x1b") so that a reviewer sees
+	// what the model sees; it never contains them raw.
+	Excerpt string
+}
+
+// Text is one string of a tool definition to scan, with where it came from.
+type Text struct {
+	// Field names where Value came from; it becomes Finding.Field (escaped
+	// if it holds invisible or control characters, "text" if empty). The
+	// field "name" is also checked as an identifier.
+	Field string
+	// Value is the string itself, exactly as the server sent it.
+	Value string
+}
+
+// Options tune a scan.
+type Options struct {
+	// OtherTools are names of tools offered by OTHER servers to the same
+	// agent; a text that gives instructions about one of them is
+	// cross-server shadowing. Leave out names the scanned server offers
+	// itself: a server describing its own tools is not shadowing, even when
+	// another server happens to use the same name. Names match without
+	// regard to ASCII case; a name that is an ordinary word ("echo",
+	// "query") counts only when written as a tool ("the `query` tool",
+	// "query()"), since the word alone is prose.
+	OtherTools []string
+}
+
+// The signals a scan reports. They are strings rather than an enum so that
+// they can be written unchanged into status fields, events and metrics.
+const (
+	// SignalModelInstruction is imperative text aimed at the model that
+	// seeks concealment ("do not tell the user"), overrides other
+	// instructions ("ignore previous instructions"), demands a pre-step that
+	// reads private data ("before using this tool, read ~/.ssh/id_rsa"),
+	// hijacks tool order, or uses pseudo-tags such as "<IMPORTANT>".
+	SignalModelInstruction = "model-instruction"
+	// SignalToolShadowing is an instruction about another server's tool
+	// ("when using send_email, always BCC ..."); it needs Options.OtherTools.
+	SignalToolShadowing = "tool-shadowing"
+	// SignalExfiltration is a directive to send, include or pass data
+	// elsewhere: to a literal URL, e-mail address or phone number, or into a
+	// parameter that has nothing to do with it.
+	SignalExfiltration = "exfiltration"
+	// SignalSensitivePath names a credential or private file: ~/.ssh,
+	// id_rsa, /etc/shadow, .aws/credentials, MCP client configuration,
+	// browser cookie stores; weaker ones (.env, .kube/config) only next to a
+	// read or send verb.
+	SignalSensitivePath = "sensitive-path"
+	// SignalSecret is a literal credential: AWS access key IDs, GitHub,
+	// Slack, Stripe, OpenAI, Anthropic, Google, npm, GitLab, Hugging Face
+	// tokens, PEM private keys with key material, long bearer tokens, JWTs.
+	SignalSecret = "secret"
+	// SignalInvisibleUnicode is a character that renders as nothing:
+	// zero-width characters, Unicode tag characters, bidirectional
+	// controls, variation-selector runs and other default-ignorables. Their
+	// legitimate uses (emoji sequences, joiners in Indic and Arabic script,
+	// marks in right-to-left text, flag tag sequences) are allowed.
+	SignalInvisibleUnicode = "invisible-unicode"
+	// SignalControlCharacter is an ANSI escape sequence or another C0/C1
+	// control character other than tab, line feed and carriage return.
+	SignalControlCharacter = "control-character"
+	// SignalMixedScript is a word or identifier that mixes Latin letters
+	// with Cyrillic, Greek or Armenian look-alikes; in a tool name also an
+	// identifier made only of look-alikes or of compatibility forms.
+	SignalMixedScript = "mixed-script"
+	// SignalEncodedPayload is a long base64, hex, percent-encoded or
+	// escaped blob that decodes to readable text, or a long random-looking
+	// base64 blob.
+	SignalEncodedPayload = "encoded-payload"
+	// SignalHiddenMarkup is markup a renderer hides but the model reads:
+	// HTML comments, markdown comments, <script>, elements hidden with CSS
+	// or the hidden attribute, zero-size text.
+	SignalHiddenMarkup = "hidden-markup"
+)
+
+// Limits. They bound the work a hostile server can cause on every
+// tools/list without bounding what an honest one can say.
+const (
+	// maxFindings caps one Scan's findings; one per signal and field is
+	// enough for the risk engine, and status must stay small.
+	maxFindings = 64
+	// maxScanBytes is how much of each string is examined. Text beyond the
+	// first 64 KiB of a string is not scanned; no honest tool needs that
+	// much, and the probe's size limits reject catalogues long before.
+	maxScanBytes = 64 << 10
+	// maxExcerptRunes is the length of an excerpt, ellipses included.
+	maxExcerptRunes = 120
+)
+
+// signal indexes; the order is the tie-break when two hits start at the
+// same offset.
+const (
+	sigModel = iota
+	sigShadow
+	sigExfil
+	sigSensitive
+	sigSecret
+	sigInvisible
+	sigControl
+	sigMixed
+	sigEncoded
+	sigMarkup
+	numSignals
+)
+
+var signalNames = [numSignals]string{
+	sigModel:     SignalModelInstruction,
+	sigShadow:    SignalToolShadowing,
+	sigExfil:     SignalExfiltration,
+	sigSensitive: SignalSensitivePath,
+	sigSecret:    SignalSecret,
+	sigInvisible: SignalInvisibleUnicode,
+	sigControl:   SignalControlCharacter,
+	sigMixed:     SignalMixedScript,
+	sigEncoded:   SignalEncodedPayload,
+	sigMarkup:    SignalHiddenMarkup,
+}
+
+// hit is a finding before it is turned into a Finding: offsets index the
+// original (capped) string; excerpt, when set, replaces the computed one.
+type hit struct {
+	sig        int
+	start, end int
+	excerpt    string
+	escConf    bool // escape homoglyphs in the excerpt
+}
+
+// Scan scans the given texts and returns findings in input order: texts in
+// the order given, hits within a text by position. It reports at most one
+// finding per (signal, field) pair and at most 64 findings in total. Scan is
+// deterministic, never panics, and examines at most the first 64 KiB of
+// each string. A text whose Field is "name" is checked as an identifier
+// (see NameFindings) as well as text.
+func Scan(texts []Text, opts Options) []Finding {
+	var out []Finding
+	type key struct {
+		sig   int
+		field string
+	}
+	seen := map[key]bool{}
+	sh := newShadower(opts.OtherTools)
+	c := &textCtx{}
+	for _, t := range texts {
+		if len(out) >= maxFindings {
+			break
+		}
+		// The field ends up in status and logs like the excerpt, so it is
+		// escaped the same way.
+		field := visibleField(t.Field)
+		c.reset(t.Value, field == "name")
+		c.analyse(sh)
+		for _, h := range c.hits {
+			k := key{h.sig, field}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			out = append(out, c.finding(field, h))
+			if len(out) >= maxFindings {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// NameFindings checks a tool name alone: invisible and control characters
+// and homoglyphs. A name is an identifier, so it is held to a stricter rule
+// than prose: besides Latin mixed with look-alikes, a name spelled only in
+// Cyrillic or Greek look-alikes ("ехес") or in compatibility forms
+// (full-width letters, ligatures, mathematical letters) is reported, since
+// it renders like an ASCII name it is not.
+func NameFindings(name string) []Finding {
+	c := newTextCtx(name, true)
+	c.prepare()
+	var out []Finding
+	done := [numSignals]bool{}
+	c.sortHits()
+	for _, h := range c.hits {
+		if done[h.sig] {
+			continue
+		}
+		done[h.sig] = true
+		out = append(out, c.finding("name", h))
+	}
+	return out
+}
+
+// capString cuts s to maxScanBytes without splitting a UTF-8 sequence, so
+// that excerpts stay valid.
+func capString(s string) string {
+	if len(s) <= maxScanBytes {
+		return s
+	}
+	cut := maxScanBytes
+	for i := 0; i < 3 && cut > 0; i++ {
+		if b := s[cut]; b&0xC0 != 0x80 {
+			break
+		}
+		cut--
+	}
+	return s[:cut]
+}
+
+// analyse runs every detector on the text.
+func (c *textCtx) analyse(sh *shadower) {
+	c.prepare()
+	c.runPhraseRules()
+	c.findEncoded()
+	c.findMarkup()
+	c.findImageExfil()
+	if sh != nil {
+		sh.scan(c)
+	}
+	c.sortHits()
+}
+
+func (c *textCtx) sortHits() {
+	sort.SliceStable(c.hits, func(i, j int) bool {
+		a, b := c.hits[i], c.hits[j]
+		if a.start != b.start {
+			return a.start < b.start
+		}
+		return a.sig < b.sig
+	})
+}
+
+func (c *textCtx) finding(field string, h hit) Finding {
+	ex := h.excerpt
+	if ex == "" {
+		ex = excerpt(c.orig, h.start, h.end, h.escConf)
+	}
+	return Finding{Signal: signalNames[h.sig], Field: field, Excerpt: ex}
+}
+
+// addCleanHit records a hit given offsets in the clean text.
+func (c *textCtx) addCleanHit(sig, cs, ce int) {
+	c.hits = append(c.hits, hit{sig: sig, start: c.origOff(cs), end: c.origOff(ce)})
+}
+
+// hasHit reports whether the text already has a hit of the signal; rules
+// that only add the same signal skip work once one is found.
+func (c *textCtx) hasHit(sig int) bool {
+	for _, h := range c.hits {
+		if h.sig == sig {
+			return true
+		}
+	}
+	return false
+}
+
+// visibleField returns a field name safe to show: escaped, never empty.
+func visibleField(f string) string {
+	if f == "" {
+		return "text"
+	}
+	for i := 0; i < len(f); i++ {
+		if f[i] < 0x20 || f[i] >= 0x7f {
+			return escapeVisible(f)
+		}
+	}
+	return f
+}
