@@ -148,13 +148,31 @@ type hit struct {
 // each string. A text whose Field is "name" is checked as an identifier
 // (see NameFindings) as well as text.
 func Scan(texts []Text, opts Options) []Finding {
+	return New(opts).Scan(texts)
+}
+
+// Scanner scans texts against one set of options. Building the index of
+// other servers' tool names once per server, rather than once per tool,
+// matters when hundreds of tools are scanned against hundreds of names. A
+// Scanner is safe for concurrent use.
+type Scanner struct {
+	sh *shadower
+}
+
+// New prepares a Scanner for opts.
+func New(opts Options) *Scanner {
+	return &Scanner{sh: newShadower(opts.OtherTools)}
+}
+
+// Scan scans texts as the package-level Scan does.
+func (s *Scanner) Scan(texts []Text) []Finding {
 	var out []Finding
 	type key struct {
 		sig   int
 		field string
 	}
 	seen := map[key]bool{}
-	sh := newShadower(opts.OtherTools)
+	sh := s.sh
 	c := &textCtx{}
 	for _, t := range texts {
 		if len(out) >= maxFindings {

@@ -72,8 +72,9 @@ func Vet(servers []Server) Report {
 	for _, s := range servers {
 		posture := risk.AssessServer(s.Posture)
 		sr := ServerReport{Server: s.Name, Reasons: nonNil(posture.Reasons), Findings: []risk.Finding{}, Tools: len(s.Catalogue.Tools)}
+		scanner := scan.New(scan.Options{OtherTools: otherTools(servers, s.Name)})
 		if s.Catalogue.Instructions != "" {
-			for _, f := range scan.Scan([]scan.Text{{Field: "instructions", Value: s.Catalogue.Instructions}}, scan.Options{OtherTools: otherTools(servers, s.Name)}) {
+			for _, f := range scanner.Scan([]scan.Text{{Field: "instructions", Value: s.Catalogue.Instructions}}) {
 				sr.Findings = append(sr.Findings, risk.Finding(f))
 			}
 			if len(sr.Findings) > 0 {
@@ -86,9 +87,8 @@ func Vet(servers []Server) Report {
 		sr.Level, sr.Floor = posture.Level.String(), posture.Floor
 		report.Servers = append(report.Servers, sr)
 
-		others := otherTools(servers, s.Name)
 		for _, t := range s.Catalogue.Tools {
-			findings := scanTool(t, others)
+			findings := scanTool(scanner, t)
 			if len(offeredBy[t.Name]) > 1 {
 				findings = append(findings, risk.Finding{
 					Signal: "name-collision", Field: "name",
@@ -108,7 +108,7 @@ func Vet(servers []Server) Report {
 }
 
 // scanTool scans every string of a definition the model will read.
-func scanTool(t *tooldef.Tool, otherTools []string) []risk.Finding {
+func scanTool(scanner *scan.Scanner, t *tooldef.Tool) []risk.Finding {
 	texts := []scan.Text{{Field: "title", Value: t.Title}, {Field: "description", Value: t.Description}}
 	if title, ok := t.Annotations["title"].(string); ok && title != t.Title {
 		texts = append(texts, scan.Text{Field: "annotations.title", Value: title})
@@ -119,7 +119,7 @@ func scanTool(t *tooldef.Tool, otherTools []string) []risk.Finding {
 	for _, f := range scan.NameFindings(t.Name) {
 		out = append(out, risk.Finding(f))
 	}
-	for _, f := range scan.Scan(texts, scan.Options{OtherTools: otherTools}) {
+	for _, f := range scanner.Scan(texts) {
 		out = append(out, risk.Finding(f))
 	}
 	return out
