@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"unicode/utf16"
@@ -193,9 +194,10 @@ func (t *Tool) computeDigests() error {
 	for k := range t.Object {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool { return lessUTF16(keys[i], keys[j]) })
+	slices.SortFunc(keys, compareUTF16)
 
 	t.partDigests = make(map[string]string, len(Parts))
+	var w canonicalWriter
 	whole := make([]byte, 0, 1024)
 	var other []byte
 	whole = append(whole, '{')
@@ -208,7 +210,7 @@ func (t *Tool) computeDigests() error {
 		whole = append(whole, ':')
 		valueStart := len(whole)
 		var err error
-		whole, err = appendCanonical(whole, t.Object[key], 0)
+		whole, err = w.append(whole, t.Object[key], 0)
 		if err != nil {
 			return fmt.Errorf("%s: %w", key, err)
 		}
@@ -236,8 +238,19 @@ func (t *Tool) computeDigests() error {
 // maxDepth bounds nesting, so a hostile definition cannot exhaust the stack.
 const maxDepth = 128
 
+// canonicalWriter appends RFC 8785 forms, reusing one buffer of member
+// names across objects so that sorting them allocates nothing per object.
+type canonicalWriter struct {
+	keys []string
+}
+
 // appendCanonical appends the RFC 8785 form of a decoded JSON value.
 func appendCanonical(b []byte, v any, depth int) ([]byte, error) {
+	var w canonicalWriter
+	return w.append(b, v, depth)
+}
+
+func (w *canonicalWriter) append(b []byte, v any, depth int) ([]byte, error) {
 	if depth > maxDepth {
 		return nil, fmt.Errorf("nested deeper than %d levels", maxDepth)
 	}
@@ -268,29 +281,36 @@ func appendCanonical(b []byte, v any, depth int) ([]byte, error) {
 				b = append(b, ',')
 			}
 			var err error
-			if b, err = appendCanonical(b, e, depth+1); err != nil {
+			if b, err = w.append(b, e, depth+1); err != nil {
 				return nil, err
 			}
 		}
 		return append(b, ']'), nil
 	case map[string]any:
-		keys := make([]string, 0, len(x))
+		// This object's names live at the end of the shared buffer while
+		// its members are written; nested objects push theirs after them.
+		base := len(w.keys)
 		for k := range x {
-			keys = append(keys, k)
+			w.keys = append(w.keys, k)
 		}
-		sort.Slice(keys, func(i, j int) bool { return lessUTF16(keys[i], keys[j]) })
+		keys := w.keys[base:]
+		slices.SortFunc(keys, compareUTF16)
 		b = append(b, '{')
-		for i, k := range keys {
-			if i > 0 {
+		for i := base; i < len(w.keys) && i-base < len(x); i++ {
+			k := w.keys[i]
+			if i > base {
 				b = append(b, ',')
 			}
 			b = appendCanonicalString(b, k)
 			b = append(b, ':')
 			var err error
-			if b, err = appendCanonical(b, x[k], depth+1); err != nil {
+			if b, err = w.append(b, x[k], depth+1); err != nil {
 				return nil, err
 			}
+			// A nested object may have grown the buffer; this object's
+			// names are still at base … base+len(x).
 		}
+		w.keys = w.keys[:base]
 		return append(b, '}'), nil
 	}
 	return nil, fmt.Errorf("unexpected JSON value %T", v)
@@ -331,6 +351,17 @@ func appendCanonicalString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// compareUTF16 is lessUTF16 as a three-way comparison, for slices.SortFunc.
+func compareUTF16(a, b string) int {
+	switch {
+	case a == b:
+		return 0
+	case lessUTF16(a, b):
+		return -1
+	}
+	return 1
 }
 
 // lessUTF16 orders strings by their UTF-16 code units, as RFC 8785 sorts

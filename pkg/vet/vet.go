@@ -2,7 +2,6 @@ package vet
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/toolgate/toolgate/pkg/risk"
 	"github.com/toolgate/toolgate/pkg/scan"
@@ -135,7 +134,6 @@ func otherTools(servers []Server, except string) []string {
 			names = append(names, t.Name)
 		}
 	}
-	sort.Strings(names)
 	return names
 }
 
