@@ -132,8 +132,8 @@ func readSignals(t *tooldef.Tool) signals {
 	if head := headNoun(s.objects); telemetryNouns[head] && (s.act == actRead) {
 		s.act = actObserve
 	}
-	if (s.verb == "start" || s.verb == "stop") && telemetryNouns[headNoun(s.objects)] {
-		s.act = actObserve
+	if (s.verb == "start" || s.verb == "stop") && recordingNouns[headNoun(s.objects)] {
+		s.act = actObserve // starting a recording observes; starting a process does not
 	}
 
 	desc := strings.ToLower(t.Description)

@@ -157,6 +157,10 @@ var telemetryNouns = map[string]bool{
 	"recording": true, "video": true, "console": true, "network": true, "call": true, "search": false,
 }
 
+// recordingNouns are what a start or stop only observes.
+var recordingNouns = map[string]bool{"recording": true, "tracing": true, "trace": true, "video": true,
+	"logging": true, "log": true, "profiling": true, "profile": true, "capture": true}
+
 // scope words found in parameter names and tool names, and the blast radius
 // they imply.
 var scopeWords = map[string]string{

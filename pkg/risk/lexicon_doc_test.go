@@ -36,6 +36,7 @@ func lexiconLists() map[string][]string {
 	keys("privilege-nouns", privilegeNouns)
 	keys("money-nouns", moneyNouns)
 	keys("telemetry-nouns", telemetryNouns)
+	keys("recording-nouns", recordingNouns)
 	keys("session-verbs", sessionVerbs)
 	keys("service-verbs", serviceVerbs)
 	keys("member-nouns", memberNouns)

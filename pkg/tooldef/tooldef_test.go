@@ -250,3 +250,63 @@ func TestCorpusParsesAndReorderingKeepsFingerprints(t *testing.T) {
 	}
 	t.Logf("%d tools in %d files parsed and fingerprinted", n, len(files))
 }
+
+// TestCorpusEveryEditChangesTheFingerprint is the property over real
+// definitions: editing the description, the schema or one annotation of any
+// tool changes its fingerprint, and Compare names the part.
+func TestCorpusEveryEditChangesTheFingerprint(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(corpusDir(t), "*.json"))
+	edits := map[string]func(obj map[string]any){
+		PartDescription: func(obj map[string]any) {
+			d, _ := obj["description"].(string)
+			obj["description"] = d + "."
+		},
+		PartInputSchema: func(obj map[string]any) {
+			s, _ := obj["inputSchema"].(map[string]any)
+			if s == nil {
+				s = map[string]any{"type": "object"}
+			}
+			props, _ := s["properties"].(map[string]any)
+			if props == nil {
+				props = map[string]any{}
+			}
+			props["sidenote"] = map[string]any{"type": "string"}
+			s["properties"] = props
+			obj["inputSchema"] = s
+		},
+		PartAnnotations: func(obj map[string]any) {
+			ann := obj["annotations"].(map[string]any)
+			ann["destructiveHint"] = !ann["destructiveHint"].(bool)
+		},
+	}
+	n := 0
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		cat, err := ParseCatalogue(data, DefaultLimits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range cat.Tools {
+			raw, _ := json.Marshal(tool.Object)
+			for part, edit := range edits {
+				var obj map[string]any
+				if err := json.Unmarshal(raw, &obj); err != nil {
+					t.Fatal(err)
+				}
+				edit(obj)
+				edited, _ := json.Marshal(obj)
+				changed := mustParse(t, string(edited))
+				d := Compare(tool, changed)
+				if d == nil || changed.Fingerprint() == tool.Fingerprint() {
+					t.Errorf("%s/%s: editing %s kept the fingerprint", filepath.Base(f), tool.Name, part)
+					continue
+				}
+				if len(d.Parts) != 1 || d.Parts[0] != part {
+					t.Errorf("%s/%s: editing %s reported parts %v", filepath.Base(f), tool.Name, part, d.Parts)
+				}
+				n++
+			}
+		}
+	}
+	t.Logf("%d edits of corpus tools, each one detected", n)
+}
