@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/toolgate/toolgate/internal/corpus"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -24,13 +24,7 @@ func run(t *testing.T, stdin string, args ...string) (int, string, string) {
 
 func corpusServers(t *testing.T) []string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "corpus", "dev", "servers")
-	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
-	if len(files) == 0 {
-		t.Skipf("development corpus not found at %s", dir)
-	}
-	return files
+	return corpus.Servers(t)
 }
 
 // TestScoreCorpusGolden scores every server of the development corpus and

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/toolgate/toolgate/internal/corpus"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,11 +22,7 @@ type label struct {
 }
 
 func corpusRoot(t testing.TB) string {
-	dir := filepath.Join("..", "..", "..", "shared", "corpus", "dev")
-	if _, err := os.Stat(filepath.Join(dir, "labels.jsonl")); err != nil {
-		t.Skipf("development corpus not found at %s", dir)
-	}
-	return dir
+	return corpus.Dir(t)
 }
 
 // loadCorpus assesses every tool of the development corpus, keyed by

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"encoding/json"
+	"github.com/toolgate/toolgate/internal/corpus"
 	"os"
 	"path/filepath"
 	"sort"
@@ -33,18 +34,9 @@ type corpusServer struct {
 	Tools []corpusTool `json:"tools"`
 }
 
-// corpusDir finds <repo root>/../shared/corpus/dev/servers; the repository
-// root is two levels above this package.
+// corpusDir is the corpus's servers directory.
 func corpusDir(tb testing.TB) string {
-	wd, err := os.Getwd()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	dir := filepath.Join(wd, "..", "..", "..", "shared", "corpus", "dev", "servers")
-	if _, err := os.Stat(dir); err != nil {
-		tb.Skipf("development corpus not found at %s (it lives beside the repository, in shared/corpus/dev/servers); skipping", dir)
-	}
-	return dir
+	return filepath.Join(corpus.Dir(tb), "servers")
 }
 
 func loadCorpusServers(tb testing.TB) []corpusServer {

@@ -2,6 +2,7 @@ package tooldef
 
 import (
 	"encoding/json"
+	"github.com/toolgate/toolgate/internal/corpus"
 	"os"
 	"path/filepath"
 	"strings"
@@ -211,11 +212,7 @@ func TestParseCatalogueErrors(t *testing.T) {
 
 // corpusDir is the shared development corpus beside the repository.
 func corpusDir(t testing.TB) string {
-	dir := filepath.Join("..", "..", "..", "shared", "corpus", "dev", "servers")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("development corpus not found at %s", dir)
-	}
-	return dir
+	return filepath.Join(corpus.Dir(t), "servers")
 }
 
 func TestCorpusParsesAndReorderingKeepsFingerprints(t *testing.T) {

@@ -3,8 +3,8 @@ package vet
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/toolgate/toolgate/internal/corpus"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -72,10 +72,7 @@ func TestVetReportShapeIsStable(t *testing.T) {
 // corpus — parse, canonicalise and fingerprint, scan, infer and score — on
 // the catalogues as saved, one server at a time.
 func BenchmarkVetCorpus(b *testing.B) {
-	files, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "corpus", "dev", "servers", "*.json"))
-	if len(files) == 0 {
-		b.Skip("development corpus not found")
-	}
+	files := corpus.Servers(b)
 	var raws [][]byte
 	tools := 0
 	for _, f := range files {
