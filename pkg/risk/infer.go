@@ -51,8 +51,8 @@ func readSignals(t *tooldef.Tool) signals {
 	tokens := Tokenize(t.Name)
 	s.tokens = tokens
 
-	// The first verb of the name is its action; an irreversible or
-	// executing verb anywhere in the name counts too, so k8s_delete_pod and
+	// The first verb of the name is its action; a deleting or irreversible
+	// verb anywhere in the name counts too, so k8s_delete_pod and
 	// pods_delete read as deletes.
 	primary := -1
 	for i, tok := range tokens {
