@@ -42,7 +42,7 @@ func BenchmarkDecode(b *testing.B) {
 	b.Run("jsontext", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			for _, d := range data {
-				if _, err := decode(d); err != nil {
+				if _, err := decode(d, 0); err != nil {
 					b.Fatal(err)
 				}
 			}

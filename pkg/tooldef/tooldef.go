@@ -92,7 +92,7 @@ func ParseTool(raw []byte) (*Tool, error) {
 	// risk engine walks, and the canonical form, which is written from the
 	// decoded tree (numbers are kept as written, so nothing is rounded
 	// before RFC 8785 formats them).
-	v, err := decode(raw)
+	v, err := decode(raw, 0)
 	if err != nil {
 		return nil, fmt.Errorf("tool is not valid JSON: %w", err)
 	}
@@ -411,11 +411,18 @@ type Limits struct {
 	MaxBytes int64
 	// MaxTools is the most tools accepted.
 	MaxTools int
+	// MaxStringBytes is the longest string accepted anywhere in the input;
+	// zero means no limit.
+	MaxStringBytes int
 }
 
 // DefaultLimits are generous for real servers and small enough that a
 // hostile one cannot exhaust memory.
-var DefaultLimits = Limits{MaxBytes: 32 << 20, MaxTools: 5000}
+var DefaultLimits = Limits{MaxBytes: 32 << 20, MaxTools: 5000, MaxStringBytes: 1 << 20}
+
+// ErrTooLarge marks a catalogue refused for exceeding a Limit, as opposed
+// to one that is malformed.
+var ErrTooLarge = errors.New("over a limit")
 
 // ParseCatalogue reads a tools/list result in any of the shapes people save:
 // a bare array of tools, an object with a "tools" key (a tools/list result,
@@ -423,15 +430,18 @@ var DefaultLimits = Limits{MaxBytes: 32 << 20, MaxTools: 5000}
 // whose "result" is such an object. Errors name the position in the input.
 func ParseCatalogue(data []byte, limits Limits) (*Catalogue, error) {
 	if limits.MaxBytes > 0 && int64(len(data)) > limits.MaxBytes {
-		return nil, fmt.Errorf("input is %d bytes, over the limit of %d", len(data), limits.MaxBytes)
+		return nil, fmt.Errorf("input is %d bytes, over the limit of %d: %w", len(data), limits.MaxBytes, ErrTooLarge)
 	}
 	// One decode of the whole input; every tool is built from the decoded
 	// tree, so no byte is parsed twice.
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("input is empty: want JSON")
 	}
-	top, err := decode(data)
+	top, err := decode(data, limits.MaxStringBytes)
 	if err != nil {
+		if errors.Is(err, ErrTooLarge) {
+			return nil, fmt.Errorf("%s: %w", position(data, mustOffset(err)), err)
+		}
 		return nil, positionError(data, err)
 	}
 
@@ -473,7 +483,7 @@ func ParseCatalogue(data []byte, limits Limits) (*Catalogue, error) {
 		return nil, errors.New(`"tools" is not an array`)
 	}
 	if limits.MaxTools > 0 && len(list) > limits.MaxTools {
-		return nil, fmt.Errorf("%d tools, over the limit of %d", len(list), limits.MaxTools)
+		return nil, fmt.Errorf("%d tools, over the limit of %d: %w", len(list), limits.MaxTools, ErrTooLarge)
 	}
 	seen := map[string]int{}
 	for i, v := range list {

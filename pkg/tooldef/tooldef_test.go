@@ -2,6 +2,7 @@ package tooldef
 
 import (
 	"encoding/json"
+	"errors"
 	"github.com/toolgate/toolgate/internal/corpus"
 	"os"
 	"path/filepath"
@@ -207,6 +208,17 @@ func TestParseCatalogueErrors(t *testing.T) {
 	}
 	if _, err := ParseCatalogue([]byte(`[{"name":"a"},{"name":"b"}]`), Limits{MaxTools: 1}); err == nil || !strings.Contains(err.Error(), "2 tools, over the limit of 1") {
 		t.Errorf("too many tools: %v", err)
+	}
+	long := `[{"name":"a","description":"` + strings.Repeat("x", 100) + `"}]`
+	_, err := ParseCatalogue([]byte(long), Limits{MaxStringBytes: 64})
+	if err == nil || !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "a string of 100 bytes, over the limit of 64") {
+		t.Errorf("overlong string: %v", err)
+	}
+	two := `[{"name":"a"},{"name":"b"}]`
+	for _, lim := range []Limits{{MaxBytes: int64(len(two) - 1)}, {MaxTools: 1}} {
+		if _, err := ParseCatalogue([]byte(two), lim); !errors.Is(err, ErrTooLarge) {
+			t.Errorf("limit %+v: %v does not wrap ErrTooLarge", lim, err)
+		}
 	}
 }
 
