@@ -122,12 +122,8 @@ type offsetError struct {
 	err    error
 }
 
-func (e *offsetError) Error() string {
-	if e.err != nil {
-		return e.msg + ": " + e.err.Error()
-	}
-	return e.msg
-}
+// Error is the message alone: err only classifies it (ErrTooLarge).
+func (e *offsetError) Error() string { return e.msg }
 
 func (e *offsetError) Unwrap() error { return e.err }
 

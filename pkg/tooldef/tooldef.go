@@ -424,13 +424,20 @@ var DefaultLimits = Limits{MaxBytes: 32 << 20, MaxTools: 5000, MaxStringBytes: 1
 // to one that is malformed.
 var ErrTooLarge = errors.New("over a limit")
 
+// limitError is a message that classifies as ErrTooLarge without repeating
+// it.
+type limitError struct{ msg string }
+
+func (e *limitError) Error() string        { return e.msg }
+func (e *limitError) Is(target error) bool { return target == ErrTooLarge }
+
 // ParseCatalogue reads a tools/list result in any of the shapes people save:
 // a bare array of tools, an object with a "tools" key (a tools/list result,
 // or a capture with "initialize" beside it), or a whole JSON-RPC response
 // whose "result" is such an object. Errors name the position in the input.
 func ParseCatalogue(data []byte, limits Limits) (*Catalogue, error) {
 	if limits.MaxBytes > 0 && int64(len(data)) > limits.MaxBytes {
-		return nil, fmt.Errorf("input is %d bytes, over the limit of %d: %w", len(data), limits.MaxBytes, ErrTooLarge)
+		return nil, &limitError{fmt.Sprintf("input is %d bytes, over the limit of %d", len(data), limits.MaxBytes)}
 	}
 	// One decode of the whole input; every tool is built from the decoded
 	// tree, so no byte is parsed twice.
@@ -483,7 +490,7 @@ func ParseCatalogue(data []byte, limits Limits) (*Catalogue, error) {
 		return nil, errors.New(`"tools" is not an array`)
 	}
 	if limits.MaxTools > 0 && len(list) > limits.MaxTools {
-		return nil, fmt.Errorf("%d tools, over the limit of %d: %w", len(list), limits.MaxTools, ErrTooLarge)
+		return nil, &limitError{fmt.Sprintf("%d tools, over the limit of %d", len(list), limits.MaxTools)}
 	}
 	seen := map[string]int{}
 	for i, v := range list {
