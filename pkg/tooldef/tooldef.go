@@ -82,6 +82,23 @@ func (t *Tool) Canonical() []byte { return t.canonical }
 // Fingerprint returns "sha256:" and the hex SHA-256 of Canonical.
 func (t *Tool) Fingerprint() string { return t.fingerprint }
 
+// BodyFingerprint is the fingerprint of the definition without its name.
+// Two tools with equal bodies are one definition under two names: renaming
+// a tool that awaits review or was rejected must not launder it.
+func (t *Tool) BodyFingerprint() (string, error) {
+	body := make(map[string]any, len(t.Object))
+	for k, v := range t.Object {
+		if k != PartName {
+			body[k] = v
+		}
+	}
+	b, err := appendCanonical(nil, body, 0)
+	if err != nil {
+		return "", err
+	}
+	return digest(b), nil
+}
+
 // PartDigests returns the digest of each part of the definition; an absent
 // part has no entry.
 func (t *Tool) PartDigests() map[string]string { return t.partDigests }

@@ -319,3 +319,25 @@ func TestCorpusEveryEditChangesTheFingerprint(t *testing.T) {
 	}
 	t.Logf("%d edits of corpus tools, each one detected", n)
 }
+
+func TestBodyFingerprintIgnoresOnlyTheName(t *testing.T) {
+	a := mustParse(t, deleteRepo)
+	renamed := mustParse(t, strings.Replace(deleteRepo, "delete_repository", "remove_repository", 1))
+	if a.Fingerprint() == renamed.Fingerprint() {
+		t.Fatal("a rename must change the fingerprint")
+	}
+	body := func(tool *Tool) string {
+		f, err := tool.BodyFingerprint()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	if body(a) != body(renamed) {
+		t.Error("a rename alone must keep the body fingerprint")
+	}
+	edited := mustParse(t, strings.Replace(deleteRepo, "cannot be undone", "can be undone", 1))
+	if body(edited) == body(a) {
+		t.Error("an edit of the body must change the body fingerprint")
+	}
+}
