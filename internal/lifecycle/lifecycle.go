@@ -1,0 +1,246 @@
+package lifecycle
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/pkg/tooldef"
+)
+
+// Event reasons, one per transition, for Kubernetes Events.
+const (
+	ReasonPinnedOnFirstUse    = "PinnedOnFirstUse"
+	ReasonAwaitingFirstReview = "AwaitingFirstReview"
+	ReasonRenamedUntrusted    = "RenamedFromUntrusted"
+	ReasonDefinitionChanged   = "DefinitionChanged"
+	ReasonApproved            = "Approved"
+	ReasonRejected            = "Rejected"
+	ReasonRemoved             = "Removed"
+	ReasonRestored            = "Restored"
+)
+
+// Input is everything Next needs.
+type Input struct {
+	// Status is the pin's current status; empty for a pin never observed.
+	Status v1.ToolPinStatus
+	// Tool is the definition observed now; nil when the tool is gone from
+	// the server's catalogue.
+	Tool *tooldef.Tool
+	// Risk is the judgement of the observed definition.
+	Risk *v1.ToolRisk
+	// FirstUse is the server's first-use mode.
+	FirstUse v1.FirstUseMode
+	// UntrustedBody is true when the observed definition, apart from its
+	// name, equals that of a pin of the same server awaiting review or
+	// rejected: a rename must not launder it.
+	UntrustedBody bool
+	// RequiredApprovers is how many distinct humans must approve a tool
+	// whose approvalRecommendation is multi (at least 2).
+	RequiredApprovers int
+	// Now is the time of the observation.
+	Now metav1.Time
+}
+
+// Output is the pin's next status and what happened.
+type Output struct {
+	Status v1.ToolPinStatus
+	// Reason and Message describe the transition; empty when the state did
+	// not change.
+	Reason, Message string
+}
+
+// Next decides the pin's next status.
+func Next(in Input) Output {
+	st := *in.Status.DeepCopy()
+	if st.Decisions == nil {
+		st.Decisions = []v1.Decision{}
+	}
+	before := st.State
+	out := Output{}
+	set := func(state v1.PinState, reason, msg string) {
+		st.State = state
+		if state != before || reason == ReasonApproved {
+			out.Reason, out.Message = reason, msg
+		}
+	}
+
+	if in.Tool == nil {
+		if st.State != v1.PinRemoved && st.State != "" {
+			set(v1.PinRemoved, ReasonRemoved, "the tool is no longer in the server's catalogue; its history is kept")
+		}
+		out.Status = st
+		return out
+	}
+
+	observed := v1.Fingerprint(in.Tool.Fingerprint())
+	st.ObservedFingerprint = observed
+	if st.FirstSeenTime == nil {
+		st.FirstSeenTime = in.Now.DeepCopy()
+	}
+	st.LastSeenTime = in.Now.DeepCopy()
+	st.Risk = riskNeverFalls(in.Status.Risk, in.Risk)
+
+	approvers, rejecter := tally(st.Decisions, observed)
+	needed := 1
+	if in.Risk != nil && in.Risk.ApprovalRecommendation == v1.ApprovalMulti {
+		needed = max(2, in.RequiredApprovers)
+	}
+
+	switch {
+	case rejecter != "":
+		set(v1.PinRejected, ReasonRejected, fmt.Sprintf("%s rejected %s", rejecter, short(observed)))
+
+	case st.Pinned != nil && st.Pinned.Fingerprint == observed:
+		st.Change = nil
+		switch before {
+		case v1.PinRemoved, v1.PinAwaitingReview, v1.PinRejected:
+			set(v1.PinTrusted, ReasonRestored, "the server offers the pinned definition again")
+		default:
+			set(v1.PinTrusted, "", "")
+		}
+
+	case len(approvers) >= needed:
+		st.Pinned = &v1.PinnedDefinition{
+			Fingerprint: observed, Time: in.Now, Source: v1.PinnedByApproval,
+			Approvers: approvers, Definition: definition(in.Tool),
+		}
+		st.Change = nil
+		// A human has seen this definition: the risk is the judgement of it,
+		// not the highest level ever recorded.
+		st.Risk = in.Risk.DeepCopy()
+		set(v1.PinTrusted, ReasonApproved, fmt.Sprintf("approved by %s", strings.Join(approvers, ", ")))
+
+	case st.Pinned == nil && in.UntrustedBody:
+		set(v1.PinAwaitingReview, ReasonRenamedUntrusted,
+			"the definition equals, apart from its name, one that awaits review or was rejected; it is not trusted on first use")
+
+	case st.Pinned == nil && in.FirstUse == v1.FirstUseReview:
+		set(v1.PinAwaitingReview, ReasonAwaitingFirstReview, "the server reviews every new tool before use")
+
+	case st.Pinned == nil && before == "":
+		st.Pinned = &v1.PinnedDefinition{Fingerprint: observed, Time: in.Now, Source: v1.PinnedOnFirstUse, Definition: definition(in.Tool)}
+		set(v1.PinTrusted, ReasonPinnedOnFirstUse, "trusted on first use")
+
+	case st.Pinned == nil:
+		// Never trusted, seen before (awaiting review, or back after it
+		// was removed) and still unapproved.
+		set(v1.PinAwaitingReview, ReasonAwaitingFirstReview, "the tool awaits its first review")
+
+	default:
+		// The definition differs from the pinned one and is not approved.
+		if st.Change == nil || st.Change.To != observed {
+			st.Change = change(st.Pinned, in.Tool, in.Now)
+		}
+		msg := fmt.Sprintf("the definition changed from %s to %s (%s); it is withheld until approved", short(st.Pinned.Fingerprint), short(observed), strings.Join(kindsOf(st.Change), ", "))
+		if len(approvers) > 0 {
+			msg += fmt.Sprintf("; %d of %d approvals", len(approvers), needed)
+		}
+		set(v1.PinAwaitingReview, ReasonDefinitionChanged, msg)
+	}
+	out.Status = st
+	return out
+}
+
+// tally returns the distinct users whose latest decision on fingerprint fp
+// (a definition decision, not a call decision) approves it, sorted, and one
+// user whose latest decision rejects it. Decisions on other fingerprints
+// never count: a changed definition does not ride on an old approval.
+func tally(decisions []v1.Decision, fp v1.Fingerprint) (approvers []string, rejecter string) {
+	latest := map[string]v1.DecisionAction{}
+	for _, d := range decisions {
+		if d.CallID != "" || d.Fingerprint != fp || d.User == "" {
+			continue
+		}
+		latest[d.User] = d.Action
+	}
+	for user, action := range latest {
+		switch action {
+		case v1.DecisionApprove:
+			approvers = append(approvers, user)
+		case v1.DecisionReject:
+			if rejecter == "" || user < rejecter {
+				rejecter = user
+			}
+		}
+	}
+	sort.Strings(approvers)
+	return approvers, rejecter
+}
+
+// riskNeverFalls keeps the higher level of the recorded and the new
+// judgement: risk rises at once, and falls only when a human approves.
+func riskNeverFalls(old, now *v1.ToolRisk) *v1.ToolRisk {
+	if now == nil {
+		return old.DeepCopy()
+	}
+	if old == nil || now.Level >= old.Level {
+		return now.DeepCopy()
+	}
+	kept := now.DeepCopy()
+	kept.Level = old.Level
+	kept.RiskLevel = old.RiskLevel
+	kept.EffectiveLevel = max(kept.EffectiveLevel, old.EffectiveLevel)
+	kept.Reasons = append(slices.Clone(kept.Reasons), fmt.Sprintf("%s kept: a level falls only when a human approves the definition", old.Level))
+	return kept
+}
+
+// maxDefinitionBytes bounds the definition kept in status for later diffs.
+const maxDefinitionBytes = 256 << 10
+
+func definition(t *tooldef.Tool) string {
+	if c := t.Canonical(); len(c) <= maxDefinitionBytes {
+		return string(c)
+	}
+	return ""
+}
+
+// change explains how the observed definition differs from the pinned one.
+func change(pinned *v1.PinnedDefinition, observed *tooldef.Tool, now metav1.Time) *v1.DefinitionChange {
+	c := &v1.DefinitionChange{From: pinned.Fingerprint, To: v1.Fingerprint(observed.Fingerprint()), DetectedTime: now}
+	old, err := tooldef.ParseTool([]byte(pinned.Definition))
+	if pinned.Definition == "" || err != nil {
+		c.Details = []string{"the pinned definition was not kept, so the change cannot be explained part by part"}
+		return c
+	}
+	d := tooldef.Compare(old, observed)
+	if d == nil {
+		return c
+	}
+	for _, k := range d.Kinds {
+		c.Kinds = append(c.Kinds, v1.ChangeKind(k))
+	}
+	c.Parts = d.Parts
+	for i, line := range d.Details {
+		if i == 64 {
+			break
+		}
+		if len(line) > 512 {
+			line = line[:509] + "..."
+		}
+		c.Details = append(c.Details, line)
+	}
+	return c
+}
+
+func kindsOf(c *v1.DefinitionChange) []string {
+	if c == nil || len(c.Kinds) == 0 {
+		return []string{"unexplained"}
+	}
+	out := make([]string, len(c.Kinds))
+	for i, k := range c.Kinds {
+		out[i] = string(k)
+	}
+	return out
+}
+
+func short(f v1.Fingerprint) string {
+	if len(f) > 19 {
+		return string(f[:19])
+	}
+	return string(f)
+}

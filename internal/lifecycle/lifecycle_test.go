@@ -1,0 +1,181 @@
+package lifecycle
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	v1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/pkg/tooldef"
+)
+
+var (
+	t0 = metav1.NewTime(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
+	t1 = metav1.NewTime(t0.Add(time.Hour))
+)
+
+func tool(t *testing.T, def string) *tooldef.Tool {
+	t.Helper()
+	tl, err := tooldef.ParseTool([]byte(def))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tl
+}
+
+const (
+	original = `{"name":"delete_file","description":"Deletes one file.","inputSchema":{"type":"object","properties":{"path":{"type":"string"}}}}`
+	rugPull  = `{"name":"delete_file","description":"Deletes one file.","inputSchema":{"type":"object","properties":{"path":{"type":"string"},"sidenote":{"type":"string"}}}}`
+)
+
+func risk(level v1.Level, approval v1.ApprovalRecommendation) *v1.ToolRisk {
+	return &v1.ToolRisk{Level: level, RiskLevel: v1.RiskMedium, Category: v1.CategoryDelete, BlastRadius: v1.BlastItem,
+		Reversibility: v1.ReversibilityNone, ApprovalRecommendation: approval, MinTrustLevel: 3}
+}
+
+// trusted is the status after a tool was trusted on first use.
+func trusted(t *testing.T) v1.ToolPinStatus {
+	out := Next(Input{Tool: tool(t, original), Risk: risk(v1.LevelHigh, v1.ApprovalSingle), FirstUse: v1.FirstUseTrust, Now: t0})
+	if out.Status.State != v1.PinTrusted {
+		t.Fatalf("first sight: %+v", out)
+	}
+	return out.Status
+}
+
+func decide(st v1.ToolPinStatus, user string, action v1.DecisionAction, fp string) v1.ToolPinStatus {
+	st = *st.DeepCopy()
+	st.Decisions = append(st.Decisions, v1.Decision{Action: action, Fingerprint: v1.Fingerprint(fp), User: user})
+	return st
+}
+
+func TestFirstSight(t *testing.T) {
+	st := trusted(t)
+	if st.Pinned == nil || st.Pinned.Source != v1.PinnedOnFirstUse || st.Pinned.Fingerprint != st.ObservedFingerprint || st.Pinned.Definition == "" {
+		t.Errorf("pinned: %+v", st.Pinned)
+	}
+	review := Next(Input{Tool: tool(t, original), Risk: risk(v1.LevelHigh, v1.ApprovalSingle), FirstUse: v1.FirstUseReview, Now: t0})
+	if review.Status.State != v1.PinAwaitingReview || review.Status.Pinned != nil || review.Reason != ReasonAwaitingFirstReview {
+		t.Errorf("review mode: %+v", review)
+	}
+	laundered := Next(Input{Tool: tool(t, original), Risk: risk(v1.LevelHigh, v1.ApprovalSingle), FirstUse: v1.FirstUseTrust, UntrustedBody: true, Now: t0})
+	if laundered.Status.State != v1.PinAwaitingReview || laundered.Reason != ReasonRenamedUntrusted {
+		t.Errorf("a renamed untrusted definition: %+v", laundered)
+	}
+}
+
+func TestUnchangedIsQuiet(t *testing.T) {
+	st := trusted(t)
+	out := Next(Input{Status: st, Tool: tool(t, original), Risk: risk(v1.LevelHigh, v1.ApprovalSingle), Now: t1})
+	if out.Reason != "" || out.Status.State != v1.PinTrusted || out.Status.Change != nil {
+		t.Errorf("an unchanged tool made a transition: %+v", out)
+	}
+	if !out.Status.LastSeenTime.Equal(&t1) || !out.Status.FirstSeenTime.Equal(&t0) {
+		t.Errorf("seen times: first %v last %v", out.Status.FirstSeenTime, out.Status.LastSeenTime)
+	}
+}
+
+func TestRugPullNeedsApproval(t *testing.T) {
+	st := trusted(t)
+	pinned := st.Pinned.Fingerprint
+	// An approval of the old definition is on record; it must not carry over.
+	st = decide(st, "alice", v1.DecisionApprove, string(pinned))
+
+	changed := tool(t, rugPull)
+	out := Next(Input{Status: st, Tool: changed, Risk: risk(v1.LevelHigh, v1.ApprovalSingle), Now: t1})
+	if out.Status.State != v1.PinAwaitingReview || out.Reason != ReasonDefinitionChanged {
+		t.Fatalf("a changed definition: %+v", out)
+	}
+	c := out.Status.Change
+	if c == nil || c.From != pinned || c.To != v1.Fingerprint(changed.Fingerprint()) || !strings.Contains(strings.Join(c.Details, "\n"), `property "sidenote" added`) {
+		t.Fatalf("change: %+v", c)
+	}
+	if out.Status.Pinned.Fingerprint != pinned {
+		t.Error("the pin moved without an approval")
+	}
+
+	// Bob approves the new fingerprint: the pin moves.
+	st = decide(out.Status, "bob", v1.DecisionApprove, changed.Fingerprint())
+	out = Next(Input{Status: st, Tool: changed, Risk: risk(v1.LevelHigh, v1.ApprovalSingle), Now: t1})
+	if out.Status.State != v1.PinTrusted || out.Reason != ReasonApproved || out.Status.Pinned.Fingerprint != v1.Fingerprint(changed.Fingerprint()) ||
+		out.Status.Pinned.Source != v1.PinnedByApproval || strings.Join(out.Status.Pinned.Approvers, ",") != "bob" || out.Status.Change != nil {
+		t.Fatalf("after approval: %+v %+v", out, out.Status.Pinned)
+	}
+}
+
+func TestMultiNeedsDistinctApprovers(t *testing.T) {
+	st := trusted(t)
+	changed := tool(t, rugPull)
+	in := Input{Tool: changed, Risk: risk(v1.LevelCritical, v1.ApprovalMulti), RequiredApprovers: 2, Now: t1}
+
+	st = decide(st, "alice", v1.DecisionApprove, changed.Fingerprint())
+	st = decide(st, "alice", v1.DecisionApprove, changed.Fingerprint()) // twice counts once
+	in.Status = st
+	out := Next(in)
+	if out.Status.State != v1.PinAwaitingReview || !strings.Contains(out.Message, "1 of 2 approvals") {
+		t.Fatalf("one approver twice: %+v", out)
+	}
+	in.Status = decide(out.Status, "bob", v1.DecisionApprove, changed.Fingerprint())
+	out = Next(in)
+	if out.Status.State != v1.PinTrusted || strings.Join(out.Status.Pinned.Approvers, ",") != "alice,bob" {
+		t.Fatalf("two approvers: %+v", out)
+	}
+	// Decisions stamped without a user (never through the webhook) count
+	// for nothing.
+	st = trusted(t)
+	st.Decisions = append(st.Decisions, v1.Decision{Action: v1.DecisionApprove, Fingerprint: v1.Fingerprint(changed.Fingerprint())})
+	if out := Next(Input{Status: st, Tool: changed, Risk: risk(v1.LevelHigh, v1.ApprovalSingle), Now: t1}); out.Status.State == v1.PinTrusted {
+		t.Error("an anonymous decision was counted")
+	}
+}
+
+func TestRejection(t *testing.T) {
+	st := trusted(t)
+	changed := tool(t, rugPull)
+	st = decide(st, "alice", v1.DecisionApprove, changed.Fingerprint())
+	st = decide(st, "carol", v1.DecisionReject, changed.Fingerprint())
+	out := Next(Input{Status: st, Tool: changed, Risk: risk(v1.LevelHigh, v1.ApprovalSingle), Now: t1})
+	if out.Status.State != v1.PinRejected || out.Reason != ReasonRejected || !strings.Contains(out.Message, "carol") {
+		t.Fatalf("a rejection rejects: %+v", out)
+	}
+	// The server reverts to the pinned definition: trusted again.
+	back := Next(Input{Status: out.Status, Tool: tool(t, original), Risk: risk(v1.LevelHigh, v1.ApprovalSingle), Now: t1})
+	if back.Status.State != v1.PinTrusted || back.Reason != ReasonRestored {
+		t.Fatalf("back to the pinned definition: %+v", back)
+	}
+}
+
+func TestRemovedAndBack(t *testing.T) {
+	st := trusted(t)
+	gone := Next(Input{Status: st, Tool: nil, Now: t1})
+	if gone.Status.State != v1.PinRemoved || gone.Reason != ReasonRemoved || gone.Status.Pinned == nil {
+		t.Fatalf("removed: %+v", gone)
+	}
+	same := Next(Input{Status: gone.Status, Tool: tool(t, original), Risk: risk(v1.LevelHigh, v1.ApprovalSingle), Now: t1})
+	if same.Status.State != v1.PinTrusted || same.Reason != ReasonRestored {
+		t.Fatalf("back unchanged: %+v", same)
+	}
+	changed := Next(Input{Status: gone.Status, Tool: tool(t, rugPull), Risk: risk(v1.LevelHigh, v1.ApprovalSingle), Now: t1})
+	if changed.Status.State != v1.PinAwaitingReview || changed.Reason != ReasonDefinitionChanged {
+		t.Fatalf("back changed: %+v", changed)
+	}
+}
+
+func TestRiskRisesAtOnceAndFallsOnlyWithAHuman(t *testing.T) {
+	st := trusted(t) // L4
+	higher := Next(Input{Status: st, Tool: tool(t, original), Risk: risk(v1.LevelCritical, v1.ApprovalSingle), Now: t1})
+	if higher.Status.Risk.Level != v1.LevelCritical {
+		t.Fatalf("a higher level must take effect at once: %s", higher.Status.Risk.Level)
+	}
+	lower := Next(Input{Status: higher.Status, Tool: tool(t, original), Risk: risk(v1.LevelModerate, v1.ApprovalSingle), Now: t1})
+	if lower.Status.Risk.Level != v1.LevelCritical {
+		t.Fatalf("a level fell without a human: %s", lower.Status.Risk.Level)
+	}
+	changed := tool(t, rugPull)
+	pending := Next(Input{Status: lower.Status, Tool: changed, Risk: risk(v1.LevelModerate, v1.ApprovalSingle), Now: t1})
+	approved := Next(Input{Status: decide(pending.Status, "alice", v1.DecisionApprove, changed.Fingerprint()), Tool: changed, Risk: risk(v1.LevelModerate, v1.ApprovalSingle), Now: t1})
+	if approved.Status.Risk.Level != v1.LevelModerate {
+		t.Fatalf("after a human approved the definition, its own judgement stands: %s", approved.Status.Risk.Level)
+	}
+}
