@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/pkg/tooldef"
 )
@@ -104,8 +105,8 @@ func readSignals(t *tooldef.Tool) signals {
 	if s.act == actNone {
 		opening := words(t.Description, 200)
 		for _, w := range opening[:min(12, len(opening))] {
-			if a, ok := conjugatedVerb(w); ok {
-				s.act, s.verb, s.actSource = a, w, "description"
+			if a, base, ok := conjugatedVerb(w); ok {
+				s.act, s.verb, s.actSource = a, base, "description"
 				break
 			}
 		}
@@ -116,8 +117,8 @@ func readSignals(t *tooldef.Tool) signals {
 		if privilegeNouns[o] || privilegeNouns[o+"s"] {
 			s.privilege = o
 		}
-		if moneyNouns[o] {
-			s.money = o
+		if moneyNouns[o] && (s.money == "" || movesMoney[o]) {
+			s.money = o // a word that moves money outranks one that bills
 		}
 		if o == "many" || o == "all" || o == "bulk" || o == "everything" {
 			s.bulk = true
@@ -152,27 +153,32 @@ func readSignals(t *tooldef.Tool) signals {
 		}
 	}
 
+	if movesMoney[s.verb] {
+		s.money = s.verb // transfer_funds, refund_payment
+	}
 	readSchema(&s, t.InputSchema)
 	return s
 }
 
-// conjugatedVerb recognises a verb in prose: "gets", "deletes", "lists".
-func conjugatedVerb(w string) (action, bool) {
+// conjugatedVerb recognises a verb in prose ("gets", "deletes", "lists")
+// and returns it in its base form, so later rules that test the verb see
+// "list" whether the name or the description said it.
+func conjugatedVerb(w string) (action, string, bool) {
 	if a, ok := verbs[w]; ok {
-		return a, true
+		return a, w, true
 	}
 	for _, suffix := range []string{"es", "s"} {
-		if strings.HasSuffix(w, suffix) {
-			if a, ok := verbs[strings.TrimSuffix(w, suffix)]; ok {
-				return a, true
+		if base, found := strings.CutSuffix(w, suffix); found {
+			if a, ok := verbs[base]; ok {
+				return a, base, true
 			}
 		}
 	}
 	switch w {
 	case "returns", "return", "provides", "shows", "displays":
-		return actRead, true
+		return actRead, "get", true
 	}
-	return actNone, false
+	return actNone, "", false
 }
 
 // separators are dropped from parameter names before they are compared
@@ -291,15 +297,15 @@ func Assess(in Input) Assessment {
 	// decide the category only of a tool whose name has no verb
 	// ("git_branch" with mode delete), not of one that names its action
 	// ("pg_manage_indexes" with operation drop stays a mutation).
-	optionAct := actNone
+	optionAct, worstOption := actNone, ""
 	for _, v := range s.optionVerbs {
 		if va := verbs[v]; va > optionAct {
-			optionAct = va
+			optionAct, worstOption = va, v
 		}
 	}
 	if optionAct > act && s.actSource != "name" {
 		act = optionAct
-		a.Reasons = append(a.Reasons, fmt.Sprintf("an option of the tool is %q", s.optionVerbs[0]))
+		a.Reasons = append(a.Reasons, fmt.Sprintf("an option of the tool is %q", worstOption))
 	}
 	if act == actDestroy && s.verb == "drop" && !s.bulk && !anyBroad(s.objects) {
 		act = actDelete // "drop_index" removes one item
@@ -320,7 +326,7 @@ func Assess(in Input) Assessment {
 	}
 
 	for _, f := range s.flags {
-		if (f == "delete" || f == "remove" || f == "drop") && act < actDelete && act >= actMutate {
+		if (f == "delete" || f == "remove" || f == "drop") && act == actMutate {
 			act = actDelete
 			a.Reasons = append(a.Reasons, fmt.Sprintf("flag %q turns the tool into a delete", f))
 		}
@@ -364,8 +370,8 @@ func Assess(in Input) Assessment {
 			sideEffects["privilege_change"] = true
 		}
 		if s.money != "" {
-			switch s.money {
-			case "refund", "refunds", "payout", "payouts", "transfer", "transfers", "charge", "charges":
+			switch {
+			case movesMoney[s.money]:
 				raise(L5, fmt.Sprintf("moves money (%s)", s.money))
 			default:
 				raise(L4, fmt.Sprintf("touches billing (%s)", s.money))
@@ -426,31 +432,41 @@ func Assess(in Input) Assessment {
 	if t.Hint("readOnlyHint") && act >= actMutate {
 		a.Disagreements = append(a.Disagreements, fmt.Sprintf("declared readOnlyHint true, but the tool reads as %s: ignored", category))
 	}
-	if r, ok := levelOfRisk(declared.RiskLevel); ok {
-		if r > level {
-			raise(r, "the server declares riskLevel "+declared.RiskLevel)
-		} else if r < level && RiskLevelOf(level) != declared.RiskLevel {
-			a.Disagreements = append(a.Disagreements, fmt.Sprintf("declared riskLevel %s, inferred %s: the higher stands", declared.RiskLevel, RiskLevelOf(level)))
+	if r, ok := levelOfRisk(declared.RiskLevel); ok && r > level {
+		raise(r, "the server declares riskLevel "+declared.RiskLevel)
+	}
+	disagree := func(field, declaredValue, inferred string) {
+		a.Disagreements = append(a.Disagreements, fmt.Sprintf("declared %s %s, inferred %s: the higher stands", field, declaredValue, inferred))
+	}
+	if rank, known := categoryRank[declared.Category]; known {
+		switch {
+		case rank > categoryRank[category]:
+			a.Reasons = append(a.Reasons, "the server declares category "+declared.Category)
+			category = declared.Category
+		case rank < categoryRank[category]:
+			disagree("category", declared.Category, category)
 		}
 	}
-	if declared.Category != "" && categoryRank[declared.Category] > categoryRank[category] {
-		a.Reasons = append(a.Reasons, "the server declares category "+declared.Category)
-		category = declared.Category
-	}
-	if declared.BlastRadius != "" {
-		if _, known := blastOrder[declared.BlastRadius]; known {
-			blast = widerBlast(blast, declared.BlastRadius)
+	if rank, known := blastOrder[declared.BlastRadius]; known {
+		if rank < blastOrder[blast] {
+			disagree("blastRadius", declared.BlastRadius, blast)
 		}
+		blast = widerBlast(blast, declared.BlastRadius)
 	}
-	if declared.Reversibility != "" && reversibilityRank[declared.Reversibility] > reversibilityRank[reversibility] {
-		reversibility = declared.Reversibility
+	if rank, known := reversibilityRank[declared.Reversibility]; known {
+		switch {
+		case rank > reversibilityRank[reversibility]:
+			reversibility = declared.Reversibility
+		case rank < reversibilityRank[reversibility]:
+			disagree("reversibility", declared.Reversibility, reversibility)
+		}
 	}
 	for _, e := range declared.SideEffects {
 		sideEffects[e] = true
 	}
 
 	// Missing or vague metadata raises.
-	if len(strings.TrimSpace(t.Description)) < 20 {
+	if utf8.RuneCountInString(strings.TrimSpace(t.Description)) < 20 {
 		raise(min(level+1, L5), "the description is missing or too short to review")
 	}
 	if s.act == actNone {
@@ -489,6 +505,22 @@ func Assess(in Input) Assessment {
 	if declared.MinTrustLevel > 0 && declared.MinTrustLevel > trustFor(level) {
 		a.Reasons = append(a.Reasons, fmt.Sprintf("the server declares minTrustLevel %d", declared.MinTrustLevel))
 	}
+	// Declarations below the final judgement are reported, never applied.
+	if r, ok := levelOfRisk(declared.RiskLevel); ok && r < level && RiskLevelOf(level) != declared.RiskLevel {
+		disagree("riskLevel", declared.RiskLevel, RiskLevelOf(level))
+	}
+	if declared.MinTrustLevel > 0 && declared.MinTrustLevel < trustFor(level) {
+		disagree("minTrustLevel", fmt.Sprint(declared.MinTrustLevel), fmt.Sprint(trustFor(level)))
+	}
+	approval := approvalFor(level)
+	if rank, known := approvalRank[declared.ApprovalRecommendation]; known {
+		switch {
+		case rank > approvalRank[approval]:
+			approval = declared.ApprovalRecommendation
+		case rank < approvalRank[approval]:
+			disagree("approvalRecommendation", declared.ApprovalRecommendation, approval)
+		}
+	}
 	a.Level = level
 	a.EffectiveLevel = level
 	if in.ApprovalGated && len(in.Findings) == 0 && level > L0 {
@@ -500,7 +532,7 @@ func Assess(in Input) Assessment {
 		BlastRadius:            blast,
 		Reversibility:          reversibility,
 		SideEffects:            tooldef.SortedKeys(sideEffects),
-		ApprovalRecommendation: approvalFor(level),
+		ApprovalRecommendation: approval,
 		MinTrustLevel:          max(trustFor(level), declared.MinTrustLevel),
 	}
 	if a.SEP.MinTrustLevel > 5 {
@@ -511,6 +543,7 @@ func Assess(in Input) Assessment {
 
 var categoryRank = map[string]int{"read": 1, "observe": 1, "utility": 1, "mutate": 2, "delete": 3, "destroy": 4}
 var reversibilityRank = map[string]int{"auto": 0, "manual": 1, "none": 2}
+var approvalRank = map[string]int{"none": 0, "single": 1, "multi": 2}
 
 func approvalFor(l Level) string {
 	switch {
@@ -626,7 +659,7 @@ func blastRadius(s signals, act action) (string, string) {
 			}
 			return "namespace", "enumerates what the server holds"
 		}
-		if head == "log" || rawHead == "logs" || head == "history" {
+		if head == "log" || head == "history" {
 			return "namespace", "reads the logs of a whole service"
 		}
 		for _, tok := range s.tokens {

@@ -157,6 +157,11 @@ var telemetryNouns = map[string]bool{
 	"recording": true, "video": true, "console": true, "network": true, "call": true, "search": false,
 }
 
+// movesMoney are the money words whose action moves money rather than
+// bills for it.
+var movesMoney = map[string]bool{"refund": true, "refunds": true, "payout": true, "payouts": true,
+	"transfer": true, "transfers": true, "charge": true, "charges": true, "pay": true}
+
 // recordingNouns are what a start or stop only observes.
 var recordingNouns = map[string]bool{"recording": true, "tracing": true, "trace": true, "video": true,
 	"logging": true, "log": true, "profiling": true, "profile": true, "capture": true}

@@ -95,8 +95,12 @@ func AssessServer(p Posture) ServerAssessment {
 		}
 		a.Reasons = append(a.Reasons, why)
 	}
+	// Any trust value but the three known ones is Unknown, for the floor
+	// below as for the score.
 	trust := p.Trust
-	if trust == "" {
+	switch trust {
+	case "Internal", "Vendor", "Community":
+	default:
 		trust = "Unknown"
 	}
 	switch trust {
@@ -118,7 +122,7 @@ func AssessServer(p Posture) ServerAssessment {
 		a.Floor = "server URL cannot be parsed"
 		return a
 	}
-	local := isLocalHost(u.Hostname()) || p.InCluster
+	local := isLocalHost(strings.ToLower(u.Hostname())) || p.InCluster
 	if u.Scheme == "http" && !local {
 		raise(L4, "plain HTTP to a remote host")
 	}

@@ -1,6 +1,9 @@
 package risk
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestCategoryRules exercises each rule of docs/risk-model.md §5 in turn.
 func TestCategoryRules(t *testing.T) {
@@ -89,5 +92,57 @@ func TestLevelRules(t *testing.T) {
 			a := assess(t, tc.def)
 			t.Errorf("%s: level %s, want %s (%v %v)", tc.rule, got, tc.want, a.Floors, a.Reasons)
 		}
+	}
+}
+
+// TestReviewedFaults holds fixes of faults a review of the engine found.
+func TestReviewedFaults(t *testing.T) {
+	// A delete flag must not turn an execution into a (milder) delete.
+	exec := assess(t, `{"name":"run_command","description":"Runs a shell command on the host.","inputSchema":{"type":"object","properties":{"command":{"type":"string"},"remove":{"type":"boolean"}}}}`)
+	if exec.Level != L5 || len(exec.Floors) == 0 || exec.SEP.Category != "mutate" {
+		t.Errorf("execution with a remove flag: %s %s %v", exec.Level, exec.SEP.Category, exec.Floors)
+	}
+	// "k8s" is one word, so the system rule sees it.
+	if got := assess(t, `{"name":"k8s_scale_deployment","description":"Scales a deployment to a number of replicas."}`).SEP.BlastRadius; got != "cluster" {
+		t.Errorf("k8s_scale_deployment: blast radius %s, want cluster", got)
+	}
+	// A verb read from the description is used in its base form.
+	deploy := assess(t, `{"name":"frontend","description":"Deploys the latest build of the frontend."}`)
+	if deploy.Level != L4 || !containsAny(deploy.SEP.SideEffects, "downtime") {
+		t.Errorf("a deploy named in the description: %s %v", deploy.Level, deploy.SEP.SideEffects)
+	}
+	// A word that moves money outranks one that bills; money verbs count.
+	for _, def := range []string{
+		`{"name":"create_refund_for_invoice","description":"Refunds the payment of an invoice."}`,
+		`{"name":"transfer_funds","description":"Transfers funds to another account."}`,
+	} {
+		if a := assess(t, def); a.Level != L5 {
+			t.Errorf("%s: %s, want L5 (moves money)", def, a.Level)
+		}
+	}
+	// The option named in the reason is the worst one.
+	opt := assess(t, `{"name":"git_stash","description":"Manage stashes.","inputSchema":{"type":"object","properties":{"mode":{"type":"string","enum":["run","delete","purge"]}}}}`)
+	if !strings.Contains(strings.Join(opt.Reasons, "\n"), `an option of the tool is "purge"`) {
+		t.Errorf("reasons: %v", opt.Reasons)
+	}
+	// Lower declarations are reported; a higher approval recommendation widens.
+	low := assess(t, `{"name":"delete_item","description":"Deletes one item by its id.","annotations":{"category":"read","blastRadius":"item","reversibility":"auto","approvalRecommendation":"none","minTrustLevel":1}}`)
+	if len(low.Disagreements) < 4 {
+		t.Errorf("lower declarations must be reported: %q", low.Disagreements)
+	}
+	multi := assess(t, `{"name":"create_issue","description":"Creates an issue in a repository.","annotations":{"approvalRecommendation":"multi"}}`)
+	if multi.SEP.ApprovalRecommendation != "multi" {
+		t.Errorf("a declared multi must widen the recommendation, got %s", multi.SEP.ApprovalRecommendation)
+	}
+	// Any trust value the posture does not know is Unknown, floor included.
+	if p := AssessServer(Posture{URL: "https://mcp.example.com/mcp", Trust: "bogus"}); p.Floor == "" {
+		t.Errorf("an unknown trust value escaped the floor: %+v", p)
+	}
+	if p := AssessServer(Posture{URL: "http://LOCALHOST:8080/mcp", Trust: "Internal", Authenticated: true}); p.Level > L1 {
+		t.Errorf("host names compare without case: %+v", p)
+	}
+	// Tokenize stays bounded.
+	if n := len(Tokenize(strings.Repeat("a_", 200))); n > maxTokens {
+		t.Errorf("%d tokens", n)
 	}
 }

@@ -5,10 +5,13 @@ import (
 	"unicode"
 )
 
+// maxTokens bounds the words read from one name.
+const maxTokens = 64
+
 // Tokenize splits a tool name (or any identifier-ish text) into lower-case
 // words across every naming style: snake_case, kebab-case, dotted.names,
 // path/names, camelCase and PascalCase, with acronyms kept whole
-// ("HTTPServer" → http, server) and digits split off.
+// ("HTTPServer" → http, server) and digits kept with their letters (k8s).
 func Tokenize(s string) []string {
 	var tokens []string
 	var cur []rune
@@ -25,8 +28,6 @@ func Tokenize(s string) []string {
 			if len(cur) > 0 {
 				prev := cur[len(cur)-1]
 				switch {
-				case unicode.IsDigit(prev):
-					flush()
 				case unicode.IsUpper(r) && unicode.IsLower(prev):
 					// fooBar: a new word starts at B.
 					flush()
@@ -37,18 +38,20 @@ func Tokenize(s string) []string {
 			}
 			cur = append(cur, r)
 		case unicode.IsDigit(r):
-			if len(cur) > 0 && !unicode.IsDigit(cur[len(cur)-1]) {
-				flush()
-			}
+			// Digits stay with their letters: k8s, s3, ec2 and oauth2
+			// are words of their own.
 			cur = append(cur, r)
 		default:
 			flush()
 		}
-		if len(tokens) > 64 {
+		if len(tokens) >= maxTokens {
 			break
 		}
 	}
 	flush()
+	if len(tokens) > maxTokens {
+		tokens = tokens[:maxTokens]
+	}
 	return tokens
 }
 

@@ -8,7 +8,8 @@ import (
 func TestTokenize(t *testing.T) {
 	for name, want := range map[string][]string{
 		"delete_repo":       {"delete", "repo"},
-		"k8s_delete_pod":    {"k", "8", "s", "delete", "pod"},
+		"k8s_delete_pod":    {"k8s", "delete", "pod"},
+		"s3_list_buckets":   {"s3", "list", "buckets"},
 		"pods_delete":       {"pods", "delete"},
 		"deleteRepository":  {"delete", "repository"},
 		"repo.delete":       {"repo", "delete"},

@@ -143,6 +143,7 @@ func Compare(a, b *Tool) *Diff {
 // was widened (accepts more: new properties, fewer required, more enum
 // values, extra properties allowed), narrowed, or changed otherwise.
 func (d *Diff) compareSchemas(schema string, a, b any) (widened, narrowed, changed bool) {
+	before := len(d.Properties)
 	pa, pb := flattenProperties(a), flattenProperties(b)
 	paths := map[string]bool{}
 	for p := range pa {
@@ -179,9 +180,16 @@ func (d *Diff) compareSchemas(schema string, a, b any) (widened, narrowed, chang
 						narrowed = true
 					}
 				case "enum":
-					added, removed := setDelta(oldP.schema["enum"], newP.schema["enum"])
-					widened = widened || added || newP.schema["enum"] == nil
-					narrowed = narrowed || removed || oldP.schema["enum"] == nil
+					switch oldEnum, newEnum := oldP.schema["enum"], newP.schema["enum"]; {
+					case newEnum == nil:
+						widened = true // the enum is gone: any value goes
+					case oldEnum == nil:
+						narrowed = true // an enum appeared: fewer values go
+					default:
+						added, removed := setDelta(oldEnum, newEnum)
+						widened = widened || added
+						narrowed = narrowed || removed
+					}
 				case "description":
 				default:
 					changed = true
@@ -199,7 +207,7 @@ func (d *Diff) compareSchemas(schema string, a, b any) (widened, narrowed, chang
 			d.Details = append(d.Details, schema+": no longer admits undeclared properties")
 		}
 	}
-	if len(d.Properties) == 0 && !widened && !narrowed {
+	if len(d.Properties) == before && !widened && !narrowed {
 		changed = true
 		d.Details = append(d.Details, schema+" changed outside its properties")
 	}

@@ -181,3 +181,22 @@ func FuzzParseCatalogue(f *testing.F) {
 		}
 	})
 }
+
+func TestCompareEnumsAndSchemas(t *testing.T) {
+	withEnum := `{"name":"x","inputSchema":{"type":"object","properties":{"mode":{"type":"string","enum":["a","b"]}}}}`
+	noEnum := `{"name":"x","inputSchema":{"type":"object","properties":{"mode":{"type":"string"}}}}`
+	if d := Compare(mustParse(t, withEnum), mustParse(t, noEnum)); !slices.Equal(d.Kinds, []string{KindSchemaWidened}) {
+		t.Errorf("an enum lost: %v", d.Kinds)
+	}
+	if d := Compare(mustParse(t, noEnum), mustParse(t, withEnum)); !slices.Equal(d.Kinds, []string{KindSchemaNarrowed}) {
+		t.Errorf("an enum gained: %v", d.Kinds)
+	}
+	// A property change in one schema does not hide an unexplained change
+	// of the other.
+	a := `{"name":"x","inputSchema":{"type":"object","properties":{"p":{"type":"string"}}},"outputSchema":{"type":"object","title":"A"}}`
+	b := `{"name":"x","inputSchema":{"type":"object","properties":{"p":{"type":"string"},"q":{"type":"string"}}},"outputSchema":{"type":"object","title":"B"}}`
+	d := Compare(mustParse(t, a), mustParse(t, b))
+	if !strings.Contains(strings.Join(d.Details, "\n"), "outputSchema changed outside its properties") {
+		t.Errorf("details: %q", d.Details)
+	}
+}

@@ -76,12 +76,20 @@ func Vet(servers []Server) Report {
 			for _, f := range scanner.Scan([]scan.Text{{Field: "instructions", Value: s.Catalogue.Instructions}}) {
 				sr.Findings = append(sr.Findings, risk.Finding(f))
 			}
-			if len(sr.Findings) > 0 {
+			// The instructions are judged as a tool's text is: a sensitive
+			// path adds one level, any other finding floors the server.
+			for _, f := range sr.Findings {
+				if f.Signal == scan.SignalSensitivePath {
+					posture.Level = min(posture.Level+1, risk.L5)
+					posture.Reasons = append(posture.Reasons, "the server's instructions name a sensitive path")
+					continue
+				}
 				posture.Level = risk.L5
-				posture.Floor = fmt.Sprintf("poisoning in the server's instructions: %s", sr.Findings[0].Signal)
+				posture.Floor = fmt.Sprintf("poisoning in the server's instructions: %s", f.Signal)
 				posture.Reasons = append(posture.Reasons, posture.Floor)
-				sr.Reasons = posture.Reasons
+				break
 			}
+			sr.Reasons = posture.Reasons
 		}
 		sr.Level, sr.Floor = posture.Level.String(), posture.Floor
 		report.Servers = append(report.Servers, sr)
@@ -94,7 +102,10 @@ func Vet(servers []Server) Report {
 					Excerpt: fmt.Sprintf("%q is also offered by %v", t.Name, without(offeredBy[t.Name], s.Name)),
 				})
 			}
-			a := risk.Assess(risk.Input{Tool: t, Server: posture, Findings: findings, ApprovalGated: s.ApprovalGated[t.Name]})
+			// Findings in the server's instructions forfeit the approval-gate
+			// credit as the tool's own do.
+			gated := s.ApprovalGated[t.Name] && len(sr.Findings) == 0
+			a := risk.Assess(risk.Input{Tool: t, Server: posture, Findings: findings, ApprovalGated: gated})
 			report.Tools = append(report.Tools, ToolReport{
 				Server: s.Name, Name: t.Name, Fingerprint: t.Fingerprint(), Parts: t.PartDigests(),
 				Level: a.Level.String(), EffectiveLevel: a.EffectiveLevel.String(), Risk: a.SEP,

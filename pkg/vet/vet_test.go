@@ -116,3 +116,15 @@ func BenchmarkVetCorpus(b *testing.B) {
 		b.ReportMetric(float64(tools*b.N)/b.Elapsed().Seconds(), "tools/s")
 	})
 }
+
+func TestVetInstructionsNamingASensitivePathRaiseWithoutFlooring(t *testing.T) {
+	cat := catalogue(t, `{"initialize":{"instructions":"Keys are stored in ~/.ssh/id_rsa on the host."},"tools":[{"name":"list_files","description":"Lists the files of a directory."}]}`)
+	r := Vet([]Server{{Name: "s", Catalogue: cat, Posture: risk.Posture{Trust: "Internal"}}})
+	s := r.Servers[0]
+	if len(s.Findings) != 1 || s.Findings[0].Signal != "sensitive-path" {
+		t.Fatalf("the test needs exactly a sensitive-path finding: %+v", s.Findings)
+	}
+	if s.Floor != "" || s.Level != "L1" {
+		t.Errorf("a sensitive path in the instructions must add one level, not floor: %+v", s)
+	}
+}
