@@ -46,6 +46,10 @@ func lexiconLists() map[string][]string {
 			lists["risky-flags"] = append(lists["risky-flags"], k+"="+v)
 		}
 	}
+	keys("moves-money", movesMoney)
+	for k, v := range scopeWords {
+		lists["scope-words"] = append(lists["scope-words"], k+"="+v)
+	}
 	for k, v := range systemScopes {
 		lists["system-scopes"] = append(lists["system-scopes"], k+"="+v)
 	}
