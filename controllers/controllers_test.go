@@ -52,13 +52,14 @@ func conditionIs(conds []metav1.Condition, condType string, status metav1.Condit
 	return ok, c.Type + "=" + string(c.Status) + " " + c.Reason + ": " + c.Message
 }
 
-// TestConditionsStartUnknown checks that each reconciler runs and says, with
-// a reason, that it has not done its work yet, rather than claiming Ready.
-func TestConditionsStartUnknown(t *testing.T) {
+// TestConditionsBeforeWork checks that each reconciler says, with a reason,
+// what it knows: an unreachable server is not Ready, a policy not evaluated
+// and a pin never observed are Unknown — nothing claims Ready without cause.
+func TestConditionsBeforeWork(t *testing.T) {
 	server := &toolgatev1alpha1.MCPServer{
 		ObjectMeta: metav1.ObjectMeta{Name: "unprobed", Namespace: "default"},
 		Spec: toolgatev1alpha1.MCPServerSpec{
-			Endpoint: toolgatev1alpha1.MCPEndpoint{URL: "https://mcp.example.com/mcp"},
+			Endpoint: toolgatev1alpha1.MCPEndpoint{URL: closedURL(t)},
 		},
 	}
 	policy := &toolgatev1alpha1.ToolPolicy{
@@ -77,18 +78,18 @@ func TestConditionsStartUnknown(t *testing.T) {
 	create(t, policy)
 	create(t, pin)
 
-	eventually(t, "the MCPServer has Ready and Reachable Unknown", func() (bool, string) {
+	eventually(t, "the unreachable MCPServer is not Ready and says why", func() (bool, string) {
 		var got toolgatev1alpha1.MCPServer
 		if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(server), &got); err != nil {
 			return false, err.Error()
 		}
-		if got.Status.ObservedGeneration != got.Generation {
-			return false, "observedGeneration not set"
+		if got.Status.ObservedGeneration != got.Generation || got.Status.LastProbeTime == nil {
+			return false, "not probed yet"
 		}
-		if ok, d := conditionIs(got.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionUnknown, ReasonAwaitingProbe, got.Generation); !ok {
+		if ok, d := conditionIs(got.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionFalse, "Unreachable", got.Generation); !ok {
 			return false, d
 		}
-		return conditionIs(got.Status.Conditions, ConditionReachable, metav1.ConditionUnknown, ReasonAwaitingProbe, got.Generation)
+		return conditionIs(got.Status.Conditions, ConditionReachable, metav1.ConditionFalse, "Unreachable", got.Generation)
 	})
 	eventually(t, "the ToolPolicy has Ready Unknown", func() (bool, string) {
 		var got toolgatev1alpha1.ToolPolicy

@@ -6,16 +6,27 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 )
 
+// Options configure the reconcilers.
+type Options struct {
+	// RequiredApprovers is how many distinct humans must approve a tool
+	// whose approvalRecommendation is multi; at least 2.
+	RequiredApprovers int
+	// Version is reported to MCP servers in initialize.
+	Version string
+}
+
 // SetupWithManager registers every toolgate reconciler with mgr. The manager
 // binary and the integration tests both call it, so what is tested is what
 // runs.
-func SetupWithManager(mgr ctrl.Manager) error {
+func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	c, s := mgr.GetClient(), mgr.GetScheme()
-	if err := (&MCPServerReconciler{Client: c, Scheme: s}).SetupWithManager(mgr); err != nil {
-		return fmt.Errorf("setting up the MCPServer controller: %w", err)
-	}
-	if err := (&ToolPinReconciler{Client: c, Scheme: s}).SetupWithManager(mgr); err != nil {
+	rec := mgr.GetEventRecorder("toolgate-manager")
+	approvers := max(2, opts.RequiredApprovers)
+	if err := (&ToolPinReconciler{Client: c, Scheme: s, Recorder: rec, RequiredApprovers: approvers}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the ToolPin controller: %w", err)
+	}
+	if err := (&MCPServerReconciler{Client: c, Scheme: s, Recorder: rec, RequiredApprovers: approvers, ClientVersion: opts.Version}).SetupWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the MCPServer controller: %w", err)
 	}
 	if err := (&ToolPolicyReconciler{Client: c, Scheme: s}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the ToolPolicy controller: %w", err)

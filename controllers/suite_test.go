@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 		if err != nil {
 			return nil, fmt.Errorf("creating manager: %w", err)
 		}
-		if err := SetupWithManager(mgr); err != nil {
+		if err := SetupWithManager(mgr, Options{}); err != nil {
 			return nil, err
 		}
 		ctx, cancel := context.WithCancel(context.Background())

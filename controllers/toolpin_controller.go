@@ -3,55 +3,100 @@ package controllers
 import (
 	"context"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	v1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/lifecycle"
+	"github.com/toolgate/toolgate/pkg/tooldef"
 )
 
-// ToolPinReconciler reconciles ToolPin objects.
+// ToolPinReconciler applies human decisions and overrides to ToolPins. The
+// MCPServer reconciler records what probes observe; this one reacts to
+// what people write, without probing the server again.
 type ToolPinReconciler struct {
 	client.Client
-	Scheme *runtime.Scheme
+	Scheme            *runtime.Scheme
+	Recorder          events.EventRecorder
+	Now               func() metav1.Time
+	RequiredApprovers int
 }
 
 // +kubebuilder:rbac:groups=toolgate.dev,resources=toolpins,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=toolgate.dev,resources=toolpins/status,verbs=get;update;patch
 
-// Reconcile brings a ToolPin's status in line with what is known of it. In
-// this version that is only an Unknown Ready condition and an empty
-// decisions list: the list must exist for approvers to append to it with a
-// JSON patch ("add" to "/status/decisions/-" fails on an absent list).
+// Reconcile re-runs the lifecycle of a pin on its last observation, so that
+// a decision appended to its status or an override in its spec takes
+// effect.
 func (r *ToolPinReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	log := logf.FromContext(ctx)
-
-	var pin toolgatev1alpha1.ToolPin
+	var pin v1.ToolPin
 	if err := r.Get(ctx, req.NamespacedName, &pin); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	orig := pin.DeepCopy()
 
-	status := &pin.Status
-	ensureCondition(&status.Conditions, pin.Generation, toolgatev1alpha1.ConditionReady, ReasonAwaitingProbe,
-		"the tool has not been observed on its server yet; it is withheld until it is")
-	if status.Decisions == nil {
-		status.Decisions = []toolgatev1alpha1.Decision{}
+	if pin.Status.ObservedDefinition == "" || pin.Status.State == v1.PinRemoved {
+		// Never observed (or gone): nothing to decide on; keep the record
+		// well-formed so approvers can append to it.
+		orig := pin.DeepCopy()
+		if pin.Status.Decisions == nil {
+			pin.Status.Decisions = []v1.Decision{}
+		}
+		if pin.Status.State == "" {
+			ensureCondition(&pin.Status.Conditions, pin.Generation, v1.ConditionReady, ReasonAwaitingProbe,
+				"the tool has not been observed on its server yet; it is withheld until it is")
+		}
+		pin.Status.ObservedGeneration = pin.Generation
+		return ctrl.Result{}, patchStatusIfChanged(ctx, r.Client, orig, &pin, orig.Status, pin.Status)
 	}
-	status.ObservedGeneration = pin.Generation
 
-	if err := patchStatusIfChanged(ctx, r.Client, orig, &pin, orig.Status, pin.Status); err != nil {
+	tool, err := tooldef.ParseTool([]byte(pin.Status.ObservedDefinition))
+	if err != nil {
+		// The definition was written by the controller; if it no longer
+		// parses, the pin cannot be trusted until the next probe.
+		log.Error(err, "the observed definition does not parse")
+		return ctrl.Result{}, nil
+	}
+	var server v1.MCPServer
+	firstUse := v1.FirstUseReview
+	if err := r.Get(ctx, client.ObjectKey{Namespace: pin.Namespace, Name: pin.Spec.ServerRef.Name}, &server); err == nil {
+		firstUse = server.Spec.FirstUse
+	} else if !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, err
 	}
-	log.V(1).Info("reconciled", "generation", pin.Generation)
-	return ctrl.Result{}, nil
+	// The risk in status may carry an override; decide on the computed one.
+	computed := pin.Status.Risk
+	if computed != nil && computed.Overridden {
+		computed = nil // the next probe restores the computed judgement
+	}
+	out := lifecycle.Next(lifecycle.Input{
+		Status: pin.Status, Tool: tool, Risk: computed, FirstUse: firstUse,
+		RequiredApprovers: r.RequiredApprovers, Now: r.now(),
+	})
+	// A decision never changes when the tool was last seen.
+	out.Status.LastSeenTime = pin.Status.LastSeenTime
+	return ctrl.Result{}, writePin(ctx, r.Client, r.Recorder, &server, &pin, out)
+}
+
+func (r *ToolPinReconciler) now() metav1.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return metav1.Now()
 }
 
 // SetupWithManager registers the reconciler with the manager.
 func (r *ToolPinReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1.ToolPin{}, serverRefIndex, indexPinServer); err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&toolgatev1alpha1.ToolPin{}).
+		For(&v1.ToolPin{}).
 		Named("toolpin").
 		Complete(r)
 }

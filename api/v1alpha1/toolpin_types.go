@@ -117,6 +117,13 @@ type ToolPinStatus struct {
 	// +optional
 	ObservedFingerprint Fingerprint `json:"observedFingerprint,omitempty"`
 
+	// observedDefinition is the canonical JSON (RFC 8785) of the definition
+	// the server sent last, kept so a decision can be applied, and a later
+	// change explained, without probing the server again.
+	// +optional
+	// +kubebuilder:validation:MaxLength=262144
+	ObservedDefinition string `json:"observedDefinition,omitempty"`
+
 	// change describes what differs between the pinned and the observed
 	// definition, when they differ.
 	// +optional

@@ -27,6 +27,9 @@ import (
 // for; only the holder reconciles.
 const leaderElectionID = "toolgate-manager.toolgate.dev"
 
+// version is set at build time.
+var version = "dev"
+
 func main() {
 	if err := run(); err != nil {
 		fmt.Fprintf(os.Stderr, "manager: %v\n", err)
@@ -42,6 +45,7 @@ func run() error {
 		enableLeaderElection bool
 		leaderElectionNS     string
 		enableHTTP2          bool
+		requiredApprovers    int
 	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8443",
 		"address of the metrics endpoint; \"0\" disables it")
@@ -54,6 +58,8 @@ func run() error {
 		"namespace of the leader election Lease; the operator's own namespace when empty (in cluster)")
 	flag.BoolVar(&enableHTTP2, "enable-http2", false,
 		"serve metrics over HTTP/2 as well; off by default because of the HTTP/2 rapid reset and stream cancellation CVEs")
+	flag.IntVar(&requiredApprovers, "required-approvers", 2,
+		"distinct humans who must approve a tool whose approvalRecommendation is multi (at least 2)")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -99,7 +105,7 @@ func run() error {
 		return fmt.Errorf("creating manager: %w", err)
 	}
 
-	if err := controllers.SetupWithManager(mgr); err != nil {
+	if err := controllers.SetupWithManager(mgr, controllers.Options{RequiredApprovers: requiredApprovers, Version: version}); err != nil {
 		return err
 	}
 

@@ -79,6 +79,7 @@ func Next(in Input) Output {
 
 	observed := v1.Fingerprint(in.Tool.Fingerprint())
 	st.ObservedFingerprint = observed
+	st.ObservedDefinition = definition(in.Tool)
 	if st.FirstSeenTime == nil {
 		st.FirstSeenTime = in.Now.DeepCopy()
 	}

@@ -1,0 +1,159 @@
+package controllers
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net/http"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/probe"
+	"github.com/toolgate/toolgate/pkg/risk"
+)
+
+// Reasons for an MCPServer whose configuration cannot be used, before any
+// network traffic.
+const (
+	ReasonSecretNotFound  = "SecretNotFound"
+	ReasonInvalidSecret   = "InvalidSecret"
+	ReasonCANotFound      = "CANotFound"
+	ReasonInvalidCA       = "InvalidCA"
+	ReasonInvalidEndpoint = "InvalidEndpoint"
+)
+
+// configError is a problem with what the MCPServer refers to; the reason
+// becomes the condition's reason.
+type configError struct {
+	reason string
+	msg    string
+}
+
+func (e *configError) Error() string { return e.msg }
+
+// resolveProbe turns an MCPServer into what the probe and the posture
+// judgement need: the URL, headers from Secrets, the CA, and the posture.
+func resolveProbe(ctx context.Context, c client.Reader, s *v1.MCPServer) (probe.Config, risk.Posture, error) {
+	cfg := probe.Config{Header: http.Header{}}
+	posture := risk.Posture{Trust: string(s.Spec.CatalogTrust)}
+
+	switch {
+	case s.Spec.Endpoint.Service != nil:
+		svc := s.Spec.Endpoint.Service
+		scheme := svc.Scheme
+		if scheme == "" {
+			scheme = "http"
+		}
+		path := svc.Path
+		if path == "" {
+			path = "/mcp"
+		}
+		cfg.URL = fmt.Sprintf("%s://%s.%s.svc:%d%s", scheme, svc.Name, s.Namespace, svc.Port, path)
+		posture.InCluster = true
+	case s.Spec.Endpoint.URL != "":
+		cfg.URL = s.Spec.Endpoint.URL
+	default:
+		return cfg, posture, &configError{ReasonInvalidEndpoint, "spec.endpoint names neither a service nor a URL"}
+	}
+	posture.URL = cfg.URL
+
+	cfg.Transport = probe.TransportStreamableHTTP
+	posture.Transport = "streamable-http"
+	if s.Spec.Transport == v1.TransportSSE {
+		cfg.Transport, posture.Transport = probe.TransportSSE, "sse"
+	}
+	if p := s.Spec.Probe; p.Timeout != nil {
+		cfg.Timeout = p.Timeout.Duration
+	}
+	cfg.Limits = probe.DefaultLimits
+	if s.Spec.Probe.MaxTools > 0 {
+		cfg.Limits.MaxTools = int(s.Spec.Probe.MaxTools)
+	}
+
+	if auth := s.Spec.Auth; auth != nil {
+		if ref := auth.BearerToken; ref != nil {
+			token, err := secretKey(ctx, c, s.Namespace, ref.Name, ref.Key)
+			if err != nil {
+				return cfg, posture, err
+			}
+			cfg.Header.Set("Authorization", "Bearer "+strings.TrimSpace(token))
+			posture.Authenticated = true
+		}
+		if ref := auth.HeadersFrom; ref != nil {
+			var secret corev1.Secret
+			if err := c.Get(ctx, client.ObjectKey{Namespace: s.Namespace, Name: ref.Name}, &secret); err != nil {
+				return cfg, posture, secretError(ref.Name, err)
+			}
+			for k, v := range secret.Data {
+				if http.CanonicalHeaderKey(k) == "" || strings.ContainsAny(k, " \t\r\n:") || strings.ContainsAny(string(v), "\r\n") {
+					return cfg, posture, &configError{ReasonInvalidSecret, fmt.Sprintf("secret %s: key %q is not a valid HTTP header", ref.Name, k)}
+				}
+				cfg.Header.Set(k, string(v))
+			}
+			posture.Authenticated = true
+		}
+	}
+
+	if t := s.Spec.TLS; t != nil {
+		tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: t.ServerName}
+		if ca := t.CA; ca != nil {
+			var pem string
+			var err error
+			switch {
+			case ca.Secret != nil:
+				pem, err = secretKey(ctx, c, s.Namespace, ca.Secret.Name, ca.Secret.Key)
+			case ca.ConfigMap != nil:
+				pem, err = configMapKey(ctx, c, s.Namespace, ca.ConfigMap.Name, ca.ConfigMap.Key)
+			}
+			if err != nil {
+				return cfg, posture, err
+			}
+			pool := x509.NewCertPool()
+			if !pool.AppendCertsFromPEM([]byte(pem)) {
+				return cfg, posture, &configError{ReasonInvalidCA, "spec.tls.ca holds no PEM certificate"}
+			}
+			tlsCfg.RootCAs = pool
+		}
+		cfg.TLS = tlsCfg
+	}
+	return cfg, posture, nil
+}
+
+func secretKey(ctx context.Context, c client.Reader, ns, name, key string) (string, error) {
+	var secret corev1.Secret
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &secret); err != nil {
+		return "", secretError(name, err)
+	}
+	v, ok := secret.Data[key]
+	if !ok {
+		return "", &configError{ReasonInvalidSecret, fmt.Sprintf("secret %s has no key %q", name, key)}
+	}
+	return string(v), nil
+}
+
+func configMapKey(ctx context.Context, c client.Reader, ns, name, key string) (string, error) {
+	var cm corev1.ConfigMap
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &cm); err != nil {
+		if apierrors.IsNotFound(err) {
+			return "", &configError{ReasonCANotFound, fmt.Sprintf("configmap %s not found", name)}
+		}
+		return "", err
+	}
+	v, ok := cm.Data[key]
+	if !ok {
+		return "", &configError{ReasonCANotFound, fmt.Sprintf("configmap %s has no key %q", name, key)}
+	}
+	return v, nil
+}
+
+func secretError(name string, err error) error {
+	if apierrors.IsNotFound(err) {
+		return &configError{ReasonSecretNotFound, fmt.Sprintf("secret %s not found", name)}
+	}
+	return err
+}
