@@ -7,7 +7,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
@@ -110,53 +109,5 @@ func TestConditionsBeforeWork(t *testing.T) {
 			return false, "decisions absent"
 		}
 		return conditionIs(got.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionUnknown, ReasonAwaitingProbe, got.Generation)
-	})
-}
-
-// TestDecisionsSurviveReconcile checks that a decision appended the way an
-// approver appends it is kept when the controller reconciles the pin again.
-func TestDecisionsSurviveReconcile(t *testing.T) {
-	pin := &toolgatev1alpha1.ToolPin{
-		ObjectMeta: metav1.ObjectMeta{Name: "decided", Namespace: "default"},
-		Spec: toolgatev1alpha1.ToolPinSpec{
-			ServerRef: toolgatev1alpha1.LocalObjectReference{Name: "unprobed"}, ToolName: "delete_things",
-		},
-	}
-	create(t, pin)
-	eventually(t, "the pin has a decisions list", func() (bool, string) {
-		var got toolgatev1alpha1.ToolPin
-		if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(pin), &got); err != nil {
-			return false, err.Error()
-		}
-		return got.Status.Decisions != nil, "decisions absent"
-	})
-
-	// The approver's append works on a pin the controller initialised, with
-	// no status written by anyone else.
-	patch := []byte(`[{"op":"add","path":"/status/decisions/-","value":{"action":"Reject","fingerprint":"sha256:cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"}}]`)
-	if err := env.Client.Status().Patch(t.Context(), pin.DeepCopy(), client.RawPatch(types.JSONPatchType, patch)); err != nil {
-		t.Fatalf("appending a decision: %v", err)
-	}
-	// A spec change makes the controller reconcile again.
-	var got toolgatev1alpha1.ToolPin
-	if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(pin), &got); err != nil {
-		t.Fatal(err)
-	}
-	got.Spec.Override = &toolgatev1alpha1.ClassificationOverride{Category: toolgatev1alpha1.CategoryDelete, Reason: "deletes one item"}
-	if err := env.Client.Update(t.Context(), &got); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "the controller has seen generation 2 and kept the decision", func() (bool, string) {
-		var now toolgatev1alpha1.ToolPin
-		if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(pin), &now); err != nil {
-			return false, err.Error()
-		}
-		if now.Status.ObservedGeneration != 2 {
-			return false, "observedGeneration not yet 2"
-		}
-		if len(now.Status.Decisions) != 1 || now.Status.Decisions[0].Action != toolgatev1alpha1.DecisionReject {
-			return false, "decisions lost"
-		}
-		return true, ""
 	})
 }

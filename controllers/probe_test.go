@@ -221,11 +221,9 @@ func TestRugPullNeedsReviewAndApproval(t *testing.T) {
 		t.Fatal("the pin moved without an approval")
 	}
 
-	// An approval of the observed fingerprint moves the pin. (The
-	// admission webhook that stamps the approver comes with the approval
-	// work; here the decision carries a user as the webhook would.)
-	patch := fmt.Sprintf(`[{"op":"add","path":"/status/decisions/-","value":{"action":"Approve","fingerprint":%q,"user":"alice"}}]`, changed.Status.ObservedFingerprint)
-	if err := env.Client.Status().Patch(t.Context(), changed.DeepCopy(), client.RawPatch(types.JSONPatchType, []byte(patch))); err != nil {
+	// An approval of the observed fingerprint, by a person holding the
+	// approver role, moves the pin.
+	if err := decide(t, approver(t, "ivan"), changed, map[string]any{"action": "Approve", "fingerprint": string(changed.Status.ObservedFingerprint)}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "the approved definition is pinned", func() (bool, string) {

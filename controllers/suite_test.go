@@ -2,14 +2,20 @@ package controllers
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/toolgate/toolgate/internal/approval"
 
 	"github.com/toolgate/toolgate/internal/testenv"
 )
@@ -25,15 +31,17 @@ func TestMain(m *testing.M) {
 		// The manager acts as a user that holds only the generated
 		// ClusterRole, so every test here also proves the RBAC markers
 		// grant what the reconcilers use.
-		managerConfig, err := e.UserBoundToClusterRole("system:serviceaccount:toolgate-system:toolgate-manager",
+		managerConfig, err := e.UserBoundToClusterRole(operatorUser,
 			filepath.Join(testenv.RepoRoot(), "config", "rbac", "role.yaml"))
 		if err != nil {
 			return nil, err
 		}
+		host, port, certDir := e.WebhookServer()
 		mgr, err := ctrl.NewManager(managerConfig, ctrl.Options{
 			Scheme:                 e.Scheme,
 			Metrics:                metricsserver.Options{BindAddress: "0"},
 			HealthProbeBindAddress: "0",
+			WebhookServer:          webhook.NewServer(webhook.Options{Host: host, Port: port, CertDir: certDir}),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("creating manager: %w", err)
@@ -41,6 +49,12 @@ func TestMain(m *testing.M) {
 		if err := SetupWithManager(mgr, Options{}); err != nil {
 			return nil, err
 		}
+		approval.Register(mgr, approval.Config{
+			OperatorUsers: []string{operatorUser},
+			// The second entry is in an agent namespace: listing it must
+			// not let it decide.
+			ApproverServiceAccounts: []string{"system:serviceaccount:reviewers:review-bot", "system:serviceaccount:agents:helper"},
+		})
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() {
@@ -49,6 +63,34 @@ func TestMain(m *testing.M) {
 				fmt.Fprintf(os.Stderr, "manager stopped: %v\n", err)
 			}
 		}()
+		if err := e.Client.Create(context.Background(), agentNamespace); err != nil {
+			cancel()
+			<-done
+			return nil, err
+		}
+		// Wait for the webhook server before any test writes a status.
+		if err := waitForWebhook(host, port); err != nil {
+			cancel()
+			<-done
+			return nil, err
+		}
 		return func() { cancel(); <-done }, nil
-	}))
+	}, testenv.Options{Webhooks: true}))
+}
+
+// operatorUser is the identity the manager runs as in these tests.
+const operatorUser = "system:serviceaccount:toolgate-system:toolgate-manager"
+
+func waitForWebhook(host string, port int) error {
+	addr := net.JoinHostPort(host, fmt.Sprint(port))
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: time.Second}, "tcp", addr, &tls.Config{InsecureSkipVerify: true})
+		if err == nil {
+			conn.Close()
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("the webhook server did not come up on %s", addr)
 }

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -18,9 +19,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/controllers"
+	"github.com/toolgate/toolgate/internal/approval"
 )
 
 // leaderElectionID names the Lease that the replicas of the operator compete
@@ -46,6 +49,10 @@ func run() error {
 		leaderElectionNS     string
 		enableHTTP2          bool
 		requiredApprovers    int
+		webhookPort          int
+		webhookCertDir       string
+		operatorUser         string
+		approverSAs          string
 	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8443",
 		"address of the metrics endpoint; \"0\" disables it")
@@ -60,6 +67,14 @@ func run() error {
 		"serve metrics over HTTP/2 as well; off by default because of the HTTP/2 rapid reset and stream cancellation CVEs")
 	flag.IntVar(&requiredApprovers, "required-approvers", 2,
 		"distinct humans who must approve a tool whose approvalRecommendation is multi (at least 2)")
+	flag.IntVar(&webhookPort, "webhook-port", 9443, "port of the admission webhook server")
+	flag.StringVar(&webhookCertDir, "webhook-cert-dir", "",
+		"directory holding tls.crt and tls.key for the webhook server; the default is controller-runtime's")
+	flag.StringVar(&operatorUser, "operator-user", "",
+		"the operator's own user name, the only identity that writes ToolPin status beyond appending decisions; "+
+			"default system:serviceaccount:$POD_NAMESPACE:$SERVICE_ACCOUNT_NAME")
+	flag.StringVar(&approverSAs, "approver-service-accounts", "",
+		"comma-separated service accounts (system:serviceaccount:NS:NAME) allowed to decide on tools; none by default")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -84,6 +99,23 @@ func run() error {
 		metricsOpts.FilterProvider = filters.WithAuthenticationAndAuthorization
 	}
 
+	if operatorUser == "" {
+		ns, sa := os.Getenv("POD_NAMESPACE"), os.Getenv("SERVICE_ACCOUNT_NAME")
+		if ns == "" || sa == "" {
+			return fmt.Errorf("--operator-user is required outside a pod (or set POD_NAMESPACE and SERVICE_ACCOUNT_NAME)")
+		}
+		operatorUser = "system:serviceaccount:" + ns + ":" + sa
+	}
+	var approvers []string
+	for _, a := range strings.Split(approverSAs, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			if !strings.HasPrefix(a, "system:serviceaccount:") {
+				return fmt.Errorf("--approver-service-accounts: %q is not system:serviceaccount:NAMESPACE:NAME", a)
+			}
+			approvers = append(approvers, a)
+		}
+	}
+
 	restConfig, err := ctrl.GetConfig()
 	if err != nil {
 		return fmt.Errorf("loading kubeconfig: %w", err)
@@ -100,6 +132,7 @@ func run() error {
 		// instead of waiting out the lease.
 		LeaderElectionReleaseOnCancel: true,
 		LeaseDuration:                 &leaseDuration,
+		WebhookServer:                 webhook.NewServer(webhook.Options{Port: webhookPort, CertDir: webhookCertDir, TLSOpts: tlsOpts}),
 	})
 	if err != nil {
 		return fmt.Errorf("creating manager: %w", err)
@@ -109,10 +142,14 @@ func run() error {
 		return err
 	}
 
+	approval.Register(mgr, approval.Config{OperatorUsers: []string{operatorUser}, ApproverServiceAccounts: approvers})
+
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return fmt.Errorf("adding health check: %w", err)
 	}
-	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+	// Ready only once the webhook server serves: a status patch that the
+	// webhooks cannot see must fail, not pass.
+	if err := mgr.AddReadyzCheck("readyz", mgr.GetWebhookServer().StartedChecker()); err != nil {
 		return fmt.Errorf("adding readiness check: %w", err)
 	}
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -71,10 +72,22 @@ func binariesPresent(dir string) bool {
 	return true
 }
 
+// Options select what Start installs besides the CRDs.
+type Options struct {
+	// Webhooks installs toolgate's admission webhook configurations,
+	// pointed at a local serving port and certificate that WebhookServer
+	// describes.
+	Webhooks bool
+}
+
 // Start starts a control plane with toolgate's CRDs. It returns
 // ErrNoBinaries when the binaries are missing; Main turns that into a skip
 // or a failure.
-func Start() (*Env, error) {
+func Start(opts ...Options) (*Env, error) {
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
 	if !binariesPresent(os.Getenv("KUBEBUILDER_ASSETS")) {
 		return nil, ErrNoBinaries
 	}
@@ -88,6 +101,9 @@ func Start() (*Env, error) {
 		CRDDirectoryPaths:     []string{filepath.Join(RepoRoot(), "config", "crd", "bases")},
 		ErrorIfCRDPathMissing: true,
 	}
+	if o.Webhooks {
+		env.WebhookInstallOptions.Paths = []string{filepath.Join(RepoRoot(), "config", "webhook")}
+	}
 	cfg, err := env.Start()
 	if err != nil {
 		_ = os.RemoveAll(dir)
@@ -100,6 +116,13 @@ func Start() (*Env, error) {
 		return nil, fmt.Errorf("creating a client: %w", err)
 	}
 	return &Env{env: env, Config: cfg, Client: c, Scheme: scheme, Dir: dir}, nil
+}
+
+// WebhookServer returns where the installed webhook configurations expect
+// the webhook server: host, port and certificate directory.
+func (e *Env) WebhookServer() (host string, port int, certDir string) {
+	w := e.env.WebhookInstallOptions
+	return w.LocalServingHost, w.LocalServingPort, w.LocalServingCertDir
 }
 
 // Stop stops the control plane and removes its directory.
@@ -138,7 +161,7 @@ func (e *Env) User(name string, groups ...string) (client.Client, string, error)
 
 // UserBoundToClusterRole creates the ClusterRole in roleFile, binds it to a
 // new user of the given name, and returns a REST config acting as that user.
-func (e *Env) UserBoundToClusterRole(user, roleFile string) (*rest.Config, error) {
+func (e *Env) UserBoundToClusterRole(user, roleFile string, groups ...string) (*rest.Config, error) {
 	data, err := os.ReadFile(roleFile)
 	if err != nil {
 		return nil, err
@@ -148,18 +171,18 @@ func (e *Env) UserBoundToClusterRole(user, roleFile string) (*rest.Config, error
 		return nil, fmt.Errorf("%s: %w", roleFile, err)
 	}
 	ctx := context.Background()
-	if err := e.Client.Create(ctx, &role); err != nil {
+	if err := e.Client.Create(ctx, &role); err != nil && !apierrors.IsAlreadyExists(err) {
 		return nil, fmt.Errorf("creating ClusterRole %s: %w", role.Name, err)
 	}
 	binding := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: role.Name},
+		ObjectMeta: metav1.ObjectMeta{GenerateName: role.Name + "-"},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
 		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
 	}
 	if err := e.Client.Create(ctx, binding); err != nil {
 		return nil, fmt.Errorf("binding ClusterRole %s: %w", role.Name, err)
 	}
-	u, err := e.env.AddUser(envtest.User{Name: user}, nil)
+	u, err := e.env.AddUser(envtest.User{Name: user, Groups: groups}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("adding user %q: %w", user, err)
 	}
@@ -179,8 +202,8 @@ func (e *Env) AdminKubeconfig() (string, error) {
 // (a manager that still watches would hold the API server up to its stop
 // timeout). Missing binaries skip the package with a message, or fail it
 // when RequireEnv is set.
-func Main(m *testing.M, setup func(*Env) (teardown func(), err error)) int {
-	env, err := Start()
+func Main(m *testing.M, setup func(*Env) (teardown func(), err error), opts ...Options) int {
+	env, err := Start(opts...)
 	if errors.Is(err, ErrNoBinaries) && os.Getenv(RequireEnv) == "" {
 		fmt.Fprintf(os.Stderr, "SKIP: %v (set %s=1 to make this a failure)\n", err, RequireEnv)
 		return 0
