@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -105,7 +106,6 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 
 	cfg.ClientVersion = r.ClientVersion
 	result, err := r.probe(ctx, cfg)
-	r.probed.Store(req.NamespacedName, digest)
 	probeTime := metav1.NewTime(now)
 	server.Status.LastProbeTime = &probeTime
 	server.Status.ObservedGeneration = server.Generation
@@ -118,7 +118,7 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		msg := clip(err.Error(), 1024)
 		log.Info("probe failed", "reason", reason, "error", msg)
 		r.setServerConditions(&server, metav1.ConditionFalse, reason, msg, metav1.ConditionFalse, reason, msg)
-		return ctrl.Result{RequeueAfter: interval}, r.patchServer(ctx, orig, &server)
+		return r.finish(ctx, req, orig, &server, digest, interval)
 	}
 
 	report := vet.Vet([]vet.Server{{Name: server.Namespace + "/" + server.Name, Catalogue: result.Catalogue, Posture: posture}})
@@ -156,7 +156,18 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	msg := fmt.Sprintf("%d tools: %d trusted, %d awaiting review, %d rejected", st.ToolCount, counts[v1.PinTrusted], counts[v1.PinAwaitingReview], counts[v1.PinRejected])
 	r.setServerConditions(&server, metav1.ConditionTrue, ReasonProbed, msg, metav1.ConditionTrue, ReasonProbed,
 		fmt.Sprintf("%d tools on %d page(s), %d bytes, in %s", st.ToolCount, result.Pages, result.Bytes, result.Duration.Round(time.Millisecond)))
-	return ctrl.Result{RequeueAfter: interval}, r.patchServer(ctx, orig, &server)
+	return r.finish(ctx, req, orig, &server, digest, interval)
+}
+
+// finish writes the server's status and, only once that landed, remembers
+// the configuration as probed: a pass that failed half-way is probed again
+// rather than waiting for the interval.
+func (r *MCPServerReconciler) finish(ctx context.Context, req ctrl.Request, orig, server *v1.MCPServer, digest string, interval time.Duration) (ctrl.Result, error) {
+	if err := r.patchServer(ctx, orig, server); err != nil {
+		return ctrl.Result{}, err
+	}
+	r.probed.Store(req.NamespacedName, digest)
+	return ctrl.Result{RequeueAfter: interval}, nil
 }
 
 // syncPins creates the pins of new tools and runs every pin of the server
@@ -196,11 +207,14 @@ func (r *MCPServerReconciler) syncPins(ctx context.Context, server *v1.MCPServer
 		}
 		body, _ := tool.BodyFingerprint()
 		owner, laundered := untrusted[body]
-		out := lifecycle.Next(lifecycle.Input{
-			Status: pin.Status, Tool: tool, Risk: toolRisk(report.Tools[i]), FirstUse: server.Spec.FirstUse,
-			UntrustedBody: laundered && owner != pin.Name, RequiredApprovers: required, Now: stamp,
+		toolRisk := toolRisk(report.Tools[i])
+		err := r.updatePin(ctx, server, pin, func(st v1.ToolPinStatus) lifecycle.Output {
+			return lifecycle.Next(lifecycle.Input{
+				Status: st, Tool: tool, Risk: toolRisk, FirstUse: server.Spec.FirstUse,
+				UntrustedBody: laundered && owner != pin.Name, RequiredApprovers: required, Now: stamp,
+			})
 		})
-		if err := writePin(ctx, r.Client, r.Recorder, server, pin, out); err != nil {
+		if err != nil {
 			return nil, err
 		}
 		pins = append(pins, *pin)
@@ -213,13 +227,32 @@ func (r *MCPServerReconciler) syncPins(ctx context.Context, server *v1.MCPServer
 	sort.Strings(gone)
 	for _, name := range gone {
 		pin := byTool[name]
-		out := lifecycle.Next(lifecycle.Input{Status: pin.Status, Tool: nil, Now: stamp})
-		if err := writePin(ctx, r.Client, r.Recorder, server, pin, out); err != nil {
+		err := r.updatePin(ctx, server, pin, func(st v1.ToolPinStatus) lifecycle.Output {
+			return lifecycle.Next(lifecycle.Input{Status: st, Tool: nil, Now: stamp})
+		})
+		if err != nil {
 			return nil, err
 		}
 		pins = append(pins, *pin)
 	}
 	return pins, nil
+}
+
+// updatePin runs one lifecycle step on a pin and writes it. On a conflict
+// (the ToolPin reconciler or an approver wrote the pin meanwhile) it reads
+// the pin again and decides again on the fresh status, so no decision is
+// lost and the probe's observation still lands.
+func (r *MCPServerReconciler) updatePin(ctx context.Context, server *v1.MCPServer, pin *v1.ToolPin, next func(v1.ToolPinStatus) lifecycle.Output) error {
+	first := true
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if !first {
+			if err := r.Get(ctx, client.ObjectKeyFromObject(pin), pin); err != nil {
+				return err
+			}
+		}
+		first = false
+		return writePin(ctx, r.Client, r.Recorder, server, pin, next(pin.Status))
+	})
 }
 
 func (r *MCPServerReconciler) setServerConditions(s *v1.MCPServer, ready metav1.ConditionStatus, readyReason, readyMsg string, reach metav1.ConditionStatus, reachReason, reachMsg string) {

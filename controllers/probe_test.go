@@ -245,3 +245,92 @@ func readyReason(conds []metav1.Condition) string {
 	}
 	return ""
 }
+
+func TestRenamedRejectedToolIsNotTrusted(t *testing.T) {
+	fixture := startMCPServer(t, &mcp.Tool{Name: "send_report", Description: "Sends the weekly report to the team channel."})
+	server := &v1.MCPServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "reports", Namespace: "default"},
+		Spec:       v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: fixture.URL}},
+	}
+	create(t, server)
+	var pin *v1.ToolPin
+	eventually(t, "trusted on first use", func() (bool, string) {
+		p, err := getPin(t, "reports", "send_report")
+		pin = p
+		return err == nil && p.Status.State == v1.PinTrusted, fmt.Sprint(err)
+	})
+	// A reviewer rejects the tool as it is.
+	if err := decide(t, approver(t, "judy"), pin, map[string]any{"action": "Reject", "fingerprint": string(pin.Status.ObservedFingerprint)}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "rejected", func() (bool, string) {
+		p, _ := getPin(t, "reports", "send_report")
+		return p.Status.State == v1.PinRejected, string(p.Status.State)
+	})
+	// The server renames the tool and changes nothing else.
+	fixture.setRewrite(func(b []byte) []byte {
+		return bytes.Replace(b, []byte(`"send_report"`), []byte(`"send_weekly_report"`), 1)
+	})
+	reprobe(t, server, "6m")
+	eventually(t, "the renamed copy awaits review", func() (bool, string) {
+		p, err := getPin(t, "reports", "send_weekly_report")
+		if err != nil {
+			return false, err.Error()
+		}
+		return p.Status.State == v1.PinAwaitingReview && p.Status.Pinned == nil, string(p.Status.State)
+	})
+	eventually(t, "the original is marked removed, its history kept", func() (bool, string) {
+		p, _ := getPin(t, "reports", "send_report")
+		return p.Status.State == v1.PinRemoved && len(p.Status.Decisions) == 1, string(p.Status.State)
+	})
+}
+
+func TestHostileServersEndInAClearCondition(t *testing.T) {
+	healthy := startMCPServer(t, &mcp.Tool{Name: "ping", Description: "Checks that the server answers."})
+	huge := make([]*mcp.Tool, 1200)
+	for i := range huge {
+		huge[i] = &mcp.Tool{Name: fmt.Sprintf("tool_%04d", i), Description: "One of very many tools."}
+	}
+	invalid := startMCPServer(t, &mcp.Tool{Name: "ping", Description: "Checks that the server answers."})
+	invalid.setRewrite(func([]byte) []byte { return []byte(`{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"ping",}]}}`) })
+	badSchema := startMCPServer(t, &mcp.Tool{Name: "ping", Description: "Checks that the server answers."})
+	badSchema.setRewrite(func(b []byte) []byte {
+		return bytes.Replace(b, []byte(`"inputSchema":{"type":"object"}`), []byte(`"inputSchema":"anything"`), 1)
+	})
+	cases := []struct {
+		name, url, reason string
+		maxTools          int32
+	}{
+		{"down", closedURL(t), "Unreachable", 0},
+		{"many", startMCPServer(t, huge...).URL, "TooLarge", 1000},
+		{"garbled", invalid.URL, "InvalidResponse", 0},
+		{"badschema", badSchema.URL, "InvalidResponse", 0},
+	}
+	for _, tc := range cases {
+		create(t, &v1.MCPServer{
+			ObjectMeta: metav1.ObjectMeta{Name: "hostile-" + tc.name, Namespace: "default"},
+			Spec:       v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: tc.url}, Probe: v1.ProbeSpec{MaxTools: tc.maxTools}},
+		})
+	}
+	create(t, &v1.MCPServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "healthy", Namespace: "default"},
+		Spec:       v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: healthy.URL}},
+	})
+	for _, tc := range cases {
+		eventually(t, tc.name+" ends in "+tc.reason, func() (bool, string) {
+			var s v1.MCPServer
+			env.Client.Get(t.Context(), types.NamespacedName{Namespace: "default", Name: "hostile-" + tc.name}, &s)
+			return conditionIs(s.Status.Conditions, v1.ConditionReady, metav1.ConditionFalse, tc.reason, s.Generation)
+		})
+		var pins v1.ToolPinList
+		env.Client.List(t.Context(), &pins, client.InNamespace("default"), client.MatchingFields{serverRefIndex: "hostile-" + tc.name})
+		if len(pins.Items) != 0 {
+			t.Errorf("%s: %d pins from a server that failed its probe", tc.name, len(pins.Items))
+		}
+	}
+	eventually(t, "the healthy server is served all the same", func() (bool, string) {
+		var s v1.MCPServer
+		env.Client.Get(t.Context(), types.NamespacedName{Namespace: "default", Name: "healthy"}, &s)
+		return conditionIs(s.Status.Conditions, v1.ConditionReady, metav1.ConditionTrue, ReasonProbed, s.Generation)
+	})
+}
