@@ -67,6 +67,12 @@ test: envtest ## Run every test, the ones against a real API server included, an
 corpus-figures: ## Print how the risk engine agrees with the reviewers' labels of the development corpus.
 	@$(GO) test -count=1 -run 'TestCorpusFigures$$' -v ./pkg/risk/ | grep -E '^corpus:|SKIP|skipped' || true
 
+##@ Demo
+
+.PHONY: demo
+demo: ## Run the local demo: a control plane, the operator and a sample MCP server on this machine.
+	hack/demo.sh
+
 ##@ Build
 
 .PHONY: build

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -187,6 +188,26 @@ func (e *Env) UserBoundToClusterRole(user, roleFile string, groups ...string) (*
 		return nil, fmt.Errorf("adding user %q: %w", user, err)
 	}
 	return u.Config(), nil
+}
+
+// KubeconfigFor provisions a user, binds it to the ClusterRole in roleFile
+// when one is given, and writes a kubeconfig for it into dir.
+func (e *Env) KubeconfigFor(dir, user, roleFile string, groups ...string) (string, error) {
+	if roleFile != "" {
+		if _, err := e.UserBoundToClusterRole(user, roleFile, groups...); err != nil {
+			return "", err
+		}
+	}
+	u, err := e.env.AddUser(envtest.User{Name: user, Groups: groups}, nil)
+	if err != nil {
+		return "", fmt.Errorf("adding user %q: %w", user, err)
+	}
+	kubeconfig, err := u.KubeConfig()
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, strings.NewReplacer(":", "-", "/", "-").Replace(user)+".kubeconfig")
+	return path, os.WriteFile(path, kubeconfig, 0o600)
 }
 
 // AdminKubeconfig writes a kubeconfig for a cluster administrator
