@@ -37,6 +37,12 @@ func create(t *testing.T, obj client.Object) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		_ = env.Client.Delete(ctx, obj)
+		// envtest runs no garbage collector: delete the pins a server owns,
+		// as the cluster would, so a repeated run starts clean.
+		if s, ok := obj.(*toolgatev1alpha1.MCPServer); ok {
+			_ = env.Client.DeleteAllOf(ctx, &toolgatev1alpha1.ToolPin{}, client.InNamespace(s.Namespace),
+				client.MatchingLabels{"toolgate.dev/server": s.Name})
+		}
 	})
 }
 
