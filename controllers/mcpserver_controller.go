@@ -122,6 +122,12 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	}
 
 	report := vet.Vet([]vet.Server{{Name: server.Namespace + "/" + server.Name, Catalogue: result.Catalogue, Posture: posture}})
+	reach, err := r.reach(ctx, &server)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	applyReach(&report, reach)
+	server.Status.Reach = bound(reach.findings, 16, 256)
 	pins, err := r.syncPins(ctx, &server, result.Catalogue, report, now)
 	if err != nil {
 		return ctrl.Result{}, err

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -332,5 +333,47 @@ func TestHostileServersEndInAClearCondition(t *testing.T) {
 		var s v1.MCPServer
 		env.Client.Get(t.Context(), types.NamespacedName{Namespace: "default", Name: "healthy"}, &s)
 		return conditionIs(s.Status.Conditions, v1.ConditionReady, metav1.ConditionTrue, ReasonProbed, s.Generation)
+	})
+}
+
+func TestBlastRadiusFollowsTheServersOwnReach(t *testing.T) {
+	// The in-cluster server's service account may delete pods everywhere.
+	role := &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: "pod-deleter"},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"delete"}}},
+	}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "k8s-mcp-deletes-pods"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: "tools", Name: "k8s-mcp"}},
+	}
+	create(t, role)
+	create(t, binding)
+	fixture := startMCPServer(t,
+		&mcp.Tool{Name: "restart_pod", Description: "Restarts one pod by deleting it; its controller recreates it."},
+		&mcp.Tool{Name: "get_pod", Description: "Gets one pod by its name."},
+	)
+	create(t, &v1.MCPServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "k8s", Namespace: "default"},
+		Spec: v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: fixture.URL},
+			ServiceAccount: &v1.ServiceAccountReference{Namespace: "tools", Name: "k8s-mcp"}},
+	})
+	eventually(t, "the mutating tool reaches the cluster", func() (bool, string) {
+		pin, err := getPin(t, "k8s", "restart_pod")
+		if err != nil || pin.Status.Risk == nil {
+			return false, fmt.Sprint(err)
+		}
+		return pin.Status.Risk.BlastRadius == v1.BlastCluster && pin.Status.Risk.Level >= v1.LevelHigh,
+			fmt.Sprintf("%s %s", pin.Status.Risk.BlastRadius, pin.Status.Risk.Level)
+	})
+	read, _ := getPin(t, "k8s", "get_pod")
+	if read.Status.Risk == nil || read.Status.Risk.BlastRadius == v1.BlastCluster {
+		t.Errorf("a read-only tool must not be widened by delete rights: %+v", read.Status.Risk)
+	}
+	eventually(t, "the server's status shows what its identity may do", func() (bool, string) {
+		var s v1.MCPServer
+		env.Client.Get(t.Context(), types.NamespacedName{Namespace: "default", Name: "k8s"}, &s)
+		return strings.Contains(strings.Join(s.Status.Reach, "\n"), "system:serviceaccount:tools:k8s-mcp can delete pods in every namespace"),
+			fmt.Sprint(s.Status.Reach)
 	})
 }
