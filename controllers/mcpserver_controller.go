@@ -11,6 +11,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -74,6 +75,9 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	log := logf.FromContext(ctx)
 	var server v1.MCPServer
 	if err := r.Get(ctx, req.NamespacedName, &server); err != nil {
+		if apierrors.IsNotFound(err) {
+			getMetrics().forget(req.Namespace, req.Name)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !server.DeletionTimestamp.IsZero() {
@@ -105,7 +109,19 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	}
 
 	cfg.ClientVersion = r.ClientVersion
+	m := getMetrics()
+	started := time.Now()
 	result, err := r.probe(ctx, cfg)
+	outcome := ReasonProbed
+	if err != nil {
+		outcome = string(probe.InvalidResponse)
+		var perr *probe.Error
+		if errors.As(err, &perr) {
+			outcome = string(perr.Reason)
+		}
+	}
+	m.probeDuration.WithLabelValues(outcome).Observe(time.Since(started).Seconds())
+	m.probes.WithLabelValues(server.Namespace, server.Name, outcome).Inc()
 	probeTime := metav1.NewTime(now)
 	server.Status.LastProbeTime = &probeTime
 	server.Status.ObservedGeneration = server.Generation
@@ -132,6 +148,7 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	m.recordPins(server.Namespace, server.Name, pins)
 
 	st := &server.Status
 	st.ServerInfo = &v1.ServerInfo{Name: clip(result.ServerName, 256), Version: clip(result.ServerVersion, 128), ProtocolVersion: clip(result.ProtocolVersion, 32)}

@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	v1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/lifecycle"
@@ -375,5 +376,51 @@ func TestBlastRadiusFollowsTheServersOwnReach(t *testing.T) {
 		env.Client.Get(t.Context(), types.NamespacedName{Namespace: "default", Name: "k8s"}, &s)
 		return strings.Contains(strings.Join(s.Status.Reach, "\n"), "system:serviceaccount:tools:k8s-mcp can delete pods in every namespace"),
 			fmt.Sprint(s.Status.Reach)
+	})
+}
+
+// TestMetrics reads the operator's metrics from the registry the manager
+// serves.
+func TestMetrics(t *testing.T) {
+	fixture := startMCPServer(t,
+		&mcp.Tool{Name: "get_page", Description: "Gets one page of the wiki by its title."},
+		&mcp.Tool{Name: "delete_page", Description: "Deletes one page of the wiki by its title."},
+	)
+	server := &v1.MCPServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "wiki", Namespace: "default"},
+		Spec:       v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: fixture.URL}, FirstUse: v1.FirstUseReview},
+	}
+	create(t, server)
+	eventually(t, "the metrics show the catalogue", func() (bool, string) {
+		families, err := crmetrics.Registry.Gather()
+		if err != nil {
+			return false, err.Error()
+		}
+		got := map[string]float64{}
+		for _, f := range families {
+			for _, m := range f.GetMetric() {
+				labels := map[string]string{}
+				for _, l := range m.GetLabel() {
+					labels[l.GetName()] = l.GetValue()
+				}
+				if labels["server"] != "wiki" && f.GetName() != "toolgate_probe_duration_seconds" {
+					continue
+				}
+				key := f.GetName() + "{" + labels["level"] + labels["result"] + "}"
+				switch {
+				case m.GetGauge() != nil:
+					got[key] = m.GetGauge().GetValue()
+				case m.GetCounter() != nil:
+					got[key] = m.GetCounter().GetValue()
+				case m.GetHistogram() != nil:
+					got[key] = float64(m.GetHistogram().GetSampleCount())
+				}
+			}
+		}
+		ok := got["toolgate_probes_total{Probed}"] >= 1 && got["toolgate_tools{L5}"] == 1 && got["toolgate_tools{L2}"] == 1 &&
+			got["toolgate_pins_awaiting_review{}"] == 2 && got["toolgate_oldest_pending_review_age_seconds{}"] >= 0 &&
+			got["toolgate_probe_duration_seconds{Probed}"] >= 1
+		_, hasAge := got["toolgate_oldest_pending_review_age_seconds{}"]
+		return ok && hasAge, fmt.Sprint(got)
 	})
 }

@@ -1,0 +1,125 @@
+package controllers
+
+import (
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	v1 "github.com/toolgate/toolgate/api/v1alpha1"
+)
+
+// operatorMetrics are exported on the manager's metrics endpoint.
+type operatorMetrics struct {
+	probeDuration *prometheus.HistogramVec
+	probes        *prometheus.CounterVec
+	tools         *prometheus.GaugeVec
+	awaiting      *prometheus.GaugeVec
+	oldest        *oldestPending
+}
+
+var (
+	metricsOnce sync.Once
+	theMetrics  *operatorMetrics
+)
+
+// getMetrics registers the operator's metrics with controller-runtime's
+// registry once per process and returns them.
+func getMetrics() *operatorMetrics {
+	metricsOnce.Do(func() {
+		m := &operatorMetrics{
+			probeDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+				Name: "toolgate_probe_duration_seconds", Help: "Duration of MCP server probes, by result.",
+				Buckets: prometheus.ExponentialBuckets(0.005, 2, 14),
+			}, []string{"result"}),
+			probes: prometheus.NewCounterVec(prometheus.CounterOpts{
+				Name: "toolgate_probes_total", Help: "MCP server probes, by server and result (Probed or the failure reason).",
+			}, []string{"namespace", "server", "result"}),
+			tools: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+				Name: "toolgate_tools", Help: "Tools in each MCP server's catalogue, by risk level.",
+			}, []string{"namespace", "server", "level"}),
+			awaiting: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+				Name: "toolgate_pins_awaiting_review", Help: "ToolPins awaiting a human review, by server.",
+			}, []string{"namespace", "server"}),
+			oldest: &oldestPending{since: map[[2]string]time.Time{}, desc: prometheus.NewDesc(
+				"toolgate_oldest_pending_review_age_seconds", "Age of the oldest ToolPin awaiting review, by server.",
+				[]string{"namespace", "server"}, nil)},
+		}
+		metrics.Registry.MustRegister(m.probeDuration, m.probes, m.tools, m.awaiting, m.oldest)
+		theMetrics = m
+	})
+	return theMetrics
+}
+
+// recordPins sets a server's per-level and review gauges from its pins.
+func (m *operatorMetrics) recordPins(ns, server string, pins []v1.ToolPin) {
+	m.tools.DeletePartialMatch(prometheus.Labels{"namespace": ns, "server": server})
+	levels := map[v1.Level]int{}
+	awaiting := 0
+	var oldest time.Time
+	for _, p := range pins {
+		if p.Status.State == v1.PinRemoved {
+			continue
+		}
+		level := v1.LevelCritical
+		if p.Status.Risk != nil {
+			level = p.Status.Risk.Level
+		}
+		levels[level]++
+		if p.Status.State == v1.PinAwaitingReview {
+			awaiting++
+			since := p.CreationTimestamp.Time
+			if p.Status.Change != nil {
+				since = p.Status.Change.DetectedTime.Time
+			}
+			if oldest.IsZero() || since.Before(oldest) {
+				oldest = since
+			}
+		}
+	}
+	for level, n := range levels {
+		m.tools.WithLabelValues(ns, server, string(level)).Set(float64(n))
+	}
+	m.awaiting.WithLabelValues(ns, server).Set(float64(awaiting))
+	m.oldest.set(ns, server, oldest)
+}
+
+// forget drops a deleted server's series.
+func (m *operatorMetrics) forget(ns, server string) {
+	labels := prometheus.Labels{"namespace": ns, "server": server}
+	m.tools.DeletePartialMatch(labels)
+	m.probes.DeletePartialMatch(labels)
+	m.awaiting.DeletePartialMatch(labels)
+	m.oldest.set(ns, server, time.Time{})
+}
+
+// oldestPending reports, at scrape time, how long the oldest review of each
+// server has been waiting: an age must grow between probes, which a gauge
+// set at probe time would not.
+type oldestPending struct {
+	mu    sync.Mutex
+	since map[[2]string]time.Time
+	desc  *prometheus.Desc
+}
+
+func (o *oldestPending) set(ns, server string, since time.Time) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if since.IsZero() {
+		delete(o.since, [2]string{ns, server})
+		return
+	}
+	o.since[[2]string{ns, server}] = since
+}
+
+func (o *oldestPending) Describe(ch chan<- *prometheus.Desc) { ch <- o.desc }
+
+func (o *oldestPending) Collect(ch chan<- prometheus.Metric) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	now := time.Now()
+	for k, since := range o.since {
+		ch <- prometheus.MustNewConstMetric(o.desc, prometheus.GaugeValue, now.Sub(since).Seconds(), k[0], k[1])
+	}
+}
