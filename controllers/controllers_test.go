@@ -13,7 +13,7 @@ import (
 )
 
 // eventually polls cond every 50ms until it holds or 20s pass.
-func eventually(t *testing.T, what string, cond func() (bool, string)) {
+func eventually(t testing.TB, what string, cond func() (bool, string)) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	var last string
@@ -28,7 +28,7 @@ func eventually(t *testing.T, what string, cond func() (bool, string)) {
 	t.Fatalf("timed out waiting until %s; last seen: %s", what, last)
 }
 
-func create(t *testing.T, obj client.Object) {
+func create(t testing.TB, obj client.Object) {
 	t.Helper()
 	if err := env.Client.Create(t.Context(), obj); err != nil {
 		t.Fatalf("creating %T: %v", obj, err)

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -56,6 +57,8 @@ type MCPServerReconciler struct {
 	RequiredApprovers int
 	// ClientVersion is reported to servers in initialize.
 	ClientVersion string
+	// Concurrency is how many servers are reconciled at once.
+	Concurrency int
 
 	// probed remembers the configuration each server was last probed with,
 	// so a change of a referenced Secret triggers a probe before the
@@ -219,24 +222,32 @@ func (r *MCPServerReconciler) syncPins(ctx context.Context, server *v1.MCPServer
 	for i, tool := range cat.Tools {
 		pin := byTool[tool.Name]
 		delete(byTool, tool.Name)
+		body, _ := tool.BodyFingerprint()
+		owner, laundered := untrusted[body]
+		toolRisk := toolRisk(report.Tools[i])
+		next := func(name string, st v1.ToolPinStatus) lifecycle.Output {
+			return lifecycle.Next(lifecycle.Input{
+				Status: st, Tool: tool, Risk: toolRisk, FirstUse: server.Spec.FirstUse,
+				UntrustedBody: laundered && owner != name, RequiredApprovers: required, Now: stamp,
+			})
+		}
 		if pin == nil {
 			fresh, err := newPin(server, tool.Name, r.Scheme)
 			if err != nil {
 				return nil, err
 			}
+			// Labels are known before the pin exists: creating it with them
+			// saves a write per new tool.
+			first := next(fresh.Name, v1.ToolPinStatus{})
+			fresh.Labels[lifecycle.LabelState] = string(first.Status.State)
+			if first.Status.Risk != nil {
+				fresh.Labels[lifecycle.LabelLevel] = string(first.Status.Risk.Level)
+			}
 			if pin, err = createPin(ctx, r.Client, fresh); err != nil {
 				return nil, err
 			}
 		}
-		body, _ := tool.BodyFingerprint()
-		owner, laundered := untrusted[body]
-		toolRisk := toolRisk(report.Tools[i])
-		err := r.updatePin(ctx, server, pin, func(st v1.ToolPinStatus) lifecycle.Output {
-			return lifecycle.Next(lifecycle.Input{
-				Status: st, Tool: tool, Risk: toolRisk, FirstUse: server.Spec.FirstUse,
-				UntrustedBody: laundered && owner != pin.Name, RequiredApprovers: required, Now: stamp,
-			})
-		})
+		err := r.updatePin(ctx, server, pin, func(st v1.ToolPinStatus) lifecycle.Output { return next(pin.Name, st) })
 		if err != nil {
 			return nil, err
 		}
@@ -384,6 +395,7 @@ func (r *MCPServerReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		For(&v1.MCPServer{}).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(serversFor("secret"))).
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(serversFor("configmap"))).
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(1, r.Concurrency)}).
 		Named("mcpserver").
 		Complete(r)
 }

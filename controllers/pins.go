@@ -183,7 +183,9 @@ func newPin(server *v1.MCPServer, tool string, scheme *runtime.Scheme) (*v1.Tool
 	if len(server.Name) <= 63 {
 		pin.Labels[lifecycle.LabelServer] = server.Name
 	}
-	if err := controllerutil.SetOwnerReference(server, pin, scheme); err != nil {
+	// The server controls its pins: deleting the server deletes them, and
+	// the ToolPin controller leaves a pin's first observation to it.
+	if err := controllerutil.SetControllerReference(server, pin, scheme); err != nil {
 		return nil, err
 	}
 	return pin, nil

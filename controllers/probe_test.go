@@ -25,7 +25,7 @@ import (
 )
 
 // closedURL is an MCP URL on a local port nothing listens on.
-func closedURL(t *testing.T) string {
+func closedURL(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -44,7 +44,7 @@ type mcpServer struct {
 	rewrite atomic.Pointer[func([]byte) []byte]
 }
 
-func startMCPServer(t *testing.T, tools ...*mcp.Tool) *mcpServer {
+func startMCPServer(t testing.TB, tools ...*mcp.Tool) *mcpServer {
 	t.Helper()
 	s := mcp.NewServer(&mcp.Implementation{Name: "fixture", Version: "1.0.0"}, nil)
 	for _, tool := range tools {

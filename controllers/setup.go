@@ -13,6 +13,8 @@ type Options struct {
 	RequiredApprovers int
 	// Version is reported to MCP servers in initialize.
 	Version string
+	// ProbeConcurrency is how many servers are probed at once.
+	ProbeConcurrency int
 }
 
 // SetupWithManager registers every toolgate reconciler with mgr. The manager
@@ -25,7 +27,8 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := (&ToolPinReconciler{Client: c, Scheme: s, Recorder: rec, RequiredApprovers: approvers}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the ToolPin controller: %w", err)
 	}
-	if err := (&MCPServerReconciler{Client: c, Scheme: s, Recorder: rec, RequiredApprovers: approvers, ClientVersion: opts.Version}).SetupWithManager(mgr); err != nil {
+	if err := (&MCPServerReconciler{Client: c, Scheme: s, Recorder: rec, RequiredApprovers: approvers, ClientVersion: opts.Version,
+		Concurrency: max(1, opts.ProbeConcurrency)}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the MCPServer controller: %w", err)
 	}
 	if err := (&ToolPolicyReconciler{Client: c, Scheme: s}).SetupWithManager(mgr); err != nil {

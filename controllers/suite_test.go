@@ -20,7 +20,10 @@ import (
 	"github.com/toolgate/toolgate/internal/testenv"
 )
 
-var env *testenv.Env
+var (
+	env         *testenv.Env
+	testManager ctrl.Manager
+)
 
 // TestMain starts one control plane and one manager, with every reconciler
 // registered exactly as cmd/manager registers them, for the whole package.
@@ -36,6 +39,7 @@ func TestMain(m *testing.M) {
 		if err != nil {
 			return nil, err
 		}
+		managerConfig.QPS, managerConfig.Burst = 200, 400
 		host, port, certDir := e.WebhookServer()
 		mgr, err := ctrl.NewManager(managerConfig, ctrl.Options{
 			Scheme:                 e.Scheme,
@@ -46,6 +50,7 @@ func TestMain(m *testing.M) {
 		if err != nil {
 			return nil, fmt.Errorf("creating manager: %w", err)
 		}
+		testManager = mgr
 		if err := SetupWithManager(mgr, Options{}); err != nil {
 			return nil, err
 		}

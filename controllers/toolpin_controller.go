@@ -40,6 +40,11 @@ func (r *ToolPinReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 
+	if pin.Status.ObservedDefinition == "" && metav1.GetControllerOf(&pin) != nil {
+		// Created by the MCPServer controller, which is writing its first
+		// observation right now; writing too would only conflict.
+		return ctrl.Result{}, nil
+	}
 	if pin.Status.ObservedDefinition == "" || pin.Status.State == v1.PinRemoved {
 		// Never observed (or gone): nothing to decide on; keep the record
 		// well-formed so approvers can append to it.

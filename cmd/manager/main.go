@@ -53,6 +53,9 @@ func run() error {
 		webhookCertDir       string
 		operatorUser         string
 		approverSAs          string
+		probeConcurrency     int
+		apiQPS               float64
+		apiBurst             int
 	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8443",
 		"address of the metrics endpoint; \"0\" disables it")
@@ -75,6 +78,9 @@ func run() error {
 			"default system:serviceaccount:$POD_NAMESPACE:$SERVICE_ACCOUNT_NAME")
 	flag.StringVar(&approverSAs, "approver-service-accounts", "",
 		"comma-separated service accounts (system:serviceaccount:NS:NAME) allowed to decide on tools; none by default")
+	flag.IntVar(&probeConcurrency, "probe-concurrency", 4, "MCP servers probed at once")
+	flag.Float64Var(&apiQPS, "kube-api-qps", 50, "requests per second the operator may send the API server")
+	flag.IntVar(&apiBurst, "kube-api-burst", 100, "burst of requests above --kube-api-qps")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -120,6 +126,7 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("loading kubeconfig: %w", err)
 	}
+	restConfig.QPS, restConfig.Burst = float32(apiQPS), apiBurst
 	leaseDuration := 15 * time.Second
 	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
 		Scheme:                  scheme,
@@ -138,7 +145,7 @@ func run() error {
 		return fmt.Errorf("creating manager: %w", err)
 	}
 
-	if err := controllers.SetupWithManager(mgr, controllers.Options{RequiredApprovers: requiredApprovers, Version: version}); err != nil {
+	if err := controllers.SetupWithManager(mgr, controllers.Options{RequiredApprovers: requiredApprovers, Version: version, ProbeConcurrency: probeConcurrency}); err != nil {
 		return err
 	}
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -23,6 +24,9 @@ const (
 	ReasonRemoved             = "Removed"
 	ReasonRestored            = "Restored"
 )
+
+// LastSeenGranularity is how stale a pin's lastSeenTime may be.
+const LastSeenGranularity = time.Hour
 
 // Input is everything Next needs.
 type Input struct {
@@ -83,7 +87,11 @@ func Next(in Input) Output {
 	if st.FirstSeenTime == nil {
 		st.FirstSeenTime = in.Now.DeepCopy()
 	}
-	st.LastSeenTime = in.Now.DeepCopy()
+	// lastSeenTime moves at most once per LastSeenGranularity, so that an
+	// unchanged catalogue does not rewrite every pin on every probe.
+	if st.LastSeenTime == nil || in.Now.Sub(st.LastSeenTime.Time) >= LastSeenGranularity || before == v1.PinRemoved {
+		st.LastSeenTime = in.Now.DeepCopy()
+	}
 	st.Risk = riskNeverFalls(in.Status.Risk, in.Risk)
 
 	approvers, rejecter := tally(st.Decisions, observed)

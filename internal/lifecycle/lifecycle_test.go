@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/toolgate/toolgate/api/v1alpha1"
@@ -67,6 +68,11 @@ func TestFirstSight(t *testing.T) {
 
 func TestUnchangedIsQuiet(t *testing.T) {
 	st := trusted(t)
+	soon := metav1.NewTime(t0.Add(time.Minute))
+	quiet := Next(Input{Status: st, Tool: tool(t, original), Risk: risk(v1.LevelHigh, v1.ApprovalSingle), Now: soon})
+	if !equality.Semantic.DeepEqual(quiet.Status, st) {
+		t.Errorf("an unchanged tool seen again a minute later changed its status:\n%+v\n%+v", st, quiet.Status)
+	}
 	out := Next(Input{Status: st, Tool: tool(t, original), Risk: risk(v1.LevelHigh, v1.ApprovalSingle), Now: t1})
 	if out.Reason != "" || out.Status.State != v1.PinTrusted || out.Status.Change != nil {
 		t.Errorf("an unchanged tool made a transition: %+v", out)
