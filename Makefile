@@ -63,6 +63,10 @@ test: envtest ## Run every test, the ones against a real API server included, an
 	KUBEBUILDER_ASSETS="$$($(ENVTEST_BINARIES))" $(GO) test $(GOTESTFLAGS) ./...
 	@$(MAKE) --no-print-directory corpus-figures
 
+.PHONY: scale
+scale: envtest ## Measure convergence of 200 MCPServers of 50 tools each, and the operator's peak memory.
+	TOOLGATE_SCALE=1 KUBEBUILDER_ASSETS="$$($(ENVTEST_BINARIES))" $(GO) test -count=1 -v -timeout 15m -run TestFleetConverges ./test/scale/ | grep -E '^(scale:|---|ok|FAIL)|scale_test'
+
 .PHONY: corpus-figures
 corpus-figures: ## Print how the risk engine agrees with the reviewers' labels of the development corpus.
 	@$(GO) test -count=1 -run 'TestCorpusFigures$$' -v ./pkg/risk/ | grep -E '^corpus:|SKIP|skipped' || true

@@ -147,7 +147,7 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	}
 	applyReach(&report, reach)
 	server.Status.Reach = bound(reach.findings, 16, 256)
-	pins, err := r.syncPins(ctx, &server, result.Catalogue, report, now)
+	pins, firstUse, err := r.syncPins(ctx, &server, result.Catalogue, report, now)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -179,6 +179,9 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	for _, p := range pins {
 		counts[p.Status.State]++
 	}
+	if firstUse > 0 && r.Recorder != nil {
+		r.Recorder.Eventf(&server, nil, "Normal", lifecycle.ReasonPinnedOnFirstUse, "Pin", "%d new tool(s) trusted on first use", firstUse)
+	}
 	msg := fmt.Sprintf("%d tools: %d trusted, %d awaiting review, %d rejected", st.ToolCount, counts[v1.PinTrusted], counts[v1.PinAwaitingReview], counts[v1.PinRejected])
 	r.setServerConditions(&server, metav1.ConditionTrue, ReasonProbed, msg, metav1.ConditionTrue, ReasonProbed,
 		fmt.Sprintf("%d tools on %d page(s), %d bytes, in %s", st.ToolCount, result.Pages, result.Bytes, result.Duration.Round(time.Millisecond)))
@@ -197,11 +200,12 @@ func (r *MCPServerReconciler) finish(ctx context.Context, req ctrl.Request, orig
 }
 
 // syncPins creates the pins of new tools and runs every pin of the server
-// through the lifecycle. It returns the server's pins as they now are.
-func (r *MCPServerReconciler) syncPins(ctx context.Context, server *v1.MCPServer, cat *tooldef.Catalogue, report vet.Report, now time.Time) ([]v1.ToolPin, error) {
+// through the lifecycle. It returns the server's pins as they now are, and
+// how many were trusted on first use in this pass.
+func (r *MCPServerReconciler) syncPins(ctx context.Context, server *v1.MCPServer, cat *tooldef.Catalogue, report vet.Report, now time.Time) ([]v1.ToolPin, int, error) {
 	var list v1.ToolPinList
 	if err := r.List(ctx, &list, client.InNamespace(server.Namespace), client.MatchingFields{serverRefIndex: server.Name}); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	byTool := map[string]*v1.ToolPin{}
 	untrusted := map[string]string{} // body fingerprint → pin name
@@ -219,6 +223,7 @@ func (r *MCPServerReconciler) syncPins(ctx context.Context, server *v1.MCPServer
 	required := r.RequiredApprovers
 	stamp := metav1.NewTime(now)
 	var pins []v1.ToolPin
+	firstUse := 0
 	for i, tool := range cat.Tools {
 		pin := byTool[tool.Name]
 		delete(byTool, tool.Name)
@@ -234,7 +239,7 @@ func (r *MCPServerReconciler) syncPins(ctx context.Context, server *v1.MCPServer
 		if pin == nil {
 			fresh, err := newPin(server, tool.Name, r.Scheme)
 			if err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			// Labels are known before the pin exists: creating it with them
 			// saves a write per new tool.
@@ -244,12 +249,15 @@ func (r *MCPServerReconciler) syncPins(ctx context.Context, server *v1.MCPServer
 				fresh.Labels[lifecycle.LabelLevel] = string(first.Status.Risk.Level)
 			}
 			if pin, err = createPin(ctx, r.Client, fresh); err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 		}
-		err := r.updatePin(ctx, server, pin, func(st v1.ToolPinStatus) lifecycle.Output { return next(pin.Name, st) })
+		reason, err := r.updatePin(ctx, server, pin, func(st v1.ToolPinStatus) lifecycle.Output { return next(pin.Name, st) })
+		if reason == lifecycle.ReasonPinnedOnFirstUse {
+			firstUse++
+		}
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		pins = append(pins, *pin)
 	}
@@ -261,32 +269,36 @@ func (r *MCPServerReconciler) syncPins(ctx context.Context, server *v1.MCPServer
 	sort.Strings(gone)
 	for _, name := range gone {
 		pin := byTool[name]
-		err := r.updatePin(ctx, server, pin, func(st v1.ToolPinStatus) lifecycle.Output {
+		_, err := r.updatePin(ctx, server, pin, func(st v1.ToolPinStatus) lifecycle.Output {
 			return lifecycle.Next(lifecycle.Input{Status: st, Tool: nil, Now: stamp})
 		})
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		pins = append(pins, *pin)
 	}
-	return pins, nil
+	return pins, firstUse, nil
 }
 
 // updatePin runs one lifecycle step on a pin and writes it. On a conflict
 // (the ToolPin reconciler or an approver wrote the pin meanwhile) it reads
 // the pin again and decides again on the fresh status, so no decision is
 // lost and the probe's observation still lands.
-func (r *MCPServerReconciler) updatePin(ctx context.Context, server *v1.MCPServer, pin *v1.ToolPin, next func(v1.ToolPinStatus) lifecycle.Output) error {
+func (r *MCPServerReconciler) updatePin(ctx context.Context, server *v1.MCPServer, pin *v1.ToolPin, next func(v1.ToolPinStatus) lifecycle.Output) (string, error) {
 	first := true
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	var reason string
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		if !first {
 			if err := r.Get(ctx, client.ObjectKeyFromObject(pin), pin); err != nil {
 				return err
 			}
 		}
 		first = false
-		return writePin(ctx, r.Client, r.Recorder, server, pin, next(pin.Status))
+		out := next(pin.Status)
+		reason = out.Reason
+		return writePin(ctx, r.Client, r.Recorder, server, pin, out)
 	})
+	return reason, err
 }
 
 func (r *MCPServerReconciler) setServerConditions(s *v1.MCPServer, ready metav1.ConditionStatus, readyReason, readyMsg string, reach metav1.ConditionStatus, reachReason, reachMsg string) {

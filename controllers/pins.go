@@ -93,7 +93,9 @@ func writePin(ctx context.Context, c client.Client, rec events.EventRecorder, re
 	if err := patchStatusIfChanged(ctx, c, orig, pin, orig.Status, pin.Status); err != nil {
 		return err
 	}
-	if out.Reason != "" && rec != nil {
+	// Trust on first use is the normal case of every new tool; the server
+	// reports it once for all its tools instead of one event per pin.
+	if out.Reason != "" && out.Reason != lifecycle.ReasonPinnedOnFirstUse && rec != nil {
 		kind := "Normal"
 		switch out.Reason {
 		case lifecycle.ReasonDefinitionChanged, lifecycle.ReasonRejected, lifecycle.ReasonRenamedUntrusted:

@@ -1,0 +1,150 @@
+package scale
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/testenv"
+)
+
+const (
+	servers        = 200
+	toolsPerServer = 50
+	target         = 60 * time.Second
+)
+
+func TestFleetConverges(t *testing.T) {
+	if os.Getenv("TOOLGATE_SCALE") == "" {
+		t.Skip("set TOOLGATE_SCALE=1 (make scale) to run the scale test")
+	}
+	env, err := testenv.Start(testenv.Options{Webhooks: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer env.Stop()
+	env.Config.QPS, env.Config.Burst = 1000, 2000
+	c, err := client.New(env.Config, client.Options{Scheme: env.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// 200 SDK servers of 50 tools each, behind one HTTP listener.
+	verbs := []string{"get", "list", "create", "update", "delete", "send", "search", "describe", "archive", "export"}
+	mux := http.NewServeMux()
+	for i := range servers {
+		s := mcp.NewServer(&mcp.Implementation{Name: fmt.Sprintf("fleet-%03d", i), Version: "1.0.0"}, nil)
+		for j := range toolsPerServer {
+			v := verbs[j%len(verbs)]
+			s.AddTool(&mcp.Tool{
+				Name:        fmt.Sprintf("%s_record_%02d", v, j),
+				Description: fmt.Sprintf("Does %s on one record of store %d, by its id.", v, i),
+				InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`),
+			}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+		}
+		mux.Handle(fmt.Sprintf("/s/%d/mcp", i), mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{JSONResponse: true}))
+	}
+	ts := httptest.NewServer(mux)
+	defer ts.Close()
+
+	ctx := t.Context()
+	if err := c.Create(ctx, &corev1Namespace); err != nil {
+		t.Fatal(err)
+	}
+	for i := range servers {
+		if err := c.Create(ctx, &v1.MCPServer{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("fleet-%03d", i), Namespace: "fleet"},
+			Spec:       v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: fmt.Sprintf("%s/s/%d/mcp", ts.URL, i)}, CatalogTrust: v1.CatalogTrustInternal},
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// The operator as its own process.
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "manager")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/toolgate/toolgate/cmd/manager").CombinedOutput(); err != nil {
+		t.Fatalf("building the manager: %v\n%s", err, out)
+	}
+	operator := "system:serviceaccount:toolgate-system:toolgate-manager"
+	kubeconfig, err := env.KubeconfigFor(dir, operator, filepath.Join(testenv.RepoRoot(), "config", "rbac", "role.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, certDir := env.WebhookServer()
+	logFile, _ := os.Create(filepath.Join(dir, "manager.log"))
+	defer logFile.Close()
+	cmd := exec.Command(bin, "--kubeconfig", kubeconfig, "--operator-user", operator,
+		"--metrics-bind-address", "0", "--health-probe-bind-address", "0",
+		"--webhook-port", strconv.Itoa(port), "--webhook-cert-dir", certDir,
+		"--probe-concurrency", "8", "--kube-api-qps", "1000", "--kube-api-burst", "2000", "--zap-log-level", "error")
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+
+	want := servers * toolsPerServer
+	var converged time.Duration
+	var peak int64
+	for time.Since(start) < 3*target {
+		peak = max(peak, vmHWM(cmd.Process.Pid))
+		var pins v1.ToolPinList
+		if err := c.List(ctx, &pins, client.InNamespace("fleet")); err != nil {
+			t.Fatal(err)
+		}
+		trusted := 0
+		for _, p := range pins.Items {
+			if p.Status.State == v1.PinTrusted && p.Status.Risk != nil {
+				trusted++
+			}
+		}
+		if trusted == want {
+			converged = time.Since(start)
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	peak = max(peak, vmHWM(cmd.Process.Pid))
+	fmt.Printf("scale: %d MCPServers x %d tools: all %d pins created and scored in %s (target %s); operator peak RSS %.0f MiB\n",
+		servers, toolsPerServer, want, converged.Round(100*time.Millisecond), target, float64(peak)/1024)
+	if converged == 0 {
+		t.Fatalf("the fleet did not converge within %s; see %s", 3*target, logFile.Name())
+	}
+	if converged > target {
+		t.Errorf("converged in %s, over the %s target", converged, target)
+	}
+}
+
+// vmHWM reads a process's peak resident set size in KiB.
+func vmHWM(pid int) int64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			n, _ := strconv.ParseInt(strings.Fields(rest)[0], 10, 64)
+			return n
+		}
+	}
+	return 0
+}
