@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -422,5 +424,91 @@ func TestMetrics(t *testing.T) {
 			got["toolgate_probe_duration_seconds{Probed}"] >= 1
 		_, hasAge := got["toolgate_oldest_pending_review_age_seconds{}"]
 		return ok && hasAge, fmt.Sprint(got)
+	})
+}
+
+func TestCredentialsFromASecretAndReprobeOnChange(t *testing.T) {
+	fixture := startMCPServer(t, &mcp.Tool{Name: "list_invoices", Description: "Lists the invoices of one customer."})
+	inner := fixture.URL
+	guard := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer right" {
+			http.Error(w, "no", http.StatusUnauthorized)
+			return
+		}
+		proxyTo(t, inner, w, r)
+	}))
+	t.Cleanup(guard.Close)
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "billing-token", Namespace: "default"}, StringData: map[string]string{"token": "wrong"}}
+	create(t, secret)
+	server := &v1.MCPServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "billing", Namespace: "default"},
+		Spec: v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: guard.URL},
+			Auth: &v1.MCPServerAuth{BearerToken: &v1.KeyReference{Name: "billing-token", Key: "token"}}},
+	}
+	create(t, server)
+	eventually(t, "a wrong token is reported as Unauthorized", func() (bool, string) {
+		var s v1.MCPServer
+		env.Client.Get(t.Context(), client.ObjectKeyFromObject(server), &s)
+		return conditionIs(s.Status.Conditions, v1.ConditionReady, metav1.ConditionFalse, "Unauthorized", s.Generation)
+	})
+	// Fixing the Secret triggers a probe at once, without waiting for the
+	// five-minute interval.
+	secret.StringData = map[string]string{"token": "right"}
+	if err := env.Client.Update(t.Context(), secret); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the fixed token is used at once", func() (bool, string) {
+		var s v1.MCPServer
+		env.Client.Get(t.Context(), client.ObjectKeyFromObject(server), &s)
+		return conditionIs(s.Status.Conditions, v1.ConditionReady, metav1.ConditionTrue, ReasonProbed, s.Generation)
+	})
+}
+
+// proxyTo forwards one request to another server, body included.
+func proxyTo(t testing.TB, target string, w http.ResponseWriter, r *http.Request) {
+	req, _ := http.NewRequestWithContext(r.Context(), r.Method, target+r.URL.Path, r.Body)
+	req.Header = r.Header.Clone()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	for k, vs := range resp.Header {
+		w.Header()[k] = vs
+	}
+	w.WriteHeader(resp.StatusCode)
+	io.Copy(w, resp.Body)
+}
+
+func TestOverrideLowersALevelVisibly(t *testing.T) {
+	fixture := startMCPServer(t, &mcp.Tool{Name: "delete_draft", Description: "Deletes one unsent draft of the user."})
+	create(t, &v1.MCPServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "drafts", Namespace: "default"},
+		Spec:       v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: fixture.URL}},
+	})
+	var pin *v1.ToolPin
+	eventually(t, "pinned at L5", func() (bool, string) {
+		p, err := getPin(t, "drafts", "delete_draft")
+		pin = p
+		return err == nil && p.Status.Risk != nil && p.Status.Risk.Level == v1.LevelCritical, fmt.Sprint(err)
+	})
+	patch := []byte(`{"spec":{"override":{"level":"L3","reason":"drafts are kept in the trash for 30 days"}}}`)
+	if err := env.Client.Patch(t.Context(), pin.DeepCopy(), client.RawPatch(types.MergePatchType, patch)); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the override shows in status and in an event", func() (bool, string) {
+		p, _ := getPin(t, "drafts", "delete_draft")
+		if p.Status.Risk == nil || p.Status.Risk.Level != v1.LevelModerate || !p.Status.Risk.Overridden {
+			return false, fmt.Sprintf("%+v", p.Status.Risk)
+		}
+		var events eventsv1.EventList
+		env.Client.List(t.Context(), &events, client.InNamespace("default"))
+		for _, e := range events.Items {
+			if e.Regarding.Name == p.Name && e.Reason == "OverrideLowersLevel" && strings.Contains(e.Note, "from L5 to L3") {
+				return true, ""
+			}
+		}
+		return false, "no OverrideLowersLevel event"
 	})
 }
