@@ -55,7 +55,9 @@ func TestFleetConverges(t *testing.T) {
 				Name:        fmt.Sprintf("%s_record_%02d", v, j),
 				Description: fmt.Sprintf("Does %s on one record of store %d, by its id.", v, i),
 				InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`),
-			}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+			}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
 		}
 		mux.Handle(fmt.Sprintf("/s/%d/mcp", i), mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{JSONResponse: true}))
 	}
