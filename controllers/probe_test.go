@@ -579,3 +579,40 @@ func TestTLSWithACAFromAConfigMap(t *testing.T) {
 		return conditionIs(s.Status.Conditions, v1.ConditionReady, metav1.ConditionTrue, ReasonProbed, s.Generation)
 	})
 }
+
+func TestHeadersFromASecret(t *testing.T) {
+	inner := startMCPServer(t, &mcp.Tool{Name: "get_balance", Description: "Gets the balance of the account."})
+	guard := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Api-Key") != "k-123" || r.Header.Get("X-Tenant") != "acme" {
+			http.Error(w, "no", http.StatusForbidden)
+			return
+		}
+		proxyTo(t, inner.URL, w, r)
+	}))
+	t.Cleanup(guard.Close)
+	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "bank-headers", Namespace: "default"},
+		StringData: map[string]string{"X-Api-Key": "k-123", "X-Tenant": "acme"}})
+	server := &v1.MCPServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "bank", Namespace: "default"},
+		Spec: v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: guard.URL},
+			Auth: &v1.MCPServerAuth{HeadersFrom: &v1.LocalObjectReference{Name: "bank-headers"}}},
+	}
+	create(t, server)
+	eventually(t, "every key of the Secret is sent as a header", func() (bool, string) {
+		var s v1.MCPServer
+		env.Client.Get(t.Context(), client.ObjectKeyFromObject(server), &s)
+		return conditionIs(s.Status.Conditions, v1.ConditionReady, metav1.ConditionTrue, ReasonProbed, s.Generation)
+	})
+	missing := &v1.MCPServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "bank-missing", Namespace: "default"},
+		Spec: v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: guard.URL},
+			Auth: &v1.MCPServerAuth{HeadersFrom: &v1.LocalObjectReference{Name: "nowhere"}}},
+	}
+	create(t, missing)
+	eventually(t, "a missing Secret is named in the condition", func() (bool, string) {
+		var s v1.MCPServer
+		env.Client.Get(t.Context(), client.ObjectKeyFromObject(missing), &s)
+		ok, d := conditionIs(s.Status.Conditions, v1.ConditionReady, metav1.ConditionFalse, ReasonSecretNotFound, s.Generation)
+		return ok && strings.Contains(d, "secret nowhere not found"), d
+	})
+}
