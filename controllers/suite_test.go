@@ -84,7 +84,7 @@ func TestMain(m *testing.M) {
 }
 
 // operatorUser is the identity the manager runs as in these tests.
-const operatorUser = "system:serviceaccount:toolgate-system:toolgate-manager"
+const operatorUser = testenv.OperatorUser
 
 func waitForWebhook(host string, port int) error {
 	addr := net.JoinHostPort(host, fmt.Sprint(port))

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
@@ -68,28 +67,20 @@ func TestOperatorRestartLosesNothing(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "manager")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/toolgate/toolgate/cmd/manager").CombinedOutput(); err != nil {
-		t.Fatalf("building the manager: %v\n%s", err, out)
-	}
-	root := testenv.RepoRoot()
-	operator := "system:serviceaccount:toolgate-system:toolgate-manager"
-	opConfig, err := env.KubeconfigFor(dir, operator, filepath.Join(root, "config", "rbac", "role.yaml"))
+	op, err := env.PrepareOperator(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	aliceConfig, err := env.KubeconfigFor(dir, "alice", filepath.Join(root, "config", "rbac", "approver_role.yaml"))
+	aliceConfig, err := env.KubeconfigFor(dir, "alice", filepath.Join(testenv.RepoRoot(), "config", "rbac", "approver_role.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	alice := clientFor(t, env, aliceConfig)
-	_, port, certDir := env.WebhookServer()
 	start := func(name string) *exec.Cmd {
 		log, _ := os.Create(filepath.Join(dir, name+".log"))
 		t.Cleanup(func() { log.Close() })
-		cmd := exec.Command(bin, "--kubeconfig", opConfig, "--operator-user", operator,
-			"--metrics-bind-address", "0", "--health-probe-bind-address", "0",
-			"--webhook-port", strconv.Itoa(port), "--webhook-cert-dir", certDir, "--probe-concurrency", "1", "--kube-api-qps", "20")
+		// Slow on purpose, so that it can be killed half-way.
+		cmd := op.Command("--probe-concurrency", "1", "--kube-api-qps", "20")
 		cmd.Stdout, cmd.Stderr = log, log
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)

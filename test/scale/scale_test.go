@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -79,22 +78,13 @@ func TestFleetConverges(t *testing.T) {
 
 	// The operator as its own process.
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "manager")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/toolgate/toolgate/cmd/manager").CombinedOutput(); err != nil {
-		t.Fatalf("building the manager: %v\n%s", err, out)
-	}
-	operator := "system:serviceaccount:toolgate-system:toolgate-manager"
-	kubeconfig, err := env.KubeconfigFor(dir, operator, filepath.Join(testenv.RepoRoot(), "config", "rbac", "role.yaml"))
+	op, err := env.PrepareOperator(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, port, certDir := env.WebhookServer()
 	logFile, _ := os.Create(filepath.Join(dir, "manager.log"))
 	defer logFile.Close()
-	cmd := exec.Command(bin, "--kubeconfig", kubeconfig, "--operator-user", operator,
-		"--metrics-bind-address", "0", "--health-probe-bind-address", "0",
-		"--webhook-port", strconv.Itoa(port), "--webhook-cert-dir", certDir,
-		"--probe-concurrency", "8", "--kube-api-qps", "1000", "--kube-api-burst", "2000", "--zap-log-level", "error")
+	cmd := op.Command("--probe-concurrency", "8", "--kube-api-qps", "1000", "--kube-api-burst", "2000", "--zap-log-level", "error")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	start := time.Now()
 	if err := cmd.Start(); err != nil {

@@ -42,7 +42,7 @@ func run() error {
 		key, name, role string
 		groups          []string
 	}{
-		{"operator", "system:serviceaccount:toolgate-system:toolgate-manager", "config/rbac/role.yaml", nil},
+		{"operator", testenv.OperatorUser, "config/rbac/role.yaml", nil},
 		{"admin", "demo-admin", "", []string{"system:masters"}},
 		{"alice", "alice", "config/rbac/approver_role.yaml", []string{"reviewers"}},
 		{"bob", "bob", "config/rbac/approver_role.yaml", []string{"reviewers"}},
