@@ -3,11 +3,13 @@ package controllers
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	corev1 "k8s.io/api/core/v1"
@@ -193,3 +195,120 @@ func init() {
 }
 
 var agentNamespace *corev1.Namespace
+
+// TestReviewedAbuses holds fixes of ways around the review a code review
+// found.
+func TestReviewedAbuses(t *testing.T) {
+	pin := changedPin(t, "vault", "delete_secret", "Deletes one secret of the vault.")
+	observed := string(pin.Status.ObservedFingerprint)
+
+	// An override (even one that only renames the category) does not lower
+	// the approvals a change needs, and the risk survives the approval.
+	patch := []byte(`{"spec":{"override":{"category":"delete","reason":"one secret at a time"}}}`)
+	if err := env.Client.Patch(t.Context(), pin.DeepCopy(), client.RawPatch(types.MergePatchType, patch)); err != nil {
+		t.Fatal(err)
+	}
+	if err := decide(t, approver(t, "kate"), pin, map[string]any{"action": "Approve", "fingerprint": observed}); err != nil {
+		t.Fatal(err)
+	}
+	// A configured approver service account does not make a second person.
+	if err := decide(t, approver(t, "system:serviceaccount:reviewers:review-bot"), pin, map[string]any{"action": "Approve", "fingerprint": observed}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the decisions are recorded", func() (bool, string) {
+		p, _ := getPin(t, "vault", "delete_secret")
+		return len(p.Status.Decisions) == 2, fmt.Sprint(len(p.Status.Decisions))
+	})
+	time.Sleep(500 * time.Millisecond)
+	p, _ := getPin(t, "vault", "delete_secret")
+	if p.Status.State != v1.PinAwaitingReview {
+		t.Fatalf("one person and a service account approved a multi tool: %s", p.Status.State)
+	}
+	if p.Status.Risk == nil || p.Status.ComputedRisk == nil || !p.Status.Risk.Overridden || len(p.Status.Risk.Reasons) > len(p.Status.ComputedRisk.Reasons)+1 {
+		t.Fatalf("risk %+v / computed %+v", p.Status.Risk, p.Status.ComputedRisk)
+	}
+
+	// Nobody may drop the decisions list.
+	target := &v1.ToolPin{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: pin.Name}}
+	err := approver(t, "kate").Status().Patch(t.Context(), target, client.RawPatch(types.MergePatchType, []byte(`{"status":{"decisions":null}}`)))
+	if err == nil || !strings.Contains(err.Error(), "append-only") && !strings.Contains(err.Error(), "cannot be removed") {
+		t.Errorf("dropping the decisions: %v", err)
+	}
+}
+
+func TestOverrideIsForPeople(t *testing.T) {
+	pin := changedPin(t, "mail", "send_mail", "Sends one email to one recipient.")
+	role := filepath.Join(t.TempDir(), "editor.yaml")
+	os.WriteFile(role, []byte(`apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: toolpin-editor}
+rules:
+- apiGroups: [toolgate.dev]
+  resources: [toolpins]
+  verbs: [get, list, watch, update, patch]
+`), 0o644)
+	cfg, err := env.UserBoundToClusterRole("system:serviceaccount:default:ci-bot", role)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bot, _ := client.New(cfg, client.Options{Scheme: env.Scheme})
+	patch := []byte(`{"spec":{"override":{"level":"L1","reason":"trust me"}}}`)
+	err = bot.Patch(t.Context(), pin.DeepCopy(), client.RawPatch(types.MergePatchType, patch))
+	if err == nil || !strings.Contains(err.Error(), "spec.override is a human classification") {
+		t.Fatalf("a service account set an override: %v", err)
+	}
+}
+
+func TestRemovedThenRenamedIsNotLaundered(t *testing.T) {
+	fixture := startMCPServer(t,
+		&mcp.Tool{Name: "export_contacts", Description: "Exports every contact of the address book to a file."},
+		&mcp.Tool{Name: "ping", Description: "Checks that the server answers."},
+	)
+	server := &v1.MCPServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "contacts", Namespace: "default"},
+		Spec:       v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: fixture.URL}},
+	}
+	create(t, server)
+	var pin *v1.ToolPin
+	eventually(t, "trusted", func() (bool, string) {
+		p, err := getPin(t, "contacts", "export_contacts")
+		pin = p
+		return err == nil && p.Status.State == v1.PinTrusted, fmt.Sprint(err)
+	})
+	if err := decide(t, approver(t, "liam"), pin, map[string]any{"action": "Reject", "fingerprint": string(pin.Status.ObservedFingerprint)}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "rejected", func() (bool, string) {
+		p, _ := getPin(t, "contacts", "export_contacts")
+		return p.Status.State == v1.PinRejected, string(p.Status.State)
+	})
+	// First the tool disappears...
+	fixture.setRewrite(func(b []byte) []byte {
+		var msg map[string]any
+		json.Unmarshal(b, &msg)
+		res := msg["result"].(map[string]any)
+		var kept []any
+		for _, tl := range res["tools"].([]any) {
+			if tl.(map[string]any)["name"] != "export_contacts" {
+				kept = append(kept, tl)
+			}
+		}
+		res["tools"] = kept
+		out, _ := json.Marshal(msg)
+		return out
+	})
+	reprobe(t, server, "6m")
+	eventually(t, "removed", func() (bool, string) {
+		p, _ := getPin(t, "contacts", "export_contacts")
+		return p.Status.State == v1.PinRemoved, string(p.Status.State)
+	})
+	// ...then it comes back under another name.
+	fixture.setRewrite(func(b []byte) []byte {
+		return []byte(strings.Replace(string(b), `"export_contacts"`, `"backup_contacts"`, 1))
+	})
+	reprobe(t, server, "7m")
+	eventually(t, "the renamed copy awaits review", func() (bool, string) {
+		p, err := getPin(t, "contacts", "backup_contacts")
+		return err == nil && p.Status.State == v1.PinAwaitingReview, fmt.Sprint(err)
+	})
+}

@@ -36,6 +36,9 @@ import (
 // valid catalogue.
 const ConditionReachable = "Reachable"
 
+// maxToolName is the longest tool name a ToolPin holds (spec.toolName).
+const maxToolName = 128
+
 // ReasonProbed: the last probe succeeded.
 const ReasonProbed = "Probed"
 
@@ -69,6 +72,8 @@ type MCPServerReconciler struct {
 // +kubebuilder:rbac:groups=toolgate.dev,resources=mcpservers,verbs=get;list;watch
 // +kubebuilder:rbac:groups=toolgate.dev,resources=mcpservers/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=core,resources=secrets;configmaps,verbs=get;list;watch
+// The secure metrics endpoint authenticates and authorizes its callers.
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
 // +kubebuilder:rbac:groups=core,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
@@ -80,6 +85,7 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	if err := r.Get(ctx, req.NamespacedName, &server); err != nil {
 		if apierrors.IsNotFound(err) {
 			getMetrics().forget(req.Namespace, req.Name)
+			r.probed.Delete(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -147,7 +153,7 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	}
 	applyReach(&report, reach)
 	server.Status.Reach = bound(reach.findings, 16, 256)
-	pins, firstUse, err := r.syncPins(ctx, &server, result.Catalogue, report, now)
+	pins, firstUse, skipped, err := r.syncPins(ctx, &server, result.Catalogue, report, now)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -183,6 +189,9 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		r.Recorder.Eventf(&server, nil, "Normal", lifecycle.ReasonPinnedOnFirstUse, "Pin", "%d new tool(s) trusted on first use", firstUse)
 	}
 	msg := fmt.Sprintf("%d tools: %d trusted, %d awaiting review, %d rejected", st.ToolCount, counts[v1.PinTrusted], counts[v1.PinAwaitingReview], counts[v1.PinRejected])
+	if skipped > 0 {
+		msg += fmt.Sprintf("; %d tool(s) withheld because their names are longer than %d bytes", skipped, maxToolName)
+	}
 	r.setServerConditions(&server, metav1.ConditionTrue, ReasonProbed, msg, metav1.ConditionTrue, ReasonProbed,
 		fmt.Sprintf("%d tools on %d page(s), %d bytes, in %s", st.ToolCount, result.Pages, result.Bytes, result.Duration.Round(time.Millisecond)))
 	return r.finish(ctx, req, orig, &server, digest, interval)
@@ -201,30 +210,44 @@ func (r *MCPServerReconciler) finish(ctx context.Context, req ctrl.Request, orig
 
 // syncPins creates the pins of new tools and runs every pin of the server
 // through the lifecycle. It returns the server's pins as they now are, and
-// how many were trusted on first use in this pass.
-func (r *MCPServerReconciler) syncPins(ctx context.Context, server *v1.MCPServer, cat *tooldef.Catalogue, report vet.Report, now time.Time) ([]v1.ToolPin, int, error) {
+// how many were trusted on first use in this pass, and how many tools have
+// a name no pin can hold.
+func (r *MCPServerReconciler) syncPins(ctx context.Context, server *v1.MCPServer, cat *tooldef.Catalogue, report vet.Report, now time.Time) ([]v1.ToolPin, int, int, error) {
 	var list v1.ToolPinList
 	if err := r.List(ctx, &list, client.InNamespace(server.Namespace), client.MatchingFields{serverRefIndex: server.Name}); err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	byTool := map[string]*v1.ToolPin{}
 	untrusted := map[string]string{} // body fingerprint → pin name
 	for i := range list.Items {
 		p := &list.Items[i]
 		byTool[p.Spec.ToolName] = p
-		if p.Status.State == v1.PinAwaitingReview || p.Status.State == v1.PinRejected {
-			if t, err := tooldef.ParseTool([]byte(p.Status.ObservedDefinition)); err == nil {
-				if body, err := t.BodyFingerprint(); err == nil {
-					untrusted[body] = p.Name
+		// A definition is untrusted while it awaits review or is rejected,
+		// and stays so when its tool disappears unapproved: otherwise
+		// removing a tool and offering it again under another name would
+		// launder it.
+		if lifecycle.Untrusted(p.Status) {
+			body := string(p.Status.ObservedBodyFingerprint)
+			if body == "" {
+				if t, err := tooldef.ParseTool([]byte(p.Status.ObservedDefinition)); err == nil {
+					body, _ = t.BodyFingerprint()
 				}
+			}
+			if body != "" {
+				untrusted[body] = p.Name
 			}
 		}
 	}
 	required := r.RequiredApprovers
 	stamp := metav1.NewTime(now)
 	var pins []v1.ToolPin
-	firstUse := 0
+	firstUse, skipped := 0, 0
 	for i, tool := range cat.Tools {
+		if len(tool.Name) > maxToolName {
+			// No pin can hold it, so the tool is never exposed; say so.
+			skipped++
+			continue
+		}
 		pin := byTool[tool.Name]
 		delete(byTool, tool.Name)
 		body, _ := tool.BodyFingerprint()
@@ -239,7 +262,7 @@ func (r *MCPServerReconciler) syncPins(ctx context.Context, server *v1.MCPServer
 		if pin == nil {
 			fresh, err := newPin(server, tool.Name, r.Scheme)
 			if err != nil {
-				return nil, 0, err
+				return nil, 0, 0, err
 			}
 			// Labels are known before the pin exists: creating it with them
 			// saves a write per new tool.
@@ -249,7 +272,7 @@ func (r *MCPServerReconciler) syncPins(ctx context.Context, server *v1.MCPServer
 				fresh.Labels[lifecycle.LabelLevel] = string(first.Status.Risk.Level)
 			}
 			if pin, err = createPin(ctx, r.Client, fresh); err != nil {
-				return nil, 0, err
+				return nil, 0, 0, err
 			}
 		}
 		reason, err := r.updatePin(ctx, server, pin, func(st v1.ToolPinStatus) lifecycle.Output { return next(pin.Name, st) })
@@ -257,7 +280,7 @@ func (r *MCPServerReconciler) syncPins(ctx context.Context, server *v1.MCPServer
 			firstUse++
 		}
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
 		pins = append(pins, *pin)
 	}
@@ -273,11 +296,11 @@ func (r *MCPServerReconciler) syncPins(ctx context.Context, server *v1.MCPServer
 			return lifecycle.Next(lifecycle.Input{Status: st, Tool: nil, Now: stamp})
 		})
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
 		pins = append(pins, *pin)
 	}
-	return pins, firstUse, nil
+	return pins, firstUse, skipped, nil
 }
 
 // updatePin runs one lifecycle step on a pin and writes it. On a conflict

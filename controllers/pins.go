@@ -86,7 +86,9 @@ func riskLevelOf(l v1.Level) v1.RiskLevel {
 func writePin(ctx context.Context, c client.Client, rec events.EventRecorder, related runtime.Object, pin *v1.ToolPin, out lifecycle.Output) error {
 	orig := pin.DeepCopy()
 	pin.Status = out.Status
-	computed := pin.Status.Risk
+	// The override is laid over the computed judgement each time, never over
+	// an already overridden one, and disappears with spec.override.
+	computed := pin.Status.ComputedRisk
 	pin.Status.Risk = applyOverride(computed, pin.Spec.Override)
 	pin.Status.ObservedGeneration = pin.Generation
 	setPinReady(pin, out)

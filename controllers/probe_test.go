@@ -459,7 +459,8 @@ func TestCredentialsFromASecretAndReprobeOnChange(t *testing.T) {
 		proxyTo(t, inner, w, r)
 	}))
 	t.Cleanup(guard.Close)
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "billing-token", Namespace: "default"}, StringData: map[string]string{"token": "wrong"}}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "billing-token", Namespace: "default", Labels: map[string]string{LabelCredentials: "true"}},
+		StringData: map[string]string{"token": "wrong"}}
 	create(t, secret)
 	server := &v1.MCPServer{
 		ObjectMeta: metav1.ObjectMeta{Name: "billing", Namespace: "default"},
@@ -590,8 +591,23 @@ func TestHeadersFromASecret(t *testing.T) {
 		proxyTo(t, inner.URL, w, r)
 	}))
 	t.Cleanup(guard.Close)
-	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "bank-headers", Namespace: "default"},
+	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "bank-headers", Namespace: "default", Labels: map[string]string{LabelCredentials: "true"}},
 		StringData: map[string]string{"X-Api-Key": "k-123", "X-Tenant": "acme"}})
+	// A Secret not meant for MCP servers is never read, whatever an
+	// MCPServer names.
+	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "db-credentials", Namespace: "default"}, StringData: map[string]string{"password": "hunter2"}})
+	nosy := &v1.MCPServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "bank-nosy", Namespace: "default"},
+		Spec: v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: guard.URL},
+			Auth: &v1.MCPServerAuth{HeadersFrom: &v1.LocalObjectReference{Name: "db-credentials"}}},
+	}
+	create(t, nosy)
+	eventually(t, "an unlabelled Secret is not read", func() (bool, string) {
+		var s v1.MCPServer
+		env.Client.Get(t.Context(), client.ObjectKeyFromObject(nosy), &s)
+		ok, d := conditionIs(s.Status.Conditions, v1.ConditionReady, metav1.ConditionFalse, ReasonSecretNotFound, s.Generation)
+		return ok && strings.Contains(d, "toolgate.dev/credentials=true"), d
+	})
 	server := &v1.MCPServer{
 		ObjectMeta: metav1.ObjectMeta{Name: "bank", Namespace: "default"},
 		Spec: v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: guard.URL},

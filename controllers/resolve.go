@@ -27,6 +27,12 @@ const (
 	ReasonInvalidEndpoint = "InvalidEndpoint"
 )
 
+// LabelCredentials marks the Secrets an MCPServer may take credentials
+// from. The operator reads no other Secret (its cache holds only these):
+// otherwise anyone allowed to create an MCPServer could have the operator
+// send any Secret of the namespace to a URL of their choosing.
+const LabelCredentials = "toolgate.dev/credentials"
+
 // configError is a problem with what the MCPServer refers to; the reason
 // becomes the condition's reason.
 type configError struct {
@@ -86,8 +92,8 @@ func resolveProbe(ctx context.Context, c client.Reader, s *v1.MCPServer) (probe.
 		}
 		if ref := auth.HeadersFrom; ref != nil {
 			var secret corev1.Secret
-			if err := c.Get(ctx, client.ObjectKey{Namespace: s.Namespace, Name: ref.Name}, &secret); err != nil {
-				return cfg, posture, secretError(ref.Name, err)
+			if err := getSecret(ctx, c, s.Namespace, ref.Name, &secret); err != nil {
+				return cfg, posture, err
 			}
 			for k, v := range secret.Data {
 				if http.CanonicalHeaderKey(k) == "" || strings.ContainsAny(k, " \t\r\n:") || strings.ContainsAny(string(v), "\r\n") {
@@ -126,8 +132,8 @@ func resolveProbe(ctx context.Context, c client.Reader, s *v1.MCPServer) (probe.
 
 func secretKey(ctx context.Context, c client.Reader, ns, name, key string) (string, error) {
 	var secret corev1.Secret
-	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &secret); err != nil {
-		return "", secretError(name, err)
+	if err := getSecret(ctx, c, ns, name, &secret); err != nil {
+		return "", err
 	}
 	v, ok := secret.Data[key]
 	if !ok {
@@ -153,7 +159,19 @@ func configMapKey(ctx context.Context, c client.Reader, ns, name, key string) (s
 
 func secretError(name string, err error) error {
 	if apierrors.IsNotFound(err) {
-		return &configError{ReasonSecretNotFound, fmt.Sprintf("secret %s not found", name)}
+		return &configError{ReasonSecretNotFound, fmt.Sprintf("secret %s not found (toolgate reads only Secrets labelled %s=true)", name, LabelCredentials)}
 	}
 	return err
+}
+
+// getSecret reads a credentials Secret, refusing one not labelled for
+// toolgate even when a cache without the restriction returns it.
+func getSecret(ctx context.Context, c client.Reader, ns, name string, secret *corev1.Secret) error {
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, secret); err != nil {
+		return secretError(name, err)
+	}
+	if secret.Labels[LabelCredentials] != "true" {
+		return &configError{ReasonInvalidSecret, fmt.Sprintf("secret %s is not labelled %s=true; toolgate reads only Secrets meant for MCP servers", name, LabelCredentials)}
+	}
+	return nil
 }

@@ -3,8 +3,21 @@ package controllers
 import (
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
+
+// CacheOptions keeps only credentials Secrets (labelled
+// toolgate.dev/credentials=true) in the operator's cache: it never holds,
+// nor lets a reconciler read, any other Secret of the cluster.
+func CacheOptions() cache.Options {
+	return cache.Options{ByObject: map[client.Object]cache.ByObject{
+		&corev1.Secret{}: {Label: labels.SelectorFromSet(labels.Set{LabelCredentials: "true"})},
+	}}
+}
 
 // Options configure the reconcilers.
 type Options struct {

@@ -46,6 +46,7 @@ func TestMain(m *testing.M) {
 			Metrics:                metricsserver.Options{BindAddress: "0"},
 			HealthProbeBindAddress: "0",
 			WebhookServer:          webhook.NewServer(webhook.Options{Host: host, Port: port, CertDir: certDir}),
+			Cache:                  CacheOptions(),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("creating manager: %w", err)

@@ -74,13 +74,9 @@ func (r *ToolPinReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	} else if !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, err
 	}
-	// The risk in status may carry an override; decide on the computed one.
-	computed := pin.Status.Risk
-	if computed != nil && computed.Overridden {
-		computed = nil // the next probe restores the computed judgement
-	}
+	// No new judgement: the computed risk in status stands.
 	out := lifecycle.Next(lifecycle.Input{
-		Status: pin.Status, Tool: tool, Risk: computed, FirstUse: firstUse,
+		Status: pin.Status, Tool: tool, Risk: nil, FirstUse: firstUse,
 		RequiredApprovers: r.RequiredApprovers, Now: r.now(),
 	})
 	// A decision never changes when the tool was last seen.

@@ -129,9 +129,23 @@ type ToolPinStatus struct {
 	// +optional
 	Change *DefinitionChange `json:"change,omitempty"`
 
-	// risk is the tool's risk, computed from the observed definition.
+	// risk is the tool's risk as it applies: the computed judgement, with a
+	// human override laid over it when spec.override is set.
 	// +optional
 	Risk *ToolRisk `json:"risk,omitempty"`
+
+	// computedRisk is toolgate's own judgement, before any override: it
+	// rises at once and falls only when a human approves a definition, and
+	// it decides how many approvals a change needs whatever an override
+	// says.
+	// +optional
+	ComputedRisk *ToolRisk `json:"computedRisk,omitempty"`
+
+	// observedBodyFingerprint is the fingerprint of the observed definition
+	// without its name, so a renamed copy of an untrusted definition is
+	// recognised, however large it is.
+	// +optional
+	ObservedBodyFingerprint Fingerprint `json:"observedBodyFingerprint,omitempty"`
 
 	// firstSeenTime is when the tool was first seen on the server.
 	// +optional

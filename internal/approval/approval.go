@@ -25,6 +25,8 @@ import (
 const (
 	MutatePath   = "/mutate-toolpin-status"
 	ValidatePath = "/validate-toolpin-status"
+	// ValidateSpecPath guards spec.override.
+	ValidateSpecPath = "/validate-toolpin"
 )
 
 // LabelInjection marks the namespaces whose pods run behind the gate: the
@@ -56,17 +58,21 @@ type Webhook struct {
 
 // +kubebuilder:webhook:path=/mutate-toolpin-status,mutating=true,failurePolicy=fail,sideEffects=None,groups=toolgate.dev,resources=toolpins/status,verbs=update,versions=v1alpha1,name=mtoolpinstatus.toolgate.dev,admissionReviewVersions=v1,timeoutSeconds=10
 // +kubebuilder:webhook:path=/validate-toolpin-status,mutating=false,failurePolicy=fail,sideEffects=None,groups=toolgate.dev,resources=toolpins/status,verbs=update,versions=v1alpha1,name=vtoolpinstatus.toolgate.dev,admissionReviewVersions=v1,timeoutSeconds=10
+// +kubebuilder:webhook:path=/validate-toolpin,mutating=false,failurePolicy=fail,sideEffects=None,groups=toolgate.dev,resources=toolpins,verbs=create;update,versions=v1alpha1,name=vtoolpin.toolgate.dev,admissionReviewVersions=v1,timeoutSeconds=10
 
 // The webhook reads namespaces to recognise agent namespaces.
 // +kubebuilder:rbac:groups=core,resources=namespaces,verbs=get
 
 // Handle implements admission.Handler.
 func (w *Webhook) Handle(ctx context.Context, req admission.Request) admission.Response {
-	if req.Operation != admissionv1.Update || req.SubResource != "status" {
-		return admission.Allowed("not a status update")
-	}
 	if slices.Contains(w.Config.OperatorUsers, req.UserInfo.Username) {
 		return admission.Allowed("the operator writes the record")
+	}
+	if req.SubResource == "" && (req.Operation == admissionv1.Create || req.Operation == admissionv1.Update) {
+		return w.handleSpec(ctx, req)
+	}
+	if req.Operation != admissionv1.Update || req.SubResource != "status" {
+		return admission.Allowed("not a status update")
 	}
 	var oldPin, newPin v1.ToolPin
 	if err := w.Decoder.DecodeRaw(req.OldObject, &oldPin); err != nil {
@@ -83,6 +89,11 @@ func (w *Webhook) Handle(ctx context.Context, req admission.Request) admission.R
 		return admission.Denied("only the toolgate operator writes ToolPin status; approvers may only append to status.decisions")
 	}
 	past := oldPin.Status.Decisions
+	if oldPin.Status.Decisions != nil && newPin.Status.Decisions == nil {
+		// Dropping the (empty) list would break every approver's "add
+		// /status/decisions/-" until the operator wrote the pin again.
+		return admission.Denied("status.decisions cannot be removed; append to it")
+	}
 	if len(newPin.Status.Decisions) < len(past) || !equality.Semantic.DeepEqual(past, newPin.Status.Decisions[:len(past)]) {
 		return admission.Denied("status.decisions is append-only: a past decision cannot be changed or removed")
 	}
@@ -103,13 +114,13 @@ func (w *Webhook) Handle(ctx context.Context, req admission.Request) admission.R
 		}
 		if w.Mutating {
 			d.User = req.UserInfo.Username
-			d.Groups = append([]string(nil), req.UserInfo.Groups...)
+			d.Groups = stampGroups(req.UserInfo.Groups)
 			d.Time = &now
 			continue
 		}
 		// Validating: whatever ran between the two passes must not have
 		// changed who decided.
-		if d.User != req.UserInfo.Username || !slices.Equal(d.Groups, req.UserInfo.Groups) || d.Time == nil {
+		if d.User != req.UserInfo.Username || !slices.Equal(d.Groups, stampGroups(req.UserInfo.Groups)) || d.Time == nil {
 			return admission.Denied(fmt.Sprintf("decision %d is not stamped with the requester's identity (%s)", len(past)+i, req.UserInfo.Username))
 		}
 	}
@@ -121,6 +132,46 @@ func (w *Webhook) Handle(ctx context.Context, req admission.Request) admission.R
 		return admission.Errored(http.StatusInternalServerError, err)
 	}
 	return admission.PatchResponseFromRaw(req.Object.Raw, marshaled)
+}
+
+// stampGroups records at most 64 groups of at most 256 bytes, as the API
+// bounds them: a person in many groups (common with OIDC) can still decide.
+func stampGroups(groups []string) []string {
+	var out []string
+	for _, g := range groups {
+		if len(out) == 64 {
+			break
+		}
+		if len(g) <= 256 {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// handleSpec guards spec.override, a human classification that can lower a
+// tool's level: the same identities that may decide may set it, never an
+// agent.
+func (w *Webhook) handleSpec(ctx context.Context, req admission.Request) admission.Response {
+	var newPin v1.ToolPin
+	if err := w.Decoder.DecodeRaw(req.Object, &newPin); err != nil {
+		return admission.Errored(http.StatusBadRequest, err)
+	}
+	var oldOverride *v1.ClassificationOverride
+	if req.Operation == admissionv1.Update {
+		var oldPin v1.ToolPin
+		if err := w.Decoder.DecodeRaw(req.OldObject, &oldPin); err != nil {
+			return admission.Errored(http.StatusBadRequest, err)
+		}
+		oldOverride = oldPin.Spec.Override
+	}
+	if equality.Semantic.DeepEqual(oldOverride, newPin.Spec.Override) {
+		return admission.Allowed("spec.override unchanged")
+	}
+	if reason, ok := w.mayDecide(ctx, req.UserInfo.Username); !ok {
+		return admission.Denied("spec.override is a human classification: " + reason)
+	}
+	return admission.Allowed("override set by " + req.UserInfo.Username)
 }
 
 // mayDecide refuses service accounts that are not configured approvers, and
@@ -178,4 +229,5 @@ func Register(mgr manager.Manager, cfg Config) {
 	srv := mgr.GetWebhookServer()
 	srv.Register(MutatePath, &webhook.Admission{Handler: &Webhook{Config: cfg, Reader: mgr.GetAPIReader(), Decoder: dec, Mutating: true}})
 	srv.Register(ValidatePath, &webhook.Admission{Handler: &Webhook{Config: cfg, Reader: mgr.GetAPIReader(), Decoder: dec}})
+	srv.Register(ValidateSpecPath, &webhook.Admission{Handler: &Webhook{Config: cfg, Reader: mgr.GetAPIReader(), Decoder: dec}})
 }

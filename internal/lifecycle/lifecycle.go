@@ -84,6 +84,9 @@ func Next(in Input) Output {
 	observed := v1.Fingerprint(in.Tool.Fingerprint())
 	st.ObservedFingerprint = observed
 	st.ObservedDefinition = definition(in.Tool)
+	if body, err := in.Tool.BodyFingerprint(); err == nil {
+		st.ObservedBodyFingerprint = v1.Fingerprint(body)
+	}
 	if st.FirstSeenTime == nil {
 		st.FirstSeenTime = in.Now.DeepCopy()
 	}
@@ -92,12 +95,15 @@ func Next(in Input) Output {
 	if st.LastSeenTime == nil || in.Now.Sub(st.LastSeenTime.Time) >= LastSeenGranularity || before == v1.PinRemoved {
 		st.LastSeenTime = in.Now.DeepCopy()
 	}
-	st.Risk = riskNeverFalls(in.Status.Risk, in.Risk)
+	st.ComputedRisk = riskNeverFalls(in.Status.ComputedRisk, in.Risk)
 
-	approvers, rejecter := tally(st.Decisions, observed)
-	needed := 1
-	if in.Risk != nil && in.Risk.ApprovalRecommendation == v1.ApprovalMulti {
-		needed = max(2, in.RequiredApprovers)
+	approvers, humans, rejecter := tally(st.Decisions, observed)
+	// How many approvals a change needs follows the computed judgement, so
+	// an override cannot lower it; multi means distinct people, so service
+	// accounts do not count towards it.
+	counted, needed := len(approvers), 1
+	if st.ComputedRisk != nil && st.ComputedRisk.ApprovalRecommendation == v1.ApprovalMulti {
+		counted, needed = humans, max(2, in.RequiredApprovers)
 	}
 
 	switch {
@@ -113,15 +119,17 @@ func Next(in Input) Output {
 			set(v1.PinTrusted, "", "")
 		}
 
-	case len(approvers) >= needed:
+	case counted >= needed:
 		st.Pinned = &v1.PinnedDefinition{
 			Fingerprint: observed, Time: in.Now, Source: v1.PinnedByApproval,
-			Approvers: approvers, Definition: definition(in.Tool),
+			Approvers: boundList(approvers, 16, 256), Definition: definition(in.Tool),
 		}
 		st.Change = nil
 		// A human has seen this definition: the risk is the judgement of it,
 		// not the highest level ever recorded.
-		st.Risk = in.Risk.DeepCopy()
+		if in.Risk != nil {
+			st.ComputedRisk = in.Risk.DeepCopy()
+		}
 		set(v1.PinTrusted, ReasonApproved, fmt.Sprintf("approved by %s", strings.Join(approvers, ", ")))
 
 	case st.Pinned == nil && in.UntrustedBody:
@@ -146,8 +154,8 @@ func Next(in Input) Output {
 			st.Change = change(st.Pinned, in.Tool, in.Now)
 		}
 		msg := fmt.Sprintf("the definition changed from %s to %s (%s); it is withheld until approved", short(st.Pinned.Fingerprint), short(observed), strings.Join(kindsOf(st.Change), ", "))
-		if len(approvers) > 0 {
-			msg += fmt.Sprintf("; %d of %d approvals", len(approvers), needed)
+		if counted > 0 {
+			msg += fmt.Sprintf("; %d of %d approvals", counted, needed)
 		}
 		set(v1.PinAwaitingReview, ReasonDefinitionChanged, msg)
 	}
@@ -155,11 +163,30 @@ func Next(in Input) Output {
 	return out
 }
 
+// Untrusted reports whether a pin's last observed definition is one nobody
+// trusts: awaiting review, rejected, or gone from the catalogue without
+// having been trusted (or after being rejected). A renamed copy of such a
+// definition must not be trusted on first use.
+func Untrusted(st v1.ToolPinStatus) bool {
+	switch st.State {
+	case v1.PinAwaitingReview, v1.PinRejected:
+		return true
+	case v1.PinRemoved:
+		if st.Pinned == nil || st.Pinned.Fingerprint != st.ObservedFingerprint {
+			return true
+		}
+		_, _, rejecter := tally(st.Decisions, st.ObservedFingerprint)
+		return rejecter != ""
+	}
+	return false
+}
+
 // tally returns the distinct users whose latest decision on fingerprint fp
 // (a definition decision, not a call decision) approves it, sorted, and one
 // user whose latest decision rejects it. Decisions on other fingerprints
 // never count: a changed definition does not ride on an old approval.
-func tally(decisions []v1.Decision, fp v1.Fingerprint) (approvers []string, rejecter string) {
+// humans counts the approvers that are not service accounts.
+func tally(decisions []v1.Decision, fp v1.Fingerprint) (approvers []string, humans int, rejecter string) {
 	latest := map[string]v1.DecisionAction{}
 	for _, d := range decisions {
 		if d.CallID != "" || d.Fingerprint != fp || d.User == "" {
@@ -171,6 +198,9 @@ func tally(decisions []v1.Decision, fp v1.Fingerprint) (approvers []string, reje
 		switch action {
 		case v1.DecisionApprove:
 			approvers = append(approvers, user)
+			if !strings.HasPrefix(user, "system:serviceaccount:") {
+				humans++
+			}
 		case v1.DecisionReject:
 			if rejecter == "" || user < rejecter {
 				rejecter = user
@@ -178,7 +208,7 @@ func tally(decisions []v1.Decision, fp v1.Fingerprint) (approvers []string, reje
 		}
 	}
 	sort.Strings(approvers)
-	return approvers, rejecter
+	return approvers, humans, rejecter
 }
 
 // riskNeverFalls keeps the higher level of the recorded and the new
@@ -194,8 +224,25 @@ func riskNeverFalls(old, now *v1.ToolRisk) *v1.ToolRisk {
 	kept.Level = old.Level
 	kept.RiskLevel = old.RiskLevel
 	kept.EffectiveLevel = max(kept.EffectiveLevel, old.EffectiveLevel)
-	kept.Reasons = append(slices.Clone(kept.Reasons), fmt.Sprintf("%s kept: a level falls only when a human approves the definition", old.Level))
+	kept.Reasons = boundList(append(slices.Clone(kept.Reasons), fmt.Sprintf("%s kept: a level falls only when a human approves the definition", old.Level)), 32, 512)
 	return kept
+}
+
+// boundList keeps a list within the API's bounds: at most n entries of at
+// most size bytes, the last entry kept when entries are dropped, since it is
+// the newest reason.
+func boundList(list []string, n, size int) []string {
+	if len(list) > n {
+		list = append(slices.Clone(list[:n-1]), list[len(list)-1])
+	}
+	out := make([]string, len(list))
+	for i, s := range list {
+		if len(s) > size {
+			s = s[:size-3] + "..."
+		}
+		out[i] = s
+	}
+	return out
 }
 
 // maxDefinitionBytes bounds the definition kept in status for later diffs.

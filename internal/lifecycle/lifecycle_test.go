@@ -171,17 +171,17 @@ func TestRemovedAndBack(t *testing.T) {
 func TestRiskRisesAtOnceAndFallsOnlyWithAHuman(t *testing.T) {
 	st := trusted(t) // L4
 	higher := Next(Input{Status: st, Tool: tool(t, original), Risk: risk(v1.LevelCritical, v1.ApprovalSingle), Now: t1})
-	if higher.Status.Risk.Level != v1.LevelCritical {
-		t.Fatalf("a higher level must take effect at once: %s", higher.Status.Risk.Level)
+	if higher.Status.ComputedRisk.Level != v1.LevelCritical {
+		t.Fatalf("a higher level must take effect at once: %s", higher.Status.ComputedRisk.Level)
 	}
 	lower := Next(Input{Status: higher.Status, Tool: tool(t, original), Risk: risk(v1.LevelModerate, v1.ApprovalSingle), Now: t1})
-	if lower.Status.Risk.Level != v1.LevelCritical {
-		t.Fatalf("a level fell without a human: %s", lower.Status.Risk.Level)
+	if lower.Status.ComputedRisk.Level != v1.LevelCritical {
+		t.Fatalf("a level fell without a human: %s", lower.Status.ComputedRisk.Level)
 	}
 	changed := tool(t, rugPull)
 	pending := Next(Input{Status: lower.Status, Tool: changed, Risk: risk(v1.LevelModerate, v1.ApprovalSingle), Now: t1})
 	approved := Next(Input{Status: decide(pending.Status, "alice", v1.DecisionApprove, changed.Fingerprint()), Tool: changed, Risk: risk(v1.LevelModerate, v1.ApprovalSingle), Now: t1})
-	if approved.Status.Risk.Level != v1.LevelModerate {
-		t.Fatalf("after a human approved the definition, its own judgement stands: %s", approved.Status.Risk.Level)
+	if approved.Status.ComputedRisk.Level != v1.LevelModerate {
+		t.Fatalf("after a human approved the definition, its own judgement stands: %s", approved.Status.ComputedRisk.Level)
 	}
 }

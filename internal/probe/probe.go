@@ -9,6 +9,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -170,7 +172,7 @@ func Probe(ctx context.Context, cfg Config) (*Result, error) {
 
 	// Page through tools/list. The SDK decodes each page; the raw page
 	// captured off the connection is what is kept.
-	var rawTools []json.RawMessage
+	rawTools := []json.RawMessage{} // an empty catalogue is [], not null
 	seen := map[string]bool{}
 	cursor := ""
 	for {
@@ -337,8 +339,9 @@ func newHTTPClient(cfg Config, m *meter) *http.Client {
 		MaxResponseHeaderBytes: 64 << 10,
 		ForceAttemptHTTP2:      true,
 	}
+	origin, _ := url.Parse(cfg.URL)
 	return &http.Client{
-		Transport: &boundedTransport{base: base, header: cfg.Header, meter: m},
+		Transport: &boundedTransport{base: base, header: cfg.Header, meter: m, origin: origin},
 		// Redirects could carry credentials to another host.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
@@ -348,11 +351,18 @@ type boundedTransport struct {
 	base   *http.Transport
 	header http.Header
 	meter  *meter
+	// origin is the configured endpoint. Every request must go to its
+	// scheme, host and port: an SSE server names the URL to post to, and
+	// a hostile one would otherwise receive the credentials elsewhere.
+	origin *url.URL
 }
 
 func (t *boundedTransport) CloseIdleConnections() { t.base.CloseIdleConnections() }
 
 func (t *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.origin == nil || req.URL.Scheme != t.origin.Scheme || !strings.EqualFold(req.URL.Host, t.origin.Host) {
+		return nil, fmt.Errorf("refusing a request to %s://%s: the server may only be reached at %s://%s", req.URL.Scheme, req.URL.Host, t.origin.Scheme, t.origin.Host)
+	}
 	req = req.Clone(req.Context())
 	for k, vs := range t.header {
 		req.Header.Del(k)

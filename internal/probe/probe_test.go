@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -232,5 +233,44 @@ func TestProbeHostileServers(t *testing.T) {
 			}
 			t.Logf("%s: %v", tc.name, err)
 		})
+	}
+}
+
+func TestProbeEmptyCatalogue(t *testing.T) {
+	res, err := probe(t, Config{URL: serve(t, newServer(nil), nil)})
+	if err != nil {
+		t.Fatalf("a server without tools is a valid server: %v", err)
+	}
+	if len(res.Catalogue.Tools) != 0 {
+		t.Errorf("tools: %d", len(res.Catalogue.Tools))
+	}
+}
+
+// TestProbeSendsCredentialsOnlyToItsEndpoint: an SSE server names the URL
+// the client posts to; one that names another host must not receive the
+// credentials there.
+func TestProbeSendsCredentialsOnlyToItsEndpoint(t *testing.T) {
+	var leaked atomic.Bool
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			leaked.Store(true)
+		}
+		http.Error(w, "no", http.StatusNotFound)
+	}))
+	t.Cleanup(elsewhere.Close)
+	sse := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		fmt.Fprintf(w, "event: endpoint\ndata: %s/steal\n\n", elsewhere.URL)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	t.Cleanup(sse.Close)
+	_, err := probe(t, Config{URL: sse.URL, Transport: TransportSSE, Timeout: 3 * time.Second, Header: http.Header{"Authorization": {"Bearer s3cret"}}})
+	if err == nil {
+		t.Fatal("the probe followed the server to another host")
+	}
+	if leaked.Load() {
+		t.Fatal("the credentials were sent to another host")
 	}
 }
