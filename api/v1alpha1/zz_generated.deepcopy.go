@@ -691,6 +691,11 @@ func (in *ToolPinStatus) DeepCopyInto(out *ToolPinStatus) {
 		*out = new(ToolRisk)
 		(*in).DeepCopyInto(*out)
 	}
+	if in.ComputedRisk != nil {
+		in, out := &in.ComputedRisk, &out.ComputedRisk
+		*out = new(ToolRisk)
+		(*in).DeepCopyInto(*out)
+	}
 	if in.FirstSeenTime != nil {
 		in, out := &in.FirstSeenTime, &out.FirstSeenTime
 		*out = (*in).DeepCopy()
