@@ -62,6 +62,9 @@ type MCPServerReconciler struct {
 	ClientVersion string
 	// Concurrency is how many servers are reconciled at once.
 	Concurrency int
+	// MaxProbeTimeout caps spec.probe.timeout, so that a few servers that
+	// answer slowly cannot hold every probe worker for long.
+	MaxProbeTimeout time.Duration
 
 	// probed remembers the configuration each server was last probed with,
 	// so a change of a referenced Secret triggers a probe before the
@@ -118,6 +121,9 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	}
 
 	cfg.ClientVersion = r.ClientVersion
+	if r.MaxProbeTimeout > 0 && (cfg.Timeout == 0 || cfg.Timeout > r.MaxProbeTimeout) {
+		cfg.Timeout = r.MaxProbeTimeout
+	}
 	m := getMetrics()
 	started := time.Now()
 	result, err := r.probe(ctx, cfg)

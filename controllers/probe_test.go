@@ -21,11 +21,13 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	v1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/lifecycle"
+	"github.com/toolgate/toolgate/internal/probe"
 )
 
 // closedURL is an MCP URL on a local port nothing listens on.
@@ -631,4 +633,23 @@ func TestHeadersFromASecret(t *testing.T) {
 		ok, d := conditionIs(s.Status.Conditions, v1.ConditionReady, metav1.ConditionFalse, ReasonSecretNotFound, s.Generation)
 		return ok && strings.Contains(d, "secret nowhere not found"), d
 	})
+}
+
+func TestProbeTimeoutIsCapped(t *testing.T) {
+	server := &v1.MCPServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "patient", Namespace: "default"},
+		Spec: v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: closedURL(t)},
+			Probe: v1.ProbeSpec{Timeout: &metav1.Duration{Duration: 4 * time.Minute}, Interval: &metav1.Duration{Duration: 5 * time.Minute}}},
+	}
+	create(t, server)
+	var got time.Duration
+	r := &MCPServerReconciler{Client: env.Client, Scheme: env.Scheme, MaxProbeTimeout: time.Second,
+		Probe: func(_ context.Context, cfg probe.Config) (*probe.Result, error) {
+			got = cfg.Timeout
+			return nil, &probe.Error{Reason: probe.Unreachable, Err: fmt.Errorf("stub")}
+		}}
+	_, _ = r.Reconcile(t.Context(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "default", Name: "patient"}})
+	if got != time.Second {
+		t.Errorf("probe timeout %s, want it capped at 1s", got)
+	}
 }

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -28,6 +29,9 @@ type Options struct {
 	Version string
 	// ProbeConcurrency is how many servers are probed at once.
 	ProbeConcurrency int
+	// MaxProbeTimeout caps every server's probe timeout; zero leaves
+	// spec.probe.timeout as it is.
+	MaxProbeTimeout time.Duration
 }
 
 // SetupWithManager registers every toolgate reconciler with mgr. The manager
@@ -41,7 +45,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		return fmt.Errorf("setting up the ToolPin controller: %w", err)
 	}
 	if err := (&MCPServerReconciler{Client: c, Scheme: s, Recorder: rec, RequiredApprovers: approvers, ClientVersion: opts.Version,
-		Concurrency: max(1, opts.ProbeConcurrency)}).SetupWithManager(mgr); err != nil {
+		Concurrency: max(1, opts.ProbeConcurrency), MaxProbeTimeout: opts.MaxProbeTimeout}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the MCPServer controller: %w", err)
 	}
 	if err := (&ToolPolicyReconciler{Client: c, Scheme: s}).SetupWithManager(mgr); err != nil {

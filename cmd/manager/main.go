@@ -56,6 +56,7 @@ func run() error {
 		probeConcurrency     int
 		apiQPS               float64
 		apiBurst             int
+		maxProbeTimeout      time.Duration
 	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8443",
 		"address of the metrics endpoint; \"0\" disables it")
@@ -79,6 +80,8 @@ func run() error {
 	flag.StringVar(&approverSAs, "approver-service-accounts", "",
 		"comma-separated service accounts (system:serviceaccount:NS:NAME) allowed to decide on tools; none by default")
 	flag.IntVar(&probeConcurrency, "probe-concurrency", 4, "MCP servers probed at once")
+	flag.DurationVar(&maxProbeTimeout, "max-probe-timeout", time.Minute,
+		"cap on every MCPServer's spec.probe.timeout, so slow servers cannot hold every probe worker")
 	flag.Float64Var(&apiQPS, "kube-api-qps", 50, "requests per second the operator may send the API server")
 	flag.IntVar(&apiBurst, "kube-api-burst", 100, "burst of requests above --kube-api-qps")
 	zapOpts := zap.Options{}
@@ -146,7 +149,7 @@ func run() error {
 		return fmt.Errorf("creating manager: %w", err)
 	}
 
-	if err := controllers.SetupWithManager(mgr, controllers.Options{RequiredApprovers: requiredApprovers, Version: version, ProbeConcurrency: probeConcurrency}); err != nil {
+	if err := controllers.SetupWithManager(mgr, controllers.Options{RequiredApprovers: requiredApprovers, Version: version, ProbeConcurrency: probeConcurrency, MaxProbeTimeout: maxProbeTimeout}); err != nil {
 		return err
 	}
 
