@@ -77,6 +77,27 @@ func (f *inputFlags) limits() tooldef.Limits {
 	return tooldef.Limits{MaxBytes: f.maxBytes, MaxTools: f.maxTools}
 }
 
+// parseFlags parses a subcommand's flags with its usage text and checks the
+// output format. It returns false, with the exit code, when the command
+// should stop: after -h (0) or on bad flags (2).
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer, usage string, output *string) (int, bool) {
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage+"\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK, false
+		}
+		return ExitUsage, false
+	}
+	if *output != "table" && *output != "json" {
+		fmt.Fprintf(stderr, "%s: -o %q: want table or json\n", fs.Name(), *output)
+		return ExitUsage, false
+	}
+	return 0, true
+}
+
 // readCatalogue reads one file ("-" is stdin) within the limits; errors
 // name the file.
 func readCatalogue(name string, stdin io.Reader, limits tooldef.Limits) (*tooldef.Catalogue, error) {
@@ -145,19 +166,8 @@ func runScore(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		gated         = fs.String("approval-gated", "", "comma-separated tools whose every call waits for a human")
 	)
 	in.register(fs)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: toolgate score [flags] [FILE...]\n\nScores every tool of saved tools/list results. Several files are several servers offered to one agent.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
-	}
-	if *output != "table" && *output != "json" {
-		fmt.Fprintf(stderr, "toolgate score: -o %q: want table or json\n", *output)
-		return ExitUsage
+	if code, ok := parseFlags(fs, args, stderr, "Usage: toolgate score [flags] [FILE...]\n\nScores every tool of saved tools/list results. Several files are several servers offered to one agent.", output); !ok {
+		return code
 	}
 	var ceiling risk.Level = -1
 	if *maxLevel != "" {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -33,19 +32,8 @@ func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var in inputFlags
 	output := fs.String("o", "table", "output format: table or json")
 	in.register(fs)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: toolgate diff [flags] OLD NEW\n\nExplains how each tool changed between two saved tools/list results of one server.\nExit status 1 when any tool must be re-reviewed.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
-	}
-	if *output != "table" && *output != "json" {
-		fmt.Fprintf(stderr, "toolgate diff: -o %q: want table or json\n", *output)
-		return ExitUsage
+	if code, ok := parseFlags(fs, args, stderr, "Usage: toolgate diff [flags] OLD NEW\n\nExplains how each tool changed between two saved tools/list results of one server.\nExit status 1 when any tool must be re-reviewed.", output); !ok {
+		return code
 	}
 	if fs.NArg() != 2 {
 		fmt.Fprintf(stderr, "toolgate diff: want two files, OLD and NEW; got %d\n", fs.NArg())
