@@ -470,22 +470,14 @@ func TestCredentialsFromASecretAndReprobeOnChange(t *testing.T) {
 			Auth: &v1.MCPServerAuth{BearerToken: &v1.KeyReference{Name: "billing-token", Key: "token"}}},
 	}
 	create(t, server)
-	eventually(t, "a wrong token is reported as Unauthorized", func() (bool, string) {
-		var s v1.MCPServer
-		env.Client.Get(t.Context(), client.ObjectKeyFromObject(server), &s)
-		return conditionIs(s.Status.Conditions, v1.ConditionReady, metav1.ConditionFalse, "Unauthorized", s.Generation)
-	})
+	waitForReady(t, "a wrong token is reported as Unauthorized", server, metav1.ConditionFalse, "Unauthorized")
 	// Fixing the Secret triggers a probe at once, without waiting for the
 	// five-minute interval.
 	secret.StringData = map[string]string{"token": "right"}
 	if err := env.Client.Update(t.Context(), secret); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the fixed token is used at once", func() (bool, string) {
-		var s v1.MCPServer
-		env.Client.Get(t.Context(), client.ObjectKeyFromObject(server), &s)
-		return conditionIs(s.Status.Conditions, v1.ConditionReady, metav1.ConditionTrue, ReasonProbed, s.Generation)
-	})
+	waitForReady(t, "the fixed token is used at once", server, metav1.ConditionTrue, ReasonProbed)
 }
 
 // slowServer accepts MCP connections and then never answers tools/list.
@@ -571,16 +563,8 @@ func TestTLSWithACAFromAConfigMap(t *testing.T) {
 			TLS: &v1.MCPServerTLS{CA: &v1.CASource{ConfigMap: &v1.KeyReference{Name: "status-ca", Key: "ca.crt"}}}},
 	}
 	create(t, trusting)
-	eventually(t, "a server whose certificate is not trusted is Unreachable", func() (bool, string) {
-		var s v1.MCPServer
-		env.Client.Get(t.Context(), client.ObjectKeyFromObject(untrusting), &s)
-		return conditionIs(s.Status.Conditions, v1.ConditionReady, metav1.ConditionFalse, "Unreachable", s.Generation)
-	})
-	eventually(t, "the same server with its CA is probed", func() (bool, string) {
-		var s v1.MCPServer
-		env.Client.Get(t.Context(), client.ObjectKeyFromObject(trusting), &s)
-		return conditionIs(s.Status.Conditions, v1.ConditionReady, metav1.ConditionTrue, ReasonProbed, s.Generation)
-	})
+	waitForReady(t, "a server whose certificate is not trusted is Unreachable", untrusting, metav1.ConditionFalse, "Unreachable")
+	waitForReady(t, "the same server with its CA is probed", trusting, metav1.ConditionTrue, ReasonProbed)
 }
 
 func TestHeadersFromASecret(t *testing.T) {
@@ -616,11 +600,7 @@ func TestHeadersFromASecret(t *testing.T) {
 			Auth: &v1.MCPServerAuth{HeadersFrom: &v1.LocalObjectReference{Name: "bank-headers"}}},
 	}
 	create(t, server)
-	eventually(t, "every key of the Secret is sent as a header", func() (bool, string) {
-		var s v1.MCPServer
-		env.Client.Get(t.Context(), client.ObjectKeyFromObject(server), &s)
-		return conditionIs(s.Status.Conditions, v1.ConditionReady, metav1.ConditionTrue, ReasonProbed, s.Generation)
-	})
+	waitForReady(t, "every key of the Secret is sent as a header", server, metav1.ConditionTrue, ReasonProbed)
 	missing := &v1.MCPServer{
 		ObjectMeta: metav1.ObjectMeta{Name: "bank-missing", Namespace: "default"},
 		Spec: v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: guard.URL},
@@ -652,4 +632,15 @@ func TestProbeTimeoutIsCapped(t *testing.T) {
 	if got != time.Second {
 		t.Errorf("probe timeout %s, want it capped at 1s", got)
 	}
+}
+
+// waitForReady waits until an MCPServer's Ready condition has the status
+// and reason, for its current generation.
+func waitForReady(t testing.TB, what string, server *v1.MCPServer, status metav1.ConditionStatus, reason string) {
+	t.Helper()
+	eventually(t, what, func() (bool, string) {
+		var s v1.MCPServer
+		env.Client.Get(context.Background(), client.ObjectKeyFromObject(server), &s)
+		return conditionIs(s.Status.Conditions, v1.ConditionReady, status, reason, s.Generation)
+	})
 }
