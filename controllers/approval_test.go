@@ -17,7 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/toolgate/toolgate/api/v1alpha1"
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/testenv"
 )
 
@@ -37,36 +37,36 @@ func approver(t *testing.T, user string, groups ...string) client.Client {
 }
 
 // decide appends one decision as c.
-func decide(t *testing.T, c client.Client, pin *v1.ToolPin, value map[string]any) error {
+func decide(t *testing.T, c client.Client, pin *toolgatev1alpha1.ToolPin, value map[string]any) error {
 	t.Helper()
 	body, _ := json.Marshal([]map[string]any{{"op": "add", "path": "/status/decisions/-", "value": value}})
-	target := &v1.ToolPin{ObjectMeta: metav1.ObjectMeta{Namespace: pin.Namespace, Name: pin.Name}}
+	target := &toolgatev1alpha1.ToolPin{ObjectMeta: metav1.ObjectMeta{Namespace: pin.Namespace, Name: pin.Name}}
 	return c.Status().Patch(t.Context(), target, client.RawPatch(types.JSONPatchType, body))
 }
 
 // changedPin serves one tool, lets it be trusted on first use, redefines
 // it, and returns the pin once it awaits review.
-func changedPin(t *testing.T, server, tool, description string) *v1.ToolPin {
+func changedPin(t *testing.T, server, tool, description string) *toolgatev1alpha1.ToolPin {
 	t.Helper()
 	fixture := startMCPServer(t, &mcp.Tool{Name: tool, Description: description})
-	s := &v1.MCPServer{
+	s := &toolgatev1alpha1.MCPServer{
 		ObjectMeta: metav1.ObjectMeta{Name: server, Namespace: "default"},
-		Spec:       v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: fixture.URL}},
+		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL}},
 	}
 	create(t, s)
 	eventually(t, "the tool is trusted on first use", func() (bool, string) {
 		pin, err := getPin(t, server, tool)
-		return err == nil && pin.Status.State == v1.PinTrusted, fmt.Sprint(err)
+		return err == nil && pin.Status.State == toolgatev1alpha1.PinTrusted, fmt.Sprint(err)
 	})
 	fixture.setRewrite(func(b []byte) []byte {
 		return []byte(strings.Replace(string(b), description, description+" Now also for every directory.", 1))
 	})
 	reprobe(t, s, "6m")
-	var pin *v1.ToolPin
+	var pin *toolgatev1alpha1.ToolPin
 	eventually(t, "the changed tool awaits review", func() (bool, string) {
 		p, err := getPin(t, server, tool)
 		pin = p
-		return err == nil && p.Status.State == v1.PinAwaitingReview, fmt.Sprint(err)
+		return err == nil && p.Status.State == toolgatev1alpha1.PinAwaitingReview, fmt.Sprint(err)
 	})
 	return pin
 }
@@ -110,7 +110,7 @@ func TestApprovalsAreStampedAndChecked(t *testing.T) {
 		"removing a past decision": `[{"op":"remove","path":"/status/decisions/0"}]`,
 		"setting the state":        `[{"op":"replace","path":"/status/state","value":"Trusted"}]`,
 	} {
-		target := &v1.ToolPin{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: pin.Name}}
+		target := &toolgatev1alpha1.ToolPin{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: pin.Name}}
 		err := alice.Status().Patch(t.Context(), target, client.RawPatch(types.JSONPatchType, []byte(patch)))
 		if err == nil || !(strings.Contains(err.Error(), "append-only") || strings.Contains(err.Error(), "only the toolgate operator")) {
 			t.Errorf("%s: %v", name, err)
@@ -126,7 +126,7 @@ func TestApprovalsAreStampedAndChecked(t *testing.T) {
 func TestMultiApprovalNeedsTwoPeople(t *testing.T) {
 	// A delete tool is critical: approvalRecommendation multi.
 	pin := changedPin(t, "trash", "delete_note", "Deletes one note of the notebook.")
-	if pin.Status.Risk == nil || pin.Status.Risk.ApprovalRecommendation != v1.ApprovalMulti {
+	if pin.Status.Risk == nil || pin.Status.Risk.ApprovalRecommendation != toolgatev1alpha1.ApprovalMulti {
 		t.Fatalf("the fixture must need multi approval: %+v", pin.Status.Risk)
 	}
 	observed := string(pin.Status.ObservedFingerprint)
@@ -139,10 +139,10 @@ func TestMultiApprovalNeedsTwoPeople(t *testing.T) {
 	}
 	eventually(t, "two decisions recorded, still awaiting review", func() (bool, string) {
 		p, _ := getPin(t, "trash", "delete_note")
-		return len(p.Status.Decisions) == 2 && p.Status.State == v1.PinAwaitingReview, string(p.Status.State)
+		return len(p.Status.Decisions) == 2 && p.Status.State == toolgatev1alpha1.PinAwaitingReview, string(p.Status.State)
 	})
 	p, _ := getPin(t, "trash", "delete_note")
-	if p.Status.State != v1.PinAwaitingReview {
+	if p.Status.State != toolgatev1alpha1.PinAwaitingReview {
 		t.Fatalf("one approver moved a multi pin: %s", p.Status.State)
 	}
 	if err := decide(t, dave, pin, map[string]any{"action": "Approve", "fingerprint": observed}); err != nil {
@@ -150,7 +150,7 @@ func TestMultiApprovalNeedsTwoPeople(t *testing.T) {
 	}
 	eventually(t, "trusted with two approvers", func() (bool, string) {
 		p, _ := getPin(t, "trash", "delete_note")
-		return p.Status.State == v1.PinTrusted && p.Status.Pinned != nil && strings.Join(p.Status.Pinned.Approvers, ",") == "carol,dave",
+		return p.Status.State == toolgatev1alpha1.PinTrusted && p.Status.Pinned != nil && strings.Join(p.Status.Pinned.Approvers, ",") == "carol,dave",
 			fmt.Sprintf("%s %+v", p.Status.State, p.Status.Pinned)
 	})
 }
@@ -221,7 +221,7 @@ func TestReviewedAbuses(t *testing.T) {
 	})
 	time.Sleep(500 * time.Millisecond)
 	p, _ := getPin(t, "vault", "delete_secret")
-	if p.Status.State != v1.PinAwaitingReview {
+	if p.Status.State != toolgatev1alpha1.PinAwaitingReview {
 		t.Fatalf("one person and a service account approved a multi tool: %s", p.Status.State)
 	}
 	if p.Status.Risk == nil || p.Status.ComputedRisk == nil || !p.Status.Risk.Overridden || len(p.Status.Risk.Reasons) > len(p.Status.ComputedRisk.Reasons)+1 {
@@ -229,7 +229,7 @@ func TestReviewedAbuses(t *testing.T) {
 	}
 
 	// Nobody may drop the decisions list.
-	target := &v1.ToolPin{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: pin.Name}}
+	target := &toolgatev1alpha1.ToolPin{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: pin.Name}}
 	err := approver(t, "kate").Status().Patch(t.Context(), target, client.RawPatch(types.MergePatchType, []byte(`{"status":{"decisions":null}}`)))
 	if err == nil || !strings.Contains(err.Error(), "append-only") && !strings.Contains(err.Error(), "cannot be removed") {
 		t.Errorf("dropping the decisions: %v", err)
@@ -264,23 +264,23 @@ func TestRemovedThenRenamedIsNotLaundered(t *testing.T) {
 		&mcp.Tool{Name: "export_contacts", Description: "Exports every contact of the address book to a file."},
 		&mcp.Tool{Name: "ping", Description: "Checks that the server answers."},
 	)
-	server := &v1.MCPServer{
+	server := &toolgatev1alpha1.MCPServer{
 		ObjectMeta: metav1.ObjectMeta{Name: "contacts", Namespace: "default"},
-		Spec:       v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: fixture.URL}},
+		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL}},
 	}
 	create(t, server)
-	var pin *v1.ToolPin
+	var pin *toolgatev1alpha1.ToolPin
 	eventually(t, "trusted", func() (bool, string) {
 		p, err := getPin(t, "contacts", "export_contacts")
 		pin = p
-		return err == nil && p.Status.State == v1.PinTrusted, fmt.Sprint(err)
+		return err == nil && p.Status.State == toolgatev1alpha1.PinTrusted, fmt.Sprint(err)
 	})
 	if err := decide(t, approver(t, "liam"), pin, map[string]any{"action": "Reject", "fingerprint": string(pin.Status.ObservedFingerprint)}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "rejected", func() (bool, string) {
 		p, _ := getPin(t, "contacts", "export_contacts")
-		return p.Status.State == v1.PinRejected, string(p.Status.State)
+		return p.Status.State == toolgatev1alpha1.PinRejected, string(p.Status.State)
 	})
 	// First the tool disappears...
 	fixture.setRewrite(func(b []byte) []byte {
@@ -300,7 +300,7 @@ func TestRemovedThenRenamedIsNotLaundered(t *testing.T) {
 	reprobe(t, server, "6m")
 	eventually(t, "removed", func() (bool, string) {
 		p, _ := getPin(t, "contacts", "export_contacts")
-		return p.Status.State == v1.PinRemoved, string(p.Status.State)
+		return p.Status.State == toolgatev1alpha1.PinRemoved, string(p.Status.State)
 	})
 	// ...then it comes back under another name.
 	fixture.setRewrite(func(b []byte) []byte {
@@ -309,6 +309,6 @@ func TestRemovedThenRenamedIsNotLaundered(t *testing.T) {
 	reprobe(t, server, "7m")
 	eventually(t, "the renamed copy awaits review", func() (bool, string) {
 		p, err := getPin(t, "contacts", "backup_contacts")
-		return err == nil && p.Status.State == v1.PinAwaitingReview, fmt.Sprint(err)
+		return err == nil && p.Status.State == toolgatev1alpha1.PinAwaitingReview, fmt.Sprint(err)
 	})
 }

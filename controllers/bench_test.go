@@ -12,7 +12,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/toolgate/toolgate/api/v1alpha1"
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/probe"
 )
 
@@ -33,14 +33,14 @@ func BenchmarkReconcile100Tools(b *testing.B) {
 		tools[i] = &mcp.Tool{Name: fmt.Sprintf("%s_item_%03d", v, i), Description: fmt.Sprintf("Does %s on one item of the store, by its id.", v)}
 	}
 	fixture := startMCPServer(b, tools...)
-	server := &v1.MCPServer{
+	server := &toolgatev1alpha1.MCPServer{
 		ObjectMeta: metav1.ObjectMeta{Name: "bench", Namespace: "default"},
-		Spec: v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: fixture.URL},
-			Probe: v1.ProbeSpec{Interval: &metav1.Duration{Duration: 10 * time.Second}, Timeout: &metav1.Duration{Duration: 5 * time.Second}}},
+		Spec: toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL},
+			Probe: toolgatev1alpha1.ProbeSpec{Interval: &metav1.Duration{Duration: 10 * time.Second}, Timeout: &metav1.Duration{Duration: 5 * time.Second}}},
 	}
 	create(b, server)
 	eventually(b, "the server's 100 tools are pinned", func() (bool, string) {
-		var s v1.MCPServer
+		var s toolgatev1alpha1.MCPServer
 		env.Client.Get(context.Background(), client.ObjectKeyFromObject(server), &s)
 		return s.Status.ToolCount == 100, fmt.Sprint(s.Status.ToolCount)
 	})
@@ -56,7 +56,7 @@ func BenchmarkReconcile100Tools(b *testing.B) {
 	// the server is read from the API server (one request); pins still come
 	// from the cache, as in the operator.
 	c, err := client.New(env.Config, client.Options{Scheme: env.Scheme, Cache: &client.CacheOptions{
-		Reader: testManager.GetCache(), DisableFor: []client.Object{&v1.MCPServer{}},
+		Reader: testManager.GetCache(), DisableFor: []client.Object{&toolgatev1alpha1.MCPServer{}},
 	}})
 	if err != nil {
 		b.Fatal(err)

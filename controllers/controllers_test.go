@@ -94,14 +94,14 @@ func TestConditionsBeforeWork(t *testing.T) {
 		if ok, d := conditionIs(got.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionFalse, "Unreachable", got.Generation); !ok {
 			return false, d
 		}
-		return conditionIs(got.Status.Conditions, ConditionReachable, metav1.ConditionFalse, "Unreachable", got.Generation)
+		return conditionIs(got.Status.Conditions, toolgatev1alpha1.ConditionReachable, metav1.ConditionFalse, "Unreachable", got.Generation)
 	})
 	eventually(t, "the ToolPolicy has Ready Unknown", func() (bool, string) {
 		var got toolgatev1alpha1.ToolPolicy
 		if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(policy), &got); err != nil {
 			return false, err.Error()
 		}
-		return conditionIs(got.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionUnknown, ReasonAwaitingEvaluation, got.Generation)
+		return conditionIs(got.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionUnknown, toolgatev1alpha1.ReasonAwaitingEvaluation, got.Generation)
 	})
 	eventually(t, "the ToolPin has Ready Unknown, no state and an empty decisions list", func() (bool, string) {
 		var got toolgatev1alpha1.ToolPin
@@ -114,6 +114,6 @@ func TestConditionsBeforeWork(t *testing.T) {
 		if got.Status.Decisions == nil {
 			return false, "decisions absent"
 		}
-		return conditionIs(got.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionUnknown, ReasonAwaitingProbe, got.Generation)
+		return conditionIs(got.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionUnknown, toolgatev1alpha1.ReasonAwaitingProbe, got.Generation)
 	})
 }

@@ -25,22 +25,15 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	v1 "github.com/toolgate/toolgate/api/v1alpha1"
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/lifecycle"
 	"github.com/toolgate/toolgate/internal/probe"
 	"github.com/toolgate/toolgate/pkg/tooldef"
 	"github.com/toolgate/toolgate/pkg/vet"
 )
 
-// ConditionReachable says whether the last probe of an MCPServer returned a
-// valid catalogue.
-const ConditionReachable = "Reachable"
-
 // maxToolName is the longest tool name a ToolPin holds (spec.toolName).
 const maxToolName = 128
-
-// ReasonProbed: the last probe succeeded.
-const ReasonProbed = "Probed"
 
 // secretRefIndex indexes MCPServers by the Secrets and ConfigMaps they read.
 const secretRefIndex = "toolgate.dev/references"
@@ -84,7 +77,7 @@ type MCPServerReconciler struct {
 // in line with what the probe found.
 func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	log := logf.FromContext(ctx)
-	var server v1.MCPServer
+	var server toolgatev1alpha1.MCPServer
 	if err := r.Get(ctx, req.NamespacedName, &server); err != nil {
 		if apierrors.IsNotFound(err) {
 			getMetrics().forget(req.Namespace, req.Name)
@@ -127,7 +120,7 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	m := getMetrics()
 	started := time.Now()
 	result, err := r.probe(ctx, cfg)
-	outcome := ReasonProbed
+	outcome := toolgatev1alpha1.ReasonProbed
 	if err != nil {
 		outcome = string(probe.InvalidResponse)
 		var perr *probe.Error
@@ -166,18 +159,18 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	m.recordPins(server.Namespace, server.Name, pins)
 
 	st := &server.Status
-	st.ServerInfo = &v1.ServerInfo{Name: clip(result.ServerName, 256), Version: clip(result.ServerVersion, 128), ProtocolVersion: clip(result.ProtocolVersion, 32)}
+	st.ServerInfo = &toolgatev1alpha1.ServerInfo{Name: clip(result.ServerName, 256), Version: clip(result.ServerVersion, 128), ProtocolVersion: clip(result.ProtocolVersion, 32)}
 	if result.Instructions != "" {
 		sum := sha256.Sum256([]byte(result.Instructions))
-		st.ServerInfo.InstructionsFingerprint = v1.Fingerprint("sha256:" + hex.EncodeToString(sum[:]))
+		st.ServerInfo.InstructionsFingerprint = toolgatev1alpha1.Fingerprint("sha256:" + hex.EncodeToString(sum[:]))
 	}
 	sr := report.Servers[0]
-	st.Risk = &v1.ServerRisk{Level: v1.Level(sr.Level), Reasons: bound(sr.Reasons, 16, 512)}
+	st.Risk = &toolgatev1alpha1.ServerRisk{Level: toolgatev1alpha1.Level(sr.Level), Reasons: bound(sr.Reasons, 16, 512)}
 	for i, f := range sr.Findings {
 		if i == 16 {
 			break
 		}
-		st.Risk.Findings = append(st.Risk.Findings, v1.Finding{Signal: clip(f.Signal, 64), Field: clip(f.Field, 512), Excerpt: clip(f.Excerpt, 256)})
+		st.Risk.Findings = append(st.Risk.Findings, toolgatev1alpha1.Finding{Signal: clip(f.Signal, 64), Field: clip(f.Field, 512), Excerpt: clip(f.Excerpt, 256)})
 	}
 	st.ToolCount = int32(len(result.Catalogue.Tools))
 	st.Tools = summaries(pins)
@@ -187,18 +180,18 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 			st.HighestLevel = s.Level
 		}
 	}
-	counts := map[v1.PinState]int{}
+	counts := map[toolgatev1alpha1.PinState]int{}
 	for _, p := range pins {
 		counts[p.Status.State]++
 	}
 	if firstUse > 0 && r.Recorder != nil {
-		r.Recorder.Eventf(&server, nil, "Normal", lifecycle.ReasonPinnedOnFirstUse, "Pin", "%d new tool(s) trusted on first use", firstUse)
+		r.Recorder.Eventf(&server, nil, "Normal", toolgatev1alpha1.ReasonPinnedOnFirstUse, "Pin", "%d new tool(s) trusted on first use", firstUse)
 	}
-	msg := fmt.Sprintf("%d tools: %d trusted, %d awaiting review, %d rejected", st.ToolCount, counts[v1.PinTrusted], counts[v1.PinAwaitingReview], counts[v1.PinRejected])
+	msg := fmt.Sprintf("%d tools: %d trusted, %d awaiting review, %d rejected", st.ToolCount, counts[toolgatev1alpha1.PinTrusted], counts[toolgatev1alpha1.PinAwaitingReview], counts[toolgatev1alpha1.PinRejected])
 	if skipped > 0 {
 		msg += fmt.Sprintf("; %d tool(s) withheld because their names are longer than %d bytes", skipped, maxToolName)
 	}
-	r.setServerConditions(&server, metav1.ConditionTrue, ReasonProbed, msg, metav1.ConditionTrue, ReasonProbed,
+	r.setServerConditions(&server, metav1.ConditionTrue, toolgatev1alpha1.ReasonProbed, msg, metav1.ConditionTrue, toolgatev1alpha1.ReasonProbed,
 		fmt.Sprintf("%d tools on %d page(s), %d bytes, in %s", st.ToolCount, result.Pages, result.Bytes, result.Duration.Round(time.Millisecond)))
 	return r.finish(ctx, req, orig, &server, digest, interval)
 }
@@ -206,7 +199,7 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 // finish writes the server's status and, only once that landed, remembers
 // the configuration as probed: a pass that failed half-way is probed again
 // rather than waiting for the interval.
-func (r *MCPServerReconciler) finish(ctx context.Context, req ctrl.Request, orig, server *v1.MCPServer, digest string, interval time.Duration) (ctrl.Result, error) {
+func (r *MCPServerReconciler) finish(ctx context.Context, req ctrl.Request, orig, server *toolgatev1alpha1.MCPServer, digest string, interval time.Duration) (ctrl.Result, error) {
 	if err := r.patchServer(ctx, orig, server); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -218,12 +211,12 @@ func (r *MCPServerReconciler) finish(ctx context.Context, req ctrl.Request, orig
 // through the lifecycle. It returns the server's pins as they now are, and
 // how many were trusted on first use in this pass, and how many tools have
 // a name no pin can hold.
-func (r *MCPServerReconciler) syncPins(ctx context.Context, server *v1.MCPServer, cat *tooldef.Catalogue, report vet.Report, now time.Time) ([]v1.ToolPin, int, int, error) {
-	var list v1.ToolPinList
+func (r *MCPServerReconciler) syncPins(ctx context.Context, server *toolgatev1alpha1.MCPServer, cat *tooldef.Catalogue, report vet.Report, now time.Time) ([]toolgatev1alpha1.ToolPin, int, int, error) {
+	var list toolgatev1alpha1.ToolPinList
 	if err := r.List(ctx, &list, client.InNamespace(server.Namespace), client.MatchingFields{serverRefIndex: server.Name}); err != nil {
 		return nil, 0, 0, err
 	}
-	byTool := map[string]*v1.ToolPin{}
+	byTool := map[string]*toolgatev1alpha1.ToolPin{}
 	untrusted := map[string]string{} // body fingerprint → pin name
 	for i := range list.Items {
 		p := &list.Items[i]
@@ -246,7 +239,7 @@ func (r *MCPServerReconciler) syncPins(ctx context.Context, server *v1.MCPServer
 	}
 	required := r.RequiredApprovers
 	stamp := metav1.NewTime(now)
-	var pins []v1.ToolPin
+	var pins []toolgatev1alpha1.ToolPin
 	firstUse, skipped := 0, 0
 	for i, tool := range cat.Tools {
 		if len(tool.Name) > maxToolName {
@@ -259,7 +252,7 @@ func (r *MCPServerReconciler) syncPins(ctx context.Context, server *v1.MCPServer
 		body, _ := tool.BodyFingerprint()
 		owner, laundered := untrusted[body]
 		toolRisk := toolRisk(report.Tools[i])
-		next := func(name string, st v1.ToolPinStatus) lifecycle.Output {
+		next := func(name string, st toolgatev1alpha1.ToolPinStatus) lifecycle.Output {
 			return lifecycle.Next(lifecycle.Input{
 				Status: st, Tool: tool, Risk: toolRisk, FirstUse: server.Spec.FirstUse,
 				UntrustedBody: laundered && owner != name, RequiredApprovers: required, Now: stamp,
@@ -272,17 +265,17 @@ func (r *MCPServerReconciler) syncPins(ctx context.Context, server *v1.MCPServer
 			}
 			// Labels are known before the pin exists: creating it with them
 			// saves a write per new tool.
-			first := next(fresh.Name, v1.ToolPinStatus{})
-			fresh.Labels[lifecycle.LabelState] = string(first.Status.State)
+			first := next(fresh.Name, toolgatev1alpha1.ToolPinStatus{})
+			fresh.Labels[toolgatev1alpha1.LabelState] = string(first.Status.State)
 			if first.Status.Risk != nil {
-				fresh.Labels[lifecycle.LabelLevel] = string(first.Status.Risk.Level)
+				fresh.Labels[toolgatev1alpha1.LabelLevel] = string(first.Status.Risk.Level)
 			}
 			if pin, err = createPin(ctx, r.Client, fresh); err != nil {
 				return nil, 0, 0, err
 			}
 		}
-		reason, err := r.updatePin(ctx, server, pin, func(st v1.ToolPinStatus) lifecycle.Output { return next(pin.Name, st) })
-		if reason == lifecycle.ReasonPinnedOnFirstUse {
+		reason, err := r.updatePin(ctx, server, pin, func(st toolgatev1alpha1.ToolPinStatus) lifecycle.Output { return next(pin.Name, st) })
+		if reason == toolgatev1alpha1.ReasonPinnedOnFirstUse {
 			firstUse++
 		}
 		if err != nil {
@@ -298,7 +291,7 @@ func (r *MCPServerReconciler) syncPins(ctx context.Context, server *v1.MCPServer
 	sort.Strings(gone)
 	for _, name := range gone {
 		pin := byTool[name]
-		_, err := r.updatePin(ctx, server, pin, func(st v1.ToolPinStatus) lifecycle.Output {
+		_, err := r.updatePin(ctx, server, pin, func(st toolgatev1alpha1.ToolPinStatus) lifecycle.Output {
 			return lifecycle.Next(lifecycle.Input{Status: st, Tool: nil, Now: stamp})
 		})
 		if err != nil {
@@ -313,7 +306,7 @@ func (r *MCPServerReconciler) syncPins(ctx context.Context, server *v1.MCPServer
 // (the ToolPin reconciler or an approver wrote the pin meanwhile) it reads
 // the pin again and decides again on the fresh status, so no decision is
 // lost and the probe's observation still lands.
-func (r *MCPServerReconciler) updatePin(ctx context.Context, server *v1.MCPServer, pin *v1.ToolPin, next func(v1.ToolPinStatus) lifecycle.Output) (string, error) {
+func (r *MCPServerReconciler) updatePin(ctx context.Context, server *toolgatev1alpha1.MCPServer, pin *toolgatev1alpha1.ToolPin, next func(toolgatev1alpha1.ToolPinStatus) lifecycle.Output) (string, error) {
 	first := true
 	var reason string
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
@@ -330,13 +323,13 @@ func (r *MCPServerReconciler) updatePin(ctx context.Context, server *v1.MCPServe
 	return reason, err
 }
 
-func (r *MCPServerReconciler) setServerConditions(s *v1.MCPServer, ready metav1.ConditionStatus, readyReason, readyMsg string, reach metav1.ConditionStatus, reachReason, reachMsg string) {
+func (r *MCPServerReconciler) setServerConditions(s *toolgatev1alpha1.MCPServer, ready metav1.ConditionStatus, readyReason, readyMsg string, reach metav1.ConditionStatus, reachReason, reachMsg string) {
 	for _, c := range []metav1.Condition{
-		{Type: v1.ConditionReady, Status: ready, Reason: readyReason, Message: clip(readyMsg, 1024), ObservedGeneration: s.Generation},
-		{Type: ConditionReachable, Status: reach, Reason: reachReason, Message: clip(reachMsg, 1024), ObservedGeneration: s.Generation},
+		{Type: toolgatev1alpha1.ConditionReady, Status: ready, Reason: readyReason, Message: clip(readyMsg, 1024), ObservedGeneration: s.Generation},
+		{Type: toolgatev1alpha1.ConditionReachable, Status: reach, Reason: reachReason, Message: clip(reachMsg, 1024), ObservedGeneration: s.Generation},
 	} {
 		old := meta.FindStatusCondition(s.Status.Conditions, c.Type)
-		if r.Recorder != nil && c.Type == v1.ConditionReady && (old == nil || old.Status != c.Status || old.Reason != c.Reason) {
+		if r.Recorder != nil && c.Type == toolgatev1alpha1.ConditionReady && (old == nil || old.Status != c.Status || old.Reason != c.Reason) {
 			kind := "Normal"
 			if c.Status == metav1.ConditionFalse {
 				kind = "Warning"
@@ -347,7 +340,7 @@ func (r *MCPServerReconciler) setServerConditions(s *v1.MCPServer, ready metav1.
 	}
 }
 
-func (r *MCPServerReconciler) patchServer(ctx context.Context, orig, s *v1.MCPServer) error {
+func (r *MCPServerReconciler) patchServer(ctx context.Context, orig, s *toolgatev1alpha1.MCPServer) error {
 	return patchStatusIfChanged(ctx, r.Client, orig, s, orig.Status, s.Status)
 }
 
@@ -392,7 +385,7 @@ func configDigest(cfg probe.Config, generation int64) string {
 
 // references lists the Secrets and ConfigMaps an MCPServer reads.
 func references(o client.Object) []string {
-	s := o.(*v1.MCPServer)
+	s := o.(*toolgatev1alpha1.MCPServer)
 	var refs []string
 	if a := s.Spec.Auth; a != nil {
 		if a.BearerToken != nil {
@@ -416,12 +409,12 @@ func references(o client.Object) []string {
 // SetupWithManager registers the reconciler with the manager.
 func (r *MCPServerReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	ctx := context.Background()
-	if err := mgr.GetFieldIndexer().IndexField(ctx, &v1.MCPServer{}, secretRefIndex, references); err != nil {
+	if err := mgr.GetFieldIndexer().IndexField(ctx, &toolgatev1alpha1.MCPServer{}, secretRefIndex, references); err != nil {
 		return err
 	}
 	serversFor := func(kind string) handler.MapFunc {
 		return func(ctx context.Context, o client.Object) []reconcile.Request {
-			var list v1.MCPServerList
+			var list toolgatev1alpha1.MCPServerList
 			if err := mgr.GetClient().List(ctx, &list, client.InNamespace(o.GetNamespace()), client.MatchingFields{secretRefIndex: kind + "/" + o.GetName()}); err != nil {
 				return nil
 			}
@@ -433,7 +426,7 @@ func (r *MCPServerReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		}
 	}
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&v1.MCPServer{}).
+		For(&toolgatev1alpha1.MCPServer{}).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(serversFor("secret"))).
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(serversFor("configmap"))).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(1, r.Concurrency)}).

@@ -7,7 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	v1 "github.com/toolgate/toolgate/api/v1alpha1"
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 )
 
 // operatorMetrics are exported on the manager's metrics endpoint.
@@ -53,21 +53,21 @@ func getMetrics() *operatorMetrics {
 }
 
 // recordPins sets a server's per-level and review gauges from its pins.
-func (m *operatorMetrics) recordPins(ns, server string, pins []v1.ToolPin) {
+func (m *operatorMetrics) recordPins(ns, server string, pins []toolgatev1alpha1.ToolPin) {
 	m.tools.DeletePartialMatch(prometheus.Labels{"namespace": ns, "server": server})
-	levels := map[v1.Level]int{}
+	levels := map[toolgatev1alpha1.Level]int{}
 	awaiting := 0
 	var oldest time.Time
 	for _, p := range pins {
-		if p.Status.State == v1.PinRemoved {
+		if p.Status.State == toolgatev1alpha1.PinRemoved {
 			continue
 		}
-		level := v1.LevelCritical
+		level := toolgatev1alpha1.LevelCritical
 		if p.Status.Risk != nil {
 			level = p.Status.Risk.Level
 		}
 		levels[level]++
-		if p.Status.State == v1.PinAwaitingReview {
+		if p.Status.State == toolgatev1alpha1.PinAwaitingReview {
 			awaiting++
 			since := p.CreationTimestamp.Time
 			if p.Status.Change != nil {

@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
-	v1 "github.com/toolgate/toolgate/api/v1alpha1"
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/lifecycle"
 	"github.com/toolgate/toolgate/pkg/vet"
 )
@@ -22,17 +22,17 @@ import (
 const serverRefIndex = "spec.serverRef.name"
 
 func indexPinServer(o client.Object) []string {
-	return []string{o.(*v1.ToolPin).Spec.ServerRef.Name}
+	return []string{o.(*toolgatev1alpha1.ToolPin).Spec.ServerRef.Name}
 }
 
 // toolRisk turns a vet report into the API's risk record.
-func toolRisk(t vet.ToolReport) *v1.ToolRisk {
-	r := &v1.ToolRisk{
-		Level: v1.Level(t.Level), EffectiveLevel: v1.Level(t.EffectiveLevel),
-		RiskLevel: v1.RiskLevel(t.Risk.RiskLevel), Category: v1.Category(t.Risk.Category),
-		BlastRadius: v1.BlastRadius(t.Risk.BlastRadius), Reversibility: v1.Reversibility(t.Risk.Reversibility),
+func toolRisk(t vet.ToolReport) *toolgatev1alpha1.ToolRisk {
+	r := &toolgatev1alpha1.ToolRisk{
+		Level: toolgatev1alpha1.Level(t.Level), EffectiveLevel: toolgatev1alpha1.Level(t.EffectiveLevel),
+		RiskLevel: toolgatev1alpha1.RiskLevel(t.Risk.RiskLevel), Category: toolgatev1alpha1.Category(t.Risk.Category),
+		BlastRadius: toolgatev1alpha1.BlastRadius(t.Risk.BlastRadius), Reversibility: toolgatev1alpha1.Reversibility(t.Risk.Reversibility),
 		SideEffects:            bound(t.Risk.SideEffects, 16, 64),
-		ApprovalRecommendation: v1.ApprovalRecommendation(t.Risk.ApprovalRecommendation),
+		ApprovalRecommendation: toolgatev1alpha1.ApprovalRecommendation(t.Risk.ApprovalRecommendation),
 		MinTrustLevel:          int32(t.Risk.MinTrustLevel),
 		Floors:                 bound(t.Floors, 16, 256),
 		Reasons:                bound(append(append([]string{}, t.Reasons...), prefixed("disagreement: ", t.Disagreements)...), 32, 512),
@@ -41,14 +41,14 @@ func toolRisk(t vet.ToolReport) *v1.ToolRisk {
 		if i == 32 {
 			break
 		}
-		r.Findings = append(r.Findings, v1.Finding{Signal: clip(f.Signal, 64), Field: clip(f.Field, 512), Excerpt: clip(f.Excerpt, 256)})
+		r.Findings = append(r.Findings, toolgatev1alpha1.Finding{Signal: clip(f.Signal, 64), Field: clip(f.Field, 512), Excerpt: clip(f.Excerpt, 256)})
 	}
 	return r
 }
 
 // applyOverride lays a human classification over the computed risk. It is
 // the one way a level falls without a new approval, and it is marked.
-func applyOverride(r *v1.ToolRisk, o *v1.ClassificationOverride) *v1.ToolRisk {
+func applyOverride(r *toolgatev1alpha1.ToolRisk, o *toolgatev1alpha1.ClassificationOverride) *toolgatev1alpha1.ToolRisk {
 	if r == nil || o == nil {
 		return r
 	}
@@ -68,22 +68,22 @@ func applyOverride(r *v1.ToolRisk, o *v1.ClassificationOverride) *v1.ToolRisk {
 	return r
 }
 
-func riskLevelOf(l v1.Level) v1.RiskLevel {
+func riskLevelOf(l toolgatev1alpha1.Level) toolgatev1alpha1.RiskLevel {
 	switch l {
-	case v1.LevelCritical:
-		return v1.RiskCritical
-	case v1.LevelHigh:
-		return v1.RiskHigh
-	case v1.LevelModerate:
-		return v1.RiskMedium
+	case toolgatev1alpha1.LevelCritical:
+		return toolgatev1alpha1.RiskCritical
+	case toolgatev1alpha1.LevelHigh:
+		return toolgatev1alpha1.RiskHigh
+	case toolgatev1alpha1.LevelModerate:
+		return toolgatev1alpha1.RiskMedium
 	}
-	return v1.RiskLow
+	return toolgatev1alpha1.RiskLow
 }
 
 // writePin records a lifecycle decision: the status (with its Ready
 // condition and any override) in one optimistic-locked patch, the level and
 // state labels, and an Event for a transition.
-func writePin(ctx context.Context, c client.Client, rec events.EventRecorder, related runtime.Object, pin *v1.ToolPin, out lifecycle.Output) error {
+func writePin(ctx context.Context, c client.Client, rec events.EventRecorder, related runtime.Object, pin *toolgatev1alpha1.ToolPin, out lifecycle.Output) error {
 	orig := pin.DeepCopy()
 	pin.Status = out.Status
 	// The override is laid over the computed judgement each time, never over
@@ -97,48 +97,48 @@ func writePin(ctx context.Context, c client.Client, rec events.EventRecorder, re
 	}
 	// Trust on first use is the normal case of every new tool; the server
 	// reports it once for all its tools instead of one event per pin.
-	if out.Reason != "" && out.Reason != lifecycle.ReasonPinnedOnFirstUse && rec != nil {
+	if out.Reason != "" && out.Reason != toolgatev1alpha1.ReasonPinnedOnFirstUse && rec != nil {
 		kind := "Normal"
 		switch out.Reason {
-		case lifecycle.ReasonDefinitionChanged, lifecycle.ReasonRejected, lifecycle.ReasonRenamedUntrusted:
+		case toolgatev1alpha1.ReasonDefinitionChanged, toolgatev1alpha1.ReasonRejected, toolgatev1alpha1.ReasonRenamedFromUntrusted:
 			kind = "Warning"
 		}
 		rec.Eventf(pin, related, kind, out.Reason, "Review", "%s", out.Message)
 	}
 	if o := pin.Spec.Override; o != nil && o.Level != "" && computed != nil && o.Level < computed.Level && rec != nil &&
 		(orig.Status.Risk == nil || !orig.Status.Risk.Overridden || orig.Status.Risk.Level != o.Level) {
-		rec.Eventf(pin, related, "Warning", "OverrideLowersLevel", "Override",
+		rec.Eventf(pin, related, "Warning", toolgatev1alpha1.ReasonOverrideLowersLevel, "Override",
 			"a human override lowers the level from %s to %s: %s", computed.Level, o.Level, o.Reason)
 	}
 	return syncPinLabels(ctx, c, pin)
 }
 
-func setPinReady(pin *v1.ToolPin, out lifecycle.Output) {
-	cond := metav1.Condition{Type: v1.ConditionReady, ObservedGeneration: pin.Generation}
+func setPinReady(pin *toolgatev1alpha1.ToolPin, out lifecycle.Output) {
+	cond := metav1.Condition{Type: toolgatev1alpha1.ConditionReady, ObservedGeneration: pin.Generation}
 	switch pin.Status.State {
-	case v1.PinTrusted:
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, "Trusted", "the observed definition is the pinned one"
+	case toolgatev1alpha1.PinTrusted:
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, toolgatev1alpha1.ReasonTrusted, "the observed definition is the pinned one"
 	case "":
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionUnknown, ReasonAwaitingProbe, "the tool has not been observed on its server yet; it is withheld until it is"
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionUnknown, toolgatev1alpha1.ReasonAwaitingProbe, "the tool has not been observed on its server yet; it is withheld until it is"
 	default:
 		cond.Status, cond.Reason = metav1.ConditionFalse, string(pin.Status.State)
 		cond.Message = "withheld: " + stateMessage(pin.Status.State)
 	}
 	if out.Message != "" {
 		cond.Message = clip(out.Message, 1024)
-	} else if old := meta.FindStatusCondition(pin.Status.Conditions, v1.ConditionReady); old != nil && old.Reason == cond.Reason {
+	} else if old := meta.FindStatusCondition(pin.Status.Conditions, toolgatev1alpha1.ConditionReady); old != nil && old.Reason == cond.Reason {
 		cond.Message = old.Message // keep the explanation of the last transition
 	}
 	meta.SetStatusCondition(&pin.Status.Conditions, cond)
 }
 
-func stateMessage(s v1.PinState) string {
+func stateMessage(s toolgatev1alpha1.PinState) string {
 	switch s {
-	case v1.PinAwaitingReview:
+	case toolgatev1alpha1.PinAwaitingReview:
 		return "the definition awaits a human review"
-	case v1.PinRejected:
+	case toolgatev1alpha1.PinRejected:
 		return "a human rejected the observed definition"
-	case v1.PinRemoved:
+	case toolgatev1alpha1.PinRemoved:
 		return "the tool is gone from the server's catalogue"
 	}
 	return string(s)
@@ -146,10 +146,10 @@ func stateMessage(s v1.PinState) string {
 
 // syncPinLabels keeps the level and state labels current, so pins can be
 // selected by them.
-func syncPinLabels(ctx context.Context, c client.Client, pin *v1.ToolPin) error {
-	want := map[string]string{lifecycle.LabelState: string(pin.Status.State)}
+func syncPinLabels(ctx context.Context, c client.Client, pin *toolgatev1alpha1.ToolPin) error {
+	want := map[string]string{toolgatev1alpha1.LabelState: string(pin.Status.State)}
 	if pin.Status.Risk != nil {
-		want[lifecycle.LabelLevel] = string(pin.Status.Risk.Level)
+		want[toolgatev1alpha1.LabelLevel] = string(pin.Status.Risk.Level)
 	}
 	changed := false
 	for k, v := range want {
@@ -176,16 +176,16 @@ func syncPinLabels(ctx context.Context, c client.Client, pin *v1.ToolPin) error 
 }
 
 // newPin builds the ToolPin of one tool of a server.
-func newPin(server *v1.MCPServer, tool string, scheme *runtime.Scheme) (*v1.ToolPin, error) {
-	pin := &v1.ToolPin{
+func newPin(server *toolgatev1alpha1.MCPServer, tool string, scheme *runtime.Scheme) (*toolgatev1alpha1.ToolPin, error) {
+	pin := &toolgatev1alpha1.ToolPin{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: lifecycle.PinName(server.Name, tool), Namespace: server.Namespace,
 			Labels: map[string]string{},
 		},
-		Spec: v1.ToolPinSpec{ServerRef: v1.LocalObjectReference{Name: server.Name}, ToolName: tool},
+		Spec: toolgatev1alpha1.ToolPinSpec{ServerRef: toolgatev1alpha1.LocalObjectReference{Name: server.Name}, ToolName: tool},
 	}
 	if len(server.Name) <= 63 {
-		pin.Labels[lifecycle.LabelServer] = server.Name
+		pin.Labels[toolgatev1alpha1.LabelServer] = server.Name
 	}
 	// The server controls its pins: deleting the server deletes them, and
 	// the ToolPin controller leaves a pin's first observation to it.
@@ -196,10 +196,10 @@ func newPin(server *v1.MCPServer, tool string, scheme *runtime.Scheme) (*v1.Tool
 }
 
 // createPin creates the pin, or returns the one that exists under its name.
-func createPin(ctx context.Context, c client.Client, pin *v1.ToolPin) (*v1.ToolPin, error) {
+func createPin(ctx context.Context, c client.Client, pin *toolgatev1alpha1.ToolPin) (*toolgatev1alpha1.ToolPin, error) {
 	err := c.Create(ctx, pin)
 	if apierrors.IsAlreadyExists(err) {
-		var existing v1.ToolPin
+		var existing toolgatev1alpha1.ToolPin
 		if err := c.Get(ctx, client.ObjectKeyFromObject(pin), &existing); err != nil {
 			return nil, err
 		}
@@ -215,14 +215,14 @@ func createPin(ctx context.Context, c client.Client, pin *v1.ToolPin) (*v1.ToolP
 }
 
 // summaries lists a server's pins for its status, highest level first.
-func summaries(pins []v1.ToolPin) []v1.ToolSummary {
-	out := make([]v1.ToolSummary, 0, len(pins))
+func summaries(pins []toolgatev1alpha1.ToolPin) []toolgatev1alpha1.ToolSummary {
+	out := make([]toolgatev1alpha1.ToolSummary, 0, len(pins))
 	for _, p := range pins {
-		if p.Status.State == v1.PinRemoved {
+		if p.Status.State == toolgatev1alpha1.PinRemoved {
 			continue
 		}
 		// A pin not judged yet counts as the worst until it is.
-		s := v1.ToolSummary{Name: clip(p.Spec.ToolName, 128), State: p.Status.State, Pin: p.Name, Level: v1.LevelCritical}
+		s := toolgatev1alpha1.ToolSummary{Name: clip(p.Spec.ToolName, 128), State: p.Status.State, Pin: p.Name, Level: toolgatev1alpha1.LevelCritical}
 		if p.Status.Risk != nil {
 			s.Level, s.Category = p.Status.Risk.Level, p.Status.Risk.Category
 		}

@@ -25,7 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	v1 "github.com/toolgate/toolgate/api/v1alpha1"
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/lifecycle"
 	"github.com/toolgate/toolgate/internal/probe"
 )
@@ -88,14 +88,14 @@ func startMCPServer(t testing.TB, tools ...*mcp.Tool) *mcpServer {
 
 func (m *mcpServer) setRewrite(f func([]byte) []byte) { m.rewrite.Store(&f) }
 
-func getPin(t *testing.T, server, tool string) (*v1.ToolPin, error) {
-	var pin v1.ToolPin
+func getPin(t *testing.T, server, tool string) (*toolgatev1alpha1.ToolPin, error) {
+	var pin toolgatev1alpha1.ToolPin
 	err := env.Client.Get(t.Context(), types.NamespacedName{Namespace: "default", Name: lifecycle.PinName(server, tool)}, &pin)
 	return &pin, err
 }
 
 // reprobe makes the server due for a probe by changing its spec.
-func reprobe(t *testing.T, server *v1.MCPServer, interval string) {
+func reprobe(t *testing.T, server *toolgatev1alpha1.MCPServer, interval string) {
 	t.Helper()
 	patch := []byte(fmt.Sprintf(`{"spec":{"probe":{"interval":%q}}}`, interval))
 	if err := env.Client.Patch(t.Context(), server.DeepCopy(), client.RawPatch(types.MergePatchType, patch)); err != nil {
@@ -109,25 +109,25 @@ func TestCatalogueIsProbedScoredAndPinned(t *testing.T) {
 		&mcp.Tool{Name: "delete_file", Description: "Deletes one file from the workspace."},
 		&mcp.Tool{Name: "write_file", Description: "Writes the content of one file in the workspace."},
 	)
-	server := &v1.MCPServer{
+	server := &toolgatev1alpha1.MCPServer{
 		ObjectMeta: metav1.ObjectMeta{Name: "files", Namespace: "default"},
-		Spec:       v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: fixture.URL}, CatalogTrust: v1.CatalogTrustInternal},
+		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL}, CatalogTrust: toolgatev1alpha1.CatalogTrustInternal},
 	}
 	create(t, server)
 
 	eventually(t, "the server is Ready with three tools", func() (bool, string) {
-		var got v1.MCPServer
+		var got toolgatev1alpha1.MCPServer
 		if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(server), &got); err != nil {
 			return false, err.Error()
 		}
-		ok, d := conditionIs(got.Status.Conditions, v1.ConditionReady, metav1.ConditionTrue, ReasonProbed, got.Generation)
+		ok, d := conditionIs(got.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionTrue, toolgatev1alpha1.ReasonProbed, got.Generation)
 		if !ok {
 			return false, d
 		}
 		if got.Status.ToolCount != 3 || len(got.Status.Tools) != 3 || got.Status.ServerInfo == nil || got.Status.ServerInfo.Name != "fixture" {
 			return false, fmt.Sprintf("status %+v", got.Status)
 		}
-		if got.Status.HighestLevel != v1.LevelCritical || got.Status.Tools[0].Name != "delete_file" {
+		if got.Status.HighestLevel != toolgatev1alpha1.LevelCritical || got.Status.Tools[0].Name != "delete_file" {
 			return false, fmt.Sprintf("highest %s, first %+v", got.Status.HighestLevel, got.Status.Tools[0])
 		}
 		return true, ""
@@ -135,12 +135,12 @@ func TestCatalogueIsProbedScoredAndPinned(t *testing.T) {
 
 	for _, tc := range []struct {
 		tool     string
-		level    v1.Level
-		category v1.Category
+		level    toolgatev1alpha1.Level
+		category toolgatev1alpha1.Category
 	}{
-		{"list_files", v1.LevelLow, v1.CategoryRead},
-		{"delete_file", v1.LevelCritical, v1.CategoryDelete},
-		{"write_file", v1.LevelModerate, v1.CategoryMutate},
+		{"list_files", toolgatev1alpha1.LevelLow, toolgatev1alpha1.CategoryRead},
+		{"delete_file", toolgatev1alpha1.LevelCritical, toolgatev1alpha1.CategoryDelete},
+		{"write_file", toolgatev1alpha1.LevelModerate, toolgatev1alpha1.CategoryMutate},
 	} {
 		pin, err := getPin(t, "files", tc.tool)
 		if err != nil {
@@ -152,17 +152,17 @@ func TestCatalogueIsProbedScoredAndPinned(t *testing.T) {
 		if len(pin.OwnerReferences) != 1 || pin.OwnerReferences[0].Name != "files" || pin.OwnerReferences[0].Kind != "MCPServer" {
 			t.Errorf("%s: owner references %+v", tc.tool, pin.OwnerReferences)
 		}
-		if pin.Labels[lifecycle.LabelServer] != "files" || pin.Labels[lifecycle.LabelLevel] != string(tc.level) || pin.Labels[lifecycle.LabelState] != "Trusted" {
+		if pin.Labels[toolgatev1alpha1.LabelServer] != "files" || pin.Labels[toolgatev1alpha1.LabelLevel] != string(tc.level) || pin.Labels[toolgatev1alpha1.LabelState] != "Trusted" {
 			t.Errorf("%s: labels %v", tc.tool, pin.Labels)
 		}
 		st := pin.Status
-		if st.State != v1.PinTrusted || st.Pinned == nil || st.Pinned.Source != v1.PinnedOnFirstUse || st.Pinned.Fingerprint != st.ObservedFingerprint {
+		if st.State != toolgatev1alpha1.PinTrusted || st.Pinned == nil || st.Pinned.Source != toolgatev1alpha1.PinnedOnFirstUse || st.Pinned.Fingerprint != st.ObservedFingerprint {
 			t.Errorf("%s: status %+v", tc.tool, st)
 		}
 		if st.Risk == nil || st.Risk.Level != tc.level || st.Risk.Category != tc.category {
 			t.Errorf("%s: risk %+v, want %s %s", tc.tool, st.Risk, tc.level, tc.category)
 		}
-		if ok, d := conditionIs(st.Conditions, v1.ConditionReady, metav1.ConditionTrue, "Trusted", pin.Generation); !ok {
+		if ok, d := conditionIs(st.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionTrue, "Trusted", pin.Generation); !ok {
 			t.Errorf("%s: %s", tc.tool, d)
 		}
 	}
@@ -172,19 +172,19 @@ func TestRugPullNeedsReviewAndApproval(t *testing.T) {
 	fixture := startMCPServer(t,
 		&mcp.Tool{Name: "get_weather", Description: "Returns the weather forecast for a city.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 	)
-	server := &v1.MCPServer{
+	server := &toolgatev1alpha1.MCPServer{
 		ObjectMeta: metav1.ObjectMeta{Name: "weather", Namespace: "default"},
-		Spec:       v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: fixture.URL}},
+		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL}},
 	}
 	create(t, server)
-	var first *v1.ToolPin
+	var first *toolgatev1alpha1.ToolPin
 	eventually(t, "the tool is trusted on first use", func() (bool, string) {
 		pin, err := getPin(t, "weather", "get_weather")
 		if err != nil {
 			return false, err.Error()
 		}
 		first = pin
-		return pin.Status.State == v1.PinTrusted, string(pin.Status.State)
+		return pin.Status.State == toolgatev1alpha1.PinTrusted, string(pin.Status.State)
 	})
 
 	// Key order and white space only: not a change.
@@ -196,11 +196,11 @@ func TestRugPullNeedsReviewAndApproval(t *testing.T) {
 	})
 	reprobe(t, server, "6m")
 	eventually(t, "the server was probed again", func() (bool, string) {
-		var got v1.MCPServer
+		var got toolgatev1alpha1.MCPServer
 		env.Client.Get(t.Context(), client.ObjectKeyFromObject(server), &got)
-		return got.Status.ObservedGeneration == 2 && readyReason(got.Status.Conditions) == ReasonProbed, "not yet"
+		return got.Status.ObservedGeneration == 2 && readyReason(got.Status.Conditions) == toolgatev1alpha1.ReasonProbed, "not yet"
 	})
-	if pin, _ := getPin(t, "weather", "get_weather"); pin.Status.State != v1.PinTrusted || pin.Status.Change != nil {
+	if pin, _ := getPin(t, "weather", "get_weather"); pin.Status.State != toolgatev1alpha1.PinTrusted || pin.Status.Change != nil {
 		t.Fatalf("a formatting-only change moved the pin: %+v", pin.Status)
 	}
 
@@ -212,7 +212,7 @@ func TestRugPullNeedsReviewAndApproval(t *testing.T) {
 	reprobe(t, server, "6m30s")
 	eventually(t, "an annotation-only change awaits review", func() (bool, string) {
 		pin, _ := getPin(t, "weather", "get_weather")
-		if pin.Status.State != v1.PinAwaitingReview || pin.Status.Change == nil {
+		if pin.Status.State != toolgatev1alpha1.PinAwaitingReview || pin.Status.Change == nil {
 			return false, string(pin.Status.State)
 		}
 		return strings.Join(pin.Status.Change.Parts, ",") == "annotations" && strings.Contains(strings.Join(pin.Status.Change.Details, "\n"), "annotations.readOnlyHint changed from true to false"),
@@ -225,14 +225,14 @@ func TestRugPullNeedsReviewAndApproval(t *testing.T) {
 		return bytes.Replace(b, []byte(`"inputSchema":{"type":"object"}`), []byte(`"inputSchema":{"type":"object","properties":{"notes":{"type":"string"}}}`), 1)
 	})
 	reprobe(t, server, "7m")
-	var changed *v1.ToolPin
+	var changed *toolgatev1alpha1.ToolPin
 	eventually(t, "the pin awaits review with the diff", func() (bool, string) {
 		pin, err := getPin(t, "weather", "get_weather")
 		if err != nil {
 			return false, err.Error()
 		}
 		changed = pin
-		return pin.Status.State == v1.PinAwaitingReview && pin.Status.Change != nil &&
+		return pin.Status.State == toolgatev1alpha1.PinAwaitingReview && pin.Status.Change != nil &&
 			strings.Contains(strings.Join(pin.Status.Change.Details, "\n"), "notes"), string(pin.Status.State)
 	})
 	c := changed.Status.Change
@@ -255,15 +255,15 @@ func TestRugPullNeedsReviewAndApproval(t *testing.T) {
 		if err != nil {
 			return false, err.Error()
 		}
-		ok := pin.Status.State == v1.PinTrusted && pin.Status.Pinned.Fingerprint == changed.Status.ObservedFingerprint &&
-			pin.Status.Pinned.Source == v1.PinnedByApproval && len(pin.Status.Decisions) == 1
+		ok := pin.Status.State == toolgatev1alpha1.PinTrusted && pin.Status.Pinned.Fingerprint == changed.Status.ObservedFingerprint &&
+			pin.Status.Pinned.Source == toolgatev1alpha1.PinnedByApproval && len(pin.Status.Decisions) == 1
 		return ok, fmt.Sprintf("%s %+v", pin.Status.State, pin.Status.Pinned)
 	})
 }
 
 func readyReason(conds []metav1.Condition) string {
 	for _, c := range conds {
-		if c.Type == v1.ConditionReady {
+		if c.Type == toolgatev1alpha1.ConditionReady {
 			return c.Reason
 		}
 	}
@@ -272,16 +272,16 @@ func readyReason(conds []metav1.Condition) string {
 
 func TestRenamedRejectedToolIsNotTrusted(t *testing.T) {
 	fixture := startMCPServer(t, &mcp.Tool{Name: "send_report", Description: "Sends the weekly report to the team channel."})
-	server := &v1.MCPServer{
+	server := &toolgatev1alpha1.MCPServer{
 		ObjectMeta: metav1.ObjectMeta{Name: "reports", Namespace: "default"},
-		Spec:       v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: fixture.URL}},
+		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL}},
 	}
 	create(t, server)
-	var pin *v1.ToolPin
+	var pin *toolgatev1alpha1.ToolPin
 	eventually(t, "trusted on first use", func() (bool, string) {
 		p, err := getPin(t, "reports", "send_report")
 		pin = p
-		return err == nil && p.Status.State == v1.PinTrusted, fmt.Sprint(err)
+		return err == nil && p.Status.State == toolgatev1alpha1.PinTrusted, fmt.Sprint(err)
 	})
 	// A reviewer rejects the tool as it is.
 	if err := decide(t, approver(t, "judy"), pin, map[string]any{"action": "Reject", "fingerprint": string(pin.Status.ObservedFingerprint)}); err != nil {
@@ -289,7 +289,7 @@ func TestRenamedRejectedToolIsNotTrusted(t *testing.T) {
 	}
 	eventually(t, "rejected", func() (bool, string) {
 		p, _ := getPin(t, "reports", "send_report")
-		return p.Status.State == v1.PinRejected, string(p.Status.State)
+		return p.Status.State == toolgatev1alpha1.PinRejected, string(p.Status.State)
 	})
 	// The server renames the tool and changes nothing else.
 	fixture.setRewrite(func(b []byte) []byte {
@@ -301,11 +301,11 @@ func TestRenamedRejectedToolIsNotTrusted(t *testing.T) {
 		if err != nil {
 			return false, err.Error()
 		}
-		return p.Status.State == v1.PinAwaitingReview && p.Status.Pinned == nil, string(p.Status.State)
+		return p.Status.State == toolgatev1alpha1.PinAwaitingReview && p.Status.Pinned == nil, string(p.Status.State)
 	})
 	eventually(t, "the original is marked removed, its history kept", func() (bool, string) {
 		p, _ := getPin(t, "reports", "send_report")
-		return p.Status.State == v1.PinRemoved && len(p.Status.Decisions) == 1, string(p.Status.State)
+		return p.Status.State == toolgatev1alpha1.PinRemoved && len(p.Status.Decisions) == 1, string(p.Status.State)
 	})
 }
 
@@ -333,32 +333,32 @@ func TestHostileServersEndInAClearCondition(t *testing.T) {
 		{"badschema", badSchema.URL, "InvalidResponse", 0},
 	}
 	for _, tc := range cases {
-		create(t, &v1.MCPServer{
+		create(t, &toolgatev1alpha1.MCPServer{
 			ObjectMeta: metav1.ObjectMeta{Name: "hostile-" + tc.name, Namespace: "default"},
-			Spec: v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: tc.url}, Probe: v1.ProbeSpec{MaxTools: tc.maxTools,
+			Spec: toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: tc.url}, Probe: toolgatev1alpha1.ProbeSpec{MaxTools: tc.maxTools,
 				Timeout: &metav1.Duration{Duration: 2 * time.Second}, Interval: &metav1.Duration{Duration: time.Minute}}},
 		})
 	}
-	create(t, &v1.MCPServer{
+	create(t, &toolgatev1alpha1.MCPServer{
 		ObjectMeta: metav1.ObjectMeta{Name: "healthy", Namespace: "default"},
-		Spec:       v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: healthy.URL}},
+		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: healthy.URL}},
 	})
 	for _, tc := range cases {
 		eventually(t, tc.name+" ends in "+tc.reason, func() (bool, string) {
-			var s v1.MCPServer
+			var s toolgatev1alpha1.MCPServer
 			env.Client.Get(t.Context(), types.NamespacedName{Namespace: "default", Name: "hostile-" + tc.name}, &s)
-			return conditionIs(s.Status.Conditions, v1.ConditionReady, metav1.ConditionFalse, tc.reason, s.Generation)
+			return conditionIs(s.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionFalse, tc.reason, s.Generation)
 		})
-		var pins v1.ToolPinList
+		var pins toolgatev1alpha1.ToolPinList
 		env.Client.List(t.Context(), &pins, client.InNamespace("default"), client.MatchingFields{serverRefIndex: "hostile-" + tc.name})
 		if len(pins.Items) != 0 {
 			t.Errorf("%s: %d pins from a server that failed its probe", tc.name, len(pins.Items))
 		}
 	}
 	eventually(t, "the healthy server is served all the same", func() (bool, string) {
-		var s v1.MCPServer
+		var s toolgatev1alpha1.MCPServer
 		env.Client.Get(t.Context(), types.NamespacedName{Namespace: "default", Name: "healthy"}, &s)
-		return conditionIs(s.Status.Conditions, v1.ConditionReady, metav1.ConditionTrue, ReasonProbed, s.Generation)
+		return conditionIs(s.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionTrue, toolgatev1alpha1.ReasonProbed, s.Generation)
 	})
 }
 
@@ -379,25 +379,25 @@ func TestBlastRadiusFollowsTheServersOwnReach(t *testing.T) {
 		&mcp.Tool{Name: "restart_pod", Description: "Restarts one pod by deleting it; its controller recreates it."},
 		&mcp.Tool{Name: "get_pod", Description: "Gets one pod by its name."},
 	)
-	create(t, &v1.MCPServer{
+	create(t, &toolgatev1alpha1.MCPServer{
 		ObjectMeta: metav1.ObjectMeta{Name: "k8s", Namespace: "default"},
-		Spec: v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: fixture.URL},
-			ServiceAccount: &v1.ServiceAccountReference{Namespace: "tools", Name: "k8s-mcp"}},
+		Spec: toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL},
+			ServiceAccount: &toolgatev1alpha1.ServiceAccountReference{Namespace: "tools", Name: "k8s-mcp"}},
 	})
 	eventually(t, "the mutating tool reaches the cluster", func() (bool, string) {
 		pin, err := getPin(t, "k8s", "restart_pod")
 		if err != nil || pin.Status.Risk == nil {
 			return false, fmt.Sprint(err)
 		}
-		return pin.Status.Risk.BlastRadius == v1.BlastCluster && pin.Status.Risk.Level >= v1.LevelHigh,
+		return pin.Status.Risk.BlastRadius == toolgatev1alpha1.BlastCluster && pin.Status.Risk.Level >= toolgatev1alpha1.LevelHigh,
 			fmt.Sprintf("%s %s", pin.Status.Risk.BlastRadius, pin.Status.Risk.Level)
 	})
 	read, _ := getPin(t, "k8s", "get_pod")
-	if read.Status.Risk == nil || read.Status.Risk.BlastRadius == v1.BlastCluster {
+	if read.Status.Risk == nil || read.Status.Risk.BlastRadius == toolgatev1alpha1.BlastCluster {
 		t.Errorf("a read-only tool must not be widened by delete rights: %+v", read.Status.Risk)
 	}
 	eventually(t, "the server's status shows what its identity may do", func() (bool, string) {
-		var s v1.MCPServer
+		var s toolgatev1alpha1.MCPServer
 		env.Client.Get(t.Context(), types.NamespacedName{Namespace: "default", Name: "k8s"}, &s)
 		return strings.Contains(strings.Join(s.Status.Reach, "\n"), "system:serviceaccount:tools:k8s-mcp can delete pods in every namespace"),
 			fmt.Sprint(s.Status.Reach)
@@ -411,9 +411,9 @@ func TestMetrics(t *testing.T) {
 		&mcp.Tool{Name: "get_page", Description: "Gets one page of the wiki by its title."},
 		&mcp.Tool{Name: "delete_page", Description: "Deletes one page of the wiki by its title."},
 	)
-	server := &v1.MCPServer{
+	server := &toolgatev1alpha1.MCPServer{
 		ObjectMeta: metav1.ObjectMeta{Name: "wiki", Namespace: "default"},
-		Spec:       v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: fixture.URL}, FirstUse: v1.FirstUseReview},
+		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL}, FirstUse: toolgatev1alpha1.FirstUseReview},
 	}
 	create(t, server)
 	eventually(t, "the metrics show the catalogue", func() (bool, string) {
@@ -461,13 +461,13 @@ func TestCredentialsFromASecretAndReprobeOnChange(t *testing.T) {
 		proxyTo(t, inner, w, r)
 	}))
 	t.Cleanup(guard.Close)
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "billing-token", Namespace: "default", Labels: map[string]string{LabelCredentials: "true"}},
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "billing-token", Namespace: "default", Labels: map[string]string{toolgatev1alpha1.LabelCredentials: "true"}},
 		StringData: map[string]string{"token": "wrong"}}
 	create(t, secret)
-	server := &v1.MCPServer{
+	server := &toolgatev1alpha1.MCPServer{
 		ObjectMeta: metav1.ObjectMeta{Name: "billing", Namespace: "default"},
-		Spec: v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: guard.URL},
-			Auth: &v1.MCPServerAuth{BearerToken: &v1.KeyReference{Name: "billing-token", Key: "token"}}},
+		Spec: toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: guard.URL},
+			Auth: &toolgatev1alpha1.MCPServerAuth{BearerToken: &toolgatev1alpha1.KeyReference{Name: "billing-token", Key: "token"}}},
 	}
 	create(t, server)
 	waitForReady(t, "a wrong token is reported as Unauthorized", server, metav1.ConditionFalse, "Unauthorized")
@@ -477,7 +477,7 @@ func TestCredentialsFromASecretAndReprobeOnChange(t *testing.T) {
 	if err := env.Client.Update(t.Context(), secret); err != nil {
 		t.Fatal(err)
 	}
-	waitForReady(t, "the fixed token is used at once", server, metav1.ConditionTrue, ReasonProbed)
+	waitForReady(t, "the fixed token is used at once", server, metav1.ConditionTrue, toolgatev1alpha1.ReasonProbed)
 }
 
 // slowServer accepts MCP connections and then never answers tools/list.
@@ -515,15 +515,15 @@ func proxyTo(t testing.TB, target string, w http.ResponseWriter, r *http.Request
 
 func TestOverrideLowersALevelVisibly(t *testing.T) {
 	fixture := startMCPServer(t, &mcp.Tool{Name: "delete_draft", Description: "Deletes one unsent draft of the user."})
-	create(t, &v1.MCPServer{
+	create(t, &toolgatev1alpha1.MCPServer{
 		ObjectMeta: metav1.ObjectMeta{Name: "drafts", Namespace: "default"},
-		Spec:       v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: fixture.URL}},
+		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL}},
 	})
-	var pin *v1.ToolPin
+	var pin *toolgatev1alpha1.ToolPin
 	eventually(t, "pinned at L5", func() (bool, string) {
 		p, err := getPin(t, "drafts", "delete_draft")
 		pin = p
-		return err == nil && p.Status.Risk != nil && p.Status.Risk.Level == v1.LevelCritical, fmt.Sprint(err)
+		return err == nil && p.Status.Risk != nil && p.Status.Risk.Level == toolgatev1alpha1.LevelCritical, fmt.Sprint(err)
 	})
 	patch := []byte(`{"spec":{"override":{"level":"L3","reason":"drafts are kept in the trash for 30 days"}}}`)
 	if err := env.Client.Patch(t.Context(), pin.DeepCopy(), client.RawPatch(types.MergePatchType, patch)); err != nil {
@@ -531,7 +531,7 @@ func TestOverrideLowersALevelVisibly(t *testing.T) {
 	}
 	eventually(t, "the override shows in status and in an event", func() (bool, string) {
 		p, _ := getPin(t, "drafts", "delete_draft")
-		if p.Status.Risk == nil || p.Status.Risk.Level != v1.LevelModerate || !p.Status.Risk.Overridden {
+		if p.Status.Risk == nil || p.Status.Risk.Level != toolgatev1alpha1.LevelModerate || !p.Status.Risk.Overridden {
 			return false, fmt.Sprintf("%+v", p.Status.Risk)
 		}
 		var events eventsv1.EventList
@@ -551,20 +551,20 @@ func TestTLSWithACAFromAConfigMap(t *testing.T) {
 	t.Cleanup(ts.Close)
 	caPEM := string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw}))
 
-	untrusting := &v1.MCPServer{
+	untrusting := &toolgatev1alpha1.MCPServer{
 		ObjectMeta: metav1.ObjectMeta{Name: "tls-no-ca", Namespace: "default"},
-		Spec:       v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: ts.URL}},
+		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: ts.URL}},
 	}
 	create(t, untrusting)
 	create(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "status-ca", Namespace: "default"}, Data: map[string]string{"ca.crt": caPEM}})
-	trusting := &v1.MCPServer{
+	trusting := &toolgatev1alpha1.MCPServer{
 		ObjectMeta: metav1.ObjectMeta{Name: "tls-ca", Namespace: "default"},
-		Spec: v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: ts.URL},
-			TLS: &v1.MCPServerTLS{CA: &v1.CASource{ConfigMap: &v1.KeyReference{Name: "status-ca", Key: "ca.crt"}}}},
+		Spec: toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: ts.URL},
+			TLS: &toolgatev1alpha1.MCPServerTLS{CA: &toolgatev1alpha1.CASource{ConfigMap: &toolgatev1alpha1.KeyReference{Name: "status-ca", Key: "ca.crt"}}}},
 	}
 	create(t, trusting)
 	waitForReady(t, "a server whose certificate is not trusted is Unreachable", untrusting, metav1.ConditionFalse, "Unreachable")
-	waitForReady(t, "the same server with its CA is probed", trusting, metav1.ConditionTrue, ReasonProbed)
+	waitForReady(t, "the same server with its CA is probed", trusting, metav1.ConditionTrue, toolgatev1alpha1.ReasonProbed)
 }
 
 func TestHeadersFromASecret(t *testing.T) {
@@ -577,49 +577,49 @@ func TestHeadersFromASecret(t *testing.T) {
 		proxyTo(t, inner.URL, w, r)
 	}))
 	t.Cleanup(guard.Close)
-	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "bank-headers", Namespace: "default", Labels: map[string]string{LabelCredentials: "true"}},
+	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "bank-headers", Namespace: "default", Labels: map[string]string{toolgatev1alpha1.LabelCredentials: "true"}},
 		StringData: map[string]string{"X-Api-Key": "k-123", "X-Tenant": "acme"}})
 	// A Secret not meant for MCP servers is never read, whatever an
 	// MCPServer names.
 	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "db-credentials", Namespace: "default"}, StringData: map[string]string{"password": "hunter2"}})
-	nosy := &v1.MCPServer{
+	nosy := &toolgatev1alpha1.MCPServer{
 		ObjectMeta: metav1.ObjectMeta{Name: "bank-nosy", Namespace: "default"},
-		Spec: v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: guard.URL},
-			Auth: &v1.MCPServerAuth{HeadersFrom: &v1.LocalObjectReference{Name: "db-credentials"}}},
+		Spec: toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: guard.URL},
+			Auth: &toolgatev1alpha1.MCPServerAuth{HeadersFrom: &toolgatev1alpha1.LocalObjectReference{Name: "db-credentials"}}},
 	}
 	create(t, nosy)
 	eventually(t, "an unlabelled Secret is not read", func() (bool, string) {
-		var s v1.MCPServer
+		var s toolgatev1alpha1.MCPServer
 		env.Client.Get(t.Context(), client.ObjectKeyFromObject(nosy), &s)
-		ok, d := conditionIs(s.Status.Conditions, v1.ConditionReady, metav1.ConditionFalse, ReasonSecretNotFound, s.Generation)
+		ok, d := conditionIs(s.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionFalse, toolgatev1alpha1.ReasonSecretNotFound, s.Generation)
 		return ok && strings.Contains(d, "toolgate.dev/credentials=true"), d
 	})
-	server := &v1.MCPServer{
+	server := &toolgatev1alpha1.MCPServer{
 		ObjectMeta: metav1.ObjectMeta{Name: "bank", Namespace: "default"},
-		Spec: v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: guard.URL},
-			Auth: &v1.MCPServerAuth{HeadersFrom: &v1.LocalObjectReference{Name: "bank-headers"}}},
+		Spec: toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: guard.URL},
+			Auth: &toolgatev1alpha1.MCPServerAuth{HeadersFrom: &toolgatev1alpha1.LocalObjectReference{Name: "bank-headers"}}},
 	}
 	create(t, server)
-	waitForReady(t, "every key of the Secret is sent as a header", server, metav1.ConditionTrue, ReasonProbed)
-	missing := &v1.MCPServer{
+	waitForReady(t, "every key of the Secret is sent as a header", server, metav1.ConditionTrue, toolgatev1alpha1.ReasonProbed)
+	missing := &toolgatev1alpha1.MCPServer{
 		ObjectMeta: metav1.ObjectMeta{Name: "bank-missing", Namespace: "default"},
-		Spec: v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: guard.URL},
-			Auth: &v1.MCPServerAuth{HeadersFrom: &v1.LocalObjectReference{Name: "nowhere"}}},
+		Spec: toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: guard.URL},
+			Auth: &toolgatev1alpha1.MCPServerAuth{HeadersFrom: &toolgatev1alpha1.LocalObjectReference{Name: "nowhere"}}},
 	}
 	create(t, missing)
 	eventually(t, "a missing Secret is named in the condition", func() (bool, string) {
-		var s v1.MCPServer
+		var s toolgatev1alpha1.MCPServer
 		env.Client.Get(t.Context(), client.ObjectKeyFromObject(missing), &s)
-		ok, d := conditionIs(s.Status.Conditions, v1.ConditionReady, metav1.ConditionFalse, ReasonSecretNotFound, s.Generation)
+		ok, d := conditionIs(s.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionFalse, toolgatev1alpha1.ReasonSecretNotFound, s.Generation)
 		return ok && strings.Contains(d, "secret nowhere not found"), d
 	})
 }
 
 func TestProbeTimeoutIsCapped(t *testing.T) {
-	server := &v1.MCPServer{
+	server := &toolgatev1alpha1.MCPServer{
 		ObjectMeta: metav1.ObjectMeta{Name: "patient", Namespace: "default"},
-		Spec: v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: closedURL(t)},
-			Probe: v1.ProbeSpec{Timeout: &metav1.Duration{Duration: 4 * time.Minute}, Interval: &metav1.Duration{Duration: 5 * time.Minute}}},
+		Spec: toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: closedURL(t)},
+			Probe: toolgatev1alpha1.ProbeSpec{Timeout: &metav1.Duration{Duration: 4 * time.Minute}, Interval: &metav1.Duration{Duration: 5 * time.Minute}}},
 	}
 	create(t, server)
 	var got time.Duration
@@ -636,11 +636,11 @@ func TestProbeTimeoutIsCapped(t *testing.T) {
 
 // waitForReady waits until an MCPServer's Ready condition has the status
 // and reason, for its current generation.
-func waitForReady(t testing.TB, what string, server *v1.MCPServer, status metav1.ConditionStatus, reason string) {
+func waitForReady(t testing.TB, what string, server *toolgatev1alpha1.MCPServer, status metav1.ConditionStatus, reason string) {
 	t.Helper()
 	eventually(t, what, func() (bool, string) {
-		var s v1.MCPServer
+		var s toolgatev1alpha1.MCPServer
 		env.Client.Get(context.Background(), client.ObjectKeyFromObject(server), &s)
-		return conditionIs(s.Status.Conditions, v1.ConditionReady, status, reason, s.Generation)
+		return conditionIs(s.Status.Conditions, toolgatev1alpha1.ConditionReady, status, reason, s.Generation)
 	})
 }

@@ -7,7 +7,7 @@ import (
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 
-	v1 "github.com/toolgate/toolgate/api/v1alpha1"
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/pkg/risk"
 	"github.com/toolgate/toolgate/pkg/vet"
 )
@@ -46,7 +46,7 @@ type reachResult struct {
 
 // reach asks the API server, with SubjectAccessReviews, what the server's
 // ServiceAccount may do.
-func (r *MCPServerReconciler) reach(ctx context.Context, s *v1.MCPServer) (reachResult, error) {
+func (r *MCPServerReconciler) reach(ctx context.Context, s *toolgatev1alpha1.MCPServer) (reachResult, error) {
 	var res reachResult
 	sa := s.Spec.ServiceAccount
 	if sa == nil {

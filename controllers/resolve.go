@@ -12,26 +12,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/toolgate/toolgate/api/v1alpha1"
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/probe"
 	"github.com/toolgate/toolgate/pkg/risk"
 )
-
-// Reasons for an MCPServer whose configuration cannot be used, before any
-// network traffic.
-const (
-	ReasonSecretNotFound  = "SecretNotFound"
-	ReasonInvalidSecret   = "InvalidSecret"
-	ReasonCANotFound      = "CANotFound"
-	ReasonInvalidCA       = "InvalidCA"
-	ReasonInvalidEndpoint = "InvalidEndpoint"
-)
-
-// LabelCredentials marks the Secrets an MCPServer may take credentials
-// from. The operator reads no other Secret (its cache holds only these):
-// otherwise anyone allowed to create an MCPServer could have the operator
-// send any Secret of the namespace to a URL of their choosing.
-const LabelCredentials = "toolgate.dev/credentials"
 
 // configError is a problem with what the MCPServer refers to; the reason
 // becomes the condition's reason.
@@ -44,7 +28,7 @@ func (e *configError) Error() string { return e.msg }
 
 // resolveProbe turns an MCPServer into what the probe and the posture
 // judgement need: the URL, headers from Secrets, the CA, and the posture.
-func resolveProbe(ctx context.Context, c client.Reader, s *v1.MCPServer) (probe.Config, risk.Posture, error) {
+func resolveProbe(ctx context.Context, c client.Reader, s *toolgatev1alpha1.MCPServer) (probe.Config, risk.Posture, error) {
 	cfg := probe.Config{Header: http.Header{}}
 	posture := risk.Posture{Trust: string(s.Spec.CatalogTrust)}
 
@@ -64,14 +48,14 @@ func resolveProbe(ctx context.Context, c client.Reader, s *v1.MCPServer) (probe.
 	case s.Spec.Endpoint.URL != "":
 		cfg.URL = s.Spec.Endpoint.URL
 	default:
-		return cfg, posture, &configError{ReasonInvalidEndpoint, "spec.endpoint names neither a service nor a URL"}
+		return cfg, posture, &configError{toolgatev1alpha1.ReasonInvalidEndpoint, "spec.endpoint names neither a service nor a URL"}
 	}
 	posture.URL = cfg.URL
 
-	cfg.Transport = probe.TransportStreamableHTTP
+	cfg.Transport = toolgatev1alpha1.TransportStreamableHTTP
 	posture.Transport = "streamable-http"
-	if s.Spec.Transport == v1.TransportSSE {
-		cfg.Transport, posture.Transport = probe.TransportSSE, "sse"
+	if s.Spec.Transport == toolgatev1alpha1.TransportSSE {
+		cfg.Transport, posture.Transport = toolgatev1alpha1.TransportSSE, "sse"
 	}
 	if p := s.Spec.Probe; p.Timeout != nil {
 		cfg.Timeout = p.Timeout.Duration
@@ -97,7 +81,7 @@ func resolveProbe(ctx context.Context, c client.Reader, s *v1.MCPServer) (probe.
 			}
 			for k, v := range secret.Data {
 				if http.CanonicalHeaderKey(k) == "" || strings.ContainsAny(k, " \t\r\n:") || strings.ContainsAny(string(v), "\r\n") {
-					return cfg, posture, &configError{ReasonInvalidSecret, fmt.Sprintf("secret %s: key %q is not a valid HTTP header", ref.Name, k)}
+					return cfg, posture, &configError{toolgatev1alpha1.ReasonInvalidSecret, fmt.Sprintf("secret %s: key %q is not a valid HTTP header", ref.Name, k)}
 				}
 				cfg.Header.Set(k, string(v))
 			}
@@ -121,7 +105,7 @@ func resolveProbe(ctx context.Context, c client.Reader, s *v1.MCPServer) (probe.
 			}
 			pool := x509.NewCertPool()
 			if !pool.AppendCertsFromPEM([]byte(pem)) {
-				return cfg, posture, &configError{ReasonInvalidCA, "spec.tls.ca holds no PEM certificate"}
+				return cfg, posture, &configError{toolgatev1alpha1.ReasonInvalidCA, "spec.tls.ca holds no PEM certificate"}
 			}
 			tlsCfg.RootCAs = pool
 		}
@@ -137,7 +121,7 @@ func secretKey(ctx context.Context, c client.Reader, ns, name, key string) (stri
 	}
 	v, ok := secret.Data[key]
 	if !ok {
-		return "", &configError{ReasonInvalidSecret, fmt.Sprintf("secret %s has no key %q", name, key)}
+		return "", &configError{toolgatev1alpha1.ReasonInvalidSecret, fmt.Sprintf("secret %s has no key %q", name, key)}
 	}
 	return string(v), nil
 }
@@ -146,20 +130,20 @@ func configMapKey(ctx context.Context, c client.Reader, ns, name, key string) (s
 	var cm corev1.ConfigMap
 	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &cm); err != nil {
 		if apierrors.IsNotFound(err) {
-			return "", &configError{ReasonCANotFound, fmt.Sprintf("configmap %s not found", name)}
+			return "", &configError{toolgatev1alpha1.ReasonCANotFound, fmt.Sprintf("configmap %s not found", name)}
 		}
 		return "", err
 	}
 	v, ok := cm.Data[key]
 	if !ok {
-		return "", &configError{ReasonCANotFound, fmt.Sprintf("configmap %s has no key %q", name, key)}
+		return "", &configError{toolgatev1alpha1.ReasonCANotFound, fmt.Sprintf("configmap %s has no key %q", name, key)}
 	}
 	return v, nil
 }
 
 func secretError(name string, err error) error {
 	if apierrors.IsNotFound(err) {
-		return &configError{ReasonSecretNotFound, fmt.Sprintf("secret %s not found (toolgate reads only Secrets labelled %s=true)", name, LabelCredentials)}
+		return &configError{toolgatev1alpha1.ReasonSecretNotFound, fmt.Sprintf("secret %s not found (toolgate reads only Secrets labelled %s=true)", name, toolgatev1alpha1.LabelCredentials)}
 	}
 	return err
 }
@@ -170,8 +154,8 @@ func getSecret(ctx context.Context, c client.Reader, ns, name string, secret *co
 	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, secret); err != nil {
 		return secretError(name, err)
 	}
-	if secret.Labels[LabelCredentials] != "true" {
-		return &configError{ReasonInvalidSecret, fmt.Sprintf("secret %s is not labelled %s=true; toolgate reads only Secrets meant for MCP servers", name, LabelCredentials)}
+	if secret.Labels[toolgatev1alpha1.LabelCredentials] != "true" {
+		return &configError{toolgatev1alpha1.ReasonInvalidSecret, fmt.Sprintf("secret %s is not labelled %s=true; toolgate reads only Secrets meant for MCP servers", name, toolgatev1alpha1.LabelCredentials)}
 	}
 	return nil
 }

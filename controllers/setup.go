@@ -9,6 +9,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 )
 
 // CacheOptions keeps only credentials Secrets (labelled
@@ -16,7 +18,7 @@ import (
 // nor lets a reconciler read, any other Secret of the cluster.
 func CacheOptions() cache.Options {
 	return cache.Options{ByObject: map[client.Object]cache.ByObject{
-		&corev1.Secret{}: {Label: labels.SelectorFromSet(labels.Set{LabelCredentials: "true"})},
+		&corev1.Secret{}: {Label: labels.SelectorFromSet(labels.Set{toolgatev1alpha1.LabelCredentials: "true"})},
 	}}
 }
 

@@ -10,15 +10,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// Reasons used while a controller has nothing more to say than that it has
-// not done its work yet. They are honest placeholders: Unknown, never True.
-const (
-	// ReasonAwaitingProbe: the server (or the tool) has not been probed yet.
-	ReasonAwaitingProbe = "AwaitingProbe"
-	// ReasonAwaitingEvaluation: the policy has not been evaluated yet.
-	ReasonAwaitingEvaluation = "AwaitingEvaluation"
-)
-
 // ensureCondition sets a condition of the given type to Unknown with a reason
 // and message unless the condition is already present: a controller that has
 // real knowledge later must not have it reset by this default.

@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	v1 "github.com/toolgate/toolgate/api/v1alpha1"
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/lifecycle"
 	"github.com/toolgate/toolgate/pkg/tooldef"
 )
@@ -35,7 +35,7 @@ type ToolPinReconciler struct {
 // effect.
 func (r *ToolPinReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	log := logf.FromContext(ctx)
-	var pin v1.ToolPin
+	var pin toolgatev1alpha1.ToolPin
 	if err := r.Get(ctx, req.NamespacedName, &pin); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -45,15 +45,15 @@ func (r *ToolPinReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		// observation right now; writing too would only conflict.
 		return ctrl.Result{}, nil
 	}
-	if pin.Status.ObservedDefinition == "" || pin.Status.State == v1.PinRemoved {
+	if pin.Status.ObservedDefinition == "" || pin.Status.State == toolgatev1alpha1.PinRemoved {
 		// Never observed (or gone): nothing to decide on; keep the record
 		// well-formed so approvers can append to it.
 		orig := pin.DeepCopy()
 		if pin.Status.Decisions == nil {
-			pin.Status.Decisions = []v1.Decision{}
+			pin.Status.Decisions = []toolgatev1alpha1.Decision{}
 		}
 		if pin.Status.State == "" {
-			ensureCondition(&pin.Status.Conditions, pin.Generation, v1.ConditionReady, ReasonAwaitingProbe,
+			ensureCondition(&pin.Status.Conditions, pin.Generation, toolgatev1alpha1.ConditionReady, toolgatev1alpha1.ReasonAwaitingProbe,
 				"the tool has not been observed on its server yet; it is withheld until it is")
 		}
 		pin.Status.ObservedGeneration = pin.Generation
@@ -67,8 +67,8 @@ func (r *ToolPinReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		log.Error(err, "the observed definition does not parse")
 		return ctrl.Result{}, nil
 	}
-	var server v1.MCPServer
-	firstUse := v1.FirstUseReview
+	var server toolgatev1alpha1.MCPServer
+	firstUse := toolgatev1alpha1.FirstUseReview
 	if err := r.Get(ctx, client.ObjectKey{Namespace: pin.Namespace, Name: pin.Spec.ServerRef.Name}, &server); err == nil {
 		firstUse = server.Spec.FirstUse
 	} else if !apierrors.IsNotFound(err) {
@@ -93,11 +93,11 @@ func (r *ToolPinReconciler) now() metav1.Time {
 
 // SetupWithManager registers the reconciler with the manager.
 func (r *ToolPinReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &v1.ToolPin{}, serverRefIndex, indexPinServer); err != nil {
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &toolgatev1alpha1.ToolPin{}, serverRefIndex, indexPinServer); err != nil {
 		return err
 	}
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&v1.ToolPin{}).
+		For(&toolgatev1alpha1.ToolPin{}).
 		Named("toolpin").
 		Complete(r)
 }

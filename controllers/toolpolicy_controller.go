@@ -34,7 +34,7 @@ func (r *ToolPolicyReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	orig := policy.DeepCopy()
 
 	status := &policy.Status
-	ensureCondition(&status.Conditions, policy.Generation, toolgatev1alpha1.ConditionReady, ReasonAwaitingEvaluation,
+	ensureCondition(&status.Conditions, policy.Generation, toolgatev1alpha1.ConditionReady, toolgatev1alpha1.ReasonAwaitingEvaluation,
 		"the policy has not been evaluated yet; agents it selects see no tools until it is")
 	status.ObservedGeneration = policy.Generation
 

@@ -201,8 +201,11 @@ type KeyReference struct {
 	Key string `json:"key"`
 }
 
-// Condition types and reasons shared by the kinds of this package.
-const (
-	// ConditionReady summarises whether the object is doing its job.
-	ConditionReady = "Ready"
-)
+// Short returns the fingerprint's first twelve hex digits after "sha256:",
+// enough to tell definitions apart in a message.
+func (f Fingerprint) Short() string {
+	if len(f) > 19 {
+		return string(f[:19])
+	}
+	return string(f)
+}

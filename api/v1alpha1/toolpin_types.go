@@ -377,7 +377,3 @@ type ToolPinList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []ToolPin `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&ToolPin{}, &ToolPinList{})
-}

@@ -232,7 +232,3 @@ type ToolPolicyList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []ToolPolicy `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&ToolPolicy{}, &ToolPolicyList{})
-}

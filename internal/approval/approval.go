@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	v1 "github.com/toolgate/toolgate/api/v1alpha1"
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 )
 
 // Paths the webhooks are served on.
@@ -28,10 +28,6 @@ const (
 	// ValidateSpecPath guards spec.override.
 	ValidateSpecPath = "/validate-toolpin"
 )
-
-// LabelInjection marks the namespaces whose pods run behind the gate: the
-// agent namespaces. Their service accounts never decide.
-const LabelInjection = "toolgate.dev/injection"
 
 // Config says who is who.
 type Config struct {
@@ -74,7 +70,7 @@ func (w *Webhook) Handle(ctx context.Context, req admission.Request) admission.R
 	if req.Operation != admissionv1.Update || req.SubResource != "status" {
 		return admission.Allowed("not a status update")
 	}
-	var oldPin, newPin v1.ToolPin
+	var oldPin, newPin toolgatev1alpha1.ToolPin
 	if err := w.Decoder.DecodeRaw(req.OldObject, &oldPin); err != nil {
 		return admission.Errored(http.StatusBadRequest, err)
 	}
@@ -153,13 +149,13 @@ func stampGroups(groups []string) []string {
 // tool's level: the same identities that may decide may set it, never an
 // agent.
 func (w *Webhook) handleSpec(ctx context.Context, req admission.Request) admission.Response {
-	var newPin v1.ToolPin
+	var newPin toolgatev1alpha1.ToolPin
 	if err := w.Decoder.DecodeRaw(req.Object, &newPin); err != nil {
 		return admission.Errored(http.StatusBadRequest, err)
 	}
-	var oldOverride *v1.ClassificationOverride
+	var oldOverride *toolgatev1alpha1.ClassificationOverride
 	if req.Operation == admissionv1.Update {
-		var oldPin v1.ToolPin
+		var oldPin toolgatev1alpha1.ToolPin
 		if err := w.Decoder.DecodeRaw(req.OldObject, &oldPin); err != nil {
 			return admission.Errored(http.StatusBadRequest, err)
 		}
@@ -183,7 +179,7 @@ func (w *Webhook) mayDecide(ctx context.Context, user string) (string, bool) {
 	}
 	ns, _, _ := strings.Cut(rest, ":")
 	var namespace corev1.Namespace
-	if err := w.Reader.Get(ctx, client.ObjectKey{Name: ns}, &namespace); err == nil && namespace.Labels[LabelInjection] == "enabled" {
+	if err := w.Reader.Get(ctx, client.ObjectKey{Name: ns}, &namespace); err == nil && namespace.Labels[toolgatev1alpha1.LabelInjection] == toolgatev1alpha1.InjectionEnabled {
 		return fmt.Sprintf("%s belongs to an agent namespace: agents never decide on tools", user), false
 	} else if err != nil && client.IgnoreNotFound(err) != nil {
 		return fmt.Sprintf("cannot tell whether %s belongs to an agent namespace: %v", user, err), false
@@ -195,7 +191,7 @@ func (w *Webhook) mayDecide(ctx context.Context, user string) (string, bool) {
 }
 
 // checkFingerprint refuses a decision on anything but what is observed now.
-func checkFingerprint(pin *v1.ToolPin, d *v1.Decision) string {
+func checkFingerprint(pin *toolgatev1alpha1.ToolPin, d *toolgatev1alpha1.Decision) string {
 	if d.CallID != "" {
 		for _, c := range pin.Status.PendingCalls {
 			if c.ID == d.CallID {

@@ -9,20 +9,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	v1 "github.com/toolgate/toolgate/api/v1alpha1"
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/pkg/tooldef"
-)
-
-// Event reasons, one per transition, for Kubernetes Events.
-const (
-	ReasonPinnedOnFirstUse    = "PinnedOnFirstUse"
-	ReasonAwaitingFirstReview = "AwaitingFirstReview"
-	ReasonRenamedUntrusted    = "RenamedFromUntrusted"
-	ReasonDefinitionChanged   = "DefinitionChanged"
-	ReasonApproved            = "Approved"
-	ReasonRejected            = "Rejected"
-	ReasonRemoved             = "Removed"
-	ReasonRestored            = "Restored"
 )
 
 // LastSeenGranularity is how stale a pin's lastSeenTime may be.
@@ -31,14 +19,14 @@ const LastSeenGranularity = time.Hour
 // Input is everything Next needs.
 type Input struct {
 	// Status is the pin's current status; empty for a pin never observed.
-	Status v1.ToolPinStatus
+	Status toolgatev1alpha1.ToolPinStatus
 	// Tool is the definition observed now; nil when the tool is gone from
 	// the server's catalogue.
 	Tool *tooldef.Tool
 	// Risk is the judgement of the observed definition.
-	Risk *v1.ToolRisk
+	Risk *toolgatev1alpha1.ToolRisk
 	// FirstUse is the server's first-use mode.
-	FirstUse v1.FirstUseMode
+	FirstUse toolgatev1alpha1.FirstUseMode
 	// UntrustedBody is true when the observed definition, apart from its
 	// name, equals that of a pin of the same server awaiting review or
 	// rejected: a rename must not launder it.
@@ -52,7 +40,7 @@ type Input struct {
 
 // Output is the pin's next status and what happened.
 type Output struct {
-	Status v1.ToolPinStatus
+	Status toolgatev1alpha1.ToolPinStatus
 	// Reason and Message describe the transition; empty when the state did
 	// not change.
 	Reason, Message string
@@ -62,37 +50,37 @@ type Output struct {
 func Next(in Input) Output {
 	st := *in.Status.DeepCopy()
 	if st.Decisions == nil {
-		st.Decisions = []v1.Decision{}
+		st.Decisions = []toolgatev1alpha1.Decision{}
 	}
 	before := st.State
 	out := Output{}
-	set := func(state v1.PinState, reason, msg string) {
+	set := func(state toolgatev1alpha1.PinState, reason, msg string) {
 		st.State = state
-		if state != before || reason == ReasonApproved {
+		if state != before || reason == toolgatev1alpha1.ReasonApproved {
 			out.Reason, out.Message = reason, msg
 		}
 	}
 
 	if in.Tool == nil {
-		if st.State != v1.PinRemoved && st.State != "" {
-			set(v1.PinRemoved, ReasonRemoved, "the tool is no longer in the server's catalogue; its history is kept")
+		if st.State != toolgatev1alpha1.PinRemoved && st.State != "" {
+			set(toolgatev1alpha1.PinRemoved, toolgatev1alpha1.ReasonRemoved, "the tool is no longer in the server's catalogue; its history is kept")
 		}
 		out.Status = st
 		return out
 	}
 
-	observed := v1.Fingerprint(in.Tool.Fingerprint())
+	observed := toolgatev1alpha1.Fingerprint(in.Tool.Fingerprint())
 	st.ObservedFingerprint = observed
 	st.ObservedDefinition = definition(in.Tool)
 	if body, err := in.Tool.BodyFingerprint(); err == nil {
-		st.ObservedBodyFingerprint = v1.Fingerprint(body)
+		st.ObservedBodyFingerprint = toolgatev1alpha1.Fingerprint(body)
 	}
 	if st.FirstSeenTime == nil {
 		st.FirstSeenTime = in.Now.DeepCopy()
 	}
 	// lastSeenTime moves at most once per LastSeenGranularity, so that an
 	// unchanged catalogue does not rewrite every pin on every probe.
-	if st.LastSeenTime == nil || in.Now.Sub(st.LastSeenTime.Time) >= LastSeenGranularity || before == v1.PinRemoved {
+	if st.LastSeenTime == nil || in.Now.Sub(st.LastSeenTime.Time) >= LastSeenGranularity || before == toolgatev1alpha1.PinRemoved {
 		st.LastSeenTime = in.Now.DeepCopy()
 	}
 	st.ComputedRisk = riskNeverFalls(in.Status.ComputedRisk, in.Risk)
@@ -102,26 +90,26 @@ func Next(in Input) Output {
 	// an override cannot lower it; multi means distinct people, so service
 	// accounts do not count towards it.
 	counted, needed := len(approvers), 1
-	if st.ComputedRisk != nil && st.ComputedRisk.ApprovalRecommendation == v1.ApprovalMulti {
+	if st.ComputedRisk != nil && st.ComputedRisk.ApprovalRecommendation == toolgatev1alpha1.ApprovalMulti {
 		counted, needed = humans, max(2, in.RequiredApprovers)
 	}
 
 	switch {
 	case rejecter != "":
-		set(v1.PinRejected, ReasonRejected, fmt.Sprintf("%s rejected %s", rejecter, short(observed)))
+		set(toolgatev1alpha1.PinRejected, toolgatev1alpha1.ReasonRejected, fmt.Sprintf("%s rejected %s", rejecter, observed.Short()))
 
 	case st.Pinned != nil && st.Pinned.Fingerprint == observed:
 		st.Change = nil
 		switch before {
-		case v1.PinRemoved, v1.PinAwaitingReview, v1.PinRejected:
-			set(v1.PinTrusted, ReasonRestored, "the server offers the pinned definition again")
+		case toolgatev1alpha1.PinRemoved, toolgatev1alpha1.PinAwaitingReview, toolgatev1alpha1.PinRejected:
+			set(toolgatev1alpha1.PinTrusted, toolgatev1alpha1.ReasonRestored, "the server offers the pinned definition again")
 		default:
-			set(v1.PinTrusted, "", "")
+			set(toolgatev1alpha1.PinTrusted, "", "")
 		}
 
 	case counted >= needed:
-		st.Pinned = &v1.PinnedDefinition{
-			Fingerprint: observed, Time: in.Now, Source: v1.PinnedByApproval,
+		st.Pinned = &toolgatev1alpha1.PinnedDefinition{
+			Fingerprint: observed, Time: in.Now, Source: toolgatev1alpha1.PinnedByApproval,
 			Approvers: boundList(approvers, 16, 256), Definition: definition(in.Tool),
 		}
 		st.Change = nil
@@ -130,34 +118,34 @@ func Next(in Input) Output {
 		if in.Risk != nil {
 			st.ComputedRisk = in.Risk.DeepCopy()
 		}
-		set(v1.PinTrusted, ReasonApproved, fmt.Sprintf("approved by %s", strings.Join(approvers, ", ")))
+		set(toolgatev1alpha1.PinTrusted, toolgatev1alpha1.ReasonApproved, fmt.Sprintf("approved by %s", strings.Join(approvers, ", ")))
 
 	case st.Pinned == nil && in.UntrustedBody:
-		set(v1.PinAwaitingReview, ReasonRenamedUntrusted,
+		set(toolgatev1alpha1.PinAwaitingReview, toolgatev1alpha1.ReasonRenamedFromUntrusted,
 			"the definition equals, apart from its name, one that awaits review or was rejected; it is not trusted on first use")
 
-	case st.Pinned == nil && in.FirstUse == v1.FirstUseReview:
-		set(v1.PinAwaitingReview, ReasonAwaitingFirstReview, "the server reviews every new tool before use")
+	case st.Pinned == nil && in.FirstUse == toolgatev1alpha1.FirstUseReview:
+		set(toolgatev1alpha1.PinAwaitingReview, toolgatev1alpha1.ReasonAwaitingFirstReview, "the server reviews every new tool before use")
 
 	case st.Pinned == nil && before == "":
-		st.Pinned = &v1.PinnedDefinition{Fingerprint: observed, Time: in.Now, Source: v1.PinnedOnFirstUse, Definition: definition(in.Tool)}
-		set(v1.PinTrusted, ReasonPinnedOnFirstUse, "trusted on first use")
+		st.Pinned = &toolgatev1alpha1.PinnedDefinition{Fingerprint: observed, Time: in.Now, Source: toolgatev1alpha1.PinnedOnFirstUse, Definition: definition(in.Tool)}
+		set(toolgatev1alpha1.PinTrusted, toolgatev1alpha1.ReasonPinnedOnFirstUse, "trusted on first use")
 
 	case st.Pinned == nil:
 		// Never trusted, seen before (awaiting review, or back after it
 		// was removed) and still unapproved.
-		set(v1.PinAwaitingReview, ReasonAwaitingFirstReview, "the tool awaits its first review")
+		set(toolgatev1alpha1.PinAwaitingReview, toolgatev1alpha1.ReasonAwaitingFirstReview, "the tool awaits its first review")
 
 	default:
 		// The definition differs from the pinned one and is not approved.
 		if st.Change == nil || st.Change.To != observed {
 			st.Change = change(st.Pinned, in.Tool, in.Now)
 		}
-		msg := fmt.Sprintf("the definition changed from %s to %s (%s); it is withheld until approved", short(st.Pinned.Fingerprint), short(observed), strings.Join(kindsOf(st.Change), ", "))
+		msg := fmt.Sprintf("the definition changed from %s to %s (%s); it is withheld until approved", st.Pinned.Fingerprint.Short(), observed.Short(), strings.Join(kindsOf(st.Change), ", "))
 		if counted > 0 {
 			msg += fmt.Sprintf("; %d of %d approvals", counted, needed)
 		}
-		set(v1.PinAwaitingReview, ReasonDefinitionChanged, msg)
+		set(toolgatev1alpha1.PinAwaitingReview, toolgatev1alpha1.ReasonDefinitionChanged, msg)
 	}
 	out.Status = st
 	return out
@@ -167,11 +155,11 @@ func Next(in Input) Output {
 // trusts: awaiting review, rejected, or gone from the catalogue without
 // having been trusted (or after being rejected). A renamed copy of such a
 // definition must not be trusted on first use.
-func Untrusted(st v1.ToolPinStatus) bool {
+func Untrusted(st toolgatev1alpha1.ToolPinStatus) bool {
 	switch st.State {
-	case v1.PinAwaitingReview, v1.PinRejected:
+	case toolgatev1alpha1.PinAwaitingReview, toolgatev1alpha1.PinRejected:
 		return true
-	case v1.PinRemoved:
+	case toolgatev1alpha1.PinRemoved:
 		if st.Pinned == nil || st.Pinned.Fingerprint != st.ObservedFingerprint {
 			return true
 		}
@@ -186,8 +174,8 @@ func Untrusted(st v1.ToolPinStatus) bool {
 // user whose latest decision rejects it. Decisions on other fingerprints
 // never count: a changed definition does not ride on an old approval.
 // humans counts the approvers that are not service accounts.
-func tally(decisions []v1.Decision, fp v1.Fingerprint) (approvers []string, humans int, rejecter string) {
-	latest := map[string]v1.DecisionAction{}
+func tally(decisions []toolgatev1alpha1.Decision, fp toolgatev1alpha1.Fingerprint) (approvers []string, humans int, rejecter string) {
+	latest := map[string]toolgatev1alpha1.DecisionAction{}
 	for _, d := range decisions {
 		if d.CallID != "" || d.Fingerprint != fp || d.User == "" {
 			continue
@@ -196,12 +184,12 @@ func tally(decisions []v1.Decision, fp v1.Fingerprint) (approvers []string, huma
 	}
 	for user, action := range latest {
 		switch action {
-		case v1.DecisionApprove:
+		case toolgatev1alpha1.DecisionApprove:
 			approvers = append(approvers, user)
 			if !strings.HasPrefix(user, "system:serviceaccount:") {
 				humans++
 			}
-		case v1.DecisionReject:
+		case toolgatev1alpha1.DecisionReject:
 			if rejecter == "" || user < rejecter {
 				rejecter = user
 			}
@@ -213,7 +201,7 @@ func tally(decisions []v1.Decision, fp v1.Fingerprint) (approvers []string, huma
 
 // riskNeverFalls keeps the higher level of the recorded and the new
 // judgement: risk rises at once, and falls only when a human approves.
-func riskNeverFalls(old, now *v1.ToolRisk) *v1.ToolRisk {
+func riskNeverFalls(old, now *toolgatev1alpha1.ToolRisk) *toolgatev1alpha1.ToolRisk {
 	if now == nil {
 		return old.DeepCopy()
 	}
@@ -256,8 +244,8 @@ func definition(t *tooldef.Tool) string {
 }
 
 // change explains how the observed definition differs from the pinned one.
-func change(pinned *v1.PinnedDefinition, observed *tooldef.Tool, now metav1.Time) *v1.DefinitionChange {
-	c := &v1.DefinitionChange{From: pinned.Fingerprint, To: v1.Fingerprint(observed.Fingerprint()), DetectedTime: now}
+func change(pinned *toolgatev1alpha1.PinnedDefinition, observed *tooldef.Tool, now metav1.Time) *toolgatev1alpha1.DefinitionChange {
+	c := &toolgatev1alpha1.DefinitionChange{From: pinned.Fingerprint, To: toolgatev1alpha1.Fingerprint(observed.Fingerprint()), DetectedTime: now}
 	old, err := tooldef.ParseTool([]byte(pinned.Definition))
 	if pinned.Definition == "" || err != nil {
 		c.Details = []string{"the pinned definition was not kept, so the change cannot be explained part by part"}
@@ -268,7 +256,7 @@ func change(pinned *v1.PinnedDefinition, observed *tooldef.Tool, now metav1.Time
 		return c
 	}
 	for _, k := range d.Kinds {
-		c.Kinds = append(c.Kinds, v1.ChangeKind(k))
+		c.Kinds = append(c.Kinds, toolgatev1alpha1.ChangeKind(k))
 	}
 	c.Parts = d.Parts
 	for i, line := range d.Details {
@@ -283,7 +271,7 @@ func change(pinned *v1.PinnedDefinition, observed *tooldef.Tool, now metav1.Time
 	return c
 }
 
-func kindsOf(c *v1.DefinitionChange) []string {
+func kindsOf(c *toolgatev1alpha1.DefinitionChange) []string {
 	if c == nil || len(c.Kinds) == 0 {
 		return []string{"unexplained"}
 	}
@@ -292,11 +280,4 @@ func kindsOf(c *v1.DefinitionChange) []string {
 		out[i] = string(k)
 	}
 	return out
-}
-
-func short(f v1.Fingerprint) string {
-	if len(f) > 19 {
-		return string(f[:19])
-	}
-	return string(f)
 }

@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	v1 "github.com/toolgate/toolgate/api/v1alpha1"
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/pkg/tooldef"
 )
 
@@ -31,37 +31,37 @@ const (
 	rugPull  = `{"name":"delete_file","description":"Deletes one file.","inputSchema":{"type":"object","properties":{"path":{"type":"string"},"sidenote":{"type":"string"}}}}`
 )
 
-func risk(level v1.Level, approval v1.ApprovalRecommendation) *v1.ToolRisk {
-	return &v1.ToolRisk{Level: level, RiskLevel: v1.RiskMedium, Category: v1.CategoryDelete, BlastRadius: v1.BlastItem,
-		Reversibility: v1.ReversibilityNone, ApprovalRecommendation: approval, MinTrustLevel: 3}
+func risk(level toolgatev1alpha1.Level, approval toolgatev1alpha1.ApprovalRecommendation) *toolgatev1alpha1.ToolRisk {
+	return &toolgatev1alpha1.ToolRisk{Level: level, RiskLevel: toolgatev1alpha1.RiskMedium, Category: toolgatev1alpha1.CategoryDelete, BlastRadius: toolgatev1alpha1.BlastItem,
+		Reversibility: toolgatev1alpha1.ReversibilityNone, ApprovalRecommendation: approval, MinTrustLevel: 3}
 }
 
 // trusted is the status after a tool was trusted on first use.
-func trusted(t *testing.T) v1.ToolPinStatus {
-	out := Next(Input{Tool: tool(t, original), Risk: risk(v1.LevelHigh, v1.ApprovalSingle), FirstUse: v1.FirstUseTrust, Now: t0})
-	if out.Status.State != v1.PinTrusted {
+func trusted(t *testing.T) toolgatev1alpha1.ToolPinStatus {
+	out := Next(Input{Tool: tool(t, original), Risk: risk(toolgatev1alpha1.LevelHigh, toolgatev1alpha1.ApprovalSingle), FirstUse: toolgatev1alpha1.FirstUseTrust, Now: t0})
+	if out.Status.State != toolgatev1alpha1.PinTrusted {
 		t.Fatalf("first sight: %+v", out)
 	}
 	return out.Status
 }
 
-func decide(st v1.ToolPinStatus, user string, action v1.DecisionAction, fp string) v1.ToolPinStatus {
+func decide(st toolgatev1alpha1.ToolPinStatus, user string, action toolgatev1alpha1.DecisionAction, fp string) toolgatev1alpha1.ToolPinStatus {
 	st = *st.DeepCopy()
-	st.Decisions = append(st.Decisions, v1.Decision{Action: action, Fingerprint: v1.Fingerprint(fp), User: user})
+	st.Decisions = append(st.Decisions, toolgatev1alpha1.Decision{Action: action, Fingerprint: toolgatev1alpha1.Fingerprint(fp), User: user})
 	return st
 }
 
 func TestFirstSight(t *testing.T) {
 	st := trusted(t)
-	if st.Pinned == nil || st.Pinned.Source != v1.PinnedOnFirstUse || st.Pinned.Fingerprint != st.ObservedFingerprint || st.Pinned.Definition == "" {
+	if st.Pinned == nil || st.Pinned.Source != toolgatev1alpha1.PinnedOnFirstUse || st.Pinned.Fingerprint != st.ObservedFingerprint || st.Pinned.Definition == "" {
 		t.Errorf("pinned: %+v", st.Pinned)
 	}
-	review := Next(Input{Tool: tool(t, original), Risk: risk(v1.LevelHigh, v1.ApprovalSingle), FirstUse: v1.FirstUseReview, Now: t0})
-	if review.Status.State != v1.PinAwaitingReview || review.Status.Pinned != nil || review.Reason != ReasonAwaitingFirstReview {
+	review := Next(Input{Tool: tool(t, original), Risk: risk(toolgatev1alpha1.LevelHigh, toolgatev1alpha1.ApprovalSingle), FirstUse: toolgatev1alpha1.FirstUseReview, Now: t0})
+	if review.Status.State != toolgatev1alpha1.PinAwaitingReview || review.Status.Pinned != nil || review.Reason != toolgatev1alpha1.ReasonAwaitingFirstReview {
 		t.Errorf("review mode: %+v", review)
 	}
-	laundered := Next(Input{Tool: tool(t, original), Risk: risk(v1.LevelHigh, v1.ApprovalSingle), FirstUse: v1.FirstUseTrust, UntrustedBody: true, Now: t0})
-	if laundered.Status.State != v1.PinAwaitingReview || laundered.Reason != ReasonRenamedUntrusted {
+	laundered := Next(Input{Tool: tool(t, original), Risk: risk(toolgatev1alpha1.LevelHigh, toolgatev1alpha1.ApprovalSingle), FirstUse: toolgatev1alpha1.FirstUseTrust, UntrustedBody: true, Now: t0})
+	if laundered.Status.State != toolgatev1alpha1.PinAwaitingReview || laundered.Reason != toolgatev1alpha1.ReasonRenamedFromUntrusted {
 		t.Errorf("a renamed untrusted definition: %+v", laundered)
 	}
 }
@@ -69,12 +69,12 @@ func TestFirstSight(t *testing.T) {
 func TestUnchangedIsQuiet(t *testing.T) {
 	st := trusted(t)
 	soon := metav1.NewTime(t0.Add(time.Minute))
-	quiet := Next(Input{Status: st, Tool: tool(t, original), Risk: risk(v1.LevelHigh, v1.ApprovalSingle), Now: soon})
+	quiet := Next(Input{Status: st, Tool: tool(t, original), Risk: risk(toolgatev1alpha1.LevelHigh, toolgatev1alpha1.ApprovalSingle), Now: soon})
 	if !equality.Semantic.DeepEqual(quiet.Status, st) {
 		t.Errorf("an unchanged tool seen again a minute later changed its status:\n%+v\n%+v", st, quiet.Status)
 	}
-	out := Next(Input{Status: st, Tool: tool(t, original), Risk: risk(v1.LevelHigh, v1.ApprovalSingle), Now: t1})
-	if out.Reason != "" || out.Status.State != v1.PinTrusted || out.Status.Change != nil {
+	out := Next(Input{Status: st, Tool: tool(t, original), Risk: risk(toolgatev1alpha1.LevelHigh, toolgatev1alpha1.ApprovalSingle), Now: t1})
+	if out.Reason != "" || out.Status.State != toolgatev1alpha1.PinTrusted || out.Status.Change != nil {
 		t.Errorf("an unchanged tool made a transition: %+v", out)
 	}
 	if !out.Status.LastSeenTime.Equal(&t1) || !out.Status.FirstSeenTime.Equal(&t0) {
@@ -86,15 +86,15 @@ func TestRugPullNeedsApproval(t *testing.T) {
 	st := trusted(t)
 	pinned := st.Pinned.Fingerprint
 	// An approval of the old definition is on record; it must not carry over.
-	st = decide(st, "alice", v1.DecisionApprove, string(pinned))
+	st = decide(st, "alice", toolgatev1alpha1.DecisionApprove, string(pinned))
 
 	changed := tool(t, rugPull)
-	out := Next(Input{Status: st, Tool: changed, Risk: risk(v1.LevelHigh, v1.ApprovalSingle), Now: t1})
-	if out.Status.State != v1.PinAwaitingReview || out.Reason != ReasonDefinitionChanged {
+	out := Next(Input{Status: st, Tool: changed, Risk: risk(toolgatev1alpha1.LevelHigh, toolgatev1alpha1.ApprovalSingle), Now: t1})
+	if out.Status.State != toolgatev1alpha1.PinAwaitingReview || out.Reason != toolgatev1alpha1.ReasonDefinitionChanged {
 		t.Fatalf("a changed definition: %+v", out)
 	}
 	c := out.Status.Change
-	if c == nil || c.From != pinned || c.To != v1.Fingerprint(changed.Fingerprint()) || !strings.Contains(strings.Join(c.Details, "\n"), `property "sidenote" added`) {
+	if c == nil || c.From != pinned || c.To != toolgatev1alpha1.Fingerprint(changed.Fingerprint()) || !strings.Contains(strings.Join(c.Details, "\n"), `property "sidenote" added`) {
 		t.Fatalf("change: %+v", c)
 	}
 	if out.Status.Pinned.Fingerprint != pinned {
@@ -102,10 +102,10 @@ func TestRugPullNeedsApproval(t *testing.T) {
 	}
 
 	// Bob approves the new fingerprint: the pin moves.
-	st = decide(out.Status, "bob", v1.DecisionApprove, changed.Fingerprint())
-	out = Next(Input{Status: st, Tool: changed, Risk: risk(v1.LevelHigh, v1.ApprovalSingle), Now: t1})
-	if out.Status.State != v1.PinTrusted || out.Reason != ReasonApproved || out.Status.Pinned.Fingerprint != v1.Fingerprint(changed.Fingerprint()) ||
-		out.Status.Pinned.Source != v1.PinnedByApproval || strings.Join(out.Status.Pinned.Approvers, ",") != "bob" || out.Status.Change != nil {
+	st = decide(out.Status, "bob", toolgatev1alpha1.DecisionApprove, changed.Fingerprint())
+	out = Next(Input{Status: st, Tool: changed, Risk: risk(toolgatev1alpha1.LevelHigh, toolgatev1alpha1.ApprovalSingle), Now: t1})
+	if out.Status.State != toolgatev1alpha1.PinTrusted || out.Reason != toolgatev1alpha1.ReasonApproved || out.Status.Pinned.Fingerprint != toolgatev1alpha1.Fingerprint(changed.Fingerprint()) ||
+		out.Status.Pinned.Source != toolgatev1alpha1.PinnedByApproval || strings.Join(out.Status.Pinned.Approvers, ",") != "bob" || out.Status.Change != nil {
 		t.Fatalf("after approval: %+v %+v", out, out.Status.Pinned)
 	}
 }
@@ -113,25 +113,25 @@ func TestRugPullNeedsApproval(t *testing.T) {
 func TestMultiNeedsDistinctApprovers(t *testing.T) {
 	st := trusted(t)
 	changed := tool(t, rugPull)
-	in := Input{Tool: changed, Risk: risk(v1.LevelCritical, v1.ApprovalMulti), RequiredApprovers: 2, Now: t1}
+	in := Input{Tool: changed, Risk: risk(toolgatev1alpha1.LevelCritical, toolgatev1alpha1.ApprovalMulti), RequiredApprovers: 2, Now: t1}
 
-	st = decide(st, "alice", v1.DecisionApprove, changed.Fingerprint())
-	st = decide(st, "alice", v1.DecisionApprove, changed.Fingerprint()) // twice counts once
+	st = decide(st, "alice", toolgatev1alpha1.DecisionApprove, changed.Fingerprint())
+	st = decide(st, "alice", toolgatev1alpha1.DecisionApprove, changed.Fingerprint()) // twice counts once
 	in.Status = st
 	out := Next(in)
-	if out.Status.State != v1.PinAwaitingReview || !strings.Contains(out.Message, "1 of 2 approvals") {
+	if out.Status.State != toolgatev1alpha1.PinAwaitingReview || !strings.Contains(out.Message, "1 of 2 approvals") {
 		t.Fatalf("one approver twice: %+v", out)
 	}
-	in.Status = decide(out.Status, "bob", v1.DecisionApprove, changed.Fingerprint())
+	in.Status = decide(out.Status, "bob", toolgatev1alpha1.DecisionApprove, changed.Fingerprint())
 	out = Next(in)
-	if out.Status.State != v1.PinTrusted || strings.Join(out.Status.Pinned.Approvers, ",") != "alice,bob" {
+	if out.Status.State != toolgatev1alpha1.PinTrusted || strings.Join(out.Status.Pinned.Approvers, ",") != "alice,bob" {
 		t.Fatalf("two approvers: %+v", out)
 	}
 	// Decisions stamped without a user (never through the webhook) count
 	// for nothing.
 	st = trusted(t)
-	st.Decisions = append(st.Decisions, v1.Decision{Action: v1.DecisionApprove, Fingerprint: v1.Fingerprint(changed.Fingerprint())})
-	if out := Next(Input{Status: st, Tool: changed, Risk: risk(v1.LevelHigh, v1.ApprovalSingle), Now: t1}); out.Status.State == v1.PinTrusted {
+	st.Decisions = append(st.Decisions, toolgatev1alpha1.Decision{Action: toolgatev1alpha1.DecisionApprove, Fingerprint: toolgatev1alpha1.Fingerprint(changed.Fingerprint())})
+	if out := Next(Input{Status: st, Tool: changed, Risk: risk(toolgatev1alpha1.LevelHigh, toolgatev1alpha1.ApprovalSingle), Now: t1}); out.Status.State == toolgatev1alpha1.PinTrusted {
 		t.Error("an anonymous decision was counted")
 	}
 }
@@ -139,15 +139,15 @@ func TestMultiNeedsDistinctApprovers(t *testing.T) {
 func TestRejection(t *testing.T) {
 	st := trusted(t)
 	changed := tool(t, rugPull)
-	st = decide(st, "alice", v1.DecisionApprove, changed.Fingerprint())
-	st = decide(st, "carol", v1.DecisionReject, changed.Fingerprint())
-	out := Next(Input{Status: st, Tool: changed, Risk: risk(v1.LevelHigh, v1.ApprovalSingle), Now: t1})
-	if out.Status.State != v1.PinRejected || out.Reason != ReasonRejected || !strings.Contains(out.Message, "carol") {
+	st = decide(st, "alice", toolgatev1alpha1.DecisionApprove, changed.Fingerprint())
+	st = decide(st, "carol", toolgatev1alpha1.DecisionReject, changed.Fingerprint())
+	out := Next(Input{Status: st, Tool: changed, Risk: risk(toolgatev1alpha1.LevelHigh, toolgatev1alpha1.ApprovalSingle), Now: t1})
+	if out.Status.State != toolgatev1alpha1.PinRejected || out.Reason != toolgatev1alpha1.ReasonRejected || !strings.Contains(out.Message, "carol") {
 		t.Fatalf("a rejection rejects: %+v", out)
 	}
 	// The server reverts to the pinned definition: trusted again.
-	back := Next(Input{Status: out.Status, Tool: tool(t, original), Risk: risk(v1.LevelHigh, v1.ApprovalSingle), Now: t1})
-	if back.Status.State != v1.PinTrusted || back.Reason != ReasonRestored {
+	back := Next(Input{Status: out.Status, Tool: tool(t, original), Risk: risk(toolgatev1alpha1.LevelHigh, toolgatev1alpha1.ApprovalSingle), Now: t1})
+	if back.Status.State != toolgatev1alpha1.PinTrusted || back.Reason != toolgatev1alpha1.ReasonRestored {
 		t.Fatalf("back to the pinned definition: %+v", back)
 	}
 }
@@ -155,33 +155,33 @@ func TestRejection(t *testing.T) {
 func TestRemovedAndBack(t *testing.T) {
 	st := trusted(t)
 	gone := Next(Input{Status: st, Tool: nil, Now: t1})
-	if gone.Status.State != v1.PinRemoved || gone.Reason != ReasonRemoved || gone.Status.Pinned == nil {
+	if gone.Status.State != toolgatev1alpha1.PinRemoved || gone.Reason != toolgatev1alpha1.ReasonRemoved || gone.Status.Pinned == nil {
 		t.Fatalf("removed: %+v", gone)
 	}
-	same := Next(Input{Status: gone.Status, Tool: tool(t, original), Risk: risk(v1.LevelHigh, v1.ApprovalSingle), Now: t1})
-	if same.Status.State != v1.PinTrusted || same.Reason != ReasonRestored {
+	same := Next(Input{Status: gone.Status, Tool: tool(t, original), Risk: risk(toolgatev1alpha1.LevelHigh, toolgatev1alpha1.ApprovalSingle), Now: t1})
+	if same.Status.State != toolgatev1alpha1.PinTrusted || same.Reason != toolgatev1alpha1.ReasonRestored {
 		t.Fatalf("back unchanged: %+v", same)
 	}
-	changed := Next(Input{Status: gone.Status, Tool: tool(t, rugPull), Risk: risk(v1.LevelHigh, v1.ApprovalSingle), Now: t1})
-	if changed.Status.State != v1.PinAwaitingReview || changed.Reason != ReasonDefinitionChanged {
+	changed := Next(Input{Status: gone.Status, Tool: tool(t, rugPull), Risk: risk(toolgatev1alpha1.LevelHigh, toolgatev1alpha1.ApprovalSingle), Now: t1})
+	if changed.Status.State != toolgatev1alpha1.PinAwaitingReview || changed.Reason != toolgatev1alpha1.ReasonDefinitionChanged {
 		t.Fatalf("back changed: %+v", changed)
 	}
 }
 
 func TestRiskRisesAtOnceAndFallsOnlyWithAHuman(t *testing.T) {
 	st := trusted(t) // L4
-	higher := Next(Input{Status: st, Tool: tool(t, original), Risk: risk(v1.LevelCritical, v1.ApprovalSingle), Now: t1})
-	if higher.Status.ComputedRisk.Level != v1.LevelCritical {
+	higher := Next(Input{Status: st, Tool: tool(t, original), Risk: risk(toolgatev1alpha1.LevelCritical, toolgatev1alpha1.ApprovalSingle), Now: t1})
+	if higher.Status.ComputedRisk.Level != toolgatev1alpha1.LevelCritical {
 		t.Fatalf("a higher level must take effect at once: %s", higher.Status.ComputedRisk.Level)
 	}
-	lower := Next(Input{Status: higher.Status, Tool: tool(t, original), Risk: risk(v1.LevelModerate, v1.ApprovalSingle), Now: t1})
-	if lower.Status.ComputedRisk.Level != v1.LevelCritical {
+	lower := Next(Input{Status: higher.Status, Tool: tool(t, original), Risk: risk(toolgatev1alpha1.LevelModerate, toolgatev1alpha1.ApprovalSingle), Now: t1})
+	if lower.Status.ComputedRisk.Level != toolgatev1alpha1.LevelCritical {
 		t.Fatalf("a level fell without a human: %s", lower.Status.ComputedRisk.Level)
 	}
 	changed := tool(t, rugPull)
-	pending := Next(Input{Status: lower.Status, Tool: changed, Risk: risk(v1.LevelModerate, v1.ApprovalSingle), Now: t1})
-	approved := Next(Input{Status: decide(pending.Status, "alice", v1.DecisionApprove, changed.Fingerprint()), Tool: changed, Risk: risk(v1.LevelModerate, v1.ApprovalSingle), Now: t1})
-	if approved.Status.ComputedRisk.Level != v1.LevelModerate {
+	pending := Next(Input{Status: lower.Status, Tool: changed, Risk: risk(toolgatev1alpha1.LevelModerate, toolgatev1alpha1.ApprovalSingle), Now: t1})
+	approved := Next(Input{Status: decide(pending.Status, "alice", toolgatev1alpha1.DecisionApprove, changed.Fingerprint()), Tool: changed, Risk: risk(toolgatev1alpha1.LevelModerate, toolgatev1alpha1.ApprovalSingle), Now: t1})
+	if approved.Status.ComputedRisk.Level != toolgatev1alpha1.LevelModerate {
 		t.Fatalf("after a human approved the definition, its own judgement stands: %s", approved.Status.ComputedRisk.Level)
 	}
 }

@@ -6,14 +6,6 @@ import (
 	"strings"
 )
 
-// Labels toolgate puts on every ToolPin, so pins can be listed by server and
-// level with a label selector.
-const (
-	LabelServer = "toolgate.dev/server"
-	LabelLevel  = "toolgate.dev/level"
-	LabelState  = "toolgate.dev/state"
-)
-
 // maxNameLength keeps pin names valid as object names and as label values
 // (63), so a pin name can itself be used in a selector.
 const maxNameLength = 63

@@ -17,31 +17,28 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/pkg/tooldef"
 )
 
-// Transports a probe speaks.
-const (
-	TransportStreamableHTTP = "StreamableHTTP"
-	TransportSSE            = "SSE"
-)
-
-// Reason says why a probe failed, in words a user can act on.
+// Reason says why a probe failed, in words a user can act on. Its values
+// are the API's condition reasons, so a failure reads the same in a
+// condition, an event and a metric.
 type Reason string
 
 // Failure reasons.
 const (
 	// Unreachable: nothing answered (DNS, connection refused, TLS).
-	Unreachable Reason = "Unreachable"
+	Unreachable Reason = toolgatev1alpha1.ReasonUnreachable
 	// Unauthorized: the server refused the credentials (HTTP 401 or 403).
-	Unauthorized Reason = "Unauthorized"
+	Unauthorized Reason = toolgatev1alpha1.ReasonUnauthorized
 	// Timeout: the server did not finish within the probe's deadline.
-	Timeout Reason = "Timeout"
+	Timeout Reason = toolgatev1alpha1.ReasonTimeout
 	// InvalidResponse: the server answered with something that is not a
 	// valid MCP response or tool catalogue.
-	InvalidResponse Reason = "InvalidResponse"
+	InvalidResponse Reason = toolgatev1alpha1.ReasonInvalidResponse
 	// TooLarge: the server's answer exceeds a bound; none of it is trusted.
-	TooLarge Reason = "TooLarge"
+	TooLarge Reason = toolgatev1alpha1.ReasonTooLarge
 )
 
 // Error is a failed probe.
@@ -52,6 +49,16 @@ type Error struct {
 
 func (e *Error) Error() string { return fmt.Sprintf("%s: %v", e.Reason, e.Err) }
 func (e *Error) Unwrap() error { return e.Err }
+
+// ReasonOf says why err failed a probe: the Reason of a probe Error, and
+// InvalidResponse for anything else, so that no failure goes unexplained.
+func ReasonOf(err error) Reason {
+	var perr *Error
+	if errors.As(err, &perr) {
+		return perr.Reason
+	}
+	return InvalidResponse
+}
 
 // Limits bound a probe.
 type Limits struct {
@@ -70,7 +77,7 @@ type Limits struct {
 
 // DefaultLimits are generous for real servers.
 var DefaultLimits = Limits{
-	MaxTools:         500,
+	MaxTools:         toolgatev1alpha1.DefaultMaxTools,
 	MaxPages:         100,
 	MaxResponseBytes: 8 << 20,
 	MaxTotalBytes:    32 << 20,
@@ -81,8 +88,8 @@ var DefaultLimits = Limits{
 type Config struct {
 	// URL of the MCP endpoint.
 	URL string
-	// Transport is TransportStreamableHTTP (the default) or TransportSSE.
-	Transport string
+	// Transport is the API's transport; empty means streamable HTTP.
+	Transport toolgatev1alpha1.Transport
 	// Header is sent with every request (Authorization, custom headers).
 	Header http.Header
 	// TLS configures server verification for https; nil uses the system
@@ -115,7 +122,7 @@ type Result struct {
 // Probe connects to the server, initializes, and reads its whole catalogue.
 func Probe(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = 30 * time.Second
+		cfg.Timeout = toolgatev1alpha1.DefaultProbeTimeout
 	}
 	if cfg.ConnectTimeout <= 0 || cfg.ConnectTimeout > cfg.Timeout {
 		cfg.ConnectTimeout = min(10*time.Second, cfg.Timeout)
@@ -133,14 +140,14 @@ func Probe(ctx context.Context, cfg Config) (*Result, error) {
 
 	var transport mcp.Transport
 	switch cfg.Transport {
-	case "", TransportStreamableHTTP:
+	case "", toolgatev1alpha1.TransportStreamableHTTP:
 		transport = &mcp.StreamableClientTransport{
 			Endpoint: cfg.URL, HTTPClient: httpClient,
 			MaxRetries:           -1, // a probe reports failure; it does not hammer
 			DisableStandaloneSSE: true,
 			MaxEventSize:         int(cfg.Limits.MaxResponseBytes),
 		}
-	case TransportSSE:
+	case toolgatev1alpha1.TransportSSE:
 		transport = &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: httpClient, MaxEventSize: int(cfg.Limits.MaxResponseBytes)}
 	default:
 		return nil, &Error{Reason: InvalidResponse, Err: fmt.Errorf("unknown transport %q", cfg.Transport)}
@@ -238,13 +245,8 @@ func classify(ctx context.Context, m *meter, err error) error {
 	case m.status() >= 400:
 		return &Error{Reason: InvalidResponse, Err: fmt.Errorf("the server answered HTTP %d: %w", m.status(), err)}
 	}
-	var netErr net.Error
-	var opErr *net.OpError
-	var dnsErr *net.DNSError
-	var tlsErr *tls.CertificateVerificationError
-	if !m.answered() && (errors.As(err, &opErr) || errors.As(err, &dnsErr) || errors.As(err, &tlsErr) || errors.As(err, &netErr)) {
-		return &Error{Reason: Unreachable, Err: err}
-	}
+	// Whatever failed before the server sent a response (DNS, a refused
+	// connection, a TLS handshake, a reset) means nothing answered.
 	if !m.answered() {
 		return &Error{Reason: Unreachable, Err: err}
 	}

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 )
 
 func noop(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -131,7 +133,7 @@ func TestProbeSSE(t *testing.T) {
 	s := newServer(nil, &mcp.Tool{Name: "ping", Description: "Checks that the server answers."})
 	ts := httptest.NewServer(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s }, nil))
 	t.Cleanup(ts.Close)
-	res, err := probe(t, Config{URL: ts.URL, Transport: TransportSSE})
+	res, err := probe(t, Config{URL: ts.URL, Transport: toolgatev1alpha1.TransportSSE})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +268,7 @@ func TestProbeSendsCredentialsOnlyToItsEndpoint(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	t.Cleanup(sse.Close)
-	_, err := probe(t, Config{URL: sse.URL, Transport: TransportSSE, Timeout: 3 * time.Second, Header: http.Header{"Authorization": {"Bearer s3cret"}}})
+	_, err := probe(t, Config{URL: sse.URL, Transport: toolgatev1alpha1.TransportSSE, Timeout: 3 * time.Second, Header: http.Header{"Authorization": {"Bearer s3cret"}}})
 	if err == nil {
 		t.Fatal("the probe followed the server to another host")
 	}

@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/toolgate/toolgate/api/v1alpha1"
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/testenv"
 )
 
@@ -57,10 +57,10 @@ func TestOperatorRestartLosesNothing(t *testing.T) {
 	ts := httptest.NewServer(mux)
 	defer ts.Close()
 	for i := range servers {
-		if err := admin.Create(ctx, &v1.MCPServer{
+		if err := admin.Create(ctx, &toolgatev1alpha1.MCPServer{
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("svc-%d", i), Namespace: "default"},
 			// Every new tool waits for a human, so decisions matter.
-			Spec: v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: fmt.Sprintf("%s/s/%d/mcp", ts.URL, i)}, FirstUse: v1.FirstUseReview},
+			Spec: toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fmt.Sprintf("%s/s/%d/mcp", ts.URL, i)}, FirstUse: toolgatev1alpha1.FirstUseReview},
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -88,12 +88,12 @@ func TestOperatorRestartLosesNothing(t *testing.T) {
 		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 		return cmd
 	}
-	observedPins := func() []v1.ToolPin {
-		var list v1.ToolPinList
+	observedPins := func() []toolgatev1alpha1.ToolPin {
+		var list toolgatev1alpha1.ToolPinList
 		if err := admin.List(ctx, &list, client.InNamespace("default")); err != nil {
 			t.Fatal(err)
 		}
-		var out []v1.ToolPin
+		var out []toolgatev1alpha1.ToolPin
 		for _, p := range list.Items {
 			if p.Status.ObservedFingerprint != "" {
 				out = append(out, p)
@@ -121,7 +121,7 @@ func TestOperatorRestartLosesNothing(t *testing.T) {
 	approved := map[string]bool{}
 	for _, p := range half[:3] {
 		patch := fmt.Sprintf(`[{"op":"add","path":"/status/decisions/-","value":{"action":"Approve","fingerprint":%q}}]`, p.Status.ObservedFingerprint)
-		target := &v1.ToolPin{ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name}}
+		target := &toolgatev1alpha1.ToolPin{ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name}}
 		// The webhooks are served by the operator, which is down: the
 		// approval is refused, not silently unchecked (failurePolicy Fail).
 		if err := alice.Status().Patch(ctx, target, client.RawPatch(types.JSONPatchType, []byte(patch))); err == nil {
@@ -140,12 +140,12 @@ func TestOperatorRestartLosesNothing(t *testing.T) {
 	}
 	// The webhooks are back: the approvals go through and take effect.
 	for name := range approved {
-		var p v1.ToolPin
+		var p toolgatev1alpha1.ToolPin
 		if err := admin.Get(ctx, types.NamespacedName{Namespace: "default", Name: name}, &p); err != nil {
 			t.Fatal(err)
 		}
 		patch := fmt.Sprintf(`[{"op":"add","path":"/status/decisions/-","value":{"action":"Approve","fingerprint":%q}}]`, p.Status.ObservedFingerprint)
-		target := &v1.ToolPin{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}}
+		target := &toolgatev1alpha1.ToolPin{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}}
 		var err error
 		for range 50 { // the webhook server may still be starting
 			if err = alice.Status().Patch(ctx, target, client.RawPatch(types.JSONPatchType, []byte(patch))); err == nil {
@@ -165,12 +165,12 @@ func TestOperatorRestartLosesNothing(t *testing.T) {
 		for _, p := range all {
 			names[p.Spec.ServerRef.Name+"/"+p.Spec.ToolName] = true
 			switch p.Status.State {
-			case v1.PinTrusted:
+			case toolgatev1alpha1.PinTrusted:
 				trusted++
 				if !approved[p.Name] || len(p.Status.Decisions) != 1 || p.Status.Decisions[0].User != "alice" {
 					t.Fatalf("pin %s trusted without alice's approval: %+v", p.Name, p.Status.Decisions)
 				}
-			case v1.PinAwaitingReview:
+			case toolgatev1alpha1.PinAwaitingReview:
 				awaiting++
 			}
 		}

@@ -18,7 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	v1 "github.com/toolgate/toolgate/api/v1alpha1"
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/testenv"
 )
 
@@ -68,9 +68,9 @@ func TestFleetConverges(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range servers {
-		if err := c.Create(ctx, &v1.MCPServer{
+		if err := c.Create(ctx, &toolgatev1alpha1.MCPServer{
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("fleet-%03d", i), Namespace: "fleet"},
-			Spec:       v1.MCPServerSpec{Endpoint: v1.MCPEndpoint{URL: fmt.Sprintf("%s/s/%d/mcp", ts.URL, i)}, CatalogTrust: v1.CatalogTrustInternal},
+			Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fmt.Sprintf("%s/s/%d/mcp", ts.URL, i)}, CatalogTrust: toolgatev1alpha1.CatalogTrustInternal},
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -97,13 +97,13 @@ func TestFleetConverges(t *testing.T) {
 	var peak int64
 	for time.Since(start) < 3*target {
 		peak = max(peak, vmHWM(cmd.Process.Pid))
-		var pins v1.ToolPinList
+		var pins toolgatev1alpha1.ToolPinList
 		if err := c.List(ctx, &pins, client.InNamespace("fleet")); err != nil {
 			t.Fatal(err)
 		}
 		trusted := 0
 		for _, p := range pins.Items {
-			if p.Status.State == v1.PinTrusted && p.Status.Risk != nil {
+			if p.Status.State == toolgatev1alpha1.PinTrusted && p.Status.Risk != nil {
 				trusted++
 			}
 		}

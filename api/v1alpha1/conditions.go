@@ -1,0 +1,91 @@
+package v1alpha1
+
+// Condition types of the kinds of this package. Every kind has Ready; the
+// others say which part of Ready's verdict failed.
+const (
+	// ConditionReady summarises whether the object is doing its job: an
+	// MCPServer whose catalogue is judged and pinned, a ToolPin whose tool
+	// may be exposed, a ToolPolicy whose configuration reaches its gates.
+	ConditionReady = "Ready"
+	// ConditionReachable says whether the last probe of an MCPServer
+	// returned a valid catalogue.
+	ConditionReachable = "Reachable"
+	// ConditionAccepted says whether a ToolPolicy's spec and the servers it
+	// references can be used.
+	ConditionAccepted = "Accepted"
+)
+
+// Reasons of conditions that have nothing more to say than that a
+// controller has not done its work yet: honest placeholders, Unknown and
+// never True.
+const (
+	// ReasonAwaitingProbe: the server, or the tool, has not been probed yet.
+	ReasonAwaitingProbe = "AwaitingProbe"
+	// ReasonAwaitingEvaluation: the policy has not been evaluated yet.
+	ReasonAwaitingEvaluation = "AwaitingEvaluation"
+)
+
+// Reasons of an MCPServer's Ready and Reachable conditions.
+const (
+	// ReasonProbed: the last probe returned a valid catalogue.
+	ReasonProbed = "Probed"
+
+	// ReasonSecretNotFound: a referenced Secret does not exist or is not
+	// labelled for toolgate.
+	ReasonSecretNotFound = "SecretNotFound"
+	// ReasonInvalidSecret: a referenced Secret lacks its key or holds
+	// something that cannot be sent as a header.
+	ReasonInvalidSecret = "InvalidSecret"
+	// ReasonCANotFound: the referenced CA bundle does not exist.
+	ReasonCANotFound = "CANotFound"
+	// ReasonInvalidCA: the referenced CA bundle holds no certificate.
+	ReasonInvalidCA = "InvalidCA"
+	// ReasonInvalidEndpoint: spec.endpoint cannot be turned into a URL.
+	ReasonInvalidEndpoint = "InvalidEndpoint"
+
+	// ReasonUnreachable: no connection could be made to the server.
+	ReasonUnreachable = "Unreachable"
+	// ReasonUnauthorized: the server refused the credentials.
+	ReasonUnauthorized = "Unauthorized"
+	// ReasonTimeout: the server did not finish answering within the probe
+	// timeout.
+	ReasonTimeout = "Timeout"
+	// ReasonInvalidResponse: the server answered something that is not a
+	// valid MCP catalogue.
+	ReasonInvalidResponse = "InvalidResponse"
+	// ReasonTooLarge: the server's answer is over one of the probe's limits.
+	ReasonTooLarge = "TooLarge"
+)
+
+// Reasons of a ToolPin's Ready condition besides the pin states, which
+// stand as their own reasons (AwaitingReview, Rejected, Removed).
+const (
+	// ReasonTrusted: the observed definition is the pinned one.
+	ReasonTrusted = "Trusted"
+)
+
+// Reasons of the Events that mark a ToolPin's transitions. The last
+// transition's message is also the message of the pin's Ready condition.
+const (
+	// ReasonPinnedOnFirstUse: a new tool was trusted on first use.
+	ReasonPinnedOnFirstUse = "PinnedOnFirstUse"
+	// ReasonAwaitingFirstReview: a new tool waits for its first review.
+	ReasonAwaitingFirstReview = "AwaitingFirstReview"
+	// ReasonRenamedFromUntrusted: a new tool's definition is that of a tool
+	// awaiting review or rejected, under another name.
+	ReasonRenamedFromUntrusted = "RenamedFromUntrusted"
+	// ReasonDefinitionChanged: the observed definition is no longer the
+	// pinned one (a rug pull, until a human says otherwise).
+	ReasonDefinitionChanged = "DefinitionChanged"
+	// ReasonApproved: enough humans approved the observed definition.
+	ReasonApproved = "Approved"
+	// ReasonRejected: a human rejected the observed definition.
+	ReasonRejected = "Rejected"
+	// ReasonRemoved: the tool is gone from the server's catalogue.
+	ReasonRemoved = "Removed"
+	// ReasonRestored: the server offers the pinned definition again.
+	ReasonRestored = "Restored"
+	// ReasonOverrideLowersLevel: a human override sets a level below the
+	// computed one.
+	ReasonOverrideLowersLevel = "OverrideLowersLevel"
+)

@@ -1,0 +1,74 @@
+package v1alpha1
+
+// Bounds of the API, as named constants. Each mirrors a kubebuilder marker
+// on the field named beside it (markers cannot refer to constants), and
+// TestLimitsMatchTheCRDs checks every one against the generated CRDs, so a
+// writer that keeps within these constants is never refused at admission.
+const (
+	// MaxToolNameLength bounds ToolPin spec.toolName and MCPServer
+	// status.tools[].name: a tool with a longer name cannot be pinned.
+	MaxToolNameLength = 128
+
+	// MaxDefinitionLength bounds ToolPin status.observedDefinition and
+	// status.pinned.definition, in bytes.
+	MaxDefinitionLength = 262144
+
+	// MaxConditionMessageLength is toolgate's cap on the message of a
+	// condition it writes; metav1.Condition allows more, but a message is
+	// read by a person in kubectl describe.
+	MaxConditionMessageLength = 1024
+
+	// MaxSideEffects and MaxSideEffectLength bound ToolRisk sideEffects.
+	MaxSideEffects      = 16
+	MaxSideEffectLength = 64
+	// MaxFloors and MaxFloorLength bound ToolRisk floors.
+	MaxFloors      = 16
+	MaxFloorLength = 256
+	// MaxToolReasons and MaxReasonLength bound ToolRisk reasons.
+	MaxToolReasons  = 32
+	MaxReasonLength = 512
+	// MaxToolFindings bounds ToolRisk findings.
+	MaxToolFindings = 32
+
+	// MaxSignalLength, MaxFieldPathLength and MaxExcerptLength bound a
+	// Finding's signal, field and excerpt.
+	MaxSignalLength    = 64
+	MaxFieldPathLength = 512
+	MaxExcerptLength   = 256
+
+	// MaxServerReasons and MaxServerFindings bound MCPServer
+	// status.risk.reasons (each MaxReasonLength) and status.risk.findings.
+	MaxServerReasons  = 16
+	MaxServerFindings = 16
+	// MaxToolSummaries bounds MCPServer status.tools.
+	MaxToolSummaries = 100
+	// MaxReachFindings and MaxReachFindingLength bound MCPServer
+	// status.reach.
+	MaxReachFindings      = 16
+	MaxReachFindingLength = 256
+	// MaxServerNameLength, MaxServerVersionLength and
+	// MaxProtocolVersionLength bound MCPServer status.serverInfo.
+	MaxServerNameLength      = 256
+	MaxServerVersionLength   = 128
+	MaxProtocolVersionLength = 32
+
+	// MaxApprovers and MaxIdentityLength bound ToolPin
+	// status.pinned.approvers; MaxIdentityLength also bounds a decision's
+	// user and each of its groups.
+	MaxApprovers      = 16
+	MaxIdentityLength = 256
+	// MaxDecisionGroups bounds a decision's groups.
+	MaxDecisionGroups = 64
+	// MaxDecisions bounds ToolPin status.decisions.
+	MaxDecisions = 256
+	// MaxPendingCalls bounds ToolPin status.pendingCalls.
+	MaxPendingCalls = 64
+	// MaxChangeDetails and MaxChangeDetailLength bound ToolPin
+	// status.change.details.
+	MaxChangeDetails      = 64
+	MaxChangeDetailLength = 512
+	// MaxChangeParts and MaxChangePartLength bound ToolPin
+	// status.change.parts.
+	MaxChangeParts      = 16
+	MaxChangePartLength = 64
+)

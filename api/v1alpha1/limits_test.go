@@ -1,0 +1,139 @@
+package v1alpha1
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/yaml"
+)
+
+// TestLimitsMatchTheCRDs checks every bound in limits.go against the marker
+// it mirrors, as controller-gen wrote it into the CRD.
+func TestLimitsMatchTheCRDs(t *testing.T) {
+	for _, c := range []struct {
+		crd, path, keyword string
+		want               int
+	}{
+		{"toolpins", "spec.toolName", "maxLength", MaxToolNameLength},
+		{"mcpservers", "status.tools[].name", "maxLength", MaxToolNameLength},
+		{"toolpins", "status.observedDefinition", "maxLength", MaxDefinitionLength},
+		{"toolpins", "status.pinned.definition", "maxLength", MaxDefinitionLength},
+		{"toolpins", "status.risk.sideEffects", "maxItems", MaxSideEffects},
+		{"toolpins", "status.risk.sideEffects[]", "maxLength", MaxSideEffectLength},
+		{"toolpins", "status.computedRisk.sideEffects[]", "maxLength", MaxSideEffectLength},
+		{"toolpins", "status.risk.floors", "maxItems", MaxFloors},
+		{"toolpins", "status.risk.floors[]", "maxLength", MaxFloorLength},
+		{"toolpins", "status.risk.reasons", "maxItems", MaxToolReasons},
+		{"toolpins", "status.risk.reasons[]", "maxLength", MaxReasonLength},
+		{"toolpins", "status.risk.findings", "maxItems", MaxToolFindings},
+		{"toolpins", "status.risk.findings[].signal", "maxLength", MaxSignalLength},
+		{"toolpins", "status.risk.findings[].field", "maxLength", MaxFieldPathLength},
+		{"toolpins", "status.risk.findings[].excerpt", "maxLength", MaxExcerptLength},
+		{"mcpservers", "status.risk.reasons", "maxItems", MaxServerReasons},
+		{"mcpservers", "status.risk.reasons[]", "maxLength", MaxReasonLength},
+		{"mcpservers", "status.risk.findings", "maxItems", MaxServerFindings},
+		{"mcpservers", "status.risk.findings[].excerpt", "maxLength", MaxExcerptLength},
+		{"mcpservers", "status.tools", "maxItems", MaxToolSummaries},
+		{"mcpservers", "status.reach", "maxItems", MaxReachFindings},
+		{"mcpservers", "status.reach[]", "maxLength", MaxReachFindingLength},
+		{"mcpservers", "status.serverInfo.name", "maxLength", MaxServerNameLength},
+		{"mcpservers", "status.serverInfo.version", "maxLength", MaxServerVersionLength},
+		{"mcpservers", "status.serverInfo.protocolVersion", "maxLength", MaxProtocolVersionLength},
+		{"toolpins", "status.pinned.approvers", "maxItems", MaxApprovers},
+		{"toolpins", "status.pinned.approvers[]", "maxLength", MaxIdentityLength},
+		{"toolpins", "status.decisions[].user", "maxLength", MaxIdentityLength},
+		{"toolpins", "status.decisions[].groups", "maxItems", MaxDecisionGroups},
+		{"toolpins", "status.decisions[].groups[]", "maxLength", MaxIdentityLength},
+		{"toolpins", "status.decisions", "maxItems", MaxDecisions},
+		{"toolpins", "status.pendingCalls", "maxItems", MaxPendingCalls},
+		{"toolpins", "status.change.details", "maxItems", MaxChangeDetails},
+		{"toolpins", "status.change.details[]", "maxLength", MaxChangeDetailLength},
+		{"toolpins", "status.change.parts", "maxItems", MaxChangeParts},
+		{"toolpins", "status.change.parts[]", "maxLength", MaxChangePartLength},
+	} {
+		t.Run(c.crd+"/"+c.path, func(t *testing.T) {
+			node := schemaAt(t, c.crd, c.path)
+			got, ok := node[c.keyword].(float64)
+			if !ok {
+				t.Fatalf("%s %s has no %s", c.crd, c.path, c.keyword)
+			}
+			if int(got) != c.want {
+				t.Errorf("%s %s: the CRD says %s %d, limits.go says %d", c.crd, c.path, c.keyword, int(got), c.want)
+			}
+		})
+	}
+}
+
+// schemaAt walks a CRD's schema along a dotted path; "[]" after a name
+// steps into the array's items.
+func schemaAt(t *testing.T, crd, path string) map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "config", "crd", "bases", "toolgate.dev_"+crd+".yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	node := doc["spec"].(map[string]any)["versions"].([]any)[0].(map[string]any)["schema"].(map[string]any)["openAPIV3Schema"].(map[string]any)
+	for _, step := range strings.Split(path, ".") {
+		name, items := strings.CutSuffix(step, "[]")
+		props, _ := node["properties"].(map[string]any)
+		next, ok := props[name].(map[string]any)
+		if !ok {
+			t.Fatalf("%s has no field %s (in %s)", crd, name, path)
+		}
+		node = next
+		if items {
+			if node, ok = node["items"].(map[string]any); !ok {
+				t.Fatalf("%s %s is not an array", crd, name)
+			}
+		}
+	}
+	return node
+}
+
+// TestDefaultsMatchTheCRDs checks every default in defaults.go against the
+// marker it mirrors.
+func TestDefaultsMatchTheCRDs(t *testing.T) {
+	for _, c := range []struct {
+		crd, path string
+		want      any
+	}{
+		{"mcpservers", "spec.transport", string(DefaultTransport)},
+		{"mcpservers", "spec.catalogTrust", string(DefaultCatalogTrust)},
+		{"mcpservers", "spec.firstUse", string(DefaultFirstUse)},
+		{"mcpservers", "spec.endpoint.service.path", DefaultServicePath},
+		{"mcpservers", "spec.endpoint.service.scheme", DefaultServiceScheme},
+		{"mcpservers", "spec.probe.interval", DefaultProbeInterval},
+		{"mcpservers", "spec.probe.timeout", DefaultProbeTimeout},
+		{"mcpservers", "spec.probe.maxTools", float64(DefaultMaxTools)},
+		{"mcpservers", "spec.consumers.from", string(DefaultConsumersFrom)},
+		{"toolpolicies", "spec.maxLevel", string(DefaultMaxLevel)},
+		{"toolpolicies", "spec.agentTrustLevel", float64(DefaultAgentTrustLevel)},
+		{"toolpolicies", "spec.mode", string(DefaultPolicyMode)},
+		{"toolpolicies", "spec.approval.timeout", DefaultApprovalTimeout},
+	} {
+		t.Run(c.crd+"/"+c.path, func(t *testing.T) {
+			got, ok := schemaAt(t, c.crd, c.path)["default"]
+			if !ok {
+				t.Fatalf("%s %s has no default", c.crd, c.path)
+			}
+			if want, isDuration := c.want.(time.Duration); isDuration {
+				s, _ := got.(string)
+				d, err := time.ParseDuration(s)
+				if err != nil || d != want {
+					t.Errorf("%s %s: the CRD's default is %v, defaults.go says %s", c.crd, c.path, got, want)
+				}
+				return
+			}
+			if got != c.want {
+				t.Errorf("%s %s: the CRD's default is %v, defaults.go says %v", c.crd, c.path, got, c.want)
+			}
+		})
+	}
+}
