@@ -103,6 +103,26 @@ func TestConditionsBeforeWork(t *testing.T) {
 		}
 		return conditionIs(got.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionUnknown, toolgatev1alpha1.ReasonAwaitingEvaluation, got.Generation)
 	})
+	// A spec edit moves the placeholder to the new generation: a condition
+	// must never look as if it spoke of an older spec.
+	var edited toolgatev1alpha1.ToolPolicy
+	if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(policy), &edited); err != nil {
+		t.Fatal(err)
+	}
+	edited.Spec.MaxLevel = toolgatev1alpha1.LevelLow
+	if err := env.Client.Update(t.Context(), &edited); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the edited ToolPolicy's condition speaks of its new generation", func() (bool, string) {
+		var got toolgatev1alpha1.ToolPolicy
+		if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(policy), &got); err != nil {
+			return false, err.Error()
+		}
+		if got.Generation < 2 {
+			return false, "the edit did not land"
+		}
+		return conditionIs(got.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionUnknown, toolgatev1alpha1.ReasonAwaitingEvaluation, got.Generation)
+	})
 	eventually(t, "the ToolPin has Ready Unknown, no state and an empty decisions list", func() (bool, string) {
 		var got toolgatev1alpha1.ToolPin
 		if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(pin), &got); err != nil {

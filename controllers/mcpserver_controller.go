@@ -2,17 +2,13 @@ package controllers
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"fmt"
 	"sort"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -28,15 +24,11 @@ import (
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/lifecycle"
 	"github.com/toolgate/toolgate/internal/probe"
+	"github.com/toolgate/toolgate/internal/serverstatus"
+	"github.com/toolgate/toolgate/internal/verdict"
 	"github.com/toolgate/toolgate/pkg/tooldef"
 	"github.com/toolgate/toolgate/pkg/vet"
 )
-
-// maxToolName is the longest tool name a ToolPin holds (spec.toolName).
-const maxToolName = 128
-
-// secretRefIndex indexes MCPServers by the Secrets and ConfigMaps they read.
-const secretRefIndex = "toolgate.dev/references"
 
 // MCPServerReconciler probes MCP servers, judges their catalogues and keeps
 // one ToolPin per tool.
@@ -74,9 +66,9 @@ type MCPServerReconciler struct {
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile probes a server when it is due and brings its status and pins
-// in line with what the probe found.
+// in line with what the probe found: Get, gather the pass's inputs, decide
+// the status (serverstatus.Next), one status patch, then the events.
 func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	log := logf.FromContext(ctx)
 	var server toolgatev1alpha1.MCPServer
 	if err := r.Get(ctx, req.NamespacedName, &server); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -88,202 +80,172 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	if !server.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil // the pins go with it, by owner reference
 	}
-	now := r.now()
-	interval := 5 * time.Minute
-	if server.Spec.Probe.Interval != nil {
-		interval = server.Spec.Probe.Interval.Duration
-	}
-	orig := server.DeepCopy()
+	interval := serverstatus.Interval(server.Spec.Probe)
 
-	cfg, posture, err := resolveProbe(ctx, r.Client, &server)
-	var cerr *configError
-	if errors.As(err, &cerr) {
-		r.setServerConditions(&server, metav1.ConditionFalse, cerr.reason, cerr.msg, metav1.ConditionUnknown, cerr.reason, "the server was not probed: "+cerr.msg)
-		server.Status.ObservedGeneration = server.Generation
-		return ctrl.Result{RequeueAfter: interval}, r.patchServer(ctx, orig, &server)
-	}
+	p, err := r.gather(ctx, &server, interval)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-
-	digest := configDigest(cfg, server.Generation)
-	last := server.Status.LastProbeTime
-	prev, seen := r.probed.Load(req.NamespacedName)
-	if last != nil && seen && prev == digest && now.Before(last.Add(interval)) {
-		return ctrl.Result{RequeueAfter: last.Add(interval).Sub(now)}, nil
+	if !p.due {
+		return ctrl.Result{RequeueAfter: p.wait}, nil
 	}
+
+	orig := server.DeepCopy()
+	status, events := serverstatus.Next(server.Status, p.input)
+	server.Status = status
+	if err := patchStatusIfChanged(ctx, r.Client, orig, &server, orig.Status, server.Status); err != nil {
+		return ctrl.Result{}, err
+	}
+	r.emit(&server, events)
+	// Remembered only once the status landed: a pass that failed half-way
+	// is probed again rather than waiting for the interval.
+	if p.digest != "" {
+		r.probed.Store(req.NamespacedName, p.digest)
+	}
+	return ctrl.Result{RequeueAfter: interval}, nil
+}
+
+// pass is what one reconcile gathered about a server.
+type pass struct {
+	// due is false when the server is not to be probed yet; wait says for
+	// how long.
+	due  bool
+	wait time.Duration
+	// input is what serverstatus.Next decides on.
+	input serverstatus.Input
+	// digest identifies the configuration probed; empty when none was.
+	digest string
+}
+
+// gather resolves what the server references, decides whether it is due,
+// probes it, judges the catalogue with what its identity may reach, and
+// brings its pins in line.
+func (r *MCPServerReconciler) gather(ctx context.Context, server *toolgatev1alpha1.MCPServer, interval time.Duration) (pass, error) {
+	now := r.now()
+	p := pass{due: true, input: serverstatus.Input{Generation: server.Generation, Now: now}}
+
+	cfg, posture, err := resolveProbe(ctx, r.Client, server)
+	var cerr *configError
+	if errors.As(err, &cerr) {
+		p.input.Misconfigured = &serverstatus.Failure{Reason: cerr.reason, Message: cerr.msg}
+		return p, nil
+	}
+	if err != nil {
+		return p, err
+	}
+
+	digest := serverstatus.ConfigDigest(cfg, server.Generation)
+	prev, seen := r.probed.Load(client.ObjectKeyFromObject(server))
+	if p.due, p.wait = serverstatus.Due(server.Status.LastProbeTime, interval, seen && prev == digest, now); !p.due {
+		return p, nil
+	}
+	p.digest = digest
 
 	cfg.ClientVersion = r.ClientVersion
 	if r.MaxProbeTimeout > 0 && (cfg.Timeout == 0 || cfg.Timeout > r.MaxProbeTimeout) {
 		cfg.Timeout = r.MaxProbeTimeout
 	}
-	m := getMetrics()
+	result, err := r.probeAndCount(ctx, server, cfg)
+	if err != nil {
+		p.input.ProbeFailed = serverstatus.ProbeFailure(err)
+		logf.FromContext(ctx).Info("probe failed", "reason", p.input.ProbeFailed.Reason, "error", p.input.ProbeFailed.Message)
+		return p, nil
+	}
+
+	reach, err := r.reach(ctx, server)
+	if err != nil {
+		return p, err
+	}
+	posture.Reach = reach
+	report := vet.Vet([]vet.Server{{Name: server.Namespace + "/" + server.Name, Catalogue: result.Catalogue, Posture: posture}})
+	synced, err := r.syncPins(ctx, server, result.Catalogue, report, now)
+	if err != nil {
+		return p, err
+	}
+	tally := serverstatus.Count(synced.pins)
+	getMetrics().recordPins(server.Namespace, server.Name, tally)
+	p.input.Probed = &serverstatus.Catalogue{
+		Result: result, Server: report.Servers[0], Reach: reach.Findings, Pins: tally,
+		TrustedOnFirstUse: synced.trustedOnFirstUse, Unpinnable: synced.unpinnable,
+	}
+	return p, nil
+}
+
+// probeAndCount probes the server and counts the probe in the metrics.
+func (r *MCPServerReconciler) probeAndCount(ctx context.Context, server *toolgatev1alpha1.MCPServer, cfg probe.Config) (*probe.Result, error) {
 	started := time.Now()
 	result, err := r.probe(ctx, cfg)
 	outcome := toolgatev1alpha1.ReasonProbed
 	if err != nil {
-		outcome = string(probe.InvalidResponse)
-		var perr *probe.Error
-		if errors.As(err, &perr) {
-			outcome = string(perr.Reason)
-		}
+		outcome = string(probe.ReasonOf(err))
 	}
+	m := getMetrics()
 	m.probeDuration.WithLabelValues(outcome).Observe(time.Since(started).Seconds())
 	m.probes.WithLabelValues(server.Namespace, server.Name, outcome).Inc()
-	probeTime := metav1.NewTime(now)
-	server.Status.LastProbeTime = &probeTime
-	server.Status.ObservedGeneration = server.Generation
-	if err != nil {
-		var perr *probe.Error
-		reason := string(probe.InvalidResponse)
-		if errors.As(err, &perr) {
-			reason = string(perr.Reason)
-		}
-		msg := clip(err.Error(), 1024)
-		log.Info("probe failed", "reason", reason, "error", msg)
-		r.setServerConditions(&server, metav1.ConditionFalse, reason, msg, metav1.ConditionFalse, reason, msg)
-		return r.finish(ctx, req, orig, &server, digest, interval)
-	}
-
-	report := vet.Vet([]vet.Server{{Name: server.Namespace + "/" + server.Name, Catalogue: result.Catalogue, Posture: posture}})
-	reach, err := r.reach(ctx, &server)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	applyReach(&report, reach)
-	server.Status.Reach = bound(reach.findings, 16, 256)
-	pins, firstUse, skipped, err := r.syncPins(ctx, &server, result.Catalogue, report, now)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	m.recordPins(server.Namespace, server.Name, pins)
-
-	st := &server.Status
-	st.ServerInfo = &toolgatev1alpha1.ServerInfo{Name: clip(result.ServerName, 256), Version: clip(result.ServerVersion, 128), ProtocolVersion: clip(result.ProtocolVersion, 32)}
-	if result.Instructions != "" {
-		sum := sha256.Sum256([]byte(result.Instructions))
-		st.ServerInfo.InstructionsFingerprint = toolgatev1alpha1.Fingerprint("sha256:" + hex.EncodeToString(sum[:]))
-	}
-	sr := report.Servers[0]
-	st.Risk = &toolgatev1alpha1.ServerRisk{Level: toolgatev1alpha1.Level(sr.Level), Reasons: bound(sr.Reasons, 16, 512)}
-	for i, f := range sr.Findings {
-		if i == 16 {
-			break
-		}
-		st.Risk.Findings = append(st.Risk.Findings, toolgatev1alpha1.Finding{Signal: clip(f.Signal, 64), Field: clip(f.Field, 512), Excerpt: clip(f.Excerpt, 256)})
-	}
-	st.ToolCount = int32(len(result.Catalogue.Tools))
-	st.Tools = summaries(pins)
-	st.HighestLevel = ""
-	for _, s := range st.Tools {
-		if s.Level > st.HighestLevel {
-			st.HighestLevel = s.Level
-		}
-	}
-	counts := map[toolgatev1alpha1.PinState]int{}
-	for _, p := range pins {
-		counts[p.Status.State]++
-	}
-	if firstUse > 0 && r.Recorder != nil {
-		r.Recorder.Eventf(&server, nil, "Normal", toolgatev1alpha1.ReasonPinnedOnFirstUse, "Pin", "%d new tool(s) trusted on first use", firstUse)
-	}
-	msg := fmt.Sprintf("%d tools: %d trusted, %d awaiting review, %d rejected", st.ToolCount, counts[toolgatev1alpha1.PinTrusted], counts[toolgatev1alpha1.PinAwaitingReview], counts[toolgatev1alpha1.PinRejected])
-	if skipped > 0 {
-		msg += fmt.Sprintf("; %d tool(s) withheld because their names are longer than %d bytes", skipped, maxToolName)
-	}
-	r.setServerConditions(&server, metav1.ConditionTrue, toolgatev1alpha1.ReasonProbed, msg, metav1.ConditionTrue, toolgatev1alpha1.ReasonProbed,
-		fmt.Sprintf("%d tools on %d page(s), %d bytes, in %s", st.ToolCount, result.Pages, result.Bytes, result.Duration.Round(time.Millisecond)))
-	return r.finish(ctx, req, orig, &server, digest, interval)
+	return result, err
 }
 
-// finish writes the server's status and, only once that landed, remembers
-// the configuration as probed: a pass that failed half-way is probed again
-// rather than waiting for the interval.
-func (r *MCPServerReconciler) finish(ctx context.Context, req ctrl.Request, orig, server *toolgatev1alpha1.MCPServer, digest string, interval time.Duration) (ctrl.Result, error) {
-	if err := r.patchServer(ctx, orig, server); err != nil {
-		return ctrl.Result{}, err
-	}
-	r.probed.Store(req.NamespacedName, digest)
-	return ctrl.Result{RequeueAfter: interval}, nil
+// pinSync is what syncPins did.
+type pinSync struct {
+	// pins are the server's pins as they now are.
+	pins []toolgatev1alpha1.ToolPin
+	// trustedOnFirstUse counts the tools pinned in this pass.
+	trustedOnFirstUse int
+	// unpinnable counts the tools whose names no pin can hold.
+	unpinnable int
 }
 
-// syncPins creates the pins of new tools and runs every pin of the server
-// through the lifecycle. It returns the server's pins as they now are, and
-// how many were trusted on first use in this pass, and how many tools have
-// a name no pin can hold.
-func (r *MCPServerReconciler) syncPins(ctx context.Context, server *toolgatev1alpha1.MCPServer, cat *tooldef.Catalogue, report vet.Report, now time.Time) ([]toolgatev1alpha1.ToolPin, int, int, error) {
+// syncPins creates the pins of new tools, runs every pin of the server
+// through the lifecycle with the tool's new judgement, and marks the pins
+// of tools that are gone.
+func (r *MCPServerReconciler) syncPins(ctx context.Context, server *toolgatev1alpha1.MCPServer, cat *tooldef.Catalogue, report vet.Report, now time.Time) (pinSync, error) {
 	var list toolgatev1alpha1.ToolPinList
-	if err := r.List(ctx, &list, client.InNamespace(server.Namespace), client.MatchingFields{serverRefIndex: server.Name}); err != nil {
-		return nil, 0, 0, err
+	if err := r.List(ctx, &list, client.InNamespace(server.Namespace), client.MatchingFields{pinServerIndex: server.Name}); err != nil {
+		return pinSync{}, err
 	}
 	byTool := map[string]*toolgatev1alpha1.ToolPin{}
-	untrusted := map[string]string{} // body fingerprint → pin name
 	for i := range list.Items {
-		p := &list.Items[i]
-		byTool[p.Spec.ToolName] = p
-		// A definition is untrusted while it awaits review or is rejected,
-		// and stays so when its tool disappears unapproved: otherwise
-		// removing a tool and offering it again under another name would
-		// launder it.
-		if lifecycle.Untrusted(p.Status) {
-			body := string(p.Status.ObservedBodyFingerprint)
-			if body == "" {
-				if t, err := tooldef.ParseTool([]byte(p.Status.ObservedDefinition)); err == nil {
-					body, _ = t.BodyFingerprint()
-				}
-			}
-			if body != "" {
-				untrusted[body] = p.Name
-			}
-		}
+		byTool[list.Items[i].Spec.ToolName] = &list.Items[i]
 	}
-	required := r.RequiredApprovers
+	untrusted := untrustedBodies(list.Items)
 	stamp := metav1.NewTime(now)
-	var pins []toolgatev1alpha1.ToolPin
-	firstUse, skipped := 0, 0
+
+	var out pinSync
 	for i, tool := range cat.Tools {
-		if len(tool.Name) > maxToolName {
-			// No pin can hold it, so the tool is never exposed; say so.
-			skipped++
+		if len(tool.Name) > toolgatev1alpha1.MaxToolNameLength {
+			out.unpinnable++ // no pin can hold it, so it is never exposed
 			continue
 		}
 		pin := byTool[tool.Name]
 		delete(byTool, tool.Name)
 		body, _ := tool.BodyFingerprint()
-		owner, laundered := untrusted[body]
-		toolRisk := toolRisk(report.Tools[i])
-		next := func(name string, st toolgatev1alpha1.ToolPinStatus) lifecycle.Output {
-			return lifecycle.Next(lifecycle.Input{
-				Status: st, Tool: tool, Risk: toolRisk, FirstUse: server.Spec.FirstUse,
-				UntrustedBody: laundered && owner != name, RequiredApprovers: required, Now: stamp,
-			})
+		holder, laundered := untrusted[body]
+		in := lifecycle.Input{
+			Tool: tool, Risk: verdict.ToolRisk(report.Tools[i]), FirstUse: server.Spec.FirstUse,
+			RequiredApprovers: r.RequiredApprovers, Now: stamp,
+		}
+		decide := func(name string, st toolgatev1alpha1.ToolPinStatus) lifecycle.Output {
+			in := in
+			in.Status, in.UntrustedBody = st, laundered && holder != name
+			return lifecycle.Next(in)
 		}
 		if pin == nil {
-			fresh, err := newPin(server, tool.Name, r.Scheme)
+			created, err := r.createPin(ctx, server, tool.Name, decide)
 			if err != nil {
-				return nil, 0, 0, err
+				return pinSync{}, err
 			}
-			// Labels are known before the pin exists: creating it with them
-			// saves a write per new tool.
-			first := next(fresh.Name, toolgatev1alpha1.ToolPinStatus{})
-			fresh.Labels[toolgatev1alpha1.LabelState] = string(first.Status.State)
-			if first.Status.Risk != nil {
-				fresh.Labels[toolgatev1alpha1.LabelLevel] = string(first.Status.Risk.Level)
-			}
-			if pin, err = createPin(ctx, r.Client, fresh); err != nil {
-				return nil, 0, 0, err
-			}
+			pin = created
 		}
-		reason, err := r.updatePin(ctx, server, pin, func(st toolgatev1alpha1.ToolPinStatus) lifecycle.Output { return next(pin.Name, st) })
+		reason, err := r.updatePin(ctx, server, pin, func(st toolgatev1alpha1.ToolPinStatus) lifecycle.Output { return decide(pin.Name, st) })
 		if reason == toolgatev1alpha1.ReasonPinnedOnFirstUse {
-			firstUse++
+			out.trustedOnFirstUse++
 		}
 		if err != nil {
-			return nil, 0, 0, err
+			return pinSync{}, err
 		}
-		pins = append(pins, *pin)
+		out.pins = append(out.pins, *pin)
 	}
-	// Pins whose tool is gone.
+
 	gone := make([]string, 0, len(byTool))
 	for name := range byTool {
 		gone = append(gone, name)
@@ -291,15 +253,53 @@ func (r *MCPServerReconciler) syncPins(ctx context.Context, server *toolgatev1al
 	sort.Strings(gone)
 	for _, name := range gone {
 		pin := byTool[name]
-		_, err := r.updatePin(ctx, server, pin, func(st toolgatev1alpha1.ToolPinStatus) lifecycle.Output {
+		if _, err := r.updatePin(ctx, server, pin, func(st toolgatev1alpha1.ToolPinStatus) lifecycle.Output {
 			return lifecycle.Next(lifecycle.Input{Status: st, Tool: nil, Now: stamp})
-		})
-		if err != nil {
-			return nil, 0, 0, err
+		}); err != nil {
+			return pinSync{}, err
 		}
-		pins = append(pins, *pin)
+		out.pins = append(out.pins, *pin)
 	}
-	return pins, firstUse, skipped, nil
+	return out, nil
+}
+
+// untrustedBodies maps the body fingerprint (the definition without its
+// name) of every pin awaiting review or rejected to that pin. A definition
+// stays untrusted when its tool disappears unapproved: otherwise removing a
+// tool and offering it again under another name would launder it.
+func untrustedBodies(pins []toolgatev1alpha1.ToolPin) map[string]string {
+	untrusted := map[string]string{}
+	for _, p := range pins {
+		if !lifecycle.Untrusted(p.Status) {
+			continue
+		}
+		body := string(p.Status.ObservedBodyFingerprint)
+		if body == "" {
+			if t, err := tooldef.ParseTool([]byte(p.Status.ObservedDefinition)); err == nil {
+				body, _ = t.BodyFingerprint()
+			}
+		}
+		if body != "" {
+			untrusted[body] = p.Name
+		}
+	}
+	return untrusted
+}
+
+// createPin creates the pin of a new tool with the labels of its first
+// decision (known before the pin exists, which saves a write per new
+// tool), or returns the pin that already holds its name.
+func (r *MCPServerReconciler) createPin(ctx context.Context, server *toolgatev1alpha1.MCPServer, tool string, decide func(string, toolgatev1alpha1.ToolPinStatus) lifecycle.Output) (*toolgatev1alpha1.ToolPin, error) {
+	fresh, err := newPin(server, tool, r.Scheme)
+	if err != nil {
+		return nil, err
+	}
+	first := decide(fresh.Name, toolgatev1alpha1.ToolPinStatus{})
+	fresh.Labels[toolgatev1alpha1.LabelState] = string(first.Status.State)
+	if first.Status.Risk != nil {
+		fresh.Labels[toolgatev1alpha1.LabelLevel] = string(first.Status.Risk.Level)
+	}
+	return createPin(ctx, r.Client, fresh)
 }
 
 // updatePin runs one lifecycle step on a pin and writes it. On a conflict
@@ -323,25 +323,14 @@ func (r *MCPServerReconciler) updatePin(ctx context.Context, server *toolgatev1a
 	return reason, err
 }
 
-func (r *MCPServerReconciler) setServerConditions(s *toolgatev1alpha1.MCPServer, ready metav1.ConditionStatus, readyReason, readyMsg string, reach metav1.ConditionStatus, reachReason, reachMsg string) {
-	for _, c := range []metav1.Condition{
-		{Type: toolgatev1alpha1.ConditionReady, Status: ready, Reason: readyReason, Message: clip(readyMsg, 1024), ObservedGeneration: s.Generation},
-		{Type: toolgatev1alpha1.ConditionReachable, Status: reach, Reason: reachReason, Message: clip(reachMsg, 1024), ObservedGeneration: s.Generation},
-	} {
-		old := meta.FindStatusCondition(s.Status.Conditions, c.Type)
-		if r.Recorder != nil && c.Type == toolgatev1alpha1.ConditionReady && (old == nil || old.Status != c.Status || old.Reason != c.Reason) {
-			kind := "Normal"
-			if c.Status == metav1.ConditionFalse {
-				kind = "Warning"
-			}
-			r.Recorder.Eventf(s, nil, kind, c.Reason, "Probe", "%s", c.Message)
-		}
-		meta.SetStatusCondition(&s.Status.Conditions, c)
+// emit records the events a pass called for, once its status landed.
+func (r *MCPServerReconciler) emit(server *toolgatev1alpha1.MCPServer, events []serverstatus.Event) {
+	if r.Recorder == nil {
+		return
 	}
-}
-
-func (r *MCPServerReconciler) patchServer(ctx context.Context, orig, s *toolgatev1alpha1.MCPServer) error {
-	return patchStatusIfChanged(ctx, r.Client, orig, s, orig.Status, s.Status)
+	for _, e := range events {
+		r.Recorder.Eventf(server, nil, e.Type, e.Reason, e.Action, "%s", e.Message)
+	}
 }
 
 func (r *MCPServerReconciler) now() time.Time {
@@ -358,64 +347,13 @@ func (r *MCPServerReconciler) probe(ctx context.Context, cfg probe.Config) (*pro
 	return probe.Probe(ctx, cfg)
 }
 
-// configDigest identifies what a probe was made with: endpoint, headers,
-// TLS roots and the spec generation.
-func configDigest(cfg probe.Config, generation int64) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%s\n%d\n", cfg.URL, cfg.Transport, generation)
-	keys := make([]string, 0, len(cfg.Header))
-	for k := range cfg.Header {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Fprintf(h, "%s=%q\n", k, cfg.Header[k])
-	}
-	if cfg.TLS != nil {
-		fmt.Fprintf(h, "tls %s %v\n", cfg.TLS.ServerName, cfg.TLS.RootCAs != nil)
-		if cfg.TLS.RootCAs != nil {
-			// Subjects is enough to notice a changed CA bundle.
-			for _, s := range cfg.TLS.RootCAs.Subjects() {
-				h.Write(s)
-			}
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// references lists the Secrets and ConfigMaps an MCPServer reads.
-func references(o client.Object) []string {
-	s := o.(*toolgatev1alpha1.MCPServer)
-	var refs []string
-	if a := s.Spec.Auth; a != nil {
-		if a.BearerToken != nil {
-			refs = append(refs, "secret/"+a.BearerToken.Name)
-		}
-		if a.HeadersFrom != nil {
-			refs = append(refs, "secret/"+a.HeadersFrom.Name)
-		}
-	}
-	if t := s.Spec.TLS; t != nil && t.CA != nil {
-		if t.CA.Secret != nil {
-			refs = append(refs, "secret/"+t.CA.Secret.Name)
-		}
-		if t.CA.ConfigMap != nil {
-			refs = append(refs, "configmap/"+t.CA.ConfigMap.Name)
-		}
-	}
-	return refs
-}
-
-// SetupWithManager registers the reconciler with the manager.
+// SetupWithManager registers the reconciler with the manager. The field
+// indexes it uses are registered by RegisterIndexes.
 func (r *MCPServerReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	ctx := context.Background()
-	if err := mgr.GetFieldIndexer().IndexField(ctx, &toolgatev1alpha1.MCPServer{}, secretRefIndex, references); err != nil {
-		return err
-	}
 	serversFor := func(kind string) handler.MapFunc {
 		return func(ctx context.Context, o client.Object) []reconcile.Request {
 			var list toolgatev1alpha1.MCPServerList
-			if err := mgr.GetClient().List(ctx, &list, client.InNamespace(o.GetNamespace()), client.MatchingFields{secretRefIndex: kind + "/" + o.GetName()}); err != nil {
+			if err := mgr.GetClient().List(ctx, &list, client.InNamespace(o.GetNamespace()), client.MatchingFields{serverReferenceIndex: kind + "/" + o.GetName()}); err != nil {
 				return nil
 			}
 			reqs := make([]reconcile.Request, len(list.Items))

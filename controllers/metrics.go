@@ -7,7 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/serverstatus"
 )
 
 // operatorMetrics are exported on the manager's metrics endpoint.
@@ -52,37 +52,15 @@ func getMetrics() *operatorMetrics {
 	return theMetrics
 }
 
-// recordPins sets a server's per-level and review gauges from its pins.
-func (m *operatorMetrics) recordPins(ns, server string, pins []toolgatev1alpha1.ToolPin) {
+// recordPins sets a server's per-level and review gauges from the tally of
+// its pins.
+func (m *operatorMetrics) recordPins(ns, server string, tally serverstatus.Tally) {
 	m.tools.DeletePartialMatch(prometheus.Labels{"namespace": ns, "server": server})
-	levels := map[toolgatev1alpha1.Level]int{}
-	awaiting := 0
-	var oldest time.Time
-	for _, p := range pins {
-		if p.Status.State == toolgatev1alpha1.PinRemoved {
-			continue
-		}
-		level := toolgatev1alpha1.LevelCritical
-		if p.Status.Risk != nil {
-			level = p.Status.Risk.Level
-		}
-		levels[level]++
-		if p.Status.State == toolgatev1alpha1.PinAwaitingReview {
-			awaiting++
-			since := p.CreationTimestamp.Time
-			if p.Status.Change != nil {
-				since = p.Status.Change.DetectedTime.Time
-			}
-			if oldest.IsZero() || since.Before(oldest) {
-				oldest = since
-			}
-		}
-	}
-	for level, n := range levels {
+	for level, n := range tally.Levels {
 		m.tools.WithLabelValues(ns, server, string(level)).Set(float64(n))
 	}
-	m.awaiting.WithLabelValues(ns, server).Set(float64(awaiting))
-	m.oldest.set(ns, server, oldest)
+	m.awaiting.WithLabelValues(ns, server).Set(float64(tally.Awaiting()))
+	m.oldest.set(ns, server, tally.OldestAwaiting)
 }
 
 // forget drops a deleted server's series.

@@ -3,8 +3,8 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"sort"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,70 +15,9 @@ import (
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/lifecycle"
-	"github.com/toolgate/toolgate/pkg/vet"
+	"github.com/toolgate/toolgate/internal/verdict"
+	"github.com/toolgate/toolgate/pkg/clip"
 )
-
-// serverRefIndex indexes ToolPins by the MCPServer they belong to.
-const serverRefIndex = "spec.serverRef.name"
-
-func indexPinServer(o client.Object) []string {
-	return []string{o.(*toolgatev1alpha1.ToolPin).Spec.ServerRef.Name}
-}
-
-// toolRisk turns a vet report into the API's risk record.
-func toolRisk(t vet.ToolReport) *toolgatev1alpha1.ToolRisk {
-	r := &toolgatev1alpha1.ToolRisk{
-		Level: toolgatev1alpha1.Level(t.Level), EffectiveLevel: toolgatev1alpha1.Level(t.EffectiveLevel),
-		RiskLevel: toolgatev1alpha1.RiskLevel(t.Risk.RiskLevel), Category: toolgatev1alpha1.Category(t.Risk.Category),
-		BlastRadius: toolgatev1alpha1.BlastRadius(t.Risk.BlastRadius), Reversibility: toolgatev1alpha1.Reversibility(t.Risk.Reversibility),
-		SideEffects:            bound(t.Risk.SideEffects, 16, 64),
-		ApprovalRecommendation: toolgatev1alpha1.ApprovalRecommendation(t.Risk.ApprovalRecommendation),
-		MinTrustLevel:          int32(t.Risk.MinTrustLevel),
-		Floors:                 bound(t.Floors, 16, 256),
-		Reasons:                bound(append(append([]string{}, t.Reasons...), prefixed("disagreement: ", t.Disagreements)...), 32, 512),
-	}
-	for i, f := range t.Findings {
-		if i == 32 {
-			break
-		}
-		r.Findings = append(r.Findings, toolgatev1alpha1.Finding{Signal: clip(f.Signal, 64), Field: clip(f.Field, 512), Excerpt: clip(f.Excerpt, 256)})
-	}
-	return r
-}
-
-// applyOverride lays a human classification over the computed risk. It is
-// the one way a level falls without a new approval, and it is marked.
-func applyOverride(r *toolgatev1alpha1.ToolRisk, o *toolgatev1alpha1.ClassificationOverride) *toolgatev1alpha1.ToolRisk {
-	if r == nil || o == nil {
-		return r
-	}
-	r = r.DeepCopy()
-	if o.Level != "" {
-		r.Level, r.EffectiveLevel = o.Level, o.Level
-		r.RiskLevel = riskLevelOf(o.Level)
-	}
-	if o.Category != "" {
-		r.Category = o.Category
-	}
-	if o.BlastRadius != "" {
-		r.BlastRadius = o.BlastRadius
-	}
-	r.Overridden = true
-	r.Reasons = bound(append(r.Reasons, "human override: "+o.Reason), 32, 512)
-	return r
-}
-
-func riskLevelOf(l toolgatev1alpha1.Level) toolgatev1alpha1.RiskLevel {
-	switch l {
-	case toolgatev1alpha1.LevelCritical:
-		return toolgatev1alpha1.RiskCritical
-	case toolgatev1alpha1.LevelHigh:
-		return toolgatev1alpha1.RiskHigh
-	case toolgatev1alpha1.LevelModerate:
-		return toolgatev1alpha1.RiskMedium
-	}
-	return toolgatev1alpha1.RiskLow
-}
 
 // writePin records a lifecycle decision: the status (with its Ready
 // condition and any override) in one optimistic-locked patch, the level and
@@ -89,7 +28,7 @@ func writePin(ctx context.Context, c client.Client, rec events.EventRecorder, re
 	// The override is laid over the computed judgement each time, never over
 	// an already overridden one, and disappears with spec.override.
 	computed := pin.Status.ComputedRisk
-	pin.Status.Risk = applyOverride(computed, pin.Spec.Override)
+	pin.Status.Risk = verdict.ApplyOverride(computed, pin.Spec.Override)
 	pin.Status.ObservedGeneration = pin.Generation
 	setPinReady(pin, out)
 	if err := patchStatusIfChanged(ctx, c, orig, pin, orig.Status, pin.Status); err != nil {
@@ -98,16 +37,16 @@ func writePin(ctx context.Context, c client.Client, rec events.EventRecorder, re
 	// Trust on first use is the normal case of every new tool; the server
 	// reports it once for all its tools instead of one event per pin.
 	if out.Reason != "" && out.Reason != toolgatev1alpha1.ReasonPinnedOnFirstUse && rec != nil {
-		kind := "Normal"
+		kind := corev1.EventTypeNormal
 		switch out.Reason {
 		case toolgatev1alpha1.ReasonDefinitionChanged, toolgatev1alpha1.ReasonRejected, toolgatev1alpha1.ReasonRenamedFromUntrusted:
-			kind = "Warning"
+			kind = corev1.EventTypeWarning
 		}
 		rec.Eventf(pin, related, kind, out.Reason, "Review", "%s", out.Message)
 	}
 	if o := pin.Spec.Override; o != nil && o.Level != "" && computed != nil && o.Level < computed.Level && rec != nil &&
 		(orig.Status.Risk == nil || !orig.Status.Risk.Overridden || orig.Status.Risk.Level != o.Level) {
-		rec.Eventf(pin, related, "Warning", toolgatev1alpha1.ReasonOverrideLowersLevel, "Override",
+		rec.Eventf(pin, related, corev1.EventTypeWarning, toolgatev1alpha1.ReasonOverrideLowersLevel, "Override",
 			"a human override lowers the level from %s to %s: %s", computed.Level, o.Level, o.Reason)
 	}
 	return syncPinLabels(ctx, c, pin)
@@ -125,7 +64,7 @@ func setPinReady(pin *toolgatev1alpha1.ToolPin, out lifecycle.Output) {
 		cond.Message = "withheld: " + stateMessage(pin.Status.State)
 	}
 	if out.Message != "" {
-		cond.Message = clip(out.Message, 1024)
+		cond.Message = clip.String(out.Message, toolgatev1alpha1.MaxConditionMessageLength)
 	} else if old := meta.FindStatusCondition(pin.Status.Conditions, toolgatev1alpha1.ConditionReady); old != nil && old.Reason == cond.Reason {
 		cond.Message = old.Message // keep the explanation of the last transition
 	}
@@ -212,60 +151,4 @@ func createPin(ctx context.Context, c client.Client, pin *toolgatev1alpha1.ToolP
 		return nil, fmt.Errorf("creating pin %s: %w", pin.Name, err)
 	}
 	return pin, nil
-}
-
-// summaries lists a server's pins for its status, highest level first.
-func summaries(pins []toolgatev1alpha1.ToolPin) []toolgatev1alpha1.ToolSummary {
-	out := make([]toolgatev1alpha1.ToolSummary, 0, len(pins))
-	for _, p := range pins {
-		if p.Status.State == toolgatev1alpha1.PinRemoved {
-			continue
-		}
-		// A pin not judged yet counts as the worst until it is.
-		s := toolgatev1alpha1.ToolSummary{Name: clip(p.Spec.ToolName, 128), State: p.Status.State, Pin: p.Name, Level: toolgatev1alpha1.LevelCritical}
-		if p.Status.Risk != nil {
-			s.Level, s.Category = p.Status.Risk.Level, p.Status.Risk.Category
-		}
-		out = append(out, s)
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Level != out[j].Level {
-			return out[i].Level > out[j].Level
-		}
-		return out[i].Name < out[j].Name
-	})
-	if len(out) > 100 {
-		out = out[:100]
-	}
-	return out
-}
-
-func bound(list []string, n, size int) []string {
-	var out []string
-	for i, s := range list {
-		if i == n {
-			break
-		}
-		out = append(out, clip(s, size))
-	}
-	return out
-}
-
-func prefixed(p string, list []string) []string {
-	out := make([]string, len(list))
-	for i, s := range list {
-		out[i] = p + s
-	}
-	return out
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	r := []rune(s[:n-3])
-	for len(string(r))+3 > n && len(r) > 0 {
-		r = r[:len(r)-1]
-	}
-	return string(r) + "..."
 }

@@ -350,7 +350,7 @@ func TestHostileServersEndInAClearCondition(t *testing.T) {
 			return conditionIs(s.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionFalse, tc.reason, s.Generation)
 		})
 		var pins toolgatev1alpha1.ToolPinList
-		env.Client.List(t.Context(), &pins, client.InNamespace("default"), client.MatchingFields{serverRefIndex: "hostile-" + tc.name})
+		env.Client.List(t.Context(), &pins, client.InNamespace("default"), client.MatchingFields{pinServerIndex: "hostile-" + tc.name})
 		if len(pins.Items) != 0 {
 			t.Errorf("%s: %d pins from a server that failed its probe", tc.name, len(pins.Items))
 		}
@@ -396,6 +396,9 @@ func TestBlastRadiusFollowsTheServersOwnReach(t *testing.T) {
 	if read.Status.Risk == nil || read.Status.Risk.BlastRadius == toolgatev1alpha1.BlastCluster {
 		t.Errorf("a read-only tool must not be widened by delete rights: %+v", read.Status.Risk)
 	}
+	// Given the same reach, `toolgate score` reaches the operator's verdict
+	// on every tool.
+	expectSameVerdictOffline(t, fixture.URL, "cluster-wide", "k8s", "restart_pod", "get_pod")
 	eventually(t, "the server's status shows what its identity may do", func() (bool, string) {
 		var s toolgatev1alpha1.MCPServer
 		env.Client.Get(t.Context(), types.NamespacedName{Namespace: "default", Name: "k8s"}, &s)

@@ -3,13 +3,11 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/pkg/risk"
-	"github.com/toolgate/toolgate/pkg/vet"
 )
 
 // reachCheck is one question asked of the API server about what an
@@ -35,19 +33,14 @@ var reachChecks = []reachCheck{
 	{authorizationv1.ResourceAttributes{Verb: "get", Resource: "secrets"}, "can read secrets in every namespace", false, true},
 }
 
-// reachResult is what an MCPServer's ServiceAccount may do.
-type reachResult struct {
-	findings    []string
-	clusterWide bool
-	secrets     bool
-}
-
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 
 // reach asks the API server, with SubjectAccessReviews, what the server's
-// ServiceAccount may do.
-func (r *MCPServerReconciler) reach(ctx context.Context, s *toolgatev1alpha1.MCPServer) (reachResult, error) {
-	var res reachResult
+// ServiceAccount may do. What that means for its tools is the risk
+// engine's to judge (risk.Reach), so that the CLI given the same reach
+// reaches the same verdict.
+func (r *MCPServerReconciler) reach(ctx context.Context, s *toolgatev1alpha1.MCPServer) (risk.Reach, error) {
+	var res risk.Reach
 	sa := s.Spec.ServiceAccount
 	if sa == nil {
 		return res, nil
@@ -67,61 +60,10 @@ func (r *MCPServerReconciler) reach(ctx context.Context, s *toolgatev1alpha1.MCP
 			return res, fmt.Errorf("asking what %s may do: %w", user, err)
 		}
 		if review.Status.Allowed {
-			res.findings = append(res.findings, fmt.Sprintf("%s %s", user, check.finding))
-			res.clusterWide = res.clusterWide || check.clusterWide
-			res.secrets = res.secrets || check.secrets
+			res.Findings = append(res.Findings, fmt.Sprintf("%s %s", user, check.finding))
+			res.ClusterWide = res.ClusterWide || check.clusterWide
+			res.Secrets = res.Secrets || check.secrets
 		}
 	}
 	return res, nil
-}
-
-// applyReach widens the judgement of a server's tools to what its identity
-// can reach: a state-changing tool of a server that may change things in
-// every namespace reaches the cluster, whatever its parameters say.
-func applyReach(report *vet.Report, reach reachResult) {
-	if !reach.clusterWide && !reach.secrets {
-		return
-	}
-	why := "the server's service account " + strings.Join(reach.findings, "; ")
-	for i := range report.Tools {
-		t := &report.Tools[i]
-		switch t.Risk.Category {
-		case "mutate", "delete", "destroy":
-			if reach.clusterWide && t.Risk.BlastRadius != "organization" && t.Risk.BlastRadius != "global" {
-				t.Risk.BlastRadius = "cluster"
-				t.Reasons = append(t.Reasons, "blast radius cluster: "+why)
-				raiseReport(t, risk.L4, "a state change whose reach is the cluster")
-			}
-		default:
-			if reach.secrets && !containsString(t.Risk.SideEffects, "data_exfiltration") {
-				t.Risk.SideEffects = append(t.Risk.SideEffects, "data_exfiltration")
-				t.Reasons = append(t.Reasons, "may reveal secrets: "+why)
-			}
-		}
-	}
-}
-
-// raiseReport raises a reported level, keeping the SEP-2793 fields in
-// step with it.
-func raiseReport(t *vet.ToolReport, to risk.Level, why string) {
-	level, err := risk.ParseLevel(t.Level)
-	if err != nil || level >= to {
-		return
-	}
-	t.Level, t.EffectiveLevel = to.String(), to.String()
-	t.Risk.RiskLevel = risk.RiskLevelOf(to)
-	t.Risk.MinTrustLevel = max(t.Risk.MinTrustLevel, int(to))
-	if t.Risk.ApprovalRecommendation == "none" {
-		t.Risk.ApprovalRecommendation = "single"
-	}
-	t.Reasons = append(t.Reasons, to.String()+": "+why)
-}
-
-func containsString(list []string, s string) bool {
-	for _, l := range list {
-		if l == s {
-			return true
-		}
-	}
-	return false
 }

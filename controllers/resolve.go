@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -35,14 +36,8 @@ func resolveProbe(ctx context.Context, c client.Reader, s *toolgatev1alpha1.MCPS
 	switch {
 	case s.Spec.Endpoint.Service != nil:
 		svc := s.Spec.Endpoint.Service
-		scheme := svc.Scheme
-		if scheme == "" {
-			scheme = "http"
-		}
-		path := svc.Path
-		if path == "" {
-			path = "/mcp"
-		}
+		scheme := cmp.Or(svc.Scheme, toolgatev1alpha1.DefaultServiceScheme)
+		path := cmp.Or(svc.Path, toolgatev1alpha1.DefaultServicePath)
 		cfg.URL = fmt.Sprintf("%s://%s.%s.svc:%d%s", scheme, svc.Name, s.Namespace, svc.Port, path)
 		posture.InCluster = true
 	case s.Spec.Endpoint.URL != "":
@@ -52,10 +47,10 @@ func resolveProbe(ctx context.Context, c client.Reader, s *toolgatev1alpha1.MCPS
 	}
 	posture.URL = cfg.URL
 
-	cfg.Transport = toolgatev1alpha1.TransportStreamableHTTP
-	posture.Transport = "streamable-http"
-	if s.Spec.Transport == toolgatev1alpha1.TransportSSE {
-		cfg.Transport, posture.Transport = toolgatev1alpha1.TransportSSE, "sse"
+	cfg.Transport = cmp.Or(s.Spec.Transport, toolgatev1alpha1.DefaultTransport)
+	posture.Transport = risk.TransportStreamableHTTP
+	if cfg.Transport == toolgatev1alpha1.TransportSSE {
+		posture.Transport = risk.TransportSSE
 	}
 	if p := s.Spec.Probe; p.Timeout != nil {
 		cfg.Timeout = p.Timeout.Duration

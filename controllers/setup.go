@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -40,6 +41,9 @@ type Options struct {
 // binary and the integration tests both call it, so what is tested is what
 // runs.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
+	if err := RegisterIndexes(context.Background(), mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
 	c, s := mgr.GetClient(), mgr.GetScheme()
 	rec := mgr.GetEventRecorder("toolgate-manager")
 	approvers := max(2, opts.RequiredApprovers)

@@ -10,11 +10,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// ensureCondition sets a condition of the given type to Unknown with a reason
-// and message unless the condition is already present: a controller that has
-// real knowledge later must not have it reset by this default.
+// ensureCondition sets a condition of the given type to Unknown with a
+// placeholder reason and message, unless the condition already carries
+// another reason: a controller that has real knowledge later must not have
+// it reset by this default. A placeholder that stays is moved to the
+// current generation, so that it never looks stale after a spec edit.
 func ensureCondition(conds *[]metav1.Condition, generation int64, condType, reason, message string) {
-	if meta.FindStatusCondition(*conds, condType) != nil {
+	if old := meta.FindStatusCondition(*conds, condType); old != nil && old.Reason != reason {
 		return
 	}
 	meta.SetStatusCondition(conds, metav1.Condition{

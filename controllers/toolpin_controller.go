@@ -27,7 +27,7 @@ type ToolPinReconciler struct {
 	RequiredApprovers int
 }
 
-// +kubebuilder:rbac:groups=toolgate.dev,resources=toolpins,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=toolgate.dev,resources=toolpins,verbs=get;list;watch;create;update;patch
 // +kubebuilder:rbac:groups=toolgate.dev,resources=toolpins/status,verbs=get;update;patch
 
 // Reconcile re-runs the lifecycle of a pin on its last observation, so that
@@ -68,9 +68,12 @@ func (r *ToolPinReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		return ctrl.Result{}, nil
 	}
 	var server toolgatev1alpha1.MCPServer
+	// An event about the pin names its server, when there is one: an empty
+	// object would make the event's related reference meaningless.
+	var related runtime.Object
 	firstUse := toolgatev1alpha1.FirstUseReview
 	if err := r.Get(ctx, client.ObjectKey{Namespace: pin.Namespace, Name: pin.Spec.ServerRef.Name}, &server); err == nil {
-		firstUse = server.Spec.FirstUse
+		firstUse, related = server.Spec.FirstUse, &server
 	} else if !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, err
 	}
@@ -81,7 +84,7 @@ func (r *ToolPinReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	})
 	// A decision never changes when the tool was last seen.
 	out.Status.LastSeenTime = pin.Status.LastSeenTime
-	return ctrl.Result{}, writePin(ctx, r.Client, r.Recorder, &server, &pin, out)
+	return ctrl.Result{}, writePin(ctx, r.Client, r.Recorder, related, &pin, out)
 }
 
 func (r *ToolPinReconciler) now() metav1.Time {
@@ -93,9 +96,6 @@ func (r *ToolPinReconciler) now() metav1.Time {
 
 // SetupWithManager registers the reconciler with the manager.
 func (r *ToolPinReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &toolgatev1alpha1.ToolPin{}, serverRefIndex, indexPinServer); err != nil {
-		return err
-	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&toolgatev1alpha1.ToolPin{}).
 		Named("toolpin").

@@ -1,13 +1,11 @@
 package v1alpha1
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
+	"encoding/json"
 	"testing"
 	"time"
 
-	"sigs.k8s.io/yaml"
+	"github.com/toolgate/toolgate/internal/crdschema"
 )
 
 // TestLimitsMatchTheCRDs checks every bound in limits.go against the marker
@@ -55,47 +53,18 @@ func TestLimitsMatchTheCRDs(t *testing.T) {
 		{"toolpins", "status.change.parts[]", "maxLength", MaxChangePartLength},
 	} {
 		t.Run(c.crd+"/"+c.path, func(t *testing.T) {
-			node := schemaAt(t, c.crd, c.path)
-			got, ok := node[c.keyword].(float64)
-			if !ok {
+			node := crdschema.Field(t, c.crd, c.path)
+			got := map[string]*int64{"maxLength": node.MaxLength, "maxItems": node.MaxItems}[c.keyword]
+			if got == nil {
 				t.Fatalf("%s %s has no %s", c.crd, c.path, c.keyword)
 			}
-			if int(got) != c.want {
-				t.Errorf("%s %s: the CRD says %s %d, limits.go says %d", c.crd, c.path, c.keyword, int(got), c.want)
+			if int(*got) != c.want {
+				t.Errorf("%s %s: the CRD says %s %d, limits.go says %d", c.crd, c.path, c.keyword, *got, c.want)
 			}
 		})
 	}
 }
 
-// schemaAt walks a CRD's schema along a dotted path; "[]" after a name
-// steps into the array's items.
-func schemaAt(t *testing.T, crd, path string) map[string]any {
-	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "config", "crd", "bases", "toolgate.dev_"+crd+".yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc map[string]any
-	if err := yaml.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
-	node := doc["spec"].(map[string]any)["versions"].([]any)[0].(map[string]any)["schema"].(map[string]any)["openAPIV3Schema"].(map[string]any)
-	for _, step := range strings.Split(path, ".") {
-		name, items := strings.CutSuffix(step, "[]")
-		props, _ := node["properties"].(map[string]any)
-		next, ok := props[name].(map[string]any)
-		if !ok {
-			t.Fatalf("%s has no field %s (in %s)", crd, name, path)
-		}
-		node = next
-		if items {
-			if node, ok = node["items"].(map[string]any); !ok {
-				t.Fatalf("%s %s is not an array", crd, name)
-			}
-		}
-	}
-	return node
-}
 
 // TestDefaultsMatchTheCRDs checks every default in defaults.go against the
 // marker it mirrors.
@@ -119,9 +88,13 @@ func TestDefaultsMatchTheCRDs(t *testing.T) {
 		{"toolpolicies", "spec.approval.timeout", DefaultApprovalTimeout},
 	} {
 		t.Run(c.crd+"/"+c.path, func(t *testing.T) {
-			got, ok := schemaAt(t, c.crd, c.path)["default"]
-			if !ok {
+			node := crdschema.Field(t, c.crd, c.path)
+			if node.Default == nil {
 				t.Fatalf("%s %s has no default", c.crd, c.path)
+			}
+			var got any
+			if err := json.Unmarshal(node.Default.Raw, &got); err != nil {
+				t.Fatal(err)
 			}
 			if want, isDuration := c.want.(time.Duration); isDuration {
 				s, _ := got.(string)

@@ -164,6 +164,7 @@ func runScore(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		authenticated = fs.Bool("authenticated", false, "the client authenticates to the server")
 		trust         = fs.String("trust", "", "catalogue trust: Unknown, Community, Vendor or Internal")
 		gated         = fs.String("approval-gated", "", "comma-separated tools whose every call waits for a human")
+		reachFlag     = fs.String("reach", "", "what the server's own identity may do, as the operator finds for an in-cluster server: cluster-wide, secrets (comma-separated)")
 	)
 	in.register(fs)
 	if code, ok := parseFlags(fs, args, stderr, "Usage: toolgate score [flags] [FILE...]\n\nScores every tool of saved tools/list results. Several files are several servers offered to one agent.", output); !ok {
@@ -184,8 +185,13 @@ func runScore(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolgate score: --trust %q: want Unknown, Community, Vendor or Internal\n", *trust)
 		return ExitUsage
 	}
+	reach, err := risk.ParseReach(*reachFlag)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolgate score: --reach: %v\n", err)
+		return ExitUsage
+	}
 	switch *transport {
-	case "", "stdio", "streamable-http", "sse":
+	case "", risk.TransportStdio, risk.TransportStreamableHTTP, risk.TransportSSE:
 	default:
 		fmt.Fprintf(stderr, "toolgate score: --transport %q: want stdio, streamable-http or sse\n", *transport)
 		return ExitUsage
@@ -211,7 +217,7 @@ func runScore(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		servers = append(servers, vet.Server{
 			Name: serverName(file, used), Catalogue: cat, ApprovalGated: gatedSet,
-			Posture: risk.Posture{URL: *serverURL, Transport: *transport, Authenticated: *authenticated, Trust: *trust},
+			Posture: risk.Posture{URL: *serverURL, Transport: *transport, Authenticated: *authenticated, Trust: *trust, Reach: reach},
 		})
 	}
 	report := vet.Vet(servers)

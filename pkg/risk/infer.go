@@ -465,6 +465,10 @@ func Assess(in Input) Assessment {
 		sideEffects[e] = true
 	}
 
+	// A tool reaches as far as its server's identity may.
+	blast, reachWhy := in.Server.Reach.widen(act, blast, sideEffects)
+	a.Reasons = append(a.Reasons, reachWhy...)
+
 	// Missing or vague metadata raises.
 	if utf8.RuneCountInString(strings.TrimSpace(t.Description)) < 20 {
 		raise(min(level+1, L5), "the description is missing or too short to review")

@@ -75,20 +75,31 @@ type Posture struct {
 	Trust string
 	// InCluster is true for a server reached through a cluster Service.
 	InCluster bool
+	// Reach is what the server's own identity may do where it runs.
+	Reach Reach
 }
+
+// Transports a Posture names.
+const (
+	TransportStdio          = "stdio"
+	TransportStreamableHTTP = "streamable-http"
+	TransportSSE            = "sse"
+)
 
 // ServerAssessment is the risk of a server's posture.
 type ServerAssessment struct {
 	Level   Level
 	Floor   string
 	Reasons []string
+	// Reach is the posture's, carried to the judgement of each tool.
+	Reach Reach
 }
 
 // AssessServer scores a server's posture: transport, authentication, host
 // and catalogue trust. A remote, unauthenticated server at a host that is
 // not known to be local or in-cluster is floored at L5.
 func AssessServer(p Posture) ServerAssessment {
-	var a ServerAssessment
+	a := ServerAssessment{Reach: p.Reach}
 	raise := func(l Level, why string) {
 		if l > a.Level {
 			a.Level = l
@@ -126,7 +137,7 @@ func AssessServer(p Posture) ServerAssessment {
 	if u.Scheme == "http" && !local {
 		raise(L4, "plain HTTP to a remote host")
 	}
-	if p.Transport == "sse" {
+	if p.Transport == TransportSSE {
 		raise(L2, "deprecated SSE transport")
 	}
 	if !p.Authenticated {

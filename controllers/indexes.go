@@ -1,0 +1,58 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+)
+
+// Field indexes of the manager's cache. They are all registered here, once,
+// before any controller starts, so that no reconciler depends on another
+// having been set up first.
+const (
+	// pinServerIndex indexes ToolPins by the MCPServer they belong to.
+	pinServerIndex = "spec.serverRef.name"
+	// serverReferenceIndex indexes MCPServers by the Secrets ("secret/NAME")
+	// and ConfigMaps ("configmap/NAME") they read.
+	serverReferenceIndex = "toolgate.dev/references"
+)
+
+// RegisterIndexes adds every field index the reconcilers use.
+func RegisterIndexes(ctx context.Context, indexer client.FieldIndexer) error {
+	if err := indexer.IndexField(ctx, &toolgatev1alpha1.ToolPin{}, pinServerIndex, func(o client.Object) []string {
+		return []string{o.(*toolgatev1alpha1.ToolPin).Spec.ServerRef.Name}
+	}); err != nil {
+		return fmt.Errorf("indexing ToolPins by server: %w", err)
+	}
+	if err := indexer.IndexField(ctx, &toolgatev1alpha1.MCPServer{}, serverReferenceIndex, func(o client.Object) []string {
+		return serverReferences(o.(*toolgatev1alpha1.MCPServer))
+	}); err != nil {
+		return fmt.Errorf("indexing MCPServers by what they reference: %w", err)
+	}
+	return nil
+}
+
+// serverReferences lists the Secrets and ConfigMaps an MCPServer reads.
+func serverReferences(s *toolgatev1alpha1.MCPServer) []string {
+	var refs []string
+	if a := s.Spec.Auth; a != nil {
+		if a.BearerToken != nil {
+			refs = append(refs, "secret/"+a.BearerToken.Name)
+		}
+		if a.HeadersFrom != nil {
+			refs = append(refs, "secret/"+a.HeadersFrom.Name)
+		}
+	}
+	if t := s.Spec.TLS; t != nil && t.CA != nil {
+		if t.CA.Secret != nil {
+			refs = append(refs, "secret/"+t.CA.Secret.Name)
+		}
+		if t.CA.ConfigMap != nil {
+			refs = append(refs, "configmap/"+t.CA.ConfigMap.Name)
+		}
+	}
+	return refs
+}
