@@ -65,7 +65,6 @@ func TestLimitsMatchTheCRDs(t *testing.T) {
 	}
 }
 
-
 // TestDefaultsMatchTheCRDs checks every default in defaults.go against the
 // marker it mirrors.
 func TestDefaultsMatchTheCRDs(t *testing.T) {
