@@ -3,16 +3,24 @@
 # `make test` is the one command that runs the whole test suite on a fresh
 # machine: it builds the control-plane binaries envtest needs when they are
 # missing (into a cache outside the clone), then runs every Go test.
+# `make test-unit` runs only the tests that start no control plane.
+#
+# The tools are pinned as Go tools in modules of their own under hack/tools,
+# each built from source on first use and cached by the Go build cache, so
+# their dependencies never mix with the project's or with each other's.
 
 SHELL := /usr/bin/env bash -o pipefail
 .SHELLFLAGS := -ec
 
 GO ?= go
 CONTROLLER_GEN := $(GO) tool -modfile=hack/tools/go.mod controller-gen
+GOLANGCI_LINT := $(GO) tool -modfile=hack/tools/lint/go.mod golangci-lint
 ENVTEST_BINARIES := hack/envtest-binaries.sh
 
 # Extra flags for go test, e.g. make test GOTESTFLAGS='-run TestKubectl -v'.
 GOTESTFLAGS ?=
+# Extra flags for golangci-lint run, e.g. make lint LINTFLAGS=--fix.
+LINTFLAGS ?=
 
 .PHONY: all
 all: build
@@ -40,12 +48,17 @@ fmt: ## Format the Go code.
 vet: ## Run go vet.
 	$(GO) vet ./...
 
+.PHONY: lint
+lint: ## Run golangci-lint with .golangci.yml (the first run builds it from its pinned module, a few minutes).
+	$(GOLANGCI_LINT) run $(LINTFLAGS) ./...
+
 .PHONY: verify
 verify: generate manifests vet ## Regenerate everything and fail on any difference, unformatted code or untidy modules.
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
 	$(GO) mod tidy -diff
 	cd hack/tools && $(GO) mod tidy -diff
+	cd hack/tools/lint && $(GO) mod tidy -diff
 	@if [ -n "$$(git status --porcelain -- api config charts)" ]; then \
 		echo "generated files are out of date; run 'make generate manifests' and commit:"; \
 		git status --porcelain -- api config charts; git diff --stat -- api config charts; exit 1; \
@@ -62,6 +75,17 @@ envtest: ## Build kube-apiserver and etcd for envtest into the cache, when missi
 test: envtest ## Run every test, the ones against a real API server included, and print the risk engine's corpus figures.
 	KUBEBUILDER_ASSETS="$$($(ENVTEST_BINARIES))" $(GO) test $(GOTESTFLAGS) ./...
 	@$(MAKE) --no-print-directory corpus-figures
+
+# test-unit picks its packages from the import graph (hack/test-packages.sh):
+# every package whose tests link neither internal/testenv nor envtest. It
+# names the packages it leaves out, and it requires the development corpus
+# (TOOLGATE_REQUIRE_CORPUS=1) so that nothing skips unseen; run it with
+# TOOLGATE_REQUIRE_CORPUS= to let the corpus tests skip instead.
+.PHONY: test-unit
+test-unit: ## Run the tests that need no control plane or KUBEBUILDER_ASSETS; a missing corpus fails (TOOLGATE_REQUIRE_CORPUS= lets it skip).
+	@echo "test-unit: not run here, they start a control plane (make test): $$(hack/test-packages.sh envtest | sed 's|^github.com/toolgate/toolgate/|./|' | tr '\n' ' ')"
+	pkgs=$$(hack/test-packages.sh unit); \
+	TOOLGATE_REQUIRE_CORPUS=$${TOOLGATE_REQUIRE_CORPUS-1} $(GO) test $(GOTESTFLAGS) $$pkgs
 
 .PHONY: scale
 scale: envtest ## Measure convergence of 200 MCPServers of 50 tools each, and the operator's peak memory.

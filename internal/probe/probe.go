@@ -169,10 +169,10 @@ func Probe(ctx context.Context, cfg Config) (*Result, error) {
 			res.ServerName, res.ServerTitle, res.ServerVersion = init.ServerInfo.Name, init.ServerInfo.Title, init.ServerInfo.Version
 		}
 	}
-	if max := cfg.Limits.MaxStringBytes; max > 0 {
+	if limit := cfg.Limits.MaxStringBytes; limit > 0 {
 		for what, s := range map[string]string{"instructions": res.Instructions, "server name": res.ServerName, "server title": res.ServerTitle, "server version": res.ServerVersion} {
-			if len(s) > max {
-				return nil, &Error{Reason: TooLarge, Err: fmt.Errorf("the server's %s are %d bytes, over the limit of %d", what, len(s), max)}
+			if len(s) > limit {
+				return nil, &Error{Reason: TooLarge, Err: fmt.Errorf("the server's %s are %d bytes, over the limit of %d", what, len(s), limit)}
 			}
 		}
 	}

@@ -217,7 +217,7 @@ func TestProbeHostileServers(t *testing.T) {
 		{"not MCP at all", func(t *testing.T) string {
 			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "text/html")
-				io.WriteString(w, "<html>hello</html>")
+				w.Write([]byte("<html>hello</html>"))
 			}))
 			t.Cleanup(ts.Close)
 			return ts.URL

@@ -133,6 +133,20 @@ func (e *Env) Stop() error {
 	return err
 }
 
+// StopAtCleanup stops the control plane when tb and its cleanups are done,
+// and fails tb when it does not stop cleanly. Registered right after Start,
+// it runs last: after the cleanups that stop operators and managers, which
+// would otherwise keep watching and hold the API server up to its stop
+// timeout.
+func (e *Env) StopAtCleanup(tb testing.TB) {
+	tb.Helper()
+	tb.Cleanup(func() {
+		if err := e.Stop(); err != nil {
+			tb.Errorf("stopping the control plane: %v", err)
+		}
+	})
+}
+
 // User provisions a user with the given name and groups and returns a
 // controller-runtime client and a kubeconfig file acting as that user. The
 // user has no permissions until a test grants them with RBAC.

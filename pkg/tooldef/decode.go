@@ -31,7 +31,7 @@ func decode(data []byte, maxString int) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := dec.ReadToken(); err != io.EOF {
+	if _, err := dec.ReadToken(); !errors.Is(err, io.EOF) {
 		if err == nil {
 			return nil, &offsetError{offset: dec.InputOffset(), msg: "unexpected data after the JSON value"}
 		}

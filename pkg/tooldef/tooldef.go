@@ -337,7 +337,7 @@ func (w *canonicalWriter) append(b []byte, v any, depth int) ([]byte, error) {
 // the backslash and control characters are escaped, with the short forms
 // where JSON has them and \u00xx in lower-case hex otherwise.
 func appendCanonicalString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
+	const hexDigits = "0123456789abcdef"
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {
@@ -362,7 +362,7 @@ func appendCanonicalString(b []byte, s string) []byte {
 		case '\t':
 			b = append(b, '\\', 't')
 		default:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 		}
 		start = i + 1
 	}

@@ -3,13 +3,14 @@ package tooldef
 import (
 	"encoding/json"
 	"errors"
-	"github.com/toolgate/toolgate/internal/corpus"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gowebpki/jcs"
+
+	"github.com/toolgate/toolgate/internal/corpus"
 )
 
 const deleteRepo = `{

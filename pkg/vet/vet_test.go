@@ -3,11 +3,11 @@ package vet
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/toolgate/toolgate/internal/corpus"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/toolgate/toolgate/internal/corpus"
 	"github.com/toolgate/toolgate/pkg/risk"
 	"github.com/toolgate/toolgate/pkg/tooldef"
 )

@@ -37,7 +37,7 @@ func TestOperatorRestartLosesNothing(t *testing.T) {
 		}
 		t.Fatal(err)
 	}
-	defer env.Stop()
+	env.StopAtCleanup(t)
 	ctx := t.Context()
 	admin := env.Client
 

@@ -36,7 +36,7 @@ func TestFleetConverges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer env.Stop()
+	env.StopAtCleanup(t)
 	env.Config.QPS, env.Config.Burst = 1000, 2000
 	c, err := client.New(env.Config, client.Options{Scheme: env.Scheme})
 	if err != nil {

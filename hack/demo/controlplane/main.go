@@ -7,6 +7,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -23,7 +24,7 @@ func main() {
 	}
 }
 
-func run() error {
+func run() (err error) {
 	if len(os.Args) != 2 {
 		return fmt.Errorf("usage: controlplane DIR (kubeconfigs are written there)")
 	}
@@ -32,7 +33,11 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	defer env.Stop()
+	defer func() {
+		if stopErr := env.Stop(); stopErr != nil {
+			err = errors.Join(err, fmt.Errorf("stopping the control plane: %w", stopErr))
+		}
+	}()
 
 	root := testenv.RepoRoot()
 	out := map[string]any{}
