@@ -239,14 +239,16 @@ func TestReviewedAbuses(t *testing.T) {
 func TestOverrideIsForPeople(t *testing.T) {
 	pin := changedPin(t, "mail", "send_mail", "Sends one email to one recipient.")
 	role := filepath.Join(t.TempDir(), "editor.yaml")
-	os.WriteFile(role, []byte(`apiVersion: rbac.authorization.k8s.io/v1
+	if err := os.WriteFile(role, []byte(`apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
 metadata: {name: toolpin-editor}
 rules:
 - apiGroups: [toolgate.dev]
   resources: [toolpins]
   verbs: [get, list, watch, update, patch]
-`), 0o644)
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cfg, err := env.UserBoundToClusterRole("system:serviceaccount:default:ci-bot", role)
 	if err != nil {
 		t.Fatal(err)
@@ -285,7 +287,9 @@ func TestRemovedThenRenamedIsNotLaundered(t *testing.T) {
 	// First the tool disappears...
 	fixture.setRewrite(func(b []byte) []byte {
 		var msg map[string]any
-		json.Unmarshal(b, &msg)
+		if err := json.Unmarshal(b, &msg); err != nil {
+			return b
+		}
 		res := msg["result"].(map[string]any)
 		var kept []any
 		for _, tl := range res["tools"].([]any) {

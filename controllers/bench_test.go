@@ -41,7 +41,9 @@ func BenchmarkReconcile100Tools(b *testing.B) {
 	create(b, server)
 	eventually(b, "the server's 100 tools are pinned", func() (bool, string) {
 		var s toolgatev1alpha1.MCPServer
-		env.Client.Get(context.Background(), client.ObjectKeyFromObject(server), &s)
+		if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(server), &s); err != nil {
+			return false, err.Error()
+		}
 		return s.Status.ToolCount == 100, fmt.Sprint(s.Status.ToolCount)
 	})
 	result, err := probe.Probe(context.Background(), probe.Config{URL: fixture.URL})

@@ -91,12 +91,12 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	}
 
 	orig := server.DeepCopy()
-	status, events := serverstatus.Next(server.Status, p.input)
+	status, calledFor := serverstatus.Next(server.Status, p.input)
 	server.Status = status
 	if err := patchStatusIfChanged(ctx, r.Client, orig, &server, orig.Status, server.Status); err != nil {
 		return ctrl.Result{}, err
 	}
-	r.emit(&server, events)
+	r.emit(&server, calledFor)
 	// Remembered only once the status landed: a pass that failed half-way
 	// is probed again rather than waiting for the interval.
 	if p.digest != "" {
@@ -324,11 +324,11 @@ func (r *MCPServerReconciler) updatePin(ctx context.Context, server *toolgatev1a
 }
 
 // emit records the events a pass called for, once its status landed.
-func (r *MCPServerReconciler) emit(server *toolgatev1alpha1.MCPServer, events []serverstatus.Event) {
+func (r *MCPServerReconciler) emit(server *toolgatev1alpha1.MCPServer, calledFor []serverstatus.Event) {
 	if r.Recorder == nil {
 		return
 	}
-	for _, e := range events {
+	for _, e := range calledFor {
 		r.Recorder.Eventf(server, nil, e.Type, e.Reason, e.Action, "%s", e.Message)
 	}
 }

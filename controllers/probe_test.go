@@ -190,14 +190,18 @@ func TestRugPullNeedsReviewAndApproval(t *testing.T) {
 	// Key order and white space only: not a change.
 	fixture.setRewrite(func(b []byte) []byte {
 		var v any
-		json.Unmarshal(b, &v)
+		if err := json.Unmarshal(b, &v); err != nil {
+			return b // not a JSON body: pass it through
+		}
 		out, _ := json.MarshalIndent(v, "", "    ")
 		return out
 	})
 	reprobe(t, server, "6m")
 	eventually(t, "the server was probed again", func() (bool, string) {
 		var got toolgatev1alpha1.MCPServer
-		env.Client.Get(t.Context(), client.ObjectKeyFromObject(server), &got)
+		if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(server), &got); err != nil {
+			return false, err.Error()
+		}
 		return got.Status.ObservedGeneration == 2 && readyReason(got.Status.Conditions) == toolgatev1alpha1.ReasonProbed, "not yet"
 	})
 	if pin, _ := getPin(t, "weather", "get_weather"); pin.Status.State != toolgatev1alpha1.PinTrusted || pin.Status.Change != nil {
@@ -346,18 +350,24 @@ func TestHostileServersEndInAClearCondition(t *testing.T) {
 	for _, tc := range cases {
 		eventually(t, tc.name+" ends in "+tc.reason, func() (bool, string) {
 			var s toolgatev1alpha1.MCPServer
-			env.Client.Get(t.Context(), types.NamespacedName{Namespace: "default", Name: "hostile-" + tc.name}, &s)
+			if err := env.Client.Get(t.Context(), types.NamespacedName{Namespace: "default", Name: "hostile-" + tc.name}, &s); err != nil {
+				return false, err.Error()
+			}
 			return conditionIs(s.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionFalse, tc.reason, s.Generation)
 		})
 		var pins toolgatev1alpha1.ToolPinList
-		env.Client.List(t.Context(), &pins, client.InNamespace("default"), client.MatchingFields{pinServerIndex: "hostile-" + tc.name})
+		if err := env.Client.List(t.Context(), &pins, client.InNamespace("default"), client.MatchingFields{pinServerIndex: "hostile-" + tc.name}); err != nil {
+			t.Fatal(err)
+		}
 		if len(pins.Items) != 0 {
 			t.Errorf("%s: %d pins from a server that failed its probe", tc.name, len(pins.Items))
 		}
 	}
 	eventually(t, "the healthy server is served all the same", func() (bool, string) {
 		var s toolgatev1alpha1.MCPServer
-		env.Client.Get(t.Context(), types.NamespacedName{Namespace: "default", Name: "healthy"}, &s)
+		if err := env.Client.Get(t.Context(), types.NamespacedName{Namespace: "default", Name: "healthy"}, &s); err != nil {
+			return false, err.Error()
+		}
 		return conditionIs(s.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionTrue, toolgatev1alpha1.ReasonProbed, s.Generation)
 	})
 }
@@ -401,7 +411,9 @@ func TestBlastRadiusFollowsTheServersOwnReach(t *testing.T) {
 	expectSameVerdictOffline(t, fixture.URL, "cluster-wide", "k8s", "restart_pod", "get_pod")
 	eventually(t, "the server's status shows what its identity may do", func() (bool, string) {
 		var s toolgatev1alpha1.MCPServer
-		env.Client.Get(t.Context(), types.NamespacedName{Namespace: "default", Name: "k8s"}, &s)
+		if err := env.Client.Get(t.Context(), types.NamespacedName{Namespace: "default", Name: "k8s"}, &s); err != nil {
+			return false, err.Error()
+		}
 		return strings.Contains(strings.Join(s.Status.Reach, "\n"), "system:serviceaccount:tools:k8s-mcp can delete pods in every namespace"),
 			fmt.Sprint(s.Status.Reach)
 	})
@@ -461,7 +473,7 @@ func TestCredentialsFromASecretAndReprobeOnChange(t *testing.T) {
 			http.Error(w, "no", http.StatusUnauthorized)
 			return
 		}
-		proxyTo(t, inner, w, r)
+		proxyTo(inner, w, r)
 	}))
 	t.Cleanup(guard.Close)
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "billing-token", Namespace: "default", Labels: map[string]string{toolgatev1alpha1.LabelCredentials: "true"}},
@@ -493,14 +505,14 @@ func slowServer(t testing.TB) string {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		proxyTo(t, inner.URL, w, r)
+		proxyTo(inner.URL, w, r)
 	}))
 	t.Cleanup(ts.Close)
 	return ts.URL
 }
 
 // proxyTo forwards one request to another server, body included.
-func proxyTo(t testing.TB, target string, w http.ResponseWriter, r *http.Request) {
+func proxyTo(target string, w http.ResponseWriter, r *http.Request) {
 	req, _ := http.NewRequestWithContext(r.Context(), r.Method, target+r.URL.Path, r.Body)
 	req.Header = r.Header.Clone()
 	resp, err := http.DefaultClient.Do(req)
@@ -513,7 +525,7 @@ func proxyTo(t testing.TB, target string, w http.ResponseWriter, r *http.Request
 		w.Header()[k] = vs
 	}
 	w.WriteHeader(resp.StatusCode)
-	io.Copy(w, resp.Body)
+	_, _ = io.Copy(w, resp.Body) // the client sees a short body if the copy fails
 }
 
 func TestOverrideLowersALevelVisibly(t *testing.T) {
@@ -537,10 +549,12 @@ func TestOverrideLowersALevelVisibly(t *testing.T) {
 		if p.Status.Risk == nil || p.Status.Risk.Level != toolgatev1alpha1.LevelModerate || !p.Status.Risk.Overridden {
 			return false, fmt.Sprintf("%+v", p.Status.Risk)
 		}
-		var events eventsv1.EventList
-		env.Client.List(t.Context(), &events, client.InNamespace("default"))
-		for _, e := range events.Items {
-			if e.Regarding.Name == p.Name && e.Reason == "OverrideLowersLevel" && strings.Contains(e.Note, "from L5 to L3") {
+		var recorded eventsv1.EventList
+		if err := env.Client.List(t.Context(), &recorded, client.InNamespace("default")); err != nil {
+			return false, err.Error()
+		}
+		for _, e := range recorded.Items {
+			if e.Regarding.Name == p.Name && e.Reason == toolgatev1alpha1.ReasonOverrideLowersLevel && strings.Contains(e.Note, "from L5 to L3") {
 				return true, ""
 			}
 		}
@@ -550,7 +564,7 @@ func TestOverrideLowersALevelVisibly(t *testing.T) {
 
 func TestTLSWithACAFromAConfigMap(t *testing.T) {
 	inner := startMCPServer(t, &mcp.Tool{Name: "get_status", Description: "Gets the status of the service."})
-	ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { proxyTo(t, inner.URL, w, r) }))
+	ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { proxyTo(inner.URL, w, r) }))
 	t.Cleanup(ts.Close)
 	caPEM := string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw}))
 
@@ -577,7 +591,7 @@ func TestHeadersFromASecret(t *testing.T) {
 			http.Error(w, "no", http.StatusForbidden)
 			return
 		}
-		proxyTo(t, inner.URL, w, r)
+		proxyTo(inner.URL, w, r)
 	}))
 	t.Cleanup(guard.Close)
 	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "bank-headers", Namespace: "default", Labels: map[string]string{toolgatev1alpha1.LabelCredentials: "true"}},
@@ -593,7 +607,9 @@ func TestHeadersFromASecret(t *testing.T) {
 	create(t, nosy)
 	eventually(t, "an unlabelled Secret is not read", func() (bool, string) {
 		var s toolgatev1alpha1.MCPServer
-		env.Client.Get(t.Context(), client.ObjectKeyFromObject(nosy), &s)
+		if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(nosy), &s); err != nil {
+			return false, err.Error()
+		}
 		ok, d := conditionIs(s.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionFalse, toolgatev1alpha1.ReasonSecretNotFound, s.Generation)
 		return ok && strings.Contains(d, "toolgate.dev/credentials=true"), d
 	})
@@ -612,7 +628,9 @@ func TestHeadersFromASecret(t *testing.T) {
 	create(t, missing)
 	eventually(t, "a missing Secret is named in the condition", func() (bool, string) {
 		var s toolgatev1alpha1.MCPServer
-		env.Client.Get(t.Context(), client.ObjectKeyFromObject(missing), &s)
+		if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(missing), &s); err != nil {
+			return false, err.Error()
+		}
 		ok, d := conditionIs(s.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionFalse, toolgatev1alpha1.ReasonSecretNotFound, s.Generation)
 		return ok && strings.Contains(d, "secret nowhere not found"), d
 	})
@@ -643,7 +661,9 @@ func waitForReady(t testing.TB, what string, server *toolgatev1alpha1.MCPServer,
 	t.Helper()
 	eventually(t, what, func() (bool, string) {
 		var s toolgatev1alpha1.MCPServer
-		env.Client.Get(context.Background(), client.ObjectKeyFromObject(server), &s)
+		if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(server), &s); err != nil {
+			return false, err.Error()
+		}
 		return conditionIs(s.Status.Conditions, toolgatev1alpha1.ConditionReady, status, reason, s.Generation)
 	})
 }

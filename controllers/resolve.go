@@ -103,6 +103,7 @@ func resolveProbe(ctx context.Context, c client.Reader, s *toolgatev1alpha1.MCPS
 				return cfg, posture, &configError{toolgatev1alpha1.ReasonInvalidCA, "spec.tls.ca holds no PEM certificate"}
 			}
 			tlsCfg.RootCAs = pool
+			cfg.RootCAsPEM = []byte(pem)
 		}
 		cfg.TLS = tlsCfg
 	}

@@ -64,10 +64,10 @@ func expectSameVerdictOffline(t *testing.T, url, reach, server string, tools ...
 		if string(pin.Status.ObservedFingerprint) != fingerprints[name] {
 			t.Fatalf("%s: the capture is not the definition the operator judged (%s, %s)", name, fingerprints[name], pin.Status.ObservedFingerprint)
 		}
-		inCluster, cli := pin.Status.ComputedRisk.DeepCopy(), offline[name].DeepCopy()
-		inCluster.Reasons, cli.Reasons = nil, nil
-		if !equality.Semantic.DeepEqual(inCluster, cli) {
-			t.Errorf("%s: the operator says %+v, toolgate score says %+v", name, inCluster, cli)
+		inCluster, scored := pin.Status.ComputedRisk.DeepCopy(), offline[name].DeepCopy()
+		inCluster.Reasons, scored.Reasons = nil, nil
+		if !equality.Semantic.DeepEqual(inCluster, scored) {
+			t.Errorf("%s: the operator says %+v, toolgate score says %+v", name, inCluster, scored)
 		}
 	}
 }

@@ -104,6 +104,10 @@ type Config struct {
 	Limits Limits
 	// ClientVersion is reported to the server in initialize.
 	ClientVersion string
+	// RootCAsPEM is the PEM bundle TLS.RootCAs was built from. The probe
+	// does not read it; it identifies the configuration, so that a rotated
+	// CA triggers a probe.
+	RootCAsPEM []byte
 }
 
 // Result is what a probe found.

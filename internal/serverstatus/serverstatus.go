@@ -239,13 +239,10 @@ func ConfigDigest(cfg probe.Config, generation int64) string {
 		fmt.Fprintf(h, "%s=%q\n", k, cfg.Header[k])
 	}
 	if cfg.TLS != nil {
-		fmt.Fprintf(h, "tls %s %v\n", cfg.TLS.ServerName, cfg.TLS.RootCAs != nil)
-		if cfg.TLS.RootCAs != nil {
-			// The subjects are enough to notice a changed CA bundle.
-			for _, s := range cfg.TLS.RootCAs.Subjects() {
-				h.Write(s)
-			}
-		}
+		fmt.Fprintf(h, "tls %s\n", cfg.TLS.ServerName)
+		// The bundle itself, so that a rotated CA with the same subject is
+		// noticed too.
+		h.Write(cfg.RootCAsPEM)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -1,6 +1,7 @@
 package serverstatus
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/http"
@@ -243,7 +244,16 @@ func TestConfigDigest(t *testing.T) {
 	if ConfigDigest(base, 1) == ConfigDigest(base, 2) {
 		t.Error("a new generation must change the digest")
 	}
-	if ConfigDigest(base, 1) != ConfigDigest(base, 1) {
+	withCA := base
+	withCA.TLS, withCA.RootCAsPEM = &tls.Config{MinVersion: tls.VersionTLS12}, []byte("-----BEGIN CERTIFICATE-----\none")
+	rotatedCA := withCA
+	rotatedCA.RootCAsPEM = []byte("-----BEGIN CERTIFICATE-----\ntwo")
+	if ConfigDigest(withCA, 1) == ConfigDigest(rotatedCA, 1) {
+		t.Error("a rotated CA bundle must change the digest")
+	}
+	again := base
+	again.Header = base.Header.Clone()
+	if ConfigDigest(base, 1) != ConfigDigest(again, 1) {
 		t.Error("the digest must be stable")
 	}
 }

@@ -8,11 +8,11 @@ import (
 
 func TestCut(t *testing.T) {
 	for _, c := range []struct {
-		name string
-		in   string
-		max  int
-		want string
-		cut  bool
+		name  string
+		in    string
+		limit int
+		want  string
+		cut   bool
 	}{
 		{"fits", "hello", 5, "hello", false},
 		{"empty", "", 0, "", false},
@@ -26,9 +26,9 @@ func TestCut(t *testing.T) {
 		{"marker-only budget keeps runes whole", "😀😀", 3, "", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, cut := Cut(c.in, c.max)
+			got, cut := Cut(c.in, c.limit)
 			if got != c.want || cut != c.cut {
-				t.Errorf("Cut(%q, %d) = %q, %v; want %q, %v", c.in, c.max, got, cut, c.want, c.cut)
+				t.Errorf("Cut(%q, %d) = %q, %v; want %q, %v", c.in, c.limit, got, cut, c.want, c.cut)
 			}
 		})
 	}
@@ -48,22 +48,22 @@ func TestStrings(t *testing.T) {
 // input is, and is a prefix of the input (plus the marker) when cut.
 func FuzzCut(f *testing.F) {
 	f.Add("héllo wörld 😀", 7)
-	f.Fuzz(func(t *testing.T, s string, max int) {
-		if max < 0 || max > 1<<16 {
+	f.Fuzz(func(t *testing.T, s string, limit int) {
+		if limit < 0 || limit > 1<<16 {
 			return
 		}
-		got, cut := Cut(s, max)
-		if len(got) > max {
-			t.Fatalf("Cut(%q, %d) = %q is %d bytes", s, max, got, len(got))
+		got, cut := Cut(s, limit)
+		if len(got) > limit {
+			t.Fatalf("Cut(%q, %d) = %q is %d bytes", s, limit, got, len(got))
 		}
 		if utf8.ValidString(s) && !utf8.ValidString(got) {
-			t.Fatalf("Cut(%q, %d) = %q is not valid UTF-8", s, max, got)
+			t.Fatalf("Cut(%q, %d) = %q is not valid UTF-8", s, limit, got)
 		}
 		if !cut && got != s {
 			t.Fatalf("uncut result differs")
 		}
 		if cut && !strings.HasPrefix(s, strings.TrimSuffix(got, Marker)) {
-			t.Fatalf("Cut(%q, %d) = %q is not a prefix", s, max, got)
+			t.Fatalf("Cut(%q, %d) = %q is not a prefix", s, limit, got)
 		}
 	})
 }
