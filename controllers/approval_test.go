@@ -46,16 +46,16 @@ func decide(t *testing.T, c client.Client, pin *toolgatev1alpha1.ToolPin, value 
 
 // changedPin serves one tool, lets it be trusted on first use, redefines
 // it, and returns the pin once it awaits review.
-func changedPin(t *testing.T, server, tool, description string) *toolgatev1alpha1.ToolPin {
+func changedPin(t *testing.T, ns, server, tool, description string) *toolgatev1alpha1.ToolPin {
 	t.Helper()
 	fixture := startMCPServer(t, &mcp.Tool{Name: tool, Description: description})
 	s := &toolgatev1alpha1.MCPServer{
-		ObjectMeta: metav1.ObjectMeta{Name: server, Namespace: "default"},
+		ObjectMeta: metav1.ObjectMeta{Name: server, Namespace: ns},
 		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL}},
 	}
 	create(t, s)
 	eventually(t, "the tool is trusted on first use", func() (bool, string) {
-		pin, err := getPin(t, server, tool)
+		pin, err := getPin(t, ns, server, tool)
 		return err == nil && pin.Status.State == toolgatev1alpha1.PinTrusted, fmt.Sprint(err)
 	})
 	fixture.setRewrite(func(b []byte) []byte {
@@ -64,7 +64,7 @@ func changedPin(t *testing.T, server, tool, description string) *toolgatev1alpha
 	reprobe(t, s, "6m")
 	var pin *toolgatev1alpha1.ToolPin
 	eventually(t, "the changed tool awaits review", func() (bool, string) {
-		p, err := getPin(t, server, tool)
+		p, err := getPin(t, ns, server, tool)
 		pin = p
 		return err == nil && p.Status.State == toolgatev1alpha1.PinAwaitingReview, fmt.Sprint(err)
 	})
@@ -72,7 +72,8 @@ func changedPin(t *testing.T, server, tool, description string) *toolgatev1alpha
 }
 
 func TestApprovalsAreStampedAndChecked(t *testing.T) {
-	pin := changedPin(t, "notes", "archive_note", "Archives one note of the notebook.")
+	ns := testNamespace(t)
+	pin := changedPin(t, ns, "notes", "archive_note", "Archives one note of the notebook.")
 	observed := string(pin.Status.ObservedFingerprint)
 	alice := approver(t, "alice", "reviewers")
 
@@ -81,7 +82,7 @@ func TestApprovalsAreStampedAndChecked(t *testing.T) {
 		"user": "mallory", "groups": []string{"system:masters"}, "time": "2001-01-01T00:00:00Z"}); err != nil {
 		t.Fatalf("alice's decision was refused: %v", err)
 	}
-	got, _ := getPin(t, "notes", "archive_note")
+	got, _ := getPin(t, ns, "notes", "archive_note")
 	d := got.Status.Decisions[len(got.Status.Decisions)-1]
 	if d.User != "alice" || !slices.Contains(d.Groups, "reviewers") || slices.Contains(d.Groups, "system:masters") || d.Time == nil || d.Time.Year() == 2001 {
 		t.Fatalf("the decision is not stamped with the requester: %+v", d)
@@ -110,7 +111,7 @@ func TestApprovalsAreStampedAndChecked(t *testing.T) {
 		"removing a past decision": `[{"op":"remove","path":"/status/decisions/0"}]`,
 		"setting the state":        `[{"op":"replace","path":"/status/state","value":"Trusted"}]`,
 	} {
-		target := &toolgatev1alpha1.ToolPin{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: pin.Name}}
+		target := &toolgatev1alpha1.ToolPin{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: pin.Name}}
 		err := alice.Status().Patch(t.Context(), target, client.RawPatch(types.JSONPatchType, []byte(patch)))
 		if err == nil || !(strings.Contains(err.Error(), "append-only") || strings.Contains(err.Error(), "only the toolgate operator")) {
 			t.Errorf("%s: %v", name, err)
@@ -124,8 +125,9 @@ func TestApprovalsAreStampedAndChecked(t *testing.T) {
 }
 
 func TestMultiApprovalNeedsTwoPeople(t *testing.T) {
+	ns := testNamespace(t)
 	// A delete tool is critical: approvalRecommendation multi.
-	pin := changedPin(t, "trash", "delete_note", "Deletes one note of the notebook.")
+	pin := changedPin(t, ns, "trash", "delete_note", "Deletes one note of the notebook.")
 	if pin.Status.Risk == nil || pin.Status.Risk.ApprovalRecommendation != toolgatev1alpha1.ApprovalMulti {
 		t.Fatalf("the fixture must need multi approval: %+v", pin.Status.Risk)
 	}
@@ -138,10 +140,10 @@ func TestMultiApprovalNeedsTwoPeople(t *testing.T) {
 		}
 	}
 	eventually(t, "two decisions recorded, still awaiting review", func() (bool, string) {
-		p, _ := getPin(t, "trash", "delete_note")
+		p, _ := getPin(t, ns, "trash", "delete_note")
 		return len(p.Status.Decisions) == 2 && p.Status.State == toolgatev1alpha1.PinAwaitingReview, string(p.Status.State)
 	})
-	p, _ := getPin(t, "trash", "delete_note")
+	p, _ := getPin(t, ns, "trash", "delete_note")
 	if p.Status.State != toolgatev1alpha1.PinAwaitingReview {
 		t.Fatalf("one approver moved a multi pin: %s", p.Status.State)
 	}
@@ -149,14 +151,15 @@ func TestMultiApprovalNeedsTwoPeople(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "trusted with two approvers", func() (bool, string) {
-		p, _ := getPin(t, "trash", "delete_note")
+		p, _ := getPin(t, ns, "trash", "delete_note")
 		return p.Status.State == toolgatev1alpha1.PinTrusted && p.Status.Pinned != nil && strings.Join(p.Status.Pinned.Approvers, ",") == "carol,dave",
 			fmt.Sprintf("%s %+v", p.Status.State, p.Status.Pinned)
 	})
 }
 
 func TestConcurrentDecisionsAreAllKept(t *testing.T) {
-	pin := changedPin(t, "inbox", "move_message", "Moves one message to another folder.")
+	ns := testNamespace(t)
+	pin := changedPin(t, ns, "inbox", "move_message", "Moves one message to another folder.")
 	observed := string(pin.Status.ObservedFingerprint)
 	users := []string{"erin", "frank", "grace", "heidi"}
 	clients := make([]client.Client, len(users))
@@ -178,7 +181,7 @@ func TestConcurrentDecisionsAreAllKept(t *testing.T) {
 			t.Fatalf("%s: %v", users[i], err)
 		}
 	}
-	p, _ := getPin(t, "inbox", "move_message")
+	p, _ := getPin(t, ns, "inbox", "move_message")
 	var who []string
 	for _, d := range p.Status.Decisions {
 		who = append(who, d.User)
@@ -199,7 +202,8 @@ var agentNamespace *corev1.Namespace
 // TestReviewedAbuses holds fixes of ways around the review a code review
 // found.
 func TestReviewedAbuses(t *testing.T) {
-	pin := changedPin(t, "vault", "delete_secret", "Deletes one secret of the vault.")
+	ns := testNamespace(t)
+	pin := changedPin(t, ns, "vault", "delete_secret", "Deletes one secret of the vault.")
 	observed := string(pin.Status.ObservedFingerprint)
 
 	// An override (even one that only renames the category) does not lower
@@ -216,11 +220,11 @@ func TestReviewedAbuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "the decisions are recorded", func() (bool, string) {
-		p, _ := getPin(t, "vault", "delete_secret")
+		p, _ := getPin(t, ns, "vault", "delete_secret")
 		return len(p.Status.Decisions) == 2, fmt.Sprint(len(p.Status.Decisions))
 	})
 	time.Sleep(500 * time.Millisecond)
-	p, _ := getPin(t, "vault", "delete_secret")
+	p, _ := getPin(t, ns, "vault", "delete_secret")
 	if p.Status.State != toolgatev1alpha1.PinAwaitingReview {
 		t.Fatalf("one person and a service account approved a multi tool: %s", p.Status.State)
 	}
@@ -229,7 +233,7 @@ func TestReviewedAbuses(t *testing.T) {
 	}
 
 	// Nobody may drop the decisions list.
-	target := &toolgatev1alpha1.ToolPin{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: pin.Name}}
+	target := &toolgatev1alpha1.ToolPin{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: pin.Name}}
 	err := approver(t, "kate").Status().Patch(t.Context(), target, client.RawPatch(types.MergePatchType, []byte(`{"status":{"decisions":null}}`)))
 	if err == nil || !strings.Contains(err.Error(), "append-only") && !strings.Contains(err.Error(), "cannot be removed") {
 		t.Errorf("dropping the decisions: %v", err)
@@ -237,7 +241,8 @@ func TestReviewedAbuses(t *testing.T) {
 }
 
 func TestOverrideIsForPeople(t *testing.T) {
-	pin := changedPin(t, "mail", "send_mail", "Sends one email to one recipient.")
+	ns := testNamespace(t)
+	pin := changedPin(t, ns, "mail", "send_mail", "Sends one email to one recipient.")
 	role := filepath.Join(t.TempDir(), "editor.yaml")
 	if err := os.WriteFile(role, []byte(`apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
@@ -262,18 +267,19 @@ rules:
 }
 
 func TestRemovedThenRenamedIsNotLaundered(t *testing.T) {
+	ns := testNamespace(t)
 	fixture := startMCPServer(t,
 		&mcp.Tool{Name: "export_contacts", Description: "Exports every contact of the address book to a file."},
 		&mcp.Tool{Name: "ping", Description: "Checks that the server answers."},
 	)
 	server := &toolgatev1alpha1.MCPServer{
-		ObjectMeta: metav1.ObjectMeta{Name: "contacts", Namespace: "default"},
+		ObjectMeta: metav1.ObjectMeta{Name: "contacts", Namespace: ns},
 		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL}},
 	}
 	create(t, server)
 	var pin *toolgatev1alpha1.ToolPin
 	eventually(t, "trusted", func() (bool, string) {
-		p, err := getPin(t, "contacts", "export_contacts")
+		p, err := getPin(t, ns, "contacts", "export_contacts")
 		pin = p
 		return err == nil && p.Status.State == toolgatev1alpha1.PinTrusted, fmt.Sprint(err)
 	})
@@ -281,7 +287,7 @@ func TestRemovedThenRenamedIsNotLaundered(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "rejected", func() (bool, string) {
-		p, _ := getPin(t, "contacts", "export_contacts")
+		p, _ := getPin(t, ns, "contacts", "export_contacts")
 		return p.Status.State == toolgatev1alpha1.PinRejected, string(p.Status.State)
 	})
 	// First the tool disappears...
@@ -303,7 +309,7 @@ func TestRemovedThenRenamedIsNotLaundered(t *testing.T) {
 	})
 	reprobe(t, server, "6m")
 	eventually(t, "removed", func() (bool, string) {
-		p, _ := getPin(t, "contacts", "export_contacts")
+		p, _ := getPin(t, ns, "contacts", "export_contacts")
 		return p.Status.State == toolgatev1alpha1.PinRemoved, string(p.Status.State)
 	})
 	// ...then it comes back under another name.
@@ -312,7 +318,7 @@ func TestRemovedThenRenamedIsNotLaundered(t *testing.T) {
 	})
 	reprobe(t, server, "7m")
 	eventually(t, "the renamed copy awaits review", func() (bool, string) {
-		p, err := getPin(t, "contacts", "backup_contacts")
+		p, err := getPin(t, ns, "contacts", "backup_contacts")
 		return err == nil && p.Status.State == toolgatev1alpha1.PinAwaitingReview, fmt.Sprint(err)
 	})
 }

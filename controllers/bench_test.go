@@ -23,6 +23,7 @@ import (
 // server's status once. The probe itself, the network, is left out: the
 // reconciler is handed the result of a real probe made beforehand.
 func BenchmarkReconcile100Tools(b *testing.B) {
+	ns := testNamespace(b)
 	if env == nil {
 		b.Skip("no control plane")
 	}
@@ -34,7 +35,7 @@ func BenchmarkReconcile100Tools(b *testing.B) {
 	}
 	fixture := startMCPServer(b, tools...)
 	server := &toolgatev1alpha1.MCPServer{
-		ObjectMeta: metav1.ObjectMeta{Name: "bench", Namespace: "default"},
+		ObjectMeta: metav1.ObjectMeta{Name: "bench", Namespace: ns},
 		Spec: toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL},
 			Probe: toolgatev1alpha1.ProbeSpec{Interval: &metav1.Duration{Duration: 10 * time.Second}, Timeout: &metav1.Duration{Duration: 5 * time.Second}}},
 	}
@@ -68,7 +69,7 @@ func BenchmarkReconcile100Tools(b *testing.B) {
 		Probe: func(context.Context, probe.Config) (*probe.Result, error) { return result, nil },
 		Now:   func() time.Time { clock = clock.Add(11 * time.Second); return clock },
 	}
-	req := ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "default", Name: "bench"}}
+	req := ctrl.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: "bench"}}
 	for range 3 { // settle the cache and the pins' lastSeenTime
 		if _, err := r.Reconcile(context.Background(), req); err != nil {
 			b.Fatal(err)

@@ -2,9 +2,11 @@ package controllers
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -61,20 +63,21 @@ func conditionIs(conds []metav1.Condition, condType string, status metav1.Condit
 // what it knows: an unreachable server is not Ready, a policy not evaluated
 // and a pin never observed are Unknown — nothing claims Ready without cause.
 func TestConditionsBeforeWork(t *testing.T) {
+	ns := testNamespace(t)
 	server := &toolgatev1alpha1.MCPServer{
-		ObjectMeta: metav1.ObjectMeta{Name: "unprobed", Namespace: "default"},
+		ObjectMeta: metav1.ObjectMeta{Name: "unprobed", Namespace: ns},
 		Spec: toolgatev1alpha1.MCPServerSpec{
 			Endpoint: toolgatev1alpha1.MCPEndpoint{URL: closedURL(t)},
 		},
 	}
 	policy := &toolgatev1alpha1.ToolPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: "unevaluated", Namespace: "default"},
+		ObjectMeta: metav1.ObjectMeta{Name: "unevaluated", Namespace: ns},
 		Spec: toolgatev1alpha1.ToolPolicySpec{
-			Servers: []toolgatev1alpha1.ServerReference{{Namespace: "default", Name: "unprobed"}},
+			Servers: []toolgatev1alpha1.ServerReference{{Namespace: ns, Name: "unprobed"}},
 		},
 	}
 	pin := &toolgatev1alpha1.ToolPin{
-		ObjectMeta: metav1.ObjectMeta{Name: "unobserved", Namespace: "default"},
+		ObjectMeta: metav1.ObjectMeta{Name: "unobserved", Namespace: ns},
 		Spec: toolgatev1alpha1.ToolPinSpec{
 			ServerRef: toolgatev1alpha1.LocalObjectReference{Name: "unprobed"}, ToolName: "list_things",
 		},
@@ -136,4 +139,39 @@ func TestConditionsBeforeWork(t *testing.T) {
 		}
 		return conditionIs(got.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionUnknown, toolgatev1alpha1.ReasonAwaitingProbe, got.Generation)
 	})
+}
+
+// testNamespace creates a namespace of the test's own, so that no test
+// sees another's servers, pins, events or metrics series.
+func testNamespace(t testing.TB) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: namespacePrefix(t.Name())}}
+	if err := env.Client.Create(t.Context(), ns); err != nil {
+		t.Fatalf("creating the test's namespace: %v", err)
+	}
+	// envtest runs no namespace controller: the namespace stays, but what
+	// each test created in it is deleted by its own cleanup.
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = env.Client.Delete(ctx, ns)
+	})
+	return ns.Name
+}
+
+// namespacePrefix is a DNS label prefix made from a test's name.
+func namespacePrefix(name string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+			b.WriteByte('-')
+		}
+		if b.Len() >= 40 {
+			break
+		}
+	}
+	return strings.TrimSuffix(b.String(), "-") + "-"
 }

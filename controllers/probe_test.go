@@ -88,9 +88,9 @@ func startMCPServer(t testing.TB, tools ...*mcp.Tool) *mcpServer {
 
 func (m *mcpServer) setRewrite(f func([]byte) []byte) { m.rewrite.Store(&f) }
 
-func getPin(t *testing.T, server, tool string) (*toolgatev1alpha1.ToolPin, error) {
+func getPin(t *testing.T, ns, server, tool string) (*toolgatev1alpha1.ToolPin, error) {
 	var pin toolgatev1alpha1.ToolPin
-	err := env.Client.Get(t.Context(), types.NamespacedName{Namespace: "default", Name: lifecycle.PinName(server, tool)}, &pin)
+	err := env.Client.Get(t.Context(), types.NamespacedName{Namespace: ns, Name: lifecycle.PinName(server, tool)}, &pin)
 	return &pin, err
 }
 
@@ -104,13 +104,14 @@ func reprobe(t *testing.T, server *toolgatev1alpha1.MCPServer, interval string) 
 }
 
 func TestCatalogueIsProbedScoredAndPinned(t *testing.T) {
+	ns := testNamespace(t)
 	fixture := startMCPServer(t,
 		&mcp.Tool{Name: "list_files", Description: "Lists the files of a directory.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 		&mcp.Tool{Name: "delete_file", Description: "Deletes one file from the workspace."},
 		&mcp.Tool{Name: "write_file", Description: "Writes the content of one file in the workspace."},
 	)
 	server := &toolgatev1alpha1.MCPServer{
-		ObjectMeta: metav1.ObjectMeta{Name: "files", Namespace: "default"},
+		ObjectMeta: metav1.ObjectMeta{Name: "files", Namespace: ns},
 		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL}, CatalogTrust: toolgatev1alpha1.CatalogTrustInternal},
 	}
 	create(t, server)
@@ -142,7 +143,7 @@ func TestCatalogueIsProbedScoredAndPinned(t *testing.T) {
 		{"delete_file", toolgatev1alpha1.LevelCritical, toolgatev1alpha1.CategoryDelete},
 		{"write_file", toolgatev1alpha1.LevelModerate, toolgatev1alpha1.CategoryMutate},
 	} {
-		pin, err := getPin(t, "files", tc.tool)
+		pin, err := getPin(t, ns, "files", tc.tool)
 		if err != nil {
 			t.Fatalf("pin of %s: %v", tc.tool, err)
 		}
@@ -169,17 +170,18 @@ func TestCatalogueIsProbedScoredAndPinned(t *testing.T) {
 }
 
 func TestRugPullNeedsReviewAndApproval(t *testing.T) {
+	ns := testNamespace(t)
 	fixture := startMCPServer(t,
 		&mcp.Tool{Name: "get_weather", Description: "Returns the weather forecast for a city.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 	)
 	server := &toolgatev1alpha1.MCPServer{
-		ObjectMeta: metav1.ObjectMeta{Name: "weather", Namespace: "default"},
+		ObjectMeta: metav1.ObjectMeta{Name: "weather", Namespace: ns},
 		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL}},
 	}
 	create(t, server)
 	var first *toolgatev1alpha1.ToolPin
 	eventually(t, "the tool is trusted on first use", func() (bool, string) {
-		pin, err := getPin(t, "weather", "get_weather")
+		pin, err := getPin(t, ns, "weather", "get_weather")
 		if err != nil {
 			return false, err.Error()
 		}
@@ -204,7 +206,7 @@ func TestRugPullNeedsReviewAndApproval(t *testing.T) {
 		}
 		return got.Status.ObservedGeneration == 2 && readyReason(got.Status.Conditions) == toolgatev1alpha1.ReasonProbed, "not yet"
 	})
-	if pin, _ := getPin(t, "weather", "get_weather"); pin.Status.State != toolgatev1alpha1.PinTrusted || pin.Status.Change != nil {
+	if pin, _ := getPin(t, ns, "weather", "get_weather"); pin.Status.State != toolgatev1alpha1.PinTrusted || pin.Status.Change != nil {
 		t.Fatalf("a formatting-only change moved the pin: %+v", pin.Status)
 	}
 
@@ -215,7 +217,7 @@ func TestRugPullNeedsReviewAndApproval(t *testing.T) {
 	})
 	reprobe(t, server, "6m30s")
 	eventually(t, "an annotation-only change awaits review", func() (bool, string) {
-		pin, _ := getPin(t, "weather", "get_weather")
+		pin, _ := getPin(t, ns, "weather", "get_weather")
 		if pin.Status.State != toolgatev1alpha1.PinAwaitingReview || pin.Status.Change == nil {
 			return false, string(pin.Status.State)
 		}
@@ -231,7 +233,7 @@ func TestRugPullNeedsReviewAndApproval(t *testing.T) {
 	reprobe(t, server, "7m")
 	var changed *toolgatev1alpha1.ToolPin
 	eventually(t, "the pin awaits review with the diff", func() (bool, string) {
-		pin, err := getPin(t, "weather", "get_weather")
+		pin, err := getPin(t, ns, "weather", "get_weather")
 		if err != nil {
 			return false, err.Error()
 		}
@@ -255,7 +257,7 @@ func TestRugPullNeedsReviewAndApproval(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "the approved definition is pinned", func() (bool, string) {
-		pin, err := getPin(t, "weather", "get_weather")
+		pin, err := getPin(t, ns, "weather", "get_weather")
 		if err != nil {
 			return false, err.Error()
 		}
@@ -275,15 +277,16 @@ func readyReason(conds []metav1.Condition) string {
 }
 
 func TestRenamedRejectedToolIsNotTrusted(t *testing.T) {
+	ns := testNamespace(t)
 	fixture := startMCPServer(t, &mcp.Tool{Name: "send_report", Description: "Sends the weekly report to the team channel."})
 	server := &toolgatev1alpha1.MCPServer{
-		ObjectMeta: metav1.ObjectMeta{Name: "reports", Namespace: "default"},
+		ObjectMeta: metav1.ObjectMeta{Name: "reports", Namespace: ns},
 		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL}},
 	}
 	create(t, server)
 	var pin *toolgatev1alpha1.ToolPin
 	eventually(t, "trusted on first use", func() (bool, string) {
-		p, err := getPin(t, "reports", "send_report")
+		p, err := getPin(t, ns, "reports", "send_report")
 		pin = p
 		return err == nil && p.Status.State == toolgatev1alpha1.PinTrusted, fmt.Sprint(err)
 	})
@@ -292,7 +295,7 @@ func TestRenamedRejectedToolIsNotTrusted(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "rejected", func() (bool, string) {
-		p, _ := getPin(t, "reports", "send_report")
+		p, _ := getPin(t, ns, "reports", "send_report")
 		return p.Status.State == toolgatev1alpha1.PinRejected, string(p.Status.State)
 	})
 	// The server renames the tool and changes nothing else.
@@ -301,19 +304,20 @@ func TestRenamedRejectedToolIsNotTrusted(t *testing.T) {
 	})
 	reprobe(t, server, "6m")
 	eventually(t, "the renamed copy awaits review", func() (bool, string) {
-		p, err := getPin(t, "reports", "send_weekly_report")
+		p, err := getPin(t, ns, "reports", "send_weekly_report")
 		if err != nil {
 			return false, err.Error()
 		}
 		return p.Status.State == toolgatev1alpha1.PinAwaitingReview && p.Status.Pinned == nil, string(p.Status.State)
 	})
 	eventually(t, "the original is marked removed, its history kept", func() (bool, string) {
-		p, _ := getPin(t, "reports", "send_report")
+		p, _ := getPin(t, ns, "reports", "send_report")
 		return p.Status.State == toolgatev1alpha1.PinRemoved && len(p.Status.Decisions) == 1, string(p.Status.State)
 	})
 }
 
 func TestHostileServersEndInAClearCondition(t *testing.T) {
+	ns := testNamespace(t)
 	healthy := startMCPServer(t, &mcp.Tool{Name: "ping", Description: "Checks that the server answers."})
 	huge := make([]*mcp.Tool, 10000)
 	for i := range huge {
@@ -338,25 +342,25 @@ func TestHostileServersEndInAClearCondition(t *testing.T) {
 	}
 	for _, tc := range cases {
 		create(t, &toolgatev1alpha1.MCPServer{
-			ObjectMeta: metav1.ObjectMeta{Name: "hostile-" + tc.name, Namespace: "default"},
+			ObjectMeta: metav1.ObjectMeta{Name: "hostile-" + tc.name, Namespace: ns},
 			Spec: toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: tc.url}, Probe: toolgatev1alpha1.ProbeSpec{MaxTools: tc.maxTools,
 				Timeout: &metav1.Duration{Duration: 2 * time.Second}, Interval: &metav1.Duration{Duration: time.Minute}}},
 		})
 	}
 	create(t, &toolgatev1alpha1.MCPServer{
-		ObjectMeta: metav1.ObjectMeta{Name: "healthy", Namespace: "default"},
+		ObjectMeta: metav1.ObjectMeta{Name: "healthy", Namespace: ns},
 		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: healthy.URL}},
 	})
 	for _, tc := range cases {
 		eventually(t, tc.name+" ends in "+tc.reason, func() (bool, string) {
 			var s toolgatev1alpha1.MCPServer
-			if err := env.Client.Get(t.Context(), types.NamespacedName{Namespace: "default", Name: "hostile-" + tc.name}, &s); err != nil {
+			if err := env.Client.Get(t.Context(), types.NamespacedName{Namespace: ns, Name: "hostile-" + tc.name}, &s); err != nil {
 				return false, err.Error()
 			}
 			return conditionIs(s.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionFalse, tc.reason, s.Generation)
 		})
 		var pins toolgatev1alpha1.ToolPinList
-		if err := env.Client.List(t.Context(), &pins, client.InNamespace("default"), client.MatchingFields{pinServerIndex: "hostile-" + tc.name}); err != nil {
+		if err := env.Client.List(t.Context(), &pins, client.InNamespace(ns), client.MatchingLabels{toolgatev1alpha1.LabelServer: "hostile-" + tc.name}); err != nil {
 			t.Fatal(err)
 		}
 		if len(pins.Items) != 0 {
@@ -365,7 +369,7 @@ func TestHostileServersEndInAClearCondition(t *testing.T) {
 	}
 	eventually(t, "the healthy server is served all the same", func() (bool, string) {
 		var s toolgatev1alpha1.MCPServer
-		if err := env.Client.Get(t.Context(), types.NamespacedName{Namespace: "default", Name: "healthy"}, &s); err != nil {
+		if err := env.Client.Get(t.Context(), types.NamespacedName{Namespace: ns, Name: "healthy"}, &s); err != nil {
 			return false, err.Error()
 		}
 		return conditionIs(s.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionTrue, toolgatev1alpha1.ReasonProbed, s.Generation)
@@ -373,6 +377,7 @@ func TestHostileServersEndInAClearCondition(t *testing.T) {
 }
 
 func TestBlastRadiusFollowsTheServersOwnReach(t *testing.T) {
+	ns := testNamespace(t)
 	// The in-cluster server's service account may delete pods everywhere.
 	role := &rbacv1.ClusterRole{
 		ObjectMeta: metav1.ObjectMeta{Name: "pod-deleter"},
@@ -390,28 +395,28 @@ func TestBlastRadiusFollowsTheServersOwnReach(t *testing.T) {
 		&mcp.Tool{Name: "get_pod", Description: "Gets one pod by its name."},
 	)
 	create(t, &toolgatev1alpha1.MCPServer{
-		ObjectMeta: metav1.ObjectMeta{Name: "k8s", Namespace: "default"},
+		ObjectMeta: metav1.ObjectMeta{Name: "k8s", Namespace: ns},
 		Spec: toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL},
 			ServiceAccount: &toolgatev1alpha1.ServiceAccountReference{Namespace: "tools", Name: "k8s-mcp"}},
 	})
 	eventually(t, "the mutating tool reaches the cluster", func() (bool, string) {
-		pin, err := getPin(t, "k8s", "restart_pod")
+		pin, err := getPin(t, ns, "k8s", "restart_pod")
 		if err != nil || pin.Status.Risk == nil {
 			return false, fmt.Sprint(err)
 		}
 		return pin.Status.Risk.BlastRadius == toolgatev1alpha1.BlastCluster && pin.Status.Risk.Level >= toolgatev1alpha1.LevelHigh,
 			fmt.Sprintf("%s %s", pin.Status.Risk.BlastRadius, pin.Status.Risk.Level)
 	})
-	read, _ := getPin(t, "k8s", "get_pod")
+	read, _ := getPin(t, ns, "k8s", "get_pod")
 	if read.Status.Risk == nil || read.Status.Risk.BlastRadius == toolgatev1alpha1.BlastCluster {
 		t.Errorf("a read-only tool must not be widened by delete rights: %+v", read.Status.Risk)
 	}
 	// Given the same reach, `toolgate score` reaches the operator's verdict
 	// on every tool.
-	expectSameVerdictOffline(t, fixture.URL, "cluster-wide", "k8s", "restart_pod", "get_pod")
+	expectSameVerdictOffline(t, fixture.URL, "cluster-wide", ns, "k8s", "restart_pod", "get_pod")
 	eventually(t, "the server's status shows what its identity may do", func() (bool, string) {
 		var s toolgatev1alpha1.MCPServer
-		if err := env.Client.Get(t.Context(), types.NamespacedName{Namespace: "default", Name: "k8s"}, &s); err != nil {
+		if err := env.Client.Get(t.Context(), types.NamespacedName{Namespace: ns, Name: "k8s"}, &s); err != nil {
 			return false, err.Error()
 		}
 		return strings.Contains(strings.Join(s.Status.Reach, "\n"), "system:serviceaccount:tools:k8s-mcp can delete pods in every namespace"),
@@ -422,12 +427,13 @@ func TestBlastRadiusFollowsTheServersOwnReach(t *testing.T) {
 // TestMetrics reads the operator's metrics from the registry the manager
 // serves.
 func TestMetrics(t *testing.T) {
+	ns := testNamespace(t)
 	fixture := startMCPServer(t,
 		&mcp.Tool{Name: "get_page", Description: "Gets one page of the wiki by its title."},
 		&mcp.Tool{Name: "delete_page", Description: "Deletes one page of the wiki by its title."},
 	)
 	server := &toolgatev1alpha1.MCPServer{
-		ObjectMeta: metav1.ObjectMeta{Name: "wiki", Namespace: "default"},
+		ObjectMeta: metav1.ObjectMeta{Name: "wiki", Namespace: ns},
 		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL}, FirstUse: toolgatev1alpha1.FirstUseReview},
 	}
 	create(t, server)
@@ -466,6 +472,7 @@ func TestMetrics(t *testing.T) {
 }
 
 func TestCredentialsFromASecretAndReprobeOnChange(t *testing.T) {
+	ns := testNamespace(t)
 	fixture := startMCPServer(t, &mcp.Tool{Name: "list_invoices", Description: "Lists the invoices of one customer."})
 	inner := fixture.URL
 	guard := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -476,11 +483,11 @@ func TestCredentialsFromASecretAndReprobeOnChange(t *testing.T) {
 		proxyTo(inner, w, r)
 	}))
 	t.Cleanup(guard.Close)
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "billing-token", Namespace: "default", Labels: map[string]string{toolgatev1alpha1.LabelCredentials: "true"}},
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "billing-token", Namespace: ns, Labels: map[string]string{toolgatev1alpha1.LabelCredentials: "true"}},
 		StringData: map[string]string{"token": "wrong"}}
 	create(t, secret)
 	server := &toolgatev1alpha1.MCPServer{
-		ObjectMeta: metav1.ObjectMeta{Name: "billing", Namespace: "default"},
+		ObjectMeta: metav1.ObjectMeta{Name: "billing", Namespace: ns},
 		Spec: toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: guard.URL},
 			Auth: &toolgatev1alpha1.MCPServerAuth{BearerToken: &toolgatev1alpha1.KeyReference{Name: "billing-token", Key: "token"}}},
 	}
@@ -529,14 +536,15 @@ func proxyTo(target string, w http.ResponseWriter, r *http.Request) {
 }
 
 func TestOverrideLowersALevelVisibly(t *testing.T) {
+	ns := testNamespace(t)
 	fixture := startMCPServer(t, &mcp.Tool{Name: "delete_draft", Description: "Deletes one unsent draft of the user."})
 	create(t, &toolgatev1alpha1.MCPServer{
-		ObjectMeta: metav1.ObjectMeta{Name: "drafts", Namespace: "default"},
+		ObjectMeta: metav1.ObjectMeta{Name: "drafts", Namespace: ns},
 		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL}},
 	})
 	var pin *toolgatev1alpha1.ToolPin
 	eventually(t, "pinned at L5", func() (bool, string) {
-		p, err := getPin(t, "drafts", "delete_draft")
+		p, err := getPin(t, ns, "drafts", "delete_draft")
 		pin = p
 		return err == nil && p.Status.Risk != nil && p.Status.Risk.Level == toolgatev1alpha1.LevelCritical, fmt.Sprint(err)
 	})
@@ -545,12 +553,12 @@ func TestOverrideLowersALevelVisibly(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "the override shows in status and in an event", func() (bool, string) {
-		p, _ := getPin(t, "drafts", "delete_draft")
+		p, _ := getPin(t, ns, "drafts", "delete_draft")
 		if p.Status.Risk == nil || p.Status.Risk.Level != toolgatev1alpha1.LevelModerate || !p.Status.Risk.Overridden {
 			return false, fmt.Sprintf("%+v", p.Status.Risk)
 		}
 		var recorded eventsv1.EventList
-		if err := env.Client.List(t.Context(), &recorded, client.InNamespace("default")); err != nil {
+		if err := env.Client.List(t.Context(), &recorded, client.InNamespace(ns)); err != nil {
 			return false, err.Error()
 		}
 		for _, e := range recorded.Items {
@@ -563,19 +571,20 @@ func TestOverrideLowersALevelVisibly(t *testing.T) {
 }
 
 func TestTLSWithACAFromAConfigMap(t *testing.T) {
+	ns := testNamespace(t)
 	inner := startMCPServer(t, &mcp.Tool{Name: "get_status", Description: "Gets the status of the service."})
 	ts := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { proxyTo(inner.URL, w, r) }))
 	t.Cleanup(ts.Close)
 	caPEM := string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw}))
 
 	untrusting := &toolgatev1alpha1.MCPServer{
-		ObjectMeta: metav1.ObjectMeta{Name: "tls-no-ca", Namespace: "default"},
+		ObjectMeta: metav1.ObjectMeta{Name: "tls-no-ca", Namespace: ns},
 		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: ts.URL}},
 	}
 	create(t, untrusting)
-	create(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "status-ca", Namespace: "default"}, Data: map[string]string{"ca.crt": caPEM}})
+	create(t, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "status-ca", Namespace: ns}, Data: map[string]string{"ca.crt": caPEM}})
 	trusting := &toolgatev1alpha1.MCPServer{
-		ObjectMeta: metav1.ObjectMeta{Name: "tls-ca", Namespace: "default"},
+		ObjectMeta: metav1.ObjectMeta{Name: "tls-ca", Namespace: ns},
 		Spec: toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: ts.URL},
 			TLS: &toolgatev1alpha1.MCPServerTLS{CA: &toolgatev1alpha1.CASource{ConfigMap: &toolgatev1alpha1.KeyReference{Name: "status-ca", Key: "ca.crt"}}}},
 	}
@@ -585,6 +594,7 @@ func TestTLSWithACAFromAConfigMap(t *testing.T) {
 }
 
 func TestHeadersFromASecret(t *testing.T) {
+	ns := testNamespace(t)
 	inner := startMCPServer(t, &mcp.Tool{Name: "get_balance", Description: "Gets the balance of the account."})
 	guard := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("X-Api-Key") != "k-123" || r.Header.Get("X-Tenant") != "acme" {
@@ -594,13 +604,13 @@ func TestHeadersFromASecret(t *testing.T) {
 		proxyTo(inner.URL, w, r)
 	}))
 	t.Cleanup(guard.Close)
-	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "bank-headers", Namespace: "default", Labels: map[string]string{toolgatev1alpha1.LabelCredentials: "true"}},
+	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "bank-headers", Namespace: ns, Labels: map[string]string{toolgatev1alpha1.LabelCredentials: "true"}},
 		StringData: map[string]string{"X-Api-Key": "k-123", "X-Tenant": "acme"}})
 	// A Secret not meant for MCP servers is never read, whatever an
 	// MCPServer names.
-	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "db-credentials", Namespace: "default"}, StringData: map[string]string{"password": "hunter2"}})
+	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "db-credentials", Namespace: ns}, StringData: map[string]string{"password": "hunter2"}})
 	nosy := &toolgatev1alpha1.MCPServer{
-		ObjectMeta: metav1.ObjectMeta{Name: "bank-nosy", Namespace: "default"},
+		ObjectMeta: metav1.ObjectMeta{Name: "bank-nosy", Namespace: ns},
 		Spec: toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: guard.URL},
 			Auth: &toolgatev1alpha1.MCPServerAuth{HeadersFrom: &toolgatev1alpha1.LocalObjectReference{Name: "db-credentials"}}},
 	}
@@ -614,14 +624,14 @@ func TestHeadersFromASecret(t *testing.T) {
 		return ok && strings.Contains(d, "toolgate.dev/credentials=true"), d
 	})
 	server := &toolgatev1alpha1.MCPServer{
-		ObjectMeta: metav1.ObjectMeta{Name: "bank", Namespace: "default"},
+		ObjectMeta: metav1.ObjectMeta{Name: "bank", Namespace: ns},
 		Spec: toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: guard.URL},
 			Auth: &toolgatev1alpha1.MCPServerAuth{HeadersFrom: &toolgatev1alpha1.LocalObjectReference{Name: "bank-headers"}}},
 	}
 	create(t, server)
 	waitForReady(t, "every key of the Secret is sent as a header", server, metav1.ConditionTrue, toolgatev1alpha1.ReasonProbed)
 	missing := &toolgatev1alpha1.MCPServer{
-		ObjectMeta: metav1.ObjectMeta{Name: "bank-missing", Namespace: "default"},
+		ObjectMeta: metav1.ObjectMeta{Name: "bank-missing", Namespace: ns},
 		Spec: toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: guard.URL},
 			Auth: &toolgatev1alpha1.MCPServerAuth{HeadersFrom: &toolgatev1alpha1.LocalObjectReference{Name: "nowhere"}}},
 	}
@@ -637,8 +647,9 @@ func TestHeadersFromASecret(t *testing.T) {
 }
 
 func TestProbeTimeoutIsCapped(t *testing.T) {
+	ns := testNamespace(t)
 	server := &toolgatev1alpha1.MCPServer{
-		ObjectMeta: metav1.ObjectMeta{Name: "patient", Namespace: "default"},
+		ObjectMeta: metav1.ObjectMeta{Name: "patient", Namespace: ns},
 		Spec: toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: closedURL(t)},
 			Probe: toolgatev1alpha1.ProbeSpec{Timeout: &metav1.Duration{Duration: 4 * time.Minute}, Interval: &metav1.Duration{Duration: 5 * time.Minute}}},
 	}
@@ -649,7 +660,7 @@ func TestProbeTimeoutIsCapped(t *testing.T) {
 			got = cfg.Timeout
 			return nil, &probe.Error{Reason: probe.Unreachable, Err: fmt.Errorf("stub")}
 		}}
-	_, _ = r.Reconcile(t.Context(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "default", Name: "patient"}})
+	_, _ = r.Reconcile(t.Context(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: "patient"}})
 	if got != time.Second {
 		t.Errorf("probe timeout %s, want it capped at 1s", got)
 	}

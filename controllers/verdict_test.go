@@ -21,7 +21,7 @@ import (
 // operator sees and the reach its access reviews found, and checks that
 // every named tool's pin holds the CLI's verdict. The reasons differ only in
 // how the reach is worded, so they are left out of the comparison.
-func expectSameVerdictOffline(t *testing.T, url, reach, server string, tools ...string) {
+func expectSameVerdictOffline(t *testing.T, url, reach, ns, server string, tools ...string) {
 	t.Helper()
 	// The capture is what an MCP client lists, as a pipeline would save it.
 	session, err := mcp.NewClient(&mcp.Implementation{Name: "capture", Version: "1"}, nil).
@@ -57,7 +57,7 @@ func expectSameVerdictOffline(t *testing.T, url, reach, server string, tools ...
 		fingerprints[tool.Name] = tool.Fingerprint
 	}
 	for _, name := range tools {
-		pin, err := getPin(t, server, name)
+		pin, err := getPin(t, ns, server, name)
 		if err != nil || pin.Status.ComputedRisk == nil || offline[name] == nil {
 			t.Fatalf("%s: pin %v, offline verdict %v", name, err, offline[name])
 		}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// options are the manager's flags, checked and completed.
+type options struct {
+	metricsAddr       string
+	metricsSecure     bool
+	probeAddr         string
+	leaderElection    bool
+	leaderElectionNS  string
+	enableHTTP2       bool
+	requiredApprovers int
+	webhookPort       int
+	webhookCertDir    string
+	operatorUser      string
+	approverSAsFlag   string
+	probeConcurrency  int
+	apiQPS            float64
+	apiBurst          int
+	maxProbeTimeout   time.Duration
+
+	// approverSAs is approverSAsFlag, parsed by complete.
+	approverSAs []string
+}
+
+// bindFlags declares the manager's flags on fs.
+func bindFlags(fs *flag.FlagSet) *options {
+	o := &options{}
+	fs.StringVar(&o.metricsAddr, "metrics-bind-address", ":8443",
+		"address of the metrics endpoint; \"0\" disables it")
+	fs.BoolVar(&o.metricsSecure, "metrics-secure", true,
+		"serve metrics over HTTPS, to callers the API server authenticates and authorizes (get on /metrics)")
+	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz endpoints")
+	fs.BoolVar(&o.leaderElection, "leader-elect", false,
+		"elect a leader among replicas so that only one reconciles")
+	fs.StringVar(&o.leaderElectionNS, "leader-election-namespace", "",
+		"namespace of the leader election Lease; the operator's own namespace when empty (in cluster)")
+	fs.BoolVar(&o.enableHTTP2, "enable-http2", false,
+		"serve metrics over HTTP/2 as well; off by default because of the HTTP/2 rapid reset and stream cancellation CVEs")
+	fs.IntVar(&o.requiredApprovers, "required-approvers", 2,
+		"distinct humans who must approve a tool whose approvalRecommendation is multi (at least 2)")
+	fs.IntVar(&o.webhookPort, "webhook-port", 9443, "port of the admission webhook server")
+	fs.StringVar(&o.webhookCertDir, "webhook-cert-dir", "",
+		"directory holding tls.crt and tls.key for the webhook server; the default is controller-runtime's")
+	fs.StringVar(&o.operatorUser, "operator-user", "",
+		"the operator's own user name, the only identity that writes ToolPin status beyond appending decisions; "+
+			"default system:serviceaccount:$POD_NAMESPACE:$SERVICE_ACCOUNT_NAME")
+	fs.StringVar(&o.approverSAsFlag, "approver-service-accounts", "",
+		"comma-separated service accounts (system:serviceaccount:NS:NAME) allowed to decide on tools; none by default")
+	fs.IntVar(&o.probeConcurrency, "probe-concurrency", 4, "MCP servers probed at once")
+	fs.DurationVar(&o.maxProbeTimeout, "max-probe-timeout", time.Minute,
+		"cap on every MCPServer's spec.probe.timeout, so slow servers cannot hold every probe worker")
+	fs.Float64Var(&o.apiQPS, "kube-api-qps", 50, "requests per second the operator may send the API server")
+	fs.IntVar(&o.apiBurst, "kube-api-burst", 100, "burst of requests above --kube-api-qps")
+	return o
+}
+
+// complete checks the flags and fills in what the environment gives: the
+// operator's own identity in a pod. getenv is os.Getenv outside tests.
+func (o *options) complete(getenv func(string) string) error {
+	if o.operatorUser == "" {
+		ns, sa := getenv("POD_NAMESPACE"), getenv("SERVICE_ACCOUNT_NAME")
+		if ns == "" || sa == "" {
+			return fmt.Errorf("--operator-user is required outside a pod (or set POD_NAMESPACE and SERVICE_ACCOUNT_NAME)")
+		}
+		o.operatorUser = "system:serviceaccount:" + ns + ":" + sa
+	}
+	o.approverSAs = nil
+	for _, a := range strings.Split(o.approverSAsFlag, ",") {
+		if a = strings.TrimSpace(a); a == "" {
+			continue
+		}
+		if parts := strings.Split(a, ":"); len(parts) != 4 || parts[0] != "system" || parts[1] != "serviceaccount" || parts[2] == "" || parts[3] == "" {
+			return fmt.Errorf("--approver-service-accounts: %q is not system:serviceaccount:NAMESPACE:NAME", a)
+		}
+		o.approverSAs = append(o.approverSAs, a)
+	}
+	if o.requiredApprovers < 2 {
+		return fmt.Errorf("--required-approvers is %d: multi means at least two distinct people", o.requiredApprovers)
+	}
+	if o.probeConcurrency < 1 {
+		return fmt.Errorf("--probe-concurrency is %d: at least one server must be probed at a time", o.probeConcurrency)
+	}
+	if o.maxProbeTimeout < 0 {
+		return fmt.Errorf("--max-probe-timeout is %s: want zero (no cap) or a positive duration", o.maxProbeTimeout)
+	}
+	return nil
+}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestOptions(t *testing.T) {
+	inPod := map[string]string{"POD_NAMESPACE": "toolgate-system", "SERVICE_ACCOUNT_NAME": "toolgate"}
+	for _, c := range []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		wantErr string
+		check   func(t *testing.T, o *options)
+	}{
+		{name: "in a pod the operator is its service account", env: inPod, check: func(t *testing.T, o *options) {
+			if o.operatorUser != "system:serviceaccount:toolgate-system:toolgate" {
+				t.Errorf("operator user %q", o.operatorUser)
+			}
+		}},
+		{name: "outside a pod the operator must be named", wantErr: "--operator-user is required"},
+		{name: "approver service accounts are parsed", args: []string{"--operator-user=op",
+			"--approver-service-accounts= system:serviceaccount:ci:bot ,,system:serviceaccount:ops:release"},
+			check: func(t *testing.T, o *options) {
+				if !slices.Equal(o.approverSAs, []string{"system:serviceaccount:ci:bot", "system:serviceaccount:ops:release"}) {
+					t.Errorf("approvers %q", o.approverSAs)
+				}
+			}},
+		{name: "an approver that is not a service account", args: []string{"--operator-user=op", "--approver-service-accounts=alice"},
+			wantErr: `"alice" is not system:serviceaccount:NAMESPACE:NAME`},
+		{name: "an approver service account without a name", args: []string{"--operator-user=op", "--approver-service-accounts=system:serviceaccount:ci:"},
+			wantErr: "is not system:serviceaccount:NAMESPACE:NAME"},
+		{name: "multi means two people at least", args: []string{"--operator-user=op", "--required-approvers=1"},
+			wantErr: "--required-approvers is 1"},
+		{name: "at least one probe worker", args: []string{"--operator-user=op", "--probe-concurrency=0"},
+			wantErr: "--probe-concurrency is 0"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			o := bindFlags(fs)
+			if err := fs.Parse(c.args); err != nil {
+				t.Fatal(err)
+			}
+			err := o.complete(func(k string) string { return c.env[k] })
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("error %v, want one saying %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.check(t, o)
+		})
+	}
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"crypto/tls"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/controllers"
+	"github.com/toolgate/toolgate/internal/approval"
+)
+
+// leaderElectionID names the Lease that the replicas of the operator compete
+// for; only the holder reconciles.
+const leaderElectionID = "toolgate-manager.toolgate.dev"
+
+// leaseDuration is how long a dead leader keeps the Lease.
+const leaseDuration = 15 * time.Second
+
+// newManager builds the manager: the scheme, the API client's rate, the
+// metrics and webhook servers, leader election and the cache.
+func newManager(o *options) (ctrl.Manager, error) {
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(toolgatev1alpha1.AddToScheme(scheme))
+
+	var tlsOpts []func(*tls.Config)
+	if !o.enableHTTP2 {
+		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
+	}
+	metricsOpts := metricsserver.Options{BindAddress: o.metricsAddr, SecureServing: o.metricsSecure, TLSOpts: tlsOpts}
+	if o.metricsSecure {
+		metricsOpts.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+
+	restConfig, err := ctrl.GetConfig()
+	if err != nil {
+		return nil, fmt.Errorf("loading kubeconfig: %w", err)
+	}
+	restConfig.QPS, restConfig.Burst = float32(o.apiQPS), o.apiBurst
+	lease := leaseDuration
+	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
+		Scheme:                  scheme,
+		Metrics:                 metricsOpts,
+		HealthProbeBindAddress:  o.probeAddr,
+		LeaderElection:          o.leaderElection,
+		LeaderElectionID:        leaderElectionID,
+		LeaderElectionNamespace: o.leaderElectionNS,
+		// Stepping down on cancel lets a rolling update hand over at once
+		// instead of waiting out the lease.
+		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 &lease,
+		WebhookServer:                 webhook.NewServer(webhook.Options{Port: o.webhookPort, CertDir: o.webhookCertDir, TLSOpts: tlsOpts}),
+		Cache:                         controllers.CacheOptions(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating manager: %w", err)
+	}
+	return mgr, nil
+}
+
+// wire registers the controllers, the webhooks and the health checks.
+func wire(mgr ctrl.Manager, o *options) error {
+	if err := controllers.SetupWithManager(mgr, controllers.Options{
+		RequiredApprovers: o.requiredApprovers, Version: version,
+		ProbeConcurrency: o.probeConcurrency, MaxProbeTimeout: o.maxProbeTimeout,
+	}); err != nil {
+		return err
+	}
+	approval.Register(mgr, approval.Config{OperatorUsers: []string{o.operatorUser}, ApproverServiceAccounts: o.approverSAs})
+
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return fmt.Errorf("adding health check: %w", err)
+	}
+	// Ready only once the webhook server serves: a status patch that the
+	// webhooks cannot see must fail, not pass.
+	if err := mgr.AddReadyzCheck("readyz", mgr.GetWebhookServer().StartedChecker()); err != nil {
+		return fmt.Errorf("adding readiness check: %w", err)
+	}
+	return nil
+}
