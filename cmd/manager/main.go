@@ -153,7 +153,9 @@ func run() error {
 		return err
 	}
 
-	approval.Register(mgr, approval.Config{OperatorUsers: []string{operatorUser}, ApproverServiceAccounts: approvers})
+	if err := approval.Setup(mgr, approval.Config{OperatorUsers: []string{operatorUser}, ApproverServiceAccounts: approvers}); err != nil {
+		return fmt.Errorf("setting up the approval webhooks: %w", err)
+	}
 
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return fmt.Errorf("adding health check: %w", err)
