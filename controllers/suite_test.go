@@ -55,12 +55,14 @@ func TestMain(m *testing.M) {
 		if err := SetupWithManager(mgr, Options{}); err != nil {
 			return nil, err
 		}
-		approval.Register(mgr, approval.Config{
+		if err := approval.Setup(mgr, approval.Config{
 			OperatorUsers: []string{operatorUser},
 			// The second entry is in an agent namespace: listing it must
 			// not let it decide.
 			ApproverServiceAccounts: []string{"system:serviceaccount:reviewers:review-bot", "system:serviceaccount:agents:helper"},
-		})
+		}); err != nil {
+			return nil, err
+		}
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() {

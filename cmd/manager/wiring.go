@@ -76,7 +76,9 @@ func wire(mgr ctrl.Manager, o *options) error {
 	}); err != nil {
 		return err
 	}
-	approval.Register(mgr, approval.Config{OperatorUsers: []string{o.operatorUser}, ApproverServiceAccounts: o.approverSAs})
+	if err := approval.Setup(mgr, approval.Config{OperatorUsers: []string{o.operatorUser}, ApproverServiceAccounts: o.approverSAs}); err != nil {
+		return fmt.Errorf("setting up the approval webhooks: %w", err)
+	}
 
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return fmt.Errorf("adding health check: %w", err)

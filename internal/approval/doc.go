@@ -1,21 +1,31 @@
-// Package approval is the admission webhook that makes human decisions on
-// ToolPins trustworthy. It watches every update of a ToolPin's status and
+// Package approval holds the admission webhooks that make human decisions
+// on ToolPins trustworthy, and the identity policy they share.
 //
-//   - lets the operator's own identity write status as it needs to;
-//   - lets anyone else only append to status.decisions: every other status
-//     field, and every past decision, is the operator's record;
-//   - stamps each appended decision with the requester's user name, groups
-//     and the time, taken from the admission request and overwriting
-//     whatever the requester typed;
-//   - refuses a decision on any fingerprint but the one observed now (and,
-//     for a call, the one the pending call was made against);
-//   - refuses decisions from service accounts, except those configured as
-//     approvers, and always from the service accounts of agent namespaces,
-//     so an agent can never approve itself.
+// Three small handlers, each registered on its own path by Setup:
 //
-// The same checks run twice: as a mutating webhook, which stamps, and as a
-// validating webhook, which runs after every mutation and refuses anything
-// that is not stamped exactly as the request says. The package owns those
-// rules; RBAC (who may patch toolpins/status at all) is the first gate and
-// lives in the chart.
+//   - StatusStamper (mutating, toolpins/status UPDATE) stamps each appended
+//     decision with the requester's user name, groups and the time, taken
+//     from the admission request and overwriting whatever the requester
+//     typed;
+//   - StatusValidator (validating, toolpins/status UPDATE) runs after every
+//     mutation and refuses anything that is not stamped exactly as the
+//     request says;
+//   - OverrideValidator (validating, toolpins CREATE and UPDATE) guards
+//     spec.override, a human classification that can lower a tool's level.
+//
+// Both status webhooks let the operator's own identity write status as it
+// needs to, and hold everyone else to the same rules, written once as plain
+// functions: only status.decisions may change, and only by appending; a
+// decision must name the fingerprint observed now (for a call, the one the
+// pending call was made against).
+//
+// Who may decide, or set an override, is the IdentityPolicy's answer:
+// people may; service accounts only when configured as approvers, and never
+// those of agent namespaces (labelled toolgate.dev/injection=enabled), so
+// that an agent can never approve itself. The policy takes its namespace
+// lookup as a function, so it and the handlers are tested without a client.
+//
+// The package does not decide what a decision means (the ToolPin
+// controller counts approvals), and it is not the first gate: RBAC, who may
+// patch toolpins/status at all, lives in the chart.
 package approval

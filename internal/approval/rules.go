@@ -1,0 +1,122 @@
+package approval
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+)
+
+// The rules the webhooks share, as plain functions of the objects in the
+// request: each handler calls the ones it enforces, so that the stamper and
+// the validator cannot drift apart through a mode switch.
+
+// isStatusUpdate reports whether req updates a ToolPin's status: the only
+// request the status webhooks judge. The webhook configuration sends them
+// nothing else; anything else is let through as none of their business.
+func isStatusUpdate(req admission.Request) bool {
+	return req.Operation == admissionv1.Update && req.SubResource == "status"
+}
+
+// decodeUpdate decodes the old and the new ToolPin of an update.
+func decodeUpdate(dec admission.Decoder, req admission.Request) (oldPin, newPin *toolgatev1alpha1.ToolPin, err error) {
+	oldPin, newPin = &toolgatev1alpha1.ToolPin{}, &toolgatev1alpha1.ToolPin{}
+	if err := dec.DecodeRaw(req.OldObject, oldPin); err != nil {
+		return nil, nil, fmt.Errorf("decoding the old ToolPin: %w", err)
+	}
+	if err := dec.DecodeRaw(req.Object, newPin); err != nil {
+		return nil, nil, fmt.Errorf("decoding the new ToolPin: %w", err)
+	}
+	return oldPin, newPin, nil
+}
+
+// appendedDecisions checks that a status update by anyone but the operator
+// only appends to status.decisions, and returns the index in
+// newStatus.Decisions of the first appended decision (len(old) when none
+// was). The error, if any, is the refusal to show the requester.
+func appendedDecisions(oldStatus, newStatus *toolgatev1alpha1.ToolPinStatus) (int, error) {
+	oldRest, newRest := oldStatus.DeepCopy(), newStatus.DeepCopy()
+	oldRest.Decisions, newRest.Decisions = nil, nil
+	if !equality.Semantic.DeepEqual(oldRest, newRest) {
+		return 0, errors.New("only the toolgate operator writes ToolPin status; approvers may only append to status.decisions")
+	}
+	past := oldStatus.Decisions
+	if past != nil && newStatus.Decisions == nil {
+		// Dropping the (empty) list would break every approver's "add
+		// /status/decisions/-" until the operator wrote the pin again.
+		return 0, errors.New("status.decisions cannot be removed; append to it")
+	}
+	if len(newStatus.Decisions) < len(past) || !equality.Semantic.DeepEqual(past, newStatus.Decisions[:len(past)]) {
+		return 0, errors.New("status.decisions is append-only: a past decision cannot be changed or removed")
+	}
+	return len(past), nil
+}
+
+// checkFingerprint refuses a decision on anything but what is observed now:
+// for a call, the fingerprint the pending call was made against; for the
+// definition, the one observed now. An approval therefore never carries
+// over to a definition its approver did not see.
+func checkFingerprint(pin *toolgatev1alpha1.ToolPin, d *toolgatev1alpha1.Decision) error {
+	if d.CallID != "" {
+		for _, c := range pin.Status.PendingCalls {
+			if c.ID == d.CallID {
+				if c.Fingerprint != d.Fingerprint {
+					return fmt.Errorf("decision on call %s names fingerprint %s, but the call was made against %s", d.CallID, d.Fingerprint, c.Fingerprint)
+				}
+				return nil
+			}
+		}
+		return fmt.Errorf("no pending call %q on this tool", d.CallID)
+	}
+	if pin.Status.ObservedFingerprint == "" {
+		return errors.New("the tool has not been observed yet: there is nothing to decide on")
+	}
+	if d.Fingerprint != pin.Status.ObservedFingerprint {
+		return fmt.Errorf("decision names fingerprint %s, but the definition observed now is %s: review the current definition", d.Fingerprint, pin.Status.ObservedFingerprint)
+	}
+	return nil
+}
+
+// stamp writes who decided and when into d, from the admission request,
+// over whatever the requester typed.
+func stamp(d *toolgatev1alpha1.Decision, user authenticationv1.UserInfo, now metav1.Time) {
+	d.User = user.Username
+	d.Groups = stampGroups(user.Groups)
+	d.Time = &now
+}
+
+// checkStamp refuses a decision that does not carry the requester's
+// identity exactly as stamp writes it: whatever ran between the mutating
+// and the validating pass (another mutating webhook, a reinvocation) must
+// not have changed who decided. index is the decision's place in the log,
+// for the message.
+func checkStamp(d *toolgatev1alpha1.Decision, user authenticationv1.UserInfo, index int) error {
+	if d.User != user.Username || !slices.Equal(d.Groups, stampGroups(user.Groups)) || d.Time == nil {
+		return fmt.Errorf("decision %d is not stamped with the requester's identity (%s)", index, user.Username)
+	}
+	return nil
+}
+
+// stampGroups keeps at most MaxDecisionGroups groups of at most
+// MaxIdentityLength bytes, as the API bounds a decision's groups: a person
+// in many groups (common with OIDC) can still decide, and the record keeps
+// the groups that fit rather than refusing the person.
+func stampGroups(groups []string) []string {
+	var out []string
+	for _, g := range groups {
+		if len(out) == toolgatev1alpha1.MaxDecisionGroups {
+			break
+		}
+		if len(g) <= toolgatev1alpha1.MaxIdentityLength {
+			out = append(out, g)
+		}
+	}
+	return out
+}

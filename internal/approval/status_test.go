@@ -1,0 +1,280 @@
+package approval
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+)
+
+// statusCase is one status update and what both status webhooks must say.
+type statusCase struct {
+	name string
+	req  admission.Request
+	want verdict
+}
+
+// statusRules are the rules the stamper and the validator share. Every
+// appended decision that should pass is already stamped as the stamper
+// would stamp it, so that the validator judges the case on the rule under
+// test alone.
+func statusRules(t *testing.T) []statusCase {
+	approve := func(user authenticationv1.UserInfo) string { return stampedBy(t, user, decision("Approve", fpNow)) }
+	unobserved := edit(t, statusJSON, func(m map[string]any) { delete(m, "observedFingerprint"); m["state"] = "Pending" })
+	return []statusCase{
+		// The operator writes the record.
+		{"the operator rewrites the status", statusUpdate(operator, statusJSON, edit(t, statusJSON, func(m map[string]any) {
+			m["state"] = "Trusted"
+			m["decisions"] = []any{}
+		})), allowed},
+		{"the operator drops the decisions", statusUpdate(operator, statusJSON, edit(t, statusJSON, func(m map[string]any) { delete(m, "decisions") })), allowed},
+
+		// Everyone else may only append to status.decisions.
+		{"a person sets the state", statusUpdate(alice, statusJSON, edit(t, statusJSON, func(m map[string]any) { m["state"] = "Trusted" })),
+			refused("only the toolgate operator writes ToolPin status")},
+		{"a person sets the state while appending", statusUpdate(alice, statusJSON, edit(t, appendDecisions(t, statusJSON, approve(alice)), func(m map[string]any) { m["state"] = "Trusted" })),
+			refused("only the toolgate operator writes ToolPin status")},
+		{"a person removes a pending call", statusUpdate(alice, statusJSON, edit(t, statusJSON, func(m map[string]any) { delete(m, "pendingCalls") })),
+			refused("only the toolgate operator writes ToolPin status")},
+		{"a person changes a past decision", statusUpdate(alice, statusJSON, edit(t, statusJSON, func(m map[string]any) {
+			m["decisions"].([]any)[0].(map[string]any)["action"] = "Approve"
+		})), refused("append-only")},
+		{"a person rewrites a past decision's author", statusUpdate(alice, statusJSON, edit(t, statusJSON, func(m map[string]any) {
+			m["decisions"].([]any)[0].(map[string]any)["user"] = "alice"
+		})), refused("append-only")},
+		{"a person removes a past decision", statusUpdate(alice, statusJSON, edit(t, statusJSON, func(m map[string]any) { m["decisions"] = []any{} })),
+			refused("append-only")},
+		{"a person replaces a past decision with two", statusUpdate(alice, statusJSON, edit(t, statusJSON, func(m map[string]any) {
+			m["decisions"] = []any{object(t, approve(alice)), object(t, approve(alice))}
+		})), refused("append-only")},
+		{"a person drops the decisions list", statusUpdate(alice, statusJSON, edit(t, statusJSON, func(m map[string]any) { delete(m, "decisions") })),
+			refused("status.decisions cannot be removed")},
+		{"a person drops an empty decisions list",
+			statusUpdate(alice, edit(t, statusJSON, func(m map[string]any) { m["decisions"] = []any{} }), edit(t, statusJSON, func(m map[string]any) { delete(m, "decisions") })),
+			refused("status.decisions cannot be removed")},
+		{"a person appends nothing", statusUpdate(alice, statusJSON, statusJSON), allowed},
+		{"a service account appends nothing", statusUpdate(ciBot, statusJSON, statusJSON), allowed},
+
+		// Decisions name what is observed now.
+		{"a person approves the observed definition", statusUpdate(alice, statusJSON, appendDecisions(t, statusJSON, approve(alice))), allowed},
+		{"a person approves twice at once", statusUpdate(alice, statusJSON, appendDecisions(t, statusJSON, approve(alice), stampedBy(t, alice, decision("Reject", fpNow)))), allowed},
+		{"a person approves the old definition", statusUpdate(alice, statusJSON, appendDecisions(t, statusJSON, stampedBy(t, alice, decision("Approve", fpOld)))),
+			refused("but the definition observed now is " + fpNow)},
+		{"the second of two decisions names the old definition", statusUpdate(alice, statusJSON, appendDecisions(t, statusJSON, approve(alice), stampedBy(t, alice, decision("Approve", fpOld)))),
+			refused("review the current definition")},
+		{"a decision before anything is observed", statusUpdate(alice, unobserved, appendDecisions(t, unobserved, approve(alice))),
+			refused("the tool has not been observed yet")},
+		{"a decision on a pending call", statusUpdate(alice, statusJSON, appendDecisions(t, statusJSON, stampedBy(t, alice, callDecision("call-1", fpCall)))), allowed},
+		{"a decision on a pending call, before the tool is observed", statusUpdate(alice, unobserved, appendDecisions(t, unobserved, stampedBy(t, alice, callDecision("call-1", fpCall)))), allowed},
+		{"a decision on a pending call naming the observed definition", statusUpdate(alice, statusJSON, appendDecisions(t, statusJSON, stampedBy(t, alice, callDecision("call-1", fpNow)))),
+			refused("but the call was made against " + fpCall)},
+		{"a decision on an unknown call", statusUpdate(alice, statusJSON, appendDecisions(t, statusJSON, stampedBy(t, alice, callDecision("nope", fpCall)))),
+			refused(`no pending call "nope"`)},
+
+		// Who may decide.
+		{"a configured approver service account", statusUpdate(reviewBot, statusJSON, appendDecisions(t, statusJSON, approve(reviewBot))), allowed},
+		{"a configured approver in a namespace that does not exist", statusUpdate(strayBot, statusJSON, appendDecisions(t, statusJSON, approve(strayBot))), allowed},
+		{"a service account nobody configured", statusUpdate(ciBot, statusJSON, appendDecisions(t, statusJSON, approve(ciBot))),
+			refused(ciName + " is a service account and not a configured approver")},
+		{"an agent's service account, although configured", statusUpdate(agentBot, statusJSON, appendDecisions(t, statusJSON, approve(agentBot))),
+			refused(agentHelperName + " belongs to an agent namespace")},
+		{"an agent's service account deciding on its own call", statusUpdate(agentBot, statusJSON, appendDecisions(t, statusJSON, stampedBy(t, agentBot, callDecision("call-1", fpCall)))),
+			refused("agents never decide on tools")},
+		{"a service account whose namespace cannot be read", statusUpdate(brokenBot, statusJSON, appendDecisions(t, statusJSON, approve(brokenBot))),
+			refused("cannot tell whether " + brokenName + " belongs to an agent namespace: " + errLookup.Error())},
+		// Who decides is judged before what is decided on: an agent learns
+		// nothing about fingerprints or calls.
+		{"an agent's service account naming an unknown call", statusUpdate(agentBot, statusJSON, appendDecisions(t, statusJSON, stampedBy(t, agentBot, callDecision("nope", fpCall)))),
+			refused("agents never decide on tools")},
+
+		// Requests the status webhooks do not judge, and broken ones.
+		{"a spec update", request(admissionv1.Update, "", ciBot, pinJSON(specJSON, statusJSON), pinJSON(specJSON, edit(t, statusJSON, func(m map[string]any) { m["state"] = "Trusted" }))), allowed},
+		{"a new object that is not JSON", request(admissionv1.Update, "status", alice, pinJSON(specJSON, statusJSON), []byte(`{"apiVersion":"toolgate.dev/v1alpha1","kind":"ToolPin","status":`)),
+			badRequest},
+		{"an old object that is not JSON", request(admissionv1.Update, "status", alice, []byte(`not json`), pinJSON(specJSON, statusJSON)),
+			badRequest},
+		{"no object at all", request(admissionv1.Update, "status", alice, pinJSON(specJSON, statusJSON), nil),
+			badRequest},
+		{"decisions that are not a list", statusUpdate(alice, statusJSON, edit(t, statusJSON, func(m map[string]any) { m["decisions"] = "approve" })),
+			badRequest},
+	}
+}
+
+func TestStatusWebhooksShareTheRules(t *testing.T) {
+	handlers := map[string]admission.Handler{
+		"stamper":   &StatusStamper{Identities: testPolicy(), Decoder: testDecoder(t), Now: func() time.Time { return stampTime }},
+		"validator": &StatusValidator{Identities: testPolicy(), Decoder: testDecoder(t)},
+	}
+	for _, tc := range statusRules(t) {
+		for name, h := range handlers {
+			t.Run(name+"/"+tc.name, func(t *testing.T) {
+				tc.want.check(t, h.Handle(t.Context(), tc.req))
+			})
+		}
+	}
+}
+
+// TestValidatorAcceptsWhatTheStamperWrites runs every request the stamper
+// allows through the validator as the API server would: with the
+// stamper's patch applied. A stamp the validator does not recognise would
+// refuse every decision.
+func TestValidatorAcceptsWhatTheStamperWrites(t *testing.T) {
+	stamper := &StatusStamper{Identities: testPolicy(), Decoder: testDecoder(t), Now: time.Now}
+	validator := &StatusValidator{Identities: testPolicy(), Decoder: testDecoder(t)}
+	forged := `{"action":"Approve","fingerprint":"` + fpNow + `","user":"mallory","groups":["system:masters"],"time":"2001-01-01T00:00:00Z"}`
+	many := authenticationv1.UserInfo{Username: "carol", Groups: manyGroups()}
+	cases := append(statusRules(t),
+		statusCase{"a forged identity", statusUpdate(alice, statusJSON, appendDecisions(t, statusJSON, forged)), allowed},
+		statusCase{"a person in more groups than a decision holds", statusUpdate(many, statusJSON, appendDecisions(t, statusJSON, decision("Approve", fpNow))), allowed},
+	)
+	n := 0
+	for _, tc := range cases {
+		resp := stamper.Handle(t.Context(), tc.req)
+		if !resp.Allowed {
+			continue
+		}
+		n++
+		t.Run(tc.name, func(t *testing.T) {
+			req := tc.req
+			patched := applyPatch(t, req, resp)
+			raw, err := json.Marshal(patched)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Object.Raw = raw
+			allowed.check(t, validator.Handle(t.Context(), req))
+		})
+	}
+	if n < 10 {
+		t.Fatalf("only %d requests allowed by the stamper: the table no longer exercises the validator", n)
+	}
+}
+
+// manyGroups is more groups than a decision holds, one of them longer than
+// a decision's group may be.
+func manyGroups() []string {
+	var groups []string
+	for i := range toolgatev1alpha1.MaxDecisionGroups + 6 {
+		groups = append(groups, "team-"+string(rune('a'+i%26))+strings.Repeat("x", i))
+	}
+	groups[1] = strings.Repeat("g", toolgatev1alpha1.MaxIdentityLength+1)
+	return groups
+}
+
+func TestStamperOverwritesTheIdentity(t *testing.T) {
+	stamper := &StatusStamper{Identities: testPolicy(), Decoder: testDecoder(t), Now: func() time.Time { return stampTime }}
+	forged := `{"action":"Reject","fingerprint":"` + fpNow + `","comment":"not yet","user":"mallory","groups":["system:masters"],"time":"2001-01-01T00:00:00Z"}`
+	wantTime := stampTime.Truncate(time.Second)
+	many := authenticationv1.UserInfo{Username: "carol", Groups: manyGroups()}
+	bounded := slices.Concat(many.Groups[:1], many.Groups[2:toolgatev1alpha1.MaxDecisionGroups+1])
+
+	for _, tc := range []struct {
+		name     string
+		user     authenticationv1.UserInfo
+		appended []string
+		// want are the appended decisions as they must be stored.
+		want []toolgatev1alpha1.Decision
+	}{
+		{"a forged user, groups and time", alice, []string{forged}, []toolgatev1alpha1.Decision{
+			{Action: "Reject", Fingerprint: fpNow, Comment: "not yet", User: "alice", Groups: []string{"reviewers", "system:authenticated"}},
+		}},
+		{"nothing typed", alice, []string{decision("Approve", fpNow)}, []toolgatev1alpha1.Decision{
+			{Action: "Approve", Fingerprint: fpNow, User: "alice", Groups: []string{"reviewers", "system:authenticated"}},
+		}},
+		{"a person in no groups, typing some", authenticationv1.UserInfo{Username: "dave"}, []string{forged}, []toolgatev1alpha1.Decision{
+			{Action: "Reject", Fingerprint: fpNow, Comment: "not yet", User: "dave"},
+		}},
+		{"two decisions at once, one on a call", alice, []string{forged, callDecision("call-1", fpCall)}, []toolgatev1alpha1.Decision{
+			{Action: "Reject", Fingerprint: fpNow, Comment: "not yet", User: "alice", Groups: []string{"reviewers", "system:authenticated"}},
+			{Action: "Approve", Fingerprint: fpCall, CallID: "call-1", User: "alice", Groups: []string{"reviewers", "system:authenticated"}},
+		}},
+		{"a configured approver service account", reviewBot, []string{forged}, []toolgatev1alpha1.Decision{
+			{Action: "Reject", Fingerprint: fpNow, Comment: "not yet", User: reviewBotName, Groups: reviewBot.Groups},
+		}},
+		// The API bounds a decision's groups; a person in more (common
+		// with OIDC) still decides, and the record keeps those that fit.
+		{"more groups than a decision holds", many, []string{decision("Approve", fpNow)}, []toolgatev1alpha1.Decision{
+			{Action: "Approve", Fingerprint: fpNow, User: "carol", Groups: bounded},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := statusUpdate(tc.user, statusJSON, appendDecisions(t, statusJSON, tc.appended...))
+			resp := stamper.Handle(t.Context(), req)
+			allowed.check(t, resp)
+			got := applyPatch(t, req, resp)
+
+			// Only the appended decisions change, and only in who and when.
+			want := decodePin(t, req.Object.Raw)
+			past := len(want.Status.Decisions) - len(tc.appended)
+			for i := range tc.want {
+				tc.want[i].Time = got.Status.Decisions[past+i].Time
+				want.Status.Decisions[past+i] = tc.want[i]
+			}
+			if !equality.Semantic.DeepEqual(got, want) {
+				t.Fatalf("stamped pin:\n%+v\nwant:\n%+v", got.Status.Decisions, want.Status.Decisions)
+			}
+			for i, d := range got.Status.Decisions[past:] {
+				if d.Time == nil || !d.Time.Time.Equal(wantTime) {
+					t.Errorf("decision %d stamped at %v, want %v", past+i, d.Time, wantTime)
+				}
+				if len(d.Groups) > toolgatev1alpha1.MaxDecisionGroups {
+					t.Errorf("decision %d holds %d groups", past+i, len(d.Groups))
+				}
+				for _, g := range d.Groups {
+					if len(g) > toolgatev1alpha1.MaxIdentityLength {
+						t.Errorf("decision %d holds a group of %d bytes", past+i, len(g))
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestValidatorRefusesAForgedStamp(t *testing.T) {
+	validator := &StatusValidator{Identities: testPolicy(), Decoder: testDecoder(t)}
+	many := authenticationv1.UserInfo{Username: "carol", Groups: manyGroups()}
+	// with is alice's decision as the stamper leaves it, then changed by f.
+	with := func(f func(map[string]any)) string {
+		return edit(t, stampedBy(t, alice, decision("Approve", fpNow)), f)
+	}
+	for _, tc := range []struct {
+		name     string
+		user     authenticationv1.UserInfo
+		appended []string
+		want     verdict
+	}{
+		{"stamped as the request says", alice, []string{with(func(map[string]any) {})}, allowed},
+		{"stamped at any time", alice, []string{with(func(d map[string]any) { d["time"] = "2001-01-01T00:00:00Z" })}, allowed},
+		{"another user", alice, []string{with(func(d map[string]any) { d["user"] = "mallory" })},
+			refused("decision 1 is not stamped with the requester's identity (alice)")},
+		{"no user", alice, []string{with(func(d map[string]any) { delete(d, "user") })},
+			refused("decision 1 is not stamped")},
+		{"an added group", alice, []string{with(func(d map[string]any) { d["groups"] = []string{"reviewers", "system:authenticated", "system:masters"} })},
+			refused("decision 1 is not stamped")},
+		{"a missing group", alice, []string{with(func(d map[string]any) { d["groups"] = []string{"reviewers"} })},
+			refused("decision 1 is not stamped")},
+		{"groups in another order", alice, []string{with(func(d map[string]any) { d["groups"] = []string{"system:authenticated", "reviewers"} })},
+			refused("decision 1 is not stamped")},
+		{"no groups", alice, []string{with(func(d map[string]any) { delete(d, "groups") })},
+			refused("decision 1 is not stamped")},
+		{"no time", alice, []string{with(func(d map[string]any) { delete(d, "time") })},
+			refused("decision 1 is not stamped")},
+		{"the second of two forged", alice, []string{with(func(map[string]any) {}), with(func(d map[string]any) { d["user"] = "mallory" })},
+			refused("decision 2 is not stamped")},
+		{"groups bounded as the API bounds them", many, []string{stampedBy(t, many, decision("Approve", fpNow))}, allowed},
+		{"every group of a person in too many", many, []string{edit(t, stampedBy(t, many, decision("Approve", fpNow)), func(d map[string]any) { d["groups"] = many.Groups })},
+			refused("decision 1 is not stamped")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.want.check(t, validator.Handle(t.Context(), statusUpdate(tc.user, statusJSON, appendDecisions(t, statusJSON, tc.appended...))))
+		})
+	}
+}
