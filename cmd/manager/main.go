@@ -24,12 +24,23 @@ func main() {
 	}
 }
 
-// run parses the flags, builds the manager and runs it until a signal.
-func run(args []string) error {
+// newFlagSet declares every flag of the manager: its own, the logger's,
+// and controller-runtime's --kubeconfig, which controller-runtime registers
+// on the process's default flag set.
+func newFlagSet() (*flag.FlagSet, *options, *zap.Options) {
 	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
 	opts := bindFlags(fs)
-	zapOpts := zap.Options{}
+	zapOpts := &zap.Options{}
 	zapOpts.BindFlags(fs)
+	if f := flag.CommandLine.Lookup("kubeconfig"); f != nil {
+		fs.Var(f.Value, f.Name, f.Usage)
+	}
+	return fs, opts, zapOpts
+}
+
+// run parses the flags, builds the manager and runs it until a signal.
+func run(args []string) error {
+	fs, opts, zapOpts := newFlagSet()
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -39,7 +50,7 @@ func run(args []string) error {
 	if err := opts.complete(os.Getenv); err != nil {
 		return err
 	}
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts)))
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(zapOpts)))
 
 	mgr, err := newManager(opts)
 	if err != nil {

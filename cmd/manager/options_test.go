@@ -60,3 +60,14 @@ func TestOptions(t *testing.T) {
 		})
 	}
 }
+
+// TestFlagSet: the manager takes --kubeconfig, as controller-runtime reads
+// it, and the logger's flags, besides its own.
+func TestFlagSet(t *testing.T) {
+	fs, _, _ := newFlagSet()
+	for _, name := range []string{"kubeconfig", "zap-log-level", "operator-user", "probe-concurrency"} {
+		if fs.Lookup(name) == nil {
+			t.Errorf("no --%s flag", name)
+		}
+	}
+}
