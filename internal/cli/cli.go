@@ -12,6 +12,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/pkg/risk"
 	"github.com/toolgate/toolgate/pkg/tooldef"
 	"github.com/toolgate/toolgate/pkg/vet"
@@ -254,7 +255,7 @@ func writeScoreTable(w io.Writer, r vet.Report) {
 	for _, t := range r.Tools {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\n", t.Server, printable(t.Name), t.Level, t.Risk.RiskLevel,
 			t.Risk.Category, t.Risk.BlastRadius, t.Risk.Reversibility, t.Risk.ApprovalRecommendation,
-			t.Risk.MinTrustLevel, len(t.Findings), shortFingerprint(t.Fingerprint))
+			t.Risk.MinTrustLevel, len(t.Findings), toolgatev1alpha1.Fingerprint(t.Fingerprint).Short())
 	}
 	tw.Flush()
 
@@ -300,13 +301,6 @@ func writeScoreTable(w io.Writer, r vet.Report) {
 			fmt.Fprintf(w, "  disagreement: %s\n", d)
 		}
 	}
-}
-
-func shortFingerprint(f string) string {
-	if len(f) > 19 {
-		return f[:19]
-	}
-	return f
 }
 
 // printable escapes what a terminal would interpret or hide in a name.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/pkg/tooldef"
 )
 
@@ -114,7 +115,7 @@ func writeDiffTable(w io.Writer, r DiffReport) {
 		}
 		fmt.Fprintln(w, line)
 		if t.Diff != nil {
-			fmt.Fprintf(w, "          %s → %s\n", shortFingerprint(t.Diff.From), shortFingerprint(t.Diff.To))
+			fmt.Fprintf(w, "          %s → %s\n", toolgatev1alpha1.Fingerprint(t.Diff.From).Short(), toolgatev1alpha1.Fingerprint(t.Diff.To).Short())
 			fmt.Fprintf(w, "          kinds: %s\n", strings.Join(t.Diff.Kinds, ", "))
 			if t.Diff.LowersDeclaredRisk {
 				fmt.Fprintln(w, "          WARNING: the server now declares this tool less risky than before")

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/pkg/clip"
 	"github.com/toolgate/toolgate/pkg/tooldef"
 )
 
@@ -110,7 +111,7 @@ func Next(in Input) Output {
 	case counted >= needed:
 		st.Pinned = &toolgatev1alpha1.PinnedDefinition{
 			Fingerprint: observed, Time: in.Now, Source: toolgatev1alpha1.PinnedByApproval,
-			Approvers: boundList(approvers, 16, 256), Definition: definition(in.Tool),
+			Approvers: clip.StringsWithLast(approvers, toolgatev1alpha1.MaxApprovers, toolgatev1alpha1.MaxIdentityLength), Definition: definition(in.Tool),
 		}
 		st.Change = nil
 		// A human has seen this definition: the risk is the judgement of it,
@@ -212,32 +213,14 @@ func riskNeverFalls(old, now *toolgatev1alpha1.ToolRisk) *toolgatev1alpha1.ToolR
 	kept.Level = old.Level
 	kept.RiskLevel = old.RiskLevel
 	kept.EffectiveLevel = max(kept.EffectiveLevel, old.EffectiveLevel)
-	kept.Reasons = boundList(append(slices.Clone(kept.Reasons), fmt.Sprintf("%s kept: a level falls only when a human approves the definition", old.Level)), 32, 512)
+	kept.Reasons = clip.StringsWithLast(append(slices.Clone(kept.Reasons), fmt.Sprintf("%s kept: a level falls only when a human approves the definition", old.Level)), toolgatev1alpha1.MaxToolReasons, toolgatev1alpha1.MaxReasonLength)
 	return kept
 }
 
-// boundList keeps a list within the API's bounds: at most n entries of at
-// most size bytes, the last entry kept when entries are dropped, since it is
-// the newest reason.
-func boundList(list []string, n, size int) []string {
-	if len(list) > n {
-		list = append(slices.Clone(list[:n-1]), list[len(list)-1])
-	}
-	out := make([]string, len(list))
-	for i, s := range list {
-		if len(s) > size {
-			s = s[:size-3] + "..."
-		}
-		out[i] = s
-	}
-	return out
-}
-
-// maxDefinitionBytes bounds the definition kept in status for later diffs.
-const maxDefinitionBytes = 256 << 10
-
+// definition is the canonical definition kept in status for later diffs,
+// or nothing when it does not fit: a cut definition could not be parsed.
 func definition(t *tooldef.Tool) string {
-	if c := t.Canonical(); len(c) <= maxDefinitionBytes {
+	if c := t.Canonical(); len(c) <= toolgatev1alpha1.MaxDefinitionLength {
 		return string(c)
 	}
 	return ""
@@ -258,16 +241,8 @@ func change(pinned *toolgatev1alpha1.PinnedDefinition, observed *tooldef.Tool, n
 	for _, k := range d.Kinds {
 		c.Kinds = append(c.Kinds, toolgatev1alpha1.ChangeKind(k))
 	}
-	c.Parts = d.Parts
-	for i, line := range d.Details {
-		if i == 64 {
-			break
-		}
-		if len(line) > 512 {
-			line = line[:509] + "..."
-		}
-		c.Details = append(c.Details, line)
-	}
+	c.Parts = clip.Strings(d.Parts, toolgatev1alpha1.MaxChangeParts, toolgatev1alpha1.MaxChangePartLength)
+	c.Details = clip.Strings(d.Details, toolgatev1alpha1.MaxChangeDetails, toolgatev1alpha1.MaxChangeDetailLength)
 	return c
 }
 

@@ -82,11 +82,7 @@ func ApplyOverride(r *toolgatev1alpha1.ToolRisk, o *toolgatev1alpha1.Classificat
 	r.Overridden = true
 	// The override's reason is kept even when the list is full: who lowered
 	// a level, and why, matters more than the engine's last reason.
-	reasons := r.Reasons
-	if len(reasons) >= toolgatev1alpha1.MaxToolReasons {
-		reasons = reasons[:toolgatev1alpha1.MaxToolReasons-1]
-	}
-	r.Reasons = clip.Strings(append(slices.Clone(reasons), "human override: "+o.Reason), toolgatev1alpha1.MaxToolReasons, toolgatev1alpha1.MaxReasonLength)
+	r.Reasons = clip.StringsWithLast(append(slices.Clone(r.Reasons), "human override: "+o.Reason), toolgatev1alpha1.MaxToolReasons, toolgatev1alpha1.MaxReasonLength)
 	return r
 }
 

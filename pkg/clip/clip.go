@@ -46,3 +46,33 @@ func Strings(list []string, n, limit int) []string {
 	}
 	return out
 }
+
+// StringsWithLast is Strings for a list whose last entry matters most (the
+// newest reason, a human's override): when entries must go, the first n-1
+// are kept and the last.
+func StringsWithLast(list []string, n, limit int) []string {
+	if n > 0 && len(list) > n {
+		list = append(append(make([]string, 0, n), list[:n-1]...), list[len(list)-1])
+	}
+	return Strings(list, n, limit)
+}
+
+// Runes shortens s to at most n runes, the last of them "…" when cut: for
+// text shown to a person (an excerpt, a quoted value), where the budget is
+// what fits on a line rather than bytes in an API field.
+func Runes(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	count := 0
+	for i := range s {
+		if count == n-1 {
+			if utf8.RuneCountInString(s[i:]) > 1 {
+				return s[:i] + "…"
+			}
+			return s
+		}
+		count++
+	}
+	return s
+}

@@ -67,3 +67,32 @@ func FuzzCut(f *testing.F) {
 		}
 	})
 }
+
+func TestStringsWithLast(t *testing.T) {
+	got := StringsWithLast([]string{"a", "b", "c", "newest"}, 3, 6)
+	if len(got) != 3 || got[0] != "a" || got[1] != "b" || got[2] != "newest" {
+		t.Errorf("StringsWithLast = %q", got)
+	}
+	if got := StringsWithLast([]string{"a"}, 3, 6); len(got) != 1 {
+		t.Errorf("a short list is kept whole: %q", got)
+	}
+}
+
+func TestRunes(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"héllo", 5, "héllo"},
+		{"héllo", 6, "héllo"},
+		{"héllo wörld", 5, "héll…"},
+		{"ab", 1, "…"},
+		{"a", 1, "a"},
+		{"abc", 0, ""},
+	} {
+		if got := Runes(c.in, c.n); got != c.want {
+			t.Errorf("Runes(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@
 //
 // It owns how text is shortened — on a rune boundary, never splitting a
 // UTF-8 sequence, with a visible marker so a reader knows something was
-// left out. It does not own the budgets themselves: those are the API's
+// left out — to a budget in bytes (API fields: Cut, String, Strings,
+// StringsWithLast) or in runes (text laid out for a person: Runes). It does not own the budgets themselves: those are the API's
 // (api/v1alpha1/limits.go) or the caller's.
 package clip

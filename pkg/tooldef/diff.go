@@ -7,7 +7,13 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/toolgate/toolgate/pkg/clip"
 )
+
+// maxDetailQuote bounds a value quoted in a change's detail line, so that
+// a long title leaves room for the rest of the line.
+const maxDetailQuote = 240
 
 // Kinds of change, matching the ChangeKind values of the toolgate API.
 const (
@@ -92,7 +98,7 @@ func Compare(a, b *Tool) *Diff {
 			d.Details = append(d.Details, fmt.Sprintf("name changed from %q to %q", a.Name, b.Name))
 		case PartTitle:
 			kinds[KindTitleChanged] = true
-			d.Details = append(d.Details, fmt.Sprintf("title changed from %q to %q", clip(a.Title), clip(b.Title)))
+			d.Details = append(d.Details, fmt.Sprintf("title changed from %q to %q", clip.String(a.Title, maxDetailQuote), clip.String(b.Title, maxDetailQuote)))
 		case PartDescription:
 			if collapseSpace(a.Description) == collapseSpace(b.Description) {
 				kinds[KindCosmetic] = true
@@ -469,11 +475,4 @@ func orAbsent(s string) string {
 
 func collapseSpace(s string) string {
 	return strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
-}
-
-func clip(s string) string {
-	if r := []rune(s); len(r) > 80 {
-		return string(r[:80]) + "…"
-	}
-	return s
 }

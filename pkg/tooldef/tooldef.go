@@ -15,6 +15,8 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/gowebpki/jcs"
+
+	"github.com/toolgate/toolgate/pkg/clip"
 )
 
 // The parts of a definition that get a digest of their own, so a change can
@@ -478,7 +480,7 @@ func ParseCatalogue(data []byte, limits Limits) (*Catalogue, error) {
 		obj := v
 		if errVal, ok := obj["error"]; ok {
 			b, _ := json.Marshal(errVal)
-			return nil, fmt.Errorf("input is a JSON-RPC error response: %s", truncate(string(b), 200))
+			return nil, fmt.Errorf("input is a JSON-RPC error response: %s", clip.String(string(b), 200))
 		}
 		if res, ok := obj["result"]; ok {
 			if obj, ok = res.(map[string]any); !ok {
@@ -566,13 +568,6 @@ func position(data []byte, offset int64) string {
 	line := bytes.Count(before, []byte{'\n'}) + 1
 	col := int(offset) - bytes.LastIndexByte(before, '\n')
 	return fmt.Sprintf("line %d, column %d", line, col)
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // SortedKeys returns the keys of m in order; a small helper for stable
