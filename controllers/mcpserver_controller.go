@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"sync"
 	"time"
@@ -102,6 +103,9 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	if p.digest != "" {
 		r.probed.Store(req.NamespacedName, p.digest)
 	}
+	if p.retry != nil {
+		return ctrl.Result{}, p.retry
+	}
 	return ctrl.Result{RequeueAfter: interval}, nil
 }
 
@@ -113,8 +117,12 @@ type pass struct {
 	wait time.Duration
 	// input is what serverstatus.Next decides on.
 	input serverstatus.Input
-	// digest identifies the configuration probed; empty when none was.
+	// digest identifies the configuration probed; empty when none was, or
+	// when the pass must be made again.
 	digest string
+	// retry, when set, is returned once the status has landed, so that the
+	// queue retries the pass with backoff.
+	retry error
 }
 
 // gather resolves what the server references, decides whether it is due,
@@ -166,7 +174,12 @@ func (r *MCPServerReconciler) gather(ctx context.Context, server *toolgatev1alph
 	getMetrics().recordPins(server.Namespace, server.Name, tally)
 	p.input.Probed = &serverstatus.Catalogue{
 		Result: result, Server: report.Servers[0], Reach: reach.Findings, Pins: tally,
-		TrustedOnFirstUse: synced.trustedOnFirstUse, Unpinnable: synced.unpinnable,
+		TrustedOnFirstUse: synced.trustedOnFirstUse, Unpinnable: synced.unpinnable, PinFailures: synced.failures,
+	}
+	if len(synced.failures) > 0 {
+		getMetrics().pinWriteFailures.WithLabelValues(server.Namespace, server.Name).Add(float64(len(synced.failures)))
+		// Probed again, with backoff, rather than after the interval.
+		p.digest, p.retry = "", fmt.Errorf("%d of the server's pins could not be written", len(synced.failures))
 	}
 	return p, nil
 }
@@ -193,6 +206,8 @@ type pinSync struct {
 	trustedOnFirstUse int
 	// unpinnable counts the tools whose names no pin can hold.
 	unpinnable int
+	// failures are the tools whose pins could not be written.
+	failures []serverstatus.PinFailure
 }
 
 // syncPins creates the pins of new tools, runs every pin of the server
@@ -229,19 +244,22 @@ func (r *MCPServerReconciler) syncPins(ctx context.Context, server *toolgatev1al
 			in.Status, in.UntrustedBody = st, laundered && holder != name
 			return lifecycle.Next(in)
 		}
+		// A write that fails is reported and the pass goes on: one tool that
+		// cannot be recorded must not stop the others' rug pulls from being.
 		if pin == nil {
 			created, err := r.createPin(ctx, server, tool.Name, decide)
 			if err != nil {
-				return pinSync{}, err
+				out.failures = append(out.failures, serverstatus.PinFailure{Tool: tool.Name, Message: err.Error()})
+				continue
 			}
 			pin = created
 		}
 		reason, err := r.updatePin(ctx, server, pin, func(st toolgatev1alpha1.ToolPinStatus) lifecycle.Output { return decide(pin.Name, st) })
-		if reason == toolgatev1alpha1.ReasonPinnedOnFirstUse {
+		if reason == toolgatev1alpha1.ReasonPinnedOnFirstUse && err == nil {
 			out.trustedOnFirstUse++
 		}
 		if err != nil {
-			return pinSync{}, err
+			out.failures = append(out.failures, serverstatus.PinFailure{Tool: tool.Name, Message: err.Error()})
 		}
 		out.pins = append(out.pins, *pin)
 	}
@@ -256,7 +274,7 @@ func (r *MCPServerReconciler) syncPins(ctx context.Context, server *toolgatev1al
 		if _, err := r.updatePin(ctx, server, pin, func(st toolgatev1alpha1.ToolPinStatus) lifecycle.Output {
 			return lifecycle.Next(lifecycle.Input{Status: st, Tool: nil, Now: stamp})
 		}); err != nil {
-			return pinSync{}, err
+			out.failures = append(out.failures, serverstatus.PinFailure{Tool: name, Message: err.Error()})
 		}
 		out.pins = append(out.pins, *pin)
 	}
@@ -288,18 +306,27 @@ func untrustedBodies(pins []toolgatev1alpha1.ToolPin) map[string]string {
 
 // createPin creates the pin of a new tool with the labels of its first
 // decision (known before the pin exists, which saves a write per new
-// tool), or returns the pin that already holds its name.
+// tool), or returns the pin that already holds its name. A name held by
+// another tool's pin — a hash collision, or a pin someone else made —
+// sends it to the next candidate name: pins are found by their spec, so
+// any name serves, and no outsider can block a tool by taking its name.
 func (r *MCPServerReconciler) createPin(ctx context.Context, server *toolgatev1alpha1.MCPServer, tool string, decide func(string, toolgatev1alpha1.ToolPinStatus) lifecycle.Output) (*toolgatev1alpha1.ToolPin, error) {
-	fresh, err := newPin(server, tool, r.Scheme)
-	if err != nil {
-		return nil, err
+	var err error
+	for attempt := range lifecycle.PinNameCandidates {
+		var fresh, pin *toolgatev1alpha1.ToolPin
+		if fresh, err = newPin(server, tool, lifecycle.PinNameCandidate(server.Name, tool, attempt), r.Scheme); err != nil {
+			return nil, err
+		}
+		first := decide(fresh.Name, toolgatev1alpha1.ToolPinStatus{})
+		fresh.Labels[toolgatev1alpha1.LabelState] = string(first.Status.State)
+		if first.Status.Risk != nil {
+			fresh.Labels[toolgatev1alpha1.LabelLevel] = string(first.Status.Risk.Level)
+		}
+		if pin, err = createPin(ctx, r.Client, fresh); !errors.Is(err, errNameHeld) {
+			return pin, err
+		}
 	}
-	first := decide(fresh.Name, toolgatev1alpha1.ToolPinStatus{})
-	fresh.Labels[toolgatev1alpha1.LabelState] = string(first.Status.State)
-	if first.Status.Risk != nil {
-		fresh.Labels[toolgatev1alpha1.LabelLevel] = string(first.Status.Risk.Level)
-	}
-	return createPin(ctx, r.Client, fresh)
+	return nil, fmt.Errorf("all %d names a pin of %q may take are held by pins of other tools: %w", lifecycle.PinNameCandidates, tool, err)
 }
 
 // updatePin runs one lifecycle step on a pin and writes it. On a conflict

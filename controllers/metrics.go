@@ -17,6 +17,9 @@ type operatorMetrics struct {
 	tools         *prometheus.GaugeVec
 	awaiting      *prometheus.GaugeVec
 	oldest        *oldestPending
+	// pinWriteFailures counts pin writes that failed, by server: each one
+	// leaves the server not Ready.
+	pinWriteFailures *prometheus.CounterVec
 }
 
 var (
@@ -42,11 +45,14 @@ func getMetrics() *operatorMetrics {
 			awaiting: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 				Name: "toolgate_pins_awaiting_review", Help: "ToolPins awaiting a human review, by server.",
 			}, []string{"namespace", "server"}),
+			pinWriteFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+				Name: "toolgate_pin_write_failures_total", Help: "ToolPin writes that failed, by server; the server is not Ready until they succeed.",
+			}, []string{"namespace", "server"}),
 			oldest: &oldestPending{since: map[[2]string]time.Time{}, desc: prometheus.NewDesc(
 				"toolgate_oldest_pending_review_age_seconds", "Age of the oldest ToolPin awaiting review, by server.",
 				[]string{"namespace", "server"}, nil)},
 		}
-		metrics.Registry.MustRegister(m.probeDuration, m.probes, m.tools, m.awaiting, m.oldest)
+		metrics.Registry.MustRegister(m.probeDuration, m.probes, m.tools, m.awaiting, m.oldest, m.pinWriteFailures)
 		theMetrics = m
 	})
 	return theMetrics
@@ -69,6 +75,7 @@ func (m *operatorMetrics) forget(ns, server string) {
 	m.tools.DeletePartialMatch(labels)
 	m.probes.DeletePartialMatch(labels)
 	m.awaiting.DeletePartialMatch(labels)
+	m.pinWriteFailures.DeletePartialMatch(labels)
 	m.oldest.set(ns, server, time.Time{})
 }
 

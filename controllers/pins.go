@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
@@ -87,6 +88,11 @@ func stateMessage(s toolgatev1alpha1.PinState) string {
 // selected by them.
 func syncPinLabels(ctx context.Context, c client.Client, pin *toolgatev1alpha1.ToolPin) error {
 	want := map[string]string{toolgatev1alpha1.LabelState: string(pin.Status.State)}
+	// The server label is restored like the others: selectors by server
+	// must keep finding every pin of it.
+	if name := pin.Spec.ServerRef.Name; len(name) <= 63 {
+		want[toolgatev1alpha1.LabelServer] = name
+	}
 	if pin.Status.Risk != nil {
 		want[toolgatev1alpha1.LabelLevel] = string(pin.Status.Risk.Level)
 	}
@@ -114,11 +120,11 @@ func syncPinLabels(ctx context.Context, c client.Client, pin *toolgatev1alpha1.T
 	return nil
 }
 
-// newPin builds the ToolPin of one tool of a server.
-func newPin(server *toolgatev1alpha1.MCPServer, tool string, scheme *runtime.Scheme) (*toolgatev1alpha1.ToolPin, error) {
+// newPin builds the ToolPin of one tool of a server, under the given name.
+func newPin(server *toolgatev1alpha1.MCPServer, tool, name string, scheme *runtime.Scheme) (*toolgatev1alpha1.ToolPin, error) {
 	pin := &toolgatev1alpha1.ToolPin{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: lifecycle.PinName(server.Name, tool), Namespace: server.Namespace,
+			Name: name, Namespace: server.Namespace,
 			Labels: map[string]string{},
 		},
 		Spec: toolgatev1alpha1.ToolPinSpec{ServerRef: toolgatev1alpha1.LocalObjectReference{Name: server.Name}, ToolName: tool},
@@ -134,7 +140,11 @@ func newPin(server *toolgatev1alpha1.MCPServer, tool string, scheme *runtime.Sch
 	return pin, nil
 }
 
-// createPin creates the pin, or returns the one that exists under its name.
+// errNameHeld says a pin's name is taken by a pin of another tool.
+var errNameHeld = errors.New("the name is held by a pin of another tool")
+
+// createPin creates the pin, or returns the one of the same tool that
+// exists under its name; a name held by another tool's pin is errNameHeld.
 func createPin(ctx context.Context, c client.Client, pin *toolgatev1alpha1.ToolPin) (*toolgatev1alpha1.ToolPin, error) {
 	err := c.Create(ctx, pin)
 	if apierrors.IsAlreadyExists(err) {
@@ -143,7 +153,7 @@ func createPin(ctx context.Context, c client.Client, pin *toolgatev1alpha1.ToolP
 			return nil, err
 		}
 		if existing.Spec.ServerRef != pin.Spec.ServerRef || existing.Spec.ToolName != pin.Spec.ToolName {
-			return nil, fmt.Errorf("pin %s exists for another tool (%s/%s)", pin.Name, existing.Spec.ServerRef.Name, existing.Spec.ToolName)
+			return nil, fmt.Errorf("pin %s (%s/%s): %w", pin.Name, existing.Spec.ServerRef.Name, existing.Spec.ToolName, errNameHeld)
 		}
 		return &existing, nil
 	}

@@ -55,6 +55,11 @@ const (
 	ReasonInvalidResponse = "InvalidResponse"
 	// ReasonTooLarge: the server's answer is over one of the probe's limits.
 	ReasonTooLarge = "TooLarge"
+
+	// ReasonPinWriteFailed: the catalogue was judged, but the pins of some
+	// tools could not be written; until they are, the server is not Ready
+	// and the gate withholds its tools.
+	ReasonPinWriteFailed = "PinWriteFailed"
 )
 
 // Reasons of a ToolPin's Ready condition besides the pin states, which

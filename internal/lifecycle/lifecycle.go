@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -218,12 +219,31 @@ func riskNeverFalls(old, now *toolgatev1alpha1.ToolRisk) *toolgatev1alpha1.ToolR
 }
 
 // definition is the canonical definition kept in status for later diffs,
-// or nothing when it does not fit: a cut definition could not be parsed.
+// or nothing when it does not fit: a cut definition could not be parsed,
+// and the fingerprint alone still pins it. The size that counts is the
+// size as written to the API server: JSON escapes "<", ">" and "&" as six
+// bytes each, so a definition within the schema's bound may still make a
+// pin too large to store, and freeze every later observation of it.
 func definition(t *tooldef.Tool) string {
-	if c := t.Canonical(); len(c) <= toolgatev1alpha1.MaxDefinitionLength {
-		return string(c)
+	c := t.Canonical()
+	if len(c) > toolgatev1alpha1.MaxDefinitionLength || EncodedLength(string(c)) > toolgatev1alpha1.MaxDefinitionLength {
+		return ""
 	}
-	return ""
+	return string(c)
+}
+
+// EncodedLength is the length of s as a JSON string written to the API
+// server, quotes left out.
+func EncodedLength(s string) int {
+	// Most definitions are short and need no encoding to know they fit.
+	if len(s)*6 <= toolgatev1alpha1.MaxDefinitionLength {
+		return len(s)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return len(s) * 6
+	}
+	return len(b) - 2
 }
 
 // change explains how the observed definition differs from the pinned one.

@@ -185,3 +185,34 @@ func TestRiskRisesAtOnceAndFallsOnlyWithAHuman(t *testing.T) {
 		t.Fatalf("after a human approved the definition, its own judgement stands: %s", approved.Status.ComputedRisk.Level)
 	}
 }
+
+// TestDefinitionsAreKeptWithinTheEncodedBudget: a definition that fits the
+// schema's bound in characters but not as JSON on the wire (every "<" is
+// six bytes there) is pinned by its fingerprint alone, so the pin can
+// always be written.
+func TestDefinitionsAreKeptWithinTheEncodedBudget(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		desc string
+		kept bool
+	}{
+		{"plain text is kept", "Lists one page of files.", true},
+		{"escaped text over the budget", strings.Repeat("<", 200000), false},
+		{"escaped text within the budget", strings.Repeat("<", 1000), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			def := `{"name":"list_files","description":"` + c.desc + `"}`
+			out := Next(Input{Tool: tool(t, def), Risk: risk("L2", toolgatev1alpha1.ApprovalNone), FirstUse: toolgatev1alpha1.FirstUseTrust, Now: t0})
+			st := out.Status
+			if st.ObservedFingerprint == "" || st.Pinned == nil || st.Pinned.Fingerprint != st.ObservedFingerprint || st.State != toolgatev1alpha1.PinTrusted {
+				t.Fatalf("not pinned by its fingerprint: %+v", st)
+			}
+			if kept := st.ObservedDefinition != "" && st.Pinned.Definition != ""; kept != c.kept {
+				t.Errorf("definition kept %v, want %v", kept, c.kept)
+			}
+			if n := EncodedLength(st.ObservedDefinition); n > toolgatev1alpha1.MaxDefinitionLength {
+				t.Errorf("a kept definition of %d encoded bytes is over the budget", n)
+			}
+		})
+	}
+}

@@ -30,3 +30,23 @@ func TestPinName(t *testing.T) {
 		t.Error("long server names must not make tools share a pin")
 	}
 }
+
+func TestPinNameCandidates(t *testing.T) {
+	seen := map[string]bool{}
+	for attempt := range PinNameCandidates {
+		name := PinNameCandidate("github", "delete_file", attempt)
+		if len(name) > 63 || !dns1123Label.MatchString(name) || seen[name] {
+			t.Errorf("candidate %d %q: not a fresh DNS label", attempt, name)
+		}
+		seen[name] = true
+	}
+	if PinNameCandidate("github", "delete_file", 0) != PinName("github", "delete_file") {
+		t.Error("the first candidate is the pin name")
+	}
+	// A long common prefix leaves the hash to tell names apart: 64 bits of it.
+	a := PinName("srv", strings.Repeat("a", 100)+"1")
+	b := PinName("srv", strings.Repeat("a", 100)+"2")
+	if a == b || len(a)-strings.LastIndex(a, "-")-1 != hashLength {
+		t.Errorf("%q and %q", a, b)
+	}
+}

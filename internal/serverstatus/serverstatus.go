@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -128,6 +129,14 @@ type Catalogue struct {
 	// Unpinnable is how many tools have a name no pin can hold; they are
 	// never exposed.
 	Unpinnable int
+	// PinFailures are the tools whose pins could not be written.
+	PinFailures []PinFailure
+}
+
+// PinFailure is a tool whose pin could not be written, and why.
+type PinFailure struct {
+	Tool    string
+	Message string
 }
 
 // Input is one pass over a server: exactly one of Misconfigured,
@@ -219,8 +228,15 @@ func Next(prev toolgatev1alpha1.MCPServerStatus, in Input) (toolgatev1alpha1.MCP
 	if c.Unpinnable > 0 {
 		msg += fmt.Sprintf("; %d tool(s) withheld because their names are longer than %d bytes", c.Unpinnable, toolgatev1alpha1.MaxToolNameLength)
 	}
-	setConditions(metav1.ConditionTrue, toolgatev1alpha1.ReasonProbed, msg, metav1.ConditionTrue, toolgatev1alpha1.ReasonProbed,
-		fmt.Sprintf("%d tools on %d page(s), %d bytes, in %s", st.ToolCount, res.Pages, res.Bytes, res.Duration.Round(time.Millisecond)))
+	reachMsg := fmt.Sprintf("%d tools on %d page(s), %d bytes, in %s", st.ToolCount, res.Pages, res.Bytes, res.Duration.Round(time.Millisecond))
+	if len(c.PinFailures) > 0 {
+		// Nothing fails silently: the server is not Ready, which withholds
+		// all its tools, until every pin is written.
+		setConditions(metav1.ConditionFalse, toolgatev1alpha1.ReasonPinWriteFailed, pinFailureMessage(c.PinFailures)+"; "+msg,
+			metav1.ConditionTrue, toolgatev1alpha1.ReasonProbed, reachMsg)
+		return st, events
+	}
+	setConditions(metav1.ConditionTrue, toolgatev1alpha1.ReasonProbed, msg, metav1.ConditionTrue, toolgatev1alpha1.ReasonProbed, reachMsg)
 	return st, events
 }
 
@@ -245,4 +261,15 @@ func ConfigDigest(cfg probe.Config, generation int64) string {
 		h.Write(cfg.RootCAsPEM)
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// pinFailureMessage names the tools whose pins failed, the first with its
+// error; the whole is bounded by the condition's message budget.
+func pinFailureMessage(failures []PinFailure) string {
+	tools := make([]string, 0, len(failures))
+	for _, f := range failures {
+		tools = append(tools, fmt.Sprintf("%q", f.Tool))
+	}
+	return fmt.Sprintf("the pins of %d tool(s) could not be written (%s): %s; their tools are withheld until they are",
+		len(failures), strings.Join(tools, ", "), failures[0].Message)
 }

@@ -203,6 +203,21 @@ func TestNext(t *testing.T) {
 				}
 				expectEvents(t, events)
 			}},
+		{"a pin that cannot be written leaves the server not Ready, naming the tool", ready(toolgatev1alpha1.ReasonProbed, metav1.ConditionTrue),
+			func() Input {
+				in := probed(0, 0)
+				in.Probed.PinFailures = []PinFailure{{Tool: "t1", Message: "request entity too large"}}
+				return in
+			}(),
+			func(t *testing.T, st toolgatev1alpha1.MCPServerStatus, events []Event) {
+				expectCondition(t, st, toolgatev1alpha1.ConditionReady, metav1.ConditionFalse, toolgatev1alpha1.ReasonPinWriteFailed, 3)
+				expectCondition(t, st, toolgatev1alpha1.ConditionReachable, metav1.ConditionTrue, toolgatev1alpha1.ReasonProbed, 3)
+				msg := meta.FindStatusCondition(st.Conditions, toolgatev1alpha1.ConditionReady).Message
+				if !strings.Contains(msg, `"t1"`) || !strings.Contains(msg, "request entity too large") {
+					t.Errorf("ready message %q", msg)
+				}
+				expectEvents(t, events, "Warning/PinWriteFailed")
+			}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			prev := c.prev.DeepCopy()

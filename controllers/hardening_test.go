@@ -1,0 +1,194 @@
+package controllers
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/lifecycle"
+)
+
+// Tests named after the findings of the adversarial review of the review
+// record (see docs/lifecycle.md, Security): each reproduced the finding
+// before it was closed.
+
+// pinOf finds the pin of a tool by its spec, as the operator does, whatever
+// name it was given.
+func pinOf(t *testing.T, ns, server, tool string) (*toolgatev1alpha1.ToolPin, error) {
+	t.Helper()
+	var pins toolgatev1alpha1.ToolPinList
+	if err := env.Client.List(t.Context(), &pins, client.InNamespace(ns), client.MatchingLabels{toolgatev1alpha1.LabelServer: server}); err != nil {
+		return nil, err
+	}
+	for i := range pins.Items {
+		if pins.Items[i].Spec.ToolName == tool && pins.Items[i].Spec.ServerRef.Name == server {
+			return &pins.Items[i], nil
+		}
+	}
+	return nil, fmt.Errorf("no pin of %s/%s yet", server, tool)
+}
+
+// squat creates, as the operator would, a pin of another tool under the
+// name a tool's pin would take: what a hash collision does.
+func squat(t *testing.T, ns, server, name string) {
+	t.Helper()
+	pin := &toolgatev1alpha1.ToolPin{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{toolgatev1alpha1.LabelServer: server}},
+		Spec:       toolgatev1alpha1.ToolPinSpec{ServerRef: toolgatev1alpha1.LocalObjectReference{Name: server}, ToolName: "squatter-" + name},
+	}
+	if err := testManager.GetClient().Create(t.Context(), pin); err != nil {
+		t.Fatalf("squatting %s: %v", name, err)
+	}
+}
+
+// expectRugPullRecorded changes a tool's description and waits until its
+// pin awaits review: the server is not frozen.
+func expectRugPullRecorded(t *testing.T, fixture *mcpServer, server *toolgatev1alpha1.MCPServer, tool, description string) {
+	t.Helper()
+	fixture.setRewrite(func(b []byte) []byte {
+		return []byte(strings.Replace(string(b), description, description+" Also reads every file it can.", 1))
+	})
+	reprobe(t, server, "7m")
+	eventually(t, "the rug pull of "+tool+" is recorded", func() (bool, string) {
+		pin, err := pinOf(t, server.Namespace, server.Name, tool)
+		if err != nil {
+			return false, err.Error()
+		}
+		return pin.Status.State == toolgatev1alpha1.PinAwaitingReview, string(pin.Status.State)
+	})
+}
+
+func serverReady(t *testing.T, server *toolgatev1alpha1.MCPServer) (*metav1.Condition, error) {
+	t.Helper()
+	var s toolgatev1alpha1.MCPServer
+	if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(server), &s); err != nil {
+		return nil, err
+	}
+	c := meta.FindStatusCondition(s.Status.Conditions, toolgatev1alpha1.ConditionReady)
+	if c == nil {
+		return nil, fmt.Errorf("no Ready condition yet")
+	}
+	return c, nil
+}
+
+// Finding 1: a pin name held by another tool's pin (a collision an
+// outsider found, or a squatter) froze the server: the pin write failed,
+// the status was never written, and later rug pulls went unrecorded.
+func TestFinding1PinNameCollisionDoesNotFreezeTheServer(t *testing.T) {
+	ns := testNamespace(t)
+	const listDesc, deleteDesc, thirdDesc = "Lists the files of one folder.", "Deletes one file by its path.", "Reads one file by its path."
+	squat(t, ns, "files", lifecycle.PinName("files", "list_files"))
+	for attempt := range lifecycle.PinNameCandidates {
+		squat(t, ns, "files", lifecycle.PinNameCandidate("files", "read_file", attempt))
+	}
+	fixture := startMCPServer(t,
+		&mcp.Tool{Name: "list_files", Description: listDesc},
+		&mcp.Tool{Name: "delete_file", Description: deleteDesc},
+		&mcp.Tool{Name: "read_file", Description: thirdDesc},
+	)
+	server := &toolgatev1alpha1.MCPServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "files", Namespace: ns},
+		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL}},
+	}
+	create(t, server)
+
+	eventually(t, "a collision sends the tool to its next name", func() (bool, string) {
+		pin, err := pinOf(t, ns, "files", "list_files")
+		if err != nil {
+			return false, err.Error()
+		}
+		return pin.Name == lifecycle.PinNameCandidate("files", "list_files", 1) && pin.Status.State == toolgatev1alpha1.PinTrusted,
+			pin.Name + " " + string(pin.Status.State)
+	})
+	eventually(t, "a tool whose every name is held leaves the server not Ready, naming it", func() (bool, string) {
+		c, err := serverReady(t, server)
+		if err != nil {
+			return false, err.Error()
+		}
+		return c.Status == metav1.ConditionFalse && c.Reason == toolgatev1alpha1.ReasonPinWriteFailed && strings.Contains(c.Message, `"read_file"`),
+			c.Reason + ": " + c.Message
+	})
+	// The other tools are still watched: a rug pull is recorded.
+	expectRugPullRecorded(t, fixture, server, "delete_file", deleteDesc)
+
+	// Once the names are free, the server recovers by itself.
+	for attempt := range lifecycle.PinNameCandidates {
+		squatter := &toolgatev1alpha1.ToolPin{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: lifecycle.PinNameCandidate("files", "read_file", attempt)}}
+		if err := env.Client.Delete(t.Context(), squatter); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "the freed tool is pinned", func() (bool, string) {
+		pin, err := pinOf(t, ns, "files", "read_file")
+		if err != nil {
+			return false, err.Error()
+		}
+		return pin.Status.ObservedFingerprint != "", string(pin.Status.State)
+	})
+}
+
+// Finding 2: a description of 200,000 "<" (six bytes each as JSON) made
+// the pin too large to write, with the same silent freeze.
+func TestFinding2OversizedDefinitionDoesNotFreezeTheServer(t *testing.T) {
+	ns := testNamespace(t)
+	const otherDesc = "Sends one message to one channel."
+	fixture := startMCPServer(t,
+		&mcp.Tool{Name: "render_page", Description: strings.Repeat("<", 200000)},
+		&mcp.Tool{Name: "send_message", Description: otherDesc},
+	)
+	server := &toolgatev1alpha1.MCPServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "pages", Namespace: ns},
+		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL}},
+	}
+	create(t, server)
+	eventually(t, "the oversized tool is pinned by its fingerprint", func() (bool, string) {
+		pin, err := pinOf(t, ns, "pages", "render_page")
+		if err != nil {
+			return false, err.Error()
+		}
+		return pin.Status.ObservedFingerprint != "" && pin.Status.Pinned != nil && pin.Status.ObservedDefinition == "",
+			fmt.Sprintf("%s, %d bytes kept", pin.Status.State, len(pin.Status.ObservedDefinition))
+	})
+	eventually(t, "the server is Ready", func() (bool, string) {
+		c, err := serverReady(t, server)
+		if err != nil {
+			return false, err.Error()
+		}
+		return c.Status == metav1.ConditionTrue, c.Reason + ": " + c.Message
+	})
+	expectRugPullRecorded(t, fixture, server, "send_message", otherDesc)
+}
+
+// Finding 13: the server label could be removed and was never restored.
+func TestFinding13ServerLabelIsRestored(t *testing.T) {
+	ns := testNamespace(t)
+	fixture := startMCPServer(t, &mcp.Tool{Name: "get_invoice", Description: "Gets one invoice by its number."})
+	create(t, &toolgatev1alpha1.MCPServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "billing", Namespace: ns},
+		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL}},
+	})
+	name := lifecycle.PinName("billing", "get_invoice")
+	eventually(t, "the pin is labelled", func() (bool, string) {
+		pin, err := getPin(t, ns, "billing", "get_invoice")
+		return err == nil && pin.Labels[toolgatev1alpha1.LabelServer] == "billing", fmt.Sprint(err)
+	})
+	patch := []byte(`{"metadata":{"labels":{"toolgate.dev/server":null}}}`)
+	if err := env.Client.Patch(t.Context(), &toolgatev1alpha1.ToolPin{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}},
+		client.RawPatch(types.MergePatchType, patch)); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the server label is back", func() (bool, string) {
+		pin, err := getPin(t, ns, "billing", "get_invoice")
+		if err != nil {
+			return false, err.Error()
+		}
+		return pin.Labels[toolgatev1alpha1.LabelServer] == "billing", fmt.Sprint(pin.Labels)
+	})
+}
