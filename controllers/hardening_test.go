@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -191,4 +192,101 @@ func TestFinding13ServerLabelIsRestored(t *testing.T) {
 		}
 		return pin.Labels[toolgatev1alpha1.LabelServer] == "billing", fmt.Sprint(pin.Labels)
 	})
+}
+
+// Finding 7: a rejected tool was laundered by renaming it and changing one
+// character (a trailing space, an empty _meta, a title): exact matching of
+// the body is not enough.
+func TestFinding7NearCopiesOfARejectedToolAreNotTrusted(t *testing.T) {
+	ns := testNamespace(t)
+	const desc = "Exports every contact of the address book to a file."
+	fixture := startMCPServer(t, &mcp.Tool{Name: "export_contacts", Description: desc})
+	server := &toolgatev1alpha1.MCPServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "contacts", Namespace: ns},
+		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL}},
+	}
+	create(t, server)
+	var pin *toolgatev1alpha1.ToolPin
+	eventually(t, "trusted", func() (bool, string) {
+		p, err := getPin(t, ns, "contacts", "export_contacts")
+		pin = p
+		return err == nil && p.Status.State == toolgatev1alpha1.PinTrusted, fmt.Sprint(err)
+	})
+	if err := decide(t, approver(t, "mira"), pin, map[string]any{"action": "Reject", "fingerprint": string(pin.Status.ObservedFingerprint)}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "rejected", func() (bool, string) {
+		p, _ := getPin(t, ns, "contacts", "export_contacts")
+		return p.Status.State == toolgatev1alpha1.PinRejected, string(p.Status.State)
+	})
+	// The rejected tool stays, and three near copies join it.
+	fixture.setRewrite(func(b []byte) []byte {
+		var msg map[string]any
+		if err := json.Unmarshal(b, &msg); err != nil {
+			return b
+		}
+		res := msg["result"].(map[string]any)
+		orig := res["tools"].([]any)[0].(map[string]any)
+		copyWith := func(name string, change func(map[string]any)) map[string]any {
+			c := map[string]any{}
+			for k, v := range orig {
+				c[k] = v
+			}
+			c["name"] = name
+			change(c)
+			return c
+		}
+		res["tools"] = append(res["tools"].([]any),
+			copyWith("contacts_backup", func(c map[string]any) { c["description"] = desc + " " }),
+			copyWith("contacts_sync", func(c map[string]any) { c["_meta"] = map[string]any{} }),
+			copyWith("contacts_archive", func(c map[string]any) { c["title"] = "Archive" }),
+		)
+		out, _ := json.Marshal(msg)
+		return out
+	})
+	reprobe(t, server, "6m")
+	for _, name := range []string{"contacts_backup", "contacts_sync", "contacts_archive"} {
+		eventually(t, name+" awaits review", func() (bool, string) {
+			p, err := getPin(t, ns, "contacts", name)
+			if err != nil {
+				return false, err.Error()
+			}
+			return p.Status.State == toolgatev1alpha1.PinAwaitingReview && p.Status.Pinned == nil, string(p.Status.State)
+		})
+	}
+}
+
+// Finding 7, second half: a tool that appears in the probe in which another
+// disappears goes to review, however different it is.
+func TestFinding7ARenameInOneProbeGoesToReview(t *testing.T) {
+	ns := testNamespace(t)
+	fixture := startMCPServer(t,
+		&mcp.Tool{Name: "list_notes", Description: "Lists the notes of one notebook."},
+		&mcp.Tool{Name: "ping", Description: "Checks that the server answers."},
+	)
+	server := &toolgatev1alpha1.MCPServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "notes", Namespace: ns},
+		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL}},
+	}
+	create(t, server)
+	eventually(t, "trusted", func() (bool, string) {
+		p, err := getPin(t, ns, "notes", "list_notes")
+		return err == nil && p.Status.State == toolgatev1alpha1.PinTrusted, fmt.Sprint(err)
+	})
+	fixture.setRewrite(func(b []byte) []byte {
+		return []byte(strings.Replace(string(b), `"list_notes"`, `"share_notes"`, 1))
+	})
+	reprobe(t, server, "6m")
+	eventually(t, "the renamed tool awaits review", func() (bool, string) {
+		p, err := getPin(t, ns, "notes", "share_notes")
+		if err != nil {
+			return false, err.Error()
+		}
+		ready := meta.FindStatusCondition(p.Status.Conditions, toolgatev1alpha1.ConditionReady)
+		return p.Status.State == toolgatev1alpha1.PinAwaitingReview && ready != nil && strings.Contains(ready.Message, "appeared in the probe in which another disappeared"),
+			fmt.Sprintf("%s %+v", p.Status.State, ready)
+	})
+	if p, _ := getPin(t, ns, "notes", "ping"); p.Status.State != toolgatev1alpha1.PinTrusted {
+		t.Errorf("a tool present all along moved: %s", p.Status.State)
+	}
 }

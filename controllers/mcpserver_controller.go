@@ -222,8 +222,20 @@ func (r *MCPServerReconciler) syncPins(ctx context.Context, server *toolgatev1al
 	for i := range list.Items {
 		byTool[list.Items[i].Spec.ToolName] = &list.Items[i]
 	}
-	untrusted := untrustedBodies(list.Items)
+	untrusted := untrustedDefinitions(list.Items)
 	stamp := metav1.NewTime(now)
+	// A tool that disappears in this probe while another appears may be a
+	// rename: the new one is reviewed rather than trusted on first use.
+	offered := make(map[string]bool, len(cat.Tools))
+	for _, tool := range cat.Tools {
+		offered[tool.Name] = true
+	}
+	disappearing := false
+	for name, pin := range byTool {
+		if !offered[name] && pin.Status.State != "" && pin.Status.State != toolgatev1alpha1.PinRemoved {
+			disappearing = true
+		}
+	}
 
 	var out pinSync
 	for i, tool := range cat.Tools {
@@ -233,15 +245,16 @@ func (r *MCPServerReconciler) syncPins(ctx context.Context, server *toolgatev1al
 		}
 		pin := byTool[tool.Name]
 		delete(byTool, tool.Name)
-		body, _ := tool.BodyFingerprint()
-		holder, laundered := untrusted[body]
+		holders := untrusted.holders(tool)
 		in := lifecycle.Input{
 			Tool: tool, Risk: verdict.ToolRisk(report.Tools[i]), FirstUse: server.Spec.FirstUse,
-			RequiredApprovers: r.RequiredApprovers, Now: stamp,
+			ReplacesRemoved: disappearing, RequiredApprovers: r.RequiredApprovers, Now: stamp,
 		}
 		decide := func(name string, st toolgatev1alpha1.ToolPinStatus) lifecycle.Output {
 			in := in
-			in.Status, in.UntrustedBody = st, laundered && holder != name
+			in.Status = st
+			delete(holders, name) // a pin is no copy of itself
+			in.UntrustedBody = len(holders) > 0
 			return lifecycle.Next(in)
 		}
 		// A write that fails is reported and the pass goes on: one tool that
@@ -281,27 +294,60 @@ func (r *MCPServerReconciler) syncPins(ctx context.Context, server *toolgatev1al
 	return out, nil
 }
 
-// untrustedBodies maps the body fingerprint (the definition without its
-// name) of every pin awaiting review or rejected to that pin. A definition
-// stays untrusted when its tool disappears unapproved: otherwise removing a
-// tool and offering it again under another name would launder it.
-func untrustedBodies(pins []toolgatev1alpha1.ToolPin) map[string]string {
-	untrusted := map[string]string{}
+// untrusted are the definitions of a server's pins that nobody trusts:
+// awaiting review or rejected, or gone from the catalogue unapproved. A
+// definition stays untrusted when its tool disappears: otherwise removing
+// a tool and offering it again under another name would launder it.
+type untrusted struct {
+	// bodies maps the body fingerprint (the definition without its name)
+	// to the pins that hold it.
+	bodies map[string][]string
+	// tools are the untrusted definitions that could be parsed back, for
+	// near copies.
+	tools []untrustedTool
+}
+
+type untrustedTool struct {
+	pin  string
+	tool *tooldef.Tool
+}
+
+func untrustedDefinitions(pins []toolgatev1alpha1.ToolPin) untrusted {
+	u := untrusted{bodies: map[string][]string{}}
 	for _, p := range pins {
 		if !lifecycle.Untrusted(p.Status) {
 			continue
 		}
+		parsed, _ := tooldef.ParseTool([]byte(p.Status.ObservedDefinition))
 		body := string(p.Status.ObservedBodyFingerprint)
-		if body == "" {
-			if t, err := tooldef.ParseTool([]byte(p.Status.ObservedDefinition)); err == nil {
-				body, _ = t.BodyFingerprint()
-			}
+		if body == "" && parsed != nil {
+			body, _ = parsed.BodyFingerprint()
 		}
 		if body != "" {
-			untrusted[body] = p.Name
+			u.bodies[body] = append(u.bodies[body], p.Name)
+		}
+		if parsed != nil {
+			u.tools = append(u.tools, untrustedTool{pin: p.Name, tool: parsed})
 		}
 	}
-	return untrusted
+	return u
+}
+
+// holders are the pins whose untrusted definition the tool equals, apart
+// from its name, or nearly copies.
+func (u untrusted) holders(tool *tooldef.Tool) map[string]bool {
+	out := map[string]bool{}
+	if body, err := tool.BodyFingerprint(); err == nil {
+		for _, pin := range u.bodies[body] {
+			out[pin] = true
+		}
+	}
+	for _, t := range u.tools {
+		if !out[t.pin] && t.tool.Name != tool.Name && tooldef.NearCopy(t.tool, tool) {
+			out[t.pin] = true
+		}
+	}
+	return out
 }
 
 // createPin creates the pin of a new tool with the labels of its first

@@ -77,8 +77,11 @@ const (
 	// ReasonAwaitingFirstReview: a new tool waits for its first review.
 	ReasonAwaitingFirstReview = "AwaitingFirstReview"
 	// ReasonRenamedFromUntrusted: a new tool's definition is that of a tool
-	// awaiting review or rejected, under another name.
+	// awaiting review or rejected, or a near copy of it, under another name.
 	ReasonRenamedFromUntrusted = "RenamedFromUntrusted"
+	// ReasonReplacesRemovedTool: a new tool appeared in the probe in which
+	// another disappeared; a rename is reviewed, not trusted on first use.
+	ReasonReplacesRemovedTool = "ReplacesRemovedTool"
 	// ReasonDefinitionChanged: the observed definition is no longer the
 	// pinned one (a rug pull, until a human says otherwise).
 	ReasonDefinitionChanged = "DefinitionChanged"

@@ -30,9 +30,13 @@ type Input struct {
 	// FirstUse is the server's first-use mode.
 	FirstUse toolgatev1alpha1.FirstUseMode
 	// UntrustedBody is true when the observed definition, apart from its
-	// name, equals that of a pin of the same server awaiting review or
-	// rejected: a rename must not launder it.
+	// name, equals or nearly copies (tooldef.NearCopy) that of a pin of the
+	// same server awaiting review or rejected: a rename must not launder it.
 	UntrustedBody bool
+	// ReplacesRemoved is true when the tool appeared in the probe in which
+	// another tool of the server disappeared: a rename, perhaps with
+	// changes, is reviewed rather than trusted on first use.
+	ReplacesRemoved bool
 	// RequiredApprovers is how many distinct humans must approve a tool
 	// whose approvalRecommendation is multi (at least 2).
 	RequiredApprovers int
@@ -124,7 +128,11 @@ func Next(in Input) Output {
 
 	case st.Pinned == nil && in.UntrustedBody:
 		set(toolgatev1alpha1.PinAwaitingReview, toolgatev1alpha1.ReasonRenamedFromUntrusted,
-			"the definition equals, apart from its name, one that awaits review or was rejected; it is not trusted on first use")
+			"the definition equals or nearly copies, apart from its name, one that awaits review or was rejected; it is not trusted on first use")
+
+	case st.Pinned == nil && before == "" && in.ReplacesRemoved:
+		set(toolgatev1alpha1.PinAwaitingReview, toolgatev1alpha1.ReasonReplacesRemovedTool,
+			"the tool appeared in the probe in which another disappeared; a renamed tool is reviewed, not trusted on first use")
 
 	case st.Pinned == nil && in.FirstUse == toolgatev1alpha1.FirstUseReview:
 		set(toolgatev1alpha1.PinAwaitingReview, toolgatev1alpha1.ReasonAwaitingFirstReview, "the server reviews every new tool before use")

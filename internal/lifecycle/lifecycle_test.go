@@ -216,3 +216,16 @@ func TestDefinitionsAreKeptWithinTheEncodedBudget(t *testing.T) {
 		})
 	}
 }
+
+func TestANewToolThatReplacesARemovedOneIsReviewed(t *testing.T) {
+	in := Input{Tool: tool(t, original), Risk: risk("L3", toolgatev1alpha1.ApprovalSingle), FirstUse: toolgatev1alpha1.FirstUseTrust, ReplacesRemoved: true, Now: t0}
+	out := Next(in)
+	if out.Status.State != toolgatev1alpha1.PinAwaitingReview || out.Reason != toolgatev1alpha1.ReasonReplacesRemovedTool || out.Status.Pinned != nil {
+		t.Fatalf("state %s, reason %s, pinned %v", out.Status.State, out.Reason, out.Status.Pinned)
+	}
+	// A pin already trusted is not moved by another tool's disappearance.
+	in.Status = trusted(t)
+	if again := Next(in); again.Status.State != toolgatev1alpha1.PinTrusted {
+		t.Errorf("a trusted pin moved to %s", again.Status.State)
+	}
+}
