@@ -290,3 +290,53 @@ func TestFinding7ARenameInOneProbeGoesToReview(t *testing.T) {
 		t.Errorf("a tool present all along moved: %s", p.Status.State)
 	}
 }
+
+// Finding 4: removed pins were never deleted; a server that renamed its
+// tools on every probe grew pins without bound.
+func TestFinding4RenamingToolsCannotGrowPinsWithoutBound(t *testing.T) {
+	ns := testNamespace(t)
+	var tools []*mcp.Tool
+	for i := range 5 {
+		tools = append(tools, &mcp.Tool{Name: fmt.Sprintf("tool_%d_gen", i), Description: fmt.Sprintf("Does task %d of the queue.", i)})
+	}
+	fixture := startMCPServer(t, tools...)
+	server := &toolgatev1alpha1.MCPServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "churn", Namespace: ns},
+		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL}},
+	}
+	create(t, server)
+	countPins := func() (int, int) {
+		var pins toolgatev1alpha1.ToolPinList
+		if err := env.Client.List(t.Context(), &pins, client.InNamespace(ns), client.MatchingLabels{toolgatev1alpha1.LabelServer: "churn"}); err != nil {
+			t.Fatal(err)
+		}
+		removed := 0
+		for _, p := range pins.Items {
+			if p.Status.State == toolgatev1alpha1.PinRemoved {
+				removed++
+			}
+		}
+		return len(pins.Items), removed
+	}
+	eventually(t, "the first generation is pinned", func() (bool, string) {
+		n, _ := countPins()
+		return n == 5, fmt.Sprint(n)
+	})
+	for gen := 1; gen <= 5; gen++ {
+		fixture.setRewrite(func(b []byte) []byte {
+			return []byte(strings.ReplaceAll(string(b), "_gen", fmt.Sprintf("_gen%d", gen)))
+		})
+		reprobe(t, server, fmt.Sprintf("%dm", 6+gen))
+		eventually(t, fmt.Sprintf("generation %d is pinned", gen), func() (bool, string) {
+			_, err := pinOf(t, ns, "churn", fmt.Sprintf("tool_4_gen%d", gen))
+			return err == nil, fmt.Sprint(err)
+		})
+	}
+	eventually(t, "the removed pins stay within the cap", func() (bool, string) {
+		n, removed := countPins()
+		return removed <= testMaxRemovedPins && n <= 5+testMaxRemovedPins, fmt.Sprintf("%d pins, %d removed", n, removed)
+	})
+	if _, removed := countPins(); removed == 0 {
+		t.Error("no removed pin is kept: the record of renamed tools was dropped whole")
+	}
+}

@@ -51,6 +51,8 @@ type MCPServerReconciler struct {
 	// MaxProbeTimeout caps spec.probe.timeout, so that a few servers that
 	// answer slowly cannot hold every probe worker for long.
 	MaxProbeTimeout time.Duration
+	// Retention says when the pins of tools gone from a server are deleted.
+	Retention lifecycle.Retention
 
 	// probed remembers the configuration each server was last probed with,
 	// so a change of a referenced Secret triggers a probe before the
@@ -291,7 +293,40 @@ func (r *MCPServerReconciler) syncPins(ctx context.Context, server *toolgatev1al
 		}
 		out.pins = append(out.pins, *pin)
 	}
+	out.pins, out.failures = r.deleteExpired(ctx, out.pins, now, out.failures)
 	return out, nil
+}
+
+// deleteExpired deletes the removed pins the retention lets go, and returns
+// the pins that remain. A pin is deleted only as it was read: if anyone
+// wrote it since (a decision, say), the delete fails and it stays.
+func (r *MCPServerReconciler) deleteExpired(ctx context.Context, pins []toolgatev1alpha1.ToolPin, now time.Time, failures []serverstatus.PinFailure) ([]toolgatev1alpha1.ToolPin, []serverstatus.PinFailure) {
+	expired := map[string]bool{}
+	for _, name := range lifecycle.Expired(pins, now, r.Retention) {
+		expired[name] = true
+	}
+	if len(expired) == 0 {
+		return pins, failures
+	}
+	kept := pins[:0]
+	for _, p := range pins {
+		if !expired[p.Name] {
+			kept = append(kept, p)
+			continue
+		}
+		uid, version := p.UID, p.ResourceVersion
+		err := r.Delete(ctx, &p, client.Preconditions{UID: &uid, ResourceVersion: &version})
+		switch {
+		case err == nil || apierrors.IsNotFound(err):
+			logf.FromContext(ctx).V(1).Info("deleted the pin of a removed tool", "pin", p.Name, "tool", p.Spec.ToolName)
+		case apierrors.IsConflict(err):
+			kept = append(kept, p) // written meanwhile: judged again next pass
+		default:
+			kept = append(kept, p)
+			failures = append(failures, serverstatus.PinFailure{Tool: p.Spec.ToolName, Message: fmt.Sprintf("deleting the pin of a removed tool: %v", err)})
+		}
+	}
+	return kept, failures
 }
 
 // untrusted are the definitions of a server's pins that nobody trusts:

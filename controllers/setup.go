@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/lifecycle"
 )
 
 // CacheOptions keeps only credentials Secrets (labelled
@@ -35,6 +36,13 @@ type Options struct {
 	// MaxProbeTimeout caps every server's probe timeout; zero leaves
 	// spec.probe.timeout as it is.
 	MaxProbeTimeout time.Duration
+	// RemovedPinRetention is how long the pin of a removed tool that was
+	// trusted and never decided on is kept; zero keeps it until
+	// MaxRemovedPins makes room.
+	RemovedPinRetention time.Duration
+	// MaxRemovedPins is the most removed pins without decisions one server
+	// keeps; zero means no cap.
+	MaxRemovedPins int
 }
 
 // SetupWithManager registers every toolgate reconciler with mgr. The manager
@@ -51,7 +59,8 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		return fmt.Errorf("setting up the ToolPin controller: %w", err)
 	}
 	if err := (&MCPServerReconciler{Client: c, Scheme: s, Recorder: rec, RequiredApprovers: approvers, ClientVersion: opts.Version,
-		Concurrency: max(1, opts.ProbeConcurrency), MaxProbeTimeout: opts.MaxProbeTimeout}).SetupWithManager(mgr); err != nil {
+		Concurrency: max(1, opts.ProbeConcurrency), MaxProbeTimeout: opts.MaxProbeTimeout,
+		Retention: lifecycle.Retention{After: opts.RemovedPinRetention, MaxRemoved: opts.MaxRemovedPins}}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the MCPServer controller: %w", err)
 	}
 	if err := (&ToolPolicyReconciler{Client: c, Scheme: s}).SetupWithManager(mgr); err != nil {

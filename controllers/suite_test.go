@@ -20,6 +20,10 @@ import (
 	"github.com/toolgate/toolgate/internal/testenv"
 )
 
+// testMaxRemovedPins is the test manager's cap on the removed pins one
+// server keeps, small enough for a test to reach.
+const testMaxRemovedPins = 10
+
 var (
 	env         *testenv.Env
 	testManager ctrl.Manager
@@ -52,7 +56,7 @@ func TestMain(m *testing.M) {
 			return nil, fmt.Errorf("creating manager: %w", err)
 		}
 		testManager = mgr
-		if err := SetupWithManager(mgr, Options{}); err != nil {
+		if err := SetupWithManager(mgr, Options{MaxRemovedPins: testMaxRemovedPins}); err != nil {
 			return nil, err
 		}
 		if err := approval.Setup(mgr, approval.Config{

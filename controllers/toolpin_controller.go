@@ -27,7 +27,7 @@ type ToolPinReconciler struct {
 	RequiredApprovers int
 }
 
-// +kubebuilder:rbac:groups=toolgate.dev,resources=toolpins,verbs=get;list;watch;create;update;patch
+// +kubebuilder:rbac:groups=toolgate.dev,resources=toolpins,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=toolgate.dev,resources=toolpins/status,verbs=get;update;patch
 
 // Reconcile re-runs the lifecycle of a pin on its last observation, so that

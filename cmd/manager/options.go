@@ -24,6 +24,8 @@ type options struct {
 	apiQPS            float64
 	apiBurst          int
 	maxProbeTimeout   time.Duration
+	removedRetention  time.Duration
+	maxRemovedPins    int
 
 	// approverSAs is approverSAsFlag, parsed by complete.
 	approverSAs []string
@@ -56,6 +58,10 @@ func bindFlags(fs *flag.FlagSet) *options {
 	fs.IntVar(&o.probeConcurrency, "probe-concurrency", 4, "MCP servers probed at once")
 	fs.DurationVar(&o.maxProbeTimeout, "max-probe-timeout", time.Minute,
 		"cap on every MCPServer's spec.probe.timeout, so slow servers cannot hold every probe worker")
+	fs.DurationVar(&o.removedRetention, "removed-pin-retention", 24*time.Hour,
+		"how long the pin of a tool gone from its server is kept when it was trusted and nobody decided on it; pins with decisions are always kept")
+	fs.IntVar(&o.maxRemovedPins, "max-removed-pins", 100,
+		"the most pins of removed tools without decisions one server keeps, so that renaming tools cannot grow pins without bound; 0 for no cap")
 	fs.Float64Var(&o.apiQPS, "kube-api-qps", 50, "requests per second the operator may send the API server")
 	fs.IntVar(&o.apiBurst, "kube-api-burst", 100, "burst of requests above --kube-api-qps")
 	return o
@@ -86,6 +92,9 @@ func (o *options) complete(getenv func(string) string) error {
 	}
 	if o.probeConcurrency < 1 {
 		return fmt.Errorf("--probe-concurrency is %d: at least one server must be probed at a time", o.probeConcurrency)
+	}
+	if o.removedRetention < 0 || o.maxRemovedPins < 0 {
+		return fmt.Errorf("--removed-pin-retention and --max-removed-pins cannot be negative")
 	}
 	if o.maxProbeTimeout < 0 {
 		return fmt.Errorf("--max-probe-timeout is %s: want zero (no cap) or a positive duration", o.maxProbeTimeout)

@@ -73,6 +73,7 @@ func wire(mgr ctrl.Manager, o *options) error {
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
 		RequiredApprovers: o.requiredApprovers, Version: version,
 		ProbeConcurrency: o.probeConcurrency, MaxProbeTimeout: o.maxProbeTimeout,
+		RemovedPinRetention: o.removedRetention, MaxRemovedPins: o.maxRemovedPins,
 	}); err != nil {
 		return err
 	}
