@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -21,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/lifecycle"
@@ -46,13 +49,17 @@ type MCPServerReconciler struct {
 	RequiredApprovers int
 	// ClientVersion is reported to servers in initialize.
 	ClientVersion string
-	// Concurrency is how many servers are reconciled at once.
+	// Concurrency is how many servers are probed at once.
 	Concurrency int
 	// MaxProbeTimeout caps spec.probe.timeout, so that a few servers that
 	// answer slowly cannot hold every probe worker for long.
 	MaxProbeTimeout time.Duration
 	// Retention says when the pins of tools gone from a server are deleted.
 	Retention lifecycle.Retention
+
+	// runner runs probes apart from the reconcile workers; nil probes in
+	// place.
+	runner *probeRunner
 
 	// probed remembers the configuration each server was last probed with,
 	// so a change of a referenced Secret triggers a probe before the
@@ -77,6 +84,9 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		if apierrors.IsNotFound(err) {
 			getMetrics().forget(req.Namespace, req.Name)
 			r.probed.Delete(req.NamespacedName)
+			if r.runner != nil {
+				r.runner.forget(req.NamespacedName)
+			}
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -155,7 +165,10 @@ func (r *MCPServerReconciler) gather(ctx context.Context, server *toolgatev1alph
 	if r.MaxProbeTimeout > 0 && (cfg.Timeout == 0 || cfg.Timeout > r.MaxProbeTimeout) {
 		cfg.Timeout = r.MaxProbeTimeout
 	}
-	result, err := r.probeAndCount(ctx, server, cfg)
+	result, running, err := r.runProbe(ctx, server, digest, cfg)
+	if running != nil {
+		return *running, nil
+	}
 	if err != nil {
 		p.input.ProbeFailed = serverstatus.ProbeFailure(err)
 		logf.FromContext(ctx).Info("probe failed", "reason", p.input.ProbeFailed.Reason, "error", p.input.ProbeFailed.Message)
@@ -186,19 +199,50 @@ func (r *MCPServerReconciler) gather(ctx context.Context, server *toolgatev1alph
 	return p, nil
 }
 
-// probeAndCount probes the server and counts the probe in the metrics.
-func (r *MCPServerReconciler) probeAndCount(ctx context.Context, server *toolgatev1alpha1.MCPServer, cfg probe.Config) (*probe.Result, error) {
-	started := time.Now()
-	result, err := r.probe(ctx, cfg)
-	outcome := toolgatev1alpha1.ReasonProbed
-	if err != nil {
-		outcome = string(probe.ReasonOf(err))
+// runProbe probes the server. Under the manager the probe runs in the
+// background (probeRunner): until its outcome is in, runProbe returns the
+// pass to end with — not due, and looked at again when the probe finishes
+// or, failing that, after the probe's timeout. A reconciler made without
+// SetupWithManager, as in tests, probes in place.
+func (r *MCPServerReconciler) runProbe(ctx context.Context, server *toolgatev1alpha1.MCPServer, digest string, cfg probe.Config) (*probe.Result, *pass, error) {
+	measure := func(err error, took time.Duration) {
+		outcome := toolgatev1alpha1.ReasonProbed
+		if err != nil {
+			outcome = string(probe.ReasonOf(err))
+		}
+		m := getMetrics()
+		m.probeDuration.WithLabelValues(outcome).Observe(took.Seconds())
+		m.probes.WithLabelValues(server.Namespace, server.Name, outcome).Inc()
 	}
-	m := getMetrics()
-	m.probeDuration.WithLabelValues(outcome).Observe(time.Since(started).Seconds())
-	m.probes.WithLabelValues(server.Namespace, server.Name, outcome).Inc()
-	return result, err
+	if r.runner == nil {
+		started := time.Now()
+		result, err := r.probe(ctx, cfg)
+		measure(err, time.Since(started))
+		return result, nil, err
+	}
+	// A server whose last probe ran out of time takes the slow lane.
+	slow := false
+	if c := meta.FindStatusCondition(server.Status.Conditions, toolgatev1alpha1.ConditionReachable); c != nil && c.Reason == toolgatev1alpha1.ReasonTimeout {
+		slow = true
+	}
+	state, result, err := r.runner.poll(client.ObjectKeyFromObject(server), digest, cfg, slow, measure)
+	switch state {
+	case probeRunning:
+		timeout := cmp.Or(cfg.Timeout, toolgatev1alpha1.DefaultProbeTimeout)
+		return nil, &pass{due: false, wait: timeout + 10*time.Second}, nil
+	case probeNoSlot:
+		return nil, &pass{due: false, wait: noSlotRetry}, nil
+	}
+	return result, nil, err
 }
+
+// reconcileWorkers is how many servers are reconciled at once. Probes run
+// apart (Concurrency bounds them); what a worker does — judging a
+// catalogue, writing pins and status — does not wait on a server.
+const reconcileWorkers = 4
+
+// noSlotRetry is how soon a server whose lane is full is tried again.
+const noSlotRetry = 3 * time.Second
 
 // pinSync is what syncPins did.
 type pinSync struct {
@@ -471,11 +515,16 @@ func (r *MCPServerReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			return reqs
 		}
 	}
+	r.runner = newProbeRunner(r.Concurrency, r.probe)
+	if err := mgr.Add(r.runner); err != nil {
+		return err
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&toolgatev1alpha1.MCPServer{}).
+		WatchesRawSource(source.Channel(r.runner.done, &handler.EnqueueRequestForObject{})).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(serversFor("secret"))).
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(serversFor("configmap"))).
-		WithOptions(controller.Options{MaxConcurrentReconciles: max(1, r.Concurrency)}).
+		WithOptions(controller.Options{MaxConcurrentReconciles: reconcileWorkers}).
 		Named("mcpserver").
 		Complete(r)
 }

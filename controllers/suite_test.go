@@ -56,7 +56,7 @@ func TestMain(m *testing.M) {
 			return nil, fmt.Errorf("creating manager: %w", err)
 		}
 		testManager = mgr
-		if err := SetupWithManager(mgr, Options{MaxRemovedPins: testMaxRemovedPins}); err != nil {
+		if err := SetupWithManager(mgr, Options{MaxRemovedPins: testMaxRemovedPins, ProbeConcurrency: 8}); err != nil {
 			return nil, err
 		}
 		if err := approval.Setup(mgr, approval.Config{

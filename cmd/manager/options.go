@@ -55,7 +55,8 @@ func bindFlags(fs *flag.FlagSet) *options {
 			"default system:serviceaccount:$POD_NAMESPACE:$SERVICE_ACCOUNT_NAME")
 	fs.StringVar(&o.approverSAsFlag, "approver-service-accounts", "",
 		"comma-separated service accounts (system:serviceaccount:NS:NAME) allowed to decide on tools; none by default")
-	fs.IntVar(&o.probeConcurrency, "probe-concurrency", 4, "MCP servers probed at once")
+	fs.IntVar(&o.probeConcurrency, "probe-concurrency", 32,
+		"MCP servers probed at once; probes run apart from the reconcile workers, and servers whose last probe timed out share a quarter of these")
 	fs.DurationVar(&o.maxProbeTimeout, "max-probe-timeout", time.Minute,
 		"cap on every MCPServer's spec.probe.timeout, so slow servers cannot hold every probe worker")
 	fs.DurationVar(&o.removedRetention, "removed-pin-retention", 24*time.Hour,
