@@ -68,7 +68,9 @@ type ToolPinSpec struct {
 	Override *ClassificationOverride `json:"override,omitempty"`
 }
 
-// ClassificationOverride is a human's classification of a tool.
+// ClassificationOverride is a human's classification of a tool. The
+// requester types level, category, blastRadius and reason; toolgate's
+// admission webhook fills setBy and setTime from the API request.
 // +kubebuilder:validation:XValidation:rule="has(self.level) || has(self.category) || has(self.blastRadius)",message="override must set at least one of level, category and blastRadius"
 type ClassificationOverride struct {
 	// level replaces the computed level.
@@ -88,6 +90,19 @@ type ClassificationOverride struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
 	Reason string `json:"reason"`
+
+	// setBy is the user name of whoever set the override as it stands,
+	// from the API request. toolgate's admission webhook writes it,
+	// overwriting anything typed; an edit that leaves level, category,
+	// blastRadius and reason as they are keeps it.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	SetBy string `json:"setBy,omitempty"`
+
+	// setTime is when the override as it stands was set, from the API
+	// server's clock, written with setBy.
+	// +optional
+	SetTime *metav1.Time `json:"setTime,omitempty"`
 }
 
 // ToolPinStatus is the review record of one tool.
