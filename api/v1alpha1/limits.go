@@ -54,7 +54,8 @@ const (
 
 	// MaxApprovers and MaxIdentityLength bound ToolPin
 	// status.pinned.approvers; MaxIdentityLength also bounds a decision's
-	// user and each of its groups, and spec.override.setBy.
+	// user, uid, credentialID and each of its groups, and
+	// spec.override.setBy.
 	MaxApprovers      = 16
 	MaxIdentityLength = 256
 	// MaxDecisionGroups bounds a decision's groups.

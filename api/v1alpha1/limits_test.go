@@ -47,6 +47,8 @@ func TestLimitsMatchTheCRDs(t *testing.T) {
 		{"toolpins", "status.decisions[].groups[]", "maxLength", MaxIdentityLength},
 		{"toolpins", "status.decisions", "maxItems", MaxDecisions},
 		{"toolpins", "spec.override.setBy", "maxLength", MaxIdentityLength},
+		{"toolpins", "status.decisions[].uid", "maxLength", MaxIdentityLength},
+		{"toolpins", "status.decisions[].credentialID", "maxLength", MaxIdentityLength},
 		{"toolpins", "status.pendingCalls", "maxItems", MaxPendingCalls},
 		{"toolpins", "status.change.details", "maxItems", MaxChangeDetails},
 		{"toolpins", "status.change.details[]", "maxLength", MaxChangeDetailLength},

@@ -259,8 +259,9 @@ type DefinitionChange struct {
 }
 
 // Decision is one human decision. The approver types action, fingerprint,
-// callID and comment; toolgate's admission webhook fills user, groups and
-// time from the API request, overwriting anything typed there.
+// callID and comment; toolgate's admission webhook fills user, groups,
+// uid, credentialID and time from the API request, overwriting anything
+// typed there.
 type Decision struct {
 	// action is Approve or Reject.
 	// +required
@@ -294,6 +295,23 @@ type Decision struct {
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:MaxLength=256
 	Groups []string `json:"groups,omitempty"`
+
+	// uid is the approver's UID as the API server authenticated it, from
+	// the API request, when it has one that fits: it tells apart two
+	// identities that once bore the same user name.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	UID string `json:"uid,omitempty"`
+
+	// credentialID identifies the credential the request was made with
+	// (the authentication.kubernetes.io/credential-id extra of the API
+	// request: a service account token's JTI, a client certificate's
+	// SHA-256), when the authenticator gives one that fits. Like every
+	// other stamped field, it is what the API server saw after
+	// impersonation: see docs/lifecycle.md.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	CredentialID string `json:"credentialID,omitempty"`
 
 	// time of the decision, from the API server's clock.
 	// +optional

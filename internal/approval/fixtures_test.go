@@ -211,6 +211,13 @@ func stampedBy(t *testing.T, user authenticationv1.UserInfo, d string) string {
 		} else {
 			delete(m, "groups")
 		}
+		for k, v := range map[string]string{"uid": fitting(user.UID), "credentialID": credentialID(user)} {
+			if v != "" {
+				m[k] = v
+			} else {
+				delete(m, k)
+			}
+		}
 		m["time"] = stampTime.Truncate(time.Second).Format(time.RFC3339)
 	})
 }

@@ -2,11 +2,11 @@ package approval
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
 
+	"gomodules.xyz/jsonpatch/v2"
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -49,15 +49,27 @@ func (s *OverrideStamper) Handle(_ context.Context, req admission.Request) admis
 			setTime = *old.SetTime
 		}
 	}
-	o.SetBy, o.SetTime = setBy, nil
-	if !setTime.IsZero() {
-		o.SetTime = &setTime
+	// Two operations on the override alone, rather than a diff of the
+	// re-encoded object: nothing but the stamp can change here.
+	var ops []jsonpatch.JsonPatchOperation
+	switch {
+	case setBy != "":
+		ops = append(ops, jsonpatch.NewOperation("add", "/spec/override/setBy", setBy))
+	case o.SetBy != "":
+		ops = append(ops, jsonpatch.NewOperation("remove", "/spec/override/setBy", nil))
 	}
-	marshaled, err := json.Marshal(newPin)
-	if err != nil {
-		return admission.Errored(http.StatusInternalServerError, err)
+	switch {
+	case !setTime.IsZero():
+		ops = append(ops, jsonpatch.NewOperation("add", "/spec/override/setTime", setTime.UTC().Format(time.RFC3339)))
+	case o.SetTime != nil:
+		ops = append(ops, jsonpatch.NewOperation("remove", "/spec/override/setTime", nil))
 	}
-	return admission.PatchResponseFromRaw(req.Object.Raw, marshaled)
+	resp := admission.Patched("override stamped", ops...)
+	if len(ops) > 0 {
+		jsonPatch := admissionv1.PatchTypeJSONPatch
+		resp.PatchType = &jsonPatch
+	}
+	return resp
 }
 
 func (s *OverrideStamper) now() time.Time {

@@ -127,11 +127,36 @@ func checkDecision(pin *toolgatev1alpha1.ToolPin, d *toolgatev1alpha1.Decision, 
 }
 
 // stamp writes who decided and when into d, from the admission request,
-// over whatever the requester typed.
+// over whatever the requester typed: the user name, the groups that fit,
+// the UID and the credential ID when they fit.
 func stamp(d *toolgatev1alpha1.Decision, user authenticationv1.UserInfo, now metav1.Time) {
 	d.User = user.Username
 	d.Groups = stampGroups(user.Groups)
+	d.UID = fitting(user.UID)
+	d.CredentialID = credentialID(user)
 	d.Time = &now
+}
+
+// CredentialIDKey is the extra key under which the API server's
+// authenticators name the credential of a request.
+const CredentialIDKey = "authentication.kubernetes.io/credential-id"
+
+// credentialID returns the request's credential ID when it has exactly
+// one that fits a decision, and "" otherwise: a record keeps what it can
+// show faithfully, never a cut or a choice among several.
+func credentialID(user authenticationv1.UserInfo) string {
+	if v := user.Extra[CredentialIDKey]; len(v) == 1 {
+		return fitting(v[0])
+	}
+	return ""
+}
+
+// fitting returns s when it fits MaxIdentityLength, else "".
+func fitting(s string) string {
+	if len(s) > toolgatev1alpha1.MaxIdentityLength {
+		return ""
+	}
+	return s
 }
 
 // checkStamp refuses a decision that does not carry the requester's
@@ -140,7 +165,7 @@ func stamp(d *toolgatev1alpha1.Decision, user authenticationv1.UserInfo, now met
 // not have changed who decided. index is the decision's place in the log,
 // for the message.
 func checkStamp(d *toolgatev1alpha1.Decision, user authenticationv1.UserInfo, index int) error {
-	if d.User != user.Username || !slices.Equal(d.Groups, stampGroups(user.Groups)) || d.Time == nil {
+	if d.User != user.Username || !slices.Equal(d.Groups, stampGroups(user.Groups)) || d.UID != fitting(user.UID) || d.CredentialID != credentialID(user) || d.Time == nil {
 		return fmt.Errorf("decision %d is not stamped with the requester's identity (%s)", index, user.Username)
 	}
 	return nil

@@ -334,3 +334,52 @@ func TestFinding14DecisionLogCannotBeExhausted(t *testing.T) {
 		}
 	}
 }
+
+// TestFinding17DecisionsRecordUIDAndCredential: beyond name and groups, a
+// decision records what the admission request says about the requester
+// when it fits: the UID and the credential ID (an extra the API server's
+// authenticators set). Under impersonation these are what the impersonator
+// asked for, like the name; the record is still the request's, never the
+// body's.
+func TestFinding17DecisionsRecordUIDAndCredential(t *testing.T) {
+	stamper := &StatusStamper{Identities: testPolicy(), Decoder: testDecoder(t), Now: func() time.Time { return stampTime }}
+	validator := &StatusValidator{Identities: testPolicy(), Decoder: testDecoder(t)}
+	withCred := func(uid string, creds ...string) authenticationv1.UserInfo {
+		u := authenticationv1.UserInfo{Username: "alice", UID: uid, Groups: []string{"reviewers"}}
+		if creds != nil {
+			u.Extra = map[string]authenticationv1.ExtraValue{CredentialIDKey: creds, "example.com/other": {"x"}}
+		}
+		return u
+	}
+	long := strings.Repeat("u", toolgatev1alpha1.MaxIdentityLength+1)
+	forged := `{"action":"Approve","fingerprint":"` + fpNow + `","uid":"forged","credentialID":"forged"}`
+	for _, tc := range []struct {
+		name        string
+		user        authenticationv1.UserInfo
+		uid, credID string
+	}{
+		{"a certificate", withCred("", "X509SHA256=5f1e"), "", "X509SHA256=5f1e"},
+		{"a service account token", withCred("8d2b-uid", "JTI=7c41"), "8d2b-uid", "JTI=7c41"},
+		{"no extra", withCred("oidc-sub-1"), "oidc-sub-1", ""},
+		{"two credential IDs", withCred("u", "JTI=1", "JTI=2"), "u", ""},
+		{"values too long to record", withCred(long, long), "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := statusUpdate(tc.user, statusJSON, appendDecisions(t, statusJSON, forged))
+			resp := stamper.Handle(t.Context(), req)
+			allowed.check(t, resp)
+			got := applyPatch(t, req, resp)
+			d := got.Status.Decisions[len(got.Status.Decisions)-1]
+			if d.UID != tc.uid || d.CredentialID != tc.credID {
+				t.Fatalf("recorded uid %q, credential %q; want %q, %q", d.UID, d.CredentialID, tc.uid, tc.credID)
+			}
+			req.Object.Raw = mustJSON(t, got)
+			allowed.check(t, validator.Handle(t.Context(), req))
+			// The validator refuses a record that says otherwise.
+			for field, value := range map[string]string{"uid": "forged", "credentialID": "forged"} {
+				bad := edit(t, stampedBy(t, tc.user, decision("Approve", fpNow)), func(m map[string]any) { m[field] = value })
+				refused("not stamped with the requester's identity").check(t, validator.Handle(t.Context(), statusUpdate(tc.user, statusJSON, appendDecisions(t, statusJSON, bad))))
+			}
+		})
+	}
+}
