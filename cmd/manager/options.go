@@ -117,9 +117,9 @@ func (o *options) complete(getenv func(string) string) error {
 
 // splitList splits a comma-separated flag, dropping spaces and empty
 // entries.
-func splitList(flag string) []string {
+func splitList(list string) []string {
 	var out []string
-	for _, a := range strings.Split(flag, ",") {
+	for _, a := range strings.Split(list, ",") {
 		if a = strings.TrimSpace(a); a != "" {
 			out = append(out, a)
 		}
