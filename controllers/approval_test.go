@@ -399,20 +399,26 @@ func TestFinding9PinWithDecisionsIsDeletedOnlyByAdministrators(t *testing.T) {
 	fixture := startMCPServer(t,
 		&mcp.Tool{Name: "purge_cache", Description: "Purges the whole cache of the service."},
 		&mcp.Tool{Name: "cache_stats", Description: "Reports the cache's hit rate."},
+		&mcp.Tool{Name: "flush_keys", Description: "Flushes every key of one cache region."},
 	)
 	create(t, &toolgatev1alpha1.MCPServer{
 		ObjectMeta: metav1.ObjectMeta{Name: "cache", Namespace: ns},
 		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL}},
 	})
-	var decided, undecided *toolgatev1alpha1.ToolPin
-	eventually(t, "both tools are pinned", func() (bool, string) {
+	var decided, undecided, flush *toolgatev1alpha1.ToolPin
+	eventually(t, "the tools are pinned", func() (bool, string) {
 		d, err1 := getPin(t, ns, "cache", "purge_cache")
 		u, err2 := getPin(t, ns, "cache", "cache_stats")
-		decided, undecided = d, u
-		return err1 == nil && err2 == nil && d.Status.ObservedFingerprint != "" && u.Status.ObservedFingerprint != "", fmt.Sprint(err1, err2)
+		f, err3 := getPin(t, ns, "cache", "flush_keys")
+		decided, undecided, flush = d, u, f
+		return err1 == nil && err2 == nil && err3 == nil && d.Status.ObservedFingerprint != "" && u.Status.ObservedFingerprint != "" && f.Status.ObservedFingerprint != "",
+			fmt.Sprint(err1, err2, err3)
 	})
-	if err := decide(t, approver(t, "nina", "reviewers"), decided, map[string]any{"action": "Reject", "fingerprint": string(decided.Status.ObservedFingerprint)}); err != nil {
-		t.Fatal(err)
+	nina := approver(t, "nina", "reviewers")
+	for _, p := range []*toolgatev1alpha1.ToolPin{decided, flush} {
+		if err := decide(t, nina, p, map[string]any{"action": "Reject", "fingerprint": string(p.Status.ObservedFingerprint)}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	eventually(t, "rejected", func() (bool, string) {
 		p, _ := getPin(t, ns, "cache", "purge_cache")
@@ -445,6 +451,16 @@ func TestFinding9PinWithDecisionsIsDeletedOnlyByAdministrators(t *testing.T) {
 	admin := userWithRole(t, "paula", "toolpin-deleter", []string{"toolpins"}, verbs, testAdminGroup)
 	if err := admin.Delete(t.Context(), decided.DeepCopy()); err != nil {
 		t.Fatalf("an administrator was refused: %v", err)
+	}
+
+	// A namespace being deleted takes its pins along (envtest runs no
+	// namespace controller: the namespace stays terminating, and the
+	// deletes it would make are made here).
+	if err := env.Client.Delete(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := owner.Delete(t.Context(), flush.DeepCopy()); err != nil {
+		t.Fatalf("a pin with decisions in a namespace being deleted: %v", err)
 	}
 }
 

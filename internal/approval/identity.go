@@ -68,6 +68,23 @@ func AccessReviewsFrom(c client.Client) AccessReview {
 	}
 }
 
+// NamespaceTerminating reports whether the named namespace is being
+// deleted. A namespace that does not exist is not terminating; any other
+// failure must be returned, so that the caller can refuse.
+type NamespaceTerminating func(ctx context.Context, name string) (bool, error)
+
+// NamespaceTerminatingFrom reads namespaces through r, the manager's API
+// reader, for the same reason as NamespaceLabelsFrom.
+func NamespaceTerminatingFrom(r client.Reader) NamespaceTerminating {
+	return func(ctx context.Context, name string) (bool, error) {
+		var ns corev1.Namespace
+		if err := r.Get(ctx, client.ObjectKey{Name: name}, &ns); err != nil {
+			return false, client.IgnoreNotFound(err)
+		}
+		return ns.DeletionTimestamp != nil, nil
+	}
+}
+
 // IdentityPolicy says who a requester is to toolgate: the operator, which
 // writes the record, an administrator, who may delete it, someone who may
 // decide on tools, or none of these. It sees only what the API server

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -328,5 +329,43 @@ func TestIsAdmin(t *testing.T) {
 		if got := p.IsAdmin(tc.user); got != tc.want {
 			t.Errorf("IsAdmin(%+v) = %t, want %t", tc.user, got, tc.want)
 		}
+	}
+}
+
+// terminatingReader answers Get for namespaces: "leaving" is being
+// deleted, "staying" is not, any other does not exist, unless err is set.
+type terminatingReader struct {
+	client.Reader
+	err error
+}
+
+func (r terminatingReader) Get(_ context.Context, key client.ObjectKey, obj client.Object, _ ...client.GetOption) error {
+	ns, ok := obj.(*corev1.Namespace)
+	if !ok {
+		return errors.New("not a namespace")
+	}
+	switch {
+	case r.err != nil:
+		return r.err
+	case key.Name == "leaving":
+		now := metav1.Now()
+		ns.Name, ns.DeletionTimestamp = key.Name, &now
+		return nil
+	case key.Name == "staying":
+		ns.Name = key.Name
+		return nil
+	}
+	return apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, key.Name)
+}
+
+func TestNamespaceTerminatingFrom(t *testing.T) {
+	lookup := NamespaceTerminatingFrom(terminatingReader{})
+	for name, want := range map[string]bool{"leaving": true, "staying": false, "gone": false} {
+		if got, err := lookup(t.Context(), name); err != nil || got != want {
+			t.Errorf("%s: %t, %v; want %t", name, got, err, want)
+		}
+	}
+	if _, err := NamespaceTerminatingFrom(terminatingReader{err: errLookup})(t.Context(), "leaving"); !errors.Is(err, errLookup) {
+		t.Errorf("a failed lookup: %v", err)
 	}
 }

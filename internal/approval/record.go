@@ -20,16 +20,23 @@ import (
 //   - a pin that holds decisions is deleted only by an administrator (or
 //     the operator): deleting it forgets its review, and the next probe
 //     would trust the tool on first use again. A pin without decisions
-//     holds nothing a probe cannot rebuild.
+//     holds nothing a probe cannot rebuild, and a pin in a namespace being
+//     deleted goes with everything else in it: deleting a namespace is
+//     a right far above a server owner's, and refusing would leave the
+//     namespace terminating for ever.
 type RecordValidator struct {
 	// Identities says who is the operator and who is an administrator.
 	Identities *IdentityPolicy
+	// Terminating tells whether a pin's namespace is being deleted.
+	// Required: without it a pin with decisions is deleted only by an
+	// administrator, even in a namespace being deleted.
+	Terminating NamespaceTerminating
 	// Decoder decodes the ToolPin being deleted.
 	Decoder admission.Decoder
 }
 
 // Handle implements admission.Handler.
-func (v *RecordValidator) Handle(_ context.Context, req admission.Request) admission.Response {
+func (v *RecordValidator) Handle(ctx context.Context, req admission.Request) admission.Response {
 	if v.Identities.IsOperator(req.UserInfo) {
 		return admission.Allowed("the operator writes the record")
 	}
@@ -51,6 +58,15 @@ func (v *RecordValidator) Handle(_ context.Context, req admission.Request) admis
 		}
 		if v.Identities.IsAdmin(req.UserInfo) {
 			return admission.Allowed("deleted by the administrator " + req.UserInfo.Username)
+		}
+		if v.Terminating != nil {
+			terminating, err := v.Terminating(ctx, req.Namespace)
+			if err != nil {
+				return admission.Denied(fmt.Sprintf("cannot tell whether namespace %s is being deleted: %v", req.Namespace, err))
+			}
+			if terminating {
+				return admission.Allowed("the namespace is being deleted")
+			}
 		}
 		return admission.Denied(fmt.Sprintf("ToolPin %s holds %d decisions on tool %q, its review record: "+
 			"deleting it would trust the tool on first use again at the next probe; only a toolgate administrator may delete it",

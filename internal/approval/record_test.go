@@ -1,10 +1,12 @@
 package approval
 
 import (
+	"context"
 	"testing"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
 
 // TestFinding9DeletingAPinWithDecisionsTakesAnAdministrator: deleting a
@@ -12,7 +14,7 @@ import (
 // the tool on first use), so only a configured administrator, or the
 // operator, may; a pin without decisions holds nothing to lose.
 func TestFinding9DeletingAPinWithDecisionsTakesAnAdministrator(t *testing.T) {
-	v := &RecordValidator{Identities: testPolicy(), Decoder: testDecoder(t)}
+	v := &RecordValidator{Identities: testPolicy(), Terminating: testTerminating, Decoder: testDecoder(t)}
 	decided := pinJSON(specJSON, statusJSON)
 	undecided := pinJSON(specJSON, edit(t, statusJSON, func(m map[string]any) { m["decisions"] = []any{} }))
 	never := pinJSON(specJSON, "{}")
@@ -40,6 +42,32 @@ func TestFinding9DeletingAPinWithDecisionsTakesAnAdministrator(t *testing.T) {
 			tc.want.check(t, v.Handle(t.Context(), request(admissionv1.Delete, "", tc.user, tc.pin, nil)))
 		})
 	}
+
+	// Deleting a namespace takes far more than a server owner holds, and a
+	// refusal would leave it terminating for ever.
+	nsController := authenticationv1.UserInfo{Username: "system:serviceaccount:kube-system:namespace-controller"}
+	inNamespace := func(ns string) admission.Request {
+		req := request(admissionv1.Delete, "", nsController, decided, nil)
+		req.Namespace = ns
+		return req
+	}
+	allowed.check(t, v.Handle(t.Context(), inNamespace("leaving")))
+	refused("cannot tell whether namespace broken is being deleted: "+errLookup.Error()).check(t, v.Handle(t.Context(), inNamespace("broken")))
+	// Without a way to tell, a pin with decisions stays.
+	v.Terminating = nil
+	refused("only a toolgate administrator").check(t, v.Handle(t.Context(), inNamespace("leaving")))
+}
+
+// testTerminating: "leaving" is being deleted, the lookup of "broken"
+// fails, every other namespace stays.
+func testTerminating(_ context.Context, name string) (bool, error) {
+	switch name {
+	case "leaving":
+		return true, nil
+	case "broken":
+		return false, errLookup
+	}
+	return false, nil
 }
 
 // TestFinding11OnlyTheOperatorCreatesPins: a hand-made pin could classify

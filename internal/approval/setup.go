@@ -114,6 +114,6 @@ func Setup(mgr manager.Manager, cfg Config) error {
 	srv.Register(ValidatePath, &webhook.Admission{Handler: &StatusValidator{Identities: ids, Decoder: dec}})
 	srv.Register(MutateSpecPath, &webhook.Admission{Handler: &OverrideStamper{Decoder: dec, Now: cfg.Now}})
 	srv.Register(ValidateSpecPath, &webhook.Admission{Handler: &OverrideValidator{Identities: ids, Decoder: dec}})
-	srv.Register(ValidateRecordPath, &webhook.Admission{Handler: &RecordValidator{Identities: ids, Decoder: dec}})
+	srv.Register(ValidateRecordPath, &webhook.Admission{Handler: &RecordValidator{Identities: ids, Terminating: NamespaceTerminatingFrom(mgr.GetAPIReader()), Decoder: dec}})
 	return nil
 }
