@@ -84,7 +84,8 @@ func TestConditionsBeforeWork(t *testing.T) {
 	}
 	create(t, server)
 	create(t, policy)
-	create(t, pin)
+	// Only the operator creates ToolPins.
+	createAs(t, asOperator(t), pin)
 
 	eventually(t, "the unreachable MCPServer is not Ready and says why", func() (bool, string) {
 		var got toolgatev1alpha1.MCPServer

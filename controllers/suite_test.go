@@ -61,6 +61,7 @@ func TestMain(m *testing.M) {
 		}
 		if err := approval.Setup(mgr, approval.Config{
 			OperatorUsers: []string{operatorUser},
+			AdminGroups:   []string{testAdminGroup},
 			// The second entry is in an agent namespace: listing it must
 			// not let it decide.
 			ApproverServiceAccounts: []string{"system:serviceaccount:reviewers:review-bot", "system:serviceaccount:agents:helper"},
@@ -92,6 +93,10 @@ func TestMain(m *testing.M) {
 
 // operatorUser is the identity the manager runs as in these tests.
 const operatorUser = testenv.OperatorUser
+
+// testAdminGroup is the group of toolgate administrators in these tests:
+// its members may delete ToolPins that hold decisions.
+const testAdminGroup = "toolgate-admins"
 
 func waitForWebhook(host string, port int) error {
 	addr := net.JoinHostPort(host, fmt.Sprint(port))

@@ -54,7 +54,8 @@ const (
 
 	// MaxApprovers and MaxIdentityLength bound ToolPin
 	// status.pinned.approvers; MaxIdentityLength also bounds a decision's
-	// user and each of its groups.
+	// user, uid, credentialID and each of its groups, and
+	// spec.override.setBy.
 	MaxApprovers      = 16
 	MaxIdentityLength = 256
 	// MaxDecisionGroups bounds a decision's groups.
@@ -71,4 +72,21 @@ const (
 	// status.change.parts.
 	MaxChangeParts      = 16
 	MaxChangePartLength = 64
+)
+
+// Bounds the approval webhooks enforce on top of the schema: no marker
+// mirrors them, so they are documented in docs/lifecycle.md instead.
+const (
+	// MaxDecisionsPerIdentity bounds the decisions one identity may append
+	// on one fingerprint (for a call, on one call). Only the latest counts,
+	// so a few leave room to change one's mind; more would only fill the
+	// log.
+	MaxDecisionsPerIdentity = 4
+
+	// DecisionReserve is the room in status.decisions kept for decisions
+	// on a definition: a decision on a pending call is refused once fewer
+	// than DecisionReserve places remain, so that calls, up to
+	// MaxPendingCalls at a time and each decided on by several people,
+	// can never take the room a review of the observed definition needs.
+	DecisionReserve = MaxDecisions / 2
 )

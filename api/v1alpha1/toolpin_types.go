@@ -68,7 +68,9 @@ type ToolPinSpec struct {
 	Override *ClassificationOverride `json:"override,omitempty"`
 }
 
-// ClassificationOverride is a human's classification of a tool.
+// ClassificationOverride is a human's classification of a tool. The
+// requester types level, category, blastRadius and reason; toolgate's
+// admission webhook fills setBy and setTime from the API request.
 // +kubebuilder:validation:XValidation:rule="has(self.level) || has(self.category) || has(self.blastRadius)",message="override must set at least one of level, category and blastRadius"
 type ClassificationOverride struct {
 	// level replaces the computed level.
@@ -88,6 +90,19 @@ type ClassificationOverride struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
 	Reason string `json:"reason"`
+
+	// setBy is the user name of whoever set the override as it stands,
+	// from the API request. toolgate's admission webhook writes it,
+	// overwriting anything typed; an edit that leaves level, category,
+	// blastRadius and reason as they are keeps it.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	SetBy string `json:"setBy,omitempty"`
+
+	// setTime is when the override as it stands was set, from the API
+	// server's clock, written with setBy.
+	// +optional
+	SetTime *metav1.Time `json:"setTime,omitempty"`
 }
 
 // ToolPinStatus is the review record of one tool.
@@ -244,8 +259,9 @@ type DefinitionChange struct {
 }
 
 // Decision is one human decision. The approver types action, fingerprint,
-// callID and comment; toolgate's admission webhook fills user, groups and
-// time from the API request, overwriting anything typed there.
+// callID and comment; toolgate's admission webhook fills user, groups,
+// uid, credentialID and time from the API request, overwriting anything
+// typed there.
 type Decision struct {
 	// action is Approve or Reject.
 	// +required
@@ -279,6 +295,23 @@ type Decision struct {
 	// +kubebuilder:validation:MaxItems=64
 	// +kubebuilder:validation:items:MaxLength=256
 	Groups []string `json:"groups,omitempty"`
+
+	// uid is the approver's UID as the API server authenticated it, from
+	// the API request, when it has one that fits: it tells apart two
+	// identities that once bore the same user name.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	UID string `json:"uid,omitempty"`
+
+	// credentialID identifies the credential the request was made with
+	// (the authentication.kubernetes.io/credential-id extra of the API
+	// request: a service account token's JTI, a client certificate's
+	// SHA-256), when the authenticator gives one that fits. Like every
+	// other stamped field, it is what the API server saw after
+	// impersonation: see docs/lifecycle.md.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	CredentialID string `json:"credentialID,omitempty"`
 
 	// time of the decision, from the API server's clock.
 	// +optional

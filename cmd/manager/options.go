@@ -20,6 +20,8 @@ type options struct {
 	webhookCertDir    string
 	operatorUser      string
 	approverSAsFlag   string
+	adminUsersFlag    string
+	adminGroupsFlag   string
 	probeConcurrency  int
 	apiQPS            float64
 	apiBurst          int
@@ -27,8 +29,9 @@ type options struct {
 	removedRetention  time.Duration
 	maxRemovedPins    int
 
-	// approverSAs is approverSAsFlag, parsed by complete.
-	approverSAs []string
+	// approverSAs, adminUsers and adminGroups are their flags, parsed by
+	// complete.
+	approverSAs, adminUsers, adminGroups []string
 }
 
 // bindFlags declares the manager's flags on fs.
@@ -55,6 +58,10 @@ func bindFlags(fs *flag.FlagSet) *options {
 			"default system:serviceaccount:$POD_NAMESPACE:$SERVICE_ACCOUNT_NAME")
 	fs.StringVar(&o.approverSAsFlag, "approver-service-accounts", "",
 		"comma-separated service accounts (system:serviceaccount:NS:NAME) allowed to decide on tools; none by default")
+	fs.StringVar(&o.adminUsersFlag, "admin-users", "",
+		"comma-separated users who may delete a ToolPin that holds decisions, forgetting its review; none by default")
+	fs.StringVar(&o.adminGroupsFlag, "admin-groups", "",
+		"comma-separated groups whose members may delete a ToolPin that holds decisions; none by default")
 	fs.IntVar(&o.probeConcurrency, "probe-concurrency", 32,
 		"MCP servers probed at once; probes run apart from the reconcile workers, and servers whose last probe timed out share a quarter of these")
 	fs.DurationVar(&o.maxProbeTimeout, "max-probe-timeout", time.Minute,
@@ -88,6 +95,12 @@ func (o *options) complete(getenv func(string) string) error {
 		}
 		o.approverSAs = append(o.approverSAs, a)
 	}
+	o.adminUsers, o.adminGroups = splitList(o.adminUsersFlag), splitList(o.adminGroupsFlag)
+	for _, u := range o.adminUsers {
+		if u == o.operatorUser {
+			return fmt.Errorf("--admin-users: %q is the operator, which needs no other right", u)
+		}
+	}
 	if o.requiredApprovers < 2 {
 		return fmt.Errorf("--required-approvers is %d: multi means at least two distinct people", o.requiredApprovers)
 	}
@@ -101,4 +114,16 @@ func (o *options) complete(getenv func(string) string) error {
 		return fmt.Errorf("--max-probe-timeout is %s: want zero (no cap) or a positive duration", o.maxProbeTimeout)
 	}
 	return nil
+}
+
+// splitList splits a comma-separated flag, dropping spaces and empty
+// entries.
+func splitList(list string) []string {
+	var out []string
+	for _, a := range strings.Split(list, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			out = append(out, a)
+		}
+	}
+	return out
 }

@@ -34,6 +34,20 @@ func TestOptions(t *testing.T) {
 			wantErr: `"alice" is not system:serviceaccount:NAMESPACE:NAME`},
 		{name: "an approver service account without a name", args: []string{"--operator-user=op", "--approver-service-accounts=system:serviceaccount:ci:"},
 			wantErr: "is not system:serviceaccount:NAMESPACE:NAME"},
+		{name: "administrators are parsed", args: []string{"--operator-user=op", "--admin-users= root ,,oncall", "--admin-groups=toolgate-admins, sre"},
+			check: func(t *testing.T, o *options) {
+				if !slices.Equal(o.adminUsers, []string{"root", "oncall"}) || !slices.Equal(o.adminGroups, []string{"toolgate-admins", "sre"}) {
+					t.Errorf("administrators %q, groups %q", o.adminUsers, o.adminGroups)
+				}
+			}},
+		{name: "no administrators by default", args: []string{"--operator-user=op"},
+			check: func(t *testing.T, o *options) {
+				if o.adminUsers != nil || o.adminGroups != nil {
+					t.Errorf("administrators %q, groups %q", o.adminUsers, o.adminGroups)
+				}
+			}},
+		{name: "the operator is not an administrator", args: []string{"--operator-user=op", "--admin-users=op"},
+			wantErr: `--admin-users: "op" is the operator`},
 		{name: "multi means two people at least", args: []string{"--operator-user=op", "--required-approvers=1"},
 			wantErr: "--required-approvers is 1"},
 		{name: "at least one probe worker", args: []string{"--operator-user=op", "--probe-concurrency=0"},
@@ -65,7 +79,7 @@ func TestOptions(t *testing.T) {
 // it, and the logger's flags, besides its own.
 func TestFlagSet(t *testing.T) {
 	fs, _, _ := newFlagSet()
-	for _, name := range []string{"kubeconfig", "zap-log-level", "operator-user", "probe-concurrency"} {
+	for _, name := range []string{"kubeconfig", "zap-log-level", "operator-user", "admin-users", "admin-groups", "probe-concurrency"} {
 		if fs.Lookup(name) == nil {
 			t.Errorf("no --%s flag", name)
 		}

@@ -77,7 +77,10 @@ func wire(mgr ctrl.Manager, o *options) error {
 	}); err != nil {
 		return err
 	}
-	if err := approval.Setup(mgr, approval.Config{OperatorUsers: []string{o.operatorUser}, ApproverServiceAccounts: o.approverSAs}); err != nil {
+	if err := approval.Setup(mgr, approval.Config{
+		OperatorUsers: []string{o.operatorUser}, ApproverServiceAccounts: o.approverSAs,
+		AdminUsers: o.adminUsers, AdminGroups: o.adminGroups,
+	}); err != nil {
 		return fmt.Errorf("setting up the approval webhooks: %w", err)
 	}
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -74,13 +76,45 @@ func testNamespaces(_ context.Context, name string) (map[string]string, error) {
 	return nil, nil
 }
 
+// errReview is what the access review of "flaky" fails with.
+var errReview = errors.New("the authorizer timed out")
+
+// testAccessReviews is the cluster's RBAC as the tests' policy sees it:
+// the group "reviewers" and the configured approver service accounts hold
+// the right to decide everywhere; "mallory" (who owns servers and may
+// patch toolpins) holds it nowhere; "olivia" only in the namespace
+// "other"; and the review of "flaky" fails.
+func testAccessReviews(_ context.Context, user authenticationv1.UserInfo, attrs authorizationv1.ResourceAttributes) (bool, string, error) {
+	if attrs.Verb != DecideVerb || attrs.Group != "toolgate.dev" || attrs.Resource != DecideResource || attrs.Subresource != DecideSubresource {
+		return false, "", fmt.Errorf("unexpected review of %+v", attrs)
+	}
+	switch {
+	case user.Username == "flaky":
+		return false, "", errReview
+	case user.Username == "olivia":
+		return attrs.Namespace == "other", "", nil
+	case slices.Contains(user.Groups, "reviewers"), user.Username == reviewBotName, user.Username == strayBotName, user.Username == agentHelperName, user.Username == brokenName:
+		return true, `RBAC: allowed by ClusterRoleBinding "approvers"`, nil
+	}
+	return false, "", nil
+}
+
+// Administrators in the tests' policy.
+const (
+	adminName  = "root-reviewer"
+	adminGroup = "toolgate-admins"
+)
+
 // testPolicy is the policy the suite's manager is configured with, plus
 // the service accounts of the fixtures' odd namespaces.
 func testPolicy() *IdentityPolicy {
 	return &IdentityPolicy{
 		Operators:               []string{operatorName},
+		AdminUsers:              []string{adminName},
+		AdminGroups:             []string{adminGroup},
 		ApproverServiceAccounts: []string{reviewBotName, agentHelperName, strayBotName, brokenName},
 		Namespaces:              testNamespaces,
+		AccessReviews:           testAccessReviews,
 	}
 }
 
@@ -176,6 +210,13 @@ func stampedBy(t *testing.T, user authenticationv1.UserInfo, d string) string {
 			m["groups"] = groups
 		} else {
 			delete(m, "groups")
+		}
+		for k, v := range map[string]string{"uid": fitting(user.UID), "credentialID": credentialID(user)} {
+			if v != "" {
+				m[k] = v
+			} else {
+				delete(m, k)
+			}
 		}
 		m["time"] = stampTime.Truncate(time.Second).Format(time.RFC3339)
 	})

@@ -84,12 +84,79 @@ func checkFingerprint(pin *toolgatev1alpha1.ToolPin, d *toolgatev1alpha1.Decisio
 	return nil
 }
 
+// checkBounds refuses a decision that would exhaust the log. Each request
+// appends one decision at most (appendedDecisions' caller checks); one
+// identity appends at most MaxDecisionsPerIdentity on one fingerprint, or
+// one call; a decision on a call leaves DecisionReserve places for the
+// review of a definition; and a full log says so in words rather than as
+// the schema's maxItems. Decisions on definitions neither pinned nor
+// observed, and on calls no longer pending, are the operator's to drop.
+func checkBounds(pin *toolgatev1alpha1.ToolPin, d *toolgatev1alpha1.Decision, user string) error {
+	log := pin.Status.Decisions
+	mine := 0
+	for _, past := range log {
+		if past.User == user && past.Fingerprint == d.Fingerprint && past.CallID == d.CallID {
+			mine++
+		}
+	}
+	on := "fingerprint " + string(d.Fingerprint)
+	if d.CallID != "" {
+		on = "call " + d.CallID
+	}
+	if mine >= toolgatev1alpha1.MaxDecisionsPerIdentity {
+		return fmt.Errorf("%s has already decided %d times on %s, the most one identity may: only the latest counts", user, mine, on)
+	}
+	if d.CallID != "" && len(log) >= toolgatev1alpha1.MaxDecisions-toolgatev1alpha1.DecisionReserve {
+		return fmt.Errorf("status.decisions holds %d decisions: the last %d places are kept for decisions on the definition; decide on the call once the operator has dropped decisions that no longer count",
+			len(log), toolgatev1alpha1.DecisionReserve)
+	}
+	if len(log) >= toolgatev1alpha1.MaxDecisions {
+		return fmt.Errorf("status.decisions is full (%d decisions on the definitions pinned and observed now); the operator drops those that no longer count when either changes", len(log))
+	}
+	return nil
+}
+
+// checkDecision applies the rules on one appended decision that do not
+// depend on its stamp: it names what is observed now, and it fits the
+// log's bounds.
+func checkDecision(pin *toolgatev1alpha1.ToolPin, d *toolgatev1alpha1.Decision, user string) error {
+	if err := checkFingerprint(pin, d); err != nil {
+		return err
+	}
+	return checkBounds(pin, d, user)
+}
+
 // stamp writes who decided and when into d, from the admission request,
-// over whatever the requester typed.
+// over whatever the requester typed: the user name, the groups that fit,
+// the UID and the credential ID when they fit.
 func stamp(d *toolgatev1alpha1.Decision, user authenticationv1.UserInfo, now metav1.Time) {
 	d.User = user.Username
 	d.Groups = stampGroups(user.Groups)
+	d.UID = fitting(user.UID)
+	d.CredentialID = credentialID(user)
 	d.Time = &now
+}
+
+// CredentialIDKey is the extra key under which the API server's
+// authenticators name the credential of a request.
+const CredentialIDKey = "authentication.kubernetes.io/credential-id"
+
+// credentialID returns the request's credential ID when it has exactly
+// one that fits a decision, and "" otherwise: a record keeps what it can
+// show faithfully, never a cut or a choice among several.
+func credentialID(user authenticationv1.UserInfo) string {
+	if v := user.Extra[CredentialIDKey]; len(v) == 1 {
+		return fitting(v[0])
+	}
+	return ""
+}
+
+// fitting returns s when it fits MaxIdentityLength, else "".
+func fitting(s string) string {
+	if len(s) > toolgatev1alpha1.MaxIdentityLength {
+		return ""
+	}
+	return s
 }
 
 // checkStamp refuses a decision that does not carry the requester's
@@ -98,7 +165,7 @@ func stamp(d *toolgatev1alpha1.Decision, user authenticationv1.UserInfo, now met
 // not have changed who decided. index is the decision's place in the log,
 // for the message.
 func checkStamp(d *toolgatev1alpha1.Decision, user authenticationv1.UserInfo, index int) error {
-	if d.User != user.Username || !slices.Equal(d.Groups, stampGroups(user.Groups)) || d.Time == nil {
+	if d.User != user.Username || !slices.Equal(d.Groups, stampGroups(user.Groups)) || d.UID != fitting(user.UID) || d.CredentialID != credentialID(user) || d.Time == nil {
 		return fmt.Errorf("decision %d is not stamped with the requester's identity (%s)", index, user.Username)
 	}
 	return nil

@@ -3,6 +3,7 @@ package approval
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,32 +22,49 @@ const (
 	MutatePath = "/mutate-toolpin-status"
 	// ValidatePath serves the StatusValidator.
 	ValidatePath = "/validate-toolpin-status"
+	// MutateSpecPath serves the OverrideStamper, which records who set
+	// spec.override.
+	MutateSpecPath = "/mutate-toolpin"
 	// ValidateSpecPath serves the OverrideValidator, which guards
 	// spec.override.
 	ValidateSpecPath = "/validate-toolpin"
+	// ValidateRecordPath serves the RecordValidator, which guards the
+	// creation and deletion of ToolPins.
+	ValidateRecordPath = "/validate-toolpin-record"
 )
 
 // +kubebuilder:webhook:path=/mutate-toolpin-status,mutating=true,failurePolicy=fail,sideEffects=None,groups=toolgate.dev,resources=toolpins/status,verbs=update,versions=v1alpha1,name=mtoolpinstatus.toolgate.dev,admissionReviewVersions=v1,timeoutSeconds=10
 // +kubebuilder:webhook:path=/validate-toolpin-status,mutating=false,failurePolicy=fail,sideEffects=None,groups=toolgate.dev,resources=toolpins/status,verbs=update,versions=v1alpha1,name=vtoolpinstatus.toolgate.dev,admissionReviewVersions=v1,timeoutSeconds=10
+// +kubebuilder:webhook:path=/mutate-toolpin,mutating=true,failurePolicy=fail,sideEffects=None,groups=toolgate.dev,resources=toolpins,verbs=create;update,versions=v1alpha1,name=mtoolpin.toolgate.dev,admissionReviewVersions=v1,timeoutSeconds=10
 // +kubebuilder:webhook:path=/validate-toolpin,mutating=false,failurePolicy=fail,sideEffects=None,groups=toolgate.dev,resources=toolpins,verbs=create;update,versions=v1alpha1,name=vtoolpin.toolgate.dev,admissionReviewVersions=v1,timeoutSeconds=10
+// +kubebuilder:webhook:path=/validate-toolpin-record,mutating=false,failurePolicy=fail,sideEffects=None,groups=toolgate.dev,resources=toolpins,verbs=create;delete,versions=v1alpha1,name=vtoolpinrecord.toolgate.dev,admissionReviewVersions=v1,timeoutSeconds=10
 
-// The identity policy reads namespaces to recognise agent namespaces.
+// The identity policy reads namespaces to recognise agent namespaces, and
+// asks the API server whether a requester may decide before it lets them
+// override.
 // +kubebuilder:rbac:groups=core,resources=namespaces,verbs=get
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 
 // Each webhook is an admission.Handler of its own.
 var (
 	_ admission.Handler = (*StatusStamper)(nil)
 	_ admission.Handler = (*StatusValidator)(nil)
+	_ admission.Handler = (*OverrideStamper)(nil)
 	_ admission.Handler = (*OverrideValidator)(nil)
+	_ admission.Handler = (*RecordValidator)(nil)
 )
 
 // Config says who is who.
 type Config struct {
 	// OperatorUsers are the identities of the operator itself, which write
-	// the whole status. At least one is required: without it the
-	// operator's own status writes would be judged as an approver's and
-	// refused.
+	// the whole status, create ToolPins and delete them. At least one is
+	// required: without it the operator's own writes would be judged as
+	// an approver's and refused.
 	OperatorUsers []string
+	// AdminUsers and AdminGroups may delete a ToolPin that holds
+	// decisions. None by default: such a pin then outlives everything but
+	// the operator's own clean-up.
+	AdminUsers, AdminGroups []string
 	// ApproverServiceAccounts are service accounts allowed to decide, as
 	// "system:serviceaccount:<namespace>:<name>"; any other service account
 	// is refused.
@@ -55,11 +73,14 @@ type Config struct {
 	Now func() time.Time
 }
 
-// Setup registers the three webhooks on the manager's webhook server: the
-// StatusStamper, the StatusValidator and the OverrideValidator, sharing
-// one IdentityPolicy that looks namespaces up through the manager's API
-// reader. It refuses a configuration under which the webhooks could not
-// work, rather than serve webhooks that refuse everything.
+// Setup registers the five webhooks on the manager's webhook server: the
+// StatusStamper and StatusValidator on toolpins/status, the
+// OverrideStamper and OverrideValidator on spec.override, and the
+// RecordValidator on creates and deletes, sharing one IdentityPolicy that
+// looks namespaces up through the manager's API reader and asks access
+// reviews through its client. It refuses a configuration under which the
+// webhooks could not work, rather than serve webhooks that refuse
+// everything.
 func Setup(mgr manager.Manager, cfg Config) error {
 	if len(cfg.OperatorUsers) == 0 {
 		return errors.New("no operator user configured")
@@ -69,6 +90,11 @@ func Setup(mgr manager.Manager, cfg Config) error {
 			return fmt.Errorf("approver %q is not system:serviceaccount:NAMESPACE:NAME", sa)
 		}
 	}
+	for _, a := range append(slices.Clone(cfg.AdminUsers), cfg.AdminGroups...) {
+		if a == "" {
+			return errors.New("an empty administrator user or group")
+		}
+	}
 	scheme := mgr.GetScheme()
 	if !scheme.Recognizes(toolgatev1alpha1.GroupVersion.WithKind("ToolPin")) {
 		// Every request would then fail to decode, and be refused.
@@ -76,13 +102,18 @@ func Setup(mgr manager.Manager, cfg Config) error {
 	}
 	ids := &IdentityPolicy{
 		Operators:               cfg.OperatorUsers,
+		AdminUsers:              cfg.AdminUsers,
+		AdminGroups:             cfg.AdminGroups,
 		ApproverServiceAccounts: cfg.ApproverServiceAccounts,
 		Namespaces:              NamespaceLabelsFrom(mgr.GetAPIReader()),
+		AccessReviews:           AccessReviewsFrom(mgr.GetClient()),
 	}
 	dec := admission.NewDecoder(scheme)
 	srv := mgr.GetWebhookServer()
 	srv.Register(MutatePath, &webhook.Admission{Handler: &StatusStamper{Identities: ids, Decoder: dec, Now: cfg.Now}})
 	srv.Register(ValidatePath, &webhook.Admission{Handler: &StatusValidator{Identities: ids, Decoder: dec}})
+	srv.Register(MutateSpecPath, &webhook.Admission{Handler: &OverrideStamper{Decoder: dec, Now: cfg.Now}})
 	srv.Register(ValidateSpecPath, &webhook.Admission{Handler: &OverrideValidator{Identities: ids, Decoder: dec}})
+	srv.Register(ValidateRecordPath, &webhook.Admission{Handler: &RecordValidator{Identities: ids, Terminating: NamespaceTerminatingFrom(mgr.GetAPIReader()), Decoder: dec}})
 	return nil
 }

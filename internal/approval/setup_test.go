@@ -81,6 +81,16 @@ func TestSetupServesEachHandlerOnItsPath(t *testing.T) {
 			func(r *admissionv1.AdmissionResponse) bool {
 				return !r.Allowed && strings.Contains(r.Result.Message, "spec.override is a human classification")
 			}},
+		// Only the override stamper patches a spec write.
+		{MutateSpecPath, request(admissionv1.Update, "", alice, pinJSON(specJSON, "{}"), pinJSON(override, "{}")).AdmissionRequest,
+			func(r *admissionv1.AdmissionResponse) bool {
+				return r.Allowed && r.PatchType != nil && strings.Contains(string(r.Patch), `"alice"`)
+			}},
+		// Only the record validator refuses a create.
+		{ValidateRecordPath, request(admissionv1.Create, "", alice, nil, pinJSON(specJSON, "{}")).AdmissionRequest,
+			func(r *admissionv1.AdmissionResponse) bool {
+				return !r.Allowed && strings.Contains(r.Result.Message, "created by the toolgate operator only")
+			}},
 	} {
 		body, err := json.Marshal(admissionv1.AdmissionReview{
 			TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
@@ -113,6 +123,8 @@ func TestSetupRefusesAConfigurationThatCannotWork(t *testing.T) {
 		{"no operator", testScheme(t), Config{}, "no operator user"},
 		{"an approver that is not a service account", testScheme(t),
 			Config{OperatorUsers: []string{operatorName}, ApproverServiceAccounts: []string{"alice"}}, `approver "alice" is not system:serviceaccount:NAMESPACE:NAME`},
+		{"an empty administrator", testScheme(t),
+			Config{OperatorUsers: []string{operatorName}, AdminGroups: []string{""}}, "an empty administrator"},
 		{"a scheme without ToolPin", clientgoscheme.Scheme, Config{OperatorUsers: []string{operatorName}}, "does not know ToolPin"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package approval
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -38,7 +39,7 @@ func (s *StatusStamper) Handle(ctx context.Context, req admission.Request) admis
 	// validator and every later reader see the same value.
 	now := metav1.NewTime(s.now().UTC().Truncate(time.Second))
 	for i := range appended {
-		if err := checkFingerprint(u.oldPin, &appended[i]); err != nil {
+		if err := checkDecision(u.oldPin, &appended[i], req.UserInfo.Username); err != nil {
 			return admission.Denied(err.Error())
 		}
 		stamp(&appended[i], req.UserInfo, now)
@@ -77,7 +78,7 @@ func (v *StatusValidator) Handle(ctx context.Context, req admission.Request) adm
 	}
 	appended := u.newPin.Status.Decisions[u.first:]
 	for i := range appended {
-		if err := checkFingerprint(u.oldPin, &appended[i]); err != nil {
+		if err := checkDecision(u.oldPin, &appended[i], req.UserInfo.Username); err != nil {
 			return admission.Denied(err.Error())
 		}
 		if err := checkStamp(&appended[i], req.UserInfo, u.first+i); err != nil {
@@ -99,7 +100,8 @@ type appendUpdate struct {
 // reviewAppend applies, in this order, the rules both status webhooks
 // share: the operator writes freely; only status updates are judged; both
 // objects must decode; the update may only append decisions; and, if it
-// appends any, the requester must be someone who may decide. It returns the
+// appends any, the requester must be someone who may decide, appending
+// exactly one. It returns the
 // update when each appended decision remains to be judged, and otherwise
 // nil and the verdict. Both webhooks go through it so that they cannot come
 // to disagree on the order of the checks or their messages.
@@ -123,6 +125,11 @@ func reviewAppend(ctx context.Context, ids *IdentityPolicy, dec admission.Decode
 	}
 	if err := ids.MayDecide(ctx, req.UserInfo); err != nil {
 		return nil, admission.Denied(err.Error())
+	}
+	if n := len(newPin.Status.Decisions) - first; n > 1 {
+		// One at a time: a batch would let one request fill the log, and
+		// each decision is judged against the log as it stands.
+		return nil, admission.Denied(fmt.Sprintf("append one decision per request: this request appends %d", n))
 	}
 	return &appendUpdate{oldPin: oldPin, newPin: newPin, first: first}, admission.Response{}
 }

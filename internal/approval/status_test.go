@@ -2,6 +2,7 @@ package approval
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -65,11 +66,12 @@ func statusRules(t *testing.T) []statusCase {
 
 		// Decisions name what is observed now.
 		{"a person approves the observed definition", statusUpdate(alice, statusJSON, appendDecisions(t, statusJSON, approve(alice))), allowed},
-		{"a person approves twice at once", statusUpdate(alice, statusJSON, appendDecisions(t, statusJSON, approve(alice), stampedBy(t, alice, decision("Reject", fpNow)))), allowed},
+		{"a person approves twice at once", statusUpdate(alice, statusJSON, appendDecisions(t, statusJSON, approve(alice), stampedBy(t, alice, decision("Reject", fpNow)))),
+			refused("append one decision per request: this request appends 2")},
 		{"a person approves the old definition", statusUpdate(alice, statusJSON, appendDecisions(t, statusJSON, stampedBy(t, alice, decision("Approve", fpOld)))),
 			refused("but the definition observed now is " + fpNow)},
-		{"the second of two decisions names the old definition", statusUpdate(alice, statusJSON, appendDecisions(t, statusJSON, approve(alice), stampedBy(t, alice, decision("Approve", fpOld)))),
-			refused("review the current definition")},
+		{"a decision on the old definition after one on the observed one", statusUpdate(alice, statusJSON, appendDecisions(t, statusJSON, approve(alice), stampedBy(t, alice, decision("Approve", fpOld)))),
+			refused("append one decision per request")},
 		{"a decision before anything is observed", statusUpdate(alice, unobserved, appendDecisions(t, unobserved, approve(alice))),
 			refused("the tool has not been observed yet")},
 		{"a decision on a pending call", statusUpdate(alice, statusJSON, appendDecisions(t, statusJSON, stampedBy(t, alice, callDecision("call-1", fpCall)))), allowed},
@@ -192,8 +194,7 @@ func TestStamperOverwritesTheIdentity(t *testing.T) {
 		{"a person in no groups, typing some", authenticationv1.UserInfo{Username: "dave"}, []string{forged}, []toolgatev1alpha1.Decision{
 			{Action: "Reject", Fingerprint: fpNow, Comment: "not yet", User: "dave"},
 		}},
-		{"two decisions at once, one on a call", alice, []string{forged, callDecision("call-1", fpCall)}, []toolgatev1alpha1.Decision{
-			{Action: "Reject", Fingerprint: fpNow, Comment: "not yet", User: "alice", Groups: []string{"reviewers", "system:authenticated"}},
+		{"a decision on a call", alice, []string{callDecision("call-1", fpCall)}, []toolgatev1alpha1.Decision{
 			{Action: "Approve", Fingerprint: fpCall, CallID: "call-1", User: "alice", Groups: []string{"reviewers", "system:authenticated"}},
 		}},
 		{"a configured approver service account", reviewBot, []string{forged}, []toolgatev1alpha1.Decision{
@@ -267,14 +268,118 @@ func TestValidatorRefusesAForgedStamp(t *testing.T) {
 			refused("decision 1 is not stamped")},
 		{"no time", alice, []string{with(func(d map[string]any) { delete(d, "time") })},
 			refused("decision 1 is not stamped")},
-		{"the second of two forged", alice, []string{with(func(map[string]any) {}), with(func(d map[string]any) { d["user"] = "mallory" })},
-			refused("decision 2 is not stamped")},
+		{"a forged decision after a past one", alice, []string{with(func(d map[string]any) { d["user"] = "mallory" })},
+			refused("decision 1 is not stamped")},
 		{"groups bounded as the API bounds them", many, []string{stampedBy(t, many, decision("Approve", fpNow))}, allowed},
 		{"every group of a person in too many", many, []string{edit(t, stampedBy(t, many, decision("Approve", fpNow)), func(d map[string]any) { d["groups"] = many.Groups })},
 			refused("decision 1 is not stamped")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.want.check(t, validator.Handle(t.Context(), statusUpdate(tc.user, statusJSON, appendDecisions(t, statusJSON, tc.appended...))))
+		})
+	}
+}
+
+// TestFinding14DecisionLogCannotBeExhausted: one decision per request; one
+// identity decides at most MaxDecisionsPerIdentity times on one
+// fingerprint or one call; calls leave DecisionReserve places for the
+// definition; a full log is refused in words. None of it blocks a new
+// person from deciding on the observed definition while there is room.
+func TestFinding14DecisionLogCannotBeExhausted(t *testing.T) {
+	handlers := map[string]admission.Handler{
+		"stamper":   &StatusStamper{Identities: testPolicy(), Decoder: testDecoder(t), Now: func() time.Time { return stampTime }},
+		"validator": &StatusValidator{Identities: testPolicy(), Decoder: testDecoder(t)},
+	}
+	// logOf is statusJSON whose log holds n decisions by user on fp
+	// (callID when set), after the past one.
+	logOf := func(n int, user authenticationv1.UserInfo, d string) string {
+		past := make([]string, n)
+		for i := range past {
+			past[i] = stampedBy(t, user, d)
+		}
+		return appendDecisions(t, statusJSON, past...)
+	}
+	carol := authenticationv1.UserInfo{Username: "carol", Groups: []string{"reviewers"}}
+	approve := func(user authenticationv1.UserInfo) string { return stampedBy(t, user, decision("Approve", fpNow)) }
+	onCall := func(user authenticationv1.UserInfo) string { return stampedBy(t, user, callDecision("call-1", fpCall)) }
+	limit := toolgatev1alpha1.MaxDecisionsPerIdentity
+	full := toolgatev1alpha1.MaxDecisions - 1 // the past decision of statusJSON is one
+	callsFull := toolgatev1alpha1.MaxDecisions - toolgatev1alpha1.DecisionReserve - 1
+	many := make([]string, toolgatev1alpha1.MaxDecisions)
+	for i := range many {
+		many[i] = approve(alice)
+	}
+	for _, tc := range []statusCase{
+		{"the whole log in one request", statusUpdate(alice, statusJSON, appendDecisions(t, statusJSON, many...)),
+			refused(fmt.Sprintf("append one decision per request: this request appends %d", len(many)))},
+		{"a decision below the per-identity bound", statusUpdate(alice, logOf(limit-1, alice, decision("Reject", fpNow)), appendDecisions(t, logOf(limit-1, alice, decision("Reject", fpNow)), approve(alice))), allowed},
+		{"a decision beyond the per-identity bound", statusUpdate(alice, logOf(limit, alice, decision("Reject", fpNow)), appendDecisions(t, logOf(limit, alice, decision("Reject", fpNow)), approve(alice))),
+			refused(fmt.Sprintf("alice has already decided %d times on fingerprint %s, the most one identity may: only the latest counts", limit, fpNow))},
+		{"another person, when one has reached the bound", statusUpdate(carol, logOf(limit, alice, decision("Reject", fpNow)), appendDecisions(t, logOf(limit, alice, decision("Reject", fpNow)), approve(carol))), allowed},
+		{"a call, when one has reached the bound on the definition", statusUpdate(alice, logOf(limit, alice, decision("Reject", fpNow)), appendDecisions(t, logOf(limit, alice, decision("Reject", fpNow)), onCall(alice))), allowed},
+		{"a call beyond the per-identity bound", statusUpdate(alice, logOf(limit, alice, callDecision("call-1", fpCall)), appendDecisions(t, logOf(limit, alice, callDecision("call-1", fpCall)), onCall(alice))),
+			refused("alice has already decided 4 times on call call-1")},
+		// Calls leave room for the definition.
+		{"a call when the reserve is reached", statusUpdate(alice, logOf(callsFull, carol, callDecision("call-1", fpCall)), appendDecisions(t, logOf(callsFull, carol, callDecision("call-1", fpCall)), onCall(alice))),
+			refused(fmt.Sprintf("the last %d places are kept for decisions on the definition", toolgatev1alpha1.DecisionReserve))},
+		{"the definition when the reserve is reached", statusUpdate(alice, logOf(callsFull, carol, callDecision("call-1", fpCall)), appendDecisions(t, logOf(callsFull, carol, callDecision("call-1", fpCall)), approve(alice))), allowed},
+		{"the last place", statusUpdate(alice, logOf(full-1, carol, decision("Reject", fpOld)), appendDecisions(t, logOf(full-1, carol, decision("Reject", fpOld)), approve(alice))), allowed},
+		{"a full log", statusUpdate(alice, logOf(full, carol, decision("Reject", fpOld)), appendDecisions(t, logOf(full, carol, decision("Reject", fpOld)), approve(alice))),
+			refused(fmt.Sprintf("status.decisions is full (%d decisions", toolgatev1alpha1.MaxDecisions))},
+	} {
+		for name, h := range handlers {
+			t.Run(name+"/"+tc.name, func(t *testing.T) {
+				tc.want.check(t, h.Handle(t.Context(), tc.req))
+			})
+		}
+	}
+}
+
+// TestFinding17DecisionsRecordUIDAndCredential: beyond name and groups, a
+// decision records what the admission request says about the requester
+// when it fits: the UID and the credential ID (an extra the API server's
+// authenticators set). Under impersonation these are what the impersonator
+// asked for, like the name; the record is still the request's, never the
+// body's.
+func TestFinding17DecisionsRecordUIDAndCredential(t *testing.T) {
+	stamper := &StatusStamper{Identities: testPolicy(), Decoder: testDecoder(t), Now: func() time.Time { return stampTime }}
+	validator := &StatusValidator{Identities: testPolicy(), Decoder: testDecoder(t)}
+	withCred := func(uid string, creds ...string) authenticationv1.UserInfo {
+		u := authenticationv1.UserInfo{Username: "alice", UID: uid, Groups: []string{"reviewers"}}
+		if creds != nil {
+			u.Extra = map[string]authenticationv1.ExtraValue{CredentialIDKey: creds, "example.com/other": {"x"}}
+		}
+		return u
+	}
+	long := strings.Repeat("u", toolgatev1alpha1.MaxIdentityLength+1)
+	forged := `{"action":"Approve","fingerprint":"` + fpNow + `","uid":"forged","credentialID":"forged"}`
+	for _, tc := range []struct {
+		name        string
+		user        authenticationv1.UserInfo
+		uid, credID string
+	}{
+		{"a certificate", withCred("", "X509SHA256=5f1e"), "", "X509SHA256=5f1e"},
+		{"a service account token", withCred("8d2b-uid", "JTI=7c41"), "8d2b-uid", "JTI=7c41"},
+		{"no extra", withCred("oidc-sub-1"), "oidc-sub-1", ""},
+		{"two credential IDs", withCred("u", "JTI=1", "JTI=2"), "u", ""},
+		{"values too long to record", withCred(long, long), "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := statusUpdate(tc.user, statusJSON, appendDecisions(t, statusJSON, forged))
+			resp := stamper.Handle(t.Context(), req)
+			allowed.check(t, resp)
+			got := applyPatch(t, req, resp)
+			d := got.Status.Decisions[len(got.Status.Decisions)-1]
+			if d.UID != tc.uid || d.CredentialID != tc.credID {
+				t.Fatalf("recorded uid %q, credential %q; want %q, %q", d.UID, d.CredentialID, tc.uid, tc.credID)
+			}
+			req.Object.Raw = mustJSON(t, got)
+			allowed.check(t, validator.Handle(t.Context(), req))
+			// The validator refuses a record that says otherwise.
+			for field, value := range map[string]string{"uid": "forged", "credentialID": "forged"} {
+				bad := edit(t, stampedBy(t, tc.user, decision("Approve", fpNow)), func(m map[string]any) { m[field] = value })
+				refused("not stamped with the requester's identity").check(t, validator.Handle(t.Context(), statusUpdate(tc.user, statusJSON, appendDecisions(t, statusJSON, bad))))
+			}
 		})
 	}
 }

@@ -5,6 +5,11 @@
 // gone from its server as Removed, and refuse to trust a renamed copy of an
 // untrusted definition.
 //
+// Two helpers serve the webhooks and the controller alike: NeverAPerson,
+// the fixed list of identities whose decisions never count, and
+// CompactDecisions, which drops the decisions that can never count again
+// so that the bounded log keeps room for what is observed now.
+//
 // It is a pure function over API types: no client, no clock of its own, no
 // I/O, so every transition is table-tested. The ToolPin controller reads the
 // cluster, calls Next, and writes the result; the admission webhook, not this

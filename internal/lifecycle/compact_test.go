@@ -1,0 +1,71 @@
+package lifecycle
+
+import (
+	"slices"
+	"testing"
+
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+)
+
+func TestCompactDecisions(t *testing.T) {
+	const (
+		pinned   = toolgatev1alpha1.Fingerprint("sha256:1111111111111111111111111111111111111111111111111111111111111111")
+		observed = toolgatev1alpha1.Fingerprint("sha256:2222222222222222222222222222222222222222222222222222222222222222")
+		stale    = toolgatev1alpha1.Fingerprint("sha256:3333333333333333333333333333333333333333333333333333333333333333")
+	)
+	d := func(user string, fp toolgatev1alpha1.Fingerprint, callID string) toolgatev1alpha1.Decision {
+		return toolgatev1alpha1.Decision{Action: toolgatev1alpha1.DecisionApprove, User: user, Fingerprint: fp, CallID: callID}
+	}
+	log := []toolgatev1alpha1.Decision{
+		d("a", stale, ""), d("b", pinned, ""), d("c", observed, ""), d("d", stale, ""),
+		d("e", pinned, "call-1"), d("f", pinned, "call-gone"), d("g", observed, ""), d("h", stale, "call-1"),
+	}
+	pending := []toolgatev1alpha1.PendingCall{{ID: "call-1", Fingerprint: pinned}}
+	for _, tc := range []struct {
+		name string
+		st   toolgatev1alpha1.ToolPinStatus
+		want []string
+	}{
+		{"pinned, observed and pending calls are kept, in order",
+			toolgatev1alpha1.ToolPinStatus{Pinned: &toolgatev1alpha1.PinnedDefinition{Fingerprint: pinned}, ObservedFingerprint: observed, PendingCalls: pending, Decisions: log},
+			[]string{"b", "c", "e", "g", "h"}},
+		{"nothing pinned",
+			toolgatev1alpha1.ToolPinStatus{ObservedFingerprint: observed, Decisions: log},
+			[]string{"c", "g"}},
+		{"nothing observed: a removed tool keeps its pinned record",
+			toolgatev1alpha1.ToolPinStatus{Pinned: &toolgatev1alpha1.PinnedDefinition{Fingerprint: pinned}, Decisions: log},
+			[]string{"b"}},
+		{"an empty log stays a list", toolgatev1alpha1.ToolPinStatus{ObservedFingerprint: observed}, []string{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := slices.Clone(tc.st.Decisions)
+			got := CompactDecisions(&tc.st)
+			if got == nil {
+				t.Fatal("nil: the list must stay present")
+			}
+			users := []string{}
+			for _, x := range got {
+				users = append(users, x.User)
+			}
+			if !slices.Equal(users, tc.want) {
+				t.Fatalf("kept %q, want %q", users, tc.want)
+			}
+			if !slices.EqualFunc(before, tc.st.Decisions, func(a, b toolgatev1alpha1.Decision) bool { return a.User == b.User }) {
+				t.Fatal("the input was changed")
+			}
+			// Idempotent.
+			again := tc.st
+			again.Decisions = got
+			if n := len(CompactDecisions(&again)); n != len(got) {
+				t.Fatalf("a second compaction kept %d of %d", n, len(got))
+			}
+			// Whatever the operator counts on the observed fingerprint is
+			// the same before and after.
+			a1, h1, r1 := tally(tc.st.Decisions, tc.st.ObservedFingerprint)
+			a2, h2, r2 := tally(got, tc.st.ObservedFingerprint)
+			if !slices.Equal(a1, a2) || h1 != h2 || r1 != r2 {
+				t.Fatalf("the tally changed: %v %d %q → %v %d %q", a1, h1, r1, a2, h2, r2)
+			}
+		})
+	}
+}
