@@ -340,3 +340,52 @@ func TestFinding4RenamingToolsCannotGrowPinsWithoutBound(t *testing.T) {
 		t.Error("no removed pin is kept: the record of renamed tools was dropped whole")
 	}
 }
+
+// Finding 9, the server's part: deleting and re-creating an MCPServer took
+// its pins along (owner references), and every tool was trusted on first
+// use again with an empty history.
+func TestFinding9ARecreatedServerMeetsItsRecord(t *testing.T) {
+	ns := testNamespace(t)
+	fixture := startMCPServer(t,
+		&mcp.Tool{Name: "export_ledger", Description: "Exports the whole ledger to a URL."},
+		&mcp.Tool{Name: "get_balance", Description: "Gets the balance of one account."},
+	)
+	spec := toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL}}
+	server := &toolgatev1alpha1.MCPServer{ObjectMeta: metav1.ObjectMeta{Name: "ledger", Namespace: ns}, Spec: spec}
+	if err := env.Client.Create(t.Context(), server); err != nil {
+		t.Fatal(err)
+	}
+	var rejected *toolgatev1alpha1.ToolPin
+	eventually(t, "trusted on first use", func() (bool, string) {
+		p, err := getPin(t, ns, "ledger", "export_ledger")
+		rejected = p
+		return err == nil && p.Status.State == toolgatev1alpha1.PinTrusted, fmt.Sprint(err)
+	})
+	if err := decide(t, approver(t, "noor"), rejected, map[string]any{"action": "Reject", "fingerprint": string(rejected.Status.ObservedFingerprint)}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "rejected", func() (bool, string) {
+		p, _ := getPin(t, ns, "ledger", "export_ledger")
+		return p.Status.State == toolgatev1alpha1.PinRejected, string(p.Status.State)
+	})
+
+	if err := env.Client.Delete(t.Context(), server); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the pin without a record goes with its server", func() (bool, string) {
+		_, err := getPin(t, ns, "ledger", "get_balance")
+		return err != nil, fmt.Sprint(err)
+	})
+	if p, err := getPin(t, ns, "ledger", "export_ledger"); err != nil || len(p.Status.Decisions) != 1 {
+		t.Fatalf("the rejected pin did not outlive its server: %v", err)
+	}
+
+	create(t, &toolgatev1alpha1.MCPServer{ObjectMeta: metav1.ObjectMeta{Name: "ledger", Namespace: ns}, Spec: spec})
+	eventually(t, "the re-created server's harmless tool is pinned again", func() (bool, string) {
+		p, err := getPin(t, ns, "ledger", "get_balance")
+		return err == nil && p.Status.State == toolgatev1alpha1.PinTrusted, fmt.Sprint(err)
+	})
+	if p, _ := getPin(t, ns, "ledger", "export_ledger"); p.Status.State != toolgatev1alpha1.PinRejected {
+		t.Errorf("the re-created server's rejected tool is %s, not Rejected", p.Status.State)
+	}
+}

@@ -438,10 +438,8 @@ func (u untrusted) holders(tool *tooldef.Tool) map[string]bool {
 func (r *MCPServerReconciler) createPin(ctx context.Context, server *toolgatev1alpha1.MCPServer, tool string, decide func(string, toolgatev1alpha1.ToolPinStatus) lifecycle.Output) (*toolgatev1alpha1.ToolPin, error) {
 	var err error
 	for attempt := range lifecycle.PinNameCandidates {
-		var fresh, pin *toolgatev1alpha1.ToolPin
-		if fresh, err = newPin(server, tool, lifecycle.PinNameCandidate(server.Name, tool, attempt), r.Scheme); err != nil {
-			return nil, err
-		}
+		var pin *toolgatev1alpha1.ToolPin
+		fresh := newPin(server, tool, lifecycle.PinNameCandidate(server.Name, tool, attempt))
 		first := decide(fresh.Name, toolgatev1alpha1.ToolPinStatus{})
 		fresh.Labels[toolgatev1alpha1.LabelState] = string(first.Status.State)
 		if first.Status.Risk != nil {

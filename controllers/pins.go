@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -12,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/lifecycle"
@@ -20,12 +20,22 @@ import (
 	"github.com/toolgate/toolgate/pkg/clip"
 )
 
+// compactAbove is the length of the decision log above which the operator
+// compacts it: the history is kept whole until room runs short.
+const compactAbove = toolgatev1alpha1.MaxDecisions - toolgatev1alpha1.DecisionReserve/2
+
 // writePin records a lifecycle decision: the status (with its Ready
 // condition and any override) in one optimistic-locked patch, the level and
 // state labels, and an Event for a transition.
 func writePin(ctx context.Context, c client.Client, rec events.EventRecorder, related runtime.Object, pin *toolgatev1alpha1.ToolPin, out lifecycle.Output) error {
 	orig := pin.DeepCopy()
 	pin.Status = out.Status
+	// A log that nears its bound is compacted to the decisions that can
+	// still count (on the pinned and observed definitions, on pending
+	// calls), so that a decision on what is observed now always fits.
+	if len(pin.Status.Decisions) > compactAbove {
+		pin.Status.Decisions = lifecycle.CompactDecisions(&pin.Status)
+	}
 	// The override is laid over the computed judgement each time, never over
 	// an already overridden one, and disappears with spec.override.
 	computed := pin.Status.ComputedRisk
@@ -102,10 +112,17 @@ func syncPinLabels(ctx context.Context, c client.Client, pin *toolgatev1alpha1.T
 			changed = true
 		}
 	}
+	// Pins made by earlier versions were owned by their server, so that
+	// deleting it deleted their history; the reference goes.
+	owners := withoutServerOwners(pin.OwnerReferences)
+	if len(owners) != len(pin.OwnerReferences) {
+		changed = true
+	}
 	if !changed {
 		return nil
 	}
 	orig := pin.DeepCopy()
+	pin.OwnerReferences = owners
 	if pin.Labels == nil {
 		pin.Labels = map[string]string{}
 	}
@@ -120,8 +137,20 @@ func syncPinLabels(ctx context.Context, c client.Client, pin *toolgatev1alpha1.T
 	return nil
 }
 
+// withoutServerOwners drops the references to an MCPServer.
+func withoutServerOwners(refs []metav1.OwnerReference) []metav1.OwnerReference {
+	var out []metav1.OwnerReference
+	for _, ref := range refs {
+		if ref.Kind == "MCPServer" && strings.HasPrefix(ref.APIVersion, toolgatev1alpha1.GroupVersion.Group+"/") {
+			continue
+		}
+		out = append(out, ref)
+	}
+	return out
+}
+
 // newPin builds the ToolPin of one tool of a server, under the given name.
-func newPin(server *toolgatev1alpha1.MCPServer, tool, name string, scheme *runtime.Scheme) (*toolgatev1alpha1.ToolPin, error) {
+func newPin(server *toolgatev1alpha1.MCPServer, tool, name string) *toolgatev1alpha1.ToolPin {
 	pin := &toolgatev1alpha1.ToolPin{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: server.Namespace,
@@ -132,12 +161,10 @@ func newPin(server *toolgatev1alpha1.MCPServer, tool, name string, scheme *runti
 	if len(server.Name) <= 63 {
 		pin.Labels[toolgatev1alpha1.LabelServer] = server.Name
 	}
-	// The server controls its pins: deleting the server deletes them, and
-	// the ToolPin controller leaves a pin's first observation to it.
-	if err := controllerutil.SetControllerReference(server, pin, scheme); err != nil {
-		return nil, err
-	}
-	return pin, nil
+	// No owner reference: a pin's review record outlives its server, so
+	// that a server deleted and created again meets it (the ToolPin
+	// controller deletes the pins of a gone server that hold nothing).
+	return pin
 }
 
 // errNameHeld says a pin's name is taken by a pin of another tool.

@@ -183,11 +183,13 @@ func Untrusted(st toolgatev1alpha1.ToolPinStatus) bool {
 // (a definition decision, not a call decision) approves it, sorted, and one
 // user whose latest decision rejects it. Decisions on other fingerprints
 // never count: a changed definition does not ride on an old approval.
-// humans counts the approvers that are not service accounts.
+// humans counts the approvers that are not service accounts. A decision
+// by an identity that is never a person (NeverAPerson) does not count at
+// all: the webhooks refuse them, and the record does not rely on it.
 func tally(decisions []toolgatev1alpha1.Decision, fp toolgatev1alpha1.Fingerprint) (approvers []string, humans int, rejecter string) {
 	latest := map[string]toolgatev1alpha1.DecisionAction{}
 	for _, d := range decisions {
-		if d.CallID != "" || d.Fingerprint != fp || d.User == "" {
+		if d.CallID != "" || d.Fingerprint != fp || d.User == "" || NeverAPerson(d.User, d.Groups) != "" {
 			continue
 		}
 		latest[d.User] = d.Action

@@ -229,3 +229,23 @@ func TestANewToolThatReplacesARemovedOneIsReviewed(t *testing.T) {
 		t.Errorf("a trusted pin moved to %s", again.Status.State)
 	}
 }
+
+// TestIdentitiesThatAreNoPersonNeverCount: should a decision by such an
+// identity reach the record (a webhook down, a bad binding), it approves
+// nothing.
+func TestIdentitiesThatAreNoPersonNeverCount(t *testing.T) {
+	st := Next(Input{Tool: tool(t, original), Risk: risk("L3", toolgatev1alpha1.ApprovalSingle), FirstUse: toolgatev1alpha1.FirstUseReview, Now: t0}).Status
+	for _, who := range []toolgatev1alpha1.Decision{
+		{User: "system:anonymous"},
+		{User: "mallory", Groups: []string{"system:unauthenticated"}},
+		{User: "system:node:worker-1", Groups: []string{"system:nodes"}},
+		{User: "system:kube-controller-manager"},
+	} {
+		who.Action, who.Fingerprint, who.Time = toolgatev1alpha1.DecisionApprove, st.ObservedFingerprint, &t1
+		in := Input{Status: *st.DeepCopy(), Tool: tool(t, original), FirstUse: toolgatev1alpha1.FirstUseReview, Now: t1}
+		in.Status.Decisions = append(in.Status.Decisions, who)
+		if out := Next(in); out.Status.State == toolgatev1alpha1.PinTrusted {
+			t.Errorf("%s approved the tool", who.User)
+		}
+	}
+}
