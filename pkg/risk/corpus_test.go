@@ -174,8 +174,8 @@ var corpusTargets = []float64{100, 97, 90, 80, 80}
 //
 // The targets (corpusTargets) are not yet reached by these:
 var corpusRatchets = map[string]map[int]float64{
-	"dev":   {2: 89.2, 3: 78.2, 4: 56.9},
-	"dev-2": {0: 86.4, 1: 92.7, 2: 80.7, 3: 56.9, 4: 53.6},
+	"dev":   {2: 89.2, 3: 78.2, 4: 78.2},
+	"dev-2": {0: 87.8, 1: 92.7, 2: 80.7, 3: 56.9, 4: 65.6},
 }
 
 // TestCorpusFigures prints how the engine agrees with the reviewers'

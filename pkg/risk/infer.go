@@ -31,6 +31,10 @@ type signals struct {
 	tokens            []string
 	desc              string // lower-cased opening of the description
 	propCount         int
+	privateContent    string   // a word saying a read returns private content
+	readsSecrets      bool     // the description says a read returns secrets
+	hardFlags         []string // flags that make a change hard to undo
+	overwriteText     bool     // the description says the change overwrites
 }
 
 var blastOrder = map[string]int{"item": 0, "namespace": 1, "cluster": 2, "organization": 3, "global": 4}
@@ -156,7 +160,17 @@ func readSignals(t *tooldef.Tool) signals {
 	if movesMoney[s.verb] {
 		s.money = s.verb // transfer_funds, refund_payment
 	}
+	if strings.Contains(desc, "overwrit") {
+		s.overwriteText = true
+	}
 	readSchema(&s, t.InputSchema)
+	for _, f := range s.flags {
+		switch f {
+		case "force", "hard", "overwrite", "truncate", "wipe", "purge", "cascade", "drop", "delete", "destroy":
+			s.hardFlags = append(s.hardFlags, f)
+		}
+	}
+	readsPrivate(&s)
 	return s
 }
 
@@ -525,13 +539,24 @@ func Assess(in Input) Assessment {
 			disagree("approvalRecommendation", declared.ApprovalRecommendation, approval)
 		}
 	}
+	// riskLevel says what the tool does (severity); the level keeps its
+	// fail-closed floors and is raised to the band of a high or critical
+	// severity, so a tool judged grave is never shown as if it were not.
+	sev, sevWhy := severity(s, act, blast)
+	if r, ok := levelOfRisk(declared.RiskLevel); ok && severityRank[declared.RiskLevel] > severityRank[sev] {
+		sev, sevWhy, _ = declared.RiskLevel, "the server declares riskLevel "+declared.RiskLevel, r
+	}
+	a.Reasons = append(a.Reasons, "riskLevel "+sev+": "+sevWhy)
+	if r, _ := levelOfRisk(sev); r >= L4 && r > level {
+		raise(r, "riskLevel "+sev+": "+sevWhy)
+	}
 	a.Level = level
 	a.EffectiveLevel = level
 	if in.ApprovalGated && len(in.Findings) == 0 && level > L0 {
 		a.EffectiveLevel = level - 1
 	}
 	a.SEP = SEP{
-		RiskLevel:              RiskLevelOf(level),
+		RiskLevel:              sev,
 		Category:               category,
 		BlastRadius:            blast,
 		Reversibility:          reversibility,

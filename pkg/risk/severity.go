@@ -1,0 +1,166 @@
+package risk
+
+import (
+	"fmt"
+	"strings"
+)
+
+// severity is SEP-2793's riskLevel judged from what the tool does, the way
+// the labelling rubric grades it: reads of public data and local helpers
+// low; reversible, limited changes and reads of private data medium;
+// deleting items, externally visible or irreversible effects, driving a
+// logged-in session and reading secrets high; credentials and access,
+// money, arbitrary execution and broad destruction critical.
+//
+// It is kept apart from the gating level on purpose. The level's floors
+// fail closed (any delete verb, any declared destructive hint, any unknown
+// tool is L5) so that the gate withholds what it cannot vouch for; copying
+// that level into riskLevel would tell a reader that deleting one comment
+// is as grave as dropping a database. The level is still raised to the
+// band of the severity (Assess), so the two never disagree in the
+// direction that would expose a tool.
+func severity(s signals, act action, blast string) (string, string) {
+	head := headNoun(s.objects)
+	switch act {
+	case actExec:
+		return "critical", "runs arbitrary code, commands or queries"
+	case actDestroy:
+		if ephemeralNouns[head] || containsAnyMap(s.objects, ephemeralNouns) {
+			return "high", "clears session or working state that can be rebuilt"
+		}
+		return "critical", "removes a broad scope"
+	case actDelete:
+		if ephemeralNouns[head] {
+			return "medium", "removes session state that can be rebuilt"
+		}
+		if s.privilege != "" {
+			return "critical", "removes " + s.privilege + ": who may do what"
+		}
+		return "high", "deletes named items"
+	case actUtility:
+		return "low", "local computation"
+	case actRead, actObserve:
+		switch {
+		case s.sensitive != "":
+			return "high", "reads " + s.sensitive + ", which may hold secrets"
+		case s.readsSecrets:
+			return "high", "the description says it returns secrets or credentials"
+		case s.privateContent != "":
+			return "medium", "reads " + s.privateContent + ", which may be private"
+		}
+		return "low", "reads data that is not secret"
+	}
+	// Mutations and sends.
+	switch {
+	case s.privilege != "":
+		return "critical", fmt.Sprintf("changes %s: who may do what", s.privilege)
+	case s.money != "" && movesMoney[s.money]:
+		return "critical", "moves money (" + s.money + ")"
+	case act == actSend:
+		return "high", fmt.Sprintf("%q is visible outside the system and cannot be recalled", s.verb)
+	case s.money != "":
+		return "high", "touches billing (" + s.money + ")"
+	case highImpactVerbs[s.verb]:
+		return "high", fmt.Sprintf("%q changes a running service or shared history", s.verb)
+	case sessionActions[s.verb]:
+		return "high", fmt.Sprintf("%q acts in a possibly logged-in browser session", s.verb)
+	case len(s.hardFlags) > 0:
+		return "high", fmt.Sprintf("flag %q makes the change hard to undo", s.hardFlags[0])
+	case blastOrder[blast] >= blastOrder["cluster"]:
+		return "high", "a change whose reach is " + blast
+	case s.bulk || containsAny(s.objects, "many", "all", "bulk", "multiple"):
+		return "high", "changes many items at once"
+	case s.irreversibleText || s.overwriteText:
+		return "high", "the description says the change overwrites or cannot be undone"
+	case lightVerbs[s.verb]:
+		return "low", fmt.Sprintf("%q changes only transient local state", s.verb)
+	}
+	return "medium", "a reversible change of limited scope"
+}
+
+// severityRank orders riskLevel values.
+var severityRank = map[string]int{"low": 0, "medium": 1, "high": 2, "critical": 3}
+
+// ephemeralNouns name session and working state whose loss is recovered by
+// signing in again or rebuilding it: clearing it is not a broad destruction.
+var ephemeralNouns = map[string]bool{
+	"cookie": true, "localstorage": true, "sessionstorage": true, "storage": true, "cache": true,
+	"stash": true, "highlight": true, "route": true, "mock": true, "untracked": true,
+}
+
+// highImpactVerbs change a running service or history others share: one
+// call can take a service down or put unreviewed work in front of users.
+var highImpactVerbs = map[string]bool{
+	"deploy": true, "promote": true, "upgrade": true, "scale": true, "restart": true, "rollout": true,
+	"merge": true, "maintenance": true, "rollback": true, "reset": true, "kill": true, "terminate": true,
+	"finalize": true, "checkout": true, "handle": true, "import": true,
+}
+
+// sessionActions drive a browser that may be signed in: a click or a key
+// press can submit whatever form the page shows.
+var sessionActions = map[string]bool{
+	"click": true, "type": true, "press": true, "navigate": true, "drag": true, "drop": true,
+	"upload": true, "dialog": true, "tabs": true,
+}
+
+// lightVerbs change only transient, local presentation state.
+var lightVerbs = map[string]bool{
+	"hover": true, "resize": true, "highlight": true, "emulate": true, "toggle": true,
+}
+
+// privateContentNouns name what people write or records about people and
+// money: reading them is reading data that is sensitive but not secret.
+var privateContentNouns = map[string]bool{
+	"diff": true, "blame": true, "commit": true, "user": true,
+	"log": true, "issue": true, "ticket": true, "pull": true, "comment": true, "review": true, "message": true,
+	"thread": true, "reply": true, "conversation": true, "history": true, "email": true, "mail": true,
+	"profile": true, "customer": true, "contact": true, "invoice": true, "payment": true, "subscription": true,
+	"dispute": true, "balance": true, "transaction": true, "order": true, "page": true, "block": true,
+	"document": true, "note": true, "record": true, "row": true, "event": true, "replay": true, "output": true,
+	"chat": true, "dm": true, "attachment": true, "recording": true, "submission": true,
+}
+
+// fileContentNouns hold content only when they are read, not listed or
+// searched by name: a listing shows names, a read shows what is inside.
+var fileContentNouns = map[string]bool{"file": true, "content": true, "source": true, "code": true, "object": true,
+	"blob": true}
+
+// metadataWords say a read returns facts about an object, not the object.
+var metadataWords = map[string]bool{"metadata": true, "info": true, "status": true, "size": true, "schema": true,
+	"location": true, "stat": true, "name": true}
+
+// secretPhrases in a read's description say it returns secret values.
+var secretPhrases = []string{"secret value", "password", "api key", "access token", "private key",
+	"environment variable", "cookies"}
+
+func containsAnyMap(list []string, m map[string]bool) bool {
+	for _, l := range list {
+		if m[l] {
+			return true
+		}
+	}
+	return false
+}
+
+// readsPrivate finds the private-content word a read names, in its name or,
+// for a read named by its verb alone (git_diff), in the verb.
+func readsPrivate(s *signals) {
+	if containsAnyMap(s.objects, metadataWords) {
+		return
+	}
+	listing := s.verb == "list" || s.verb == "search" || s.verb == "find" || s.verb == "tree"
+	for _, o := range s.objects {
+		if privateContentNouns[o] || (fileContentNouns[o] && !listing) {
+			s.privateContent = o
+			return
+		}
+	}
+	if v := singular(s.verb); privateContentNouns[v] {
+		s.privateContent = v
+	}
+	for _, p := range secretPhrases {
+		if strings.Contains(s.desc, p) {
+			s.readsSecrets = true
+		}
+	}
+}
