@@ -35,6 +35,10 @@ type signals struct {
 	readsSecrets      bool     // the description says a read returns secrets
 	hardFlags         []string // flags that make a change hard to undo
 	overwriteText     bool     // the description says the change overwrites
+	apiCall           string   // the HTTP method of a pass-through API tool
+	wipes             bool     // replaces a whole container's contents
+	optionPrivilege   string   // an option of the tool changes who may do what
+	anyRequest        bool     // the description says any request or command goes
 }
 
 var blastOrder = map[string]int{"item": 0, "namespace": 1, "cluster": 2, "organization": 3, "global": 4}
@@ -160,6 +164,25 @@ func readSignals(t *tooldef.Tool) signals {
 	if movesMoney[s.verb] {
 		s.money = s.verb // transfer_funds, refund_payment
 	}
+	if cred, secret := credentialObject(s.objects, desc); cred != "" {
+		if s.privilege == "" {
+			s.privilege = cred
+		}
+		if secret && s.sensitive == "" && (s.act == actRead || s.act == actObserve) {
+			s.sensitive = cred // reading a credential back is a secret read
+		}
+	}
+	s.apiCall = arbitraryCall(t, tokens)
+	for _, p := range anyRequestPhrases {
+		if strings.Contains(desc, p) {
+			s.anyRequest = true
+		}
+	}
+	for _, p := range []string{"replace all", "replaces all", "overwrite all", "overwrites all", "all data", "all rows", "all records", "entire contents"} {
+		if strings.Contains(desc, p) && (s.verb == "replace" || s.verb == "overwrite" || s.verb == "reset") {
+			s.wipes = true
+		}
+	}
 	if strings.Contains(desc, "overwrit") {
 		s.overwriteText = true
 	}
@@ -205,28 +228,19 @@ var actionParamWords = map[string]bool{"mode": true, "action": true, "operation"
 // readSchema reads parameters: free-form execution, risky flags,
 // destructive options, scope and sensitivity.
 func readSchema(s *signals, schema any) {
-	root, ok := schema.(map[string]any)
-	if !ok {
-		return
-	}
-	required := map[string]bool{}
-	if req, ok := root["required"].([]any); ok {
-		for _, r := range req {
-			if name, ok := r.(string); ok {
-				required[name] = true
-			}
+	params := schemaParams(schema)
+	for _, prm := range params {
+		if !prm.nested {
+			s.propCount++
 		}
 	}
-	props, _ := root["properties"].(map[string]any)
-	names := tooldef.SortedKeys(props)
-	s.propCount = len(names)
-	for _, name := range names {
-		p, _ := props[name].(map[string]any)
+	for _, prm := range params {
+		name, p := prm.name, prm.schema
 		flat := strings.ToLower(separators.Replace(name))
 		toks := Tokenize(name)
 		typ, _ := p["type"].(string)
 
-		if execParams[flat] && (typ == "" || typ == "string" || typ == "array" || typ == "object") {
+		if execParams[flat] && (typ == "" || typ == "string" || typ == "array" || typ == "object") && !hasOptions(p) {
 			s.execParam = name
 		}
 		if flat == "query" && typ == "string" {
@@ -250,14 +264,9 @@ func readSchema(s *signals, schema any) {
 				}
 			}
 		}
-		if enum, ok := p["enum"].([]any); ok && len(toks) > 0 && actionParamWords[toks[len(toks)-1]] {
-			for _, opt := range enum {
-				str, _ := opt.(string)
-				for _, tok := range Tokenize(str) {
-					if a, ok := verbs[tok]; ok && a >= actExec {
-						s.optionVerbs = append(s.optionVerbs, tok)
-					}
-				}
+		if len(toks) > 0 && actionParamWords[toks[len(toks)-1]] {
+			for _, opt := range optionValues(p) {
+				readOption(s, opt)
 			}
 		}
 		// A container parameter (project, repo, bucket) says where the
@@ -266,14 +275,12 @@ func readSchema(s *signals, schema any) {
 		if flat == "allnamespaces" || flat == "clusterwide" || flat == "allclusters" {
 			s.scope, s.scopeWhy = widerBlast(s.scope, "cluster"), "parameter "+name
 		}
-		for _, tok := range toks {
-			if sc, ok := scopeWords[tok]; ok && required[name] {
-				s.requiredContainer = true
-				s.containerScope = widerBlast(s.containerScope, sc)
-			}
-		}
-		if required[name] {
+		if prm.required {
 			for _, tok := range toks {
+				if sc, ok := scopeWords[tok]; ok {
+					s.requiredContainer = true
+					s.containerScope = widerBlast(s.containerScope, sc)
+				}
 				switch tok {
 				case "path", "owner", "repo", "dir", "directory", "namespace", "project", "workspace", "database", "collection", "channel", "bucket", "table", "app":
 					s.requiredContainer = true
@@ -282,6 +289,39 @@ func readSchema(s *signals, schema any) {
 		}
 	}
 	sort.Strings(s.flags)
+}
+
+// hasOptions says a parameter takes one of fixed values, not free text.
+func hasOptions(p map[string]any) bool {
+	_, enum := p["enum"]
+	_, c := p["const"]
+	return enum || c
+}
+
+// readOption reads one value of a mode/action parameter: its executing,
+// deleting or destroying verb, and whether it changes who may do what.
+func readOption(s *signals, opt string) {
+	toks := Tokenize(opt)
+	mutates := false
+	for _, tok := range toks {
+		a, ok := verbs[tok]
+		if !ok {
+			continue
+		}
+		if a >= actExec {
+			s.optionVerbs = append(s.optionVerbs, tok)
+		}
+		if a >= actMutate {
+			mutates = true
+		}
+	}
+	if mutates && s.optionPrivilege == "" {
+		for _, tok := range toks {
+			if privilegeNouns[tok] || privilegeNouns[tok+"s"] {
+				s.optionPrivilege = tok
+			}
+		}
+	}
 }
 
 // Assess judges one tool.
@@ -330,6 +370,23 @@ func Assess(in Input) Assessment {
 	if s.execParam != "" && act < actExec {
 		a.Reasons = append(a.Reasons, fmt.Sprintf("parameter %q takes free-form code, commands or queries", s.execParam))
 		act = actExec
+	}
+	switch {
+	case s.apiCall == "delete":
+		act = actDestroy
+		a.Reasons = append(a.Reasons, "a DELETE of any path of the service's API")
+	case s.apiCall == "get":
+		if act < actRead || act == actUtility {
+			act = actRead
+		}
+		a.Reasons = append(a.Reasons, "a GET of any path of the service's API")
+	case s.apiCall != "" || (s.anyRequest && act >= actMutate && act < actExec):
+		act = actExec
+		a.Reasons = append(a.Reasons, "sends any request the caller writes to the service's API")
+	}
+	if s.wipes && act < actDestroy {
+		act = actDestroy
+		a.Reasons = append(a.Reasons, "replaces the whole contents of a container")
 	}
 	if act == actMutate && (s.verb == "start" || s.verb == "interact") && containsAny(s.objects, "process", "shell", "command", "script", "terminal") {
 		act = actExec
@@ -381,6 +438,10 @@ func Assess(in Input) Assessment {
 		}
 		if s.privilege != "" {
 			raise(L5, fmt.Sprintf("changes %s: who may do what", s.privilege))
+			sideEffects["privilege_change"] = true
+		}
+		if s.optionPrivilege != "" {
+			raise(L5, fmt.Sprintf("an option changes %s: who may do what", s.optionPrivilege))
 			sideEffects["privilege_change"] = true
 		}
 		if s.money != "" {
@@ -629,6 +690,8 @@ func blastRadius(s signals, act action) (string, string) {
 		}
 	}
 	switch {
+	case s.apiCall != "" || (s.anyRequest && act == actExec):
+		return "organization", "an arbitrary API call reaches everything the account can"
 	case containsAny(s.flags, "all-namespaces") || s.scope == "cluster":
 		return "cluster", "a parameter reaches every namespace"
 	case act == actExec && containsAny(s.tokens, "kubectl", "k8s", "kubernetes", "helm"):
@@ -659,6 +722,8 @@ func blastRadius(s signals, act action) (string, string) {
 			}
 		case "workspace", "repository", "repo", "project", "app", "collection", "dataset":
 			return "namespace", "acts on a whole " + head
+		case "account", "subaccount", "tenant":
+			return "cluster", "changes a whole account"
 		}
 	}
 	switch act {

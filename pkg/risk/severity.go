@@ -21,16 +21,19 @@ import (
 // direction that would expose a tool.
 func severity(s signals, act action, blast string) (string, string) {
 	head := headNoun(s.objects)
+	if s.optionPrivilege != "" && act >= actMutate {
+		return "critical", fmt.Sprintf("an option changes %s: who may do what", s.optionPrivilege)
+	}
 	switch act {
 	case actExec:
 		return "critical", "runs arbitrary code, commands or queries"
 	case actDestroy:
-		if ephemeralNouns[head] || containsAnyMap(s.objects, ephemeralNouns) {
+		if containsAnyMap(s.tokens, ephemeralNouns) || containsAnyMap(s.objects, ephemeralNouns) {
 			return "high", "clears session or working state that can be rebuilt"
 		}
 		return "critical", "removes a broad scope"
 	case actDelete:
-		if ephemeralNouns[head] {
+		if ephemeralNouns[head] || containsAnyMap(s.tokens, ephemeralNouns) {
 			return "medium", "removes session state that can be rebuilt"
 		}
 		if s.privilege != "" {
@@ -45,6 +48,8 @@ func severity(s signals, act action, blast string) (string, string) {
 			return "high", "reads " + s.sensitive + ", which may hold secrets"
 		case s.readsSecrets:
 			return "high", "the description says it returns secrets or credentials"
+		case s.apiCall != "":
+			return "medium", "reads any path of the service's API"
 		case s.privateContent != "":
 			return "medium", "reads " + s.privateContent + ", which may be private"
 		}
@@ -84,7 +89,7 @@ var severityRank = map[string]int{"low": 0, "medium": 1, "high": 2, "critical": 
 // ephemeralNouns name session and working state whose loss is recovered by
 // signing in again or rebuilding it: clearing it is not a broad destruction.
 var ephemeralNouns = map[string]bool{
-	"cookie": true, "localstorage": true, "sessionstorage": true, "storage": true, "cache": true,
+	"cookie": true, "cookies": true, "localstorage": true, "sessionstorage": true, "storage": true, "cache": true,
 	"stash": true, "highlight": true, "route": true, "mock": true, "untracked": true,
 }
 

@@ -1,0 +1,115 @@
+package risk
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestArbitraryAPICalls: a tool named by an HTTP method that takes a
+// free-form path (and a body, to write) can do anything the account can.
+func TestArbitraryAPICalls(t *testing.T) {
+	body := `"inputSchema":{"type":"object","properties":{"path":{"type":"string"},"body":{"type":"object"}},"required":["path"]}`
+	for _, tc := range []struct {
+		def, category, risk, blast string
+		level                      Level
+	}{
+		{`{"name":"svc_put","description":"Replace a resource of the service.",` + body + `}`, "mutate", "critical", "organization", L5},
+		{`{"name":"post","description":"Send a request to the service.",` + body + `}`, "mutate", "critical", "organization", L5},
+		{`{"name":"svc_delete","description":"Delete a resource of the service.",` + body + `}`, "destroy", "critical", "organization", L5},
+		{`{"name":"svc_get","description":"Read a resource of the service.",` + body + `}`, "read", "medium", "organization", L2},
+		// A method followed by an object names an ordinary tool.
+		{`{"name":"get_file_info","description":"Returns the size and times of a file.","inputSchema":{"type":"object","properties":{"path":{"type":"string"}}}}`, "read", "low", "item", L2},
+	} {
+		a := assess(t, tc.def)
+		if a.SEP.Category != tc.category || a.SEP.RiskLevel != tc.risk || a.SEP.BlastRadius != tc.blast || a.Level != tc.level {
+			t.Errorf("%s: got %s %s %s %s, want %s %s %s %s", tc.def, a.SEP.Category, a.SEP.RiskLevel, a.SEP.BlastRadius, a.Level,
+				tc.category, tc.risk, tc.blast, tc.level)
+		}
+	}
+	// A description offering any GraphQL request makes a mutation an execution.
+	if a := assess(t, `{"name":"graphql_mutate","description":"Runs any GraphQL mutation against the API.","inputSchema":{"type":"object","properties":{"document":{"type":"string"}}}}`); a.Level != L5 || a.SEP.RiskLevel != "critical" {
+		t.Errorf("any GraphQL request: %s %s", a.Level, a.SEP.RiskLevel)
+	}
+}
+
+// TestCredentials: creating or rotating keys, OAuth clients and access
+// controls is a privilege change; reading a key back is a secret read.
+func TestCredentials(t *testing.T) {
+	for _, def := range []string{
+		`{"name":"create_new_key","description":"Creates an API key for the account and returns its secret."}`,
+		`{"name":"rotate_ssh_key","description":"Rotates the SSH key used by the deploy user."}`,
+		`{"name":"create_application","description":"Creates an OAuth application with callback URLs and a client secret."}`,
+		`{"name":"update_firewall_rules","description":"Updates the inbound firewall rules of a server."}`,
+	} {
+		a := assess(t, def)
+		if a.Level != L5 || a.SEP.RiskLevel != "critical" || !containsAny(a.SEP.SideEffects, "privilege_change") {
+			t.Errorf("%s: %s %s %v", def, a.Level, a.SEP.RiskLevel, a.SEP.SideEffects)
+		}
+	}
+	if a := assess(t, `{"name":"get_api_key","description":"Returns the API key of a project."}`); a.Level < L4 || a.SEP.RiskLevel != "high" {
+		t.Errorf("reading a key back: %s %s", a.Level, a.SEP.RiskLevel)
+	}
+	// An application with nothing about authentication is no credential.
+	if a := assess(t, `{"name":"create_app","description":"Creates an app in a team's space."}`); a.SEP.RiskLevel == "critical" {
+		t.Errorf("a plain app: %s", a.SEP.RiskLevel)
+	}
+}
+
+// TestNestedSchemas: wrapper objects, variants, array items and local
+// references are read like top-level parameters.
+func TestNestedSchemas(t *testing.T) {
+	for _, tc := range []struct{ name, schema string }{
+		{"wrapper", `{"type":"object","properties":{"params":{"type":"object","properties":{"command":{"type":"string"}}}}}`},
+		{"anyOf", `{"type":"object","properties":{"req":{"anyOf":[{"type":"object","properties":{"script":{"type":"string"}}}]}}}`},
+		{"array items", `{"type":"object","properties":{"steps":{"type":"array","items":{"type":"object","properties":{"code":{"type":"string"}}}}}}`},
+		{"$ref", `{"type":"object","properties":{"job":{"$ref":"#/$defs/job"}},"$defs":{"job":{"type":"object","properties":{"shell":{"type":"string"}}}}}`},
+	} {
+		a := assess(t, `{"name":"do_work","description":"Does a unit of work for the caller.","inputSchema":`+tc.schema+`}`)
+		if a.Level != L5 || !strings.Contains(strings.Join(a.Floors, "\n"), "runs arbitrary code") {
+			t.Errorf("%s: %s %v", tc.name, a.Level, a.Floors)
+		}
+	}
+	// A reference cycle ends.
+	cyc := assess(t, `{"name":"get_tree","description":"Returns the tree of nodes below a node.","inputSchema":{"type":"object","properties":{"node":{"$ref":"#/$defs/n"}},"$defs":{"n":{"type":"object","properties":{"child":{"$ref":"#/$defs/n"}}}}}}`)
+	if cyc.SEP.Category != "read" {
+		t.Errorf("cyclic schema: %s", cyc.SEP.Category)
+	}
+}
+
+// TestMultiOperationTools: a tool is judged by its worst operation, read
+// from enums and from the consts of oneOf/anyOf variants.
+func TestMultiOperationTools(t *testing.T) {
+	def := `{"name":"site_settings","description":"Change one of a site's settings.","inputSchema":{"type":"object","properties":{"op":{"oneOf":[
+		{"type":"object","properties":{"operation":{"const":"update-title"}}},
+		{"type":"object","properties":{"operation":{"const":"update-access-controls"}}},
+		{"type":"object","properties":{"operation":{"const":"delete-submission"}}}]}}}}`
+	a := assess(t, def)
+	if a.Level != L5 || a.SEP.RiskLevel != "critical" {
+		t.Errorf("worst operation changes access: %s %s %v", a.Level, a.SEP.RiskLevel, a.Reasons)
+	}
+}
+
+// TestRiskLevelApartFromLevel: riskLevel follows the rubric while the
+// level keeps its fail-closed floors.
+func TestRiskLevelApartFromLevel(t *testing.T) {
+	for _, tc := range []struct {
+		def, risk string
+		level     Level
+	}{
+		{`{"name":"delete_comment","description":"Deletes one comment of an issue."}`, "high", L5},
+		{`{"name":"drop_database","description":"Drops the database and everything in it."}`, "critical", L5},
+		{`{"name":"create_issue","description":"Creates an issue in a repository."}`, "medium", L3},
+		{`{"name":"get_issue","description":"Gets one issue by its number."}`, "medium", L2},
+		{`{"name":"get_weather","description":"Returns the weather forecast for a city."}`, "low", L2},
+		{`{"name":"send_email","description":"Sends an email to one recipient."}`, "high", L4},
+		{`{"name":"clear_cookies","description":"Clears every cookie of the browser profile."}`, "high", L5},
+		// A declared riskLevel raises, never lowers.
+		{`{"name":"get_weather","description":"Returns the weather forecast for a city.","annotations":{"riskLevel":"high"}}`, "high", L4},
+		{`{"name":"drop_database","description":"Drops the database and everything in it.","annotations":{"riskLevel":"low"}}`, "critical", L5},
+	} {
+		a := assess(t, tc.def)
+		if a.SEP.RiskLevel != tc.risk || a.Level != tc.level {
+			t.Errorf("%s: %s %s, want %s %s (%v)", tc.def, a.SEP.RiskLevel, a.Level, tc.risk, tc.level, a.Reasons)
+		}
+	}
+}
