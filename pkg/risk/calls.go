@@ -118,3 +118,15 @@ func credentialObject(objects []string, desc string) (name string, secret bool) 
 	}
 	return "", false
 }
+
+// privilegeReach says a change of who may do what reaches the whole
+// account: it grants (users, roles, access lists, grants) to an account
+// rather than to one container named by a required parameter, and is not
+// the write of one secret value.
+func privilegeReach(s signals) bool {
+	switch s.privilege {
+	case "secret", "secrets", "credential", "credentials", "token", "tokens", "password", "config", "configuration", "settings", "setting":
+		return false
+	}
+	return !s.requiredContainer
+}

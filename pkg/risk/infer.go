@@ -38,6 +38,8 @@ type signals struct {
 	apiCall           string   // the HTTP method of a pass-through API tool
 	wipes             bool     // replaces a whole container's contents
 	optionPrivilege   string   // an option of the tool changes who may do what
+	filterParam       string   // a free-form filter or query over records
+	optionList        bool     // an option of the tool lists or searches
 	anyRequest        bool     // the description says any request or command goes
 }
 
@@ -272,6 +274,9 @@ func readSchema(s *signals, schema any) {
 		// A container parameter (project, repo, bucket) says where the
 		// object lives, not how far the call reaches: only flags that
 		// widen the reach set the scope.
+		if filterParams[flat] && !hasOptions(p) {
+			s.filterParam = name
+		}
 		if flat == "allnamespaces" || flat == "clusterwide" || flat == "allclusters" {
 			s.scope, s.scopeWhy = widerBlast(s.scope, "cluster"), "parameter "+name
 		}
@@ -303,6 +308,9 @@ func hasOptions(p map[string]any) bool {
 func readOption(s *signals, opt string) {
 	toks := Tokenize(opt)
 	mutates := false
+	if len(toks) > 0 && (toks[0] == "list" || toks[0] == "search") {
+		s.optionList = true
+	}
 	for _, tok := range toks {
 		a, ok := verbs[tok]
 		if !ok {
@@ -701,7 +709,7 @@ func blastRadius(s signals, act action) (string, string) {
 			return "cluster", "runs commands on the host"
 		}
 		return "namespace", "runs code or queries in one system"
-	case s.privilege != "" && act >= actMutate:
+	case s.privilege != "" && act == actMutate && privilegeReach(s):
 		return "cluster", "changes who may do what"
 	}
 	if act >= actMutate {
@@ -742,8 +750,16 @@ func blastRadius(s signals, act action) (string, string) {
 				}
 			}
 		}
-		if s.verb == "list" || s.verb == "search" || s.verb == "find" || s.verb == "tree" {
+		listVerb := s.verb == "list" || s.verb == "search" || s.verb == "find" || s.verb == "tree"
+		if !listVerb && s.optionList && s.containerScope != "organization" && head != "log" {
+			return "namespace", "one of its operations lists what a container holds"
+		}
+		if listVerb {
 			switch {
+			case !s.requiredContainer && infraNouns[head]:
+				return "cluster", "lists account-wide infrastructure"
+			case !s.requiredContainer && s.containerScope == "" && (workNouns[head] || workNouns[rawHead]):
+				return "organization", "lists what a whole workspace holds"
 			case s.containerScope == "organization":
 				return "organization", "enumerates an organization"
 			case s.requiredContainer:
@@ -755,6 +771,9 @@ func blastRadius(s signals, act action) (string, string) {
 		}
 		if head == "log" || head == "history" {
 			return "namespace", "reads the logs of a whole service"
+		}
+		if s.filterParam != "" && s.verb != "get" {
+			return "namespace", fmt.Sprintf("parameter %q selects any records of a collection", s.filterParam)
 		}
 		for _, tok := range s.tokens {
 			if sc, ok := systemScopes[tok]; ok && sc == "namespace" {
@@ -779,11 +798,40 @@ func blastRadius(s signals, act action) (string, string) {
 		if act == actDelete && rawHead != head {
 			return "namespace", "deletes several " + rawHead
 		}
+		if s.verb == "merge" {
+			return "namespace", "a merge changes the shared history of its container"
+		}
+		if containsAnyMap(s.objects, settingNouns) {
+			return "namespace", "configuration reaches everything in its container"
+		}
 	case actDestroy:
 		return "namespace", "removes a whole collection"
 	}
 	return "item", "acts on one item"
 }
+
+// infraNouns are account-level infrastructure: listing them without
+// naming a container enumerates everything the account runs.
+var infraNouns = map[string]bool{"namespace": true, "node": true, "cluster": true, "server": true, "instance": true,
+	"database": true, "bucket": true, "dataset": true, "store": true, "mount": true,
+	"service": true, "region": true, "droplet": true, "volume": true, "domain": true, "deployment": true,
+	"function": true, "site": true, "environment": true, "machine": true, "vm": true, "container": true,
+	"pod": true, "resource": true, "index": true, "queue": true, "key": true, "mcp": false}
+
+// workNouns are what the people of a workspace write and share: listing
+// them without naming a container enumerates the workspace.
+var workNouns = map[string]bool{"issue": true, "channel": true, "message": true, "page": true, "document": true,
+	"file": true, "comment": true, "ticket": true, "task": true, "conversation": true, "label": true, "cycle": true,
+	"board": true, "workflow": true, "dashboard": true, "card": true, "question": true}
+
+// settingNouns are configuration whose change reaches everything in the
+// container it configures: a variable, a schedule, an index, a setting.
+var settingNouns = map[string]bool{"variable": true, "var": true, "env": true, "config": true,
+	"configuration": true, "setting": true, "settings": true, "schedule": true, "maintenance": true}
+
+// filterParams take a free-form filter or query that selects records.
+var filterParams = map[string]bool{"filter": true, "filters": true, "where": true,
+	"labelselector": true, "jql": true, "cql": true, "soql": true}
 
 // strongMutations are verbs that stay the action even when a read verb ends
 // the name ("create_access_list" creates).

@@ -113,3 +113,23 @@ func TestRiskLevelApartFromLevel(t *testing.T) {
 		}
 	}
 }
+
+// TestBlastFromMeaning: the reach of a write is how far its effect
+// spreads; the reach of a read the scope of what it can expose.
+func TestBlastFromMeaning(t *testing.T) {
+	for _, tc := range []struct{ def, blast string }{
+		{`{"name":"update_workspace_variable","description":"Updates a variable of a workspace.","inputSchema":{"type":"object","properties":{"workspace":{"type":"string"},"value":{"type":"string"}},"required":["workspace"]}}`, "namespace"},
+		{`{"name":"merge_pull_request","description":"Merges a pull request into its base branch."}`, "namespace"},
+		{`{"name":"update_account","description":"Modifies the properties of the account."}`, "cluster"},
+		{`{"name":"list_servers","description":"Lists the servers of the account.","inputSchema":{"type":"object","properties":{"page":{"type":"integer"}}}}`, "cluster"},
+		{`{"name":"list_issues","description":"Lists issues across the workspace.","inputSchema":{"type":"object","properties":{"page":{"type":"integer"}}}}`, "organization"},
+		{`{"name":"query_records","description":"Returns the records of a collection that match a filter.","inputSchema":{"type":"object","properties":{"collection":{"type":"string"},"filter":{"type":"object"}}}}`, "namespace"},
+		{`{"name":"repo_branches","description":"Retrieve branch data for a repository.","inputSchema":{"type":"object","properties":{"action":{"type":"string","enum":["list_branches","get_branch"]},"repository":{"type":"string"}}}}`, "namespace"},
+		// Deleting one credential reaches that credential only.
+		{`{"name":"delete_credential","description":"Deletes one stored credential by its id.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`, "item"},
+	} {
+		if a := assess(t, tc.def); a.SEP.BlastRadius != tc.blast {
+			t.Errorf("%s: blast %s, want %s (%v)", tc.def, a.SEP.BlastRadius, tc.blast, a.Reasons)
+		}
+	}
+}
