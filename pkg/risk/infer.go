@@ -68,7 +68,7 @@ func readSignals(t *tooldef.Tool) signals {
 	primary := -1
 	for i, tok := range tokens {
 		a, ok := verbs[tok]
-		if !ok {
+		if !ok || nounUse(tokens, i) {
 			continue
 		}
 		if primary < 0 {
@@ -93,9 +93,22 @@ func readSignals(t *tooldef.Tool) signals {
 	// "browser_route_list": a read verb that ends the name names the
 	// action; the earlier word was a noun.
 	if last := len(tokens) - 1; primary >= 0 && last > primary && s.act == actMutate {
-		if a, ok := verbs[tokens[last]]; ok && a == actRead && !strongMutations[s.verb] {
+		if a, ok := verbs[tokens[last]]; ok && a == actRead && !strongMutations[s.verb] && !precedenceVerbs[s.verb] {
 			s.act, s.verb = a, tokens[last]
 		}
+	}
+	// "issues_get_and_mark", "list_or_create": a verb that changes state
+	// anywhere in the name outranks a read word.
+	if s.act == actRead || s.act == actObserve || s.act == actUtility {
+		for i, tok := range tokens {
+			if i != primary && precedenceVerbs[tok] && !nounUse(tokens, i) && !(tok == "resolve" && resolvesName(tokens, i)) {
+				s.act, s.verb = verbs[tok], tok
+				break
+			}
+		}
+	}
+	if s.verb == "resolve" && primary >= 0 && !resolvesName(tokens, primary) {
+		s.act = actMutate // resolving an issue or a comment changes it
 	}
 	for i, tok := range tokens {
 		if i != primary {
@@ -242,7 +255,8 @@ func readSchema(s *signals, schema any) {
 		toks := Tokenize(name)
 		typ, _ := p["type"].(string)
 
-		if execParams[flat] && (typ == "" || typ == "string" || typ == "array" || typ == "object") && !hasOptions(p) {
+		if execParams[flat] && (typ == "" || typ == "string" || typ == "array" || typ == "object") && !hasOptions(p) &&
+			(!describedExecParams[flat] || describedAsExecuted(p, s.desc)) {
 			s.execParam = name
 		}
 		if flat == "query" && typ == "string" {
@@ -351,9 +365,15 @@ func Assess(in Input) Assessment {
 	sideEffects := map[string]bool{}
 
 	act := s.act
+	readShaped := false
 	if act == actNone {
-		act = actMutate
-		a.Reasons = append(a.Reasons, "no verb in the name, title or description: assumed to change state")
+		if readShapedSchema(t.InputSchema) {
+			act, readShaped = actRead, true
+			a.Reasons = append(a.Reasons, "no verb in the name, title or description, and every parameter only selects what to return: read")
+		} else {
+			act = actMutate
+			a.Reasons = append(a.Reasons, "no verb in the name, title or description: assumed to change state")
+		}
 	}
 	// Destructive options of a mode/action parameter raise the level; they
 	// decide the category only of a tool whose name has no verb
@@ -378,6 +398,29 @@ func Assess(in Input) Assessment {
 	if s.execParam != "" && act < actExec {
 		a.Reasons = append(a.Reasons, fmt.Sprintf("parameter %q takes free-form code, commands or queries", s.execParam))
 		act = actExec
+	}
+	// "remove_label_from_issue": detaching a relation changes the item it
+	// was attached to; nothing is deleted.
+	if act == actDelete && detachVerbs[s.verb] && s.actSource == "name" && !irreversibleVerbs[s.verb] &&
+		(containsAny(s.tokens, "from") || (relationNouns[headNoun(s.objects)] && strings.Contains(s.desc, " from "))) {
+		act = actMutate
+		a.Reasons = append(a.Reasons, "detaches a relation: a change, not a delete")
+	}
+	if act == actDelete && containsAny(s.flags, "cascade", "recursive") {
+		act = actDestroy
+		a.Reasons = append(a.Reasons, "a flag removes the item with everything it contains")
+	}
+	// A description saying the tool changes nothing names its category; it
+	// is the server's word, so it lifts no floor and the level stays at
+	// least L3 (below).
+	readOnlyClaim := ""
+	phrase := saysReadOnly(s.desc)
+	if act == actExec {
+		phrase = saysEnforcedReadOnly(s.desc) // a query tool is a read only where the server refuses writes
+	}
+	if phrase != "" && (act == actMutate || act == actExec) && optionActOf(s) < actDelete && !(s.actSource == "name" && irreversibleVerbs[s.verb]) && s.apiCall == "" {
+		readOnlyClaim = phrase
+		a.Reasons = append(a.Reasons, fmt.Sprintf("the description says %q: read", phrase))
 	}
 	switch {
 	case s.apiCall == "delete":
@@ -414,7 +457,13 @@ func Assess(in Input) Assessment {
 		}
 	}
 
+	if readOnlyClaim != "" && act == actMutate {
+		act = actRead
+	}
 	category := act.category()
+	if readOnlyClaim != "" {
+		category = "read"
+	}
 	blast, blastWhy := blastRadius(s, act)
 	a.Reasons = append(a.Reasons, "blast radius "+blast+": "+blastWhy)
 	reversibility := "auto"
@@ -556,8 +605,14 @@ func Assess(in Input) Assessment {
 	if utf8.RuneCountInString(strings.TrimSpace(t.Description)) < 20 {
 		raise(min(level+1, L5), "the description is missing or too short to review")
 	}
-	if s.act == actNone {
+	switch {
+	case s.act == actNone && readShaped:
+		raise(L3, "only its schema says what the tool does")
+	case s.act == actNone:
 		raise(L4, "nothing says what the tool does")
+	}
+	if readOnlyClaim != "" {
+		raise(L3, "only the description says it changes nothing")
 	}
 	if blast == "cluster" || blast == "organization" || blast == "global" {
 		if act >= actMutate && act < actDestroy {
@@ -823,6 +878,26 @@ var infraNouns = map[string]bool{"namespace": true, "node": true, "cluster": tru
 var workNouns = map[string]bool{"issue": true, "channel": true, "message": true, "page": true, "document": true,
 	"file": true, "comment": true, "ticket": true, "task": true, "conversation": true, "label": true, "cycle": true,
 	"board": true, "workflow": true, "dashboard": true, "card": true, "question": true}
+
+// detachVerbs remove a relation when they take something "from" another.
+var detachVerbs = map[string]bool{"remove": true, "unlink": true, "detach": true, "unassign": true, "rm": true}
+
+// relationNouns are links between items: removing one from an item
+// changes the item.
+var relationNouns = map[string]bool{"label": true, "tag": true, "assignee": true, "reviewer": true, "member": true,
+	"user": true, "relation": true, "link": true, "reaction": true, "watcher": true, "subscriber": true,
+	"dependency": true, "parent": true, "group": true, "role": true, "collaborator": true, "participant": true}
+
+// optionActOf is the worst action among a tool's options.
+func optionActOf(s signals) action {
+	worst := actNone
+	for _, v := range s.optionVerbs {
+		if verbs[v] > worst {
+			worst = verbs[v]
+		}
+	}
+	return worst
+}
 
 // settingNouns are configuration whose change reaches everything in the
 // container it configures: a variable, a schedule, an index, a setting.

@@ -61,7 +61,7 @@ func TestNestedSchemas(t *testing.T) {
 	for _, tc := range []struct{ name, schema string }{
 		{"wrapper", `{"type":"object","properties":{"params":{"type":"object","properties":{"command":{"type":"string"}}}}}`},
 		{"anyOf", `{"type":"object","properties":{"req":{"anyOf":[{"type":"object","properties":{"script":{"type":"string"}}}]}}}`},
-		{"array items", `{"type":"object","properties":{"steps":{"type":"array","items":{"type":"object","properties":{"code":{"type":"string"}}}}}}`},
+		{"array items", `{"type":"object","properties":{"steps":{"type":"array","items":{"type":"object","properties":{"script":{"type":"string"}}}}}}`},
 		{"$ref", `{"type":"object","properties":{"job":{"$ref":"#/$defs/job"}},"$defs":{"job":{"type":"object","properties":{"shell":{"type":"string"}}}}}`},
 	} {
 		a := assess(t, `{"name":"do_work","description":"Does a unit of work for the caller.","inputSchema":`+tc.schema+`}`)
@@ -131,5 +131,40 @@ func TestBlastFromMeaning(t *testing.T) {
 		if a := assess(t, tc.def); a.SEP.BlastRadius != tc.blast {
 			t.Errorf("%s: blast %s, want %s (%v)", tc.def, a.SEP.BlastRadius, tc.blast, a.Reasons)
 		}
+	}
+}
+
+// TestIntent: read intent beyond a fixed verb list, mutation verbs ahead
+// of read words, action words used as nouns, detaching relations.
+func TestIntent(t *testing.T) {
+	for _, tc := range []struct{ def, category string }{
+		{`{"name":"scan_image","description":"Scans a container image for known vulnerabilities."}`, "read"},
+		{`{"name":"deploy_plan","description":"Shows what a deploy would change.","inputSchema":{"type":"object","properties":{"appId":{"type":"string"}}}}`, "read"},
+		{`{"name":"team_services","description":"Team information.","inputSchema":{"type":"object","properties":{"teamId":{"type":"string"},"limit":{"type":"integer"}}}}`, "read"},
+		{`{"name":"apply_config","description":"Validates a configuration in a dry run without applying it."}`, "read"},
+		{`{"name":"pipelines_run","description":"Retrieve pipeline run data for a project."}`, "read"},
+		{`{"name":"notification_mark_as_read","description":"Marks a notification as read."}`, "mutate"},
+		{`{"name":"resolve_comment","description":"Resolves a comment thread."}`, "mutate"},
+		{`{"name":"resolve_library_id","description":"Finds the identifier of a library by its name."}`, "read"},
+		{`{"name":"remove_label_from_issue","description":"Removes a label from an issue."}`, "mutate"},
+		{`{"name":"delete_folder","description":"Deletes a folder.","inputSchema":{"type":"object","properties":{"recursive":{"type":"boolean"}}}}`, "destroy"},
+		// An OAuth code is not code to run.
+		{`{"name":"exchange_token","description":"Exchanges an authorization code for a session.","inputSchema":{"type":"object","properties":{"code":{"type":"string","description":"The authorization code from the redirect."}}}}`, "mutate"},
+	} {
+		if a := assess(t, tc.def); a.SEP.Category != tc.category {
+			t.Errorf("%s: category %s, want %s (%v)", tc.def, a.SEP.Category, tc.category, a.Reasons)
+		}
+	}
+	// A read-only claim names the category but lifts no floor, and a
+	// query tool is a read only where the server refuses writes.
+	q := assess(t, `{"name":"run_query","description":"Runs a query. Only SELECT statements are allowed; others are rejected.","inputSchema":{"type":"object","properties":{"sql":{"type":"string"}}}}`)
+	if q.SEP.Category != "read" || q.Level != L5 {
+		t.Errorf("enforced read-only query: %s %s", q.SEP.Category, q.Level)
+	}
+	if c := assess(t, `{"name":"run_query","description":"Runs a read-only query.","inputSchema":{"type":"object","properties":{"sql":{"type":"string"}}}}`); c.SEP.Category != "mutate" {
+		t.Errorf("a claimed read-only query: %s", c.SEP.Category)
+	}
+	if d := assess(t, `{"name":"update_settings","description":"Previews the settings change in a dry run."}`); d.Level < L3 {
+		t.Errorf("a read-only claim must keep the level at L3 or more: %s", d.Level)
 	}
 }
