@@ -152,6 +152,10 @@ func readSignals(t *tooldef.Tool) signals {
 	// reads permissions, "browser_cookie_get" reads cookies.
 	if head := headNoun(s.objects); sensitiveNouns[head] || sensitiveNouns[head+"s"] {
 		s.sensitive = head
+		// "env" is an environment as often as its variables.
+		if head == "env" && !containsAny(tokens, "var", "vars", "variable", "variables") && !strings.Contains(strings.ToLower(t.Description), "variable") {
+			s.sensitive = ""
+		}
 	}
 	if head := headNoun(s.objects); telemetryNouns[head] && (s.act == actRead) {
 		s.act = actObserve

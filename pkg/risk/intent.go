@@ -92,7 +92,8 @@ func saysReadOnly(desc string) string {
 
 // readParamWords make a parameter one that only selects what to return:
 // identifiers, filters, pagination, sorting and output shape.
-var readParamWords = map[string]bool{"id": true, "ids": true, "name": true, "key": true, "slug": true, "query": true,
+var readParamWords = map[string]bool{"id": true, "ids": true, "uuid": true, "sid": true, "identifier": true,
+	"ref": true, "handle": true, "name": true, "key": true, "slug": true, "query": true,
 	"q": true, "filter": true, "search": true, "limit": true, "offset": true, "page": true, "cursor": true,
 	"size": true, "sort": true, "order": true, "fields": true, "format": true, "since": true, "until": true,
 	"start": true, "end": true, "from": true, "to": true, "after": true, "before": true, "top": true, "skip": true,

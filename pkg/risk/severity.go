@@ -52,6 +52,8 @@ func severity(s signals, act action, blast string) (string, string) {
 			return "medium", "reads any path of the service's API"
 		case s.privateContent != "":
 			return "medium", "reads " + s.privateContent + ", which may be private"
+		case s.filterParam != "" && !containsAnyMap(s.objects, metadataWords):
+			return "medium", fmt.Sprintf("parameter %q selects any of a collection's records", s.filterParam)
 		}
 		return "low", "reads data that is not secret"
 	}
@@ -63,12 +65,18 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "critical", "moves money (" + s.money + ")"
 	case act == actSend:
 		return "high", fmt.Sprintf("%q is visible outside the system and cannot be recalled", s.verb)
-	case s.money != "":
-		return "high", "touches billing (" + s.money + ")"
 	case highImpactVerbs[s.verb]:
 		return "high", fmt.Sprintf("%q changes a running service or shared history", s.verb)
-	case sessionActions[s.verb]:
-		return "high", fmt.Sprintf("%q acts in a possibly logged-in browser session", s.verb)
+	case s.money == "subscription":
+		return "high", "changes what a customer is charged again and again"
+	case s.money != "":
+		return "medium", "prepares a charge without moving money (" + s.money + ")"
+	case containsAnyMap(s.tokens, sessionActions) && !containsAnyMap(s.tokens, pointerOnly):
+		return "high", "acts in a possibly logged-in browser session"
+	case containsAnyMap(s.tokens, pointerOnly) || lightVerbs[s.verb]:
+		return "low", "moves the pointer or the view; commits nothing"
+	case overwrites(s):
+		return "high", "overwrites content with no undo of its own"
 	case len(s.hardFlags) > 0:
 		return "high", fmt.Sprintf("flag %q makes the change hard to undo", s.hardFlags[0])
 	case blastOrder[blast] >= blastOrder["cluster"]:
@@ -77,8 +85,6 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "high", "changes many items at once"
 	case s.irreversibleText || s.overwriteText:
 		return "high", "the description says the change overwrites or cannot be undone"
-	case lightVerbs[s.verb]:
-		return "low", fmt.Sprintf("%q changes only transient local state", s.verb)
 	}
 	return "medium", "a reversible change of limited scope"
 }
@@ -97,7 +103,7 @@ var ephemeralNouns = map[string]bool{
 // call can take a service down or put unreviewed work in front of users.
 var highImpactVerbs = map[string]bool{
 	"deploy": true, "promote": true, "upgrade": true, "scale": true, "restart": true, "rollout": true,
-	"merge": true, "maintenance": true, "rollback": true, "reset": true, "kill": true, "terminate": true,
+	"merge": true, "maintenance": true, "rollback": true, "reset": true,
 	"finalize": true, "checkout": true, "handle": true, "import": true,
 }
 
@@ -105,7 +111,35 @@ var highImpactVerbs = map[string]bool{
 // press can submit whatever form the page shows.
 var sessionActions = map[string]bool{
 	"click": true, "type": true, "press": true, "navigate": true, "drag": true, "drop": true,
-	"upload": true, "dialog": true, "tabs": true,
+	"upload": true, "dialog": true, "tabs": true, "down": true, "up": true,
+}
+
+// pointerOnly words move a pointer or a view and commit nothing.
+var pointerOnly = map[string]bool{"hover": true, "move": false, "wheel": true, "scroll": true, "back": true,
+	"resize": true}
+
+// contentNouns hold what a write replaces wholesale.
+var contentNouns = map[string]bool{"file": true, "content": true, "block": true, "markdown": true, "document": true,
+	"value": true, "text": true, "pdf": true}
+
+// overwrites says a write replaces content in place: writing or editing a
+// file, setting a value, creating-or-updating. A write that says it never
+// overwrites does not.
+func overwrites(s signals) bool {
+	if s.actSource != "name" {
+		return false // a verb read from prose ("a set of documents") is too weak
+	}
+	if strings.Contains(s.desc, "no-overwrite") || strings.Contains(s.desc, "not overwrite") || strings.Contains(s.desc, "fails if") {
+		return false
+	}
+	upsert := containsAny(s.tokens, "create") && containsAny(s.tokens, "update")
+	switch {
+	case upsert && containsAnyMap(s.objects, contentNouns):
+		return true
+	case (s.verb == "write" || s.verb == "edit" || s.verb == "set" || s.verb == "replace") && (containsAnyMap(s.objects, contentNouns) || len(s.objects) == 0):
+		return true
+	}
+	return false
 }
 
 // lightVerbs change only transient, local presentation state.
