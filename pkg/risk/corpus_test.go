@@ -174,8 +174,8 @@ var corpusTargets = []float64{100, 97, 90, 80, 80}
 //
 // The targets (corpusTargets) are not yet reached by these:
 var corpusRatchets = map[string]map[int]float64{
-	"dev":   {2: 89.4},
-	"dev-2": {2: 85.1, 3: 68.5, 4: 73.1},
+	"dev":   {2: 89.8},
+	"dev-2": {2: 87.8, 3: 70.5, 4: 74.9},
 }
 
 // TestCorpusFigures prints how the engine agrees with the reviewers'

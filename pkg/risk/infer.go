@@ -399,6 +399,10 @@ func Assess(in Input) Assessment {
 	if act == actDelete && (s.bulk || anyBroadStrict(s.objects)) {
 		act = actDestroy
 	}
+	if act == actExec && s.execParam == "" && s.actSource == "name" && (savedReads[headNoun(s.objects)] || containsAny(s.objects, "saved")) {
+		act = actRead
+		a.Reasons = append(a.Reasons, "runs a stored query or report: a read")
+	}
 	if s.execParam != "" && act < actExec {
 		a.Reasons = append(a.Reasons, fmt.Sprintf("parameter %q takes free-form code, commands or queries", s.execParam))
 		act = actExec
@@ -409,6 +413,14 @@ func Assess(in Input) Assessment {
 		(containsAny(s.tokens, "from") || (relationNouns[headNoun(s.objects)] && strings.Contains(s.desc, " from "))) {
 		act = actMutate
 		a.Reasons = append(a.Reasons, "detaches a relation: a change, not a delete")
+	}
+	if (act == actDestroy || act == actDelete) && s.verb == "drop" && (strings.Contains(s.desc, "onto") || strings.Contains(s.desc, "drag")) {
+		act = actMutate // drag and drop moves data onto a page; it removes nothing
+		a.Reasons = append(a.Reasons, "drops data onto a page: a change, not a removal")
+	}
+	if act == actDelete && (s.filterParam != "" || containsAny(s.flags, "all-namespaces") || s.scope == "cluster") {
+		act = actDestroy
+		a.Reasons = append(a.Reasons, "a selector or filter deletes any number of items in one call")
 	}
 	if act == actDelete && containsAny(s.flags, "cascade", "recursive") {
 		act = actDestroy
@@ -468,7 +480,14 @@ func Assess(in Input) Assessment {
 	if readOnlyClaim != "" {
 		category = "read"
 	}
-	blast, blastWhy := blastRadius(s, act)
+	// A tool named by a generic verb ("manage_folders") keeps the category
+	// of its name, but its reach and riskLevel are those of its worst
+	// operation.
+	judged := act
+	if genericVerbs[s.verb] && optionAct > act {
+		judged = optionAct
+	}
+	blast, blastWhy := blastRadius(s, judged)
 	a.Reasons = append(a.Reasons, "blast radius "+blast+": "+blastWhy)
 	reversibility := "auto"
 
@@ -670,7 +689,10 @@ func Assess(in Input) Assessment {
 	// riskLevel says what the tool does (severity); the level keeps its
 	// fail-closed floors and is raised to the band of a high or critical
 	// severity, so a tool judged grave is never shown as if it were not.
-	sev, sevWhy := severity(s, act, blast)
+	sev, sevWhy := severity(s, judged, blast)
+	if judged != act && (judged == actDelete || judged == actDestroy) && sev == "critical" && s.optionPrivilege == "" {
+		sev, sevWhy = "high", "one of its operations removes what it names"
+	}
 	if r, ok := levelOfRisk(declared.RiskLevel); ok && severityRank[declared.RiskLevel] > severityRank[sev] {
 		sev, sevWhy, _ = declared.RiskLevel, "the server declares riskLevel "+declared.RiskLevel, r
 	}

@@ -29,6 +29,13 @@ var nounHeads = map[string]bool{"server": true, "instance": true, "history": tru
 // words that name both an action and a thing are reconsidered: a run, a
 // command, a script, a process, a pull, SQL.
 func nounUse(tokens []string, i int) bool {
+	// "auth_get_user": a word that names both a domain and an action,
+	// followed by a verb, is the domain.
+	if domainWords[tokens[i]] && i+1 < len(tokens) {
+		if _, ok := verbs[tokens[i+1]]; ok {
+			return true
+		}
+	}
 	switch tokens[i] {
 	case "run", "runs", "command", "commands", "script", "scripts", "process", "sql", "pull", "exec",
 		"execution", "shell", "build", "release", "push", "comment", "message", "schedule", "log", "process_":
@@ -62,7 +69,8 @@ func resolvesName(tokens []string, i int) bool {
 var readOnlyPhrases = []string{"read-only", "readonly", "read only", "dry run", "dry-run", "preview only",
 	"returns instructions", "does not modify", "without making changes", "no changes are made",
 	"without modifying", "never modifies", "only select", "select-only", "select queries only",
-	"only read", "doesn't modify", "does not execute", "without executing", "without applying"}
+	"only read", "doesn't modify", "does not execute", "without executing", "without applying", "只读",
+	"guidance", "provides instructions", "provide instructions", "next-step"}
 
 // enforcedReadOnly are phrases saying the server itself refuses writes, the
 // only kind of read-only claim that makes a query tool a read.
@@ -141,3 +149,17 @@ func describedAsExecuted(p map[string]any, toolDesc string) bool {
 	}
 	return false
 }
+
+// domainWords name an area of a service as often as an action on it.
+var domainWords = map[string]bool{"auth": true, "login": true, "build": true, "release": true, "message": true,
+	"comment": true, "schedule": true, "log": true, "run": true, "process": true, "script": true, "sql": true}
+
+// savedReads are stored queries and reports: executing one runs a read
+// someone wrote before, not arbitrary code.
+var savedReads = map[string]bool{"card": true, "report": true, "question": true, "dashboard": true,
+	"saved": true, "view": true, "search": false}
+
+// genericVerbs name no action of their own ("manage_folders"): the tool's
+// operations say what it does, and its worst one decides.
+var genericVerbs = map[string]bool{"manage": true, "handle": true, "configure": false, "admin": true,
+	"operate": true, "crud": true}

@@ -60,7 +60,8 @@ var verbs = map[string]action{
 	"unarchive": actMutate, "unapprove": actMutate, "unpin": actMutate, "pin": actMutate, "unfollow": actMutate,
 	"follow": actMutate, "unstar": actMutate, "star": actMutate, "unmute": actMutate, "mute": actMutate,
 	"unblock": actMutate, "block": actMutate, "unwatch": actMutate, "unshare": actMutate, "share": actMutate,
-	"leave": actMutate, "join": actMutate, "fix": actMutate, "autofix": actMutate, "guide": actRead,
+	"leave": actMutate, "join": actMutate, "favorite": actMutate, "unfavorite": actMutate, "logout": actMutate,
+	"signout": actMutate, "fix": actMutate, "autofix": actMutate, "guide": actRead,
 
 	// observe: telemetry and state inspection.
 	"log": actObserve, "logs": actObserve, "events": actObserve, "metrics": actObserve, "trace": actObserve,
