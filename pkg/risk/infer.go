@@ -942,6 +942,13 @@ var strongMutations = map[string]bool{"create": true, "add": true, "update": tru
 // headNoun is the last noun of a name, skipping words that only qualify
 // what is returned.
 func headNoun(objects []string) string {
+	// "list_directory_with_sizes": what follows "with" qualifies the head.
+	for i, o := range objects {
+		if (o == "with" || o == "using" || o == "via") && i > 0 {
+			objects = objects[:i]
+			break
+		}
+	}
 	for i := len(objects) - 1; i >= 0; i-- {
 		switch objects[i] {
 		case "detail", "details", "info", "list", "value", "content", "contents", "data", "by", "id", "with", "for", "from", "to", "a", "an", "the", "of", "all", "multiple":
