@@ -824,14 +824,18 @@ func blastRadius(s signals, act action) (string, string) {
 		case "documentation", "doc", "knowledge", "tool":
 			return "item", "searches documentation"
 		}
+		if s.verb == "search" && webSearch(s.desc) {
+			return "item", "a public web search exposes nothing of the caller's"
+		}
 		if (s.verb == "search" || s.verb == "list") && !strings.Contains(s.desc, "private") {
-			for _, public := range []string{"github", "gitlab", "public", "registry", "internet"} {
-				if strings.Contains(s.desc, public) {
-					return "global", "searches a public service as a whole"
-				}
+			if mentionsPublicService(s.desc) {
+				return "global", "searches a public service as a whole"
 			}
 		}
-		listVerb := s.verb == "list" || s.verb == "search" || s.verb == "find" || s.verb == "tree"
+		listVerb := s.verb == "list" || s.verb == "search" || s.verb == "find" || s.verb == "tree" || (len(s.tokens) > 1 && s.tokens[len(s.tokens)-1] == "list" && s.verb == "get") ||
+			// "get_initiatives: Get a list of all initiatives": the prose
+			// says the read enumerates.
+			describesListing(s.desc)
 		if !listVerb && s.optionList && s.containerScope != "organization" && head != "log" {
 			return "namespace", "one of its operations lists what a container holds"
 		}
@@ -839,6 +843,10 @@ func blastRadius(s signals, act action) (string, string) {
 			switch {
 			case !s.requiredContainer && infraNouns[head]:
 				return "cluster", "lists account-wide infrastructure"
+			case !s.requiredContainer && accountWide(s.desc):
+				return "cluster", "lists what the whole account owns"
+			case !s.requiredContainer && workspaceWide(s.desc):
+				return "organization", "reads across a whole workspace"
 			case !s.requiredContainer && s.containerScope == "" && (workNouns[head] || workNouns[rawHead]):
 				return "organization", "lists what a whole workspace holds"
 			case s.containerScope == "organization":
@@ -849,6 +857,9 @@ func blastRadius(s signals, act action) (string, string) {
 				return "organization", "enumerates without naming a container"
 			}
 			return "namespace", "enumerates what the server holds"
+		}
+		if (head == "log" || head == "history") && containsAnyMap(s.objects, runNouns) {
+			return "item", "reads the log of one run"
 		}
 		if head == "log" || head == "history" {
 			return "namespace", "reads the logs of a whole service"
@@ -869,7 +880,7 @@ func blastRadius(s signals, act action) (string, string) {
 			return "namespace", "moves an item within a tree"
 		}
 		for _, tok := range s.tokens {
-			if sessionVerbs[tok] {
+			if sessionVerbs[tok] && inBrowser(s) {
 				return "namespace", "acts in a logged-in session"
 			}
 		}

@@ -163,3 +163,77 @@ var savedReads = map[string]bool{"card": true, "report": true, "question": true,
 // operations say what it does, and its worst one decides.
 var genericVerbs = map[string]bool{"manage": true, "handle": true, "configure": false, "admin": true,
 	"operate": true, "crud": true}
+
+// describesListing says a read's description opens by enumerating.
+func describesListing(desc string) bool {
+	opening := desc
+	if len(opening) > 80 {
+		opening = opening[:80]
+	}
+	for _, p := range []string{"list of all", "list all", "lists all", "get all", "overview of all", "across all"} {
+		if strings.Contains(opening, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// mentionsPublicService says a description speaks of a public service as
+// a whole, not of a public API through which private data is read.
+func mentionsPublicService(desc string) bool {
+	for _, w := range []string{"github", "gitlab", "registry", "internet"} {
+		if strings.Contains(desc, w) {
+			return true
+		}
+	}
+	if i := strings.Index(desc, "public"); i >= 0 {
+		rest := desc[i:min(len(desc), i+30)]
+		return !strings.Contains(rest, "api")
+	}
+	return false
+}
+
+// accountWide says a read covers everything an account owns.
+func accountWide(desc string) bool {
+	for _, p := range []string{"authenticated user", "your account", "the account", "all resources", "owned by the user"} {
+		if strings.Contains(desc, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// workspaceWide says a read covers a whole workspace or organization.
+func workspaceWide(desc string) bool {
+	for _, p := range []string{"across all", "across the workspace", "in the workspace", "whole workspace",
+		"entire workspace", "in the organization", "across the organization"} {
+		if strings.Contains(desc, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// browserWords put a tool in a browser, where a click or a key press acts
+// in whatever session the browser holds.
+var browserWords = map[string]bool{"browser": true, "page": true, "tab": true, "tabs": true, "element": true,
+	"mouse": true, "keyboard": true, "puppeteer": true, "playwright": true, "dom": true, "selector": true}
+
+func inBrowser(s signals) bool {
+	return containsAnyMap(s.tokens, browserWords) || strings.Contains(s.desc, "browser") || strings.Contains(s.desc, "page")
+}
+
+// runNouns are single executions whose log is one item.
+var runNouns = map[string]bool{"apply": true, "plan": true, "run": true, "build": true, "job": true, "pod": true,
+	"step": true, "task": true, "execution": true, "request": true, "entry": true, "container": true}
+
+// webSearch says a search is of the public web or of public places.
+func webSearch(desc string) bool {
+	for _, p := range []string{"web search", "search the web", "searches the web", "internet search", "search engine",
+		"local businesses", "places"} {
+		if strings.Contains(desc, p) {
+			return true
+		}
+	}
+	return false
+}
