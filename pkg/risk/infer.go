@@ -153,7 +153,7 @@ func readSignals(t *tooldef.Tool) signals {
 	if head := headNoun(s.objects); sensitiveNouns[head] || sensitiveNouns[head+"s"] {
 		s.sensitive = head
 		// "env" is an environment as often as its variables.
-		if head == "env" && !containsAny(tokens, "var", "vars", "variable", "variables") && !strings.Contains(strings.ToLower(t.Description), "variable") {
+		if head == "env" && !containsAny(tokens, "var", "vars", "variable", "variables") && !strings.Contains(strings.ToLower(t.Description[:min(len(t.Description), 4096)]), "variable") {
 			s.sensitive = ""
 		}
 	}
@@ -164,10 +164,13 @@ func readSignals(t *tooldef.Tool) signals {
 		s.act = actObserve // starting a recording observes; starting a process does not
 	}
 
-	desc := strings.ToLower(t.Description)
+	// Cut before lower-casing: only the opening is read, and lower-casing
+	// a description of megabytes would cost more than the whole judgement.
+	desc := t.Description
 	if len(desc) > 4096 {
 		desc = desc[:4096]
 	}
+	desc = strings.ToLower(desc)
 	s.desc = desc
 	for _, phrase := range []string{"cannot be undone", "irreversibl", "permanently", "can't be undone", "not be recovered", "unrecoverable"} {
 		if strings.Contains(desc, phrase) {
@@ -175,7 +178,7 @@ func readSignals(t *tooldef.Tool) signals {
 		}
 	}
 	for _, phrase := range []string{"removes all", "deletes all", "delete all", "remove all", "all managed", "every ", "entire ", "bulk "} {
-		if strings.Contains(desc, phrase) && s.act >= actDelete {
+		if s.act >= actDelete && strings.Contains(desc, phrase) {
 			s.bulk = true
 		}
 	}
@@ -192,14 +195,21 @@ func readSignals(t *tooldef.Tool) signals {
 		}
 	}
 	s.apiCall = arbitraryCall(t, tokens)
-	for _, p := range anyRequestPhrases {
-		if strings.Contains(desc, p) {
-			s.anyRequest = true
+	// The phrase lists below are read only where they can matter, and
+	// behind one cheaper test: the description is scanned once per list
+	// at most, which keeps the pipeline fast on long descriptions.
+	if (s.act == actNone || s.act >= actMutate) && (strings.Contains(desc, "any ") || strings.Contains(desc, "arbitrary ") || strings.Contains(desc, "raw ")) {
+		for _, p := range anyRequestPhrases {
+			if strings.Contains(desc, p) {
+				s.anyRequest = true
+			}
 		}
 	}
-	for _, p := range []string{"replace all", "replaces all", "overwrite all", "overwrites all", "all data", "all rows", "all records", "entire contents"} {
-		if strings.Contains(desc, p) && (s.verb == "replace" || s.verb == "overwrite" || s.verb == "reset") {
-			s.wipes = true
+	if s.verb == "replace" || s.verb == "overwrite" || s.verb == "reset" {
+		for _, p := range []string{"replace all", "replaces all", "overwrite all", "overwrites all", "all data", "all rows", "all records", "entire contents"} {
+			if strings.Contains(desc, p) {
+				s.wipes = true
+			}
 		}
 	}
 	if strings.Contains(desc, "overwrit") {
@@ -430,8 +440,11 @@ func Assess(in Input) Assessment {
 	// is the server's word, so it lifts no floor and the level stays at
 	// least L3 (below).
 	readOnlyClaim := ""
-	phrase := saysReadOnly(s.desc)
-	if act == actExec {
+	phrase := ""
+	switch act {
+	case actMutate:
+		phrase = saysReadOnly(s.desc)
+	case actExec:
 		phrase = saysEnforcedReadOnly(s.desc) // a query tool is a read only where the server refuses writes
 	}
 	if phrase != "" && (act == actMutate || act == actExec) && optionActOf(s) < actDelete && !(s.actSource == "name" && irreversibleVerbs[s.verb]) && s.apiCall == "" {

@@ -197,6 +197,9 @@ func readsPrivate(s *signals) {
 	if v := singular(s.verb); privateContentNouns[v] {
 		s.privateContent = v
 	}
+	if s.act != actRead && s.act != actObserve && s.act != actNone {
+		return // only a read reveals what its description says it returns
+	}
 	for _, p := range secretPhrases {
 		if strings.Contains(s.desc, p) {
 			s.readsSecrets = true

@@ -27,11 +27,14 @@ func TestTokenize(t *testing.T) {
 }
 
 func FuzzTokenize(f *testing.F) {
-	for _, s := range []string{"delete_repo", "deleteRepository", "HTTPServer", "a.b-c/d e", "\xff\xfe", "ÄÖÜ_straße"} {
+	for _, s := range []string{"delete_repo", "deleteRepository", "HTTPServer", "a.b-c/d e", "\xff\xfe", "ÄÖÜ_straße", "getHTTPSUrl2Go", "A1bC__dE9f", "xMLHttpRequest"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		toks := Tokenize(s)
+		if isASCII(s) && !slices.Equal(toks, tokenizeRunes(s)) {
+			t.Fatalf("the ASCII tokenizer differs: %q against %q", toks, tokenizeRunes(s))
+		}
 		if len(toks) > 65 {
 			t.Fatalf("%d tokens: the tokenizer must stay bounded", len(toks))
 		}
