@@ -61,7 +61,8 @@ var verbs = map[string]action{
 	"follow": actMutate, "unstar": actMutate, "star": actMutate, "unmute": actMutate, "mute": actMutate,
 	"unblock": actMutate, "block": actMutate, "unwatch": actMutate, "unshare": actMutate, "share": actMutate,
 	"leave": actMutate, "join": actMutate, "favorite": actMutate, "unfavorite": actMutate, "logout": actMutate,
-	"signout": actMutate, "fix": actMutate, "autofix": actMutate, "guide": actRead,
+	"signout": actMutate, "refresh": actMutate, "rescan": actMutate, "reindex": actMutate, "reload": actMutate,
+	"fix": actMutate, "autofix": actMutate, "guide": actRead,
 
 	// observe: telemetry and state inspection.
 	"log": actObserve, "logs": actObserve, "events": actObserve, "metrics": actObserve, "trace": actObserve,

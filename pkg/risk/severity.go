@@ -26,6 +26,9 @@ func severity(s signals, act action, blast string) (string, string) {
 	}
 	switch act {
 	case actExec:
+		if s.execParam == "" && s.apiCall == "" && !s.anyRequest && containsAnyMap(s.objects, automationNouns) {
+			return "high", "runs a stored pipeline, workflow or job; the caller writes no code"
+		}
 		return "critical", "runs arbitrary code, commands or queries"
 	case actDestroy:
 		if containsAnyMap(s.tokens, ephemeralNouns) || containsAnyMap(s.objects, ephemeralNouns) {
@@ -83,11 +86,29 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "high", "a change whose reach is " + blast
 	case s.bulk || containsAny(s.objects, "many", "all", "bulk", "multiple"):
 		return "high", "changes many items at once"
+	case s.filterParam != "":
+		return "high", fmt.Sprintf("parameter %q changes every record it matches", s.filterParam)
+	case containsAnyMap(s.objects, certificateNouns):
+		return "high", "mints or changes a certificate, a credential others will trust"
+	case refreshVerbs[s.verb] && containsAnyMap(s.objects, metadataWords):
+		return "low", fmt.Sprintf("%q refreshes cached metadata", s.verb)
 	case s.irreversibleText || s.overwriteText:
 		return "high", "the description says the change overwrites or cannot be undone"
 	}
 	return "medium", "a reversible change of limited scope"
 }
+
+// automationNouns are stored automations: running one runs what its
+// owner wrote, not code the caller supplies.
+var automationNouns = map[string]bool{"pipeline": true, "workflow": true, "job": true, "build": true,
+	"actor": true, "task": true, "evaluation": true, "test": true, "suite": true}
+
+// certificateNouns are credentials others trust: minting one is granting.
+var certificateNouns = map[string]bool{"certificate": true, "cert": true, "issuer": true, "keypair": true,
+	"csr": true}
+
+// refreshVerbs re-read what a system already holds.
+var refreshVerbs = map[string]bool{"sync": true, "refresh": true, "rescan": true, "reindex": true, "reload": true}
 
 // severityRank orders riskLevel values.
 var severityRank = map[string]int{"low": 0, "medium": 1, "high": 2, "critical": 3}
@@ -102,7 +123,7 @@ var ephemeralNouns = map[string]bool{
 // highImpactVerbs change a running service or history others share: one
 // call can take a service down or put unreviewed work in front of users.
 var highImpactVerbs = map[string]bool{
-	"deploy": true, "promote": true, "upgrade": true, "scale": true, "restart": true, "rollout": true,
+	"deploy": true, "promote": true, "upgrade": true, "scale": true, "rollout": true,
 	"merge": true, "maintenance": true, "rollback": true, "reset": true,
 	"finalize": true, "checkout": true, "handle": true, "import": true,
 }
