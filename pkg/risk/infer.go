@@ -40,6 +40,7 @@ type signals struct {
 	optionPrivilege   string   // an option of the tool changes who may do what
 	filterParam       string   // a free-form filter or query over records
 	optionList        bool     // an option of the tool lists or searches
+	revealFlag        string   // a flag that makes a read return secret values
 	anyRequest        bool     // the description says any request or command goes
 }
 
@@ -280,6 +281,9 @@ func readSchema(s *signals, schema any) {
 				s.execParam = name
 			}
 		}
+		if typ == "boolean" && s.revealFlag == "" && revealsSecrets(toks) {
+			s.revealFlag = name
+		}
 		if typ == "boolean" {
 			if flag, ok := riskyFlags[flat]; ok && flag != "" {
 				s.flags = append(s.flags, flag)
@@ -514,6 +518,10 @@ func Assess(in Input) Assessment {
 		raise(L2, category+" only")
 		if s.sensitive != "" {
 			raise(L4, fmt.Sprintf("reads %s, which may hold secrets", s.sensitive))
+			sideEffects["data_exfiltration"] = true
+		}
+		if s.revealFlag != "" {
+			raise(L4, fmt.Sprintf("flag %q reveals secret values", s.revealFlag))
 			sideEffects["data_exfiltration"] = true
 		}
 	case actMutate, actSend:

@@ -237,3 +237,21 @@ func webSearch(desc string) bool {
 	}
 	return false
 }
+
+// revealsSecrets says a boolean parameter's words ask for secret values in
+// the clear: reveal, unmask, decrypt, or include/show with a secret word.
+func revealsSecrets(toks []string) bool {
+	asks, secret := false, false
+	for _, t := range toks {
+		switch t {
+		case "reveal", "unmask", "decrypt", "plaintext", "unredacted":
+			return true
+		case "include", "show", "with", "return", "expose":
+			asks = true
+		case "secret", "secrets", "password", "passwords", "credential", "credentials", "token", "tokens", "env",
+			"key", "keys":
+			secret = true
+		}
+	}
+	return asks && secret
+}

@@ -51,6 +51,8 @@ func severity(s signals, act action, blast string) (string, string) {
 			return "high", "reads " + s.sensitive + ", which may hold secrets"
 		case s.readsSecrets:
 			return "high", "the description says it returns secrets or credentials"
+		case s.revealFlag != "":
+			return "high", fmt.Sprintf("flag %q reveals secret values", s.revealFlag)
 		case s.apiCall != "":
 			return "medium", "reads any path of the service's API"
 		case s.privateContent != "":
@@ -210,7 +212,7 @@ func readsPrivate(s *signals) {
 	}
 	listing := s.verb == "list" || s.verb == "search" || s.verb == "find" || s.verb == "tree"
 	for _, o := range s.objects {
-		if privateContentNouns[o] || (fileContentNouns[o] && !listing) {
+		if privateContentNouns[o] || (fileContentNouns[o] && !(listing && o != "code" && o != "content")) {
 			s.privateContent = o
 			return
 		}
