@@ -824,6 +824,9 @@ func blastRadius(s signals, act action) (string, string) {
 	if containsAny(s.tokens, "many", "multiple", "bulk", "batch", "all") {
 		return "namespace", "acts on many items at once"
 	}
+	if act != actUtility && recordNouns[singular(rawHead)] && rawHead != singular(rawHead) {
+		return "namespace", "reads or writes any records of a collection"
+	}
 	if act >= actMutate && act <= actDelete {
 		switch head {
 		case "cluster":
@@ -872,6 +875,8 @@ func blastRadius(s signals, act action) (string, string) {
 				return "organization", "lists what a whole workspace holds"
 			case s.containerScope == "organization":
 				return "organization", "enumerates an organization"
+			case s.containerScope == "cluster":
+				return "cluster", "enumerates a whole account or cluster"
 			case s.requiredContainer:
 				return "namespace", "enumerates one container"
 			case s.propCount > 0:
@@ -956,6 +961,11 @@ func optionActOf(s signals) action {
 	}
 	return worst
 }
+
+// recordNouns are the rows of a table or collection: a tool on several of
+// them reaches the collection.
+var recordNouns = map[string]bool{"record": true, "row": true, "document": false, "entry": false, "vector": true,
+	"point": true, "item": true}
 
 // settingNouns are configuration whose change reaches everything in the
 // container it configures: a variable, a schedule, an index, a setting.
