@@ -811,6 +811,8 @@ func blastRadius(s signals, act action) (string, string) {
 			return "cluster", "runs commands on the host"
 		}
 		return "namespace", "runs code or queries in one system"
+	case act == actMutate && (strings.HasSuffix(s.privilege, "(an authentication client)") || s.privilege == "grant"):
+		return "organization", "changes how everyone signs in to a tenant"
 	case s.privilege != "" && act == actMutate && privilegeReach(s):
 		return "cluster", "changes who may do what"
 	}
