@@ -786,7 +786,7 @@ var serviceVerbs = map[string]bool{"deploy": true, "scale": true, "restart": tru
 
 // memberNouns are the people and groups of an organisation.
 var memberNouns = map[string]bool{"users": true, "members": true, "teams": true, "orgs": true,
-	"organizations": true, "projects": true, "workspaces": true, "stacks": true, "runs": true, "sets": true}
+	"organizations": true, "projects": true, "workspaces": true}
 
 // blastRadius decides the widest scope one call can reach, and why. The
 // rules are tried in order; the first that applies decides.
@@ -915,7 +915,7 @@ func blastRadius(s signals, act action) (string, string) {
 		if act == actSend {
 			return "namespace", "reaches everyone who can see the destination"
 		}
-		if act == actDelete && rawHead != head {
+		if act == actDelete && rawHead != head && singular(rawHead) == head {
 			return "namespace", "deletes several " + rawHead
 		}
 		if s.verb == "merge" {
