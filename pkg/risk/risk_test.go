@@ -172,6 +172,9 @@ func TestWorkedExamples(t *testing.T) {
 		// Nothing says what it does: the level fails closed, while riskLevel
 		// reads it as the change of limited scope it is assumed to be.
 		{`{"name":"frobnicate","description":"Frobnicates."}`, L4, "medium", "", "", ""},
+		{`{"name":"svc_put","description":"Replaces a resource of the service.","inputSchema":{"type":"object","properties":{"path":{"type":"string"},"body":{"type":"object"}}}}`,
+			L5, "critical", "mutate", "organization", "runs arbitrary code"},
+		{`{"name":"remove_label_from_issue","description":"Removes a label from an issue."}`, L3, "medium", "mutate", "", ""},
 	} {
 		a := assess(t, tc.def)
 		if a.Level != tc.level || a.SEP.RiskLevel != tc.risk ||
