@@ -69,6 +69,9 @@ func readSignals(t *tooldef.Tool) signals {
 	primary := -1
 	for i, tok := range tokens {
 		a, ok := verbs[tok]
+		if tok == "issue" && i+1 < len(tokens) && (certificateNouns[singular(tokens[i+1])] || tokens[i+1] == "token" || tokens[i+1] == "credential") {
+			a, ok = actMutate, true // "issue_certificate" issues; "issue" is otherwise a noun
+		}
 		if !ok || nounUse(tokens, i) {
 			continue
 		}

@@ -168,3 +168,35 @@ func TestIntent(t *testing.T) {
 		t.Errorf("a read-only claim must keep the level at L3 or more: %s", d.Level)
 	}
 }
+
+// TestLaterRules holds the rules added for reach, secrets and automations.
+func TestLaterRules(t *testing.T) {
+	for _, tc := range []struct {
+		def, field, want string
+	}{
+		{`{"name":"web_search","description":"Performs a web search with a search engine.","inputSchema":{"type":"object","properties":{"query":{"type":"string"}}}}`, "blast", "item"},
+		{`{"name":"get_build_log","description":"Returns the log of one build.","inputSchema":{"type":"object","properties":{"buildId":{"type":"string"}}}}`, "blast", "item"},
+		{`{"name":"read_records","description":"Reads rows of a table.","inputSchema":{"type":"object","properties":{"table":{"type":"string"}}}}`, "blast", "namespace"},
+		{`{"name":"upload_object","description":"Uploads a local file to a bucket.","inputSchema":{"type":"object","properties":{"bucket":{"type":"string"}}}}`, "blast", "item"},
+		{`{"name":"browser_type","description":"Types text into an element of the page."}`, "blast", "namespace"},
+		{`{"name":"list_numbers","description":"Lists the numbers of an account.","inputSchema":{"type":"object","properties":{"accountSid":{"type":"string"}},"required":["accountSid"]}}`, "blast", "cluster"},
+		{`{"name":"get_functions","description":"Returns the functions of an environment.","inputSchema":{"type":"object","properties":{"env":{"type":"string"},"revealEnvValues":{"type":"boolean"}}}}`, "risk", "high"},
+		{`{"name":"run_pipeline","description":"Runs a pipeline on a branch."}`, "risk", "high"},
+		{`{"name":"update_records","description":"Updates the rows that match a condition.","inputSchema":{"type":"object","properties":{"where":{"type":"object"}}}}`, "risk", "high"},
+		{`{"name":"sync_table_schema","description":"Refreshes the cached schema of a table."}`, "risk", "low"},
+		{`{"name":"issue_certificate","description":"Issues a certificate and returns its private key."}`, "risk", "high"},
+		{`{"name":"browser_mouse_click_xy","description":"Clicks at a position of the page."}`, "risk", "high"},
+		{`{"name":"browser_mouse_wheel","description":"Scrolls the page with the mouse wheel."}`, "risk", "low"},
+		{`{"name":"write_file","description":"Writes a file, replacing what it held."}`, "risk", "high"},
+		{`{"name":"create_invoice","description":"Creates a draft invoice for a customer."}`, "risk", "medium"},
+	} {
+		a := assess(t, tc.def)
+		got := map[string]string{"blast": a.SEP.BlastRadius, "risk": a.SEP.RiskLevel}[tc.field]
+		if got != tc.want {
+			t.Errorf("%s: %s %s, want %s (%v)", tc.def, tc.field, got, tc.want, a.Reasons)
+		}
+	}
+	if a := assess(t, `{"name":"get_functions","description":"Returns the functions of an environment.","inputSchema":{"type":"object","properties":{"revealEnvValues":{"type":"boolean"}}}}`); a.Level < L4 {
+		t.Errorf("a reveal flag must make the read L4: %s", a.Level)
+	}
+}
