@@ -910,6 +910,9 @@ func blastRadius(s signals, act action) (string, string) {
 		if s.verb == "move" {
 			return "namespace", "moves an item within a tree"
 		}
+		if wholeCopyVerbs[s.verb] {
+			return "namespace", fmt.Sprintf("%q copies a whole container", s.verb)
+		}
 		for _, tok := range s.tokens {
 			if sessionVerbs[tok] && inBrowser(s) {
 				return "namespace", "acts in a logged-in session"
@@ -971,6 +974,9 @@ func optionActOf(s signals) action {
 // them reaches the collection.
 var recordNouns = map[string]bool{"record": true, "row": true, "document": false, "entry": false, "vector": true,
 	"point": true, "item": true}
+
+// wholeCopyVerbs copy a container with everything in it.
+var wholeCopyVerbs = map[string]bool{"clone": true, "export": true, "backup": true, "restore": true, "import": true}
 
 // settingNouns are configuration whose change reaches everything in the
 // container it configures: a variable, a schedule, an index, a setting.

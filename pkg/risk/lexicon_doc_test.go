@@ -60,7 +60,7 @@ func lexiconLists() map[string][]string {
 		"file-content-nouns": fileContentNouns, "metadata-words": metadataWords, "content-nouns": contentNouns,
 		"setting-nouns": settingNouns, "filter-params": filterParams, "infra-nouns": infraNouns,
 		"work-nouns": workNouns, "detach-verbs": detachVerbs, "relation-nouns": relationNouns,
-		"record-nouns": recordNouns,
+		"record-nouns": recordNouns, "whole-copy-verbs": wholeCopyVerbs,
 	} {
 		keys(name, m)
 	}
