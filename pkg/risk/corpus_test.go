@@ -175,7 +175,7 @@ var corpusTargets = []float64{100, 97, 90, 80, 80}
 // The targets (corpusTargets) are not yet reached by these:
 var corpusRatchets = map[string]map[int]float64{
 	"dev":   {},
-	"dev-2": {2: 87.8, 3: 75.6, 4: 76.9},
+	"dev-2": {2: 87.8, 3: 75.6, 4: 77.1},
 }
 
 // TestCorpusFigures prints how the engine agrees with the reviewers'

@@ -478,6 +478,11 @@ func Assess(in Input) Assessment {
 	if act == actMutate && (s.verb == "start" || s.verb == "interact") && containsAny(s.objects, "process", "shell", "command", "script", "terminal") {
 		act = actExec
 	}
+	// "create_call", "create_sms": creating a communication sends it.
+	if act == actMutate && (s.verb == "create" || s.verb == "start" || s.verb == "place" || s.verb == "make") && outwardNouns[headNoun(s.objects)] {
+		act = actSend
+		a.Reasons = append(a.Reasons, "creating a "+headNoun(s.objects)+" sends it to someone outside the system")
+	}
 	if act == actSend && containsAny(s.flags, "force") {
 		act = actDestroy // a forced push rewrites what others already have
 		a.Reasons = append(a.Reasons, "a forced send rewrites history")
@@ -974,6 +979,10 @@ func optionActOf(s signals) action {
 // them reaches the collection.
 var recordNouns = map[string]bool{"record": true, "row": true, "document": false, "entry": false, "vector": true,
 	"point": true, "item": true}
+
+// outwardNouns are communications that reach a person when created.
+var outwardNouns = map[string]bool{"call": true, "sms": true, "mms": true, "fax": true, "email": true, "message": true,
+	"notification": true, "voicemail": true, "invitation": true}
 
 // wholeCopyVerbs copy a container with everything in it.
 var wholeCopyVerbs = map[string]bool{"clone": true, "export": true, "backup": true, "restore": true, "import": true}
