@@ -176,9 +176,12 @@ func readSignals(t *tooldef.Tool) signals {
 	}
 	desc = strings.ToLower(desc)
 	s.desc = desc
-	for _, phrase := range []string{"cannot be undone", "irreversibl", "permanently", "can't be undone", "not be recovered", "unrecoverable"} {
-		if strings.Contains(desc, phrase) {
-			s.irreversibleText = true
+	// Each phrase holds one of three stems; the stems are looked for first.
+	if strings.Contains(desc, "undone") || strings.Contains(desc, "recover") || strings.Contains(desc, "irreversibl") || strings.Contains(desc, "permanently") {
+		for _, phrase := range []string{"cannot be undone", "irreversibl", "permanently", "can't be undone", "not be recovered", "unrecoverable"} {
+			if strings.Contains(desc, phrase) {
+				s.irreversibleText = true
+			}
 		}
 	}
 	for _, phrase := range []string{"removes all", "deletes all", "delete all", "remove all", "all managed", "every ", "entire ", "bulk "} {
@@ -268,8 +271,7 @@ func readSchema(s *signals, schema any) {
 		}
 	}
 	for _, prm := range params {
-		name, p := prm.name, prm.schema
-		flat := strings.ToLower(separators.Replace(name))
+		name, p, flat := prm.name, prm.schema, prm.flat
 		toks := Tokenize(name)
 		typ, _ := p["type"].(string)
 

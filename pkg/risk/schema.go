@@ -10,6 +10,7 @@ import (
 // param is one property of an input schema, wherever it was declared.
 type param struct {
 	name     string
+	flat     string // lower-case, without _ - and .
 	schema   map[string]any
 	required bool
 	nested   bool // declared below the top level
@@ -61,13 +62,9 @@ func schemaParams(schema any) []param {
 		if len(props) == 0 {
 			return
 		}
-		required := map[string]bool{}
-		if req, ok := node["required"].([]any); ok {
-			for _, r := range req {
-				if name, ok := r.(string); ok {
-					required[name] = true
-				}
-			}
+		req, _ := node["required"].([]any)
+		if out == nil {
+			out = make([]param, 0, len(props))
 		}
 		for _, name := range tooldef.SortedKeys(props) {
 			if len(out) >= maxParams {
@@ -77,17 +74,29 @@ func schemaParams(schema any) []param {
 			if p == nil {
 				continue
 			}
-			out = append(out, param{name: name, schema: p, required: requiredCtx && required[name], nested: nested})
+			isRequired := requiredCtx && listed(req, name)
 			flat := strings.ToLower(separators.Replace(name))
+			out = append(out, param{name: name, flat: flat, schema: p, required: isRequired, nested: nested})
 			// Descend into wrappers, variants and arrays of objects;
 			// other object parameters are values, read as one.
 			if wrapperNames[flat] || hasVariants(p) || isArrayOfObjects(p) || refersTo(p) {
-				walk(p, depth+1, true, requiredCtx && required[name] && wrapperNames[flat])
+				walk(p, depth+1, true, isRequired && wrapperNames[flat])
 			}
 		}
 	}
 	walk(root, 0, false, true)
 	return out
+}
+
+// listed says a required list names a property; such lists are short, so a
+// scan is cheaper than a map.
+func listed(req []any, name string) bool {
+	for _, r := range req {
+		if r == any(name) {
+			return true
+		}
+	}
+	return false
 }
 
 func hasVariants(p map[string]any) bool {
