@@ -165,16 +165,20 @@ func pct(n, d int) float64 {
 }
 
 // corpusTargets are the targets the engine is held to on every folder,
-// in the order of corpusFigures.rows.
+// in the order of corpusFigures.rows: dangerous tools at L4 or higher 100%,
+// low-risk reads at L3 or lower 97%, category 90%, blast radius 80%,
+// riskLevel 80%.
 var corpusTargets = []float64{100, 97, 90, 80, 80}
 
-// corpusRatchets hold, per folder, the figures achieved so far where a
-// target is not yet reached: the test fails if a change falls below them,
-// so the gap can only close. A figure absent here is held to its target.
-//
-// The targets (corpusTargets) are not yet reached by these:
+// corpusRatchets hold, per folder, the figure achieved so far where a
+// target is not yet reached: the test fails if a change falls below it, so
+// the gap can only close. A figure absent here is held to its target. The
+// values are the achieved percentages rounded down to a tenth.
 var corpusRatchets = map[string]map[int]float64{
-	"dev":   {},
+	// Every dev figure meets its target.
+	"dev": {},
+	// dev-2: category (target 90%), blast radius (target 80%) and
+	// riskLevel (target 80%) are not yet reached.
 	"dev-2": {2: 87.8, 3: 75.6, 4: 77.1},
 }
 
