@@ -85,10 +85,8 @@ func (f *corpusFigures) add(g corpusFigures) {
 
 // figure is one row of the table: its name, count and total.
 type figure struct {
-	name     string
-	got, of  int
-	percent  float64
-	tolerate float64 // what the test holds, when it is below the target
+	name    string
+	got, of int
 }
 
 func (f corpusFigures) rows() []figure {
