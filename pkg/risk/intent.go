@@ -80,6 +80,7 @@ var enforcedReadOnly = []string{"only select", "select-only", "select queries on
 
 // saysEnforcedReadOnly reports the enforcement phrase of a description.
 func saysEnforcedReadOnly(desc string) string {
+	desc = opening(desc, claimWindow)
 	for _, p := range enforcedReadOnly {
 		if strings.Contains(desc, p) {
 			return p
@@ -88,8 +89,21 @@ func saysEnforcedReadOnly(desc string) string {
 	return ""
 }
 
+// claimWindow is how much of a description a read-only claim is looked for
+// in: a description says what its tool is at its opening, and a claim
+// buried deep in a long text is as likely to be about something else.
+const claimWindow = 1024
+
+func opening(desc string, n int) string {
+	if len(desc) > n {
+		return desc[:n]
+	}
+	return desc
+}
+
 // saysReadOnly reports the read-only phrase of a description, if any.
 func saysReadOnly(desc string) string {
+	desc = opening(desc, claimWindow)
 	for _, p := range readOnlyPhrases {
 		if strings.Contains(desc, p) {
 			return p

@@ -79,7 +79,7 @@ func schemaParams(schema any) []param {
 			out = append(out, param{name: name, flat: flat, schema: p, required: isRequired, nested: nested})
 			// Descend into wrappers, variants and arrays of objects;
 			// other object parameters are values, read as one.
-			if wrapperNames[flat] || hasVariants(p) || isArrayOfObjects(p) || refersTo(p) {
+			if wrapperNames[flat] || holdsMore(p) {
 				walk(p, depth+1, true, isRequired && wrapperNames[flat])
 			}
 		}
@@ -99,25 +99,26 @@ func listed(req []any, name string) bool {
 	return false
 }
 
-func hasVariants(p map[string]any) bool {
-	_, a := p["anyOf"]
-	_, o := p["oneOf"]
-	_, l := p["allOf"]
-	return a || o || l
-}
-
-func isArrayOfObjects(p map[string]any) bool {
-	items, ok := p["items"].(map[string]any)
-	if !ok {
-		return false
+// holdsMore says a property holds further properties to read: variants, a
+// reference, or array items that are objects. One pass over the keys, as
+// most properties hold only a type and a description.
+func holdsMore(p map[string]any) bool {
+	for k, v := range p {
+		switch k {
+		case "anyOf", "oneOf", "allOf", "$ref":
+			return true
+		case "items":
+			if items, ok := v.(map[string]any); ok {
+				for ik := range items {
+					switch ik {
+					case "properties", "anyOf", "oneOf", "allOf", "$ref":
+						return true
+					}
+				}
+			}
+		}
 	}
-	_, props := items["properties"]
-	return props || hasVariants(items) || refersTo(items)
-}
-
-func refersTo(p map[string]any) bool {
-	_, ok := p["$ref"].(string)
-	return ok
+	return false
 }
 
 // resolveRef follows a local reference (#/$defs/x, #/definitions/x).

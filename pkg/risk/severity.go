@@ -152,17 +152,13 @@ func overwrites(s signals) bool {
 	if s.actSource != "name" {
 		return false // a verb read from prose ("a set of documents") is too weak
 	}
-	if strings.Contains(s.desc, "no-overwrite") || strings.Contains(s.desc, "not overwrite") || strings.Contains(s.desc, "fails if") {
+	upsert := containsAny(s.tokens, "create") && containsAny(s.tokens, "update")
+	replaces := (upsert && containsAnyMap(s.objects, contentNouns)) ||
+		((s.verb == "write" || s.verb == "edit" || s.verb == "set" || s.verb == "replace") && (containsAnyMap(s.objects, contentNouns) || len(s.objects) == 0))
+	if !replaces {
 		return false
 	}
-	upsert := containsAny(s.tokens, "create") && containsAny(s.tokens, "update")
-	switch {
-	case upsert && containsAnyMap(s.objects, contentNouns):
-		return true
-	case (s.verb == "write" || s.verb == "edit" || s.verb == "set" || s.verb == "replace") && (containsAnyMap(s.objects, contentNouns) || len(s.objects) == 0):
-		return true
-	}
-	return false
+	return !strings.Contains(s.desc, "no-overwrite") && !strings.Contains(s.desc, "not overwrite") && !strings.Contains(s.desc, "fails if")
 }
 
 // lightVerbs change only transient, local presentation state.
