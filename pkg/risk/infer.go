@@ -272,8 +272,13 @@ func readSchema(s *signals, schema any) {
 	}
 	for _, prm := range params {
 		name, p, flat := prm.name, prm.schema, prm.flat
-		toks := Tokenize(name)
 		typ, _ := p["type"].(string)
+		// The words of the name matter only to flags, options and
+		// required containers; most parameters are none of these.
+		var toks []string
+		if typ == "boolean" || prm.required || endsWithActionWord(flat) {
+			toks = Tokenize(name)
+		}
 
 		if execParams[flat] && (typ == "" || typ == "string" || typ == "array" || typ == "object") && !hasOptions(p) &&
 			(!describedExecParams[flat] || describedAsExecuted(p, s.desc)) {
@@ -331,6 +336,17 @@ func readSchema(s *signals, schema any) {
 		}
 	}
 	sort.Strings(s.flags)
+}
+
+// endsWithActionWord is a cheap test that a flattened parameter name may
+// end in an action word; the name's words decide.
+func endsWithActionWord(flat string) bool {
+	for w := range actionParamWords {
+		if strings.HasSuffix(flat, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // hasOptions says a parameter takes one of fixed values, not free text.
