@@ -341,7 +341,7 @@ func readSchema(s *signals, schema any) {
 // endsWithActionWord is a cheap test that a flattened parameter name may
 // end in an action word; the name's words decide.
 func endsWithActionWord(flat string) bool {
-	for w := range actionParamWords {
+	for _, w := range [...]string{"mode", "action", "operation", "op", "command", "subcommand", "method", "task", "verb", "type", "run"} {
 		if strings.HasSuffix(flat, w) {
 			return true
 		}

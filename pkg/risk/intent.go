@@ -104,6 +104,17 @@ func opening(desc string, n int) string {
 // saysReadOnly reports the read-only phrase of a description, if any.
 func saysReadOnly(desc string) string {
 	desc = opening(desc, claimWindow)
+	// Every phrase holds one of these stems; most descriptions hold none.
+	stem := false
+	for _, st := range [...]string{"read", "dry", "only", "instructions", "modif", "changes", "execut", "applying", "guidance", "next-step", "只读"} {
+		if strings.Contains(desc, st) {
+			stem = true
+			break
+		}
+	}
+	if !stem {
+		return ""
+	}
 	for _, p := range readOnlyPhrases {
 		if strings.Contains(desc, p) {
 			return p

@@ -200,3 +200,23 @@ func TestLaterRules(t *testing.T) {
 		t.Errorf("a reveal flag must make the read L4: %s", a.Level)
 	}
 }
+
+// TestCheapTestsAgreeWithTheLists holds the fast pre-tests to the lists
+// they stand in for.
+func TestCheapTestsAgreeWithTheLists(t *testing.T) {
+	for w := range actionParamWords {
+		if !endsWithActionWord(w) {
+			t.Errorf("endsWithActionWord misses %q", w)
+		}
+	}
+	for _, p := range readOnlyPhrases {
+		if saysReadOnly(p) == "" {
+			t.Errorf("saysReadOnly misses %q: its stem is not among the pre-test's", p)
+		}
+	}
+	for _, name := range []string{"allNamespaces", "all_namespaces", "all-namespaces", "allnamespaces", "ÄÖ_x"} {
+		if got, want := flatten(name), strings.ToLower(separators.Replace(name)); got != want {
+			t.Errorf("flatten(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

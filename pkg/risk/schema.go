@@ -75,7 +75,7 @@ func schemaParams(schema any) []param {
 				continue
 			}
 			isRequired := requiredCtx && listed(req, name)
-			flat := strings.ToLower(separators.Replace(name))
+			flat := flatten(name)
 			out = append(out, param{name: name, flat: flat, schema: p, required: isRequired, nested: nested})
 			// Descend into wrappers, variants and arrays of objects;
 			// other object parameters are values, read as one.
@@ -97,6 +97,18 @@ func listed(req []any, name string) bool {
 		}
 	}
 	return false
+}
+
+// flatten lower-cases a parameter name and drops _, - and ., so that
+// allNamespaces, all_namespaces and all-namespaces compare equal. Most
+// names need neither, and are returned as they are.
+func flatten(name string) string {
+	for i := 0; i < len(name); i++ {
+		if b := name[i]; b == '_' || b == '-' || b == '.' || (b >= 'A' && b <= 'Z') || b >= 0x80 {
+			return strings.ToLower(separators.Replace(name))
+		}
+	}
+	return name
 }
 
 // holdsMore says a property holds further properties to read: variants, a
