@@ -205,9 +205,9 @@ func readSignals(t *tooldef.Tool) signals {
 	// The phrase lists below are read only where they can matter, and
 	// behind one cheaper test: the description is scanned once per list
 	// at most, which keeps the pipeline fast on long descriptions.
-	if (s.act == actNone || s.act >= actMutate) && (strings.Contains(desc, "any ") || strings.Contains(desc, "arbitrary ") || strings.Contains(desc, "raw ")) {
+	if head := opening(desc, claimWindow); (s.act == actNone || s.act >= actMutate) && (strings.Contains(head, "any ") || strings.Contains(head, "arbitrary ") || strings.Contains(head, "raw ")) {
 		for _, p := range anyRequestPhrases {
-			if strings.Contains(desc, p) {
+			if strings.Contains(head, p) {
 				s.anyRequest = true
 			}
 		}

@@ -219,8 +219,9 @@ func readsPrivate(s *signals) {
 	if s.act != actRead && s.act != actObserve && s.act != actNone {
 		return // only a read reveals what its description says it returns
 	}
+	head := opening(s.desc, claimWindow)
 	for _, p := range secretPhrases {
-		if strings.Contains(s.desc, p) {
+		if strings.Contains(head, p) {
 			s.readsSecrets = true
 		}
 	}
