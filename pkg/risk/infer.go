@@ -174,7 +174,7 @@ func readSignals(t *tooldef.Tool) signals {
 	if len(desc) > 4096 {
 		desc = desc[:4096]
 	}
-	desc = strings.ToLower(desc)
+	desc = lowerText(desc)
 	s.desc = desc
 	// Each phrase holds one of three stems; the stems are looked for first.
 	if strings.Contains(desc, "undone") || strings.Contains(desc, "recover") || strings.Contains(desc, "irreversibl") || strings.Contains(desc, "permanently") {

@@ -152,3 +152,20 @@ func lowerASCII(s string) string {
 	}
 	return s
 }
+
+// lowerText lower-cases a description. ASCII text, nearly all of it, is
+// converted in one pass; anything else goes to strings.ToLower.
+func lowerText(s string) string {
+	b := make([]byte, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return strings.ToLower(s)
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	return string(b)
+}

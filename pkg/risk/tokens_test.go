@@ -2,6 +2,7 @@ package risk
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -42,6 +43,17 @@ func FuzzTokenize(f *testing.F) {
 			if tok == "" {
 				t.Fatal("empty token")
 			}
+		}
+	})
+}
+
+func FuzzLowerText(f *testing.F) {
+	for _, s := range []string{"Deletes ALL", "ÄÖÜ Straße", "", "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := lowerText(s), strings.ToLower(s); got != want {
+			t.Fatalf("lowerText(%q) = %q, want %q", s, got, want)
 		}
 	})
 }
