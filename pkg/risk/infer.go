@@ -32,7 +32,6 @@ type signals struct {
 	desc              string // lower-cased opening of the description
 	propCount         int
 	privateContent    string   // a word saying a read returns private content
-	readsSecrets      bool     // the description says a read returns secrets
 	hardFlags         []string // flags that make a change hard to undo
 	overwriteText     bool     // the description says the change overwrites
 	apiCall           string   // the HTTP method of a pass-through API tool
@@ -176,14 +175,6 @@ func readSignals(t *tooldef.Tool) signals {
 	}
 	desc = lowerText(desc)
 	s.desc = desc
-	// Each phrase holds one of three stems; the stems are looked for first.
-	if strings.Contains(desc, "undone") || strings.Contains(desc, "recover") || strings.Contains(desc, "irreversibl") || strings.Contains(desc, "permanently") {
-		for _, phrase := range []string{"cannot be undone", "irreversibl", "permanently", "can't be undone", "not be recovered", "unrecoverable"} {
-			if strings.Contains(desc, phrase) {
-				s.irreversibleText = true
-			}
-		}
-	}
 	for _, phrase := range []string{"removes all", "deletes all", "delete all", "remove all", "all managed", "every ", "entire ", "bulk "} {
 		if s.act >= actDelete && strings.Contains(desc, phrase) {
 			s.bulk = true
@@ -218,9 +209,6 @@ func readSignals(t *tooldef.Tool) signals {
 				s.wipes = true
 			}
 		}
-	}
-	if strings.Contains(desc, "overwrit") {
-		s.overwriteText = true
 	}
 	readSchema(&s, t.InputSchema)
 	for _, f := range s.flags {
@@ -395,7 +383,7 @@ func Assess(in Input) Assessment {
 		if l > level {
 			level = l
 		}
-		a.Reasons = append(a.Reasons, fmt.Sprintf("%s: %s", l, why))
+		a.Reasons = append(a.Reasons, l.String()+": "+why)
 	}
 	floor := func(why string) {
 		a.Floors = append(a.Floors, why)
@@ -613,6 +601,12 @@ func Assess(in Input) Assessment {
 				sideEffects["state_loss"] = true
 			}
 		}
+	}
+	// What the description says of permanence matters only to a change;
+	// reads are spared the scan.
+	if act >= actMutate {
+		s.irreversibleText = permanentText(s.desc)
+		s.overwriteText = strings.Contains(s.desc, "overwrit")
 	}
 	if s.irreversibleText && act >= actMutate {
 		reversibility = "none"
@@ -1004,6 +998,20 @@ var outwardNouns = map[string]bool{"call": true, "sms": true, "mms": true, "fax"
 
 // wholeCopyVerbs copy a container with everything in it.
 var wholeCopyVerbs = map[string]bool{"clone": true, "export": true, "backup": true, "restore": true, "import": true}
+
+// permanentText says a description calls the effect permanent. Each phrase
+// holds one of four stems, which are looked for first.
+func permanentText(desc string) bool {
+	if !strings.Contains(desc, "undone") && !strings.Contains(desc, "recover") && !strings.Contains(desc, "irreversibl") && !strings.Contains(desc, "permanently") {
+		return false
+	}
+	for _, phrase := range []string{"cannot be undone", "irreversibl", "permanently", "can't be undone", "not be recovered", "unrecoverable"} {
+		if strings.Contains(desc, phrase) {
+			return true
+		}
+	}
+	return false
+}
 
 // settingNouns are configuration whose change reaches everything in the
 // container it configures: a variable, a schedule, an index, a setting.

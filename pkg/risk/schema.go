@@ -112,21 +112,26 @@ func flatten(name string) string {
 }
 
 // holdsMore says a property holds further properties to read: variants, a
-// reference, or array items that are objects. One pass over the keys, as
-// most properties hold only a type and a description.
+// reference, or array items that are objects. Most properties hold only a
+// type and a description, and are told apart first.
 func holdsMore(p map[string]any) bool {
-	for k, v := range p {
-		switch k {
-		case "anyOf", "oneOf", "allOf", "$ref":
+	if len(p) <= 2 {
+		// {"type": …, "description": …}, the common case, holds nothing.
+		_, t := p["type"]
+		_, d := p["description"]
+		if t && d || len(p) == 1 && (t || d) {
+			return false
+		}
+	}
+	for _, k := range [...]string{"anyOf", "oneOf", "allOf", "$ref"} {
+		if _, ok := p[k]; ok {
 			return true
-		case "items":
-			if items, ok := v.(map[string]any); ok {
-				for ik := range items {
-					switch ik {
-					case "properties", "anyOf", "oneOf", "allOf", "$ref":
-						return true
-					}
-				}
+		}
+	}
+	if items, ok := p["items"].(map[string]any); ok {
+		for _, k := range [...]string{"properties", "anyOf", "oneOf", "allOf", "$ref"} {
+			if _, ok := items[k]; ok {
+				return true
 			}
 		}
 	}

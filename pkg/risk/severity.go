@@ -49,7 +49,7 @@ func severity(s signals, act action, blast string) (string, string) {
 		switch {
 		case s.sensitive != "":
 			return "high", "reads " + s.sensitive + ", which may hold secrets"
-		case s.readsSecrets:
+		case returnsSecrets(s.desc):
 			return "high", "the description says it returns secrets or credentials"
 		case s.revealFlag != "":
 			return "high", fmt.Sprintf("flag %q reveals secret values", s.revealFlag)
@@ -216,13 +216,15 @@ func readsPrivate(s *signals) {
 	if v := singular(s.verb); privateContentNouns[v] {
 		s.privateContent = v
 	}
-	if s.act != actRead && s.act != actObserve && s.act != actNone {
-		return // only a read reveals what its description says it returns
-	}
-	head := opening(s.desc, claimWindow)
+}
+
+// returnsSecrets says a read's description says it returns secret values.
+func returnsSecrets(desc string) bool {
+	head := opening(desc, claimWindow)
 	for _, p := range secretPhrases {
 		if strings.Contains(head, p) {
-			s.readsSecrets = true
+			return true
 		}
 	}
+	return false
 }
