@@ -3,6 +3,8 @@ package risk
 import (
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/pkg/tooldef"
 )
 
 // TestArbitraryAPICalls: a tool named by an HTTP method that takes a
@@ -219,4 +221,30 @@ func TestCheapTestsAgreeWithTheLists(t *testing.T) {
 			t.Errorf("flatten(%q) = %q, want %q", name, got, want)
 		}
 	}
+}
+
+// FuzzAssess: no definition a server can send makes the judgement panic,
+// loop or leave the ladder, however its schema nests or refers to itself.
+func FuzzAssess(f *testing.F) {
+	for _, s := range []string{
+		`{"name":"svc_put","inputSchema":{"type":"object","properties":{"path":{"type":"string"},"body":{}}}}`,
+		`{"name":"x","inputSchema":{"$defs":{"a":{"$ref":"#/$defs/a","properties":{"b":{"$ref":"#/$defs/a"}}}},"properties":{"p":{"$ref":"#/$defs/a"}}}}`,
+		`{"name":"manage","description":"Read-only. Only SELECT.","inputSchema":{"properties":{"op":{"oneOf":[{"properties":{"operation":{"const":"delete-all"}}}]}}}}`,
+		`{"name":"get_list","description":"List all of everything the authenticated user owns","inputSchema":{"properties":{"items":{"type":"array","items":{"anyOf":[{"properties":{"code":{"type":"string","description":"executed"}}}]}}}}}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, def string) {
+		tool, err := tooldef.ParseTool([]byte(def))
+		if err != nil {
+			return
+		}
+		a := Assess(Input{Tool: tool})
+		if a.Level < L0 || a.Level > L5 || severityRank[a.SEP.RiskLevel] < 0 || a.SEP.RiskLevel == "" {
+			t.Fatalf("judgement off the ladder: %s %q", a.Level, a.SEP.RiskLevel)
+		}
+		if band, _ := levelOfRisk(a.SEP.RiskLevel); band >= L4 && a.Level < band {
+			t.Fatalf("level %s below the band of riskLevel %s", a.Level, a.SEP.RiskLevel)
+		}
+	})
 }
