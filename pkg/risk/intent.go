@@ -191,12 +191,9 @@ var genericVerbs = map[string]bool{"manage": true, "handle": true, "configure": 
 
 // describesListing says a read's description opens by enumerating.
 func describesListing(desc string) bool {
-	opening := desc
-	if len(opening) > 80 {
-		opening = opening[:80]
-	}
+	head := opening(desc, 80)
 	for _, p := range []string{"list of all", "list all", "lists all", "get all", "overview of all", "across all"} {
-		if strings.Contains(opening, p) {
+		if strings.Contains(head, p) {
 			return true
 		}
 	}
