@@ -422,8 +422,9 @@ func Assess(in Input) Assessment {
 	if act == actDelete && (s.bulk || anyBroadStrict(s.objects)) {
 		act = actDestroy
 	}
+	savedRead := false
 	if act == actExec && s.execParam == "" && s.actSource == "name" && (savedReads[headNoun(s.objects)] || containsAny(s.objects, "saved")) {
-		act = actRead
+		act, savedRead = actRead, true
 		a.Reasons = append(a.Reasons, "runs a stored query or report: a read")
 	}
 	if s.execParam != "" && act < actExec {
@@ -677,6 +678,9 @@ func Assess(in Input) Assessment {
 	}
 	if readOnlyClaim != "" {
 		raise(L3, "only the description says it changes nothing")
+	}
+	if savedRead && act == actRead {
+		raise(L3, "the name says it executes; only its object says it reads")
 	}
 	if blast == "cluster" || blast == "organization" || blast == "global" {
 		if act >= actMutate && act < actDestroy {
