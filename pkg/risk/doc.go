@@ -5,6 +5,11 @@
 // ladder L0–L5 of the client-side gating control, with floor rules that
 // short-circuit to L5 on known-dangerous signals.
 //
+// The ladder and SEP-2793's riskLevel are computed apart: the level keeps
+// the floors that fail closed, riskLevel grades what the tool does as a
+// reviewer would, and the level is raised to the band of a high or critical
+// riskLevel, never lowered by it.
+//
 // Every result carries its reasons. Declared metadata (MCP hints, SEP-2793
 // fields a server puts in its annotations) can only raise a judgement, never
 // lower it below what is inferred, because a malicious server can declare

@@ -31,6 +31,16 @@ type signals struct {
 	tokens            []string
 	desc              string // lower-cased opening of the description
 	propCount         int
+	privateContent    string   // a word saying a read returns private content
+	hardFlags         []string // flags that make a change hard to undo
+	overwriteText     bool     // the description says the change overwrites
+	apiCall           string   // the HTTP method of a pass-through API tool
+	wipes             bool     // replaces a whole container's contents
+	optionPrivilege   string   // an option of the tool changes who may do what
+	filterParam       string   // a free-form filter or query over records
+	optionList        bool     // an option of the tool lists or searches
+	revealFlag        string   // a flag that makes a read return secret values
+	anyRequest        bool     // the description says any request or command goes
 }
 
 var blastOrder = map[string]int{"item": 0, "namespace": 1, "cluster": 2, "organization": 3, "global": 4}
@@ -58,7 +68,10 @@ func readSignals(t *tooldef.Tool) signals {
 	primary := -1
 	for i, tok := range tokens {
 		a, ok := verbs[tok]
-		if !ok {
+		if tok == "issue" && i+1 < len(tokens) && (certificateNouns[singular(tokens[i+1])] || tokens[i+1] == "token" || tokens[i+1] == "credential") {
+			a, ok = actMutate, true // "issue_certificate" issues; "issue" is otherwise a noun
+		}
+		if !ok || nounUse(tokens, i) {
 			continue
 		}
 		if primary < 0 {
@@ -83,9 +96,22 @@ func readSignals(t *tooldef.Tool) signals {
 	// "browser_route_list": a read verb that ends the name names the
 	// action; the earlier word was a noun.
 	if last := len(tokens) - 1; primary >= 0 && last > primary && s.act == actMutate {
-		if a, ok := verbs[tokens[last]]; ok && a == actRead && !strongMutations[s.verb] {
+		if a, ok := verbs[tokens[last]]; ok && a == actRead && !strongMutations[s.verb] && !precedenceVerbs[s.verb] {
 			s.act, s.verb = a, tokens[last]
 		}
+	}
+	// "issues_get_and_mark", "list_or_create": a verb that changes state
+	// anywhere in the name outranks a read word.
+	if s.act == actRead || s.act == actObserve || s.act == actUtility {
+		for i, tok := range tokens {
+			if i != primary && precedenceVerbs[tok] && !nounUse(tokens, i) && !(tok == "resolve" && resolvesName(tokens, i)) {
+				s.act, s.verb = verbs[tok], tok
+				break
+			}
+		}
+	}
+	if s.verb == "resolve" && primary >= 0 && !resolvesName(tokens, primary) {
+		s.act = actMutate // resolving an issue or a comment changes it
 	}
 	for i, tok := range tokens {
 		if i != primary {
@@ -129,6 +155,10 @@ func readSignals(t *tooldef.Tool) signals {
 	// reads permissions, "browser_cookie_get" reads cookies.
 	if head := headNoun(s.objects); sensitiveNouns[head] || sensitiveNouns[head+"s"] {
 		s.sensitive = head
+		// "env" is an environment as often as its variables.
+		if head == "env" && !containsAny(tokens, "var", "vars", "variable", "variables") && !strings.Contains(strings.ToLower(t.Description[:min(len(t.Description), 4096)]), "variable") {
+			s.sensitive = ""
+		}
 	}
 	if head := headNoun(s.objects); telemetryNouns[head] && (s.act == actRead) {
 		s.act = actObserve
@@ -137,18 +167,16 @@ func readSignals(t *tooldef.Tool) signals {
 		s.act = actObserve // starting a recording observes; starting a process does not
 	}
 
-	desc := strings.ToLower(t.Description)
+	// Cut before lower-casing: only the opening is read, and lower-casing
+	// a description of megabytes would cost more than the whole judgement.
+	desc := t.Description
 	if len(desc) > 4096 {
 		desc = desc[:4096]
 	}
+	desc = lowerText(desc)
 	s.desc = desc
-	for _, phrase := range []string{"cannot be undone", "irreversibl", "permanently", "can't be undone", "not be recovered", "unrecoverable"} {
-		if strings.Contains(desc, phrase) {
-			s.irreversibleText = true
-		}
-	}
 	for _, phrase := range []string{"removes all", "deletes all", "delete all", "remove all", "all managed", "every ", "entire ", "bulk "} {
-		if strings.Contains(desc, phrase) && s.act >= actDelete {
+		if s.act >= actDelete && strings.Contains(desc, phrase) {
 			s.bulk = true
 		}
 	}
@@ -156,7 +184,40 @@ func readSignals(t *tooldef.Tool) signals {
 	if movesMoney[s.verb] {
 		s.money = s.verb // transfer_funds, refund_payment
 	}
+	if cred, secret := credentialObject(s.objects, desc); cred != "" {
+		if s.privilege == "" {
+			s.privilege = cred
+		}
+		if secret && s.sensitive == "" && (s.act == actRead || s.act == actObserve) {
+			s.sensitive = cred // reading a credential back is a secret read
+		}
+	}
+	s.apiCall = arbitraryCall(t, tokens)
+	// The phrase lists below are read only where they can matter, and
+	// behind one cheaper test: the description is scanned once per list
+	// at most, which keeps the pipeline fast on long descriptions.
+	if head := opening(desc, claimWindow); (s.act == actNone || s.act >= actMutate) && (strings.Contains(head, "any ") || strings.Contains(head, "arbitrary ") || strings.Contains(head, "raw ")) {
+		for _, p := range anyRequestPhrases {
+			if strings.Contains(head, p) {
+				s.anyRequest = true
+			}
+		}
+	}
+	if s.verb == "replace" || s.verb == "overwrite" || s.verb == "reset" {
+		for _, p := range []string{"replace all", "replaces all", "overwrite all", "overwrites all", "all data", "all rows", "all records", "entire contents"} {
+			if strings.Contains(desc, p) {
+				s.wipes = true
+			}
+		}
+	}
 	readSchema(&s, t.InputSchema)
+	for _, f := range s.flags {
+		switch f {
+		case "force", "hard", "overwrite", "truncate", "wipe", "purge", "cascade", "drop", "delete", "destroy":
+			s.hardFlags = append(s.hardFlags, f)
+		}
+	}
+	readsPrivate(&s)
 	return s
 }
 
@@ -191,28 +252,24 @@ var actionParamWords = map[string]bool{"mode": true, "action": true, "operation"
 // readSchema reads parameters: free-form execution, risky flags,
 // destructive options, scope and sensitivity.
 func readSchema(s *signals, schema any) {
-	root, ok := schema.(map[string]any)
-	if !ok {
-		return
-	}
-	required := map[string]bool{}
-	if req, ok := root["required"].([]any); ok {
-		for _, r := range req {
-			if name, ok := r.(string); ok {
-				required[name] = true
-			}
+	params := schemaParams(schema)
+	for _, prm := range params {
+		if !prm.nested {
+			s.propCount++
 		}
 	}
-	props, _ := root["properties"].(map[string]any)
-	names := tooldef.SortedKeys(props)
-	s.propCount = len(names)
-	for _, name := range names {
-		p, _ := props[name].(map[string]any)
-		flat := strings.ToLower(separators.Replace(name))
-		toks := Tokenize(name)
+	for _, prm := range params {
+		name, p, flat := prm.name, prm.schema, prm.flat
 		typ, _ := p["type"].(string)
+		// The words of the name matter only to flags, options and
+		// required containers; most parameters are none of these.
+		var toks []string
+		if typ == "boolean" || prm.required || endsWithActionWord(flat) {
+			toks = Tokenize(name)
+		}
 
-		if execParams[flat] && (typ == "" || typ == "string" || typ == "array" || typ == "object") {
+		if execParams[flat] && (typ == "" || typ == "string" || typ == "array" || typ == "object") && !hasOptions(p) &&
+			(!describedExecParams[flat] || describedAsExecuted(p, s.desc)) {
 			s.execParam = name
 		}
 		if flat == "query" && typ == "string" {
@@ -221,6 +278,9 @@ func readSchema(s *signals, schema any) {
 			if strings.Contains(d, "sql") || strings.Contains(d, "cypher") || strings.Contains(d, "query language") {
 				s.execParam = name
 			}
+		}
+		if typ == "boolean" && s.revealFlag == "" && revealsSecrets(toks) {
+			s.revealFlag = name
 		}
 		if typ == "boolean" {
 			if flag, ok := riskyFlags[flat]; ok && flag != "" {
@@ -236,30 +296,26 @@ func readSchema(s *signals, schema any) {
 				}
 			}
 		}
-		if enum, ok := p["enum"].([]any); ok && len(toks) > 0 && actionParamWords[toks[len(toks)-1]] {
-			for _, opt := range enum {
-				str, _ := opt.(string)
-				for _, tok := range Tokenize(str) {
-					if a, ok := verbs[tok]; ok && a >= actExec {
-						s.optionVerbs = append(s.optionVerbs, tok)
-					}
-				}
+		if len(toks) > 0 && actionParamWords[toks[len(toks)-1]] {
+			for _, opt := range optionValues(p) {
+				readOption(s, opt)
 			}
 		}
 		// A container parameter (project, repo, bucket) says where the
 		// object lives, not how far the call reaches: only flags that
 		// widen the reach set the scope.
+		if filterParams[flat] && !hasOptions(p) {
+			s.filterParam = name
+		}
 		if flat == "allnamespaces" || flat == "clusterwide" || flat == "allclusters" {
 			s.scope, s.scopeWhy = widerBlast(s.scope, "cluster"), "parameter "+name
 		}
-		for _, tok := range toks {
-			if sc, ok := scopeWords[tok]; ok && required[name] {
-				s.requiredContainer = true
-				s.containerScope = widerBlast(s.containerScope, sc)
-			}
-		}
-		if required[name] {
+		if prm.required {
 			for _, tok := range toks {
+				if sc, ok := scopeWords[tok]; ok {
+					s.requiredContainer = true
+					s.containerScope = widerBlast(s.containerScope, sc)
+				}
 				switch tok {
 				case "path", "owner", "repo", "dir", "directory", "namespace", "project", "workspace", "database", "collection", "channel", "bucket", "table", "app":
 					s.requiredContainer = true
@@ -268,6 +324,53 @@ func readSchema(s *signals, schema any) {
 		}
 	}
 	sort.Strings(s.flags)
+}
+
+// endsWithActionWord is a cheap test that a flattened parameter name may
+// end in an action word; the name's words decide.
+func endsWithActionWord(flat string) bool {
+	for _, w := range [...]string{"mode", "action", "operation", "op", "command", "subcommand", "method", "task", "verb", "type", "run"} {
+		if strings.HasSuffix(flat, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasOptions says a parameter takes one of fixed values, not free text.
+func hasOptions(p map[string]any) bool {
+	_, enum := p["enum"]
+	_, c := p["const"]
+	return enum || c
+}
+
+// readOption reads one value of a mode/action parameter: its executing,
+// deleting or destroying verb, and whether it changes who may do what.
+func readOption(s *signals, opt string) {
+	toks := Tokenize(opt)
+	mutates := false
+	if len(toks) > 0 && (toks[0] == "list" || toks[0] == "search") {
+		s.optionList = true
+	}
+	for _, tok := range toks {
+		a, ok := verbs[tok]
+		if !ok {
+			continue
+		}
+		if a >= actExec {
+			s.optionVerbs = append(s.optionVerbs, tok)
+		}
+		if a >= actMutate {
+			mutates = true
+		}
+	}
+	if mutates && s.optionPrivilege == "" {
+		for _, tok := range toks {
+			if privilegeNouns[tok] || privilegeNouns[tok+"s"] {
+				s.optionPrivilege = tok
+			}
+		}
+	}
 }
 
 // Assess judges one tool.
@@ -280,7 +383,7 @@ func Assess(in Input) Assessment {
 		if l > level {
 			level = l
 		}
-		a.Reasons = append(a.Reasons, fmt.Sprintf("%s: %s", l, why))
+		a.Reasons = append(a.Reasons, l.String()+": "+why)
 	}
 	floor := func(why string) {
 		a.Floors = append(a.Floors, why)
@@ -289,9 +392,15 @@ func Assess(in Input) Assessment {
 	sideEffects := map[string]bool{}
 
 	act := s.act
+	readShaped := false
 	if act == actNone {
-		act = actMutate
-		a.Reasons = append(a.Reasons, "no verb in the name, title or description: assumed to change state")
+		if readShapedSchema(t.InputSchema) {
+			act, readShaped = actRead, true
+			a.Reasons = append(a.Reasons, "no verb in the name, title or description, and every parameter only selects what to return: read")
+		} else {
+			act = actMutate
+			a.Reasons = append(a.Reasons, "no verb in the name, title or description: assumed to change state")
+		}
 	}
 	// Destructive options of a mode/action parameter raise the level; they
 	// decide the category only of a tool whose name has no verb
@@ -313,12 +422,73 @@ func Assess(in Input) Assessment {
 	if act == actDelete && (s.bulk || anyBroadStrict(s.objects)) {
 		act = actDestroy
 	}
+	savedRead := false
+	if act == actExec && s.execParam == "" && s.actSource == "name" && (savedReads[headNoun(s.objects)] || containsAny(s.objects, "saved")) {
+		act, savedRead = actRead, true
+		a.Reasons = append(a.Reasons, "runs a stored query or report: a read")
+	}
 	if s.execParam != "" && act < actExec {
 		a.Reasons = append(a.Reasons, fmt.Sprintf("parameter %q takes free-form code, commands or queries", s.execParam))
 		act = actExec
 	}
+	// "remove_label_from_issue": detaching a relation changes the item it
+	// was attached to; nothing is deleted.
+	if act == actDelete && detachVerbs[s.verb] && s.actSource == "name" && !irreversibleVerbs[s.verb] &&
+		(containsAny(s.tokens, "from") || (relationNouns[headNoun(s.objects)] && strings.Contains(s.desc, " from "))) {
+		act = actMutate
+		a.Reasons = append(a.Reasons, "detaches a relation: a change, not a delete")
+	}
+	if (act == actDestroy || act == actDelete) && s.verb == "drop" && (strings.Contains(s.desc, "onto") || strings.Contains(s.desc, "drag")) {
+		act = actMutate // drag and drop moves data onto a page; it removes nothing
+		a.Reasons = append(a.Reasons, "drops data onto a page: a change, not a removal")
+	}
+	if act == actDelete && (s.filterParam != "" || containsAny(s.flags, "all-namespaces") || s.scope == "cluster") {
+		act = actDestroy
+		a.Reasons = append(a.Reasons, "a selector or filter deletes any number of items in one call")
+	}
+	if act == actDelete && containsAny(s.flags, "cascade", "recursive") {
+		act = actDestroy
+		a.Reasons = append(a.Reasons, "a flag removes the item with everything it contains")
+	}
+	// A description saying the tool changes nothing names its category; it
+	// is the server's word, so it lifts no floor and the level stays at
+	// least L3 (below).
+	readOnlyClaim := ""
+	phrase := ""
+	switch act {
+	case actMutate:
+		phrase = saysReadOnly(s.desc)
+	case actExec:
+		phrase = saysEnforcedReadOnly(s.desc) // a query tool is a read only where the server refuses writes
+	}
+	if phrase != "" && (act == actMutate || act == actExec) && optionActOf(s) < actDelete && !(s.actSource == "name" && irreversibleVerbs[s.verb]) && s.apiCall == "" {
+		readOnlyClaim = phrase
+		a.Reasons = append(a.Reasons, fmt.Sprintf("the description says %q: read", phrase))
+	}
+	switch {
+	case s.apiCall == "delete":
+		act = actDestroy
+		a.Reasons = append(a.Reasons, "a DELETE of any path of the service's API")
+	case s.apiCall == "get":
+		if act < actRead || act == actUtility {
+			act = actRead
+		}
+		a.Reasons = append(a.Reasons, "a GET of any path of the service's API")
+	case s.apiCall != "" || (s.anyRequest && act >= actMutate && act < actExec):
+		act = actExec
+		a.Reasons = append(a.Reasons, "sends any request the caller writes to the service's API")
+	}
+	if s.wipes && act < actDestroy {
+		act = actDestroy
+		a.Reasons = append(a.Reasons, "replaces the whole contents of a container")
+	}
 	if act == actMutate && (s.verb == "start" || s.verb == "interact") && containsAny(s.objects, "process", "shell", "command", "script", "terminal") {
 		act = actExec
+	}
+	// "create_call", "create_sms": creating a communication sends it.
+	if act == actMutate && (s.verb == "create" || s.verb == "start" || s.verb == "place" || s.verb == "make") && outwardNouns[headNoun(s.objects)] {
+		act = actSend
+		a.Reasons = append(a.Reasons, "creating a "+headNoun(s.objects)+" sends it to someone outside the system")
 	}
 	if act == actSend && containsAny(s.flags, "force") {
 		act = actDestroy // a forced push rewrites what others already have
@@ -335,8 +505,21 @@ func Assess(in Input) Assessment {
 		}
 	}
 
+	if readOnlyClaim != "" && act == actMutate {
+		act = actRead
+	}
 	category := act.category()
-	blast, blastWhy := blastRadius(s, act)
+	if readOnlyClaim != "" {
+		category = "read"
+	}
+	// A tool named by a generic verb ("manage_folders") keeps the category
+	// of its name, but its reach and riskLevel are those of its worst
+	// operation.
+	judged := act
+	if genericVerbs[s.verb] && optionAct > act {
+		judged = optionAct
+	}
+	blast, blastWhy := blastRadius(s, judged)
 	a.Reasons = append(a.Reasons, "blast radius "+blast+": "+blastWhy)
 	reversibility := "auto"
 
@@ -350,6 +533,10 @@ func Assess(in Input) Assessment {
 		raise(L2, category+" only")
 		if s.sensitive != "" {
 			raise(L4, fmt.Sprintf("reads %s, which may hold secrets", s.sensitive))
+			sideEffects["data_exfiltration"] = true
+		}
+		if s.revealFlag != "" {
+			raise(L4, fmt.Sprintf("flag %q reveals secret values", s.revealFlag))
 			sideEffects["data_exfiltration"] = true
 		}
 	case actMutate, actSend:
@@ -367,6 +554,10 @@ func Assess(in Input) Assessment {
 		}
 		if s.privilege != "" {
 			raise(L5, fmt.Sprintf("changes %s: who may do what", s.privilege))
+			sideEffects["privilege_change"] = true
+		}
+		if s.optionPrivilege != "" {
+			raise(L5, fmt.Sprintf("an option changes %s: who may do what", s.optionPrivilege))
 			sideEffects["privilege_change"] = true
 		}
 		if s.money != "" {
@@ -411,6 +602,12 @@ func Assess(in Input) Assessment {
 				sideEffects["state_loss"] = true
 			}
 		}
+	}
+	// What the description says of permanence matters only to a change;
+	// reads are spared the scan.
+	if act >= actMutate {
+		s.irreversibleText = permanentText(s.desc)
+		s.overwriteText = strings.Contains(s.desc, "overwrit")
 	}
 	if s.irreversibleText && act >= actMutate {
 		reversibility = "none"
@@ -473,8 +670,17 @@ func Assess(in Input) Assessment {
 	if utf8.RuneCountInString(strings.TrimSpace(t.Description)) < 20 {
 		raise(min(level+1, L5), "the description is missing or too short to review")
 	}
-	if s.act == actNone {
+	switch {
+	case s.act == actNone && readShaped:
+		raise(L3, "only its schema says what the tool does")
+	case s.act == actNone:
 		raise(L4, "nothing says what the tool does")
+	}
+	if readOnlyClaim != "" {
+		raise(L3, "only the description says it changes nothing")
+	}
+	if savedRead && act == actRead {
+		raise(L3, "the name says it executes; only its object says it reads")
 	}
 	if blast == "cluster" || blast == "organization" || blast == "global" {
 		if act >= actMutate && act < actDestroy {
@@ -525,13 +731,27 @@ func Assess(in Input) Assessment {
 			disagree("approvalRecommendation", declared.ApprovalRecommendation, approval)
 		}
 	}
+	// riskLevel says what the tool does (severity); the level keeps its
+	// fail-closed floors and is raised to the band of a high or critical
+	// severity, so a tool judged grave is never shown as if it were not.
+	sev, sevWhy := severity(s, judged, blast)
+	if judged != act && (judged == actDelete || judged == actDestroy) && sev == "critical" && s.optionPrivilege == "" {
+		sev, sevWhy = "high", "one of its operations removes what it names"
+	}
+	if r, ok := levelOfRisk(declared.RiskLevel); ok && severityRank[declared.RiskLevel] > severityRank[sev] {
+		sev, sevWhy, _ = declared.RiskLevel, "the server declares riskLevel "+declared.RiskLevel, r
+	}
+	a.Reasons = append(a.Reasons, "riskLevel "+sev+": "+sevWhy)
+	if r, _ := levelOfRisk(sev); r >= L4 && r > level {
+		raise(r, "riskLevel "+sev+": "+sevWhy)
+	}
 	a.Level = level
 	a.EffectiveLevel = level
 	if in.ApprovalGated && len(in.Findings) == 0 && level > L0 {
 		a.EffectiveLevel = level - 1
 	}
 	a.SEP = SEP{
-		RiskLevel:              RiskLevelOf(level),
+		RiskLevel:              sev,
 		Category:               category,
 		BlastRadius:            blast,
 		Reversibility:          reversibility,
@@ -590,7 +810,7 @@ var serviceVerbs = map[string]bool{"deploy": true, "scale": true, "restart": tru
 
 // memberNouns are the people and groups of an organisation.
 var memberNouns = map[string]bool{"users": true, "members": true, "teams": true, "orgs": true,
-	"organizations": true, "projects": true, "workspaces": true, "stacks": true, "runs": true, "sets": true}
+	"organizations": true, "projects": true, "workspaces": true}
 
 // blastRadius decides the widest scope one call can reach, and why. The
 // rules are tried in order; the first that applies decides.
@@ -604,6 +824,8 @@ func blastRadius(s signals, act action) (string, string) {
 		}
 	}
 	switch {
+	case s.apiCall != "" || (s.anyRequest && act == actExec):
+		return "organization", "an arbitrary API call reaches everything the account can"
 	case containsAny(s.flags, "all-namespaces") || s.scope == "cluster":
 		return "cluster", "a parameter reaches every namespace"
 	case act == actExec && containsAny(s.tokens, "kubectl", "k8s", "kubernetes", "helm"):
@@ -613,7 +835,9 @@ func blastRadius(s signals, act action) (string, string) {
 			return "cluster", "runs commands on the host"
 		}
 		return "namespace", "runs code or queries in one system"
-	case s.privilege != "" && act >= actMutate:
+	case act == actMutate && (strings.HasSuffix(s.privilege, "(an authentication client)") || s.privilege == "grant"):
+		return "organization", "changes how everyone signs in to a tenant"
+	case s.privilege != "" && act == actMutate && privilegeReach(s):
 		return "cluster", "changes who may do what"
 	}
 	if act >= actMutate {
@@ -626,6 +850,9 @@ func blastRadius(s signals, act action) (string, string) {
 	if containsAny(s.tokens, "many", "multiple", "bulk", "batch", "all") {
 		return "namespace", "acts on many items at once"
 	}
+	if act != actUtility && recordNouns[singular(rawHead)] && rawHead != singular(rawHead) {
+		return "namespace", "reads or writes any records of a collection"
+	}
 	if act >= actMutate && act <= actDelete {
 		switch head {
 		case "cluster":
@@ -634,6 +861,8 @@ func blastRadius(s signals, act action) (string, string) {
 			}
 		case "workspace", "repository", "repo", "project", "app", "collection", "dataset":
 			return "namespace", "acts on a whole " + head
+		case "account", "subaccount", "tenant":
+			return "cluster", "changes a whole account"
 		}
 	}
 	switch act {
@@ -645,17 +874,35 @@ func blastRadius(s signals, act action) (string, string) {
 		case "documentation", "doc", "knowledge", "tool":
 			return "item", "searches documentation"
 		}
+		if s.verb == "search" && webSearch(s.desc) {
+			return "item", "a public web search exposes nothing of the caller's"
+		}
 		if (s.verb == "search" || s.verb == "list") && !strings.Contains(s.desc, "private") {
-			for _, public := range []string{"github", "gitlab", "public", "registry", "internet"} {
-				if strings.Contains(s.desc, public) {
-					return "global", "searches a public service as a whole"
-				}
+			if mentionsPublicService(s.desc) {
+				return "global", "searches a public service as a whole"
 			}
 		}
-		if s.verb == "list" || s.verb == "search" || s.verb == "find" || s.verb == "tree" {
+		listVerb := s.verb == "list" || s.verb == "search" || s.verb == "find" || s.verb == "tree" || (len(s.tokens) > 1 && s.tokens[len(s.tokens)-1] == "list" && s.verb == "get") ||
+			// "get_initiatives: Get a list of all initiatives": the prose
+			// says the read enumerates.
+			describesListing(s.desc)
+		if !listVerb && s.optionList && s.containerScope != "organization" && head != "log" {
+			return "namespace", "one of its operations lists what a container holds"
+		}
+		if listVerb {
 			switch {
+			case !s.requiredContainer && infraNouns[head]:
+				return "cluster", "lists account-wide infrastructure"
+			case !s.requiredContainer && accountWide(s.desc):
+				return "cluster", "lists what the whole account owns"
+			case !s.requiredContainer && workspaceWide(s.desc):
+				return "organization", "reads across a whole workspace"
+			case !s.requiredContainer && s.containerScope == "" && (workNouns[head] || workNouns[rawHead]):
+				return "organization", "lists what a whole workspace holds"
 			case s.containerScope == "organization":
 				return "organization", "enumerates an organization"
+			case s.containerScope == "cluster":
+				return "cluster", "enumerates a whole account or cluster"
 			case s.requiredContainer:
 				return "namespace", "enumerates one container"
 			case s.propCount > 0:
@@ -663,8 +910,14 @@ func blastRadius(s signals, act action) (string, string) {
 			}
 			return "namespace", "enumerates what the server holds"
 		}
+		if (head == "log" || head == "history") && containsAnyMap(s.objects, runNouns) {
+			return "item", "reads the log of one run"
+		}
 		if head == "log" || head == "history" {
 			return "namespace", "reads the logs of a whole service"
+		}
+		if s.filterParam != "" && s.verb != "get" {
+			return "namespace", fmt.Sprintf("parameter %q selects any records of a collection", s.filterParam)
 		}
 		for _, tok := range s.tokens {
 			if sc, ok := systemScopes[tok]; ok && sc == "namespace" {
@@ -678,22 +931,100 @@ func blastRadius(s signals, act action) (string, string) {
 		if s.verb == "move" {
 			return "namespace", "moves an item within a tree"
 		}
+		if wholeCopyVerbs[s.verb] {
+			return "namespace", fmt.Sprintf("%q copies a whole container", s.verb)
+		}
 		for _, tok := range s.tokens {
-			if sessionVerbs[tok] {
+			if sessionVerbs[tok] && inBrowser(s) {
 				return "namespace", "acts in a logged-in session"
 			}
 		}
 		if act == actSend {
 			return "namespace", "reaches everyone who can see the destination"
 		}
-		if act == actDelete && rawHead != head {
+		if act == actDelete && rawHead != head && singular(rawHead) == head {
 			return "namespace", "deletes several " + rawHead
+		}
+		if s.verb == "merge" {
+			return "namespace", "a merge changes the shared history of its container"
+		}
+		if containsAnyMap(s.objects, settingNouns) {
+			return "namespace", "configuration reaches everything in its container"
 		}
 	case actDestroy:
 		return "namespace", "removes a whole collection"
 	}
 	return "item", "acts on one item"
 }
+
+// infraNouns are account-level infrastructure: listing them without
+// naming a container enumerates everything the account runs.
+var infraNouns = map[string]bool{"namespace": true, "node": true, "cluster": true, "server": true, "instance": true,
+	"database": true, "bucket": true, "dataset": true, "store": true, "mount": true,
+	"service": true, "region": true, "droplet": true, "volume": true, "domain": true, "deployment": true,
+	"function": true, "site": true, "environment": true, "machine": true, "vm": true, "container": true,
+	"pod": true, "resource": true, "index": true, "queue": true, "key": true, "mcp": false}
+
+// workNouns are what the people of a workspace write and share: listing
+// them without naming a container enumerates the workspace.
+var workNouns = map[string]bool{"issue": true, "channel": true, "message": true, "page": true, "document": true,
+	"file": true, "comment": true, "ticket": true, "task": true, "conversation": true, "label": true, "cycle": true,
+	"board": true, "workflow": true, "dashboard": true, "card": true, "question": true}
+
+// detachVerbs remove a relation when they take something "from" another.
+var detachVerbs = map[string]bool{"remove": true, "unlink": true, "detach": true, "unassign": true, "rm": true}
+
+// relationNouns are links between items: removing one from an item
+// changes the item.
+var relationNouns = map[string]bool{"label": true, "tag": true, "assignee": true, "reviewer": true, "member": true,
+	"user": true, "relation": true, "link": true, "reaction": true, "watcher": true, "subscriber": true,
+	"dependency": true, "parent": true, "group": true, "role": true, "collaborator": true, "participant": true}
+
+// optionActOf is the worst action among a tool's options.
+func optionActOf(s signals) action {
+	worst := actNone
+	for _, v := range s.optionVerbs {
+		if verbs[v] > worst {
+			worst = verbs[v]
+		}
+	}
+	return worst
+}
+
+// recordNouns are the rows of a table or collection: a tool on several of
+// them reaches the collection.
+var recordNouns = map[string]bool{"record": true, "row": true, "document": false, "entry": false, "vector": true,
+	"point": true, "item": true}
+
+// outwardNouns are communications that reach a person when created.
+var outwardNouns = map[string]bool{"call": true, "sms": true, "mms": true, "fax": true, "email": true, "message": true,
+	"notification": true, "voicemail": true, "invitation": true}
+
+// wholeCopyVerbs copy a container with everything in it.
+var wholeCopyVerbs = map[string]bool{"clone": true, "export": true, "backup": true, "restore": true, "import": true}
+
+// permanentText says a description calls the effect permanent. Each phrase
+// holds one of four stems, which are looked for first.
+func permanentText(desc string) bool {
+	if !strings.Contains(desc, "undone") && !strings.Contains(desc, "recover") && !strings.Contains(desc, "irreversibl") && !strings.Contains(desc, "permanently") {
+		return false
+	}
+	for _, phrase := range []string{"cannot be undone", "irreversibl", "permanently", "can't be undone", "not be recovered", "unrecoverable"} {
+		if strings.Contains(desc, phrase) {
+			return true
+		}
+	}
+	return false
+}
+
+// settingNouns are configuration whose change reaches everything in the
+// container it configures: a variable, a schedule, an index, a setting.
+var settingNouns = map[string]bool{"variable": true, "var": true, "env": true, "config": true,
+	"configuration": true, "setting": true, "settings": true, "schedule": true, "maintenance": true}
+
+// filterParams take a free-form filter or query that selects records.
+var filterParams = map[string]bool{"filter": true, "filters": true, "where": true,
+	"labelselector": true, "jql": true, "cql": true, "soql": true}
 
 // strongMutations are verbs that stay the action even when a read verb ends
 // the name ("create_access_list" creates).
@@ -703,6 +1034,13 @@ var strongMutations = map[string]bool{"create": true, "add": true, "update": tru
 // headNoun is the last noun of a name, skipping words that only qualify
 // what is returned.
 func headNoun(objects []string) string {
+	// "list_directory_with_sizes": what follows "with" qualifies the head.
+	for i, o := range objects {
+		if (o == "with" || o == "using" || o == "via") && i > 0 {
+			objects = objects[:i]
+			break
+		}
+	}
 	for i := len(objects) - 1; i >= 0; i-- {
 		switch objects[i] {
 		case "detail", "details", "info", "list", "value", "content", "contents", "data", "by", "id", "with", "for", "from", "to", "a", "an", "the", "of", "all", "multiple":

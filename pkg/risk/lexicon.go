@@ -54,6 +54,15 @@ var verbs = map[string]action{
 	"lookups": actRead, "tree": actRead, "info": actRead, "details": actRead, "status": actObserve,
 	"check": actRead, "verify": actObserve, "analyze": actObserve, "analyse": actObserve, "compare": actRead,
 	"reflog": actRead, "changelog": actRead, "cat": actRead, "head": actRead, "ls": actRead, "whoami": actRead,
+	"extract": actRead, "scan": actRead, "crawl": actRead, "scrape": actRead, "research": actRead,
+	"preview": actRead, "plan": actRead, "estimate": actRead, "audit": actObserve, "dryrun": actRead,
+	"dismiss": actMutate, "unassign": actMutate, "reorder": actMutate, "rerun": actMutate,
+	"unarchive": actMutate, "unapprove": actMutate, "unpin": actMutate, "pin": actMutate, "unfollow": actMutate,
+	"follow": actMutate, "unstar": actMutate, "star": actMutate, "unmute": actMutate, "mute": actMutate,
+	"unblock": actMutate, "block": actMutate, "unwatch": actMutate, "unshare": actMutate, "share": actMutate,
+	"leave": actMutate, "join": actMutate, "favorite": actMutate, "unfavorite": actMutate, "logout": actMutate,
+	"signout": actMutate, "refresh": actMutate, "rescan": actMutate, "reindex": actMutate, "reload": actMutate,
+	"fix": actMutate, "autofix": actMutate, "guide": actRead,
 
 	// observe: telemetry and state inspection.
 	"log": actObserve, "logs": actObserve, "events": actObserve, "metrics": actObserve, "trace": actObserve,

@@ -47,6 +47,24 @@ func lexiconLists() map[string][]string {
 		}
 	}
 	keys("moves-money", movesMoney)
+	for name, m := range map[string]map[string]bool{
+		"api-methods": apiMethods, "path-params": pathParams, "body-params": bodyParams,
+		"key-qualifiers": keyQualifiers, "client-nouns": clientNouns, "access-nouns": accessNouns,
+		"wrapper-names": wrapperNames, "precedence-verbs": precedenceVerbs, "noun-modifiers": nounModifiers,
+		"noun-heads": nounHeads, "domain-words": domainWords, "saved-reads": savedReads,
+		"read-param-words": readParamWords, "described-exec-params": describedExecParams,
+		"browser-words": browserWords, "run-nouns": runNouns, "generic-verbs": genericVerbs,
+		"automation-nouns": automationNouns, "certificate-nouns": certificateNouns, "refresh-verbs": refreshVerbs,
+		"ephemeral-nouns": ephemeralNouns, "high-impact-verbs": highImpactVerbs, "session-actions": sessionActions,
+		"pointer-only": pointerOnly, "light-verbs": lightVerbs, "private-content-nouns": privateContentNouns,
+		"file-content-nouns": fileContentNouns, "metadata-words": metadataWords, "content-nouns": contentNouns,
+		"setting-nouns": settingNouns, "filter-params": filterParams, "infra-nouns": infraNouns,
+		"work-nouns": workNouns, "detach-verbs": detachVerbs, "relation-nouns": relationNouns,
+		"record-nouns": recordNouns, "whole-copy-verbs": wholeCopyVerbs,
+		"outward-nouns": outwardNouns,
+	} {
+		keys(name, m)
+	}
 	for k, v := range scopeWords {
 		lists["scope-words"] = append(lists["scope-words"], k+"="+v)
 	}

@@ -44,8 +44,12 @@ func TestReachWidensTheJudgement(t *testing.T) {
 			if got := slices.Contains(with.SEP.SideEffects, "data_exfiltration"); got != c.exfiltration {
 				t.Errorf("data_exfiltration side effect %v, want %v", got, c.exfiltration)
 			}
-			// The SEP fields follow the level, as for any other judgement.
-			if with.SEP.RiskLevel != RiskLevelOf(with.Level) || with.SEP.ApprovalRecommendation != approvalFor(with.Level) && with.SEP.ApprovalRecommendation != "multi" ||
+			// The approval and trust fields follow the level, as for any
+			// other judgement; riskLevel grades what the tool does apart from
+			// the level, which is never below the band of a high or critical
+			// riskLevel.
+			band, _ := levelOfRisk(with.SEP.RiskLevel)
+			if band >= L4 && with.Level < band || with.SEP.ApprovalRecommendation != approvalFor(with.Level) && with.SEP.ApprovalRecommendation != "multi" ||
 				with.SEP.MinTrustLevel < trustFor(with.Level) {
 				t.Errorf("SEP fields %+v out of step with level %s", with.SEP, with.Level)
 			}

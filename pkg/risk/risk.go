@@ -23,7 +23,12 @@ const (
 )
 
 // String renders a level as "L0" … "L5".
-func (l Level) String() string { return fmt.Sprintf("L%d", int(l)) }
+func (l Level) String() string {
+	if l >= L0 && l <= L5 {
+		return [...]string{"L0", "L1", "L2", "L3", "L4", "L5"}[l]
+	}
+	return fmt.Sprintf("L%d", int(l))
+}
 
 // ParseLevel reads "L0" … "L5".
 func ParseLevel(s string) (Level, error) {

@@ -160,16 +160,21 @@ func TestWorkedExamples(t *testing.T) {
 		risk, category, blast, floor string
 	}{
 		{`{"name":"list_issues","description":"Lists the issues of a repository.","inputSchema":{"type":"object","properties":{"repo":{"type":"string"}},"required":["repo"]}}`,
-			L2, "low", "read", "namespace", ""},
+			L2, "medium", "read", "namespace", ""},
 		{`{"name":"k8s_delete_pod","description":"Deletes one pod in a namespace of the cluster."}`,
-			L5, "critical", "delete", "", `irreversible verb "delete"`},
+			L5, "high", "delete", "", `irreversible verb "delete"`},
 		{`{"name":"git_push","description":"Pushes local commits to a remote branch.","inputSchema":{"type":"object","properties":{"force":{"type":"boolean"},"delete":{"type":"boolean"}}}}`,
 			L5, "critical", "destroy", "", "removes a broad scope"},
 		{`{"name":"run_query","description":"Runs a query against the warehouse.","inputSchema":{"type":"object","properties":{"sql":{"type":"string"}}}}`,
 			L5, "critical", "mutate", "namespace", "runs arbitrary code"},
 		{`{"name":"drop_database","description":"Drops the database and everything in it.","annotations":{"riskLevel":"low","readOnlyHint":true}}`,
 			L5, "critical", "destroy", "", "removes a broad scope"},
-		{`{"name":"frobnicate","description":"Frobnicates."}`, L4, "high", "", "", ""},
+		// Nothing says what it does: the level fails closed, while riskLevel
+		// reads it as the change of limited scope it is assumed to be.
+		{`{"name":"frobnicate","description":"Frobnicates."}`, L4, "medium", "", "", ""},
+		{`{"name":"svc_put","description":"Replaces a resource of the service.","inputSchema":{"type":"object","properties":{"path":{"type":"string"},"body":{"type":"object"}}}}`,
+			L5, "critical", "mutate", "organization", "runs arbitrary code"},
+		{`{"name":"remove_label_from_issue","description":"Removes a label from an issue."}`, L3, "medium", "mutate", "", ""},
 	} {
 		a := assess(t, tc.def)
 		if a.Level != tc.level || a.SEP.RiskLevel != tc.risk ||

@@ -13,6 +13,14 @@ const maxTokens = 64
 // path/names, camelCase and PascalCase, with acronyms kept whole
 // ("HTTPServer" → http, server) and digits kept with their letters (k8s).
 func Tokenize(s string) []string {
+	if isASCII(s) {
+		return tokenizeASCII(s)
+	}
+	return tokenizeRunes(s)
+}
+
+// tokenizeRunes is Tokenize for any text.
+func tokenizeRunes(s string) []string {
 	var tokens []string
 	var cur []rune
 	flush := func() {
@@ -76,4 +84,88 @@ func singular(w string) string {
 		return w[:len(w)-1]
 	}
 	return w
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+func isUpper(b byte) bool { return b >= 'A' && b <= 'Z' }
+func isLower(b byte) bool { return b >= 'a' && b <= 'z' }
+func isDigit(b byte) bool { return b >= '0' && b <= '9' }
+
+// tokenizeASCII is Tokenize for the common case of an ASCII name: the same
+// rules, without converting to runes, and with tokens that need no
+// lower-casing sliced from the name rather than copied.
+func tokenizeASCII(s string) []string {
+	var tokens []string
+	start := -1
+	flush := func(end int) {
+		if start >= 0 && end > start {
+			tokens = append(tokens, lowerASCII(s[start:end]))
+		}
+		start = -1
+	}
+	for i := 0; i < len(s) && len(tokens) < maxTokens; i++ {
+		b := s[i]
+		switch {
+		case isUpper(b) || isLower(b):
+			if start >= 0 && i > start {
+				prev := s[i-1]
+				switch {
+				case isUpper(b) && isLower(prev):
+					flush(i)
+				case isUpper(b) && isUpper(prev) && i+1 < len(s) && isLower(s[i+1]):
+					flush(i)
+				}
+			}
+			if start < 0 {
+				start = i
+			}
+		case isDigit(b):
+			if start < 0 {
+				start = i
+			}
+		default:
+			flush(i)
+		}
+	}
+	if len(tokens) < maxTokens {
+		flush(len(s))
+	}
+	if len(tokens) > maxTokens {
+		tokens = tokens[:maxTokens]
+	}
+	return tokens
+}
+
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if isUpper(s[i]) {
+			return strings.ToLower(s)
+		}
+	}
+	return s
+}
+
+// lowerText lower-cases a description. ASCII text, nearly all of it, is
+// converted in one pass; anything else goes to strings.ToLower.
+func lowerText(s string) string {
+	b := make([]byte, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return strings.ToLower(s)
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	return string(b)
 }

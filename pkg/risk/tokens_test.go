@@ -2,6 +2,7 @@ package risk
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -27,11 +28,14 @@ func TestTokenize(t *testing.T) {
 }
 
 func FuzzTokenize(f *testing.F) {
-	for _, s := range []string{"delete_repo", "deleteRepository", "HTTPServer", "a.b-c/d e", "\xff\xfe", "ÄÖÜ_straße"} {
+	for _, s := range []string{"delete_repo", "deleteRepository", "HTTPServer", "a.b-c/d e", "\xff\xfe", "ÄÖÜ_straße", "getHTTPSUrl2Go", "A1bC__dE9f", "xMLHttpRequest"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		toks := Tokenize(s)
+		if isASCII(s) && !slices.Equal(toks, tokenizeRunes(s)) {
+			t.Fatalf("the ASCII tokenizer differs: %q against %q", toks, tokenizeRunes(s))
+		}
 		if len(toks) > 65 {
 			t.Fatalf("%d tokens: the tokenizer must stay bounded", len(toks))
 		}
@@ -39,6 +43,17 @@ func FuzzTokenize(f *testing.F) {
 			if tok == "" {
 				t.Fatal("empty token")
 			}
+		}
+	})
+}
+
+func FuzzLowerText(f *testing.F) {
+	for _, s := range []string{"Deletes ALL", "ÄÖÜ Straße", "", "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := lowerText(s), strings.ToLower(s); got != want {
+			t.Fatalf("lowerText(%q) = %q, want %q", s, got, want)
 		}
 	})
 }

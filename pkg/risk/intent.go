@@ -1,0 +1,279 @@
+package risk
+
+import "strings"
+
+// precedenceVerbs change state and outrank a read word anywhere in a name:
+// "get_or_create" creates, "issue_mark_read" marks.
+var precedenceVerbs = map[string]bool{
+	"create": true, "update": true, "set": true, "add": true, "mark": true, "dismiss": true, "publish": true,
+	"resolve": true, "assign": true, "unassign": true, "archive": true, "approve": true, "merge": true,
+	"rename": true, "write": true, "insert": true, "upsert": true, "enable": true, "disable": true,
+	"cancel": true, "submit": true, "invite": true, "grant": true, "transition": true, "unresolve": true,
+	"reopen": true, "edit": true, "modify": true, "replace": true, "send": true, "reorder": true,
+}
+
+// nounModifiers precede an action word used as a noun: a pipeline run, a
+// build job, a workflow execution.
+var nounModifiers = map[string]bool{"pipeline": true, "workflow": true, "job": true, "build": true, "test": true,
+	"actor": true, "task": true, "flow": true, "step": true, "deployment": true, "agent": true, "cron": true,
+	"scheduled": true, "last": true, "recent": true}
+
+// nounHeads follow an action word used as a noun: an SQL server, a command
+// history, a pull request, a run id.
+var nounHeads = map[string]bool{"server": true, "instance": true, "history": true, "request": true, "id": true,
+	"ids": true, "log": true, "logs": true, "status": true, "result": true, "results": true, "output": true,
+	"template": true, "templates": true, "detail": true, "details": true, "info": true, "list": true,
+	"database": true, "schema": true, "queue": true, "artifact": true, "artifacts": true}
+
+// nounUse says whether the action word at tokens[i] is used as a noun. Only
+// words that name both an action and a thing are reconsidered: a run, a
+// command, a script, a process, a pull, SQL.
+func nounUse(tokens []string, i int) bool {
+	// "auth_get_user": a word that names both a domain and an action,
+	// followed by a verb, is the domain.
+	if domainWords[tokens[i]] && i+1 < len(tokens) {
+		if _, ok := verbs[tokens[i+1]]; ok {
+			return true
+		}
+	}
+	switch tokens[i] {
+	case "run", "runs", "command", "commands", "script", "scripts", "process", "sql", "pull", "exec",
+		"execution", "shell", "build", "release", "push", "comment", "message", "schedule", "log", "process_":
+	default:
+		return false
+	}
+	if i > 0 && (nounModifiers[tokens[i-1]] || nounModifiers[singular(tokens[i-1])]) {
+		return true
+	}
+	if i+1 < len(tokens) && nounHeads[tokens[i+1]] {
+		return true
+	}
+	return false
+}
+
+// resolvesName says "resolve" looks something up (resolve_library_id,
+// resolve_path) rather than settles it (resolve_comment).
+func resolvesName(tokens []string, i int) bool {
+	for _, t := range tokens[i+1:] {
+		switch t {
+		case "id", "ids", "name", "names", "path", "url", "uri", "reference", "ref", "library", "host",
+			"address", "dns", "alias", "symbol":
+			return true
+		}
+	}
+	return false
+}
+
+// readOnlyPhrases in a description say the tool changes nothing, whatever
+// its action word suggests.
+var readOnlyPhrases = []string{"read-only", "readonly", "read only", "dry run", "dry-run", "preview only",
+	"returns instructions", "does not modify", "without making changes", "no changes are made",
+	"without modifying", "never modifies", "only select", "select-only", "select queries only",
+	"only read", "doesn't modify", "does not execute", "without executing", "without applying", "只读",
+	"guidance", "provides instructions", "provide instructions", "next-step"}
+
+// enforcedReadOnly are phrases saying the server itself refuses writes, the
+// only kind of read-only claim that makes a query tool a read.
+var enforcedReadOnly = []string{"only select", "select-only", "select queries only", "only allows select",
+	"are rejected", "is rejected", "not allowed", "enforced", "read-only transaction", "read-only mode",
+	"only read-only", "read-only queries only"}
+
+// saysEnforcedReadOnly reports the enforcement phrase of a description.
+func saysEnforcedReadOnly(desc string) string {
+	desc = opening(desc, claimWindow)
+	for _, p := range enforcedReadOnly {
+		if strings.Contains(desc, p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// claimWindow is how much of a description a read-only claim is looked for
+// in: a description says what its tool is at its opening, and a claim
+// buried deep in a long text is as likely to be about something else.
+const claimWindow = 1024
+
+func opening(desc string, n int) string {
+	if len(desc) > n {
+		return desc[:n]
+	}
+	return desc
+}
+
+// saysReadOnly reports the read-only phrase of a description, if any.
+func saysReadOnly(desc string) string {
+	desc = opening(desc, claimWindow)
+	// Every phrase holds one of these stems; most descriptions hold none.
+	stem := false
+	for _, st := range [...]string{"read", "dry", "only", "instructions", "modif", "changes", "execut", "applying", "guidance", "next-step", "只读"} {
+		if strings.Contains(desc, st) {
+			stem = true
+			break
+		}
+	}
+	if !stem {
+		return ""
+	}
+	for _, p := range readOnlyPhrases {
+		if strings.Contains(desc, p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// readParamWords make a parameter one that only selects what to return:
+// identifiers, filters, pagination, sorting and output shape.
+var readParamWords = map[string]bool{"id": true, "ids": true, "uuid": true, "sid": true, "identifier": true,
+	"ref": true, "handle": true, "name": true, "key": true, "slug": true, "query": true,
+	"q": true, "filter": true, "search": true, "limit": true, "offset": true, "page": true, "cursor": true,
+	"size": true, "sort": true, "order": true, "fields": true, "format": true, "since": true, "until": true,
+	"start": true, "end": true, "from": true, "to": true, "after": true, "before": true, "top": true, "skip": true,
+	"include": true, "expand": true, "depth": true, "max": true, "count": true, "type": true, "kind": true,
+	"status": true, "state": true, "namespace": true, "project": true, "workspace": true, "org": true,
+	"owner": true, "repo": true, "region": true, "context": true, "version": true, "date": true, "time": true,
+	"path": true, "url": true, "level": true, "verbose": true, "detail": true, "mode": true, "output": true}
+
+// readShapedSchema says every parameter of a schema only selects what to
+// read: a tool named by a noun with such a schema reads. A schema with no
+// parameters says nothing and is not read-shaped.
+func readShapedSchema(schema any) bool {
+	params := schemaParams(schema)
+	if len(params) == 0 {
+		return false
+	}
+	for _, p := range params {
+		toks := Tokenize(p.name)
+		if len(toks) == 0 || !readParamWords[singular(toks[len(toks)-1])] && !readParamWords[toks[len(toks)-1]] {
+			return false
+		}
+		if typ, _ := p.schema["type"].(string); typ == "object" {
+			return false
+		}
+	}
+	return true
+}
+
+// describedExecParams are parameter names that hold code only sometimes (an
+// OAuth "code", a "function" name, a "manifest" to read): they count as
+// free-form execution only when described as executed.
+var describedExecParams = map[string]bool{"code": true, "function": true, "program": true, "expression": true,
+	"js": true, "yaml": true, "manifest": true}
+
+// executedWords say a text is run, not stored or looked up.
+var executedWords = []string{"execut", "evaluat", "to run", "runs ", "run in", "eval", "interpret", "applied to the cluster", "apply"}
+
+func describedAsExecuted(p map[string]any, toolDesc string) bool {
+	d, _ := p["description"].(string)
+	d = strings.ToLower(d)
+	for _, w := range executedWords {
+		if strings.Contains(d, w) || strings.Contains(toolDesc, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// domainWords name an area of a service as often as an action on it.
+var domainWords = map[string]bool{"auth": true, "login": true, "build": true, "release": true, "message": true,
+	"comment": true, "schedule": true, "log": true, "run": true, "process": true, "script": true, "sql": true}
+
+// savedReads are stored queries and reports: executing one runs a read
+// someone wrote before, not arbitrary code.
+var savedReads = map[string]bool{"card": true, "report": true, "question": true, "dashboard": true,
+	"saved": true, "view": true, "search": false}
+
+// genericVerbs name no action of their own ("manage_folders"): the tool's
+// operations say what it does, and its worst one decides.
+var genericVerbs = map[string]bool{"manage": true, "handle": true, "configure": false, "admin": true,
+	"operate": true, "crud": true}
+
+// describesListing says a read's description opens by enumerating.
+func describesListing(desc string) bool {
+	head := opening(desc, 80)
+	for _, p := range []string{"list of all", "list all", "lists all", "get all", "overview of all", "across all"} {
+		if strings.Contains(head, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// mentionsPublicService says a description speaks of a public service as
+// a whole, not of a public API through which private data is read.
+func mentionsPublicService(desc string) bool {
+	for _, w := range []string{"github", "gitlab", "registry", "internet"} {
+		if strings.Contains(desc, w) {
+			return true
+		}
+	}
+	if i := strings.Index(desc, "public"); i >= 0 {
+		rest := desc[i:min(len(desc), i+30)]
+		return !strings.Contains(rest, "api")
+	}
+	return false
+}
+
+// accountWide says a read covers everything an account owns.
+func accountWide(desc string) bool {
+	for _, p := range []string{"authenticated user", "your account", "the account", "all resources", "owned by the user"} {
+		if strings.Contains(desc, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// workspaceWide says a read covers a whole workspace or organization.
+func workspaceWide(desc string) bool {
+	for _, p := range []string{"across all", "across the workspace", "in the workspace", "whole workspace",
+		"entire workspace", "in the organization", "across the organization"} {
+		if strings.Contains(desc, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// browserWords put a tool in a browser, where a click or a key press acts
+// in whatever session the browser holds.
+var browserWords = map[string]bool{"browser": true, "page": true, "tab": true, "tabs": true, "element": true,
+	"mouse": true, "keyboard": true, "puppeteer": true, "playwright": true, "dom": true, "selector": true}
+
+func inBrowser(s signals) bool {
+	return containsAnyMap(s.tokens, browserWords) || strings.Contains(s.desc, "browser") || strings.Contains(s.desc, "page")
+}
+
+// runNouns are single executions whose log is one item.
+var runNouns = map[string]bool{"apply": true, "plan": true, "run": true, "build": true, "job": true, "pod": true,
+	"step": true, "task": true, "execution": true, "request": true, "entry": true, "container": true}
+
+// webSearch says a search is of the public web or of public places.
+func webSearch(desc string) bool {
+	for _, p := range []string{"web search", "search the web", "searches the web", "internet search", "search engine",
+		"local businesses", "places"} {
+		if strings.Contains(desc, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// revealsSecrets says a boolean parameter's words ask for secret values in
+// the clear: reveal, unmask, decrypt, or include/show with a secret word.
+func revealsSecrets(toks []string) bool {
+	asks, secret := false, false
+	for _, t := range toks {
+		switch t {
+		case "reveal", "unmask", "decrypt", "plaintext", "unredacted":
+			return true
+		case "include", "show", "with", "return", "expose":
+			asks = true
+		case "secret", "secrets", "password", "passwords", "credential", "credentials", "token", "tokens", "env",
+			"key", "keys":
+			secret = true
+		}
+	}
+	return asks && secret
+}

@@ -1,0 +1,230 @@
+package risk
+
+import (
+	"fmt"
+	"strings"
+)
+
+// severity is SEP-2793's riskLevel judged from what the tool does, the way
+// the labelling rubric grades it: reads of public data and local helpers
+// low; reversible, limited changes and reads of private data medium;
+// deleting items, externally visible or irreversible effects, driving a
+// logged-in session and reading secrets high; credentials and access,
+// money, arbitrary execution and broad destruction critical.
+//
+// It is kept apart from the gating level on purpose. The level's floors
+// fail closed (any delete verb, any declared destructive hint, any unknown
+// tool is L5) so that the gate withholds what it cannot vouch for; copying
+// that level into riskLevel would tell a reader that deleting one comment
+// is as grave as dropping a database. The level is still raised to the
+// band of the severity (Assess), so the two never disagree in the
+// direction that would expose a tool.
+func severity(s signals, act action, blast string) (string, string) {
+	head := headNoun(s.objects)
+	if s.optionPrivilege != "" && act >= actMutate {
+		return "critical", fmt.Sprintf("an option changes %s: who may do what", s.optionPrivilege)
+	}
+	switch act {
+	case actExec:
+		if s.execParam == "" && s.apiCall == "" && !s.anyRequest && containsAnyMap(s.objects, automationNouns) {
+			return "high", "runs a stored pipeline, workflow or job; the caller writes no code"
+		}
+		return "critical", "runs arbitrary code, commands or queries"
+	case actDestroy:
+		if containsAnyMap(s.tokens, ephemeralNouns) || containsAnyMap(s.objects, ephemeralNouns) {
+			return "high", "clears session or working state that can be rebuilt"
+		}
+		return "critical", "removes a broad scope"
+	case actDelete:
+		if ephemeralNouns[head] || containsAnyMap(s.tokens, ephemeralNouns) {
+			return "medium", "removes session state that can be rebuilt"
+		}
+		if s.privilege != "" {
+			return "critical", "removes " + s.privilege + ": who may do what"
+		}
+		return "high", "deletes named items"
+	case actUtility:
+		return "low", "local computation"
+	case actRead, actObserve:
+		switch {
+		case s.sensitive != "":
+			return "high", "reads " + s.sensitive + ", which may hold secrets"
+		case returnsSecrets(s.desc):
+			return "high", "the description says it returns secrets or credentials"
+		case s.revealFlag != "":
+			return "high", fmt.Sprintf("flag %q reveals secret values", s.revealFlag)
+		case s.apiCall != "":
+			return "medium", "reads any path of the service's API"
+		case s.privateContent != "":
+			return "medium", "reads " + s.privateContent + ", which may be private"
+		case s.filterParam != "" && !containsAnyMap(s.objects, metadataWords):
+			return "medium", fmt.Sprintf("parameter %q selects any of a collection's records", s.filterParam)
+		}
+		return "low", "reads data that is not secret"
+	}
+	// Mutations and sends.
+	switch {
+	case s.privilege != "":
+		return "critical", fmt.Sprintf("changes %s: who may do what", s.privilege)
+	case s.money != "" && movesMoney[s.money]:
+		return "critical", "moves money (" + s.money + ")"
+	case act == actSend:
+		return "high", fmt.Sprintf("%q is visible outside the system and cannot be recalled", s.verb)
+	case highImpactVerbs[s.verb]:
+		return "high", fmt.Sprintf("%q changes a running service or shared history", s.verb)
+	case s.money == "subscription":
+		return "high", "changes what a customer is charged again and again"
+	case s.money != "":
+		return "medium", "prepares a charge without moving money (" + s.money + ")"
+	case containsAnyMap(s.tokens, sessionActions) && !containsAnyMap(s.tokens, pointerOnly):
+		return "high", "acts in a possibly logged-in browser session"
+	case containsAnyMap(s.tokens, pointerOnly) || lightVerbs[s.verb]:
+		return "low", "moves the pointer or the view; commits nothing"
+	case overwrites(s):
+		return "high", "overwrites content with no undo of its own"
+	case len(s.hardFlags) > 0:
+		return "high", fmt.Sprintf("flag %q makes the change hard to undo", s.hardFlags[0])
+	case blastOrder[blast] >= blastOrder["cluster"]:
+		return "high", "a change whose reach is " + blast
+	case s.bulk || containsAny(s.objects, "many", "all", "bulk", "multiple"):
+		return "high", "changes many items at once"
+	case s.filterParam != "":
+		return "high", fmt.Sprintf("parameter %q changes every record it matches", s.filterParam)
+	case containsAnyMap(s.objects, certificateNouns):
+		return "high", "mints or changes a certificate, a credential others will trust"
+	case refreshVerbs[s.verb] && containsAnyMap(s.objects, metadataWords):
+		return "low", fmt.Sprintf("%q refreshes cached metadata", s.verb)
+	case s.irreversibleText || s.overwriteText:
+		return "high", "the description says the change overwrites or cannot be undone"
+	}
+	return "medium", "a reversible change of limited scope"
+}
+
+// automationNouns are stored automations: running one runs what its
+// owner wrote, not code the caller supplies.
+var automationNouns = map[string]bool{"pipeline": true, "workflow": true, "job": true, "build": true,
+	"actor": true, "task": true, "evaluation": true, "test": true, "suite": true}
+
+// certificateNouns are credentials others trust: minting one is granting.
+var certificateNouns = map[string]bool{"certificate": true, "cert": true, "issuer": true, "keypair": true,
+	"csr": true}
+
+// refreshVerbs re-read what a system already holds.
+var refreshVerbs = map[string]bool{"sync": true, "refresh": true, "rescan": true, "reindex": true, "reload": true}
+
+// severityRank orders riskLevel values.
+var severityRank = map[string]int{"low": 0, "medium": 1, "high": 2, "critical": 3}
+
+// ephemeralNouns name session and working state whose loss is recovered by
+// signing in again or rebuilding it: clearing it is not a broad destruction.
+var ephemeralNouns = map[string]bool{
+	"cookie": true, "cookies": true, "localstorage": true, "sessionstorage": true, "storage": true, "cache": true,
+	"stash": true, "highlight": true, "route": true, "mock": true, "untracked": true,
+}
+
+// highImpactVerbs change a running service or history others share: one
+// call can take a service down or put unreviewed work in front of users.
+var highImpactVerbs = map[string]bool{
+	"deploy": true, "promote": true, "upgrade": true, "scale": true, "rollout": true,
+	"merge": true, "maintenance": true, "rollback": true, "reset": true,
+	"finalize": true, "checkout": true, "handle": true, "import": true,
+}
+
+// sessionActions drive a browser that may be signed in: a click or a key
+// press can submit whatever form the page shows.
+var sessionActions = map[string]bool{
+	"click": true, "type": true, "press": true, "navigate": true, "drag": true, "drop": true,
+	"upload": true, "dialog": true, "tabs": true, "down": true, "up": true,
+}
+
+// pointerOnly words move a pointer or a view and commit nothing.
+var pointerOnly = map[string]bool{"hover": true, "move": false, "wheel": true, "scroll": true, "back": true,
+	"resize": true}
+
+// contentNouns hold what a write replaces wholesale.
+var contentNouns = map[string]bool{"file": true, "content": true, "block": true, "markdown": true, "document": true,
+	"value": true, "text": true, "pdf": true}
+
+// overwrites says a write replaces content in place: writing or editing a
+// file, setting a value, creating-or-updating. A write that says it never
+// overwrites does not.
+func overwrites(s signals) bool {
+	if s.actSource != "name" {
+		return false // a verb read from prose ("a set of documents") is too weak
+	}
+	upsert := containsAny(s.tokens, "create") && containsAny(s.tokens, "update")
+	replaces := (upsert && containsAnyMap(s.objects, contentNouns)) ||
+		((s.verb == "write" || s.verb == "edit" || s.verb == "set" || s.verb == "replace") && (containsAnyMap(s.objects, contentNouns) || len(s.objects) == 0))
+	if !replaces {
+		return false
+	}
+	return !strings.Contains(s.desc, "no-overwrite") && !strings.Contains(s.desc, "not overwrite") && !strings.Contains(s.desc, "fails if")
+}
+
+// lightVerbs change only transient, local presentation state.
+var lightVerbs = map[string]bool{
+	"hover": true, "resize": true, "highlight": true, "emulate": true, "toggle": true,
+}
+
+// privateContentNouns name what people write or records about people and
+// money: reading them is reading data that is sensitive but not secret.
+var privateContentNouns = map[string]bool{
+	"diff": true, "blame": true, "commit": true, "user": true,
+	"log": true, "issue": true, "ticket": true, "pull": true, "comment": true, "review": true, "message": true,
+	"thread": true, "reply": true, "conversation": true, "history": true, "email": true, "mail": true,
+	"profile": true, "customer": true, "contact": true, "invoice": true, "payment": true, "subscription": true,
+	"dispute": true, "balance": true, "transaction": true, "order": true, "page": true, "block": true,
+	"document": true, "note": true, "record": true, "row": true, "event": true, "replay": true, "output": true,
+	"chat": true, "dm": true, "attachment": true, "recording": true, "submission": true,
+}
+
+// fileContentNouns hold content only when they are read, not listed or
+// searched by name: a listing shows names, a read shows what is inside.
+var fileContentNouns = map[string]bool{"file": true, "content": true, "source": true, "code": true, "object": true,
+	"blob": true}
+
+// metadataWords say a read returns facts about an object, not the object.
+var metadataWords = map[string]bool{"metadata": true, "info": true, "status": true, "size": true, "schema": true,
+	"location": true, "stat": true, "name": true}
+
+// secretPhrases in a read's description say it returns secret values.
+var secretPhrases = []string{"secret value", "password", "api key", "access token", "private key",
+	"environment variable", "cookies"}
+
+func containsAnyMap(list []string, m map[string]bool) bool {
+	for _, l := range list {
+		if m[l] {
+			return true
+		}
+	}
+	return false
+}
+
+// readsPrivate finds the private-content word a read names, in its name or,
+// for a read named by its verb alone (git_diff), in the verb.
+func readsPrivate(s *signals) {
+	if containsAnyMap(s.objects, metadataWords) {
+		return
+	}
+	listing := s.verb == "list" || s.verb == "search" || s.verb == "find" || s.verb == "tree"
+	for _, o := range s.objects {
+		if privateContentNouns[o] || (fileContentNouns[o] && !(listing && o != "code" && o != "content")) {
+			s.privateContent = o
+			return
+		}
+	}
+	if v := singular(s.verb); privateContentNouns[v] {
+		s.privateContent = v
+	}
+}
+
+// returnsSecrets says a read's description says it returns secret values.
+func returnsSecrets(desc string) bool {
+	head := opening(desc, claimWindow)
+	for _, p := range secretPhrases {
+		if strings.Contains(head, p) {
+			return true
+		}
+	}
+	return false
+}
