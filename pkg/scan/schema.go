@@ -56,6 +56,16 @@ func SchemaTexts(prefix string, schema any) []Text {
 	return w.out
 }
 
+// DataTexts returns every string in a decoded JSON value that is not a
+// schema (a tool's _meta, a field MCP does not define, an unknown
+// annotation), member names included, with its path under prefix. A client
+// may show any of them to the model. The bounds are those of SchemaTexts.
+func DataTexts(prefix string, v any) []Text {
+	w := schemaWalker{}
+	w.data(prefix, v, 0)
+	return w.out
+}
+
 type schemaWalker struct {
 	out []Text
 }

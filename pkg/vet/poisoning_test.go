@@ -282,7 +282,7 @@ var ratchet = map[string]int{
 	// Issue 13's target is 98% of every class; these are the figures the
 	// scan reached when the corpus was written.
 	"authority": 4, "command-prestep": 0, "concealment": 5, "encoded": 12,
-	"exfiltration": 7, "full-schema": 8, "hiding": 17, "instructions": 8,
+	"exfiltration": 7, "full-schema": 11, "hiding": 17, "instructions": 8,
 	"lying-annotations": 0, "multilingual": 0, "names": 11, "override": 3,
 	"persistence": 0, "schema-overreach": 0, "secret-read": 5,
 	"tool-steering": 14, "trigger": 3,
