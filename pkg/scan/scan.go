@@ -173,7 +173,7 @@ func (s *Scanner) Scan(texts []Text) []Finding {
 	}
 	seen := map[key]bool{}
 	sh := s.sh
-	c := &textCtx{}
+	c := &textCtx{tool: newToolInfo(texts)}
 	for _, t := range texts {
 		if len(out) >= maxFindings {
 			break
@@ -182,6 +182,7 @@ func (s *Scanner) Scan(texts []Text) []Finding {
 		// escaped the same way.
 		field := visibleField(t.Field)
 		c.reset(t.Value, field == "name")
+		c.field = field
 		c.analyse(sh)
 		for _, h := range c.hits {
 			k := key{h.sig, field}
@@ -240,6 +241,7 @@ func capString(s string) string {
 func (c *textCtx) analyse(sh *shadower) {
 	c.prepare()
 	c.runPhraseRules()
+	c.intentSentences()
 	c.findEncoded()
 	c.findMarkup()
 	c.findImageExfil()

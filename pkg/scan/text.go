@@ -30,7 +30,14 @@ type textCtx struct {
 	// sensitive-path hits in clean offsets, for rules that need one nearby.
 	sens []int
 
+	// tool is what the tool under scan is for (nil when unknown); field is
+	// the field of the text.
+	tool  *toolInfo
+	field string
+	why   string // which intent rule fired last, for tests
+
 	// Scratch space reused from one text to the next within a Scan.
+	itoks   []itok
 	scratch []byte
 	anchors []anchorHit
 	secrets []secretHit

@@ -280,17 +280,29 @@ const (
 // caught; classes missing here must be caught in full.
 var ratchet = map[string]int{
 	// Issue 13's target is 98% of every class; these are the figures the
-	// scan reached when the corpus was written.
-	"authority": 4, "command-prestep": 0, "concealment": 5, "encoded": 12,
-	"exfiltration": 7, "full-schema": 11, "hiding": 17, "instructions": 8,
-	"lying-annotations": 0, "multilingual": 0, "names": 11, "override": 3,
-	"persistence": 0, "schema-overreach": 0, "secret-read": 5,
-	"tool-steering": 14, "trigger": 3,
+	// scan reaches today.
+	"authority":         14,
+	"command-prestep":   11,
+	"concealment":       11,
+	"encoded":           12,
+	"exfiltration":      17,
+	"full-schema":       17,
+	"hiding":            18,
+	"instructions":      12,
+	"lying-annotations": 0,
+	"multilingual":      0,
+	"names":             11,
+	"override":          13,
+	"persistence":       12,
+	"schema-overreach":  0,
+	"secret-read":       17,
+	"tool-steering":     19,
+	"trigger":           10,
 }
 
-// maxLookalikeFP is the most look-alikes that may be flagged. Issue 13's
-// target is 2% (2 of 148); 8 is the figure when the corpus was written.
-const maxLookalikeFP = 8
+// maxLookalikeFP is the most look-alikes that may be flagged: issue 13's
+// target, 2% of 148.
+const maxLookalikeFP = 2
 
 func TestPoisoningFigures(t *testing.T) {
 	attacks := loadPoisonCases(t, "attacks.jsonl")
@@ -351,25 +363,19 @@ func TestPoisoningFigures(t *testing.T) {
 		tools, flaggedTools, findings := vetCorpus(t, dir)
 		fmt.Printf("poisoning: false positives %-5s %d/%d tools (%d findings)\n", filepath.Base(dir), flaggedTools, tools, len(findings))
 		for _, f := range findings {
-			if reason, ok := expectedDevFindings[f]; ok {
-				t.Logf("expected finding on %s: %s (%s)", filepath.Base(dir), f, reason)
+			key, excerpt, _ := strings.Cut(f, " ")
+			if reason, ok := expectedDevFindings[key]; ok {
+				t.Logf("expected finding on %s: %s (%s)", filepath.Base(dir), key, reason)
 				continue
 			}
-			t.Errorf("finding on %s: %s", filepath.Base(dir), f)
+			t.Errorf("finding on %s: %s: %s", filepath.Base(dir), key, excerpt)
 		}
 	}
 }
 
 // expectedDevFindings lists findings on the development corpus shown to be
 // real, keyed "server/tool/signal/field", with why.
-var expectedDevFindings = map[string]string{
-	// False positives the scan produced when the corpus was written; issue
-	// 13 wants none. They are listed so that no new one slips in.
-	"npm-sentry-mcp-server/get_sentry_resource/tool-shadowing/description":                                                     "false positive, to be fixed",
-	"npm-auth0-auth0-mcp-server/auth0_save_credentials_to_file/sensitive-path/description":                                     "false positive, to be fixed",
-	"npm-cloudbase-cloudbase-mcp/manageFunctions/sensitive-path/description":                                                   "false positive, to be fixed",
-	"npm-tacticlaunch-mcp-linear/linear_createIssueFromTemplate/model-instruction/inputSchema.properties.priority.description": "false positive, to be fixed",
-}
+var expectedDevFindings = map[string]string{}
 
 func pct(n, d int) float64 {
 	if d == 0 {
@@ -418,7 +424,7 @@ func vetCorpus(t testing.TB, dir string) (int, int, []string) {
 	var out []string
 	for _, s := range r.Servers {
 		for _, f := range s.Findings {
-			out = append(out, s.Server+"/-/"+f.Signal+"/"+f.Field)
+			out = append(out, s.Server+"/-/"+f.Signal+"/"+f.Field+" "+f.Excerpt)
 		}
 	}
 	flagged := 0
@@ -429,7 +435,7 @@ func vetCorpus(t testing.TB, dir string) (int, int, []string) {
 				continue
 			}
 			n++
-			out = append(out, tr.Server+"/"+tr.Name+"/"+f.Signal+"/"+f.Field)
+			out = append(out, tr.Server+"/"+tr.Name+"/"+f.Signal+"/"+f.Field+" "+f.Excerpt)
 		}
 		if n > 0 {
 			flagged++

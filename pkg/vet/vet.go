@@ -158,14 +158,28 @@ func extraKeys(m map[string]any, known ...string) []string {
 	return keys
 }
 
+// otherTools lists the tool names of the servers other than except, minus
+// the names except offers itself (see scan.Options.OtherTools): a server
+// describing its own tool is not shadowing, even when another server uses
+// the same name; that overlap is reported as a name collision instead.
 func otherTools(servers []Server, except string) []string {
+	own := map[string]bool{}
+	for _, s := range servers {
+		if s.Name == except {
+			for _, t := range s.Catalogue.Tools {
+				own[t.Name] = true
+			}
+		}
+	}
 	var names []string
 	for _, s := range servers {
 		if s.Name == except {
 			continue
 		}
 		for _, t := range s.Catalogue.Tools {
-			names = append(names, t.Name)
+			if !own[t.Name] {
+				names = append(names, t.Name)
+			}
 		}
 	}
 	return names

@@ -1,0 +1,1111 @@
+package scan
+
+import (
+	"strings"
+)
+
+// Intent rules. The phrase rules (rules.go) know the wording of attacks
+// seen before; these judge what a sentence asks the model to do, so that a
+// paraphrase is caught as well. A sentence is split into tokens, each word
+// is given classes from a small lexicon of what it can mean (a verb that
+// moves data, a verb that reads, a noun for the conversation, a noun for a
+// credential, a word that addresses the model, a negation ...), and a
+// sentence is reported when it is a directive (an imperative at the start
+// of a clause, or a verb under a modal: "you must", "the model should",
+// "make sure", "remember to") whose verb and object together ask for one of
+// the things a tool never needs from the model:
+//
+//   - data the tool has no use for, passed into a parameter or sent out
+//     (the user's messages, the conversation, files, credentials);
+//   - a read of a credential or private file;
+//   - silence towards the user about what happens;
+//   - that earlier instructions no longer hold;
+//   - authority the text does not have (system, admin, developer voices);
+//   - that something be kept in memory or in files read by future
+//     sessions;
+//   - that a command be run first;
+//   - that another tool be avoided, replaced or always preferred;
+//   - any of those, or a lie, when the user does something later.
+//
+// Precision comes from weighing the sentence against what the tool is for:
+// a parameter named after the data it receives, a tool whose own name is
+// about that data, and what the user explicitly asked for, are honest; a
+// prohibition ("do not include API keys") is the opposite of an attack.
+
+// Word classes.
+const (
+	wTransmit uint64 = 1 << iota
+	wRead
+	wTell
+	wHide
+	wOverride
+	wPersist
+	wRun
+	wCall
+	wModal
+	wNeg
+	wUser
+	wYou
+	wPriv     // the conversation and what the model holds, on its own
+	wPrivUser // private when it belongs to the user ("the user's files")
+	wSecret
+	wDest
+	wTool
+	wCond
+	wPronoun
+	wQual // previous, prior, earlier ... in "previous instructions"
+	wRules
+	wAdverb // may stand between a clause start and an imperative
+	wAuthority
+	wGrant
+	wQuant // every, all, whatever
+	wMemory
+	wDeceive
+	wConsent // the user asked for it
+	wBase    // base form of a verb: may be imperative
+	wPast    // said, wrote: what the user did
+	wDanger  // a verb that destroys
+)
+
+var lexicon = func() map[string]uint64 {
+	m := map[string]uint64{}
+	add := func(cls uint64, words string) {
+		for _, w := range strings.Fields(words) {
+			m[w] |= cls
+		}
+	}
+	add(wTransmit|wBase, "include pass send put add append attach insert embed copy paste supply provide fill place forward upload post share submit encode carry hand leak mail email e-mail bcc cc sms transmit relay give deliver export sync page mirror prepend")
+	add(wTransmit, "includes contains contain carries")
+	add(wRead|wBase, "read cat open load dump grab collect retrieve obtain fetch find access extract gather locate print output echo")
+	add(wRead, "get look")
+	add(wTell|wBase, "tell mention inform reveal disclose show notify alert warn bring explain admit say")
+	add(wTell, "telling mentioning informing revealing disclosing showing notifying alerting")
+	add(wHide|wBase, "hide conceal pretend omit suppress")
+	add(wOverride|wBase, "ignore disregard forget override bypass discard abandon")
+	add(wPersist|wBase, "save store write record remember memorise memorize persist keep note")
+	add(wPersist, "writing storing saving recording")
+	add(wRun|wBase, "run execute launch install exec")
+	add(wRun, "running executing launching")
+	add(wCall|wBase, "call use invoke choose prefer pick route select")
+	add(wCall, "calling using invoking")
+	add(wModal, "must should shall need needs have has required mandatory essential necessary expected supposed ought always remember ensure sure important obligatory required:")
+	add(wNeg, "not don't dont never no avoid nor cannot can't mustn't shouldn't won't without")
+	add(wUser, "user user's users users' human human's person person's people customer customer's anyone anybody operator someone their them they his her")
+	add(wYou, "you your yourself assistant model ai agent llm")
+	add(wPriv, "conversation conversations chat chats transcript transcripts history dialogue dialog turns clipboard pii")
+	add(wPrivUser, "messages message files documents notes data details address e-mail phone birth questions question requests input inputs prompts answers replies responses contacts location iban folder information info tabs emails")
+	add(wPast, "said wrote writes typed shared pasted says")
+	add(wSecret, "key keys token tokens password passwords passwd credential credentials secret secrets cookie cookies apikey api_key passphrase kubeconfig env environment connection auth authtoken pem otp mfa cvv private_key secret_key access_key")
+	add(wDest, "parameter parameters param params argument arguments arg args field fields property properties payload header headers attribute")
+	add(wTool, "tool tools function functions server servers")
+	add(wCond, "when whenever if once upon every each should")
+	add(wPronoun, "this it these that them those")
+	add(wQual, "previous prior earlier above original initial preceding former existing other system safety security content confirmation earlier before")
+	add(wRules, "instructions instruction rules rule guidelines guardrails policies policy directions directives restrictions constraints context request checks guidance limits")
+	add(wAdverb, "always also then first just simply quietly silently secretly immediately now please additionally carefully automatically and or but so next finally still")
+	add(wAuthority, "system admin administrator developer operator platform host anthropic openai official root")
+	add(wGrant, "authorised authorized approved pre-approved granted privileges trusted elevated outrank outranks permitted allowed")
+	add(wQuant, "every all whatever everything any each")
+	add(wMemory, "memory memories long-term future later forever permanently restarts")
+	add(wDeceive|wBase, "reply answer respond claim state")
+	add(wConsent, "asks asked wants wanted requests requested names gives provides explicitly chooses selects approves confirms stated")
+	add(wDanger, "delete remove drop purge wipe erase destroy truncate terminate kill")
+	return m
+}()
+
+// itok is one token of a sentence under intent analysis.
+type itok struct {
+	w    string // the word, lower case; code spans and quotes without delimiters
+	s, e int32  // clean offsets
+	cls  uint64
+	kind uint8
+	brk  bool // a clause boundary (, ; : ( — or the sentence start) precedes it
+	poss bool // the word ended in 's
+}
+
+const (
+	kWord = iota
+	kURL
+	kEmail
+	kPath
+	kCode   // `code`
+	kQuoted // 'name' or "name"
+	kPhone
+)
+
+// toolInfo is what the tool under scan is for, gathered from its name,
+// description and parameter names before its texts are scanned.
+type toolInfo struct {
+	name       string
+	nameWords  []string // the name split at _ - . and case changes, lower case
+	params     []string // property names of the input schema, lower case
+	purpose    string   // the name's words and the description's first sentence, lower case
+	memoryTool bool
+}
+
+func newToolInfo(texts []Text) *toolInfo {
+	ti := &toolInfo{}
+	var desc string
+	for _, t := range texts {
+		switch {
+		case t.Field == "name":
+			ti.name = t.Value
+			ti.nameWords = splitIdent(t.Value)
+		case t.Field == "description":
+			desc = t.Value
+		case strings.HasPrefix(t.Field, "inputSchema.properties.") && strings.Count(t.Field, ".") == 2:
+			ti.params = append(ti.params, strings.ToLower(t.Value))
+		}
+	}
+	if k := strings.IndexAny(desc, ".\n"); k >= 0 {
+		desc = desc[:k]
+	}
+	ti.purpose = strings.ToLower(strings.Join(ti.nameWords, " ") + " " + desc)
+	for _, w := range ti.nameWords {
+		switch w {
+		case "memory", "memories", "remember", "note", "notes", "entities", "observations", "knowledge", "preference", "preferences":
+			ti.memoryTool = true
+		}
+	}
+	return ti
+}
+
+// splitIdent splits an identifier into lower-case words at _ - . / and
+// lower-to-upper case changes.
+func splitIdent(s string) []string {
+	var out []string
+	start := 0
+	flush := func(i int) {
+		if i > start {
+			out = append(out, strings.ToLower(s[start:i]))
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		switch {
+		case b == '_' || b == '-' || b == '.' || b == '/' || b == ' ':
+			flush(i)
+			start = i + 1
+		case i > start && 'A' <= b && b <= 'Z' && 'a' <= s[i-1] && s[i-1] <= 'z':
+			flush(i)
+			start = i
+		}
+	}
+	flush(len(s))
+	return out
+}
+
+// purposeHas reports whether the tool's name or summary names a word of
+// the same family as w ("token" for a token tool, "chat" for a chat tool).
+func (ti *toolInfo) purposeHas(group []string) bool {
+	if ti == nil {
+		return false
+	}
+	for _, g := range group {
+		if strings.Contains(ti.purpose, g) {
+			return true
+		}
+	}
+	return false
+}
+
+// paramIn reports whether a parameter of the tool is named after a word
+// of group.
+func (ti *toolInfo) paramIn(group []string) bool {
+	if ti == nil {
+		return false
+	}
+	for _, p := range ti.params {
+		for _, g := range group {
+			if strings.Contains(p, g) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (ti *toolInfo) isParam(w string) bool {
+	if ti == nil || w == "" {
+		return false
+	}
+	for _, p := range ti.params {
+		if p == w {
+			return true
+		}
+	}
+	return false
+}
+
+// Families of data, for weighing an object against the tool's purpose.
+var (
+	famConversation = []string{"conversation", "chat", "message", "history", "transcript", "dialog", "thread", "turn"}
+	famSecret       = []string{"key", "token", "credential", "auth", "secret", "password", "passwd", "bearer", "cookie", "session", "jwt", "login", "vault", "certificate", "oauth", "ssh", "kube", "env", "config"}
+	famPrompt       = []string{"system", "prompt", "instruction"}
+	famFiles        = []string{"file", "document", "upload", "folder", "attachment"}
+	famPersonal     = []string{"contact", "address", "profile", "person", "user", "customer", "email", "phone"}
+)
+
+// tokenize splits the clean sentence t[s:e] into c.itoks.
+func (c *textCtx) tokenize(s, e int) []itok {
+	t := c.clean
+	toks := c.itoks[:0]
+	brk := true
+	for i := s; i < e; {
+		b := t[i]
+		switch b {
+		case ' ', '\t', '\r', '\n':
+			i++
+			continue
+		case ',', ';', ':', '(', ')', '[', ']', '{', '}', '|', '*', '#', '>':
+			brk = true
+			i++
+			continue
+		case '`':
+			k := strings.IndexByte(t[i+1:e], '`')
+			if k >= 0 {
+				toks = append(toks, itok{w: t[i+1 : i+1+k], s: int32(i), e: int32(i + 2 + k), kind: kCode, brk: brk})
+				brk = false
+				i += k + 2
+				continue
+			}
+			i++
+			continue
+		case '\'', '"':
+			if k := strings.IndexByte(t[i+1:e], b); k > 0 && k <= 40 && !strings.ContainsAny(t[i+1:i+1+k], " \n") {
+				w := t[i+1 : i+1+k]
+				toks = append(toks, itok{w: w, s: int32(i), e: int32(i + 2 + k), kind: kQuoted, brk: brk, cls: lexicon[w]})
+				brk = false
+				i += k + 2
+				continue
+			}
+			i++
+			continue
+		}
+		j := i
+		for j < e && t[j] != ' ' && t[j] != '\t' && t[j] != '\n' && t[j] != '\r' && t[j] != ',' && t[j] != ';' && t[j] != '(' && t[j] != ')' && t[j] != '`' && t[j] != '"' && t[j] != '[' && t[j] != ']' && t[j] != '{' && t[j] != '}' {
+			j++
+		}
+		w := t[i:j]
+		next := j
+		endBrk := false
+		// Trailing punctuation: a colon ends a clause; a full stop inside
+		// a path or a domain stays.
+		for len(w) > 0 {
+			last := w[len(w)-1]
+			if last == ':' || last == '.' || last == '!' || last == '?' || last == '\'' || last == '>' || last == '*' {
+				if last == ':' {
+					endBrk = true
+				}
+				w = w[:len(w)-1]
+				continue
+			}
+			break
+		}
+		if w == "" {
+			i = next
+			if endBrk {
+				brk = true
+			}
+			continue
+		}
+		tk := itok{w: w, s: int32(i), e: int32(i + len(w)), brk: brk}
+		switch {
+		case strings.Contains(w, "://"):
+			tk.kind = kURL
+		case strings.IndexByte(w, '@') > 0 && strings.IndexByte(w[strings.IndexByte(w, '@'):], '.') > 0:
+			tk.kind = kEmail
+		case w[0] == '~' || w[0] == '/' || strings.Contains(w, "/.") || (w[0] == '.' && len(w) > 1 && isWordByte(w[1])):
+			tk.kind = kPath
+		case w[0] == '+' && len(w) > 1 && '0' <= w[1] && w[1] <= '9':
+			tk.kind = kPhone
+		default:
+			base := w
+			if strings.HasSuffix(base, "'s") {
+				base = base[:len(base)-2]
+				tk.poss = true
+				tk.cls = lexicon[base] | lexicon[w]
+			} else {
+				tk.cls = lexicon[w]
+			}
+			if tk.cls == 0 && strings.IndexByte(w, '_') > 0 {
+				// GITHUB_TOKEN, api_key, ssh_private_key: a credential
+				// named in an identifier.
+				for _, part := range strings.Split(w, "_") {
+					if lexicon[part]&wSecret != 0 {
+						tk.cls |= wSecret
+					}
+				}
+			}
+		}
+		toks = append(toks, tk)
+		brk = endBrk
+		i = next
+	}
+	c.itoks = toks
+	return toks
+}
+
+// directive reports whether the verb at toks[i] is addressed to the model
+// as an order: an imperative at the start of a clause (after adverbs such
+// as "always", "then", "please"), a verb under a modal in the few words
+// before it, or any verb of a sentence that starts "make sure", "ensure",
+// "it is essential that". neg reports a prohibition ("do not", "never").
+func directive(toks []itok, i int) (ok, neg bool) {
+	// A negation just before the verb, or before the list of verbs it
+	// heads ("do not read, open or echo"); a clause boundary is crossed
+	// only back into such a list.
+	for k := i - 1; k >= 0 && k >= i-6; k-- {
+		w := toks[k].w
+		if w == "but" || w == "however" || w == "instead" || w == "then" {
+			break
+		}
+		if toks[k+1].brk && toks[k].cls&wBase == 0 && w != "or" && w != "and" {
+			break
+		}
+		if toks[k].cls&wNeg != 0 && w != "without" {
+			neg = true
+			break
+		}
+	}
+	if toks[i].cls&wBase != 0 {
+		k := i - 1
+		for k >= 0 && !toks[k+1].brk && toks[k].cls&(wAdverb|wNeg) != 0 {
+			k--
+		}
+		if k < 0 || toks[k+1].brk {
+			return true, neg
+		}
+		switch toks[k].w {
+		case "to", "do", "don't", "dont", "you", "must", "should", "shall", "please", "and", "then", "also", "always", "never":
+			return true, neg
+		}
+	}
+	// A modal governing the verb: "you must include", "the model should
+	// supply", "has to send"; not across another verb ("must be created
+	// to carry").
+	for k := i - 1; k >= 0 && k >= i-5; k-- {
+		tk := toks[k]
+		if tk.cls&wModal != 0 {
+			switch tk.w {
+			case "need", "needs", "have", "has":
+				if k+1 < len(toks) && toks[k+1].w != "to" {
+					return false, neg
+				}
+			}
+			return true, neg
+		}
+		if toks[k+1].brk || tk.cls&wBase != 0 {
+			break
+		}
+		switch tk.w {
+		case "be", "been", "being", "is", "are", "was", "were":
+			return false, neg
+		}
+	}
+	for k := 0; k < i; k++ {
+		switch toks[k].w {
+		case "ensure", "sure", "essential", "mandatory", "required", "imperative", "crucial", "vital", "important":
+			return true, neg
+		}
+	}
+	return false, neg
+}
+
+// objectEnd returns where the object of the verb at i ends: at the next
+// clause boundary or the next verb that can start a clause, at most 14
+// tokens on.
+func objectEnd(toks []itok, i int) int {
+	end := min(len(toks), i+15)
+	for k := i + 1; k < end; k++ {
+		if toks[k].brk || (k > i+1 && toks[k].cls&wBase != 0 && (toks[k-1].w == "and" || toks[k-1].w == "then" || toks[k-1].w == "to")) {
+			return k
+		}
+	}
+	return end
+}
+
+// measureNoun reports a credential word used as a measure or a reference:
+// "fewer tokens", "token cost", "save tokens", "the conversation ID", "an
+// access token" named as a requirement.
+func measureNoun(toks []itok, k int) bool {
+	if k+1 < len(toks) {
+		switch toks[k+1].w {
+		case "cost", "costs", "count", "counts", "usage", "limit", "limits", "budget", "budgets", "efficient", "per", "id", "ids", "url", "urls", "identifier", "name", "names", "title", "format", "scopes", "scope", "type", "length":
+			return true
+		}
+	}
+	if k > 0 {
+		switch toks[k-1].w {
+		case "fewer", "more", "save", "reduce", "consume", "max", "maximum", "many", "output", "input", "null", "next", "continuation", "pagination", "page":
+			return true
+		}
+	}
+	return false
+}
+
+// intentSentences runs the intent rules over every sentence of the text.
+func (c *textCtx) intentSentences() {
+	t := c.clean
+	if len(t) < 12 {
+		return
+	}
+	first := true
+	for s := 0; s < len(t); {
+		e := s
+		for e < len(t) {
+			ch := t[e]
+			if ch == '\n' || ((ch == '.' || ch == '!' || ch == '?') && (e+1 == len(t) || t[e+1] == ' ' || t[e+1] == '\n')) {
+				break
+			}
+			e++
+		}
+		if e-s >= 8 {
+			c.intentSentence(s, e, first)
+			first = false
+		}
+		s = e + 1
+	}
+}
+
+// hasSig reports whether the text already has a hit of one of the signals.
+func (c *textCtx) has(sigs ...int) bool {
+	for _, s := range sigs {
+		if c.hasHit(s) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *textCtx) intentSentence(s, e int, first bool) {
+	toks := c.tokenize(s, e)
+	if len(toks) < 2 {
+		return
+	}
+	var all uint64
+	for _, tk := range toks {
+		all |= tk.cls
+	}
+	hitAt := func(sig int) {
+		c.addCleanHit(sig, s, e)
+	}
+	ti := c.tool
+	// Descriptions open with a summary in the imperative ("Read a file",
+	// "List the contexts of the kubeconfig"); the first sentence of a
+	// description is the tool describing itself, not an order.
+	summary := first && (c.field == "description" || c.field == "title")
+	for i, tk := range toks {
+		switch {
+		case tk.cls&wTransmit != 0 && !c.hasHit(sigExfil):
+			if ok, neg := directive(toks, i); ok && !neg && !(summary && i == 0) {
+				if obj, fam := privateObject(toks, i+1); obj && !consent(toks) && !ti.purposeHas(fam) && !ti.paramIn(fam) {
+					hitAt(sigExfil)
+					c.why = "exfil-private"
+				} else if sens := c.sensitiveIn(toks[i:]); sens && !consent(toks) && !protective(c, s, e) {
+					hitAt(sigExfil)
+					c.why = "exfil-sensitive"
+				}
+			}
+		}
+		if tk.cls&wRead != 0 && !c.hasHit(sigModel) && !(summary && i == 0) {
+			if ok, neg := directive(toks, i); ok && !neg {
+				if secretObject(toks, i+1, c) && !consent(toks) && !protective(c, s, e) && !ti.purposeHas(famSecret) {
+					hitAt(sigModel)
+					c.why = "secret-read"
+				}
+			}
+		}
+	}
+	if c.hasHit(sigModel) {
+		return
+	}
+	switch {
+	case all&(wTell|wHide) != 0 && c.concealment(toks):
+		c.why = "conceal"
+	case all&(wOverride|wRules|wYou) != 0 && c.override(toks):
+		c.why = "override"
+	case c.authority(toks, all):
+		c.why = "authority"
+	case all&(wPersist|wTransmit) != 0 && all&(wMemory|wPronoun) != 0 && c.persistence(toks):
+		c.why = "persist"
+	case c.command(toks, summary):
+		c.why = "command"
+	case all&wCall != 0 && c.steering(toks):
+		c.why = "steer"
+	case all&wCond != 0 && c.trigger(toks):
+		c.why = "trigger"
+	default:
+		return
+	}
+	hitAt(sigModel)
+}
+
+// privateObject reports whether the words after a verb name data the tool
+// would not need: the conversation, the system prompt, what the user said,
+// the user's files or messages, credentials; and the family of data named.
+func privateObject(toks []itok, from int) (bool, []string) {
+	end := objectEnd(toks, from-1)
+	for k := from; k < end; k++ {
+		tk := toks[k]
+		if tk.cls&(wPriv|wSecret|wPrivUser) != 0 && measureNoun(toks, k) {
+			continue
+		}
+		switch {
+		case tk.cls&wPriv != 0:
+			return true, famConversation
+		case tk.w == "prompt" && k > 0 && toks[k-1].w == "system":
+			return true, famPrompt
+		case (tk.w == "instructions" || tk.w == "prompt") && k > 0 && (toks[k-1].w == "your" || toks[k-1].w == "full"):
+			return true, famPrompt
+		case tk.cls&wSecret != 0 && tk.kind == kWord:
+			return true, famSecret
+		case tk.cls&wPrivUser != 0:
+			// The user's messages, files the user opened, every message
+			// the user writes.
+			for j := max(from, k-3); j <= min(end-1, k+3); j++ {
+				if j != k && toks[j].cls&wUser != 0 {
+					return true, famFor(tk.w)
+				}
+			}
+			if k > 0 && (toks[k-1].w == "recent" || toks[k-1].w == "previous" || toks[k-1].w == "earlier" || toks[k-1].w == "last") {
+				return true, famFor(tk.w)
+			}
+		case tk.cls&wPast != 0:
+			for j := max(from, k-4); j < k; j++ {
+				if toks[j].cls&wQuant != 0 || toks[j].w == "everything" {
+					return true, famConversation
+				}
+			}
+		case tk.w == "so" && k+1 < len(toks) && toks[k+1].w == "far":
+			return true, famConversation
+		}
+	}
+	return false, nil
+}
+
+func famFor(w string) []string {
+	switch w {
+	case "messages", "message", "questions", "question", "requests", "prompts", "answers", "replies", "responses", "input", "inputs":
+		return famConversation
+	case "files", "documents", "folder", "notes":
+		return famFiles
+	}
+	return famPersonal
+}
+
+// secretObject reports a credential or private file named after a read
+// verb: a sensitive path, a credential noun, the environment.
+func secretObject(toks []itok, from int, c *textCtx) bool {
+	end := objectEnd(toks, from-1)
+	if from < end && from > 0 && toks[from].cls&wSecret != 0 && from+1 >= end {
+		// "access token", "read key": a compound noun, not a verb and
+		// its object.
+		return false
+	}
+	for k := from; k < end; k++ {
+		tk := toks[k]
+		if k == from && k > 0 && (toks[k-1].w == "access" || toks[k-1].w == "open") && tk.cls&wSecret != 0 {
+			return false
+		}
+		if tk.cls&wSecret != 0 && measureNoun(toks, k) {
+			continue
+		}
+		if tk.kind == kPath && sensitiveToken(tk.w) {
+			return true
+		}
+		if tk.kind == kWord && tk.cls&wSecret != 0 {
+			return true
+		}
+		if tk.w == "shadow" && k > 0 && toks[k-1].kind == kPath {
+			return true
+		}
+	}
+	return false
+}
+
+// sensitiveIn reports a sensitive path among the tokens.
+func (c *textCtx) sensitiveIn(toks []itok) bool {
+	for _, tk := range toks {
+		if (tk.kind == kPath || tk.kind == kCode) && sensitiveToken(tk.w) {
+			return true
+		}
+	}
+	return false
+}
+
+// sensitiveToken reports a path to credentials or private files.
+func sensitiveToken(w string) bool {
+	for _, p := range sensitiveParts {
+		if strings.Contains(w, p) {
+			return true
+		}
+	}
+	return false
+}
+
+var sensitiveParts = []string{".ssh", "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", ".aws", ".kube", ".env", ".npmrc", ".netrc", ".pypirc", ".git-credentials", ".docker/config", ".gnupg", ".vault-token", "bash_history", "zsh_history", "/etc/shadow", "/etc/passwd", "mcp.json", "claude_desktop_config", ".azure", "gcloud", "credentials", "keychain", "cookies", ".pgpass"}
+
+// consent reports a sentence about what the user asked for: exporting
+// the conversation when the user asks to save it is the tool's job.
+func consent(toks []itok) bool {
+	for k := 1; k < len(toks); k++ {
+		if toks[k].cls&wConsent != 0 && toks[k-1].cls&wUser != 0 {
+			return true
+		}
+		if toks[k].w == "only" && k+2 < len(toks) && (toks[k+1].w == "what" || toks[k+1].w == "if") {
+			return true
+		}
+	}
+	return false
+}
+
+func protective(c *textCtx, s, e int) bool {
+	return protectiveRe.MatchString(c.clean[s:e])
+}
+
+// contentNouns are things kept from the user to protect them or to keep a
+// surprise, not to hide what a tool does.
+var contentNouns = map[string]bool{
+	"password": true, "passwords": true, "secret": true, "secrets": true, "token": true, "tokens": true, "key": true, "keys": true,
+	"credential": true, "credentials": true, "ending": true, "spoiler": true, "spoilers": true, "answer": true, "solution": true,
+	"value": true, "values": true, "pii": true, "plot": true,
+}
+
+// concealment: silence towards the user about what happens.
+func (c *textCtx) concealment(toks []itok) bool {
+	for i, tk := range toks {
+		switch {
+		case tk.cls&wTell != 0:
+			ok, neg := directive(toks, i)
+			if tk.w == "telling" || tk.w == "mentioning" || tk.w == "informing" || tk.w == "revealing" || tk.w == "disclosing" || tk.w == "showing" || tk.w == "notifying" {
+				ok = ok || (i > 0 && (toks[i-1].w == "avoid" || toks[i-1].w == "without"))
+				neg = neg || (i > 0 && (toks[i-1].w == "avoid" || toks[i-1].w == "without"))
+			}
+			if !ok || !neg {
+				continue
+			}
+			if concealedObject(toks, i+1) {
+				return true
+			}
+		case tk.cls&wHide != 0:
+			if ok, neg := directive(toks, i); ok && !neg {
+				if tk.w == "pretend" {
+					return true
+				}
+				// Omitting a field is not hiding; hiding something from
+				// someone is.
+				if mentionsUser(toks) && concealedObject(toks, i+1) {
+					return true
+				}
+			}
+		case tk.w == "keep":
+			if ok, neg := directive(toks, i); ok && !neg {
+				rest := joinWords(toks[i+1 : min(len(toks), i+9)])
+				if strings.Contains(rest, "to yourself") || strings.HasPrefix(rest, "quiet") || strings.Contains(rest, "in the dark") ||
+					strings.Contains(rest, "secret from") || strings.Contains(rest, " from the user") || strings.Contains(rest, "from the human") {
+					return true
+				}
+			}
+		case tk.w == "act" && i+2 < len(toks) && toks[i+1].w == "as" && (toks[i+2].w == "if" || toks[i+2].w == "though"):
+			return true
+		case tk.w == "leave" && i+2 < len(toks) && toks[i+1].w == "out" && strings.Contains(joinWords(toks[i+2:min(len(toks), i+6)]), "mention"):
+			return true
+		case tk.cls&wUser != 0 && i+3 < len(toks):
+			// "the user must not find out", "make sure the person never sees"
+			rest := joinWords(toks[i+1 : min(len(toks), i+6)])
+			for _, p := range []string{"must not find out", "must not know", "must not learn", "must not notice", "should not know", "should not notice", "never sees", "never see", "never finds out", "never know", "must never know", "must never see", "is not to know", "shouldn't know", "won't notice"} {
+				if strings.HasPrefix(rest, p) || strings.Contains(rest, " "+p) {
+					return true
+				}
+			}
+		case (tk.w == "report" || tk.w == "claim" || tk.w == "say") && i+3 < len(toks):
+			rest := joinWords(toks[i+1 : min(len(toks), i+8)])
+			if (strings.HasPrefix(rest, "success") || strings.HasPrefix(rest, "that it succeeded")) && strings.Contains(rest, "even if") {
+				return true
+			}
+		case tk.w == "describe" && strings.Contains(joinWords(toks[i:]), "as your own"):
+			return true
+		}
+	}
+	return false
+}
+
+// concealedObject reports whether what is kept from the user is the
+// tool's doing: "this", "that files are copied", "these steps", "any
+// error", rather than a secret or a surprise.
+func concealedObject(toks []itok, from int) bool {
+	sawWho := false
+	for k := from; k < min(len(toks), from+8); k++ {
+		w := toks[k].w
+		switch {
+		case contentNouns[w]:
+			return false
+		case toks[k].cls&wUser != 0 || w == "to" || w == "the" || w == "a" || w == "anything" || w == "about" || w == "of" || w == "any":
+			if toks[k].cls&wUser != 0 {
+				sawWho = true
+			}
+			if w == "anything" || w == "about" || w == "any" {
+				return true
+			}
+			continue
+		case toks[k].cls&wPronoun != 0, w == "instruction", w == "instructions", w == "step", w == "steps", w == "call", w == "calls",
+			w == "change", w == "changes", w == "request", w == "requests", w == "error", w == "errors", w == "copy", w == "extra",
+			w == "network", w == "telemetry", w == "redirect", w == "job", w == "note", w == "sidenote", w == "nothing", w == "what":
+			return true
+		case w == "know" || w == "see" || w == "notice":
+			return sawWho
+		default:
+			return sawWho && k > from
+		}
+	}
+	return sawWho
+}
+
+func mentionsUser(toks []itok) bool {
+	for _, tk := range toks {
+		if tk.cls&wUser != 0 && tk.w != "their" && tk.w != "they" && tk.w != "them" {
+			return true
+		}
+	}
+	return false
+}
+
+func joinWords(toks []itok) string {
+	var b strings.Builder
+	for i, tk := range toks {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(tk.w)
+	}
+	return b.String()
+}
+
+// override: earlier instructions no longer hold.
+func (c *textCtx) override(toks []itok) bool {
+	for i, tk := range toks {
+		if tk.cls&wOverride != 0 || tk.w == "set" || tk.w == "throw" || tk.w == "drop" || tk.w == "follow" {
+			ok, neg := directive(toks, i)
+			if !ok {
+				continue
+			}
+			if tk.w == "follow" {
+				// "do not follow the rules you were given"
+				if neg && rulesObject(toks, i+1, true) {
+					return true
+				}
+				continue
+			}
+			if neg {
+				continue
+			}
+			if (tk.w == "set" || tk.w == "throw") && !(i+1 < len(toks) && (toks[i+1].w == "aside" || toks[i+1].w == "away")) {
+				continue
+			}
+			if rulesObject(toks, i+1, false) {
+				return true
+			}
+		}
+	}
+	s := joinWords(toks)
+	for _, p := range overrideStatements {
+		if strings.Contains(s, p[0]) && (p[1] == "" || strings.Contains(s, p[1])) {
+			return true
+		}
+	}
+	return false
+}
+
+// overrideStatements are pairs of word sequences that, both present in a
+// sentence, declare earlier instructions void or this text above them.
+var overrideStatements = [][2]string{
+	{"you were told", "no longer"}, {"whatever you were told", ""}, {"you were given before", ""}, {"no longer appl", "instructions"},
+	{"no longer appl", "rules"}, {"no longer appl", "guidelines"}, {"are out of date", "rules"}, {"are out of date", "instructions"},
+	{"do not apply to", "polic"}, {"do not apply to", "rules"}, {"do not apply to", "guidelines"}, {"don't apply to", "polic"},
+	{"take priority over", "instructions"}, {"takes priority over", "instructions"}, {"take precedence over", "instructions"}, {"takes precedence over", "instructions"},
+	{"were a test", ""}, {"you are now", "no rules"}, {"you are now", "unrestricted"}, {"you are now dan", ""},
+	{"are to be ignored", "instructions"}, {"are to be ignored", "user"}, {"from now on", "you"}, {"these replace them", ""},
+	{"act without them", ""}, {"prior context", "start fresh"}, {"from this session on", ""}, {"in all later", "session"},
+	{"are suspended", "rules"}, {"are disabled", "safety"}, {"outrank", "user"},
+}
+
+// rulesObject reports earlier instructions, rules, guidelines or context
+// as the object of an override verb.
+func rulesObject(toks []itok, from int, given bool) bool {
+	qual := false
+	for k := from; k < min(len(toks), from+8); k++ {
+		tk := toks[k]
+		if tk.cls&wQual != 0 || tk.cls&wYou != 0 || tk.cls&wUser != 0 || tk.w == "all" || tk.w == "any" {
+			qual = qual || tk.cls&wQual != 0 || tk.w == "your" || tk.cls&wUser != 0
+			continue
+		}
+		if tk.cls&wRules != 0 {
+			if qual || given {
+				return true
+			}
+			// "ignore any restrictions", "forget everything you were told"
+			return tk.w == "restrictions" || tk.w == "guardrails" || tk.w == "guidelines"
+		}
+		if tk.w == "everything" || tk.w == "what" || tk.w == "whatever" {
+			rest := joinWords(toks[k:min(len(toks), k+6)])
+			return strings.Contains(rest, "told") || strings.Contains(rest, "said") || strings.Contains(rest, "instructed")
+		}
+		if tk.w == "the" || tk.w == "these" || tk.w == "those" || tk.w == "of" {
+			continue
+		}
+		return false
+	}
+	return false
+}
+
+// authority: a voice the text does not have.
+func (c *textCtx) authority(toks []itok, all uint64) bool {
+	s := joinWords(toks)
+	// A role marker opening the sentence: "SYSTEM:", "[ADMIN]",
+	// "Message from the developer:", "Admin notice:".
+	if toks[0].cls&wAuthority != 0 && (len(toks) > 1 && (toks[1].brk || toks[1].w == "message" || toks[1].w == "notice" || toks[1].w == "note" || toks[1].w == "override")) {
+		return true
+	}
+	if strings.Contains(s, "role system content") || strings.Contains(s, "role: system") || strings.Contains(s, "tool_description") {
+		return true
+	}
+	for i, tk := range toks {
+		if tk.cls&wAuthority == 0 {
+			continue
+		}
+		// "message from the developer", "note from your operator",
+		// "official notice from the MCP host", "as the system
+		// administrator I instruct you", "comes from the system prompt"
+		if i >= 2 && toks[i-1].w == "the" || i >= 2 && toks[i-1].w == "your" {
+			p := toks[i-2].w
+			if p == "from" && i >= 3 && (toks[i-3].w == "message" || toks[i-3].w == "note" || toks[i-3].w == "notice" || toks[i-3].w == "comes" || toks[i-3].w == "instruction" || toks[i-3].w == "instructions") {
+				return true
+			}
+			if p == "as" {
+				return true
+			}
+		}
+		if all&wGrant != 0 && all&wYou != 0 {
+			return true
+		}
+		if i+1 < len(toks) && (toks[i+1].w == "notice" || toks[i+1].w == "message" || toks[i+1].w == "note") && toks[i+1].brk == false && all&(wGrant|wYou|wRules) != 0 && i+2 < len(toks) && toks[i+2].brk {
+			return true
+		}
+	}
+	// Claims of a grant addressed to the model: "you are authorised",
+	// "you have developer privileges", "tools are pre-approved and need no
+	// confirmation", "approval has been granted".
+	if all&wGrant != 0 {
+		for _, p := range grantClaims {
+			if strings.Contains(s, p) {
+				return true
+			}
+		}
+	}
+	for _, p := range []string{"need no confirmation", "needs no confirmation", "confirmation is not required", "skip confirmations", "skip all confirmations", "without confirmation", "disable all confirmation", "safety checks are disabled", "elevated trust", "admin rights", "developer privileges", "output must be followed"} {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+var grantClaims = []string{"you are authorised", "you are authorized", "you have been authorised", "you have been authorized", "has authorised you", "has authorized you",
+	"have been granted", "has been granted", "are pre-approved", "is pre-approved", "trusted by", "you have developer", "you have admin", "you are allowed to", "you are permitted to"}
+
+// persistence: instructions kept for later.
+func (c *textCtx) persistence(toks []itok) bool {
+	s := joinWords(toks)
+	for i, tk := range toks {
+		if tk.cls&(wPersist|wTransmit) == 0 && tk.w != "edit" && tk.w != "memorise" {
+			continue
+		}
+		ok, neg := directive(toks, i)
+		if !ok || neg {
+			continue
+		}
+		rest := joinWords(toks[i+1:])
+		dest := false
+		for _, p := range persistDest {
+			if strings.Contains(rest, p) {
+				dest = true
+				break
+			}
+		}
+		for _, tk2 := range toks[i+1:] {
+			if tk2.kind == kPath || tk2.kind == kWord {
+				for _, f := range persistFiles {
+					if strings.HasSuffix(tk2.w, f) {
+						dest = true
+					}
+				}
+			}
+		}
+		claim := tk.cls&wPersist != 0 && tk.w != "note" && i+1 < len(toks) && toks[i+1].w == "that" && (strings.Contains(rest, " is ") || strings.Contains(rest, " are "))
+		// What is kept: the user's own facts and preferences, kept because
+		// the user asked, are a memory tool's job.
+		if consent(toks) || strings.Contains(rest, "facts the user") || strings.Contains(rest, "preference") {
+			continue
+		}
+		if tk.w == "remember" && i+1 < len(toks) && (toks[i+1].w == "forever" || toks[i+1].w == "permanently" || toks[i+1].w == "this") {
+			return true
+		}
+		if !dest && !claim {
+			continue
+		}
+		return true
+	}
+	if strings.Contains(s, "for the rest of this session and") || strings.Contains(s, "every new session") || strings.Contains(s, "across restarts") {
+		return true
+	}
+	return false
+}
+
+var persistDest = []string{"memory", "memories", "long-term", "future session", "future conversation", "later session", "next session", "next time", "every session", "all sessions", "across sessions", "system prompt", "rules file", "forever", "permanently remember"}
+var persistFiles = []string{"claude.md", "agents.md", "gemini.md", ".cursorrules", ".windsurfrules", "copilot-instructions.md", ".bashrc", ".zshrc", ".profile", ".bash_profile", "crontab"}
+
+// command: a command to run first, or one that fetches and runs code.
+func (c *textCtx) command(toks []itok, summary bool) bool {
+	for i, tk := range toks {
+		if tk.cls&wRun == 0 && tk.w != "set" && tk.w != "initialise" && tk.w != "initialize" && tk.w != "start" && tk.w != "call" {
+			continue
+		}
+		ok, neg := directive(toks, i)
+		if neg || (!ok && tk.w != "running" && tk.w != "executing") || (summary && i == 0) {
+			continue
+		}
+		for _, tk2 := range toks[i+1 : min(len(toks), i+12)] {
+			if tk2.kind == kCode && riskyCommand(tk2.w) {
+				return true
+			}
+		}
+		// A bare command line after the verb: "execute this command before
+		// use: bash -c ...".
+		if riskyCommand(joinWords(toks[i+1:])) {
+			return true
+		}
+	}
+	return false
+}
+
+// riskyCommand reports a command line that fetches and runs code, widens
+// permissions, installs from elsewhere or persists itself.
+func riskyCommand(s string) bool {
+	for _, p := range riskyCommandParts {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return (strings.Contains(s, "curl") || strings.Contains(s, "wget")) && (strings.Contains(s, "| sh") || strings.Contains(s, "|sh") || strings.Contains(s, "| bash") || strings.Contains(s, "bash -c") || strings.Contains(s, "-t ") || strings.Contains(s, "--upload"))
+}
+
+var riskyCommandParts = []string{"| sh", "|sh", "| bash", "|bash", "sudo ", "chmod 777", "chmod -r 777", "--privileged", "authorized_keys", "crontab", "git config --global", "powershell", "-enc ", "node_options", "ld_preload", "rm -rf", "--index-url", "--extra-index-url", "npm install -g", "npm i -g", "iex(", "invoke-expression", "base64 -d", "/dev/tcp", "nc -e", "mkfifo", "sysctl", ".bashrc", "pip install http"}
+
+// steering: another tool avoided, replaced or always preferred.
+func (c *textCtx) steering(toks []itok) bool {
+	s := joinWords(toks)
+	for _, p := range steeringStatements {
+		if strings.Contains(s, p[0]) && (p[1] == "" || strings.Contains(s, p[1])) {
+			return true
+		}
+	}
+	return false
+}
+
+var steeringStatements = [][2]string{
+	{"replaces all other", "tool"}, {"replaces every other", "tool"}, {"replace all other", "tool"}, {"again", "never call"}, {"again", "never use"},
+	{"over every other", "tool"}, {"over any other", "tool"}, {"over all other", "tool"}, {"over any alternative", ""}, {"even when the user names another", ""},
+	{"even if the user names another", ""}, {"even if the user asks for another", ""}, {"route all", "through"}, {"in its place", "call"},
+	{"it is broken", "use"}, {"it corrupts", "use"}, {"are compromised", "use"}, {"is compromised", "call"}, {"is compromised", "use"},
+	{"returns wrong answers", "use"}, {"for every file operation", "use"}, {"only use", "never use"}, {"instead of using", "always call"},
+	{"before calling any other tool", "first"}, {"before using any other tool", "first"},
+}
+
+// trigger: an order for later, when the user does something, whose
+// payload is one of the other intents or a lie.
+func (c *textCtx) trigger(toks []itok) bool {
+	// The condition: when/if/once/whenever/as soon as/every time/should
+	// the user ..., up to the first clause boundary.
+	ci := -1
+	for i, tk := range toks {
+		if tk.cls&wCond != 0 && (i == 0 || tk.brk || toks[i-1].cls&wAdverb != 0) {
+			ci = i
+			break
+		}
+		if tk.w == "on" && i+2 < len(toks) && toks[i+1].cls&wUser != 0 {
+			ci = i
+			break
+		}
+		if tk.w == "as" && i+2 < len(toks) && toks[i+1].w == "soon" {
+			ci = i
+			break
+		}
+	}
+	if ci < 0 {
+		return false
+	}
+	about := false
+	main := -1
+	for k := ci + 1; k < len(toks); k++ {
+		if toks[k].cls&wUser != 0 || toks[k].w == "conversation" || (toks[k].w == "asked" && k > 0 && toks[k-1].w == "are") {
+			about = true
+		}
+		if toks[k].brk && k > ci+1 {
+			main = k
+			break
+		}
+	}
+	if !about || main < 0 {
+		return false
+	}
+	m := toks[main:]
+	ms := joinWords(m)
+	condPriv := false
+	for _, tk := range toks[ci:main] {
+		if tk.cls&(wSecret|wPriv|wPrivUser) != 0 || tk.w == "iban" || tk.w == "file" || tk.w == "incident" {
+			condPriv = true
+		}
+	}
+	for i, tk := range m {
+		switch {
+		case tk.cls&wDeceive != 0 || tk.w == "tell" || tk.w == "say":
+			if i+1 < len(m) && (m[i+1].w == "that" || (i+2 < len(m) && m[i+2].w == "that")) {
+				return true
+			}
+		case tk.w == "ignore" && i+1 < len(m) && (m[i+1].w == "it" || m[i+1].w == "them" || m[i+1].cls&wUser != 0):
+			return true
+		case tk.w == "approve":
+			return true
+		case tk.w == "insert" || tk.w == "add":
+			for _, t2 := range m[i+1:] {
+				if t2.kind == kCode {
+					return true
+				}
+			}
+		case tk.cls&(wTransmit|wPersist|wCall) != 0:
+			// The payload: what the condition mentioned ("it"), the
+			// conversation, a tool whose name destroys.
+			for _, t2 := range m[i+1:] {
+				if ((t2.w == "it" || t2.w == "them") && condPriv) || t2.cls&(wPriv|wSecret) != 0 || (t2.cls&wPrivUser != 0 && strings.Contains(ms, "their")) {
+					return true
+				}
+				for _, w := range splitIdent(t2.w) {
+					if lexicon[w]&wDanger != 0 && strings.IndexByte(t2.w, '_') > 0 {
+						return true
+					}
+				}
+			}
+		case tk.cls&wRun != 0:
+			for _, t2 := range m[i+1:] {
+				if t2.kind == kCode {
+					return true
+				}
+			}
+		}
+		if strings.Contains(ms, "without asking") || strings.Contains(ms, "log in at") {
+			return true
+		}
+	}
+	return false
+}
