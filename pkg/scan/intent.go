@@ -140,14 +140,17 @@ type toolInfo struct {
 	nameWords  []string // the name split at _ - . and case changes, lower case
 	params     []string // property names of the input schema, lower case
 	purpose    string   // the name's words and the description's first sentence, lower case
+	about      string   // the title and the whole description, lower case
 	memoryTool bool
 }
 
 func newToolInfo(texts []Text) *toolInfo {
 	ti := &toolInfo{}
-	var desc string
+	var desc, title string
 	for _, t := range texts {
 		switch {
+		case t.Field == "title":
+			title = t.Value
 		case t.Field == "name":
 			ti.name = t.Value
 			ti.nameWords = splitIdent(t.Value)
@@ -157,6 +160,7 @@ func newToolInfo(texts []Text) *toolInfo {
 			ti.params = append(ti.params, strings.ToLower(t.Value))
 		}
 	}
+	ti.about = strings.ToLower(title + " " + desc)
 	if k := strings.IndexAny(desc, ".\n"); k >= 0 {
 		desc = desc[:k]
 	}

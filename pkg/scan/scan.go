@@ -85,8 +85,22 @@ const (
 	SignalEncodedPayload = "encoded-payload"
 	// SignalHiddenMarkup is markup a renderer hides but the model reads:
 	// HTML comments, markdown comments, <script>, elements hidden with CSS
-	// or the hidden attribute, zero-size text.
+	// or the hidden attribute, zero-size text, and text pushed out of view
+	// by a long run of blank space.
 	SignalHiddenMarkup = "hidden-markup"
+	// SignalConfusableName is a tool name that a reader cannot tell from
+	// another server's tool: the same by the Unicode TR39 skeleton, or
+	// apart from case, blank space or separators; or a name with blank
+	// space in it.
+	SignalConfusableName = "confusable-name"
+	// SignalSecretRequest is a parameter that asks for a credential (a
+	// password, private key, token, cookie, cloud secret, one-time code,
+	// card number) on a tool whose purpose does not need one.
+	SignalSecretRequest = "secret-request"
+	// SignalMisleadingAnnotation is a tool that destroys (deletes, purges,
+	// drops, terminates, overwrites ...) while it declares readOnlyHint
+	// true or destructiveHint false, or calls itself safe or harmless.
+	SignalMisleadingAnnotation = "misleading-annotation"
 )
 
 // Limits. They bound the work a hostile server can cause on every
@@ -116,20 +130,26 @@ const (
 	sigMixed
 	sigEncoded
 	sigMarkup
+	sigConfusable
+	sigSecretReq
+	sigAnnotation
 	numSignals
 )
 
 var signalNames = [numSignals]string{
-	sigModel:     SignalModelInstruction,
-	sigShadow:    SignalToolShadowing,
-	sigExfil:     SignalExfiltration,
-	sigSensitive: SignalSensitivePath,
-	sigSecret:    SignalSecret,
-	sigInvisible: SignalInvisibleUnicode,
-	sigControl:   SignalControlCharacter,
-	sigMixed:     SignalMixedScript,
-	sigEncoded:   SignalEncodedPayload,
-	sigMarkup:    SignalHiddenMarkup,
+	sigModel:      SignalModelInstruction,
+	sigShadow:     SignalToolShadowing,
+	sigExfil:      SignalExfiltration,
+	sigSensitive:  SignalSensitivePath,
+	sigSecret:     SignalSecret,
+	sigInvisible:  SignalInvisibleUnicode,
+	sigControl:    SignalControlCharacter,
+	sigMixed:      SignalMixedScript,
+	sigEncoded:    SignalEncodedPayload,
+	sigMarkup:     SignalHiddenMarkup,
+	sigConfusable: SignalConfusableName,
+	sigSecretReq:  SignalSecretRequest,
+	sigAnnotation: SignalMisleadingAnnotation,
 }
 
 // hit is a finding before it is turned into a Finding: offsets index the
@@ -156,12 +176,13 @@ func Scan(texts []Text, opts Options) []Finding {
 // matters when hundreds of tools are scanned against hundreds of names. A
 // Scanner is safe for concurrent use.
 type Scanner struct {
-	sh *shadower
+	sh    *shadower
+	names *nameIndex
 }
 
 // New prepares a Scanner for opts.
 func New(opts Options) *Scanner {
-	return &Scanner{sh: newShadower(opts.OtherTools)}
+	return &Scanner{sh: newShadower(opts.OtherTools), names: newNameIndex(opts.OtherTools)}
 }
 
 // Scan scans texts as the package-level Scan does.
@@ -174,6 +195,19 @@ func (s *Scanner) Scan(texts []Text) []Finding {
 	seen := map[key]bool{}
 	sh := s.sh
 	c := &textCtx{tool: newToolInfo(texts)}
+	add := func(f Finding, sig int) {
+		k := key{sig, f.Field}
+		if !seen[k] && len(out) < maxFindings {
+			seen[k] = true
+			out = append(out, f)
+		}
+	}
+	for _, f := range s.names.check(c.tool.name) {
+		add(f, sigConfusable)
+	}
+	for _, f := range c.tool.secretRequests(texts) {
+		add(f, sigSecretReq)
+	}
 	for _, t := range texts {
 		if len(out) >= maxFindings {
 			break

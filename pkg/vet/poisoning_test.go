@@ -281,23 +281,21 @@ const (
 var ratchet = map[string]int{
 	// Issue 13's target is 98% of every class; these are the figures the
 	// scan reaches today.
-	"authority":         14,
-	"command-prestep":   11,
-	"concealment":       11,
-	"encoded":           12,
-	"exfiltration":      17,
-	"full-schema":       17,
-	"hiding":            18,
-	"instructions":      12,
-	"lying-annotations": 0,
-	"multilingual":      0,
-	"names":             11,
-	"override":          13,
-	"persistence":       12,
-	"schema-overreach":  0,
-	"secret-read":       17,
-	"tool-steering":     19,
-	"trigger":           10,
+	"authority":       14,
+	"command-prestep": 11,
+	"concealment":     11,
+	"encoded":         12,
+	"exfiltration":    17,
+	"full-schema":     18,
+	"hiding":          18,
+	"instructions":    12,
+	"multilingual":    0,
+	"names":           17,
+	"override":        13,
+	"persistence":     12,
+	"secret-read":     17,
+	"tool-steering":   19,
+	"trigger":         10,
 }
 
 // maxLookalikeFP is the most look-alikes that may be flagged: issue 13's

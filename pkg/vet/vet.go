@@ -143,6 +143,11 @@ func scanTool(scanner *scan.Scanner, t *tooldef.Tool) []risk.Finding {
 	for _, f := range scanner.Scan(texts) {
 		out = append(out, risk.Finding(f))
 	}
+	readOnly := t.Declared["readOnlyHint"] && t.Hint("readOnlyHint")
+	notDestructive := t.Declared["destructiveHint"] && !t.Hint("destructiveHint")
+	for _, f := range scan.MisleadingAnnotations(t.Name, t.Description, readOnly, notDestructive) {
+		out = append(out, risk.Finding(f))
+	}
 	return out
 }
 
