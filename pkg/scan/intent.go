@@ -65,6 +65,7 @@ const (
 	wBase    // base form of a verb: may be imperative
 	wPast    // said, wrote: what the user did
 	wDanger  // a verb that destroys
+	wForeign // a word of another language (see foreignCues)
 )
 
 var lexicon = func() map[string]uint64 {
@@ -110,6 +111,7 @@ var lexicon = func() map[string]uint64 {
 	add(wDeceive|wBase, "reply answer respond claim state")
 	add(wConsent, "asks asked wants wanted requests requested names gives provides explicitly chooses selects approves confirms stated")
 	add(wDanger, "delete remove drop purge wipe erase destroy truncate terminate kill")
+	add(wForeign, foreignCues)
 	return m
 }()
 
@@ -490,6 +492,9 @@ func (c *textCtx) intentSentence(s, e int, first bool) {
 	var all uint64
 	for _, tk := range toks {
 		all |= tk.cls
+		if tk.cls&wForeign != 0 {
+			c.foreignN++
+		}
 	}
 	hitAt := func(sig int) {
 		c.addCleanHit(sig, s, e)

@@ -276,6 +276,7 @@ func (c *textCtx) analyse(sh *shadower) {
 	c.prepare()
 	c.runPhraseRules()
 	c.intentSentences()
+	c.findForeign()
 	c.findEncoded()
 	c.findMarkup()
 	c.findImageExfil()

@@ -35,6 +35,8 @@ type textCtx struct {
 	tool  *toolInfo
 	field string
 	why   string // which intent rule fired last, for tests
+	// foreignN counts words of other languages the intent pass saw.
+	foreignN int
 
 	// Scratch space reused from one text to the next within a Scan.
 	itoks   []itok
@@ -53,6 +55,7 @@ func newTextCtx(s string, ident bool) *textCtx {
 func (c *textCtx) reset(s string, ident bool) {
 	c.orig, c.clean, c.ident = capString(s), "", ident
 	c.deltas, c.hits, c.sens = nil, c.hits[:0], c.sens[:0]
+	c.foreignN = 0
 }
 
 func (c *textCtx) origOff(i int) int {

@@ -1,0 +1,188 @@
+package scan
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Instructions in other languages. The intent rules read English; for the
+// major other languages a small lexicon per language gives the same
+// classes for the intents attacks use most: overriding earlier
+// instructions (an "ignore" verb with an "instructions" noun), silence
+// towards the user (a negated "tell" with "the user"), smuggling the
+// conversation into a parameter (an "include" verb with "messages" or
+// "history"), and reading a private file (a "read" verb with a sensitive
+// path, which needs no translation). A sentence is reported when it holds
+// both halves of one intent, whatever the order of the words, so the
+// grammar of each language does not matter. Text in quotes is a mention
+// (a translation tool's example), not an instruction, and is left out.
+
+// langLex is one language's words for the halves of each intent, as lower
+// case substrings (stems for inflected languages).
+type langLex struct {
+	ignore, rules   []string // override
+	negTell, user   []string // concealment
+	include, convo  []string // the conversation into a parameter
+	read            []string // a read of a sensitive path
+	before, thisUse []string // "before using this tool"
+}
+
+var langs = []langLex{
+	{ // Spanish
+		ignore: []string{"ignora", "ignore", "olvida", "descarta", "omite"}, rules: []string{"instrucciones", "indicaciones", "reglas", "órdenes"},
+		negTell: []string{"no le digas", "no digas", "no se lo digas", "no informes", "no menciones", "no le cuentes", "no reveles"}, user: []string{"usuario", "nadie"},
+		include: []string{"incluye", "incluir", "añade", "agrega", "pon ", "envía", "envia", "pasa ", "adjunta", "copia"}, convo: []string{"mensajes", "conversación", "conversacion", "historial", "chat"},
+		read: []string{"lee ", "leer", "lea ", "abre "}, before: []string{"antes de usar", "antes de utilizar"},
+	},
+	{ // French
+		ignore: []string{"ignore", "oublie", "oubliez", "ignorez", "ne tiens pas compte", "ne tenez pas compte"}, rules: []string{"instructions", "consignes", "règles", "directives"},
+		negTell: []string{"ne dis rien", "ne dites rien", "n'informe pas", "n'informez pas", "ne mentionne pas", "ne mentionnez pas", "ne dis pas", "ne révèle pas", "sans prévenir"}, user: []string{"utilisateur", "personne"},
+		include: []string{"inclus", "incluez", "inclure", "ajoute", "ajoutez", "mets ", "mettez", "envoie", "envoyez", "joins", "copie"}, convo: []string{"messages", "conversation", "historique", "discussion"},
+		read: []string{"lis ", "lisez", "lire ", "ouvre "}, before: []string{"avant d'utiliser", "avant d’utiliser"},
+	},
+	{ // German
+		ignore: []string{"ignoriere", "ignorieren sie", "vergiss", "vergessen sie", "missachte"}, rules: []string{"anweisungen", "anweisung", "regeln", "vorgaben", "instruktionen"},
+		negTell: []string{"sage dem benutzer nichts", "sag dem benutzer nichts", "sage nichts", "sag nichts", "verschweige", "erwähne nicht", "erwähne das nicht", "informiere nicht", "nichts davon"}, user: []string{"benutzer", "nutzer", "anwender", "niemand"},
+		include: []string{"füge", "fügen sie", "sende", "senden sie", "schicke", "übergib", "kopiere", "hänge"}, convo: []string{"nachrichten", "unterhaltung", "gespräch", "verlauf", "konversation", "chat"},
+		read: []string{"lies ", "lesen sie", "öffne "}, before: []string{"bevor du", "bevor sie", "vorher"},
+	},
+	{ // Portuguese
+		ignore: []string{"ignore", "ignora", "esqueça", "desconsidere"}, rules: []string{"instruções", "instrucoes", "regras", "orientações"},
+		negTell: []string{"não conte", "não diga", "não informe", "não mencione", "não revele", "nao conte", "nao diga"}, user: []string{"usuário", "usuario", "utilizador", "ninguém"},
+		include: []string{"inclua", "incluir", "adicione", "coloque", "envie", "passe ", "anexe", "copie"}, convo: []string{"mensagens", "conversa", "histórico", "historico"},
+		read: []string{"leia", "ler ", "abra "}, before: []string{"antes de usar", "antes de utilizar"},
+	},
+	{ // Italian
+		ignore: []string{"ignora", "dimentica", "ignorate"}, rules: []string{"istruzioni", "regole", "indicazioni"},
+		negTell: []string{"non dire", "non informare", "non menzionare", "non rivelare"}, user: []string{"utente", "nessuno"},
+		include: []string{"includi", "aggiungi", "invia", "metti", "allega", "copia"}, convo: []string{"messaggi", "conversazione", "cronologia", "chat"},
+		read: []string{"leggi", "apri "}, before: []string{"prima di usare", "prima di utilizzare"},
+	},
+	{ // Russian
+		ignore: []string{"игнорируй", "игнорируйте", "забудь", "забудьте", "не обращай внимания"}, rules: []string{"инструкци", "указани", "правил"},
+		negTell: []string{"не говори", "не говорите", "ничего не говори", "не сообщай", "не сообщайте", "не упоминай", "не рассказывай"}, user: []string{"пользовател", "никому"},
+		include: []string{"добавляй", "добавь", "включай", "включи", "передай", "передавай", "отправь", "отправляй", "вставь", "скопируй"}, convo: []string{"сообщени", "переписк", "истори", "разговор", "диалог"},
+		read: []string{"прочитай", "прочти", "прочитайте", "открой"}, before: []string{"перед использованием", "прежде чем"},
+	},
+	{ // Chinese
+		ignore: []string{"忽略", "无视", "忘记", "忽视"}, rules: []string{"指令", "指示", "规则"},
+		negTell: []string{"不要告诉", "别告诉", "不要让用户知道", "不要提及", "不要透露", "不要通知"}, user: []string{"用户", "任何人"},
+		include: []string{"包含", "放入", "附加", "发送", "传入", "填入", "加入", "复制"}, convo: []string{"消息", "对话", "聊天", "历史"},
+		read: []string{"读取", "打开", "查看"}, before: []string{"之前", "使用此工具前", "使用本工具前"},
+	},
+	{ // Japanese
+		ignore: []string{"無視", "忘れ"}, rules: []string{"指示", "命令", "ルール", "指令"},
+		negTell: []string{"伝えない", "言わない", "知らせない", "教えない", "伝えるな", "言うな"}, user: []string{"ユーザー", "利用者", "誰にも"},
+		include: []string{"含め", "入れ", "送信", "添付", "追加", "渡し", "コピー"}, convo: []string{"メッセージ", "会話", "履歴", "チャット"},
+		read: []string{"読み", "読ん", "開い", "開き"}, before: []string{"前に", "使う前"},
+	},
+	{ // Korean
+		ignore: []string{"무시", "잊어"}, rules: []string{"지시", "명령", "규칙", "지침"},
+		negTell: []string{"알리지 마", "말하지 마", "알려주지 마", "언급하지 마", "말하지 말"}, user: []string{"사용자", "아무에게"},
+		include: []string{"포함", "넣으", "넣어", "첨부", "보내", "전송", "추가", "복사"}, convo: []string{"메시지", "대화", "기록", "채팅"},
+		read: []string{"읽고", "읽어", "읽은", "열어"}, before: []string{"전에", "사용하기 전"},
+	},
+}
+
+// foreignCues are words that show a Latin-script text is not English (in
+// the clean text, accents folded), so that the foreign lexicons are worth
+// trying on it; two of them are needed.
+const foreignCues = "las los del les des une der die das und nicht ist os ao uma nao todas toutes alle sempre siempre toujours immer usuario utilisateur benutzer tutte utente que pas dem ne"
+
+// findForeign runs the lexicons over each sentence of the original text.
+func (c *textCtx) findForeign() {
+	if c.hasHit(sigModel) && c.hasHit(sigExfil) {
+		return
+	}
+	o := c.orig
+	nonASCII := false
+	for i := 0; i < len(o); i++ {
+		if o[i] >= utf8.RuneSelf {
+			nonASCII = true
+			break
+		}
+	}
+	if !nonASCII && c.foreignN < 2 {
+		return
+	}
+	low := strings.ToLower(o)
+	if len(low) != len(o) {
+		// Lower-casing changed lengths (rare letters); offsets below are
+		// then approximate, which only moves the excerpt.
+		low = low[:min(len(low), len(o))]
+	}
+	for s := 0; s < len(low); {
+		e := s
+		for e < len(low) {
+			ch := low[e]
+			if ch == '\n' || ((ch == '.' || ch == '!' || ch == '?') && (e+1 == len(low) || low[e+1] == ' ' || low[e+1] == '\n')) {
+				break
+			}
+			if ch == 0xE3 && e+2 < len(low) && low[e+1] == 0x80 && (low[e+2] == 0x82) { // 。
+				break
+			}
+			if ch == 0xEF && e+2 < len(low) && low[e+1] == 0xBC && (low[e+2] == 0x81 || low[e+2] == 0x9F) { // ！？
+				break
+			}
+			e++
+		}
+		if e-s >= 6 {
+			if sig, ok := foreignSentence(stripQuoted(low[s:e])); ok && !c.hasHit(sig) {
+				c.hits = append(c.hits, hit{sig: sig, start: s, end: e})
+			}
+		}
+		s = e + 1
+	}
+}
+
+// stripQuoted blanks text in quotes: a mention, not an instruction.
+func stripQuoted(s string) string {
+	if !strings.ContainsAny(s, "\"“«„") {
+		return s
+	}
+	b := []byte(s)
+	for _, q := range [][2]string{{`"`, `"`}, {"“", "”"}, {"«", "»"}, {"„", "“"}} {
+		for {
+			i := strings.Index(string(b), q[0])
+			if i < 0 {
+				break
+			}
+			j := strings.Index(string(b[i+len(q[0]):]), q[1])
+			if j < 0 {
+				break
+			}
+			for k := i; k < i+len(q[0])+j+len(q[1]); k++ {
+				b[k] = ' '
+			}
+		}
+	}
+	return string(b)
+}
+
+// foreignSentence reports the intent of one lower-case sentence, if any
+// language's lexicon finds both halves of one.
+func foreignSentence(s string) (int, bool) {
+	for i := range langs {
+		l := &langs[i]
+		switch {
+		case anyIn(s, l.ignore) && anyIn(s, l.rules) && !strings.Contains(s, "被忽略"):
+			return sigModel, true
+		case anyIn(s, l.negTell) && (anyIn(s, l.user) || strings.Contains(s, "nada") || strings.Contains(s, "rien") || strings.Contains(s, "nichts") || strings.Contains(s, "niente") || strings.Contains(s, "ничего") || strings.Contains(s, "何も")):
+			return sigModel, true
+		case anyIn(s, l.include) && anyIn(s, l.convo) && (anyIn(s, l.user) || strings.Contains(s, "param") || strings.Contains(s, "параметр") || strings.Contains(s, "参数") || strings.Contains(s, "パラメータ") || strings.Contains(s, "매개변수") || strings.Contains(s, "feld") || strings.Contains(s, "campo") || strings.Contains(s, "champ")):
+			return sigExfil, true
+		case (anyIn(s, l.read) || anyIn(s, l.before)) && sensitiveToken(s):
+			return sigModel, true
+		}
+	}
+	return 0, false
+}
+
+func anyIn(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
