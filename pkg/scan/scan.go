@@ -278,6 +278,7 @@ func (c *textCtx) analyse(sh *shadower) {
 	c.intentSentences()
 	c.findForeign()
 	c.findEncoded()
+	c.findCiphers()
 	c.findMarkup()
 	c.findImageExfil()
 	if sh != nil {

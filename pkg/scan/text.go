@@ -37,6 +37,8 @@ type textCtx struct {
 	why   string // which intent rule fired last, for tests
 	// foreignN counts words of other languages the intent pass saw.
 	foreignN int
+	// depth is how many encodings the text was found inside.
+	depth int
 
 	// Scratch space reused from one text to the next within a Scan.
 	itoks   []itok

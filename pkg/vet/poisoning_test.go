@@ -284,7 +284,6 @@ var ratchet = map[string]int{
 	"authority":       14,
 	"command-prestep": 11,
 	"concealment":     11,
-	"encoded":         12,
 	"exfiltration":    17,
 	"full-schema":     18,
 	"hiding":          18,
