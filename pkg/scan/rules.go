@@ -143,7 +143,7 @@ var rules = []*rule{
 	// servers use (<instructions>, <examples>, <hints>, <use_case>) are
 	// not in the list.
 	tagRule(`<\s*/?\s*`,
-		`(?:important|system|sys|(?:system|hidden|secret|admin)[\s_-]*(?:prompt|message|instructions?|notes?))\s*(?:\s[a-z_-]+\s*=\s*[^<>\n]{0,60})?>`,
+		`(?:important|system|sys|(?:system|hidden|secret|admin|developer|operator)[\s_-]*(?:prompt|message|instructions?|notes?|override|rules?))\s*(?:\s[a-z_-]+\s*=\s*[^<>\n]{0,60})?>`,
 		"important", "sys", "hidden", "secret", "admin"),
 	tagRule(`\[\s*/?\s*`, `(?:inst|system|sys)\s*\]`, "inst", "sys"),
 	tagRule(`<\|\s*`, `(?:im_start|im_end|system|endoftext)\s*\|>`, "im_", "sys", "endoftext"),

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -274,27 +275,11 @@ const (
 	targetLookalike = 0.02
 )
 
-// ratchet holds the figures reached so far where a target is not: a change
-// that loses ground fails, a change that gains ground raises the ratchet.
-// Each value is the least number of attacks of the class that must be
-// caught; classes missing here must be caught in full.
-var ratchet = map[string]int{
-	// Issue 13's target is 98% of every class; these are the figures the
-	// scan reaches today.
-	"authority":       14,
-	"command-prestep": 11,
-	"concealment":     11,
-	"exfiltration":    17,
-	"full-schema":     18,
-	"hiding":          18,
-	"instructions":    13,
-	"names":           17,
-	"override":        13,
-	"persistence":     12,
-	"secret-read":     17,
-	"tool-steering":   19,
-	"trigger":         10,
-}
+// ratchet holds, per class, the least number of attacks that must be
+// caught where issue 13's target (98% of the class) is not reached yet, so
+// that a change that loses ground fails. Every class reaches the target
+// today, so it is empty.
+var ratchet = map[string]int{}
 
 // maxLookalikeFP is the most look-alikes that may be flagged: issue 13's
 // target, 2% of 148.
@@ -330,7 +315,7 @@ func TestPoisoningFigures(t *testing.T) {
 	for _, k := range names {
 		tl := classes[k]
 		fmt.Printf("poisoning: detection %-18s %3d/%-3d %5.1f%%\n", k, tl.caught, tl.total, pct(tl.caught, tl.total))
-		want := tl.total
+		want := int(math.Ceil(targetDetection * float64(tl.total)))
 		if r, ok := ratchet[k]; ok {
 			want = r
 		}
@@ -339,6 +324,9 @@ func TestPoisoningFigures(t *testing.T) {
 		}
 	}
 	fmt.Printf("poisoning: detection %-18s %3d/%-3d %5.1f%% (target %.0f%%)\n", "all", caught, len(attacks), pct(caught, len(attacks)), targetDetection*100)
+	if float64(caught) < targetDetection*float64(len(attacks)) && len(ratchet) == 0 {
+		t.Errorf("%d/%d attacks caught, under the target of %.0f%%", caught, len(attacks), targetDetection*100)
+	}
 	for _, id := range missed {
 		t.Logf("missed: %s", id)
 	}
