@@ -24,31 +24,51 @@ var stopwords = map[string]bool{
 // minCipherWords is the fewest words a run needs to be tried.
 const minCipherWords = 5
 
-// findCiphers tries the runs of the text that contain no English word.
+// findCiphers tries the clauses the intent pass found without a common
+// English word, and, when the text is dense in the characters ROT47 turns
+// letters into, the text after each ": " (where a payload is introduced).
 func (c *textCtx) findCiphers() {
 	if c.depth >= maxDecodeDepth || c.hasHit(sigEncoded) {
 		return
 	}
 	o := c.orig
-	// Candidates: the text after each ": " (where a payload is
-	// introduced) and the whole text, at most 1 KiB each.
-	starts := []int{0}
-	for k := strings.Index(o, ": "); k >= 0 && len(starts) < 8; {
-		starts = append(starts, k+2)
-		n := strings.Index(o[k+2:], ": ")
-		if n < 0 {
-			break
+	spans := c.cipherSpans
+	if rot47Dense(o) {
+		spans = append(spans, [2]int{0, len(o)})
+		for k := strings.Index(o, ": "); k >= 0 && len(spans) < 16; {
+			spans = append(spans, [2]int{k + 2, len(o)})
+			n := strings.Index(o[k+2:], ": ")
+			if n < 0 {
+				break
+			}
+			k += 2 + n
 		}
-		k += 2 + n
 	}
-	for _, s := range starts {
-		seg := o[s:min(len(o), s+1024)]
+	for _, sp := range spans {
+		s, e := sp[0], min(sp[1], sp[0]+1024, len(o))
+		if s >= e {
+			continue
+		}
+		seg := o[s:e]
 		if dec, ok := decipher(seg); ok && c.decodedHits([]byte(dec)) {
-			c.hits = append(c.hits, hit{sig: sigEncoded, start: s, end: s + len(seg),
+			c.hits = append(c.hits, hit{sig: sigEncoded, start: s, end: e,
 				excerpt: truncateRunes(truncateRunes(escapeVisible(seg), 44)+` deciphers to "`+escapeVisible(dec)+`"`, maxExcerptRunes)})
 			return
 		}
 	}
+}
+
+// rot47Dense reports a text with many of the characters ROT47 maps common
+// letters to (e is 6, t is E, a is 2, o is @, : is i).
+func rot47Dense(o string) bool {
+	n := 0
+	for i := 0; i < len(o); i++ {
+		switch o[i] {
+		case '@', ':', '?', '<', '>', '=':
+			n++
+		}
+	}
+	return n >= 8 && n*20 >= len(o)
 }
 
 // decipher returns seg deciphered when seg has no English word but a

@@ -505,7 +505,17 @@ func (c *textCtx) findSpacedHex() bool {
 	o := c.orig
 	isHexB := func(b byte) bool { return ('0' <= b && b <= '9') || ('a' <= b && b <= 'f') || ('A' <= b && b <= 'F') }
 	for i := 0; i+3*minEscapedRun <= len(o); i++ {
-		if !isHexB(o[i]) || (i > 0 && o[i-1] != ' ' && o[i-1] != ':' && o[i-1] != '\n') {
+		// Jump to the next "hh " after a space: most texts have none.
+		k := strings.IndexByte(o[i:], ' ')
+		if k < 0 {
+			return false
+		}
+		i += k + 1
+		if i+3*minEscapedRun > len(o) {
+			return false
+		}
+		if !isHexB(o[i]) || !isHexB(o[i+1]) || o[i+2] != ' ' || !isHexB(o[i+3]) || !isHexB(o[i+4]) || o[i+5] != ' ' {
+			i--
 			continue
 		}
 		j, n := i, 0

@@ -67,6 +67,16 @@ const (
 	wDanger  // a verb that destroys
 	wForeign // a word of another language (see foreignCues)
 	wPassive // a participle of a transmit verb ("must be copied")
+	// Cue classes: a rule runs on a sentence only when one of its cue
+	// words is there, which keeps the cost of sentences no rule can match
+	// to the tokenizing.
+	wAuthCue
+	wOvrCue
+	wSteerCue
+	wPersistCue
+	wShell
+	wCode // a `code` span
+	wStop // a common English word (see stopwords)
 )
 
 var lexicon = func() map[string]uint64 {
@@ -116,8 +126,42 @@ var lexicon = func() map[string]uint64 {
 	add(wConsent, "asks asked wants wanted requests requested names gives provides explicitly chooses selects approves confirms stated")
 	add(wDanger, "delete remove drop purge wipe erase destroy truncate terminate kill")
 	add(wForeign, foreignCues)
+	add(wAuthCue, "confirmation confirmations role tool_description privileges rights trust followed disabled elevated")
+	add(wOvrCue, "told given longer date apply priority precedence test now ignored replace fresh session later suspended disabled outrank outranks without dan set throw follow drop")
+	add(wSteerCue, "replaces replace again alternative another through place broken corrupts compromised wrong instead only first other every")
+	add(wPersistCue, "session sessions next prompt rules that remember memorise memorize forever restarts claude.md agents.md gemini.md copilot-instructions.md crontab")
+	add(wShell, "curl wget bash sh sudo chmod powershell docker crontab git npm pip rm export echo tar nc python eval iex")
+	for w := range stopwords {
+		m[w] |= wStop
+	}
 	return m
 }()
+
+// lexBloom and lexFirst reject most words without a map lookup, as the
+// phrase rules' anchor index does: the tokenizer looks up every word of
+// every sentence.
+var lexBloom, lexFirst, lexMaxLen = func() (*bloom, *[256]uint64, int) {
+	b := &bloom{}
+	var first [256]uint64
+	n := 0
+	for w := range lexicon {
+		if len(w) == 0 || len(w) > 63 {
+			continue
+		}
+		b.add(w)
+		first[w[0]] |= 1 << uint(len(w))
+		n = max(n, len(w))
+	}
+	return b, &first, n
+}()
+
+// lookupWord returns a word's classes.
+func lookupWord(w string) uint64 {
+	if n := len(w); n == 0 || n > lexMaxLen || lexFirst[w[0]]&(1<<uint(n)) == 0 || !lexBloom.may(w) {
+		return 0
+	}
+	return lexicon[w]
+}
 
 // itok is one token of a sentence under intent analysis.
 type itok struct {
@@ -140,44 +184,48 @@ const (
 )
 
 // toolInfo is what the tool under scan is for, gathered from its name,
-// description and parameter names before its texts are scanned.
+// description and parameter names before its texts are scanned. The
+// lower-case forms are built on first use: most tools never need them.
 type toolInfo struct {
-	name       string
-	nameWords  []string // the name split at _ - . and case changes, lower case
-	params     []string // property names of the input schema, lower case
-	purpose    string   // the name's words and the description's first sentence, lower case
-	about      string   // the title and the whole description, lower case
-	memoryTool bool
+	name        string
+	nameWords   []string // the name split at _ - . and case changes, lower case
+	params      []string // property names of the input schema
+	title, desc string
+	purpose     string // the name's words and the description's first sentence, lower case
+	about       string // the title and the whole description, lower case
+	lowered     bool
 }
 
 func newToolInfo(texts []Text) *toolInfo {
 	ti := &toolInfo{}
-	var desc, title string
 	for _, t := range texts {
 		switch {
 		case t.Field == "title":
-			title = t.Value
+			ti.title = t.Value
 		case t.Field == "name":
 			ti.name = t.Value
 			ti.nameWords = splitIdent(t.Value)
 		case t.Field == "description":
-			desc = t.Value
+			ti.desc = t.Value
 		case strings.HasPrefix(t.Field, "inputSchema.properties.") && strings.Count(t.Field, ".") == 2:
 			ti.params = append(ti.params, t.Value)
 		}
 	}
-	ti.about = strings.ToLower(title + " " + desc)
+	return ti
+}
+
+// lower builds purpose and about.
+func (ti *toolInfo) lower() {
+	if ti.lowered {
+		return
+	}
+	ti.lowered = true
+	ti.about = strings.ToLower(ti.title + " " + ti.desc)
+	desc := ti.desc
 	if k := strings.IndexAny(desc, ".\n"); k >= 0 {
 		desc = desc[:k]
 	}
 	ti.purpose = strings.ToLower(strings.Join(ti.nameWords, " ") + " " + desc)
-	for _, w := range ti.nameWords {
-		switch w {
-		case "memory", "memories", "remember", "note", "notes", "entities", "observations", "knowledge", "preference", "preferences":
-			ti.memoryTool = true
-		}
-	}
-	return ti
 }
 
 // splitIdent splits an identifier into lower-case words at _ - . / and
@@ -212,6 +260,7 @@ func (ti *toolInfo) purposeHas(group []string) bool {
 	if ti == nil {
 		return false
 	}
+	ti.lower()
 	return wordsHave(ti.purpose, group)
 }
 
@@ -275,6 +324,23 @@ var (
 	famPersonal     = []string{"contact", "address", "profile", "person", "user", "customer", "email", "phone"}
 )
 
+// tokenEnd marks the bytes that end a token; tokenMark the bytes that
+// make a token worth a closer look.
+var tokenEnd, tokenMark = func() (end [256]bool, mark [256]uint8) {
+	for _, b := range []byte(" \t\n\r,;()`\"[]{}<>") {
+		end[b] = true
+	}
+	mark[':'], mark['@'], mark['/'], mark['_'] = markColon, markAt, markSlash, markUnderscore
+	return
+}()
+
+const (
+	markColon uint8 = 1 << iota
+	markAt
+	markSlash
+	markUnderscore
+)
+
 // tokenize splits the clean sentence t[s:e] into c.itoks.
 func (c *textCtx) tokenize(s, e int) []itok {
 	t := c.clean
@@ -293,7 +359,7 @@ func (c *textCtx) tokenize(s, e int) []itok {
 		case '`':
 			k := strings.IndexByte(t[i+1:e], '`')
 			if k >= 0 {
-				toks = append(toks, itok{w: t[i+1 : i+1+k], s: int32(i), e: int32(i + 2 + k), kind: kCode, brk: brk})
+				toks = append(toks, itok{w: t[i+1 : i+1+k], s: int32(i), e: int32(i + 2 + k), kind: kCode, brk: brk, cls: wCode})
 				brk = false
 				i += k + 2
 				continue
@@ -311,8 +377,11 @@ func (c *textCtx) tokenize(s, e int) []itok {
 			i++
 			continue
 		}
+		// One pass finds the end of the token and what it may be.
 		j := i
-		for j < e && t[j] != ' ' && t[j] != '\t' && t[j] != '\n' && t[j] != '\r' && t[j] != ',' && t[j] != ';' && t[j] != '(' && t[j] != ')' && t[j] != '`' && t[j] != '"' && t[j] != '[' && t[j] != ']' && t[j] != '{' && t[j] != '}' && t[j] != '<' && t[j] != '>' {
+		var seen uint8
+		for j < e && !tokenEnd[t[j]] {
+			seen |= tokenMark[t[j]]
 			j++
 		}
 		w := t[i:j]
@@ -340,12 +409,17 @@ func (c *textCtx) tokenize(s, e int) []itok {
 		}
 		tk := itok{w: w, s: int32(i), e: int32(i + len(w)), brk: brk}
 		switch {
-		case strings.Contains(w, "://"):
+		case seen&markColon != 0 && strings.Contains(w, "://"):
 			tk.kind = kURL
-		case strings.IndexByte(w, '@') > 0 && strings.IndexByte(w[strings.IndexByte(w, '@'):], '.') > 0:
+		case seen&markAt != 0 && strings.IndexByte(w, '@') > 0 && strings.IndexByte(w[strings.IndexByte(w, '@'):], '.') > 0:
 			tk.kind = kEmail
-		case w[0] == '~' || w[0] == '/' || strings.Contains(w, "/.") || (w[0] == '.' && len(w) > 1 && isWordByte(w[1])):
+		case w[0] == '~' || w[0] == '/' || (seen&markSlash != 0 && strings.Contains(w, "/.")) || (w[0] == '.' && len(w) > 1 && isWordByte(w[1])):
 			tk.kind = kPath
+			for _, f := range persistFiles {
+				if strings.HasSuffix(w, f) {
+					tk.cls |= wPersistCue
+				}
+			}
 		case w[0] == '+' && len(w) > 1 && '0' <= w[1] && w[1] <= '9':
 			tk.kind = kPhone
 		default:
@@ -353,15 +427,21 @@ func (c *textCtx) tokenize(s, e int) []itok {
 			if strings.HasSuffix(base, "'s") {
 				base = base[:len(base)-2]
 				tk.poss = true
-				tk.cls = lexicon[base] | lexicon[w]
+				tk.cls = lookupWord(base) | lookupWord(w)
 			} else {
-				tk.cls = lexicon[w]
+				tk.cls = lookupWord(w)
 			}
-			if tk.cls == 0 && strings.IndexByte(w, '_') > 0 {
+			if tk.cls == 0 && seen&markUnderscore != 0 {
 				// GITHUB_TOKEN, api_key, ssh_private_key: a credential
 				// named in an identifier.
-				for _, part := range strings.Split(w, "_") {
-					if lexicon[part]&wSecret != 0 {
+				for rest := w; rest != ""; {
+					part := rest
+					if k := strings.IndexByte(rest, '_'); k >= 0 {
+						part, rest = rest[:k], rest[k+1:]
+					} else {
+						rest = ""
+					}
+					if lookupWord(part)&wSecret != 0 {
 						tk.cls |= wSecret
 					}
 				}
@@ -481,7 +561,8 @@ func measureNoun(toks []itok, k int) bool {
 // intentSentences runs the intent rules over every sentence of the text.
 func (c *textCtx) intentSentences() {
 	t := c.clean
-	if len(t) < 12 {
+	// A single word (a property name, an enum value) is no sentence.
+	if len(t) < 12 || strings.IndexByte(t, ' ') < 0 {
 		return
 	}
 	first := true
@@ -504,6 +585,14 @@ func (c *textCtx) intentSentences() {
 	}
 }
 
+// noteCipherClause records toks[from:to] as a cipher candidate when it has
+// enough words and none the lexicon knows.
+func (c *textCtx) noteCipherClause(toks []itok, from, to, words, known int) {
+	if words >= minCipherWords && known == 0 && len(c.cipherSpans) < 8 {
+		c.cipherSpans = append(c.cipherSpans, [2]int{c.origOff(int(toks[from].s)), c.origOff(int(toks[to-1].e))})
+	}
+}
+
 // hasSig reports whether the text already has a hit of one of the signals.
 func (c *textCtx) has(sigs ...int) bool {
 	for _, s := range sigs {
@@ -520,12 +609,26 @@ func (c *textCtx) intentSentence(s, e int, first bool) {
 		return
 	}
 	var all uint64
-	for _, tk := range toks {
+	words, known, clauseStart := 0, 0, 0
+	for k, tk := range toks {
 		all |= tk.cls
 		if tk.cls&wForeign != 0 {
 			c.foreignN++
 		}
+		// A clause of five words or more none of which the lexicon knows
+		// may be a cipher (see findCiphers).
+		if tk.brk && k > 0 {
+			c.noteCipherClause(toks, clauseStart, k, words, known)
+			words, known, clauseStart = 0, 0, k
+		}
+		if tk.kind == kWord {
+			words++
+			if tk.cls != 0 {
+				known++
+			}
+		}
 	}
+	c.noteCipherClause(toks, clauseStart, len(toks), words, known)
 	hitAt := func(sig int) {
 		c.addCleanHit(sig, s, e)
 	}
@@ -591,15 +694,15 @@ func (c *textCtx) intentSentence(s, e int, first bool) {
 	switch {
 	case all&(wTell|wHide|wUser|wYou) != 0 && c.concealment(toks):
 		c.why = "conceal"
-	case all&(wOverride|wRules|wYou) != 0 && c.override(toks):
+	case all&(wOverride|wOvrCue) != 0 && c.override(toks):
 		c.why = "override"
-	case c.authority(toks, all):
+	case (all&(wAuthority|wGrant|wAuthCue) != 0 || toks[0].kind == kQuoted) && c.authority(toks, all):
 		c.why = "authority"
-	case all&(wPersist|wTransmit) != 0 && c.persistence(toks):
+	case all&(wPersist|wTransmit) != 0 && all&(wMemory|wPersistCue) != 0 && c.persistence(toks):
 		c.why = "persist"
-	case c.command(toks, summary):
+	case all&(wShell|wCode) != 0 && c.command(toks, summary):
 		c.why = "command"
-	case all&wCall != 0 && c.steering(toks):
+	case all&wCall != 0 && all&wSteerCue != 0 && c.steering(toks):
 		c.why = "steer"
 	case (all&wCond != 0 || toks[0].w == "on") && c.trigger(toks):
 		c.why = "trigger"
@@ -924,6 +1027,106 @@ func joinWords(toks []itok) string {
 	return b.String()
 }
 
+// A seq is a phrase as words; it matches consecutive tokens, its last word
+// by prefix ("no longer appl" matches "no longer apply" and "applies").
+type seq []string
+
+func mkSeqs(phrases ...string) []seq {
+	out := make([]seq, len(phrases))
+	for i, p := range phrases {
+		out[i] = strings.Fields(p)
+	}
+	return out
+}
+
+// seqIn reports whether the tokens spell p somewhere.
+func seqIn(toks []itok, p seq) bool {
+	if len(p) == 0 {
+		return true
+	}
+	for k := 0; k+len(p) <= len(toks); k++ {
+		if seqAt(toks, k, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func seqAt(toks []itok, k int, p seq) bool {
+	if k+len(p) > len(toks) {
+		return false
+	}
+	for j, w := range p {
+		tw := toks[k+j].w
+		if j == len(p)-1 {
+			if !strings.HasPrefix(tw, w) {
+				return false
+			}
+		} else if tw != w {
+			return false
+		}
+	}
+	return true
+}
+
+func anySeqIn(toks []itok, ps []seq) bool {
+	for _, p := range ps {
+		if seqIn(toks, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// pairIn reports whether both phrases of one pair occur.
+func pairIn(toks []itok, pairs [][2]seq) bool {
+	for _, p := range pairs {
+		if seqIn(toks, p[0]) && seqIn(toks, p[1]) {
+			return true
+		}
+	}
+	return false
+}
+
+func mkPairs(pairs [][2]string) [][2]seq {
+	out := make([][2]seq, len(pairs))
+	for i, p := range pairs {
+		out[i] = [2]seq{strings.Fields(p[0]), strings.Fields(p[1])}
+	}
+	return out
+}
+
+func hasWord(toks []itok, w string) bool {
+	for _, tk := range toks {
+		if tk.w == w {
+			return true
+		}
+	}
+	return false
+}
+
+func hasPrefixWord(toks []itok, w string) bool {
+	for _, tk := range toks {
+		if strings.HasPrefix(tk.w, w) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	overrideSeqs     = mkPairs(overrideStatements)
+	steeringSeqs     = mkPairs(steeringStatements)
+	grantSeqs        = mkSeqs(grantClaims...)
+	persistDestSeqs  = mkSeqs(persistDest...)
+	persistLaterSeqs = mkSeqs("for the rest of this session and", "every new session", "across restarts")
+	authoritySeqs    = mkSeqs("need no confirmation", "needs no confirmation", "confirmation is not required", "skip confirmations", "skip all confirmations", "without confirmation", "disable all confirmation", "safety checks are disabled", "elevated trust", "admin rights", "developer privileges", "output must be followed")
+	seqRoleSystem    = seq{"role", "system", "content"}
+	seqFactsUser     = seq{"facts", "the", "user"}
+	seqWithoutAsking = seq{"without", "asking"}
+	seqLogInAt       = seq{"log", "in", "at"}
+)
+
 // override: earlier instructions no longer hold.
 func (c *textCtx) override(toks []itok) bool {
 	for i, tk := range toks {
@@ -954,13 +1157,7 @@ func (c *textCtx) override(toks []itok) bool {
 			}
 		}
 	}
-	s := joinWords(toks)
-	for _, p := range overrideStatements {
-		if strings.Contains(s, p[0]) && (p[1] == "" || strings.Contains(s, p[1])) {
-			return true
-		}
-	}
-	return false
+	return pairIn(toks, overrideSeqs)
 }
 
 // overrideStatements are pairs of word sequences that, both present in a
@@ -1007,14 +1204,18 @@ func rulesObject(toks []itok, from int, given bool) bool {
 
 // authority: a voice the text does not have.
 func (c *textCtx) authority(toks []itok, all uint64) bool {
-	s := joinWords(toks)
 	// A role marker opening the sentence: "SYSTEM:", "[ADMIN]",
 	// "Message from the developer:", "Admin notice:".
 	if toks[0].cls&wAuthority != 0 && (len(toks) > 1 && (toks[1].brk || toks[1].w == "message" || toks[1].w == "notice" || toks[1].w == "note" || toks[1].w == "override")) {
 		return true
 	}
-	if strings.Contains(s, "role system content") || strings.Contains(s, "role: system") || strings.Contains(s, "tool_description") {
+	if seqIn(toks, seqRoleSystem) {
 		return true
+	}
+	for _, tk := range toks {
+		if strings.Contains(tk.w, "tool_description") {
+			return true
+		}
 	}
 	for i, tk := range toks {
 		if tk.cls&wAuthority == 0 {
@@ -1042,19 +1243,10 @@ func (c *textCtx) authority(toks []itok, all uint64) bool {
 	// Claims of a grant addressed to the model: "you are authorised",
 	// "you have developer privileges", "tools are pre-approved and need no
 	// confirmation", "approval has been granted".
-	if all&wGrant != 0 {
-		for _, p := range grantClaims {
-			if strings.Contains(s, p) {
-				return true
-			}
-		}
+	if all&wGrant != 0 && anySeqIn(toks, grantSeqs) {
+		return true
 	}
-	for _, p := range []string{"need no confirmation", "needs no confirmation", "confirmation is not required", "skip confirmations", "skip all confirmations", "without confirmation", "disable all confirmation", "safety checks are disabled", "elevated trust", "admin rights", "developer privileges", "output must be followed"} {
-		if strings.Contains(s, p) {
-			return true
-		}
-	}
-	return false
+	return all&wAuthCue != 0 && anySeqIn(toks, authoritySeqs)
 }
 
 var grantClaims = []string{"you are authorised", "you are authorized", "you have been authorised", "you have been authorized", "has authorised you", "has authorized you",
@@ -1062,7 +1254,6 @@ var grantClaims = []string{"you are authorised", "you are authorized", "you have
 
 // persistence: instructions kept for later.
 func (c *textCtx) persistence(toks []itok) bool {
-	s := joinWords(toks)
 	for i, tk := range toks {
 		if tk.cls&(wPersist|wTransmit) == 0 && tk.w != "edit" && tk.w != "memorise" {
 			continue
@@ -1071,14 +1262,8 @@ func (c *textCtx) persistence(toks []itok) bool {
 		if !ok || neg {
 			continue
 		}
-		rest := joinWords(toks[i+1:])
-		dest := false
-		for _, p := range persistDest {
-			if strings.Contains(rest, p) {
-				dest = true
-				break
-			}
-		}
+		restToks := toks[i+1:]
+		dest := anySeqIn(restToks, persistDestSeqs)
 		for _, tk2 := range toks[i+1:] {
 			if tk2.kind == kPath || tk2.kind == kWord {
 				for _, f := range persistFiles {
@@ -1088,13 +1273,13 @@ func (c *textCtx) persistence(toks []itok) bool {
 				}
 			}
 		}
-		claim := tk.cls&wPersist != 0 && tk.w != "note" && i+1 < len(toks) && toks[i+1].w == "that" && (strings.Contains(rest, " is ") || strings.Contains(rest, " are "))
+		claim := tk.cls&wPersist != 0 && tk.w != "note" && i+1 < len(toks) && toks[i+1].w == "that" && (hasWord(restToks, "is") || hasWord(restToks, "are"))
 		if tk.w == "remember" && i+1 < len(toks) && (toks[i+1].w == "forever" || toks[i+1].w == "permanently" || toks[i+1].w == "this") {
 			return true
 		}
 		// What is kept: the user's own facts and preferences, kept because
 		// the user asked, are a memory tool's job.
-		if consent(toks) || strings.Contains(rest, "facts the user") || strings.Contains(rest, "preference") {
+		if consent(toks) || seqIn(restToks, seqFactsUser) || hasPrefixWord(restToks, "preference") {
 			continue
 		}
 		if !dest && !claim {
@@ -1102,10 +1287,7 @@ func (c *textCtx) persistence(toks []itok) bool {
 		}
 		return true
 	}
-	if strings.Contains(s, "for the rest of this session and") || strings.Contains(s, "every new session") || strings.Contains(s, "across restarts") {
-		return true
-	}
-	return false
+	return anySeqIn(toks, persistLaterSeqs)
 }
 
 var persistDest = []string{"memory", "memories", "long-term", "future session", "future conversation", "later session", "next session", "next time", "every session", "all sessions", "across sessions", "your system prompt", "rules file", "forever", "permanently remember"}
@@ -1128,7 +1310,7 @@ func (c *textCtx) command(toks []itok, summary bool) bool {
 		}
 		// A bare command line after the verb: "execute this command before
 		// use: bash -c ...".
-		if riskyCommand(joinWords(toks[i+1:])) {
+		if i+1 < len(toks) && riskyCommand(c.clean[toks[i+1].s:toks[len(toks)-1].e]) {
 			return true
 		}
 	}
@@ -1150,13 +1332,7 @@ var riskyCommandParts = []string{"| sh", "|sh", "| bash", "|bash", "sudo ", "chm
 
 // steering: another tool avoided, replaced or always preferred.
 func (c *textCtx) steering(toks []itok) bool {
-	s := joinWords(toks)
-	for _, p := range steeringStatements {
-		if strings.Contains(s, p[0]) && (p[1] == "" || strings.Contains(s, p[1])) {
-			return true
-		}
-	}
-	return false
+	return pairIn(toks, steeringSeqs)
 }
 
 var steeringStatements = [][2]string{
@@ -1206,7 +1382,6 @@ func (c *textCtx) trigger(toks []itok) bool {
 		return false
 	}
 	m := toks[main:]
-	ms := joinWords(m)
 	condPriv := false
 	for _, tk := range toks[ci:main] {
 		if tk.cls&(wSecret|wPriv|wPrivUser) != 0 || tk.w == "iban" || tk.w == "file" || tk.w == "incident" {
@@ -1235,7 +1410,7 @@ func (c *textCtx) trigger(toks []itok) bool {
 			// The payload: what the condition mentioned ("it"), the
 			// conversation, a tool whose name destroys.
 			for _, t2 := range m[i+1:] {
-				if ((t2.w == "it" || t2.w == "them") && condPriv) || t2.cls&(wPriv|wSecret) != 0 || (t2.cls&wPrivUser != 0 && strings.Contains(ms, "their")) {
+				if ((t2.w == "it" || t2.w == "them") && condPriv) || t2.cls&(wPriv|wSecret) != 0 || (t2.cls&wPrivUser != 0 && hasWord(m, "their")) {
 					return true
 				}
 				for _, w := range splitIdent(t2.w) {
@@ -1251,7 +1426,7 @@ func (c *textCtx) trigger(toks []itok) bool {
 				}
 			}
 		}
-		if strings.Contains(ms, "without asking") || strings.Contains(ms, "log in at") {
+		if seqIn(m, seqWithoutAsking) || seqIn(m, seqLogInAt) {
 			return true
 		}
 	}

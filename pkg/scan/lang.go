@@ -20,6 +20,7 @@ import (
 // langLex is one language's words for the halves of each intent, as lower
 // case substrings (stems for inflected languages).
 type langLex struct {
+	script          langSet
 	ignore, rules   []string // override
 	negTell, user   []string // concealment
 	include, convo  []string // the conversation into a parameter
@@ -29,60 +30,80 @@ type langLex struct {
 
 var langs = []langLex{
 	{ // Spanish
+		script: setLatin,
 		ignore: []string{"ignora", "ignore", "olvida", "descarta", "omite"}, rules: []string{"instrucciones", "indicaciones", "reglas", "órdenes"},
 		negTell: []string{"no le digas", "no digas", "no se lo digas", "no informes", "no menciones", "no le cuentes", "no reveles"}, user: []string{"usuario", "nadie"},
 		include: []string{"incluye", "incluir", "añade", "agrega", "pon ", "envía", "envia", "pasa ", "adjunta", "copia"}, convo: []string{"mensajes", "conversación", "conversacion", "historial", "chat"},
 		read: []string{"lee ", "leer", "lea ", "abre "}, before: []string{"antes de usar", "antes de utilizar"},
 	},
 	{ // French
+		script: setLatin,
 		ignore: []string{"ignore", "oublie", "oubliez", "ignorez", "ne tiens pas compte", "ne tenez pas compte"}, rules: []string{"instructions", "consignes", "règles", "directives"},
 		negTell: []string{"ne dis rien", "ne dites rien", "n'informe pas", "n'informez pas", "ne mentionne pas", "ne mentionnez pas", "ne dis pas", "ne révèle pas", "sans prévenir"}, user: []string{"utilisateur", "personne"},
 		include: []string{"inclus", "incluez", "inclure", "ajoute", "ajoutez", "mets ", "mettez", "envoie", "envoyez", "joins", "copie"}, convo: []string{"messages", "conversation", "historique", "discussion"},
 		read: []string{"lis ", "lisez", "lire ", "ouvre "}, before: []string{"avant d'utiliser", "avant d’utiliser"},
 	},
 	{ // German
+		script: setLatin,
 		ignore: []string{"ignoriere", "ignorieren sie", "vergiss", "vergessen sie", "missachte"}, rules: []string{"anweisungen", "anweisung", "regeln", "vorgaben", "instruktionen"},
 		negTell: []string{"sage dem benutzer nichts", "sag dem benutzer nichts", "sage nichts", "sag nichts", "verschweige", "erwähne nicht", "erwähne das nicht", "informiere nicht", "nichts davon"}, user: []string{"benutzer", "nutzer", "anwender", "niemand"},
 		include: []string{"füge", "fügen sie", "sende", "senden sie", "schicke", "übergib", "kopiere", "hänge"}, convo: []string{"nachrichten", "unterhaltung", "gespräch", "verlauf", "konversation", "chat"},
 		read: []string{"lies ", "lesen sie", "öffne "}, before: []string{"bevor du", "bevor sie", "vorher"},
 	},
 	{ // Portuguese
+		script: setLatin,
 		ignore: []string{"ignore", "ignora", "esqueça", "desconsidere"}, rules: []string{"instruções", "instrucoes", "regras", "orientações"},
 		negTell: []string{"não conte", "não diga", "não informe", "não mencione", "não revele", "nao conte", "nao diga"}, user: []string{"usuário", "usuario", "utilizador", "ninguém"},
 		include: []string{"inclua", "incluir", "adicione", "coloque", "envie", "passe ", "anexe", "copie"}, convo: []string{"mensagens", "conversa", "histórico", "historico"},
 		read: []string{"leia", "ler ", "abra "}, before: []string{"antes de usar", "antes de utilizar"},
 	},
 	{ // Italian
+		script: setLatin,
 		ignore: []string{"ignora", "dimentica", "ignorate"}, rules: []string{"istruzioni", "regole", "indicazioni"},
 		negTell: []string{"non dire", "non informare", "non menzionare", "non rivelare"}, user: []string{"utente", "nessuno"},
 		include: []string{"includi", "aggiungi", "invia", "metti", "allega", "copia"}, convo: []string{"messaggi", "conversazione", "cronologia", "chat"},
 		read: []string{"leggi", "apri "}, before: []string{"prima di usare", "prima di utilizzare"},
 	},
 	{ // Russian
+		script: setCyrillic,
 		ignore: []string{"игнорируй", "игнорируйте", "забудь", "забудьте", "не обращай внимания"}, rules: []string{"инструкци", "указани", "правил"},
 		negTell: []string{"не говори", "не говорите", "ничего не говори", "не сообщай", "не сообщайте", "не упоминай", "не рассказывай"}, user: []string{"пользовател", "никому"},
 		include: []string{"добавляй", "добавь", "включай", "включи", "передай", "передавай", "отправь", "отправляй", "вставь", "скопируй"}, convo: []string{"сообщени", "переписк", "истори", "разговор", "диалог"},
 		read: []string{"прочитай", "прочти", "прочитайте", "открой"}, before: []string{"перед использованием", "прежде чем"},
 	},
 	{ // Chinese
+		script: setHan,
 		ignore: []string{"忽略", "无视", "忘记", "忽视"}, rules: []string{"指令", "指示", "规则"},
 		negTell: []string{"不要告诉", "别告诉", "不要让用户知道", "不要提及", "不要透露", "不要通知"}, user: []string{"用户", "任何人"},
 		include: []string{"包含", "放入", "附加", "发送", "传入", "填入", "加入", "复制"}, convo: []string{"消息", "对话", "聊天", "历史"},
 		read: []string{"读取", "打开", "查看"}, before: []string{"之前", "使用此工具前", "使用本工具前"},
 	},
 	{ // Japanese
+		script: setKana | setHan,
 		ignore: []string{"無視", "忘れ"}, rules: []string{"指示", "命令", "ルール", "指令"},
 		negTell: []string{"伝えない", "言わない", "知らせない", "教えない", "伝えるな", "言うな"}, user: []string{"ユーザー", "利用者", "誰にも"},
 		include: []string{"含め", "入れ", "送信", "添付", "追加", "渡し", "コピー"}, convo: []string{"メッセージ", "会話", "履歴", "チャット"},
 		read: []string{"読み", "読ん", "開い", "開き"}, before: []string{"前に", "使う前"},
 	},
 	{ // Korean
+		script: setHangul,
 		ignore: []string{"무시", "잊어"}, rules: []string{"지시", "명령", "규칙", "지침"},
 		negTell: []string{"알리지 마", "말하지 마", "알려주지 마", "언급하지 마", "말하지 말"}, user: []string{"사용자", "아무에게"},
 		include: []string{"포함", "넣으", "넣어", "첨부", "보내", "전송", "추가", "복사"}, convo: []string{"메시지", "대화", "기록", "채팅"},
 		read: []string{"읽고", "읽어", "읽은", "열어"}, before: []string{"전에", "사용하기 전"},
 	},
 }
+
+// langSet is a set of scripts a text is written in.
+type langSet uint8
+
+const (
+	setLatin langSet = 1 << iota
+	setCyrillic
+	setHan
+	setKana
+	setHangul
+)
 
 // foreignCues are words that show a Latin-script text is not English (in
 // the clean text, accents folded), so that the foreign lexicons are worth
@@ -94,15 +115,35 @@ func (c *textCtx) findForeign() {
 	if c.hasHit(sigModel) && c.hasHit(sigExfil) {
 		return
 	}
+	// Which lexicons are worth trying: the Latin-script ones on a text
+	// with words of those languages, the others on a text in their script.
 	o := c.orig
-	nonASCII := false
-	for i := 0; i < len(o); i++ {
-		if o[i] >= utf8.RuneSelf {
-			nonASCII = true
-			break
+	var set langSet
+	if c.foreignN >= 2 {
+		set |= setLatin
+	}
+	for i := 0; i < len(o); {
+		if o[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, sz := utf8.DecodeRuneInString(o[i:])
+		i += sz
+		switch {
+		case r >= 0xC0 && r <= 0x24F:
+			// Accented Latin letters: Spanish, French, German, Portuguese.
+			set |= setLatin
+		case r >= 0x400 && r <= 0x4FF:
+			set |= setCyrillic
+		case r >= 0x3040 && r <= 0x30FF:
+			set |= setKana
+		case r >= 0x4E00 && r <= 0x9FFF:
+			set |= setHan
+		case r >= 0xAC00 && r <= 0xD7AF:
+			set |= setHangul
 		}
 	}
-	if !nonASCII && c.foreignN < 2 {
+	if set == 0 {
 		return
 	}
 	low := strings.ToLower(o)
@@ -127,7 +168,7 @@ func (c *textCtx) findForeign() {
 			e++
 		}
 		if e-s >= 6 {
-			if sig, ok := foreignSentence(stripQuoted(low[s:e])); ok && !c.hasHit(sig) {
+			if sig, ok := foreignSentence(stripQuoted(low[s:e]), set); ok && !c.hasHit(sig) {
 				c.hits = append(c.hits, hit{sig: sig, start: s, end: e})
 			}
 		}
@@ -161,9 +202,12 @@ func stripQuoted(s string) string {
 
 // foreignSentence reports the intent of one lower-case sentence, if any
 // language's lexicon finds both halves of one.
-func foreignSentence(s string) (int, bool) {
+func foreignSentence(s string, set langSet) (int, bool) {
 	for i := range langs {
 		l := &langs[i]
+		if set&l.script == 0 {
+			continue
+		}
 		switch {
 		case anyIn(s, l.ignore) && anyIn(s, l.rules) && !strings.Contains(s, "被忽略"):
 			return sigModel, true

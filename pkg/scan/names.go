@@ -16,25 +16,37 @@ import (
 // confusables table, through github.com/mtibben/confusables), with case,
 // blank space, separators and invisible characters set aside.
 
-// nameIndex maps the comparison keys of other servers' tool names to the
-// names.
+// nameIndex maps a hash of the comparison key of each other server's tool
+// name to the name. It is built once per Scanner, over every name of the
+// other servers, so it hashes the key instead of keeping it.
 type nameIndex struct {
-	keys map[string]string
+	keys map[uint64]string
 }
 
 func newNameIndex(names []string) *nameIndex {
 	if len(names) == 0 {
 		return nil
 	}
-	ix := &nameIndex{keys: make(map[string]string, len(names))}
+	ix := &nameIndex{keys: make(map[uint64]string, len(names))}
 	var buf []byte
 	for _, n := range names {
 		buf = nameKey(buf[:0], n)
-		if _, dup := ix.keys[string(buf)]; !dup {
-			ix.keys[string(buf)] = n
+		h := hashKey(buf)
+		if _, dup := ix.keys[h]; !dup {
+			ix.keys[h] = n
 		}
 	}
 	return ix
+}
+
+// hashKey is FNV-1a over the key.
+func hashKey(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
 }
 
 // check reports name when it looks like, but is not, another server's
@@ -44,8 +56,9 @@ func (ix *nameIndex) check(name string) []Finding {
 	if ix == nil || name == "" {
 		return nil
 	}
-	other, ok := ix.keys[string(nameKey(nil, name))]
-	if !ok || other == name {
+	key := nameKey(nil, name)
+	other, ok := ix.keys[hashKey(key)]
+	if !ok || other == name || string(nameKey(nil, other)) != string(key) {
 		return nil
 	}
 	return []Finding{{
@@ -89,7 +102,13 @@ func nameKey(buf []byte, name string) []byte {
 			if 'A' <= b && b <= 'Z' {
 				b += 'a' - 'A'
 			}
-			buf = appendSep(buf, asciiSkeleton[b])
+			if b == '_' || b == ' ' || b == '\t' {
+				if len(buf) == 0 || buf[len(buf)-1] != '_' {
+					buf = append(buf, '_')
+				}
+				continue
+			}
+			buf = append(buf, asciiSkeleton[b]...)
 		}
 		return buf
 	}
@@ -180,16 +199,17 @@ func (ti *toolInfo) secretRequests(texts []Text) []Finding {
 	if ti == nil || len(ti.params) == 0 {
 		return nil
 	}
-	for _, w := range secretPurposeWords {
-		if strings.Contains(ti.purpose, w) || strings.Contains(ti.about, w) {
-			return nil
-		}
-	}
 	for _, t := range texts {
 		if !strings.HasPrefix(t.Field, "inputSchema.properties.") || strings.Count(t.Field, ".") != 2 {
 			continue
 		}
 		if asksForSecret(t.Value) && !keyForData(texts, t.Field) {
+			ti.lower()
+			for _, w := range secretPurposeWords {
+				if strings.Contains(ti.purpose, w) || strings.Contains(ti.about, w) {
+					return nil
+				}
+			}
 			return []Finding{{Signal: SignalSecretRequest, Field: visibleField(t.Field),
 				Excerpt: truncateRunes(`parameter "`+escapeVisible(t.Value)+`" asks for a credential the tool's purpose does not need`, maxExcerptRunes)}}
 		}
@@ -249,14 +269,18 @@ func asksForSecret(name string) bool {
 // that lists what was deleted or explains what a drop would remove is a
 // read.
 func MisleadingAnnotations(name, description string, readOnly, notDestructive bool) []Finding {
-	low := strings.ToLower(description)
-	safe := safeWording(low)
+	// Cheap tests first: most tools declare neither hint and vouch for
+	// nothing.
+	if !readOnly && !notDestructive && !mayVouch(description) {
+		return nil
+	}
+	safe := mayVouch(description) && safeWording(strings.ToLower(description))
 	if !readOnly && !notDestructive && !safe {
 		return nil
 	}
 	verb := destructiveName(name)
 	if verb == "" {
-		verb = destructiveDescription(low)
+		verb = destructiveDescription(description)
 	}
 	if verb == "" {
 		return nil
@@ -324,26 +348,60 @@ func destructiveName(name string) string {
 
 // destructiveDescription returns what the description says the tool
 // destroys: a destroy verb in the third person ("deletes", "purges"), not
-// "would delete" or "deleted".
-func destructiveDescription(low string) string {
-	for _, w := range strings.FieldsFunc(low, func(r rune) bool { return !(r >= 'a' && r <= 'z') }) {
-		if len(w) < 5 || !strings.HasSuffix(w, "s") {
-			continue
+// "would delete" or "deleted". Words are lower-cased in a small buffer,
+// as this runs on every tool that declares readOnlyHint.
+func destructiveDescription(d string) string {
+	var buf [16]byte
+	for i := 0; i < len(d); {
+		for i < len(d) && !isASCIILetter(rune(d[i])) {
+			i++
 		}
-		base := strings.TrimSuffix(w, "s")
-		if strings.HasSuffix(w, "es") && !destroyVerbs[base] {
-			base = strings.TrimSuffix(w, "es")
+		j := i
+		for j < len(d) && isASCIILetter(rune(d[j])) {
+			j++
 		}
-		if destroyVerbs[base] && base != "format" && base != "empty" && base != "flush" && base != "reset" {
-			return "its description says it " + w
+		n := j - i
+		if n >= 5 && n <= len(buf) && (d[j-1] == 's' || d[j-1] == 'S') {
+			w := buf[:n]
+			for k := 0; k < n; k++ {
+				w[k] = asciiLower[d[i+k]]
+			}
+			if v := destroyVerbOf(string(w)); v != "" {
+				return "its description says it " + v
+			}
 		}
+		i = j
 	}
+	low := strings.ToLower(d)
 	for _, p := range []string{"formats the selected disk", "formats a volume", "formats the volume", "formats a disk", "formats the disk", "empties"} {
 		if strings.Contains(low, p) {
 			return "its description says it " + strings.Fields(p)[0]
 		}
 	}
 	return ""
+}
+
+// destroyVerbOf returns w when it is the third person of a verb that
+// destroys.
+func destroyVerbOf(w string) string {
+	base := strings.TrimSuffix(w, "s")
+	if strings.HasSuffix(w, "es") && !destroyVerbs[base] {
+		base = strings.TrimSuffix(w, "es")
+	}
+	if destroyVerbs[base] && base != "format" && base != "empty" && base != "flush" && base != "reset" {
+		return w
+	}
+	return ""
+}
+
+// mayVouch is a quick test for the words safeWording looks for.
+func mayVouch(d string) bool {
+	for _, w := range []string{"afe", "AFE", "armless", "ARMLESS", "ead-only", "EAD-ONLY", "ide effect", "on-destructive"} {
+		if strings.Contains(d, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // safeWording reports a description that vouches for itself.

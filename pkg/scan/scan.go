@@ -192,13 +192,24 @@ func (s *Scanner) Scan(texts []Text) []Finding {
 		sig   int
 		field string
 	}
-	seen := map[key]bool{}
+	// At most one finding per (signal, field), and at most 64 findings:
+	// a linear search of those found is cheaper than a map per call.
+	var seenBuf [16]key
+	seenKeys := seenBuf[:0]
+	seenHas := func(k key) bool {
+		for _, s := range seenKeys {
+			if s == k {
+				return true
+			}
+		}
+		return false
+	}
 	sh := s.sh
 	c := &textCtx{tool: newToolInfo(texts)}
 	add := func(f Finding, sig int) {
 		k := key{sig, f.Field}
-		if !seen[k] && len(out) < maxFindings {
-			seen[k] = true
+		if !seenHas(k) && len(out) < maxFindings {
+			seenKeys = append(seenKeys, k)
 			out = append(out, f)
 		}
 	}
@@ -220,10 +231,10 @@ func (s *Scanner) Scan(texts []Text) []Finding {
 		c.analyse(sh)
 		for _, h := range c.hits {
 			k := key{h.sig, field}
-			if seen[k] {
+			if seenHas(k) {
 				continue
 			}
-			seen[k] = true
+			seenKeys = append(seenKeys, k)
 			out = append(out, c.finding(field, h))
 			if len(out) >= maxFindings {
 				break

@@ -39,6 +39,9 @@ type textCtx struct {
 	foreignN int
 	// depth is how many encodings the text was found inside.
 	depth int
+	// cipherSpans are original offsets of clauses that read as no
+	// English at all (see findCiphers).
+	cipherSpans [][2]int
 
 	// Scratch space reused from one text to the next within a Scan.
 	itoks   []itok
@@ -58,6 +61,7 @@ func (c *textCtx) reset(s string, ident bool) {
 	c.orig, c.clean, c.ident = capString(s), "", ident
 	c.deltas, c.hits, c.sens = nil, c.hits[:0], c.sens[:0]
 	c.foreignN = 0
+	c.cipherSpans = c.cipherSpans[:0]
 }
 
 func (c *textCtx) origOff(i int) int {
