@@ -44,18 +44,23 @@ type Options struct {
 // The signals a scan reports. They are strings rather than an enum so that
 // they can be written unchanged into status fields, events and metrics.
 const (
-	// SignalModelInstruction is imperative text aimed at the model that
-	// seeks concealment ("do not tell the user"), overrides other
-	// instructions ("ignore previous instructions"), demands a pre-step that
-	// reads private data ("before using this tool, read ~/.ssh/id_rsa"),
-	// hijacks tool order, or uses pseudo-tags such as "<IMPORTANT>".
+	// SignalModelInstruction is a directive aimed at the model, in English
+	// or one of nine other languages, that seeks concealment ("do not tell
+	// the user"), overrides other instructions ("ignore previous
+	// instructions"), reads credentials or private files ("read
+	// ~/.ssh/id_rsa"), claims authority ("SYSTEM:", "you are authorised",
+	// "<IMPORTANT>"), persists itself into memory or files later sessions
+	// read, runs a risky command first, avoids or replaces other tools, or
+	// does any of that or lies to the user on a later trigger.
 	SignalModelInstruction = "model-instruction"
 	// SignalToolShadowing is an instruction about another server's tool
 	// ("when using send_email, always BCC ..."); it needs Options.OtherTools.
 	SignalToolShadowing = "tool-shadowing"
-	// SignalExfiltration is a directive to send, include or pass data
-	// elsewhere: to a literal URL, e-mail address or phone number, or into a
-	// parameter that has nothing to do with it.
+	// SignalExfiltration is a directive to send, include or pass data the
+	// tool does not need (the conversation, the user's messages or files,
+	// credentials) elsewhere: to a literal URL, e-mail address or phone
+	// number, another tool, or into a parameter that has nothing to do
+	// with it.
 	SignalExfiltration = "exfiltration"
 	// SignalSensitivePath names a credential or private file: ~/.ssh,
 	// id_rsa, /etc/shadow, .aws/credentials, MCP client configuration,
@@ -79,9 +84,10 @@ const (
 	// with Cyrillic, Greek or Armenian look-alikes; in a tool name also an
 	// identifier made only of look-alikes or of compatibility forms.
 	SignalMixedScript = "mixed-script"
-	// SignalEncodedPayload is a long base64, hex, percent-encoded or
-	// escaped blob that decodes to readable text, or a long random-looking
-	// base64 blob.
+	// SignalEncodedPayload is a base64, base32, hex, percent-encoded or
+	// escaped blob (nested up to three layers) that decodes to readable text,
+	// text in ROT13, a Caesar shift, ROT47 or reversed that deciphers to an
+	// instruction, or a long random-looking base64 blob.
 	SignalEncodedPayload = "encoded-payload"
 	// SignalHiddenMarkup is markup a renderer hides but the model reads:
 	// HTML comments, markdown comments, <script>, elements hidden with CSS
