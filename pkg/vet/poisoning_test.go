@@ -427,3 +427,40 @@ func vetCorpus(t testing.TB, dir string) (int, int, []string) {
 	}
 	return tools, flagged, out
 }
+
+// heldOut is a second, smaller set written after the rules were tuned
+// against the first, and never tuned against: its figures estimate how
+// the scan does on attacks and look-alikes it was not written against.
+// They are held as a ratchet, not a target.
+var heldOut = struct{ minCaught, maxFlagged int }{minCaught: heldOutCaught, maxFlagged: heldOutFlagged}
+
+func TestPoisoningHeldOut(t *testing.T) {
+	attacks := loadPoisonCases(t, "heldout-attacks.jsonl")
+	benign := loadPoisonCases(t, "heldout-benign.jsonl")
+	caught := 0
+	for _, c := range attacks {
+		if floored(vetCase(t, c)) {
+			caught++
+		} else {
+			t.Logf("held-out missed: %s", c.ID)
+		}
+	}
+	flagged := 0
+	for _, c := range benign {
+		if fs := vetCase(t, c); len(fs) > 0 {
+			flagged++
+			t.Logf("held-out look-alike flagged: %s: %s", c.ID, strings.Join(fs, "; "))
+		}
+	}
+	fmt.Printf("poisoning: held-out detection %d/%d %.1f%%, false positives %d/%d %.1f%%\n", caught, len(attacks), pct(caught, len(attacks)), flagged, len(benign), pct(flagged, len(benign)))
+	if caught < heldOut.minCaught || flagged > heldOut.maxFlagged {
+		t.Errorf("held-out set: %d caught (at least %d), %d flagged (at most %d)", caught, heldOut.minCaught, flagged, heldOut.maxFlagged)
+	}
+}
+
+// The held-out figures when the set was written, before any rule saw it:
+// 44 of 51 attacks caught, 2 of 40 look-alikes flagged.
+const (
+	heldOutCaught  = 44
+	heldOutFlagged = 2
+)
