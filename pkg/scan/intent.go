@@ -576,12 +576,49 @@ func (c *textCtx) intentSentences() {
 			e++
 		}
 		if e-s >= 8 {
-			c.intentSentence(s, e, first)
+			c.intentWindows(s, e, first)
 		}
 		if e > s {
 			first = false
 		}
 		s = e + 1
+	}
+}
+
+// maxSentence bounds the bytes of one sentence the intent rules look at
+// together. Real sentences are shorter; a longer one is read in windows
+// that overlap by a third, so that the rules, some of which compare words
+// with the words around them, stay linear in the text whatever a hostile
+// server sends.
+const maxSentence = 600
+
+// intentWindows runs intentSentence over t[s:e], in windows when long.
+func (c *textCtx) intentWindows(s, e int, first bool) {
+	if e-s <= maxSentence {
+		c.intentSentence(s, e, first)
+		return
+	}
+	t := c.clean
+	for w := s; w < e; {
+		end := min(e, w+maxSentence)
+		if end < e {
+			// End the window at a word boundary.
+			if k := strings.LastIndexByte(t[w:end], ' '); k > maxSentence/2 {
+				end = w + k
+			}
+		}
+		c.intentSentence(w, end, first && w == s)
+		if end == e {
+			return
+		}
+		next := end - maxSentence/3
+		if k := strings.IndexByte(t[next:end], ' '); k >= 0 {
+			next += k + 1
+		}
+		if next <= w {
+			next = end
+		}
+		w = next
 	}
 }
 
