@@ -400,7 +400,7 @@ func (c *textCtx) findMarkup() {
 		if e := strings.Index(body, "-->"); e >= 0 {
 			body = body[:e]
 		}
-		if strings.IndexFunc(body, func(r rune) bool { return r > ' ' && r != '-' && r != '.' && r != '…' }) >= 0 && !lintPragma(body) {
+		if strings.IndexFunc(body, func(r rune) bool { return r > ' ' && r != '-' && r != '.' && r != '…' }) >= 0 && !lintPragma(body) && !namedComment(t, k, body) {
 			c.addCleanHit(sigMarkup, k, k+4)
 			return
 		}
@@ -434,6 +434,22 @@ func (c *textCtx) findImageExfil() {
 	if m := mdImageExfilRe.FindStringIndex(c.clean); m != nil {
 		c.addCleanHit(sigExfil, m[0], m[1])
 	}
+}
+
+// namedComment reports a comment that names comments: "strips <!--
+// comments -->" in a sanitiser's description is documentation, and a body
+// of one word cannot carry an instruction.
+func namedComment(t string, k int, body string) bool {
+	if len(strings.Fields(body)) > 1 {
+		return false
+	}
+	lo, hi := sentenceBounds(t, k, k+4)
+	for _, v := range []string{"strip", "remov", "sanitiz", "sanitis", "drop", "escap", "clean", "filter"} {
+		if strings.Contains(t[lo:hi], v) {
+			return true
+		}
+	}
+	return false
 }
 
 // lintPragma reports HTML comments that tools put in READMEs for their own

@@ -117,7 +117,7 @@ var lexicon = func() map[string]uint64 {
 	add(wPronoun, "this it these that them those")
 	add(wQual, "previous prior earlier above original initial preceding former existing other system safety security content confirmation earlier before")
 	add(wRules, "instructions instruction rules rule guidelines guardrails policies policy directions directives restrictions constraints context request checks guidance limits")
-	add(wAdverb, "always also then first just simply quietly silently secretly immediately now please additionally carefully automatically and or but so next finally still")
+	add(wAdverb, "always also then first just simply quietly silently secretly immediately now please additionally carefully automatically and or but so next finally still under circumstances")
 	add(wAuthority, "system admin administrator developer operator platform host anthropic openai official root")
 	add(wGrant, "authorised authorized approved pre-approved granted privileges trusted elevated outrank outranks permitted allowed")
 	add(wQuant, "every all whatever everything any each")
@@ -473,6 +473,10 @@ func directive(toks []itok, i int) (ok, neg bool) {
 			break
 		}
 		if toks[k].cls&wNeg != 0 && w != "without" {
+			// "don't forget to attach", "never fail to include": an order.
+			if k+1 < len(toks) && (toks[k+1].w == "forget" || toks[k+1].w == "fail" || toks[k+1].w == "neglect" || toks[k+1].w == "hesitate") {
+				break
+			}
 			neg = true
 			break
 		}
@@ -989,6 +993,11 @@ func (c *textCtx) concealment(toks []itok) bool {
 					return true
 				}
 			}
+		case tk.w == "let" && i+1 < len(toks) && toks[i+1].w == "on":
+			// "never let on to the user that ..."
+			if _, neg := directive(toks, i); neg {
+				return true
+			}
 		case tk.w == "act" && i+2 < len(toks) && toks[i+1].w == "as" && (toks[i+2].w == "if" || toks[i+2].w == "though"):
 			return true
 		case tk.w == "leave" && i+2 < len(toks) && toks[i+1].w == "out" && strings.Contains(joinWords(toks[i+2:min(len(toks), i+6)]), "mention"):
@@ -1208,6 +1217,11 @@ var overrideStatements = [][2]string{
 	{"are to be ignored", "instructions"}, {"are to be ignored", "user"}, {"from now on", "you"}, {"these replace them", ""},
 	{"act without them", ""}, {"prior context", "start fresh"}, {"from this session on", ""}, {"in all later", "session"},
 	{"are suspended", "rules"}, {"are disabled", "safety"}, {"outrank", "user"},
+	{"pay no attention to", "instructions"}, {"pay no attention to", "rules"}, {"pay no heed to", ""}, {"take no notice of", "instructions"},
+	{"put aside", "instructions"}, {"put aside", "guidelines"}, {"stop following", "instructions"}, {"no longer follow", ""},
+	{"are void", ""}, {"is void", "instruction"}, {"null and void", ""}, {"are obsolete", "rules"}, {"are obsolete", "instructions"},
+	{"are no longer valid", ""}, {"have been revoked", "rules"}, {"have been revoked", "instructions"}, {"only this description applies", ""},
+	{"dismiss", "previous"}, {"dismiss", "earlier"},
 }
 
 // rulesObject reports earlier instructions, rules, guidelines or context
@@ -1283,7 +1297,22 @@ func (c *textCtx) authority(toks []itok, all uint64) bool {
 	if all&wGrant != 0 && anySeqIn(toks, grantSeqs) {
 		return true
 	}
-	return all&wAuthCue != 0 && anySeqIn(toks, authoritySeqs)
+	if all&wAuthCue == 0 {
+		return false
+	}
+	// "Never push without confirmation" asks for more confirmation, not
+	// less.
+	for k := range toks {
+		if toks[k].cls&wNeg != 0 && toks[k].w != "without" && toks[k].w != "no" {
+			return false
+		}
+		for _, p := range authoritySeqs {
+			if seqAt(toks, k, p) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 var grantClaims = []string{"you are authorised", "you are authorized", "you have been authorised", "you have been authorized", "has authorised you", "has authorized you",
@@ -1379,6 +1408,8 @@ var steeringStatements = [][2]string{
 	{"it is broken", "use"}, {"it corrupts", "use"}, {"are compromised", "use"}, {"is compromised", "call"}, {"is compromised", "use"},
 	{"returns wrong answers", "use"}, {"for every file operation", "use"}, {"only use", "never use"}, {"instead of using", "always call"},
 	{"before calling any other tool", "first"}, {"before using any other tool", "first"},
+	{"supersedes every other", ""}, {"supersedes all other", ""}, {"supersedes any other", ""}, {"overrides every other", "tool"},
+	{"overrides all other", "tool"}, {"outranks every other", ""}, {"for any request", "pick it"}, {"for any request", "choose it"},
 }
 
 // trigger: an order for later, when the user does something, whose

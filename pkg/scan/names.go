@@ -119,7 +119,9 @@ func nameKey(buf []byte, name string) []byte {
 		}
 		clean.WriteRune(unicode.ToLower(r))
 	}
-	return appendSep(buf, tr39.Skeleton(clean.String()))
+	// The skeleton maps some letters to capitals ("0" to "O"); case is
+	// set aside once more after it.
+	return appendSep(buf, strings.ToLower(tr39.Skeleton(clean.String())))
 }
 
 // appendSep appends s with separators folded to '_'.
@@ -144,7 +146,7 @@ func appendSep(buf []byte, s string) []byte {
 // is "rn", "0" is "O"), taken from the confusables table once.
 var asciiSkeleton = func() (t [128]string) {
 	for b := 0; b < 128; b++ {
-		t[b] = tr39.Skeleton(string(rune(b)))
+		t[b] = strings.ToLower(tr39.Skeleton(string(rune(b))))
 	}
 	return
 }()
@@ -279,7 +281,9 @@ func MisleadingAnnotations(name, description string, readOnly, notDestructive bo
 		return nil
 	}
 	verb := destructiveName(name)
-	if verb == "" {
+	if verb == "" && !constructiveName(name) {
+		// The description decides only when the name does not: a tool
+		// named create_token that "revokes the previous token" creates.
 		verb = destructiveDescription(description)
 	}
 	if verb == "" {
@@ -322,9 +326,24 @@ var (
 	}
 )
 
+// constructiveName reports a name whose first word is a verb that makes or
+// changes rather than destroys.
+func constructiveName(name string) bool {
+	for _, w := range splitIdent(name) {
+		switch w {
+		case "create", "add", "new", "make", "generate", "update", "set", "send", "post", "put", "start", "run", "insert", "upload", "write", "build", "deploy", "register", "invite", "assign", "enable", "open":
+			return true
+		}
+		if readNameVerbs[w] || destroyVerbs[w] {
+			return false
+		}
+	}
+	return false
+}
+
 // strongDestroy reports a verb of irreversible loss in a finding's words.
 func strongDestroy(verb string) bool {
-	for _, v := range []string{"delete", "purge", "terminate", "drop", "overwrite", "wipe", "erase", "destroy", "truncate", "uninstall", "shred", "nuke", "format"} {
+	for _, v := range []string{"delete", "purge", "terminate", "drop", "overwrite", "wipe", "erase", "destroy", "truncate", "uninstall", "shred", "nuke", "format", "kill"} {
 		if strings.Contains(verb, v) {
 			return true
 		}
@@ -388,7 +407,9 @@ func destroyVerbOf(w string) string {
 	if strings.HasSuffix(w, "es") && !destroyVerbs[base] {
 		base = strings.TrimSuffix(w, "es")
 	}
-	if destroyVerbs[base] && base != "format" && base != "empty" && base != "flush" && base != "reset" {
+	// "Removes HTML tags" transforms text; a description's verb counts
+	// when it destroys outright.
+	if destroyVerbs[base] && strongDestroy(base) {
 		return w
 	}
 	return ""

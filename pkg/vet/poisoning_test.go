@@ -428,39 +428,57 @@ func vetCorpus(t testing.TB, dir string) (int, int, []string) {
 	return tools, flagged, out
 }
 
-// heldOut is a second, smaller set written after the rules were tuned
-// against the first, and never tuned against: its figures estimate how
-// the scan does on attacks and look-alikes it was not written against.
-// They are held as a ratchet, not a target.
-var heldOut = struct{ minCaught, maxFlagged int }{minCaught: heldOutCaught, maxFlagged: heldOutFlagged}
+// The held-out sets are smaller sets written after the rules were tuned
+// against the main corpus, and run once before any rule saw them: their
+// first figures estimate how the scan does on attacks and look-alikes it
+// was not written against. They are held as a ratchet, not a target.
 
 func TestPoisoningHeldOut(t *testing.T) {
-	attacks := loadPoisonCases(t, "heldout-attacks.jsonl")
-	benign := loadPoisonCases(t, "heldout-benign.jsonl")
-	caught := 0
-	for _, c := range attacks {
-		if floored(vetCase(t, c)) {
-			caught++
-		} else {
-			t.Logf("held-out missed: %s", c.ID)
+	for _, set := range []struct {
+		name              string
+		minCaught, maxBad int
+	}{
+		{"heldout", heldOutCaught, heldOutFlagged},
+		{"heldout2", heldOut2Caught, heldOut2Flagged},
+	} {
+		attacks := loadPoisonCases(t, set.name+"-attacks.jsonl")
+		benign := loadPoisonCases(t, set.name+"-benign.jsonl")
+		caught := 0
+		for _, c := range attacks {
+			if floored(vetCase(t, c)) {
+				caught++
+			} else {
+				t.Logf("%s missed: %s", set.name, c.ID)
+			}
 		}
-	}
-	flagged := 0
-	for _, c := range benign {
-		if fs := vetCase(t, c); len(fs) > 0 {
-			flagged++
-			t.Logf("held-out look-alike flagged: %s: %s", c.ID, strings.Join(fs, "; "))
+		flagged := 0
+		for _, c := range benign {
+			if fs := vetCase(t, c); len(fs) > 0 {
+				flagged++
+				t.Logf("%s look-alike flagged: %s: %s", set.name, c.ID, strings.Join(fs, "; "))
+			}
 		}
-	}
-	fmt.Printf("poisoning: held-out detection %d/%d %.1f%%, false positives %d/%d %.1f%%\n", caught, len(attacks), pct(caught, len(attacks)), flagged, len(benign), pct(flagged, len(benign)))
-	if caught < heldOut.minCaught || flagged > heldOut.maxFlagged {
-		t.Errorf("held-out set: %d caught (at least %d), %d flagged (at most %d)", caught, heldOut.minCaught, flagged, heldOut.maxFlagged)
+		fmt.Printf("poisoning: %s detection %d/%d %.1f%%, false positives %d/%d %.1f%%\n", set.name, caught, len(attacks), pct(caught, len(attacks)), flagged, len(benign), pct(flagged, len(benign)))
+		if caught < set.minCaught || flagged > set.maxBad {
+			t.Errorf("%s: %d caught (at least %d), %d flagged (at most %d)", set.name, caught, set.minCaught, flagged, set.maxBad)
+		}
 	}
 }
 
-// The held-out figures when the set was written, before any rule saw it:
-// 44 of 51 attacks caught, 2 of 40 look-alikes flagged.
+// The first held-out set caught 44 of 51 attacks and flagged 2 of 40
+// look-alikes when it was first run; its misses were then studied and the
+// rules generalised (a double negative is an order, "pay no attention to",
+// "rules are void", "let on", skeletons compared without case, a sanitiser
+// that names the comments it strips), so it is held out no longer and must
+// now pass in full. heldout-2 was written after that and run once.
 const (
-	heldOutCaught  = 44
-	heldOutFlagged = 2
+	heldOutCaught  = 51
+	heldOutFlagged = 0
+)
+
+// heldout2's figures when it was first run: 28 of 33 attacks caught, none
+// of 20 look-alikes flagged.
+const (
+	heldOut2Caught  = 28
+	heldOut2Flagged = 0
 )
