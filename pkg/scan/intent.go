@@ -77,6 +77,7 @@ const (
 	wShell
 	wCode // a `code` span
 	wStop // a common English word (see stopwords)
+	wHead // the first word of an indexed phrase (see phraseSet)
 )
 
 var lexicon = func() map[string]uint64 {
@@ -131,6 +132,9 @@ var lexicon = func() map[string]uint64 {
 	add(wSteerCue, "replaces replace again alternative another through place broken corrupts compromised wrong instead only first other every")
 	add(wPersistCue, "session sessions next prompt rules that remember memorise memorize forever restarts claude.md agents.md gemini.md copilot-instructions.md crontab")
 	add(wShell, "curl wget bash sh sudo chmod powershell docker crontab git npm pip rm export echo tar nc python eval iex")
+	for w := range phraseIdx.heads {
+		m[w] |= wHead
+	}
 	for w := range stopwords {
 		m[w] |= wStop
 	}
@@ -1124,16 +1128,6 @@ func anySeqIn(toks []itok, ps []seq) bool {
 	return false
 }
 
-// pairIn reports whether both phrases of one pair occur.
-func pairIn(toks []itok, pairs [][2]seq) bool {
-	for _, p := range pairs {
-		if seqIn(toks, p[0]) && seqIn(toks, p[1]) {
-			return true
-		}
-	}
-	return false
-}
-
 func mkPairs(pairs [][2]string) [][2]seq {
 	out := make([][2]seq, len(pairs))
 	for i, p := range pairs {
@@ -1161,17 +1155,112 @@ func hasPrefixWord(toks []itok, w string) bool {
 }
 
 var (
-	overrideSeqs     = mkPairs(overrideStatements)
-	steeringSeqs     = mkPairs(steeringStatements)
-	grantSeqs        = mkSeqs(grantClaims...)
 	persistDestSeqs  = mkSeqs(persistDest...)
-	persistLaterSeqs = mkSeqs("for the rest of this session and", "every new session", "across restarts")
 	authoritySeqs    = mkSeqs("need no confirmation", "needs no confirmation", "confirmation is not required", "skip confirmations", "skip all confirmations", "without confirmation", "disable all confirmation", "safety checks are disabled", "elevated trust", "admin rights", "developer privileges", "output must be followed")
 	seqRoleSystem    = seq{"role", "system", "content"}
 	seqFactsUser     = seq{"facts", "the", "user"}
 	seqWithoutAsking = seq{"without", "asking"}
 	seqLogInAt       = seq{"log", "in", "at"}
 )
+
+// Indexed phrases. The override, steering and persistence statements are
+// pairs of phrases; looking for each phrase at every token of a sentence
+// cost more than the rest of the intent pass. Every phrase is registered
+// once, its first word gets the wHead class, and a sentence's phrases are
+// found in one pass over its wHead tokens. (One builder makes every table,
+// so that package initialisation orders them before the lexicon.)
+type phraseIndex struct {
+	table              []seq
+	heads              map[string][]int32
+	prefix             []int32 // one-word phrases, matched by prefix anywhere
+	override, steering [][2]int32
+	grant, later       []int32
+}
+
+var phraseIdx = func() *phraseIndex {
+	ix := &phraseIndex{heads: map[string][]int32{}}
+	id := func(p seq) int32 {
+		if len(p) == 0 {
+			return -1
+		}
+		n := int32(len(ix.table))
+		ix.table = append(ix.table, p)
+		ix.heads[p[0]] = append(ix.heads[p[0]], n)
+		if len(p) == 1 {
+			// A one-word phrase also matches its plural.
+			ix.heads[p[0]+"s"] = append(ix.heads[p[0]+"s"], n)
+		}
+		return n
+	}
+	pairs := func(ps [][2]seq) [][2]int32 {
+		out := make([][2]int32, len(ps))
+		for i, p := range ps {
+			out[i] = [2]int32{id(p[0]), id(p[1])}
+		}
+		return out
+	}
+	ids := func(ps []seq) []int32 {
+		out := make([]int32, len(ps))
+		for i, p := range ps {
+			out[i] = id(p)
+		}
+		return out
+	}
+	ix.override = pairs(mkPairs(overrideStatements))
+	ix.steering = pairs(mkPairs(steeringStatements))
+	ix.grant = ids(mkSeqs(grantClaims...))
+	ix.later = ids(mkSeqs("for the rest of this session and", "every new session", "across restarts"))
+	if len(ix.table) > len(phraseBits{})*64 {
+		panic("scan: too many indexed phrases")
+	}
+	return ix
+}()
+
+// phraseBits is the set of indexed phrases found in one sentence.
+type phraseBits [8]uint64
+
+func (b *phraseBits) has(id int32) bool { return id < 0 || b[id/64]&(1<<(id%64)) != 0 }
+
+func (b *phraseBits) hasAny(ids []int32) bool {
+	for _, id := range ids {
+		if id >= 0 && b.has(id) {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *phraseBits) hasPair(pairs [][2]int32) bool {
+	for _, p := range pairs {
+		if b.has(p[0]) && b.has(p[1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// phraseSet returns the indexed phrases of the sentence toks, found once
+// per sentence.
+func (c *textCtx) phraseSet(toks []itok) *phraseBits {
+	if c.phrasesOf == len(toks) && len(toks) > 0 && c.phrasesAt == toks[0].s {
+		return &c.phrases
+	}
+	c.phrases = phraseBits{}
+	for k, tk := range toks {
+		if tk.cls&wHead == 0 {
+			continue
+		}
+		for _, id := range phraseIdx.heads[tk.w] {
+			if seqAt(toks, k, phraseIdx.table[id]) {
+				c.phrases[id/64] |= 1 << (id % 64)
+			}
+		}
+	}
+	if len(toks) > 0 {
+		c.phrasesOf, c.phrasesAt = len(toks), toks[0].s
+	}
+	return &c.phrases
+}
 
 // override: earlier instructions no longer hold.
 func (c *textCtx) override(toks []itok) bool {
@@ -1203,7 +1292,7 @@ func (c *textCtx) override(toks []itok) bool {
 			}
 		}
 	}
-	return pairIn(toks, overrideSeqs)
+	return c.phraseSet(toks).hasPair(phraseIdx.override)
 }
 
 // overrideStatements are pairs of word sequences that, both present in a
@@ -1211,7 +1300,7 @@ func (c *textCtx) override(toks []itok) bool {
 var overrideStatements = [][2]string{
 	{"you were told", "no longer"}, {"whatever you were told", ""}, {"you were given before", ""}, {"no longer appl", "instructions"},
 	{"no longer appl", "rules"}, {"no longer appl", "guidelines"}, {"are out of date", "rules"}, {"are out of date", "instructions"},
-	{"do not apply to", "polic"}, {"do not apply to", "rules"}, {"do not apply to", "guidelines"}, {"don't apply to", "polic"},
+	{"do not apply to", "policies"}, {"do not apply to", "policy"}, {"do not apply to", "rules"}, {"do not apply to", "guidelines"}, {"don't apply to", "policies"},
 	{"take priority over", "instructions"}, {"takes priority over", "instructions"}, {"take precedence over", "instructions"}, {"takes precedence over", "instructions"},
 	{"were a test", ""}, {"you are now", "no rules"}, {"you are now", "unrestricted"}, {"you are now dan", ""},
 	{"are to be ignored", "instructions"}, {"are to be ignored", "user"}, {"from now on", "you"}, {"these replace them", ""},
@@ -1294,7 +1383,7 @@ func (c *textCtx) authority(toks []itok, all uint64) bool {
 	// Claims of a grant addressed to the model: "you are authorised",
 	// "you have developer privileges", "tools are pre-approved and need no
 	// confirmation", "approval has been granted".
-	if all&wGrant != 0 && anySeqIn(toks, grantSeqs) {
+	if all&wGrant != 0 && c.phraseSet(toks).hasAny(phraseIdx.grant) {
 		return true
 	}
 	if all&wAuthCue == 0 {
@@ -1353,7 +1442,7 @@ func (c *textCtx) persistence(toks []itok) bool {
 		}
 		return true
 	}
-	return anySeqIn(toks, persistLaterSeqs)
+	return c.phraseSet(toks).hasAny(phraseIdx.later)
 }
 
 var persistDest = []string{"memory", "memories", "long-term", "future session", "future conversation", "later session", "next session", "next time", "every session", "all sessions", "across sessions", "your system prompt", "rules file", "forever", "permanently remember"}
@@ -1398,7 +1487,7 @@ var riskyCommandParts = []string{"| sh", "|sh", "| bash", "|bash", "sudo ", "chm
 
 // steering: another tool avoided, replaced or always preferred.
 func (c *textCtx) steering(toks []itok) bool {
-	return pairIn(toks, steeringSeqs)
+	return c.phraseSet(toks).hasPair(phraseIdx.steering)
 }
 
 var steeringStatements = [][2]string{

@@ -28,7 +28,7 @@ func newNameIndex(names []string) *nameIndex {
 		return nil
 	}
 	ix := &nameIndex{keys: make(map[uint64]string, len(names))}
-	var buf []byte
+	buf := make([]byte, 0, 64)
 	for _, n := range names {
 		buf = nameKey(buf[:0], n)
 		h := hashKey(buf)

@@ -39,6 +39,10 @@ type textCtx struct {
 	foreignN int
 	// depth is how many encodings the text was found inside.
 	depth int
+	// phrases caches the indexed phrases of the sentence last analysed.
+	phrases   phraseBits
+	phrasesOf int
+	phrasesAt int32
 	// cipherSpans are original offsets of clauses that read as no
 	// English at all (see findCiphers).
 	cipherSpans [][2]int
@@ -62,6 +66,7 @@ func (c *textCtx) reset(s string, ident bool) {
 	c.deltas, c.hits, c.sens = nil, c.hits[:0], c.sens[:0]
 	c.foreignN = 0
 	c.cipherSpans = c.cipherSpans[:0]
+	c.phrasesOf = -1
 }
 
 func (c *textCtx) origOff(i int) int {
