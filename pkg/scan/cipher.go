@@ -113,7 +113,7 @@ func decipher(seg string) (string, bool) {
 				top = k
 			}
 		}
-		for _, plain := range []int{'e' - 'a', 't' - 'a', 'a' - 'a', 'o' - 'a', 'i' - 'a', 'n' - 'a', 's' - 'a', 'r' - 'a'} {
+		for _, plain := range []int{'e' - 'a', 't' - 'a', 0, 'o' - 'a', 'i' - 'a', 'n' - 'a', 's' - 'a', 'r' - 'a'} {
 			if shift := (top - plain + 26) % 26; shift != 0 {
 				tries = append(tries, shiftBack(seg, shift))
 			}

@@ -307,18 +307,6 @@ func wordsHave(s string, group []string) bool {
 	return false
 }
 
-func (ti *toolInfo) isParam(w string) bool {
-	if ti == nil || w == "" {
-		return false
-	}
-	for _, p := range ti.params {
-		if p == w {
-			return true
-		}
-	}
-	return false
-}
-
 // Families of data, for weighing an object against the tool's purpose.
 var (
 	famConversation = []string{"conversation", "chat", "message", "history", "transcript", "dialog", "thread", "turn"}
@@ -638,16 +626,6 @@ func (c *textCtx) noteCipherClause(toks []itok, from, to, words, known int) {
 	}
 }
 
-// hasSig reports whether the text already has a hit of one of the signals.
-func (c *textCtx) has(sigs ...int) bool {
-	for _, s := range sigs {
-		if c.hasHit(s) {
-			return true
-		}
-	}
-	return false
-}
-
 func (c *textCtx) intentSentence(s, e int, first bool) {
 	toks := c.tokenize(s, e)
 	if len(toks) < 2 {
@@ -715,7 +693,7 @@ func (c *textCtx) intentSentence(s, e int, first bool) {
 				for _, t2 := range toks[i+1 : objectEnd(toks, i)] {
 					private = private || t2.w == "private" || t2.w == "every" || t2.w == "all"
 				}
-				if secretObject(toks, i+1, c) && !consent(toks[i:]) && !protective(c, s, e) && (private || !ti.purposeHas(famSecret)) {
+				if secretObject(toks, i+1) && !consent(toks[i:]) && !protective(c, s, e) && (private || !ti.purposeHas(famSecret)) {
 					hitAt(sigModel)
 					c.why = "secret-read"
 				}
@@ -886,7 +864,7 @@ func famFor(w string) []string {
 
 // secretObject reports a credential or private file named after a read
 // verb: a sensitive path, a credential noun, the environment.
-func secretObject(toks []itok, from int, c *textCtx) bool {
+func secretObject(toks []itok, from int) bool {
 	end := objectEnd(toks, from-1)
 	if from < end && from > 0 && toks[from].cls&wSecret != 0 && from+1 >= end {
 		// "access token", "read key": a compound noun, not a verb and
@@ -1172,7 +1150,6 @@ var (
 type phraseIndex struct {
 	table              []seq
 	heads              map[string][]int32
-	prefix             []int32 // one-word phrases, matched by prefix anywhere
 	override, steering [][2]int32
 	grant, later       []int32
 }
@@ -1376,7 +1353,7 @@ func (c *textCtx) authority(toks []itok, all uint64) bool {
 		if all&wGrant != 0 && all&wYou != 0 {
 			return true
 		}
-		if i+1 < len(toks) && (toks[i+1].w == "notice" || toks[i+1].w == "message" || toks[i+1].w == "note") && toks[i+1].brk == false && all&(wGrant|wYou|wRules) != 0 && i+2 < len(toks) && toks[i+2].brk {
+		if i+1 < len(toks) && (toks[i+1].w == "notice" || toks[i+1].w == "message" || toks[i+1].w == "note") && !toks[i+1].brk && all&(wGrant|wYou|wRules) != 0 && i+2 < len(toks) && toks[i+2].brk {
 			return true
 		}
 	}

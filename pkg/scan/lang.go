@@ -20,12 +20,12 @@ import (
 // langLex is one language's words for the halves of each intent, as lower
 // case substrings (stems for inflected languages).
 type langLex struct {
-	script          langSet
-	ignore, rules   []string // override
-	negTell, user   []string // concealment
-	include, convo  []string // the conversation into a parameter
-	read            []string // a read of a sensitive path
-	before, thisUse []string // "before using this tool"
+	script         langSet
+	ignore, rules  []string // override
+	negTell, user  []string // concealment
+	include, convo []string // the conversation into a parameter
+	read           []string // a read of a sensitive path
+	before         []string // "before using this tool"
 }
 
 var langs = []langLex{
@@ -33,7 +33,7 @@ var langs = []langLex{
 		script: setLatin,
 		ignore: []string{"ignora", "ignore", "olvida", "descarta", "omite"}, rules: []string{"instrucciones", "indicaciones", "reglas", "órdenes"},
 		negTell: []string{"no le digas", "no digas", "no se lo digas", "no informes", "no menciones", "no le cuentes", "no reveles"}, user: []string{"usuario", "nadie"},
-		include: []string{"incluye", "incluir", "añade", "agrega", "pon ", "envía", "envia", "pasa ", "adjunta", "copia"}, convo: []string{"mensajes", "conversación", "conversacion", "historial", "chat"},
+		include: []string{"incluye", "incluir", "añade", "agrega", "pon ", "envía", "envia", "pasa ", "adjunta", "copia"}, convo: []string{"mensajes", "conversación", "conversacion", "historial", "chat"}, //nolint:misspell // Spanish
 		read: []string{"lee ", "leer", "lea ", "abre "}, before: []string{"antes de usar", "antes de utilizar"},
 	},
 	{ // French
@@ -47,7 +47,7 @@ var langs = []langLex{
 		script: setLatin,
 		ignore: []string{"ignoriere", "ignorieren sie", "vergiss", "vergessen sie", "missachte"}, rules: []string{"anweisungen", "anweisung", "regeln", "vorgaben", "instruktionen"},
 		negTell: []string{"sage dem benutzer nichts", "sag dem benutzer nichts", "sage nichts", "sag nichts", "verschweige", "erwähne nicht", "erwähne das nicht", "informiere nicht", "nichts davon"}, user: []string{"benutzer", "nutzer", "anwender", "niemand"},
-		include: []string{"füge", "fügen sie", "sende", "senden sie", "schicke", "übergib", "kopiere", "hänge"}, convo: []string{"nachrichten", "unterhaltung", "gespräch", "verlauf", "konversation", "chat"},
+		include: []string{"füge", "fügen sie", "sende", "senden sie", "schicke", "übergib", "kopiere", "hänge"}, convo: []string{"nachrichten", "unterhaltung", "gespräch", "verlauf", "konversation", "chat"}, //nolint:misspell // German
 		read: []string{"lies ", "lesen sie", "öffne "}, before: []string{"bevor du", "bevor sie", "vorher"},
 	},
 	{ // Portuguese
