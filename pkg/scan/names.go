@@ -29,14 +29,21 @@ func newNameIndex(names []string) *nameIndex {
 	}
 	ix := &nameIndex{keys: make(map[uint64]string, len(names))}
 	buf := make([]byte, 0, 64)
+	buf2 := make([]byte, 0, 64)
 	for _, n := range names {
-		buf = nameKey(buf[:0], n)
-		h := hashKey(buf)
-		if _, dup := ix.keys[h]; !dup {
-			ix.keys[h] = n
+		buf = nameKey(buf[:0], n, true)
+		ix.put(hashKey(buf), n)
+		if buf2 = nameKey(buf2[:0], n, false); string(buf2) != string(buf) {
+			ix.put(hashKey(buf2), n)
 		}
 	}
 	return ix
+}
+
+func (ix *nameIndex) put(h uint64, n string) {
+	if _, dup := ix.keys[h]; !dup {
+		ix.keys[h] = n
+	}
 }
 
 // hashKey is FNV-1a over the key.
@@ -56,9 +63,16 @@ func (ix *nameIndex) check(name string) []Finding {
 	if ix == nil || name == "" {
 		return nil
 	}
-	key := nameKey(nil, name)
-	other, ok := ix.keys[hashKey(key)]
-	if !ok || other == name || string(nameKey(nil, other)) != string(key) {
+	var other string
+	for _, fold := range []bool{true, false} {
+		key := nameKey(nil, name, fold)
+		o, ok := ix.keys[hashKey(key)]
+		if ok && o != name && (string(nameKey(nil, o, true)) == string(key) || string(nameKey(nil, o, false)) == string(key)) {
+			other = o
+			break
+		}
+	}
+	if other == "" {
 		return nil
 	}
 	return []Finding{{
@@ -84,11 +98,15 @@ func escapeNameRunes(s string) string {
 	return b.String()
 }
 
-// nameKey appends the comparison key of a tool name: the TR39 skeleton of
-// its lower-case form, with invisible characters dropped and blank space
-// written as an underscore. ASCII names,
-// almost all of them, take a table built from the same confusables data.
-func nameKey(buf []byte, name string) []byte {
+// nameKey appends a comparison key of a tool name: its Unicode TR39
+// skeleton, lower-cased, with invisible characters dropped and blank space
+// written as an underscore. With fold the name is lower-cased before the
+// skeleton as well, so that names apart only by case meet ("SEND_EMAIL",
+// "send_email"); without, the capital I keeps its skeleton "l"
+// ("Iist_files", "list_files"). Two names are confusable when one of
+// their keys meet. ASCII names, almost all of them, take tables built from
+// the same confusables data.
+func nameKey(buf []byte, name string, fold bool) []byte {
 	ascii := true
 	for i := 0; i < len(name); i++ {
 		if name[i] >= utf8.RuneSelf {
@@ -96,32 +114,34 @@ func nameKey(buf []byte, name string) []byte {
 			break
 		}
 	}
+	table := &asciiSkeleton
+	if fold {
+		table = &asciiSkeletonFold
+	}
 	if ascii {
 		for i := 0; i < len(name); i++ {
 			b := name[i]
-			if 'A' <= b && b <= 'Z' {
-				b += 'a' - 'A'
-			}
 			if b == '_' || b == ' ' || b == '\t' {
 				if len(buf) == 0 || buf[len(buf)-1] != '_' {
 					buf = append(buf, '_')
 				}
 				continue
 			}
-			buf = append(buf, asciiSkeleton[b]...)
+			buf = append(buf, table[b]...)
 		}
 		return buf
 	}
 	var clean strings.Builder
 	for _, r := range name {
-		if isInvisible(r) {
-			continue
+		if !isInvisible(r) {
+			clean.WriteRune(r)
 		}
-		clean.WriteRune(unicode.ToLower(r))
 	}
-	// The skeleton maps some letters to capitals ("0" to "O"); case is
-	// set aside once more after it.
-	return appendSep(buf, strings.ToLower(tr39.Skeleton(clean.String())))
+	c := clean.String()
+	if fold {
+		c = strings.ToLower(c)
+	}
+	return appendSep(buf, strings.ToLower(tr39.Skeleton(c)))
 }
 
 // appendSep appends s with separators folded to '_'.
@@ -142,11 +162,13 @@ func appendSep(buf []byte, s string) []byte {
 	return buf
 }
 
-// asciiSkeleton is the TR39 skeleton of each ASCII byte ("1" is "l", "m"
-// is "rn", "0" is "O"), taken from the confusables table once.
-var asciiSkeleton = func() (t [128]string) {
+// asciiSkeleton is the TR39 skeleton of each ASCII byte, lower-cased ("1"
+// is "l", "m" is "rn", "0" is "o", "I" is "l"), taken from the confusables
+// table once; asciiSkeletonFold the same of the byte lower-cased first.
+var asciiSkeleton, asciiSkeletonFold = func() (t, f [128]string) {
 	for b := 0; b < 128; b++ {
 		t[b] = strings.ToLower(tr39.Skeleton(string(rune(b))))
+		f[b] = strings.ToLower(tr39.Skeleton(strings.ToLower(string(rune(b)))))
 	}
 	return
 }()
@@ -280,8 +302,8 @@ func MisleadingAnnotations(name, description string, readOnly, notDestructive bo
 	if !readOnly && !notDestructive && !safe {
 		return nil
 	}
-	verb := destructiveName(name)
-	if verb == "" && !constructiveName(name) {
+	verb, decided := destructiveName(name)
+	if !decided && !constructiveName(name) {
 		// The description decides only when the name does not: a tool
 		// named create_token that "revokes the previous token" creates.
 		verb = destructiveDescription(description)
@@ -351,18 +373,19 @@ func strongDestroy(verb string) bool {
 	return false
 }
 
-// destructiveName returns "it deletes" when the first verb of the name
-// destroys.
-func destructiveName(name string) string {
+// destructiveName returns what the first verb of the name says the tool
+// destroys, and whether the name has a verb that decides: a reading verb
+// decides that the tool reads.
+func destructiveName(name string) (string, bool) {
 	for _, w := range splitIdent(name) {
 		if readNameVerbs[w] {
-			return ""
+			return "", true
 		}
 		if destroyVerbs[w] && w != "format" && w != "empty" {
-			return "its name says it " + w + "s"
+			return "its name says it " + w + "s", true
 		}
 	}
-	return ""
+	return "", false
 }
 
 // destructiveDescription returns what the description says the tool

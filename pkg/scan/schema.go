@@ -1,7 +1,7 @@
 package scan
 
 import (
-	"sort"
+	"slices"
 	"strconv"
 )
 
@@ -84,7 +84,7 @@ func (w *schemaWalker) keys(m map[string]any) (start, n int) {
 	}
 	n = len(w.kbuf) - start
 	if n > 1 {
-		sort.Strings(w.kbuf[start:])
+		slices.Sort(w.kbuf[start:])
 	}
 	return start, n
 }
