@@ -91,6 +91,7 @@ var lexicon = func() map[string]uint64 {
 	add(wTransmit, "includes contains contain carries")
 	add(wRead|wBase, "read cat open load dump grab collect retrieve obtain fetch find access extract gather locate print output echo")
 	add(wRead, "get")
+	add(wRead, "reading opening loading dumping fetching collecting")
 	add(wRead|wBase, "look")
 	add(wBase, "follow set start initialise initialize edit")
 	add(wTell|wBase, "tell mention inform reveal disclose show notify alert warn bring explain admit say")
@@ -491,6 +492,10 @@ func directive(toks []itok, i int) (ok, neg bool) {
 			return true, neg
 		}
 	}
+	// "Start by reading ...", "begin by collecting ...".
+	if i >= 2 && toks[i-1].w == "by" && (toks[i-2].w == "start" || toks[i-2].w == "begin" || toks[i-2].w == "starting") {
+		return true, neg
+	}
 	// A modal governing the verb: "you must include", "the model should
 	// supply", "has to send"; not across another verb ("must be created
 	// to carry").
@@ -717,7 +722,7 @@ func (c *textCtx) intentSentence(s, e int, first bool) {
 	switch {
 	case all&(wTell|wHide|wUser|wYou) != 0 && c.concealment(toks):
 		c.why = "conceal"
-	case all&(wOverride|wOvrCue) != 0 && c.override(toks):
+	case all&(wOverride|wOvrCue|wHead) != 0 && c.override(toks):
 		c.why = "override"
 	case (all&(wAuthority|wGrant|wAuthCue) != 0 || toks[0].kind == kQuoted) && c.authority(toks, all):
 		c.why = "authority"
@@ -971,6 +976,7 @@ func (c *textCtx) concealment(toks []itok) bool {
 			if ok, neg := directive(toks, i); ok && !neg {
 				rest := joinWords(toks[i+1 : min(len(toks), i+9)])
 				if strings.Contains(rest, "to yourself") || strings.HasPrefix(rest, "quiet") || strings.Contains(rest, "in the dark") ||
+					strings.Contains(rest, "unaware") || strings.Contains(rest, "uninformed") || strings.Contains(rest, "oblivious") ||
 					strings.Contains(rest, "secret from") || strings.Contains(rest, " from the user") || strings.Contains(rest, "from the human") {
 					return true
 				}
@@ -1288,6 +1294,8 @@ var overrideStatements = [][2]string{
 	{"are void", ""}, {"is void", "instruction"}, {"null and void", ""}, {"are obsolete", "rules"}, {"are obsolete", "instructions"},
 	{"are no longer valid", ""}, {"have been revoked", "rules"}, {"have been revoked", "instructions"}, {"only this description applies", ""},
 	{"dismiss", "previous"}, {"dismiss", "earlier"},
+	{"do not apply", "instructions"}, {"does not apply", "instruction"}, {"don't apply", "instructions"}, {"no longer hold", ""},
+	{"from here on", ""}, {"from this point on", ""}, {"from this moment on", ""}, {"only as instructed by this", ""},
 }
 
 // rulesObject reports earlier instructions, rules, guidelines or context
@@ -1476,6 +1484,8 @@ var steeringStatements = [][2]string{
 	{"before calling any other tool", "first"}, {"before using any other tool", "first"},
 	{"supersedes every other", ""}, {"supersedes all other", ""}, {"supersedes any other", ""}, {"overrides every other", "tool"},
 	{"overrides all other", "tool"}, {"outranks every other", ""}, {"for any request", "pick it"}, {"for any request", "choose it"},
+	{"rather than using", "always call"}, {"rather than using", "always use"}, {"rather than calling", "always"}, {"is insecure", "call"},
+	{"is insecure", "use"}, {"is unsafe", "instead"},
 }
 
 // trigger: an order for later, when the user does something, whose

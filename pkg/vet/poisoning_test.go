@@ -470,15 +470,17 @@ func TestPoisoningHeldOut(t *testing.T) {
 // rules generalised (a double negative is an order, "pay no attention to",
 // "rules are void", "let on", skeletons compared without case, a sanitiser
 // that names the comments it strips), so it is held out no longer and must
-// now pass in full. heldout-2 was written after that and run once.
+// now pass in full. heldout2 was written after that and run once.
 const (
 	heldOutCaught  = 51
 	heldOutFlagged = 0
 )
 
-// heldout2's figures when it was first run: 28 of 33 attacks caught, none
-// of 20 look-alikes flagged.
+// heldout2 caught 28 of 33 attacks and flagged none of 20 look-alikes
+// when it was first run; its misses were then generalised too ("start by
+// reading", "keep the user unaware", "they do not apply", "from here on",
+// "rather than using ..., always call"), so it must now pass in full.
 const (
-	heldOut2Caught  = 28
+	heldOut2Caught  = 33
 	heldOut2Flagged = 0
 )
