@@ -28,14 +28,14 @@ func newNameIndex(names []string) *nameIndex {
 		return nil
 	}
 	ix := &nameIndex{keys: make(map[uint64]string, len(names))}
+	// Other names are indexed by their folded key only; the name under
+	// scan is looked up by both of its keys. So "Iist_files" is reported
+	// next to "list_files", and not the other way round: the finding lands
+	// on the name that imitates.
 	buf := make([]byte, 0, 64)
-	buf2 := make([]byte, 0, 64)
 	for _, n := range names {
 		buf = nameKey(buf[:0], n, true)
 		ix.put(hashKey(buf), n)
-		if buf2 = nameKey(buf2[:0], n, false); string(buf2) != string(buf) {
-			ix.put(hashKey(buf2), n)
-		}
 	}
 	return ix
 }
@@ -67,7 +67,7 @@ func (ix *nameIndex) check(name string) []Finding {
 	for _, fold := range []bool{true, false} {
 		key := nameKey(nil, name, fold)
 		o, ok := ix.keys[hashKey(key)]
-		if ok && o != name && (string(nameKey(nil, o, true)) == string(key) || string(nameKey(nil, o, false)) == string(key)) {
+		if ok && o != name && string(nameKey(nil, o, true)) == string(key) {
 			other = o
 			break
 		}
