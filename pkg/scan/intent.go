@@ -562,8 +562,10 @@ func measureNoun(toks []itok, k int) bool {
 // intentSentences runs the intent rules over every sentence of the text.
 func (c *textCtx) intentSentences() {
 	t := c.clean
-	// A single word (a property name, an enum value) is no sentence.
-	if len(t) < 12 || strings.IndexByte(t, ' ') < 0 {
+	// A single word or two (a property name, an enum value, "The
+	// repository owner") asks nothing of anyone; a directive with an
+	// object has three words at least ("ignore previous instructions").
+	if len(t) < 16 || strings.Count(t, " ") < 2 {
 		return
 	}
 	first := true
