@@ -16,34 +16,42 @@ import (
 // confusables table, through github.com/mtibben/confusables), with case,
 // blank space, separators and invisible characters set aside.
 
-// nameIndex maps a hash of the comparison key of each other server's tool
-// name to the name. It is built once per Scanner, over every name of the
-// other servers, so it hashes the key instead of keeping it.
+// nameIndex is a Bloom filter over the comparison keys of the other
+// servers' tool names. It is built for every Scanner over every name of the
+// other servers, so building it must cost next to nothing: two bits per
+// name. A name under scan whose key passes the filter (almost never) is
+// then compared with the names one by one.
 type nameIndex struct {
-	keys map[uint64]string
+	bits  [1024]uint64
+	names []string
 }
 
 func newNameIndex(names []string) *nameIndex {
 	if len(names) == 0 {
 		return nil
 	}
-	ix := &nameIndex{keys: make(map[uint64]string, len(names))}
 	// Other names are indexed by their folded key only; the name under
 	// scan is looked up by both of its keys. So "Iist_files" is reported
 	// next to "list_files", and not the other way round: the finding lands
 	// on the name that imitates.
+	ix := &nameIndex{names: names}
 	buf := make([]byte, 0, 64)
 	for _, n := range names {
 		buf = nameKey(buf[:0], n, true)
-		ix.put(hashKey(buf), n)
+		a, b := bloomBits(hashKey(buf))
+		ix.bits[a/64] |= 1 << (a % 64)
+		ix.bits[b/64] |= 1 << (b % 64)
 	}
 	return ix
 }
 
-func (ix *nameIndex) put(h uint64, n string) {
-	if _, dup := ix.keys[h]; !dup {
-		ix.keys[h] = n
-	}
+func bloomBits(h uint64) (uint64, uint64) {
+	return h % 65536, (h >> 32) % 65536
+}
+
+func (ix *nameIndex) mayHave(key []byte) bool {
+	a, b := bloomBits(hashKey(key))
+	return ix.bits[a/64]&(1<<(a%64)) != 0 && ix.bits[b/64]&(1<<(b%64)) != 0
 }
 
 // hashKey is FNV-1a over the key.
@@ -64,11 +72,19 @@ func (ix *nameIndex) check(name string) []Finding {
 		return nil
 	}
 	var other string
+	var buf []byte
 	for _, fold := range []bool{true, false} {
 		key := nameKey(nil, name, fold)
-		o, ok := ix.keys[hashKey(key)]
-		if ok && o != name && string(nameKey(nil, o, true)) == string(key) {
-			other = o
+		if !ix.mayHave(key) {
+			continue
+		}
+		for _, o := range ix.names {
+			if o != name && string(nameKey(buf[:0], o, true)) == string(key) {
+				other = o
+				break
+			}
+		}
+		if other != "" {
 			break
 		}
 	}
