@@ -678,17 +678,14 @@ func (c *textCtx) intentSentence(s, e int, first bool) {
 				}
 				if obj && !consent(toks[i:]) && !ti.dataIsPurpose(fam, toks[i+1:objectEnd(toks, i)]) {
 					hitAt(sigExfil)
-					c.why = "exfil-private"
 				} else if sens := c.sensitiveIn(toks[i:]); sens && !consent(toks[i:]) && !protective(c, s, e) {
 					hitAt(sigExfil)
-					c.why = "exfil-sensitive"
 				}
 			}
 		case tk.cls&wPassive != 0 && !c.hasHit(sigExfil) && i >= 2 && toks[i-1].w == "be" && toks[i-2].cls&wModal != 0:
 			// "The user's messages must be copied into the tag argument."
 			if obj, fam := privateObject(toks[:i-2], 0); obj && !ti.dataIsPurpose(fam, nil) {
 				hitAt(sigExfil)
-				c.why = "exfil-passive"
 			}
 		}
 		if tk.cls&wRead != 0 && !c.hasHit(sigModel) && !(summary && i == 0) {
@@ -702,7 +699,6 @@ func (c *textCtx) intentSentence(s, e int, first bool) {
 				}
 				if secretObject(toks, i+1) && !consent(toks[i:]) && !protective(c, s, e) && (private || !ti.purposeHas(famSecret)) {
 					hitAt(sigModel)
-					c.why = "secret-read"
 				}
 			}
 		}
@@ -713,7 +709,6 @@ func (c *textCtx) intentSentence(s, e int, first bool) {
 		for k := range toks {
 			if thisConversation(toks, k) && !ti.purposeHas(famConversation) && !negatedAt(toks, k) {
 				hitAt(sigExfil)
-				c.why = "exfil-param-description"
 				break
 			}
 		}
@@ -721,21 +716,16 @@ func (c *textCtx) intentSentence(s, e int, first bool) {
 	if c.hasHit(sigModel) {
 		return
 	}
+	// The first rule that finds its intent reports the sentence; each is
+	// tried only when the sentence holds one of its cue words.
 	switch {
 	case all&(wTell|wHide|wUser|wYou) != 0 && c.concealment(toks):
-		c.why = "conceal"
 	case all&(wOverride|wOvrCue|wHead) != 0 && c.override(toks):
-		c.why = "override"
 	case (all&(wAuthority|wGrant|wAuthCue) != 0 || toks[0].kind == kQuoted) && c.authority(toks, all):
-		c.why = "authority"
 	case all&(wPersist|wTransmit) != 0 && all&(wMemory|wPersistCue) != 0 && c.persistence(toks):
-		c.why = "persist"
 	case all&(wShell|wCode) != 0 && c.command(toks, summary):
-		c.why = "command"
 	case all&wCall != 0 && all&wSteerCue != 0 && c.steering(toks):
-		c.why = "steer"
 	case (all&wCond != 0 || toks[0].w == "on") && c.trigger(toks):
-		c.why = "trigger"
 	default:
 		return
 	}

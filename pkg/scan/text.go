@@ -34,7 +34,6 @@ type textCtx struct {
 	// the field of the text.
 	tool  *toolInfo
 	field string
-	why   string // which intent rule fired last, for tests
 	// foreignN counts words of other languages the intent pass saw.
 	foreignN int
 	// depth is how many encodings the text was found inside.
