@@ -2,6 +2,7 @@ package scan
 
 import (
 	"sort"
+	"sync"
 )
 
 // Finding is one poisoning signal found in one field of a tool definition.
@@ -184,6 +185,9 @@ func Scan(texts []Text, opts Options) []Finding {
 type Scanner struct {
 	sh    *shadower
 	names *nameIndex
+	// ctxs keeps the per-text scratch space (tokens, buffers) from one
+	// call to the next: a catalogue's tools are scanned one Scan call each.
+	ctxs sync.Pool
 }
 
 // New prepares a Scanner for opts.
@@ -211,7 +215,12 @@ func (s *Scanner) Scan(texts []Text) []Finding {
 		return false
 	}
 	sh := s.sh
-	c := &textCtx{tool: newToolInfo(texts)}
+	c, _ := s.ctxs.Get().(*textCtx)
+	if c == nil {
+		c = &textCtx{}
+	}
+	defer s.ctxs.Put(c)
+	c.tool = newToolInfo(texts)
 	add := func(f Finding, sig int) {
 		k := key{sig, f.Field}
 		if !seenHas(k) && len(out) < maxFindings {

@@ -51,7 +51,7 @@ var schemaTokens = map[string]bool{
 // most 10,000 strings. Path segments that come from the schema are escaped
 // and shortened, so a Field is always printable.
 func SchemaTexts(prefix string, schema any) []Text {
-	w := schemaWalker{}
+	w := schemaWalker{kbuf: make([]string, 0, 32)}
 	w.schema(prefix, schema, 0)
 	return w.out
 }
