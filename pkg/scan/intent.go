@@ -136,6 +136,9 @@ var lexicon = func() map[string]uint64 {
 	for w := range phraseIdx.heads {
 		m[w] |= wHead
 	}
+	for w, cls := range phraseIdx.cues {
+		m[w] |= cls
+	}
 	for w := range stopwords {
 		m[w] |= wStop
 	}
@@ -720,7 +723,7 @@ func (c *textCtx) intentSentence(s, e int, first bool) {
 	// tried only when the sentence holds one of its cue words.
 	switch {
 	case all&(wTell|wHide|wUser|wYou) != 0 && c.concealment(toks):
-	case all&(wOverride|wOvrCue|wHead) != 0 && c.override(toks):
+	case all&(wOverride|wOvrCue) != 0 && c.override(toks):
 	case (all&(wAuthority|wGrant|wAuthCue) != 0 || toks[0].kind == kQuoted) && c.authority(toks, all):
 	case all&(wPersist|wTransmit) != 0 && all&(wMemory|wPersistCue) != 0 && c.persistence(toks):
 	case all&(wShell|wCode) != 0 && c.command(toks, summary):
@@ -1150,6 +1153,7 @@ type phraseIndex struct {
 	heads              map[string][]int32
 	override, steering [][2]int32
 	grant, later       []int32
+	cues               map[string]uint64
 }
 
 var phraseIdx = func() *phraseIndex {
@@ -1185,6 +1189,27 @@ var phraseIdx = func() *phraseIndex {
 	ix.steering = pairs(mkPairs(steeringStatements))
 	ix.grant = ids(mkSeqs(grantClaims...))
 	ix.later = ids(mkSeqs("for the rest of this session and", "every new session", "across restarts"))
+	// The cue of a statement is the longest word of its first phrase:
+	// the override and steering rules run only on sentences that hold one,
+	// so that the common words many phrases start with ("is", "in", "you")
+	// do not send every sentence through them.
+	ix.cues = map[string]uint64{}
+	cue := func(pairs [][2]int32, cls uint64) {
+		for _, p := range pairs {
+			if p[0] < 0 {
+				continue
+			}
+			best := ""
+			for _, w := range ix.table[p[0]] {
+				if len(w) > len(best) {
+					best = w
+				}
+			}
+			ix.cues[best] |= cls
+		}
+	}
+	cue(ix.override, wOvrCue)
+	cue(ix.steering, wSteerCue)
 	if len(ix.table) > len(phraseBits{})*64 {
 		panic("scan: too many indexed phrases")
 	}
