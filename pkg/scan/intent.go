@@ -985,13 +985,10 @@ func (c *textCtx) concealment(toks []itok) bool {
 			return true
 		case tk.w == "leave" && i+2 < len(toks) && toks[i+1].w == "out" && strings.Contains(joinWords(toks[i+2:min(len(toks), i+6)]), "mention"):
 			return true
-		case tk.cls&wUser != 0 && i+3 < len(toks):
+		case tk.cls&wUser != 0 && i+2 < len(toks) && negatedAhead(toks, i+1):
 			// "the user must not find out", "make sure the person never sees"
-			rest := joinWords(toks[i+1 : min(len(toks), i+6)])
-			for _, p := range []string{"must not find out", "must not know", "must not learn", "must not notice", "should not know", "should not notice", "never sees", "never see", "never finds out", "never know", "must never know", "must never see", "is not to know", "shouldn't know", "won't notice"} {
-				if strings.HasPrefix(rest, p) || strings.Contains(rest, " "+p) {
-					return true
-				}
+			if anySeqIn(toks[i+1:min(len(toks), i+6)], userUnawareSeqs) {
+				return true
 			}
 		case (tk.w == "report" || tk.w == "claim" || tk.w == "say") && i+3 < len(toks):
 			rest := joinWords(toks[i+1 : min(len(toks), i+8)])
@@ -1034,6 +1031,22 @@ func concealedObject(toks []itok, from int) bool {
 		}
 	}
 	return sawWho
+}
+
+// userUnawareSeqs are what a user must not do, in a sentence that keeps
+// them from knowing.
+var userUnawareSeqs = mkSeqs("must not find out", "must not know", "must not learn", "must not notice", "should not know",
+	"should not notice", "never sees", "never see", "never finds out", "never know", "must never know", "must never see",
+	"is not to know", "shouldn't know", "won't notice")
+
+// negatedAhead reports a negation in the few tokens from k on.
+func negatedAhead(toks []itok, k int) bool {
+	for j := k; j < min(len(toks), k+5); j++ {
+		if toks[j].cls&wNeg != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func mentionsUser(toks []itok) bool {
