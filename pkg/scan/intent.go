@@ -129,8 +129,8 @@ var lexicon = func() map[string]uint64 {
 	add(wDanger, "delete remove drop purge wipe erase destroy truncate terminate kill")
 	add(wForeign, foreignCues)
 	add(wAuthCue, "confirmation confirmations role tool_description privileges rights trust followed disabled elevated")
-	add(wOvrCue, "told given longer date apply priority precedence test now ignored replace fresh session later suspended disabled outrank outranks without dan set throw follow drop")
-	add(wSteerCue, "replaces replace again alternative another through place broken corrupts compromised wrong instead only first other every")
+	// (The statements add their own cues; see phraseIdx.)
+	add(wOvrCue, "aside away follow")
 	add(wPersistCue, "session sessions next prompt rules that remember memorise memorize forever restarts claude.md agents.md gemini.md copilot-instructions.md crontab")
 	add(wShell, "curl wget bash sh sudo chmod powershell docker crontab git npm pip rm export echo tar nc python eval iex")
 	for w := range phraseIdx.heads {
