@@ -26,6 +26,12 @@ type langLex struct {
 	include, convo []string // the conversation into a parameter
 	read           []string // a read of a sensitive path
 	before         []string // "before using this tool"
+	// orders are the language's words for giving an order: "always",
+	// "never", "you must", imperatives. Alone they are ordinary words; in
+	// a sentence that switches to the language from English mid-text,
+	// they are the part of the text a reviewer who reads the English
+	// misses (see switchedOrder).
+	orders []string
 }
 
 var langs = []langLex{
@@ -35,6 +41,7 @@ var langs = []langLex{
 		negTell: []string{"no le digas", "no digas", "no se lo digas", "no informes", "no menciones", "no le cuentes", "no reveles"}, user: []string{"usuario", "nadie"},
 		include: []string{"incluye", "incluir", "añade", "agrega", "pon ", "envía", "envia", "pasa ", "adjunta", "copia"}, convo: []string{"mensajes", "conversación", "conversacion", "historial", "chat"}, //nolint:misspell // Spanish
 		read: []string{"lee ", "leer", "lea ", "abre "}, before: []string{"antes de usar", "antes de utilizar"},
+		orders: []string{"siempre", "nunca", "debes", "asegúrate", "no le digas", "no digas", "envía", "incluye", "ignora"},
 	},
 	{ // French
 		script: setLatin,
@@ -42,6 +49,7 @@ var langs = []langLex{
 		negTell: []string{"ne dis rien", "ne dites rien", "n'informe pas", "n'informez pas", "ne mentionne pas", "ne mentionnez pas", "ne dis pas", "ne révèle pas", "sans prévenir"}, user: []string{"utilisateur", "personne"},
 		include: []string{"inclus", "incluez", "inclure", "ajoute", "ajoutez", "mets ", "mettez", "envoie", "envoyez", "joins", "copie"}, convo: []string{"messages", "conversation", "historique", "discussion"},
 		read: []string{"lis ", "lisez", "lire ", "ouvre "}, before: []string{"avant d'utiliser", "avant d’utiliser"},
+		orders: []string{"toujours", "jamais", "vous devez", "tu dois", "assurez-vous", "n'oubliez", "envoyez", "incluez", "ignorez", "ne dites"},
 	},
 	{ // German
 		script: setLatin,
@@ -49,6 +57,7 @@ var langs = []langLex{
 		negTell: []string{"sage dem benutzer nichts", "sag dem benutzer nichts", "sage nichts", "sag nichts", "verschweige", "erwähne nicht", "erwähne das nicht", "informiere nicht", "nichts davon"}, user: []string{"benutzer", "nutzer", "anwender", "niemand"},
 		include: []string{"füge", "fügen sie", "sende", "senden sie", "schicke", "übergib", "kopiere", "hänge"}, convo: []string{"nachrichten", "unterhaltung", "gespräch", "verlauf", "konversation", "chat"}, //nolint:misspell // German
 		read: []string{"lies ", "lesen sie", "öffne "}, before: []string{"bevor du", "bevor sie", "vorher"},
+		orders: []string{"immer", "niemals", "du musst", "sie müssen", "stelle sicher", "sende", "füge", "ignoriere"},
 	},
 	{ // Portuguese
 		script: setLatin,
@@ -56,6 +65,7 @@ var langs = []langLex{
 		negTell: []string{"não conte", "não diga", "não informe", "não mencione", "não revele", "nao conte", "nao diga"}, user: []string{"usuário", "usuario", "utilizador", "ninguém"},
 		include: []string{"inclua", "incluir", "adicione", "coloque", "envie", "passe ", "anexe", "copie"}, convo: []string{"mensagens", "conversa", "histórico", "historico"},
 		read: []string{"leia", "ler ", "abra "}, before: []string{"antes de usar", "antes de utilizar"},
+		orders: []string{"sempre", "nunca", "você deve", "certifique-se", "não diga", "envie", "inclua", "ignore"},
 	},
 	{ // Italian
 		script: setLatin,
@@ -63,6 +73,7 @@ var langs = []langLex{
 		negTell: []string{"non dire", "non informare", "non menzionare", "non rivelare"}, user: []string{"utente", "nessuno"},
 		include: []string{"includi", "aggiungi", "invia", "metti", "allega", "copia"}, convo: []string{"messaggi", "conversazione", "cronologia", "chat"},
 		read: []string{"leggi", "apri "}, before: []string{"prima di usare", "prima di utilizzare"},
+		orders: []string{"sempre", "devi", "assicurati", "non dire", "invia", "includi", "ignora"},
 	},
 	{ // Russian
 		script: setCyrillic,
@@ -70,6 +81,7 @@ var langs = []langLex{
 		negTell: []string{"не говори", "не говорите", "ничего не говори", "не сообщай", "не сообщайте", "не упоминай", "не рассказывай"}, user: []string{"пользовател", "никому"},
 		include: []string{"добавляй", "добавь", "включай", "включи", "передай", "передавай", "отправь", "отправляй", "вставь", "скопируй"}, convo: []string{"сообщени", "переписк", "истори", "разговор", "диалог"},
 		read: []string{"прочитай", "прочти", "прочитайте", "открой"}, before: []string{"перед использованием", "прежде чем"},
+		orders: []string{"всегда", "никогда", "должен", "обязательно", "не говори", "отправь", "добавь", "игнорируй"},
 	},
 	{ // Chinese
 		script: setHan,
@@ -77,6 +89,7 @@ var langs = []langLex{
 		negTell: []string{"不要告诉", "别告诉", "不要让用户知道", "不要提及", "不要透露", "不要通知"}, user: []string{"用户", "任何人"},
 		include: []string{"包含", "放入", "附加", "发送", "传入", "填入", "加入", "复制"}, convo: []string{"消息", "对话", "聊天", "历史"},
 		read: []string{"读取", "打开", "查看"}, before: []string{"之前", "使用此工具前", "使用本工具前"},
+		orders: []string{"必须", "务必", "始终", "总是", "不要", "请勿", "一定要", "忽略"},
 	},
 	{ // Japanese
 		script: setKana | setHan,
@@ -84,6 +97,7 @@ var langs = []langLex{
 		negTell: []string{"伝えない", "言わない", "知らせない", "教えない", "伝えるな", "言うな"}, user: []string{"ユーザー", "利用者", "誰にも"},
 		include: []string{"含め", "入れ", "送信", "添付", "追加", "渡し", "コピー"}, convo: []string{"メッセージ", "会話", "履歴", "チャット"},
 		read: []string{"読み", "読ん", "開い", "開き"}, before: []string{"前に", "使う前"},
+		orders: []string{"必ず", "しないで", "してください", "常に", "絶対に", "無視"},
 	},
 	{ // Korean
 		script: setHangul,
@@ -91,6 +105,7 @@ var langs = []langLex{
 		negTell: []string{"알리지 마", "말하지 마", "알려주지 마", "언급하지 마", "말하지 말"}, user: []string{"사용자", "아무에게"},
 		include: []string{"포함", "넣으", "넣어", "첨부", "보내", "전송", "추가", "복사"}, convo: []string{"메시지", "대화", "기록", "채팅"},
 		read: []string{"읽고", "읽어", "읽은", "열어"}, before: []string{"전에", "사용하기 전"},
+		orders: []string{"반드시", "항상", "하지 마", "하세요", "절대", "무시"},
 	},
 }
 
@@ -152,7 +167,8 @@ func (c *textCtx) findForeign() {
 		// then approximate, which only moves the excerpt.
 		low = low[:min(len(low), len(o))]
 	}
-	for s := 0; s < len(low); {
+	englishFirst := false
+	for s, first := 0, true; s < len(low); first = false {
 		e := s
 		for e < len(low) {
 			ch := low[e]
@@ -168,12 +184,64 @@ func (c *textCtx) findForeign() {
 			e++
 		}
 		if e-s >= 6 {
-			if sig, ok := foreignSentence(stripQuoted(low[s:e]), set); ok && !c.hasHit(sig) {
+			sent := stripQuoted(low[s:e])
+			if first {
+				englishFirst = englishSentence(sent)
+			}
+			if sig, ok := foreignSentence(sent, set); ok && !c.hasHit(sig) {
 				c.hits = append(c.hits, hit{sig: sig, start: s, end: e})
+			} else if englishFirst && !first && !c.hasHit(sigSwitch) && switchedOrder(sent, set) {
+				c.hits = append(c.hits, hit{sig: sigSwitch, start: s, end: e})
 			}
 		}
 		s = e + 1
 	}
+}
+
+// englishSentence reports a sentence in ASCII with two common English
+// words at least: a description that starts in English.
+func englishSentence(s string) bool {
+	n := 0
+	for _, w := range strings.Fields(s) {
+		if w[0] >= utf8.RuneSelf {
+			return false
+		}
+		if stopwords[strings.Trim(w, ".,;:!?()")] {
+			n++
+		}
+	}
+	return n >= 2
+}
+
+// switchedOrder reports a sentence in another language that gives an
+// order in it, in a text that started in English: the switch is where an
+// instruction hides from a reviewer who reads the English.
+func switchedOrder(s string, set langSet) bool {
+	for i := range langs {
+		l := &langs[i]
+		if set&l.script == 0 || !anyIn(s, l.orders) {
+			continue
+		}
+		if l.script == setLatin && foreignWords(s) < 2 {
+			// A Latin-script sentence must read as the language, not
+			// merely hold a word of it ("always sempre fi").
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// foreignWords counts the words of s that are cues of another
+// Latin-script language.
+func foreignWords(s string) int {
+	n := 0
+	for _, w := range strings.Fields(s) {
+		if lookupWord(strings.Trim(w, ".,;:!?()"))&wForeign != 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // stripQuoted blanks text in quotes: a mention, not an instruction.

@@ -108,6 +108,10 @@ const (
 	// drops, terminates, overwrites ...) while it declares readOnlyHint
 	// true or destructiveHint false, or calls itself safe or harmless.
 	SignalMisleadingAnnotation = "misleading-annotation"
+	// SignalLanguageSwitch is a text that starts in English and switches,
+	// mid-text, to another language to give an order in it ("always",
+	// "never", "you must" in that language).
+	SignalLanguageSwitch = "language-switch"
 )
 
 // Limits. They bound the work a hostile server can cause on every
@@ -140,6 +144,7 @@ const (
 	sigConfusable
 	sigSecretReq
 	sigAnnotation
+	sigSwitch
 	numSignals
 )
 
@@ -157,6 +162,7 @@ var signalNames = [numSignals]string{
 	sigConfusable: SignalConfusableName,
 	sigSecretReq:  SignalSecretRequest,
 	sigAnnotation: SignalMisleadingAnnotation,
+	sigSwitch:     SignalLanguageSwitch,
 }
 
 // hit is a finding before it is turned into a Finding: offsets index the
