@@ -1,26 +1,33 @@
 // Package scan detects poisoning signals in the text of MCP tool
-// definitions: instructions aimed at the model rather than the user
-// (concealment, overriding other instructions, pre-steps that read private
-// data), instructions about other servers' tools (shadowing), exfiltration
-// directives, sensitive file paths, literal secrets, invisible and
-// bidirectional Unicode, terminal control sequences, homoglyph identifiers,
-// encoded payloads and markup that hides text from a human reviewer.
+// definitions and server instructions: instructions aimed at the model
+// rather than the user, instructions about other servers' tools
+// (shadowing), exfiltration directives, sensitive file paths, literal
+// secrets, parameters that ask for credentials, annotations that lie about
+// a destructive tool, invisible and bidirectional Unicode, terminal control
+// sequences, homoglyph and confusable names, encoded payloads and markup
+// that hides text from a human reviewer.
 //
 // A poisoned description is dangerous because the model reads every byte of
 // it while the human who approves the tool reads a rendering of it, so the
 // scanner looks for the gap between the two as much as for hostile wording.
-// Phrase rules are tuned against real server catalogues: ordinary tools say
-// "IMPORTANT:", "You must provide ...", "Do not use this for ...", and they
-// are written in every language; the rules fire only on imperatives that aim
-// at concealment, at overriding instructions, at private data or at other
-// tools, not on imperative wording as such.
+// Rules keyed on known phrases do not carry to attacks written another way,
+// so besides a few phrase rules the scan judges what each sentence asks the
+// model to do (intent.go): a directive - an imperative at a clause start, a
+// verb under a modal - whose verb and object ask for data the tool does not
+// need, a read of credentials, silence towards the user, the end of earlier
+// instructions, authority the text does not have, persistence into memory,
+// a risky command first, or the avoidance of other tools, weighed against
+// what the tool is for. Ordinary tools say "IMPORTANT:", "You must provide
+// ...", "Use this tool when the user asks ...", and the rules are tuned
+// against real server catalogues not to report them. Nine other languages
+// have a small lexicon each (lang.go); decoded and deciphered text is
+// scanned like any other (encoded.go, cipher.go); names are compared by the
+// Unicode TR39 skeleton (names.go).
 //
 // Limits: every string is examined up to its first 64 KiB, a scan reports
-// at most 64 findings, and the phrase rules read English; a hostile
-// instruction written in another language is left to the character-level
-// signals and to the human reviewer. Work is linear in the text: rules are
-// tried only where their anchor words occur, and a text stuffed with
-// anchors gets one pass per rule instead.
+// at most 64 findings, and encodings are followed three layers deep. Work is
+// linear in the text: phrase rules are tried only where their anchor words
+// occur, intent rules only on sentences that hold one of their cue words.
 //
 // The package owns detection only. It returns findings with the field they
 // were found in and a visibly escaped excerpt; turning findings into risk

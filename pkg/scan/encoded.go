@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"encoding/base32"
 	"encoding/base64"
 	"encoding/hex"
 	"regexp"
@@ -61,6 +62,12 @@ func (c *textCtx) findEncoded() {
 		}
 		i = j + 1
 	}
+	if strings.IndexByte(o, '=') >= 0 && c.findPadded() {
+		return
+	}
+	if c.findSpacedHex() {
+		return
+	}
 	if strings.IndexByte(o, '%') >= 0 && c.findEscapes(percentRe, decodePercent) {
 		return
 	}
@@ -93,7 +100,7 @@ func (c *textCtx) checkBlob(i, j int) bool {
 	if isHex {
 		h := run[:len(run)&^1]
 		dec, err := hex.DecodeString(h)
-		if err == nil && readable(dec) && decodedMatters(dec, len(run)) {
+		if err == nil && ((readable(dec) && c.decodedMatters(dec, len(run))) || (blobLike(dec) && c.decodedHits(dec))) {
 			c.blobHit(i, j, dec)
 			return true
 		}
@@ -118,6 +125,12 @@ func (c *textCtx) checkBlob(i, j int) bool {
 		}
 		return false
 	}
+	if isBase32(run) {
+		if dec, ok := decodeBase32(run); ok && ((readable(dec) && c.decodedMatters(dec, len(run))) || (blobLike(dec) && c.decodedHits(dec))) {
+			c.blobHit(i, j, dec)
+			return true
+		}
+	}
 	enc := base64.RawStdEncoding
 	if url {
 		enc = base64.RawURLEncoding
@@ -126,7 +139,7 @@ func (c *textCtx) checkBlob(i, j int) bool {
 	if len(body)%4 == 1 {
 		body = body[:len(body)-1]
 	}
-	if dec, err := enc.DecodeString(body); err == nil && readable(dec) && decodedMatters(dec, len(run)) {
+	if dec, err := enc.DecodeString(body); err == nil && ((readable(dec) && c.decodedMatters(dec, len(run))) || (blobLike(dec) && c.decodedHits(dec))) {
 		c.blobHit(i, j, dec)
 		return true
 	}
@@ -142,14 +155,48 @@ func (c *textCtx) checkBlob(i, j int) bool {
 // SGVsbG8gd29ybGQ...") unless the decoded text itself trips a rule.
 const minReadableBlob = 80
 
-func decodedMatters(dec []byte, runLen int) bool {
+// maxDecodeDepth bounds nesting: base64 of hex of ROT13 is three layers.
+const maxDecodeDepth = 3
+
+func (c *textCtx) decodedMatters(dec []byte, runLen int) bool {
 	if runLen >= minReadableBlob {
 		return true
 	}
-	sub := newTextCtx(string(dec), false)
+	return c.decodedHits(dec)
+}
+
+// decodedHits scans decoded text as any other text is scanned (phrase and
+// intent rules, other languages, and encodings again, down to
+// maxDecodeDepth) and reports whether anything was found.
+func (c *textCtx) decodedHits(dec []byte) bool {
+	if c.depth >= maxDecodeDepth {
+		return false
+	}
+	sub := &textCtx{tool: c.tool, field: c.field, depth: c.depth + 1}
+	sub.reset(string(dec), false)
 	sub.prepare()
 	sub.runPhraseRules()
+	sub.intentSentences()
+	sub.findForeign()
+	sub.findEncoded()
+	if len(sub.hits) == 0 {
+		sub.findCiphers()
+	}
 	return len(sub.hits) > 0
+}
+
+// blobLike reports decoded bytes that are themselves an encoding (hex or
+// base64 text), worth decoding again.
+func blobLike(dec []byte) bool {
+	if len(dec) < 16 {
+		return false
+	}
+	for _, b := range dec {
+		if b64Class[b] == 0 && b != '=' && b != ' ' {
+			return false
+		}
+	}
+	return true
 }
 
 // tokenBefore reports whether the whitespace-delimited token that ends at i
@@ -353,13 +400,15 @@ func (c *textCtx) findMarkup() {
 		if e := strings.Index(body, "-->"); e >= 0 {
 			body = body[:e]
 		}
-		if strings.IndexFunc(body, func(r rune) bool { return r > ' ' && r != '-' }) >= 0 && !lintPragma(body) {
+		if strings.IndexFunc(body, func(r rune) bool { return r > ' ' && r != '-' && r != '.' && r != '…' }) >= 0 && !lintPragma(body) && !namedComment(t, k, body) {
 			c.addCleanHit(sigMarkup, k, k+4)
 			return
 		}
 	}
 	if k := strings.Index(t, "<script"); k >= 0 {
-		if e := k + 7; e == len(t) || !isWordByte(t[e]) {
+		// A script element, not the name of one: a sanitiser that says it
+		// strips "<script> and <style> elements" has no closing tag.
+		if e := k + 7; (e == len(t) || !isWordByte(t[e])) && strings.Contains(t[e:min(len(t), e+2000)], "</script") {
 			c.addCleanHit(sigMarkup, k, e)
 			return
 		}
@@ -387,6 +436,22 @@ func (c *textCtx) findImageExfil() {
 	}
 }
 
+// namedComment reports a comment that names comments: "strips <!--
+// comments -->" in a sanitiser's description is documentation, and a body
+// of one word cannot carry an instruction.
+func namedComment(t string, k int, body string) bool {
+	if len(strings.Fields(body)) > 1 {
+		return false
+	}
+	lo, hi := sentenceBounds(t, k, k+4)
+	for _, v := range []string{"strip", "remov", "sanitiz", "sanitis", "drop", "escap", "clean", "filter"} {
+		if strings.Contains(t[lo:hi], v) {
+			return true
+		}
+	}
+	return false
+}
+
 // lintPragma reports HTML comments that tools put in READMEs for their own
 // use ("<!-- prettier-ignore -->", "<!-- toc -->"), which descriptions
 // copied from a README carry along. The match is exact, so that a pragma
@@ -395,4 +460,98 @@ func lintPragma(body string) bool {
 	return lintPragmaRe.MatchString(strings.TrimSpace(body))
 }
 
-var lintPragmaRe = regexp.MustCompile(`^(?:prettier-ignore(?:-start|-end)?|markdownlint-(?:disable|enable|capture|restore|disable-next-line|disable-line|disable-file|enable-file)(?:\s+md\d{3})*|/?toc(?:stop)?|end\s?toc|omit\s+in\s+toc|#?(?:end)?region(?:\s+[\w-]+)?|more|truncate)$`)
+// The Go convention's generated-file marker ("Code generated by X. DO NOT
+// EDIT.") is matched whole too: a generator's name, nothing else.
+var lintPragmaRe = regexp.MustCompile(`^(?:(?:code\s+)?(?:auto-?)?generated\s+(?:by|from)\s+[\w@/.:-]{1,80}?\.?\s+do\s+not\s+edit\.?|prettier-ignore(?:-start|-end)?|markdownlint-(?:disable|enable|capture|restore|disable-next-line|disable-line|disable-file|enable-file)(?:\s+md\d{3})*|/?toc(?:stop)?|end\s?toc|omit\s+in\s+toc|#?(?:end)?region(?:\s+[\w-]+)?|more|truncate)$`)
+
+// isBase32 reports a run in the base32 alphabet only (upper case and the
+// digits 2-7), which base64 would decode to noise.
+func isBase32(run string) bool {
+	for i := 0; i < len(run); i++ {
+		b := run[i]
+		if !(('A' <= b && b <= 'Z') || ('2' <= b && b <= '7')) {
+			return false
+		}
+	}
+	return true
+}
+
+func decodeBase32(run string) ([]byte, bool) {
+	body := run[:len(run)/8*8]
+	if len(body) < 16 {
+		return nil, false
+	}
+	dec, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(body)
+	return dec, err == nil
+}
+
+// minPadded is the shortest padded base64 run tried: below minBlob a run
+// is reported only when its decoded text trips a rule, and the padding
+// says it is base64 at all.
+const minPadded = 16
+
+// findPadded tries short base64 runs that end in padding ("Y2F0IH4v...=").
+func (c *textCtx) findPadded() bool {
+	o := c.orig
+	for k := 0; k < len(o); k++ {
+		if o[k] != '=' || (k > 0 && o[k-1] == '=') {
+			continue
+		}
+		i := k
+		for i > 0 && b64Class[o[i-1]] != 0 && k-i < minBlob {
+			i--
+		}
+		if n := k - i; n >= minPadded && n < minBlob && (i == 0 || b64Class[o[i-1]] == 0) {
+			end := k + 1
+			if end < len(o) && o[end] == '=' {
+				end++
+			}
+			if dec, err := base64.StdEncoding.DecodeString(o[i:end]); err == nil && readable(dec) && c.decodedHits(dec) {
+				c.blobHit(i, end, dec)
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// findSpacedHex finds hex bytes written apart ("69 67 6e 6f 72 65 ..."),
+// at least minEscapedRun of them.
+func (c *textCtx) findSpacedHex() bool {
+	o := c.orig
+	isHexB := func(b byte) bool { return ('0' <= b && b <= '9') || ('a' <= b && b <= 'f') || ('A' <= b && b <= 'F') }
+	for i := 0; i+3*minEscapedRun <= len(o); i++ {
+		// Jump to the next "hh " after a space: most texts have none.
+		k := strings.IndexByte(o[i:], ' ')
+		if k < 0 {
+			return false
+		}
+		i += k + 1
+		if i+3*minEscapedRun > len(o) {
+			return false
+		}
+		if !isHexB(o[i]) || !isHexB(o[i+1]) || o[i+2] != ' ' || !isHexB(o[i+3]) || !isHexB(o[i+4]) || o[i+5] != ' ' {
+			i--
+			continue
+		}
+		j, n := i, 0
+		for j+1 < len(o) && isHexB(o[j]) && isHexB(o[j+1]) && (j+2 == len(o) || o[j+2] == ' ' || o[j+2] == ':' || o[j+2] == '\n' || o[j+2] == '.') {
+			n++
+			j += 3
+			if j-1 < len(o) && o[j-1] == '.' {
+				break
+			}
+		}
+		if n < minEscapedRun {
+			continue
+		}
+		end := min(j-1, len(o))
+		hexs := strings.NewReplacer(" ", "", ":", "", "\n", "", ".", "").Replace(o[i:end])
+		if dec, err := hex.DecodeString(hexs[:len(hexs)&^1]); err == nil && readable(dec) {
+			c.blobHit(i, end, dec)
+			return true
+		}
+		i = j
+	}
+	return false
+}

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -142,7 +143,7 @@ var rules = []*rule{
 	// servers use (<instructions>, <examples>, <hints>, <use_case>) are
 	// not in the list.
 	tagRule(`<\s*/?\s*`,
-		`(?:important|system|sys|(?:system|hidden|secret|admin)[\s_-]*(?:prompt|message|instructions?|notes?))\s*(?:\s[a-z_-]+\s*=\s*[^<>\n]{0,60})?>`,
+		`(?:important|system|sys|(?:system|hidden|secret|admin|developer|operator)[\s_-]*(?:prompt|message|instructions?|notes?|override|rules?))\s*(?:\s[a-z_-]+\s*=\s*[^<>\n]{0,60})?>`,
 		"important", "sys", "hidden", "secret", "admin"),
 	tagRule(`\[\s*/?\s*`, `(?:inst|system|sys)\s*\]`, "inst", "sys"),
 	tagRule(`<\|\s*`, `(?:im_start|im_end|system|endoftext)\s*\|>`, "im_", "sys", "endoftext"),
@@ -184,7 +185,7 @@ var rules = []*rule{
 	mk(sigModel, "now", `\bfrom\s+`, `now\s+on\b`+sent+`{0,40}?\b(?:you|always|never|must|ignore|respond|answer|reply)\b`, nil),
 	mk(sigModel, "henceforth", "", `henceforth\b`+sent+`{0,40}?\b(?:you|always|never|must|ignore|respond|answer|reply)\b`, nil),
 	mk(sigModel, "rest", `\bfor\s+the\s+`, `rest\s+of\s+(?:this|the)\s+(?:conversation|session|chat)\b`+sent+`{0,40}?\b(?:you|always|never|must|ignore|respond|answer|reply)\b`, nil),
-	mk(sigModel, "override", `\b(?:system|admin|administrator|developer|priority|security|emergency)\s+`, `override\b`, nil),
+	mk(sigModel, "override", `\b(?:system|admin|administrator|developer|security|emergency)\s+`, `override\b`, nil),
 	mk(sigModel, "instructions", `\bnew\s+(?:system\s+)?`, `instructions\s*:`, nil),
 	// Prompt leaks.
 	preNeeding(mk(sigModel, "prompt instructions", `\b(?:reveal|print|output|repeat|leak|dump|disclose)\s+(?:your\s+|the\s+)?(?:full\s+|entire\s+|complete\s+|original\s+|hidden\s+)?(?:system\s+|initial\s+|hidden\s+)?`,
@@ -263,7 +264,9 @@ var rules = []*rule{
 	mk(sigSensitive, "wallet login keychain", "", `wallet\.dat\b|login\.keychain|keychain-db`, nil),
 	mk(sigSensitive, "proc", `/`, `proc/(?:self|\d+)/environ\b`, nil),
 	// MCP clients' configuration holds every server's credentials.
-	mk(sigSensitive, "mcp claude_desktop_config mcp_config cline_mcp_settings", "",
+	// (Servers name the client's mcp.json when they explain their own
+	// set-up, so it counts as the object of a read or send verb.)
+	mk(sigSensitive, "mcp claude_desktop_config mcp_config cline_mcp_settings", `\b`+readVerbs,
 		`mcp\.json\b|claude_desktop_config(?:\.json)?\b|mcp_config\.json\b|cline_mcp_settings\.json\b`, nil),
 	// Browser cookie and password stores.
 	within(200, mk(sigSensitive, "chrome chromium brave edge opera vivaldi", "",
@@ -653,7 +656,22 @@ func notDescriptiveAdverb(c *textCtx, s, e int) bool {
 
 // notPublicKey drops public keys, which are meant to be shared.
 func notPublicKey(c *textCtx, s, e int) bool {
-	return !strings.HasSuffix(strings.TrimRight(c.clean[s:e], "."), ".pub")
+	m := strings.TrimRight(c.clean[s:e], ".")
+	if strings.HasSuffix(m, ".pub") {
+		return false
+	}
+	// The SSH client's configuration and its list of known hosts hold no
+	// secret; an SSH tool names them as its job.
+	if strings.HasSuffix(m, "/config") || strings.HasSuffix(m, "/known_hosts") {
+		return false
+	}
+	// The bare directory, named by a tool whose name says it is about SSH,
+	// is that tool's subject; a read of a key in it is judged by the
+	// intent rules.
+	if (strings.HasSuffix(m, "ssh") || strings.HasSuffix(m, "ssh/")) && c.tool != nil && slices.Contains(c.tool.nameWords, "ssh") {
+		return false
+	}
+	return true
 }
 
 var (
@@ -661,7 +679,7 @@ var (
 	protectiveRe  = regexp.MustCompile(`\b(?:travers(?:al|ing)|block(?:s|ed|ing)?|prevent(?:s|ed|ing)?|reject(?:s|ed)?|den(?:y|ies|ied)|disallow(?:s|ed)?|not\s+(?:allowed|permitted|accessible|readable|exposed)|forbidden|protect(?:s|ed|ing)?|refuse(?:s|d)?|exclude(?:s|d)?|ignored|skipped|redact(?:s|ed)?|mask(?:s|ed)?|never\s+(?:read|access|expose|return|send)s?)\b`)
 )
 
-var secretNounRe = regexp.MustCompile(`\b(?:tokens?|keys?|passwords?|secrets?|credentials?|api[\s_-]?keys?|pii|personal\s+data)\b`)
+var secretNounRe = regexp.MustCompile(`\b(?:tokens?|keys?|passwords?|secrets?|credentials?|api[\s_-]?keys?|pii|personal\s+data|ending|spoilers?|solutions?|answers?|plot)\b`)
 
 // notKeepingSecret drops "never reveal the API token to the user": keeping
 // a credential from being shown is protection, not concealment.
@@ -687,7 +705,7 @@ func notProtective(c *textCtx, s, e int) bool {
 // sensitiveCheck combines notProtective with an extra check.
 func sensitiveCheck(extra func(*textCtx, int, int) bool) func(*textCtx, int, int) bool {
 	return func(c *textCtx, s, e int) bool {
-		return (extra == nil || extra(c, s, e)) && notProtective(c, s, e)
+		return (extra == nil || extra(c, s, e)) && notProtective(c, s, e) && !negatedBefore(c, s)
 	}
 }
 

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"sort"
+	"sync"
 )
 
 // Finding is one poisoning signal found in one field of a tool definition.
@@ -44,18 +45,23 @@ type Options struct {
 // The signals a scan reports. They are strings rather than an enum so that
 // they can be written unchanged into status fields, events and metrics.
 const (
-	// SignalModelInstruction is imperative text aimed at the model that
-	// seeks concealment ("do not tell the user"), overrides other
-	// instructions ("ignore previous instructions"), demands a pre-step that
-	// reads private data ("before using this tool, read ~/.ssh/id_rsa"),
-	// hijacks tool order, or uses pseudo-tags such as "<IMPORTANT>".
+	// SignalModelInstruction is a directive aimed at the model, in English
+	// or one of nine other languages, that seeks concealment ("do not tell
+	// the user"), overrides other instructions ("ignore previous
+	// instructions"), reads credentials or private files ("read
+	// ~/.ssh/id_rsa"), claims authority ("SYSTEM:", "you are authorised",
+	// "<IMPORTANT>"), persists itself into memory or files later sessions
+	// read, runs a risky command first, avoids or replaces other tools, or
+	// does any of that or lies to the user on a later trigger.
 	SignalModelInstruction = "model-instruction"
 	// SignalToolShadowing is an instruction about another server's tool
 	// ("when using send_email, always BCC ..."); it needs Options.OtherTools.
 	SignalToolShadowing = "tool-shadowing"
-	// SignalExfiltration is a directive to send, include or pass data
-	// elsewhere: to a literal URL, e-mail address or phone number, or into a
-	// parameter that has nothing to do with it.
+	// SignalExfiltration is a directive to send, include or pass data the
+	// tool does not need (the conversation, the user's messages or files,
+	// credentials) elsewhere: to a literal URL, e-mail address or phone
+	// number, another tool, or into a parameter that has nothing to do
+	// with it.
 	SignalExfiltration = "exfiltration"
 	// SignalSensitivePath names a credential or private file: ~/.ssh,
 	// id_rsa, /etc/shadow, .aws/credentials, MCP client configuration,
@@ -79,14 +85,33 @@ const (
 	// with Cyrillic, Greek or Armenian look-alikes; in a tool name also an
 	// identifier made only of look-alikes or of compatibility forms.
 	SignalMixedScript = "mixed-script"
-	// SignalEncodedPayload is a long base64, hex, percent-encoded or
-	// escaped blob that decodes to readable text, or a long random-looking
-	// base64 blob.
+	// SignalEncodedPayload is a base64, base32, hex, percent-encoded or
+	// escaped blob (nested up to three layers) that decodes to readable text,
+	// text in ROT13, a Caesar shift, ROT47 or reversed that deciphers to an
+	// instruction, or a long random-looking base64 blob.
 	SignalEncodedPayload = "encoded-payload"
 	// SignalHiddenMarkup is markup a renderer hides but the model reads:
 	// HTML comments, markdown comments, <script>, elements hidden with CSS
-	// or the hidden attribute, zero-size text.
+	// or the hidden attribute, zero-size text, and text pushed out of view
+	// by a long run of blank space.
 	SignalHiddenMarkup = "hidden-markup"
+	// SignalConfusableName is a tool name that a reader cannot tell from
+	// another server's tool: the same by the Unicode TR39 skeleton, or
+	// apart from case, blank space or separators; or a name with blank
+	// space in it.
+	SignalConfusableName = "confusable-name"
+	// SignalSecretRequest is a parameter that asks for a credential (a
+	// password, private key, token, cookie, cloud secret, one-time code,
+	// card number) on a tool whose purpose does not need one.
+	SignalSecretRequest = "secret-request"
+	// SignalMisleadingAnnotation is a tool that destroys (deletes, purges,
+	// drops, terminates, overwrites ...) while it declares readOnlyHint
+	// true or destructiveHint false, or calls itself safe or harmless.
+	SignalMisleadingAnnotation = "misleading-annotation"
+	// SignalLanguageSwitch is a text that starts in English and switches,
+	// mid-text, to another language to give an order in it ("always",
+	// "never", "you must" in that language).
+	SignalLanguageSwitch = "language-switch"
 )
 
 // Limits. They bound the work a hostile server can cause on every
@@ -116,20 +141,28 @@ const (
 	sigMixed
 	sigEncoded
 	sigMarkup
+	sigConfusable
+	sigSecretReq
+	sigAnnotation
+	sigSwitch
 	numSignals
 )
 
 var signalNames = [numSignals]string{
-	sigModel:     SignalModelInstruction,
-	sigShadow:    SignalToolShadowing,
-	sigExfil:     SignalExfiltration,
-	sigSensitive: SignalSensitivePath,
-	sigSecret:    SignalSecret,
-	sigInvisible: SignalInvisibleUnicode,
-	sigControl:   SignalControlCharacter,
-	sigMixed:     SignalMixedScript,
-	sigEncoded:   SignalEncodedPayload,
-	sigMarkup:    SignalHiddenMarkup,
+	sigModel:      SignalModelInstruction,
+	sigShadow:     SignalToolShadowing,
+	sigExfil:      SignalExfiltration,
+	sigSensitive:  SignalSensitivePath,
+	sigSecret:     SignalSecret,
+	sigInvisible:  SignalInvisibleUnicode,
+	sigControl:    SignalControlCharacter,
+	sigMixed:      SignalMixedScript,
+	sigEncoded:    SignalEncodedPayload,
+	sigMarkup:     SignalHiddenMarkup,
+	sigConfusable: SignalConfusableName,
+	sigSecretReq:  SignalSecretRequest,
+	sigAnnotation: SignalMisleadingAnnotation,
+	sigSwitch:     SignalLanguageSwitch,
 }
 
 // hit is a finding before it is turned into a Finding: offsets index the
@@ -156,12 +189,16 @@ func Scan(texts []Text, opts Options) []Finding {
 // matters when hundreds of tools are scanned against hundreds of names. A
 // Scanner is safe for concurrent use.
 type Scanner struct {
-	sh *shadower
+	sh    *shadower
+	names *nameIndex
+	// ctxs keeps the per-text scratch space (tokens, buffers) from one
+	// call to the next: a catalogue's tools are scanned one Scan call each.
+	ctxs sync.Pool
 }
 
 // New prepares a Scanner for opts.
 func New(opts Options) *Scanner {
-	return &Scanner{sh: newShadower(opts.OtherTools)}
+	return &Scanner{sh: newShadower(opts.OtherTools), names: newNameIndex(opts.OtherTools)}
 }
 
 // Scan scans texts as the package-level Scan does.
@@ -171,9 +208,38 @@ func (s *Scanner) Scan(texts []Text) []Finding {
 		sig   int
 		field string
 	}
-	seen := map[key]bool{}
+	// At most one finding per (signal, field), and at most 64 findings:
+	// a linear search of those found is cheaper than a map per call.
+	var seenBuf [16]key
+	seenKeys := seenBuf[:0]
+	seenHas := func(k key) bool {
+		for _, s := range seenKeys {
+			if s == k {
+				return true
+			}
+		}
+		return false
+	}
 	sh := s.sh
-	c := &textCtx{}
+	c, _ := s.ctxs.Get().(*textCtx)
+	if c == nil {
+		c = &textCtx{}
+	}
+	defer s.ctxs.Put(c)
+	c.tool = newToolInfo(texts)
+	add := func(f Finding, sig int) {
+		k := key{sig, f.Field}
+		if !seenHas(k) && len(out) < maxFindings {
+			seenKeys = append(seenKeys, k)
+			out = append(out, f)
+		}
+	}
+	for _, f := range s.names.check(c.tool.name) {
+		add(f, sigConfusable)
+	}
+	for _, f := range c.tool.secretRequests(texts) {
+		add(f, sigSecretReq)
+	}
 	for _, t := range texts {
 		if len(out) >= maxFindings {
 			break
@@ -182,13 +248,14 @@ func (s *Scanner) Scan(texts []Text) []Finding {
 		// escaped the same way.
 		field := visibleField(t.Field)
 		c.reset(t.Value, field == "name")
+		c.field = field
 		c.analyse(sh)
 		for _, h := range c.hits {
 			k := key{h.sig, field}
-			if seen[k] {
+			if seenHas(k) {
 				continue
 			}
-			seen[k] = true
+			seenKeys = append(seenKeys, k)
 			out = append(out, c.finding(field, h))
 			if len(out) >= maxFindings {
 				break
@@ -240,7 +307,10 @@ func capString(s string) string {
 func (c *textCtx) analyse(sh *shadower) {
 	c.prepare()
 	c.runPhraseRules()
+	c.intentSentences()
+	c.findForeign()
 	c.findEncoded()
+	c.findCiphers()
 	c.findMarkup()
 	c.findImageExfil()
 	if sh != nil {

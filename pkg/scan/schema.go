@@ -1,7 +1,7 @@
 package scan
 
 import (
-	"sort"
+	"slices"
 	"strconv"
 )
 
@@ -51,13 +51,42 @@ var schemaTokens = map[string]bool{
 // most 10,000 strings. Path segments that come from the schema are escaped
 // and shortened, so a Field is always printable.
 func SchemaTexts(prefix string, schema any) []Text {
-	w := schemaWalker{}
+	w := schemaWalker{kbuf: make([]string, 0, 32)}
 	w.schema(prefix, schema, 0)
+	return w.out
+}
+
+// DataTexts returns every string in a decoded JSON value that is not a
+// schema (a tool's _meta, a field MCP does not define, an unknown
+// annotation), member names included, with its path under prefix. A client
+// may show any of them to the model. The bounds are those of SchemaTexts.
+func DataTexts(prefix string, v any) []Text {
+	w := schemaWalker{}
+	w.data(prefix, v, 0)
 	return w.out
 }
 
 type schemaWalker struct {
 	out []Text
+	// kbuf holds the sorted keys of the objects being walked, each
+	// object's at the end while it is walked; nested objects push theirs
+	// after them. One buffer serves the whole walk.
+	kbuf []string
+}
+
+// keys pushes m's keys, sorted, onto kbuf and returns where they start and
+// how many there are. Callers read them by index (kbuf may move while
+// nested objects push theirs) and pop them with w.kbuf = w.kbuf[:start].
+func (w *schemaWalker) keys(m map[string]any) (start, n int) {
+	start = len(w.kbuf)
+	for k := range m {
+		w.kbuf = append(w.kbuf, k)
+	}
+	n = len(w.kbuf) - start
+	if n > 1 {
+		slices.Sort(w.kbuf[start:])
+	}
+	return start, n
 }
 
 func (w *schemaWalker) full() bool { return len(w.out) >= maxSchemaStrings }
@@ -75,11 +104,21 @@ func (w *schemaWalker) schema(path string, v any, depth int) {
 	}
 	switch s := v.(type) {
 	case map[string]any:
-		for _, k := range sortedKeys(s) {
+		start, n := w.keys(s)
+		defer func() { w.kbuf = w.kbuf[:start] }()
+		for i := 0; i < n; i++ {
 			if w.full() {
 				return
 			}
+			k := w.kbuf[start+i]
 			val := s[k]
+			if schemaTokens[k] {
+				// Most of a schema is "type": "string"; no path is built for
+				// what is not collected.
+				if str, ok := val.(string); ok && plainToken(str) {
+					continue
+				}
+			}
 			p := join(path, k)
 			switch {
 			case schemaMaps[k]:
@@ -88,11 +127,14 @@ func (w *schemaWalker) schema(path string, v any, depth int) {
 					w.data(p, val, depth+1)
 					continue
 				}
-				for _, name := range sortedKeys(m) {
+				ms, mn := w.keys(m)
+				for j := 0; j < mn; j++ {
+					name := w.kbuf[ms+j]
 					np := join(p, name)
 					w.add(np, name)
 					w.schema(np, m[name], depth+2)
 				}
+				w.kbuf = w.kbuf[:ms]
 			case schemaSubs[k]:
 				if arr, ok := val.([]any); ok {
 					for i, item := range arr {
@@ -108,7 +150,9 @@ func (w *schemaWalker) schema(path string, v any, depth int) {
 					w.data(p, val, depth+1)
 					continue
 				}
-				for _, name := range sortedKeys(m) {
+				ms, mn := w.keys(m)
+				for j := 0; j < mn; j++ {
+					name := w.kbuf[ms+j]
 					np := join(p, name)
 					w.add(np, name)
 					if _, isArr := m[name].([]any); isArr {
@@ -117,6 +161,7 @@ func (w *schemaWalker) schema(path string, v any, depth int) {
 						w.schema(np, m[name], depth+2)
 					}
 				}
+				w.kbuf = w.kbuf[:ms]
 			case schemaTokens[k]:
 				w.tokens(p, val, depth+1)
 			default:
@@ -149,14 +194,14 @@ func (w *schemaWalker) data(path string, v any, depth int) {
 			w.data(index(path, i), item, depth+1)
 		}
 	case map[string]any:
-		for _, k := range sortedKeys(d) {
-			if w.full() {
-				return
-			}
+		start, n := w.keys(d)
+		for i := 0; i < n && !w.full(); i++ {
+			k := w.kbuf[start+i]
 			p := join(path, k)
 			w.add(p, k)
 			w.data(p, d[k], depth+1)
 		}
+		w.kbuf = w.kbuf[:start]
 	}
 }
 
@@ -190,15 +235,6 @@ func plainToken(s string) bool {
 		}
 	}
 	return true
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func join(path, seg string) string {

@@ -30,7 +30,24 @@ type textCtx struct {
 	// sensitive-path hits in clean offsets, for rules that need one nearby.
 	sens []int
 
+	// tool is what the tool under scan is for (nil when unknown); field is
+	// the field of the text.
+	tool  *toolInfo
+	field string
+	// foreignN counts words of other languages the intent pass saw.
+	foreignN int
+	// depth is how many encodings the text was found inside.
+	depth int
+	// phrases caches the indexed phrases of the sentence last analysed.
+	phrases   phraseBits
+	phrasesOf int
+	phrasesAt int32
+	// cipherSpans are original offsets of clauses that read as no
+	// English at all (see findCiphers).
+	cipherSpans [][2]int
+
 	// Scratch space reused from one text to the next within a Scan.
+	itoks   []itok
 	scratch []byte
 	anchors []anchorHit
 	secrets []secretHit
@@ -46,6 +63,9 @@ func newTextCtx(s string, ident bool) *textCtx {
 func (c *textCtx) reset(s string, ident bool) {
 	c.orig, c.clean, c.ident = capString(s), "", ident
 	c.deltas, c.hits, c.sens = nil, c.hits[:0], c.sens[:0]
+	c.foreignN = 0
+	c.cipherSpans = c.cipherSpans[:0]
+	c.phrasesOf = -1
 }
 
 func (c *textCtx) origOff(i int) int {

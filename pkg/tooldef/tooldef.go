@@ -452,8 +452,10 @@ func (e *limitError) Is(target error) bool { return target == ErrTooLarge }
 
 // ParseCatalogue reads a tools/list result in any of the shapes people save:
 // a bare array of tools, an object with a "tools" key (a tools/list result,
-// or a capture with "initialize" beside it), or a whole JSON-RPC response
-// whose "result" is such an object. Errors name the position in the input.
+// or a capture with "initialize" beside it, holding the initialize result
+// or the JSON-RPC response that carried it), or a whole JSON-RPC response
+// whose "result" is such an object. The server's instructions come from the
+// initialize result. Errors name the position in the input.
 func ParseCatalogue(data []byte, limits Limits) (*Catalogue, error) {
 	if limits.MaxBytes > 0 && int64(len(data)) > limits.MaxBytes {
 		return nil, &limitError{fmt.Sprintf("input is %d bytes, over the limit of %d", len(data), limits.MaxBytes)}
@@ -495,7 +497,18 @@ func ParseCatalogue(data []byte, limits Limits) (*Catalogue, error) {
 			return nil, errors.New(`object has no "tools" key: want a tools array, a tools/list result or a JSON-RPC response`)
 		}
 		if init, ok := obj["initialize"].(map[string]any); ok {
-			cat.Instructions, _ = init["instructions"].(string)
+			// The initialize result, or the whole JSON-RPC response that
+			// carried it, as a client that logs its traffic saves it.
+			if res, ok := init["result"].(map[string]any); ok {
+				init = res
+			}
+			switch in := init["instructions"].(type) {
+			case string:
+				cat.Instructions = in
+			case nil:
+			default:
+				return nil, fmt.Errorf("initialize.instructions is a JSON %s, not a string", jsonKind(in))
+			}
 			if info, ok := init["serverInfo"].(map[string]any); ok {
 				cat.ServerName, _ = info["name"].(string)
 			}

@@ -2,6 +2,8 @@ package vet
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 
 	"github.com/toolgate/toolgate/pkg/risk"
 	"github.com/toolgate/toolgate/pkg/scan"
@@ -117,32 +119,72 @@ func Vet(servers []Server) Report {
 	return report
 }
 
-// scanTool scans every string of a definition the model will read.
+// scanTool scans every string of a definition a client may show the model:
+// the name, title and description, both schemas whole, the annotations
+// beyond the four hints, _meta, and any top-level field MCP does not define
+// (all of them are in the fingerprint, so all of them are read).
 func scanTool(scanner *scan.Scanner, t *tooldef.Tool) []risk.Finding {
-	texts := []scan.Text{{Field: "title", Value: t.Title}, {Field: "description", Value: t.Description}}
+	texts := make([]scan.Text, 0, 16)
+	texts = append(texts, scan.Text{Field: "name", Value: t.Name}, scan.Text{Field: "title", Value: t.Title}, scan.Text{Field: "description", Value: t.Description})
 	if title, ok := t.Annotations["title"].(string); ok && title != t.Title {
 		texts = append(texts, scan.Text{Field: "annotations.title", Value: title})
 	}
 	texts = append(texts, scan.SchemaTexts("inputSchema", t.InputSchema)...)
 	texts = append(texts, scan.SchemaTexts("outputSchema", t.OutputSchema)...)
+	// Keys in sorted order, so that findings come out in the same order on
+	// every probe.
+	for _, k := range extraKeys(t.Annotations, "title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint") {
+		texts = append(texts, scan.DataTexts("annotations", map[string]any{k: t.Annotations[k]})...)
+	}
+	for _, k := range extraKeys(t.Object, tooldef.PartName, tooldef.PartTitle, tooldef.PartDescription, tooldef.PartInputSchema, tooldef.PartOutputSchema, tooldef.PartAnnotations) {
+		texts = append(texts, scan.DataTexts("", map[string]any{k: t.Object[k]})...)
+	}
 	var out []risk.Finding
-	for _, f := range scan.NameFindings(t.Name) {
+	for _, f := range scanner.Scan(texts) {
 		out = append(out, risk.Finding(f))
 	}
-	for _, f := range scanner.Scan(texts) {
+	readOnly := t.Declared["readOnlyHint"] && t.Hint("readOnlyHint")
+	notDestructive := t.Declared["destructiveHint"] && !t.Hint("destructiveHint")
+	for _, f := range scan.MisleadingAnnotations(t.Name, t.Description, readOnly, notDestructive) {
 		out = append(out, risk.Finding(f))
 	}
 	return out
 }
 
+// extraKeys returns the keys of m other than known, sorted.
+func extraKeys(m map[string]any, known ...string) []string {
+	var keys []string
+	for k := range m {
+		if !slices.Contains(known, k) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// otherTools lists the tool names of the servers other than except, minus
+// the names except offers itself (see scan.Options.OtherTools): a server
+// describing its own tool is not shadowing, even when another server uses
+// the same name; that overlap is reported as a name collision instead.
 func otherTools(servers []Server, except string) []string {
+	own := map[string]bool{}
+	for _, s := range servers {
+		if s.Name == except {
+			for _, t := range s.Catalogue.Tools {
+				own[t.Name] = true
+			}
+		}
+	}
 	var names []string
 	for _, s := range servers {
 		if s.Name == except {
 			continue
 		}
 		for _, t := range s.Catalogue.Tools {
-			names = append(names, t.Name)
+			if !own[t.Name] {
+				names = append(names, t.Name)
+			}
 		}
 	}
 	return names

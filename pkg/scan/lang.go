@@ -1,0 +1,300 @@
+package scan
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Instructions in other languages. The intent rules read English; for the
+// major other languages a small lexicon per language gives the same
+// classes for the intents attacks use most: overriding earlier
+// instructions (an "ignore" verb with an "instructions" noun), silence
+// towards the user (a negated "tell" with "the user"), smuggling the
+// conversation into a parameter (an "include" verb with "messages" or
+// "history"), and reading a private file (a "read" verb with a sensitive
+// path, which needs no translation). A sentence is reported when it holds
+// both halves of one intent, whatever the order of the words, so the
+// grammar of each language does not matter. Text in quotes is a mention
+// (a translation tool's example), not an instruction, and is left out.
+
+// langLex is one language's words for the halves of each intent, as lower
+// case substrings (stems for inflected languages).
+type langLex struct {
+	script         langSet
+	ignore, rules  []string // override
+	negTell, user  []string // concealment
+	include, convo []string // the conversation into a parameter
+	read           []string // a read of a sensitive path
+	before         []string // "before using this tool"
+	// orders are the language's words for giving an order: "always",
+	// "never", "you must", imperatives. Alone they are ordinary words; in
+	// a sentence that switches to the language from English mid-text,
+	// they are the part of the text a reviewer who reads the English
+	// misses (see switchedOrder).
+	orders []string
+}
+
+var langs = []langLex{
+	{ // Spanish
+		script: setLatin,
+		ignore: []string{"ignora", "ignore", "olvida", "descarta", "omite"}, rules: []string{"instrucciones", "indicaciones", "reglas", "órdenes"},
+		negTell: []string{"no le digas", "no digas", "no se lo digas", "no informes", "no menciones", "no le cuentes", "no reveles"}, user: []string{"usuario", "nadie"},
+		include: []string{"incluye", "incluir", "añade", "agrega", "pon ", "envía", "envia", "pasa ", "adjunta", "copia"}, convo: []string{"mensajes", "conversación", "conversacion", "historial", "chat"}, //nolint:misspell // Spanish
+		read: []string{"lee ", "leer", "lea ", "abre "}, before: []string{"antes de usar", "antes de utilizar"},
+		orders: []string{"siempre", "nunca", "debes", "asegúrate", "no le digas", "no digas", "envía", "incluye", "ignora"},
+	},
+	{ // French
+		script: setLatin,
+		ignore: []string{"ignore", "oublie", "oubliez", "ignorez", "ne tiens pas compte", "ne tenez pas compte"}, rules: []string{"instructions", "consignes", "règles", "directives"},
+		negTell: []string{"ne dis rien", "ne dites rien", "n'informe pas", "n'informez pas", "ne mentionne pas", "ne mentionnez pas", "ne dis pas", "ne révèle pas", "sans prévenir"}, user: []string{"utilisateur", "personne"},
+		include: []string{"inclus", "incluez", "inclure", "ajoute", "ajoutez", "mets ", "mettez", "envoie", "envoyez", "joins", "copie"}, convo: []string{"messages", "conversation", "historique", "discussion"},
+		read: []string{"lis ", "lisez", "lire ", "ouvre "}, before: []string{"avant d'utiliser", "avant d’utiliser"},
+		orders: []string{"toujours", "jamais", "vous devez", "tu dois", "assurez-vous", "n'oubliez", "envoyez", "incluez", "ignorez", "ne dites"},
+	},
+	{ // German
+		script: setLatin,
+		ignore: []string{"ignoriere", "ignorieren sie", "vergiss", "vergessen sie", "missachte"}, rules: []string{"anweisungen", "anweisung", "regeln", "vorgaben", "instruktionen"},
+		negTell: []string{"sage dem benutzer nichts", "sag dem benutzer nichts", "sage nichts", "sag nichts", "verschweige", "erwähne nicht", "erwähne das nicht", "informiere nicht", "nichts davon"}, user: []string{"benutzer", "nutzer", "anwender", "niemand"},
+		include: []string{"füge", "fügen sie", "sende", "senden sie", "schicke", "übergib", "kopiere", "hänge"}, convo: []string{"nachrichten", "unterhaltung", "gespräch", "verlauf", "konversation", "chat"}, //nolint:misspell // German
+		read: []string{"lies ", "lesen sie", "öffne "}, before: []string{"bevor du", "bevor sie", "vorher"},
+		orders: []string{"immer", "niemals", "du musst", "sie müssen", "stelle sicher", "sende", "füge", "ignoriere"},
+	},
+	{ // Portuguese
+		script: setLatin,
+		ignore: []string{"ignore", "ignora", "esqueça", "desconsidere"}, rules: []string{"instruções", "instrucoes", "regras", "orientações"},
+		negTell: []string{"não conte", "não diga", "não informe", "não mencione", "não revele", "nao conte", "nao diga"}, user: []string{"usuário", "usuario", "utilizador", "ninguém"},
+		include: []string{"inclua", "incluir", "adicione", "coloque", "envie", "passe ", "anexe", "copie"}, convo: []string{"mensagens", "conversa", "histórico", "historico"},
+		read: []string{"leia", "ler ", "abra "}, before: []string{"antes de usar", "antes de utilizar"},
+		orders: []string{"sempre", "nunca", "você deve", "certifique-se", "não diga", "envie", "inclua", "ignore"},
+	},
+	{ // Italian
+		script: setLatin,
+		ignore: []string{"ignora", "dimentica", "ignorate"}, rules: []string{"istruzioni", "regole", "indicazioni"},
+		negTell: []string{"non dire", "non informare", "non menzionare", "non rivelare"}, user: []string{"utente", "nessuno"},
+		include: []string{"includi", "aggiungi", "invia", "metti", "allega", "copia"}, convo: []string{"messaggi", "conversazione", "cronologia", "chat"},
+		read: []string{"leggi", "apri "}, before: []string{"prima di usare", "prima di utilizzare"},
+		orders: []string{"sempre", "devi", "assicurati", "non dire", "invia", "includi", "ignora"},
+	},
+	{ // Russian
+		script: setCyrillic,
+		ignore: []string{"игнорируй", "игнорируйте", "забудь", "забудьте", "не обращай внимания"}, rules: []string{"инструкци", "указани", "правил"},
+		negTell: []string{"не говори", "не говорите", "ничего не говори", "не сообщай", "не сообщайте", "не упоминай", "не рассказывай"}, user: []string{"пользовател", "никому"},
+		include: []string{"добавляй", "добавь", "включай", "включи", "передай", "передавай", "отправь", "отправляй", "вставь", "скопируй"}, convo: []string{"сообщени", "переписк", "истори", "разговор", "диалог"},
+		read: []string{"прочитай", "прочти", "прочитайте", "открой"}, before: []string{"перед использованием", "прежде чем"},
+		orders: []string{"всегда", "никогда", "должен", "обязательно", "не говори", "отправь", "добавь", "игнорируй"},
+	},
+	{ // Chinese
+		script: setHan,
+		ignore: []string{"忽略", "无视", "忘记", "忽视"}, rules: []string{"指令", "指示", "规则"},
+		negTell: []string{"不要告诉", "别告诉", "不要让用户知道", "不要提及", "不要透露", "不要通知"}, user: []string{"用户", "任何人"},
+		include: []string{"包含", "放入", "附加", "发送", "传入", "填入", "加入", "复制"}, convo: []string{"消息", "对话", "聊天", "历史"},
+		read: []string{"读取", "打开", "查看"}, before: []string{"之前", "使用此工具前", "使用本工具前"},
+		orders: []string{"必须", "务必", "始终", "总是", "不要", "请勿", "一定要", "忽略"},
+	},
+	{ // Japanese
+		script: setKana | setHan,
+		ignore: []string{"無視", "忘れ"}, rules: []string{"指示", "命令", "ルール", "指令"},
+		negTell: []string{"伝えない", "言わない", "知らせない", "教えない", "伝えるな", "言うな"}, user: []string{"ユーザー", "利用者", "誰にも"},
+		include: []string{"含め", "入れ", "送信", "添付", "追加", "渡し", "コピー"}, convo: []string{"メッセージ", "会話", "履歴", "チャット"},
+		read: []string{"読み", "読ん", "開い", "開き"}, before: []string{"前に", "使う前"},
+		orders: []string{"必ず", "しないで", "してください", "常に", "絶対に", "無視"},
+	},
+	{ // Korean
+		script: setHangul,
+		ignore: []string{"무시", "잊어"}, rules: []string{"지시", "명령", "규칙", "지침"},
+		negTell: []string{"알리지 마", "말하지 마", "알려주지 마", "언급하지 마", "말하지 말"}, user: []string{"사용자", "아무에게"},
+		include: []string{"포함", "넣으", "넣어", "첨부", "보내", "전송", "추가", "복사"}, convo: []string{"메시지", "대화", "기록", "채팅"},
+		read: []string{"읽고", "읽어", "읽은", "열어"}, before: []string{"전에", "사용하기 전"},
+		orders: []string{"반드시", "항상", "하지 마", "하세요", "절대", "무시"},
+	},
+}
+
+// langSet is a set of scripts a text is written in.
+type langSet uint8
+
+const (
+	setLatin langSet = 1 << iota
+	setCyrillic
+	setHan
+	setKana
+	setHangul
+)
+
+// foreignCues are words that show a Latin-script text is not English (in
+// the clean text, accents folded), so that the foreign lexicons are worth
+// trying on it; two of them are needed.
+const foreignCues = "las los del les des une der die das und nicht ist os ao uma nao todas toutes alle sempre siempre toujours immer usuario utilisateur benutzer tutte utente que pas dem ne"
+
+// findForeign runs the lexicons over each sentence of the original text.
+func (c *textCtx) findForeign() {
+	if c.hasHit(sigModel) && c.hasHit(sigExfil) {
+		return
+	}
+	// Which lexicons are worth trying: the Latin-script ones on a text
+	// with words of those languages, the others on a text in their script.
+	o := c.orig
+	var set langSet
+	if c.foreignN >= 2 {
+		set |= setLatin
+	}
+	for i := 0; i < len(o); {
+		if o[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, sz := utf8.DecodeRuneInString(o[i:])
+		i += sz
+		switch {
+		case r >= 0xC0 && r <= 0x24F:
+			// Accented Latin letters: Spanish, French, German, Portuguese.
+			set |= setLatin
+		case r >= 0x400 && r <= 0x4FF:
+			set |= setCyrillic
+		case r >= 0x3040 && r <= 0x30FF:
+			set |= setKana
+		case r >= 0x4E00 && r <= 0x9FFF:
+			set |= setHan
+		case r >= 0xAC00 && r <= 0xD7AF:
+			set |= setHangul
+		}
+	}
+	if set == 0 {
+		return
+	}
+	low := strings.ToLower(o)
+	if len(low) != len(o) {
+		// Lower-casing changed lengths (rare letters); offsets below are
+		// then approximate, which only moves the excerpt.
+		low = low[:min(len(low), len(o))]
+	}
+	englishFirst := false
+	for s, first := 0, true; s < len(low); first = false {
+		e := s
+		for e < len(low) {
+			ch := low[e]
+			if ch == '\n' || ((ch == '.' || ch == '!' || ch == '?') && (e+1 == len(low) || low[e+1] == ' ' || low[e+1] == '\n')) {
+				break
+			}
+			if ch == 0xE3 && e+2 < len(low) && low[e+1] == 0x80 && (low[e+2] == 0x82) { // 。
+				break
+			}
+			if ch == 0xEF && e+2 < len(low) && low[e+1] == 0xBC && (low[e+2] == 0x81 || low[e+2] == 0x9F) { // ！？
+				break
+			}
+			e++
+		}
+		if e-s >= 6 {
+			sent := stripQuoted(low[s:e])
+			if first {
+				englishFirst = englishSentence(sent)
+			}
+			if sig, ok := foreignSentence(sent, set); ok && !c.hasHit(sig) {
+				c.hits = append(c.hits, hit{sig: sig, start: s, end: e})
+			} else if englishFirst && !first && !c.hasHit(sigSwitch) && switchedOrder(sent, set) {
+				c.hits = append(c.hits, hit{sig: sigSwitch, start: s, end: e})
+			}
+		}
+		s = e + 1
+	}
+}
+
+// englishSentence reports a sentence in ASCII with two common English
+// words at least: a description that starts in English.
+func englishSentence(s string) bool {
+	n := 0
+	for _, w := range strings.Fields(s) {
+		if w[0] >= utf8.RuneSelf {
+			return false
+		}
+		if stopwords[strings.Trim(w, ".,;:!?()")] {
+			n++
+		}
+	}
+	return n >= 2
+}
+
+// switchedOrder reports a sentence in another language that gives an
+// order in it, in a text that started in English: the switch is where an
+// instruction hides from a reviewer who reads the English.
+func switchedOrder(s string, set langSet) bool {
+	for i := range langs {
+		l := &langs[i]
+		if set&l.script == 0 || !anyIn(s, l.orders) {
+			continue
+		}
+		if l.script == setLatin && foreignWords(s) < 2 {
+			// A Latin-script sentence must read as the language, not
+			// merely hold a word of it ("always sempre fi").
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// foreignWords counts the words of s that are cues of another
+// Latin-script language.
+func foreignWords(s string) int {
+	n := 0
+	for _, w := range strings.Fields(s) {
+		if lookupWord(strings.Trim(w, ".,;:!?()"))&wForeign != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// stripQuoted blanks text in quotes: a mention, not an instruction.
+func stripQuoted(s string) string {
+	if !strings.ContainsAny(s, "\"“«„") {
+		return s
+	}
+	b := []byte(s)
+	for _, q := range [][2]string{{`"`, `"`}, {"“", "”"}, {"«", "»"}, {"„", "“"}} {
+		for {
+			i := strings.Index(string(b), q[0])
+			if i < 0 {
+				break
+			}
+			j := strings.Index(string(b[i+len(q[0]):]), q[1])
+			if j < 0 {
+				break
+			}
+			for k := i; k < i+len(q[0])+j+len(q[1]); k++ {
+				b[k] = ' '
+			}
+		}
+	}
+	return string(b)
+}
+
+// foreignSentence reports the intent of one lower-case sentence, if any
+// language's lexicon finds both halves of one.
+func foreignSentence(s string, set langSet) (int, bool) {
+	for i := range langs {
+		l := &langs[i]
+		if set&l.script == 0 {
+			continue
+		}
+		switch {
+		case anyIn(s, l.ignore) && anyIn(s, l.rules) && !strings.Contains(s, "被忽略"):
+			return sigModel, true
+		case anyIn(s, l.negTell) && (anyIn(s, l.user) || strings.Contains(s, "nada") || strings.Contains(s, "rien") || strings.Contains(s, "nichts") || strings.Contains(s, "niente") || strings.Contains(s, "ничего") || strings.Contains(s, "何も")):
+			return sigModel, true
+		case anyIn(s, l.include) && anyIn(s, l.convo) && (anyIn(s, l.user) || strings.Contains(s, "param") || strings.Contains(s, "параметр") || strings.Contains(s, "参数") || strings.Contains(s, "パラメータ") || strings.Contains(s, "매개변수") || strings.Contains(s, "feld") || strings.Contains(s, "campo") || strings.Contains(s, "champ")):
+			return sigExfil, true
+		case (anyIn(s, l.read) || anyIn(s, l.before)) && sensitiveToken(s):
+			return sigModel, true
+		}
+	}
+	return 0, false
+}
+
+func anyIn(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}

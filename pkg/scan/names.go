@@ -1,0 +1,475 @@
+package scan
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	tr39 "github.com/mtibben/confusables"
+)
+
+// Names an agent cannot tell apart. A server that offers "reаd_file" (with
+// a Cyrillic а), "de1ete_repository", "Read_File" or "read\u00a0file" next
+// to another server's read_file or delete_repository gets the calls meant
+// for the other. Names are compared by the Unicode TR39 skeleton (the
+// confusables table, through github.com/mtibben/confusables), with case,
+// blank space, separators and invisible characters set aside.
+
+// nameIndex is a Bloom filter over the comparison keys of the other
+// servers' tool names. It is built for every Scanner over every name of the
+// other servers, so building it must cost next to nothing: two bits per
+// name. A name under scan whose key passes the filter (almost never) is
+// then compared with the names one by one.
+type nameIndex struct {
+	bits  [1024]uint64
+	names []string
+}
+
+func newNameIndex(names []string) *nameIndex {
+	if len(names) == 0 {
+		return nil
+	}
+	// Other names are indexed by their folded key only; the name under
+	// scan is looked up by both of its keys. So "Iist_files" is reported
+	// next to "list_files", and not the other way round: the finding lands
+	// on the name that imitates.
+	ix := &nameIndex{names: names}
+	buf := make([]byte, 0, 64)
+	for _, n := range names {
+		buf = nameKey(buf[:0], n, true)
+		a, b := bloomBits(hashKey(buf))
+		ix.bits[a/64] |= 1 << (a % 64)
+		ix.bits[b/64] |= 1 << (b % 64)
+	}
+	return ix
+}
+
+func bloomBits(h uint64) (uint64, uint64) {
+	return h % 65536, (h >> 32) % 65536
+}
+
+func (ix *nameIndex) mayHave(key []byte) bool {
+	a, b := bloomBits(hashKey(key))
+	return ix.bits[a/64]&(1<<(a%64)) != 0 && ix.bits[b/64]&(1<<(b%64)) != 0
+}
+
+// hashKey is FNV-1a over the key.
+func hashKey(b []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
+}
+
+// check reports name when it looks like, but is not, another server's
+// tool name. (A name equal to another server's is a collision the caller
+// reports; see Options.OtherTools.)
+func (ix *nameIndex) check(name string) []Finding {
+	if ix == nil || name == "" {
+		return nil
+	}
+	var other string
+	var buf []byte
+	for _, fold := range []bool{true, false} {
+		key := nameKey(nil, name, fold)
+		if !ix.mayHave(key) {
+			continue
+		}
+		for _, o := range ix.names {
+			if o != name && string(nameKey(buf[:0], o, true)) == string(key) {
+				other = o
+				break
+			}
+		}
+		if other != "" {
+			break
+		}
+	}
+	if other == "" {
+		return nil
+	}
+	return []Finding{{
+		Signal: SignalConfusableName, Field: "name",
+		Excerpt: truncateRunes(`"`+escapeNameRunes(name)+`" looks like "`+escapeNameRunes(other)+`", a tool of another server`, maxExcerptRunes),
+	}}
+}
+
+// escapeNameRunes shows a name with look-alikes, invisible characters and
+// blank space escaped, so the excerpt shows the difference.
+func escapeNameRunes(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r > ' ' && r < utf8.RuneSelf:
+			b.WriteRune(r)
+		case r == ' ' || (unicode.IsSpace(r) && r != '\n' && r != '\t'):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(escapeRune(r, true))
+		}
+	}
+	return b.String()
+}
+
+// nameKey appends a comparison key of a tool name: its Unicode TR39
+// skeleton, lower-cased, with invisible characters dropped and blank space
+// written as an underscore. With fold the name is lower-cased before the
+// skeleton as well, so that names apart only by case meet ("SEND_EMAIL",
+// "send_email"); without, the capital I keeps its skeleton "l"
+// ("Iist_files", "list_files"). Two names are confusable when one of
+// their keys meet. ASCII names, almost all of them, take tables built from
+// the same confusables data.
+func nameKey(buf []byte, name string, fold bool) []byte {
+	ascii := true
+	for i := 0; i < len(name); i++ {
+		if name[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	table := &asciiSkeleton
+	if fold {
+		table = &asciiSkeletonFold
+	}
+	if ascii {
+		for i := 0; i < len(name); i++ {
+			b := name[i]
+			if b == '_' || b == ' ' || b == '\t' {
+				if len(buf) == 0 || buf[len(buf)-1] != '_' {
+					buf = append(buf, '_')
+				}
+				continue
+			}
+			buf = append(buf, table[b]...)
+		}
+		return buf
+	}
+	var clean strings.Builder
+	for _, r := range name {
+		if !isInvisible(r) {
+			clean.WriteRune(r)
+		}
+	}
+	c := clean.String()
+	if fold {
+		c = strings.ToLower(c)
+	}
+	return appendSep(buf, strings.ToLower(tr39.Skeleton(c)))
+}
+
+// appendSep appends s with separators folded to '_'.
+func appendSep(buf []byte, s string) []byte {
+	for _, r := range s {
+		switch {
+		case r == '_' || unicode.IsSpace(r):
+			// Blank space renders like the underscore it stands for. (A
+			// hyphen or a dot does not: search_docs and search-docs on two
+			// servers are two honest names.)
+			if len(buf) == 0 || buf[len(buf)-1] != '_' {
+				buf = append(buf, '_')
+			}
+		default:
+			buf = utf8.AppendRune(buf, r)
+		}
+	}
+	return buf
+}
+
+// asciiSkeleton is the TR39 skeleton of each ASCII byte, lower-cased ("1"
+// is "l", "m" is "rn", "0" is "o", "I" is "l"), taken from the confusables
+// table once; asciiSkeletonFold the same of the byte lower-cased first.
+var asciiSkeleton, asciiSkeletonFold = func() (t, f [128]string) {
+	for b := 0; b < 128; b++ {
+		t[b] = strings.ToLower(tr39.Skeleton(string(rune(b))))
+		f[b] = strings.ToLower(tr39.Skeleton(strings.ToLower(string(rune(b)))))
+	}
+	return
+}()
+
+// Schemas that ask for too much: a parameter for a credential on a tool
+// whose purpose does not need one. A weather tool has no use for an AWS
+// secret key; a login tool has every use for a password.
+
+// secretParamWords are the words of a parameter name that ask for a
+// credential, or for what unlocks one.
+var secretParamWords = map[string]bool{
+	"password": true, "passwd": true, "passphrase": true, "secret": true, "apikey": true,
+	"cookie": true, "cookies": true, "credential": true, "credentials": true, "kubeconfig": true, "mfa": true,
+	"otp": true, "cvv": true, "privatekey": true, "pem": true, "totp": true,
+}
+
+// tokenOwners make "token" a credential ("github_token", "access_token");
+// alone it is as often a page cursor ("page_token", "continuationToken").
+var tokenOwners = map[string]bool{
+	"auth": true, "access": true, "api": true, "bearer": true, "github": true, "gitlab": true, "slack": true, "session": true,
+	"refresh": true, "personal": true, "bot": true, "oauth": true, "npm": true, "pypi": true, "openai": true, "discord": true,
+	"telegram": true, "jwt": true, "service": true, "user": true, "admin": true, "secret": true, "id": true,
+}
+
+// referenceWords end a parameter name that names a credential rather than
+// holding it: "private_key_uuid", "oauth_token_id", "secret_name".
+var referenceWords = map[string]bool{
+	"id": true, "ids": true, "uuid": true, "name": true, "names": true, "url": true, "type": true, "types": true,
+	"arn": true, "ref": true, "alias": true, "label": true, "count": true, "length": true, "expiry": true,
+	"expires": true, "expiration": true, "path": true, "version": true, "policy": true, "mode": true, "format": true,
+}
+
+// secretParamPairs are two-word parameter names that ask for one.
+var secretParamPairs = [][2]string{
+	{"api", "key"}, {"private", "key"}, {"secret", "key"}, {"access", "key"}, {"ssh", "key"}, {"session", "cookie"},
+	{"session", "token"}, {"service", "account"}, {"card", "number"}, {"credit", "card"}, {"bank", "login"},
+	{"env", "dump"}, {"auth", "token"}, {"id", "rsa"}, {"ssh", "id"}, {"seed", "phrase"}, {"recovery", "phrase"},
+}
+
+// secretPurposeWords anywhere in a tool's name, title or description mean
+// the tool deals in credentials, accounts or connections: asking for one
+// is its job, and the description says so to whoever reviews it.
+var secretPurposeWords = []string{"login", "log in", "sign in", "signin", "auth", "token", "key", "secret", "credential", "password",
+	"vault", "certificate", "cert", "tls", "ssl", "webhook", "connect", "database", "smtp", "account", "cookie", "session",
+	"jwt", "redact", "config", "setting", "register", "rotate", "import", "user", "payment", "card", "checkout", "oauth",
+	"identity", "signing", "encrypt", "decrypt", "hash", "ssh", "kube", "cluster", "git", "deploy", "integration",
+	"registry", "psql", "postgres", "mysql", "gateway", "permission", "access", "密码", "凭证", "密钥", "令牌", "認証", "パスワード", "비밀번호"}
+
+// secretRequests reports parameters that ask for a credential on a tool
+// whose name and summary are about something else.
+func (ti *toolInfo) secretRequests(texts []Text) []Finding {
+	if ti == nil || len(ti.params) == 0 {
+		return nil
+	}
+	for _, t := range texts {
+		if !strings.HasPrefix(t.Field, "inputSchema.properties.") || strings.Count(t.Field, ".") != 2 {
+			continue
+		}
+		if asksForSecret(t.Value) && !keyForData(texts, t.Field) {
+			ti.lower()
+			for _, w := range secretPurposeWords {
+				if strings.Contains(ti.purpose, w) || strings.Contains(ti.about, w) {
+					return nil
+				}
+			}
+			return []Finding{{Signal: SignalSecretRequest, Field: visibleField(t.Field),
+				Excerpt: truncateRunes(`parameter "`+escapeVisible(t.Value)+`" asks for a credential the tool's purpose does not need`, maxExcerptRunes)}}
+		}
+	}
+	return nil
+}
+
+// keyForData reports a parameter whose description says it decrypts or
+// encrypts what the tool handles: a key for the tool's data, not the
+// user's credential.
+func keyForData(texts []Text, field string) bool {
+	for _, t := range texts {
+		if t.Field == field+".description" {
+			low := strings.ToLower(t.Value)
+			for _, w := range []string{"decrypt", "encrypt", "解密", "加密", "復号", "暗号化"} {
+				if strings.Contains(low, w) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// asksForSecret reports a parameter name made of credential words.
+func asksForSecret(name string) bool {
+	words := splitIdent(name)
+	if len(words) > 1 && referenceWords[words[len(words)-1]] {
+		return false
+	}
+	for i, w := range words {
+		if secretParamWords[w] {
+			return true
+		}
+		if w == "token" && i > 0 && tokenOwners[words[i-1]] {
+			return true
+		}
+		if i+1 < len(words) {
+			for _, p := range secretParamPairs {
+				if w == p[0] && words[i+1] == p[1] {
+					return true
+				}
+			}
+		}
+	}
+	// "auth" alone, as a whole name, is a credential too.
+	return len(words) == 1 && (words[0] == "auth" || words[0] == "session")
+}
+
+// MisleadingAnnotations reports a tool that destroys while its
+// annotations or its own words say it does not: readOnlyHint true,
+// destructiveHint false, or "safe", "harmless", "read-only" in the
+// description. readOnly and notDestructive are what the server declared
+// (false when it declared nothing). The action is taken from the first
+// verb of the name ("delete_repository", "helm_uninstall") and from verbs
+// the description uses of the tool ("Purges every cached object"); a tool
+// that lists what was deleted or explains what a drop would remove is a
+// read.
+func MisleadingAnnotations(name, description string, readOnly, notDestructive bool) []Finding {
+	// Cheap tests first: most tools declare neither hint and vouch for
+	// nothing.
+	if !readOnly && !notDestructive && !mayVouch(description) {
+		return nil
+	}
+	safe := mayVouch(description) && safeWording(strings.ToLower(description))
+	if !readOnly && !notDestructive && !safe {
+		return nil
+	}
+	verb, decided := destructiveName(name)
+	if !decided && !constructiveName(name) {
+		// The description decides only when the name does not: a tool
+		// named create_token that "revokes the previous token" creates.
+		verb = destructiveDescription(description)
+	}
+	if verb == "" {
+		return nil
+	}
+	// destructiveHint false is honest for a reversible removal (a label
+	// taken off an issue, a member off a team); it lies about a delete, a
+	// drop, a purge.
+	if !readOnly && !safe && !strongDestroy(verb) {
+		return nil
+	}
+	var claim string
+	switch {
+	case readOnly:
+		claim = "declares readOnlyHint true"
+	case notDestructive:
+		claim = "declares destructiveHint false"
+	default:
+		claim = "calls itself safe"
+	}
+	return []Finding{{Signal: SignalMisleadingAnnotation, Field: "annotations",
+		Excerpt: truncateRunes("the tool "+claim+" but "+verb, maxExcerptRunes)}}
+}
+
+var (
+	// destroyVerbs are verbs whose action cannot be undone, in base form.
+	destroyVerbs = map[string]bool{
+		"delete": true, "remove": true, "purge": true, "terminate": true, "drop": true, "overwrite": true, "wipe": true,
+		"erase": true, "destroy": true, "truncate": true, "kill": true, "uninstall": true, "revoke": true, "reset": true,
+		"empty": true, "cleanup": true, "shred": true, "nuke": true, "flush": true, "rm": true, "del": true, "format": true,
+	}
+	// readVerbs are verbs that leave things as they are; a name that
+	// starts with one reads ("list_deleted_items", "explain_drop_table").
+	readNameVerbs = map[string]bool{
+		"get": true, "list": true, "read": true, "show": true, "describe": true, "search": true, "find": true, "fetch": true,
+		"query": true, "explain": true, "plan": true, "audit": true, "check": true, "preview": true, "view": true, "count": true,
+		"inspect": true, "diff": true, "validate": true, "lint": true, "analyze": true, "analyse": true, "estimate": true,
+		"dry": true, "simulate": true, "watch": true, "monitor": true, "summarize": true, "summarise": true, "export": true,
+		"download": true, "print": true, "lookup": true, "test": true, "verify": true, "status": true, "info": true,
+	}
+)
+
+// constructiveName reports a name whose first word is a verb that makes or
+// changes rather than destroys.
+func constructiveName(name string) bool {
+	for _, w := range splitIdent(name) {
+		switch w {
+		case "create", "add", "new", "make", "generate", "update", "set", "send", "post", "put", "start", "run", "insert", "upload", "write", "build", "deploy", "register", "invite", "assign", "enable", "open":
+			return true
+		}
+		if readNameVerbs[w] || destroyVerbs[w] {
+			return false
+		}
+	}
+	return false
+}
+
+// strongDestroy reports a verb of irreversible loss in a finding's words.
+func strongDestroy(verb string) bool {
+	for _, v := range []string{"delete", "purge", "terminate", "drop", "overwrite", "wipe", "erase", "destroy", "truncate", "uninstall", "shred", "nuke", "format", "kill"} {
+		if strings.Contains(verb, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// destructiveName returns what the first verb of the name says the tool
+// destroys, and whether the name has a verb that decides: a reading verb
+// decides that the tool reads.
+func destructiveName(name string) (string, bool) {
+	for _, w := range splitIdent(name) {
+		if readNameVerbs[w] {
+			return "", true
+		}
+		if destroyVerbs[w] && w != "format" && w != "empty" {
+			return "its name says it " + w + "s", true
+		}
+	}
+	return "", false
+}
+
+// destructiveDescription returns what the description says the tool
+// destroys: a destroy verb in the third person ("deletes", "purges"), not
+// "would delete" or "deleted". Words are lower-cased in a small buffer,
+// as this runs on every tool that declares readOnlyHint.
+func destructiveDescription(d string) string {
+	var buf [16]byte
+	for i := 0; i < len(d); {
+		for i < len(d) && !isASCIILetter(rune(d[i])) {
+			i++
+		}
+		j := i
+		for j < len(d) && isASCIILetter(rune(d[j])) {
+			j++
+		}
+		n := j - i
+		if n >= 5 && n <= len(buf) && (d[j-1] == 's' || d[j-1] == 'S') {
+			w := buf[:n]
+			for k := 0; k < n; k++ {
+				w[k] = asciiLower[d[i+k]]
+			}
+			if v := destroyVerbOf(string(w)); v != "" {
+				return "its description says it " + v
+			}
+		}
+		i = j
+	}
+	low := strings.ToLower(d)
+	for _, p := range []string{"formats the selected disk", "formats a volume", "formats the volume", "formats a disk", "formats the disk", "empties"} {
+		if strings.Contains(low, p) {
+			return "its description says it " + strings.Fields(p)[0]
+		}
+	}
+	return ""
+}
+
+// destroyVerbOf returns w when it is the third person of a verb that
+// destroys.
+func destroyVerbOf(w string) string {
+	base := strings.TrimSuffix(w, "s")
+	if strings.HasSuffix(w, "es") && !destroyVerbs[base] {
+		base = strings.TrimSuffix(w, "es")
+	}
+	// "Removes HTML tags" transforms text; a description's verb counts
+	// when it destroys outright.
+	if destroyVerbs[base] && strongDestroy(base) {
+		return w
+	}
+	return ""
+}
+
+// mayVouch is a quick test for the words safeWording looks for.
+func mayVouch(d string) bool {
+	for _, w := range []string{"afe", "AFE", "armless", "ARMLESS", "ead-only", "EAD-ONLY", "ide effect", "on-destructive"} {
+		if strings.Contains(d, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// safeWording reports a description that vouches for itself.
+func safeWording(low string) bool {
+	for _, p := range []string{"safe,", "safe:", "safe and", "safe to call", "completely safe", "totally safe", "harmless", "read-only helper", "no side effects", "non-destructive"} {
+		if k := strings.Index(low, p); k >= 0 && !strings.HasSuffix(strings.TrimSpace(low[max(0, k-5):k]), "not") {
+			return true
+		}
+	}
+	return false
+}
