@@ -60,18 +60,16 @@ func Findings(findings []risk.Finding, n int) []toolgatev1alpha1.Finding {
 
 // ApplyOverride lays a human classification over a computed record. It is
 // the one way a level falls without a new approval, and the result says
-// so. The SEP-2793 riskLevel follows an overridden level by the engine's
-// own mapping. A nil record or override returns the record unchanged.
+// so. A nil record or override returns the record unchanged.
 func ApplyOverride(r *toolgatev1alpha1.ToolRisk, o *toolgatev1alpha1.ClassificationOverride) *toolgatev1alpha1.ToolRisk {
 	if r == nil || o == nil {
 		return r
 	}
 	r = r.DeepCopy()
 	if o.Level != "" {
+		// The gating level only: SEP-2793's riskLevel says what the tool
+		// does, which a human's placement on the ladder does not change.
 		r.Level, r.EffectiveLevel = o.Level, o.Level
-		if l, err := risk.ParseLevel(string(o.Level)); err == nil {
-			r.RiskLevel = toolgatev1alpha1.RiskLevel(risk.RiskLevelOf(l))
-		}
 	}
 	if o.Category != "" {
 		r.Category = o.Category

@@ -127,9 +127,9 @@ func TestApplyOverride(t *testing.T) {
 				t.Error("made a record")
 			}
 		}},
-		{"a level sets both levels and the SEP risk level", computed, &toolgatev1alpha1.ClassificationOverride{Level: toolgatev1alpha1.LevelModerate, Reason: "sandboxed"},
+		{"a level sets both levels, not what the tool does", computed, &toolgatev1alpha1.ClassificationOverride{Level: toolgatev1alpha1.LevelModerate, Reason: "sandboxed"},
 			func(t *testing.T, got *toolgatev1alpha1.ToolRisk) {
-				if got.Level != "L3" || got.EffectiveLevel != "L3" || got.RiskLevel != toolgatev1alpha1.RiskMedium || !got.Overridden {
+				if got.Level != "L3" || got.EffectiveLevel != "L3" || got.RiskLevel != toolgatev1alpha1.RiskCritical || !got.Overridden {
 					t.Errorf("%+v", got)
 				}
 				if computed.Level != toolgatev1alpha1.LevelCritical || computed.Overridden {

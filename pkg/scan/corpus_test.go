@@ -2,13 +2,14 @@ package scan
 
 import (
 	"encoding/json"
-	"github.com/toolgate/toolgate/internal/corpus"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolgate/toolgate/internal/corpus"
 )
 
 // The development corpus holds the real tools/list answers of 30 MCP

@@ -7,12 +7,12 @@ import (
 	"unicode/utf8"
 )
 
-// excerpt renders at most maxExcerptRunes runes of s around [start,end):
+// excerpt renders at most maxExcerptRunes runes of s from a hit at start:
 // some context before the hit, then the hit and what follows. Invisible and
 // control characters, invalid bytes and (with escConf) look-alike letters
 // are escaped, and runs of spaces are collapsed, so the excerpt shows a
 // reviewer what the model reads.
-func excerpt(s string, start, end int, escConf bool) string {
+func excerpt(s string, start int, escConf bool) string {
 	if start < 0 {
 		start = 0
 	}

@@ -411,7 +411,7 @@ func (c *textCtx) runPhraseRules() {
 	t := c.clean
 	hits, secretAt := c.anchors[:0], c.secrets[:0]
 	defer func() { c.anchors, c.secrets = hits, secretAt }()
-	var any uint64
+	var fired uint64
 	for i := 0; i < len(t); {
 		if !isWordByte(t[i]) {
 			i++
@@ -437,14 +437,14 @@ func (c *textCtx) runPhraseRules() {
 		}
 		if m != 0 {
 			hits = append(hits, anchorHit{int32(i), m})
-			any |= m
+			fired |= m
 		}
 		i = j
 	}
-	if any != 0 {
+	if fired != 0 {
 		for pass := 0; pass < 2; pass++ {
 			for k, r := range rules {
-				if any&(1<<uint(k)) == 0 || (r.sig == sigSensitive) != (pass == 0) {
+				if fired&(1<<uint(k)) == 0 || (r.sig == sigSensitive) != (pass == 0) {
 					continue
 				}
 				if r.sig != sigSensitive && c.hasHit(r.sig) {

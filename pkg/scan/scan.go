@@ -332,7 +332,7 @@ func (c *textCtx) sortHits() {
 func (c *textCtx) finding(field string, h hit) Finding {
 	ex := h.excerpt
 	if ex == "" {
-		ex = excerpt(c.orig, h.start, h.end, h.escConf)
+		ex = excerpt(c.orig, h.start, h.escConf)
 	}
 	return Finding{Signal: signalNames[h.sig], Field: field, Excerpt: ex}
 }

@@ -111,7 +111,7 @@ func (c *textCtx) findSecrets(at []secretHit) {
 // secretHit records a secret with its value masked in the excerpt.
 func (c *textCtx) secretHit(s, e int) {
 	masked := c.orig[:s] + maskSecret(c.orig[s:e])
-	c.hits = append(c.hits, hit{sig: sigSecret, start: s, end: e, excerpt: excerpt(masked, s, len(masked), false)})
+	c.hits = append(c.hits, hit{sig: sigSecret, start: s, end: e, excerpt: excerpt(masked, s, false)})
 }
 
 // plausibleSecret drops documentation placeholders: AWS's published

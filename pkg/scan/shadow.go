@@ -118,7 +118,7 @@ func (sh *shadower) scan(c *textCtx) {
 			if len(n) != len(tok) || !strings.EqualFold(n, tok) {
 				continue
 			}
-			if plainWord(n) && !namedAsTool(t, s, e) {
+			if plainWord(n) && !namedAsTool(t, e) {
 				break
 			}
 			if shadowContext(t, s, e) {
@@ -134,7 +134,7 @@ func (sh *shadower) scan(c *textCtx) {
 // tool: called ("query()") or followed by the word tool, function or
 // command, quoted or not. Quotes alone are not enough: parameter names and
 // operators are quoted too ("before using 'query'").
-func namedAsTool(t string, s, e int) bool {
+func namedAsTool(t string, e int) bool {
 	if e < len(t) && t[e] == '(' {
 		return true
 	}
