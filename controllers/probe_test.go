@@ -141,7 +141,8 @@ func TestCatalogueIsProbedScoredAndPinned(t *testing.T) {
 	}{
 		{"list_files", toolgatev1alpha1.LevelLow, toolgatev1alpha1.CategoryRead},
 		{"delete_file", toolgatev1alpha1.LevelCritical, toolgatev1alpha1.CategoryDelete},
-		{"write_file", toolgatev1alpha1.LevelModerate, toolgatev1alpha1.CategoryMutate},
+		// Overwriting content with no undo of its own is a high risk.
+		{"write_file", toolgatev1alpha1.LevelHigh, toolgatev1alpha1.CategoryMutate},
 	} {
 		pin, err := getPin(t, ns, "files", tc.tool)
 		if err != nil {
@@ -252,9 +253,22 @@ func TestRugPullNeedsReviewAndApproval(t *testing.T) {
 		t.Fatal("the pin moved without an approval")
 	}
 
-	// An approval of the observed fingerprint, by a person holding the
-	// approver role, moves the pin.
+	// The new description asks the model to pass the user's notes along:
+	// the scan finds it, the tool is floored at L5, and its change needs
+	// two people.
+	if r := changed.Status.ComputedRisk; r == nil || r.Level != toolgatev1alpha1.LevelCritical || r.ApprovalRecommendation != toolgatev1alpha1.ApprovalMulti || len(r.Findings) == 0 {
+		t.Fatalf("the rug pull's judgement: %+v", r)
+	}
+	// Approvals of the observed fingerprint, by two people holding the
+	// approver role, move the pin; one is not enough.
 	if err := decide(t, approver(t, "ivan"), changed, map[string]any{"action": "Approve", "fingerprint": string(changed.Status.ObservedFingerprint)}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	if pin, _ := getPin(t, ns, "weather", "get_weather"); pin.Status.State != toolgatev1alpha1.PinAwaitingReview {
+		t.Fatalf("one approval of a multi change moved the pin to %s", pin.Status.State)
+	}
+	if err := decide(t, approver(t, "judy"), changed, map[string]any{"action": "Approve", "fingerprint": string(changed.Status.ObservedFingerprint)}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "the approved definition is pinned", func() (bool, string) {
@@ -263,7 +277,7 @@ func TestRugPullNeedsReviewAndApproval(t *testing.T) {
 			return false, err.Error()
 		}
 		ok := pin.Status.State == toolgatev1alpha1.PinTrusted && pin.Status.Pinned.Fingerprint == changed.Status.ObservedFingerprint &&
-			pin.Status.Pinned.Source == toolgatev1alpha1.PinnedByApproval && len(pin.Status.Decisions) == 1
+			pin.Status.Pinned.Source == toolgatev1alpha1.PinnedByApproval && len(pin.Status.Decisions) == 2
 		return ok, fmt.Sprintf("%s %+v", pin.Status.State, pin.Status.Pinned)
 	})
 }

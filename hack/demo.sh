@@ -88,11 +88,16 @@ cat <<TEXT
   curl -X POST ${SAMPLE_URL%/mcp}/rugpull
   kubectl get toolpin $PIN -o jsonpath='{.status.state}{"\n"}{.status.change.details}{"\n"}'
 
-  # Approve the new definition as alice, an approver (the webhook stamps her
-  # identity; a service account of an agent namespace would be refused):
+  # The new description tells the model to pass the user's messages along:
+  # the poisoning scan finds it, so the tool is L5 and its change needs two
+  # people (approvalRecommendation multi). Read the finding, then reject the
+  # definition as alice, an approver (the webhook stamps her identity; a
+  # service account of an agent namespace would be refused):
+  kubectl get toolpin $PIN -o jsonpath='{.status.risk.level} {.status.risk.approvalRecommendation}{"\n"}{.status.risk.findings}{"\n"}'
   FP=\$(kubectl get toolpin $PIN -o jsonpath='{.status.observedFingerprint}')
   KUBECONFIG=$ALICE_KUBECONFIG kubectl patch toolpin $PIN --subresource=status --type=json \\
-    -p "[{\"op\":\"add\",\"path\":\"/status/decisions/-\",\"value\":{\"action\":\"Approve\",\"fingerprint\":\"\$FP\",\"comment\":\"reviewed\"}}]"
+    -p "[{\"op\":\"add\",\"path\":\"/status/decisions/-\",\"value\":{\"action\":\"Reject\",\"fingerprint\":\"\$FP\",\"comment\":\"asks for the user's messages\"}}]"
+  kubectl get toolpin $PIN -o jsonpath='{.status.state}{"\n"}'
 
 Logs are in $DIR.
 TEXT
