@@ -3,8 +3,10 @@ package controllers
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -388,4 +390,58 @@ func TestFinding9ARecreatedServerMeetsItsRecord(t *testing.T) {
 	if p, _ := getPin(t, ns, "ledger", "export_ledger"); p.Status.State != toolgatev1alpha1.PinRejected {
 		t.Errorf("the re-created server's rejected tool is %s, not Rejected", p.Status.State)
 	}
+}
+
+// Finding 10: repointing spec.endpoint at another host kept every pin
+// Trusted, with no event: the definitions matched, the server behind them
+// was someone else.
+func TestFinding10RepointingTheEndpointSendsPinsToReview(t *testing.T) {
+	ns := testNamespace(t)
+	tools := []*mcp.Tool{{Name: "get_forecast", Description: "Returns the forecast for one city."}}
+	original := startMCPServer(t, tools...)
+	impostor := startMCPServer(t, &mcp.Tool{Name: "get_forecast", Description: "Returns the forecast for one city."})
+	server := &toolgatev1alpha1.MCPServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "forecast", Namespace: ns},
+		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: original.URL}},
+	}
+	create(t, server)
+	var trusted *toolgatev1alpha1.ToolPin
+	eventually(t, "trusted at the first origin", func() (bool, string) {
+		p, err := getPin(t, ns, "forecast", "get_forecast")
+		trusted = p
+		return err == nil && p.Status.State == toolgatev1alpha1.PinTrusted && p.Status.Pinned.Origin != "", fmt.Sprint(err)
+	})
+	// An approval of the definition at the first origin, which must not
+	// carry over.
+	if err := decide(t, approver(t, "olga"), trusted, map[string]any{"action": "Approve", "fingerprint": string(trusted.Status.ObservedFingerprint)}); err != nil {
+		t.Fatal(err)
+	}
+	patch := []byte(fmt.Sprintf(`{"spec":{"endpoint":{"url":%q}}}`, impostor.URL))
+	if err := env.Client.Patch(t.Context(), server.DeepCopy(), client.RawPatch(types.MergePatchType, patch)); err != nil {
+		t.Fatal(err)
+	}
+	var moved *toolgatev1alpha1.ToolPin
+	eventually(t, "the same definition from another origin awaits review", func() (bool, string) {
+		p, err := getPin(t, ns, "forecast", "get_forecast")
+		if err != nil {
+			return false, err.Error()
+		}
+		moved = p
+		return p.Status.State == toolgatev1alpha1.PinAwaitingReview && p.Status.Change != nil &&
+			slices.Contains(p.Status.Change.Kinds, toolgatev1alpha1.ChangeOriginChanged), fmt.Sprintf("%s %+v", p.Status.State, p.Status.Change)
+	})
+	if moved.Status.ObservedFingerprint != trusted.Status.ObservedFingerprint {
+		t.Fatal("the impostor's definition differs; the test needs the same one")
+	}
+	time.Sleep(1100 * time.Millisecond) // decisions are stamped to the second
+	if err := decide(t, approver(t, "olga"), moved, map[string]any{"action": "Approve", "fingerprint": string(moved.Status.ObservedFingerprint)}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "approved at the new origin", func() (bool, string) {
+		p, err := getPin(t, ns, "forecast", "get_forecast")
+		if err != nil {
+			return false, err.Error()
+		}
+		return p.Status.State == toolgatev1alpha1.PinTrusted && p.Status.Pinned.Origin == moved.Status.ObservedOrigin, string(p.Status.State)
+	})
 }

@@ -181,7 +181,7 @@ func (r *MCPServerReconciler) gather(ctx context.Context, server *toolgatev1alph
 	}
 	posture.Reach = reach
 	report := vet.Vet([]vet.Server{{Name: server.Namespace + "/" + server.Name, Catalogue: result.Catalogue, Posture: posture}})
-	synced, err := r.syncPins(ctx, server, result.Catalogue, report, now)
+	synced, err := r.syncPins(ctx, server, result.Catalogue, report, lifecycle.Origin(cfg.URL), now)
 	if err != nil {
 		return p, err
 	}
@@ -259,7 +259,7 @@ type pinSync struct {
 // syncPins creates the pins of new tools, runs every pin of the server
 // through the lifecycle with the tool's new judgement, and marks the pins
 // of tools that are gone.
-func (r *MCPServerReconciler) syncPins(ctx context.Context, server *toolgatev1alpha1.MCPServer, cat *tooldef.Catalogue, report vet.Report, now time.Time) (pinSync, error) {
+func (r *MCPServerReconciler) syncPins(ctx context.Context, server *toolgatev1alpha1.MCPServer, cat *tooldef.Catalogue, report vet.Report, origin string, now time.Time) (pinSync, error) {
 	var list toolgatev1alpha1.ToolPinList
 	if err := r.List(ctx, &list, client.InNamespace(server.Namespace), client.MatchingFields{pinServerIndex: server.Name}); err != nil {
 		return pinSync{}, err
@@ -294,7 +294,7 @@ func (r *MCPServerReconciler) syncPins(ctx context.Context, server *toolgatev1al
 		holders := untrusted.holders(tool)
 		in := lifecycle.Input{
 			Tool: tool, Risk: verdict.ToolRisk(report.Tools[i]), FirstUse: server.Spec.FirstUse,
-			ReplacesRemoved: disappearing, RequiredApprovers: r.RequiredApprovers, Now: stamp,
+			ReplacesRemoved: disappearing, Origin: origin, RequiredApprovers: r.RequiredApprovers, Now: stamp,
 		}
 		decide := func(name string, st toolgatev1alpha1.ToolPinStatus) lifecycle.Output {
 			in := in

@@ -50,7 +50,8 @@ func writePin(ctx context.Context, c client.Client, rec events.EventRecorder, re
 	if out.Reason != "" && out.Reason != toolgatev1alpha1.ReasonPinnedOnFirstUse && rec != nil {
 		kind := corev1.EventTypeNormal
 		switch out.Reason {
-		case toolgatev1alpha1.ReasonDefinitionChanged, toolgatev1alpha1.ReasonRejected, toolgatev1alpha1.ReasonRenamedFromUntrusted:
+		case toolgatev1alpha1.ReasonDefinitionChanged, toolgatev1alpha1.ReasonRejected, toolgatev1alpha1.ReasonRenamedFromUntrusted,
+			toolgatev1alpha1.ReasonOriginChanged, toolgatev1alpha1.ReasonReplacesRemovedTool:
 			kind = corev1.EventTypeWarning
 		}
 		rec.Eventf(pin, related, kind, out.Reason, "Review", "%s", out.Message)

@@ -72,7 +72,7 @@ func (r *ToolPinReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	}
 	// No new judgement: the computed risk in status stands.
 	out := lifecycle.Next(lifecycle.Input{
-		Status: pin.Status, Tool: tool, Risk: nil, FirstUse: server.Spec.FirstUse,
+		Status: pin.Status, Tool: tool, Risk: nil, FirstUse: server.Spec.FirstUse, Origin: pin.Status.ObservedOrigin,
 		RequiredApprovers: r.RequiredApprovers, Now: r.now(),
 	})
 	// A decision never changes when the tool was last seen.

@@ -85,6 +85,9 @@ const (
 	// ReasonDefinitionChanged: the observed definition is no longer the
 	// pinned one (a rug pull, until a human says otherwise).
 	ReasonDefinitionChanged = "DefinitionChanged"
+	// ReasonOriginChanged: the server's endpoint moved to another origin;
+	// its definitions are reviewed again.
+	ReasonOriginChanged = "OriginChanged"
 	// ReasonApproved: enough humans approved the observed definition.
 	ReasonApproved = "Approved"
 	// ReasonRejected: a human rejected the observed definition.

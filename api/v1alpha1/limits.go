@@ -68,6 +68,9 @@ const (
 	// status.change.details.
 	MaxChangeDetails      = 64
 	MaxChangeDetailLength = 512
+	// MaxOriginLength bounds ToolPin status.observedOrigin and
+	// status.pinned.origin.
+	MaxOriginLength = 2048
 	// MaxChangeParts and MaxChangePartLength bound ToolPin
 	// status.change.parts.
 	MaxChangeParts      = 16

@@ -53,6 +53,8 @@ func TestLimitsMatchTheCRDs(t *testing.T) {
 		{"toolpins", "status.change.details", "maxItems", MaxChangeDetails},
 		{"toolpins", "status.change.details[]", "maxLength", MaxChangeDetailLength},
 		{"toolpins", "status.change.parts", "maxItems", MaxChangeParts},
+		{"toolpins", "status.observedOrigin", "maxLength", MaxOriginLength},
+		{"toolpins", "status.pinned.origin", "maxLength", MaxOriginLength},
 		{"toolpins", "status.change.parts[]", "maxLength", MaxChangePartLength},
 	} {
 		t.Run(c.crd+"/"+c.path, func(t *testing.T) {

@@ -41,9 +41,15 @@ const (
 	DecisionReject  DecisionAction = "Reject"
 )
 
-// ChangeKind classifies a change between two definitions of a tool.
-// +kubebuilder:validation:Enum=Cosmetic;DescriptionChanged;SchemaWidened;SchemaNarrowed;SchemaChanged;AnnotationsLoweredRisk;AnnotationsRaisedRisk;AnnotationsChanged;NewInstructions;OutputSchemaChanged;MetaChanged;TitleChanged
+// ChangeKind classifies a change between two definitions of a tool, or of
+// where the definition comes from (OriginChanged).
+// +kubebuilder:validation:Enum=Cosmetic;DescriptionChanged;SchemaWidened;SchemaNarrowed;SchemaChanged;AnnotationsLoweredRisk;AnnotationsRaisedRisk;AnnotationsChanged;NewInstructions;OutputSchemaChanged;MetaChanged;TitleChanged;OriginChanged
 type ChangeKind string
+
+// ChangeOriginChanged says the server's endpoint now has another origin
+// (scheme, host or port); the same definitions from another server are
+// reviewed again.
+const ChangeOriginChanged ChangeKind = "OriginChanged"
 
 // ToolPinSpec names the tool a pin is about and carries an optional human
 // classification. Everything else is status.
@@ -162,6 +168,12 @@ type ToolPinStatus struct {
 	// +optional
 	ObservedBodyFingerprint Fingerprint `json:"observedBodyFingerprint,omitempty"`
 
+	// observedOrigin is the origin (scheme://host:port) of the endpoint the
+	// definition was last observed at.
+	// +optional
+	// +kubebuilder:validation:MaxLength=2048
+	ObservedOrigin string `json:"observedOrigin,omitempty"`
+
 	// firstSeenTime is when the tool was first seen on the server.
 	// +optional
 	FirstSeenTime *metav1.Time `json:"firstSeenTime,omitempty"`
@@ -219,6 +231,13 @@ type PinnedDefinition struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=262144
 	Definition string `json:"definition,omitempty"`
+
+	// origin is the origin (scheme://host:port) of the endpoint the pinned
+	// definition was trusted or approved at: the same definition from
+	// another origin is another server's, and is reviewed again.
+	// +optional
+	// +kubebuilder:validation:MaxLength=2048
+	Origin string `json:"origin,omitempty"`
 }
 
 // DefinitionChange explains the difference between two definitions.

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 )
 
@@ -61,8 +63,8 @@ func TestCompactDecisions(t *testing.T) {
 			}
 			// Whatever the operator counts on the observed fingerprint is
 			// the same before and after.
-			a1, h1, r1 := tally(tc.st.Decisions, tc.st.ObservedFingerprint)
-			a2, h2, r2 := tally(got, tc.st.ObservedFingerprint)
+			a1, h1, r1 := tally(tc.st.Decisions, tc.st.ObservedFingerprint, metav1.Time{})
+			a2, h2, r2 := tally(got, tc.st.ObservedFingerprint, metav1.Time{})
 			if !slices.Equal(a1, a2) || h1 != h2 || r1 != r2 {
 				t.Fatalf("the tally changed: %v %d %q → %v %d %q", a1, h1, r1, a2, h2, r2)
 			}

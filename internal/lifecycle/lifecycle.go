@@ -3,6 +3,8 @@ package lifecycle
 import (
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -37,6 +39,9 @@ type Input struct {
 	// another tool of the server disappeared: a rename, perhaps with
 	// changes, is reviewed rather than trusted on first use.
 	ReplacesRemoved bool
+	// Origin is the origin (Origin) of the endpoint the tool was observed
+	// at; empty when unknown, which changes nothing.
+	Origin string
 	// RequiredApprovers is how many distinct humans must approve a tool
 	// whose approvalRecommendation is multi (at least 2).
 	RequiredApprovers int
@@ -91,7 +96,25 @@ func Next(in Input) Output {
 	}
 	st.ComputedRisk = riskNeverFalls(in.Status.ComputedRisk, in.Risk)
 
-	approvers, humans, rejecter := tally(st.Decisions, observed)
+	// The same definition from another origin is another server's: it is
+	// reviewed again, and only approvals made since the move count. A pin
+	// that never recorded an origin learns it without review.
+	if in.Origin != "" {
+		st.ObservedOrigin = in.Origin
+		if st.Pinned != nil && st.Pinned.Origin == "" && st.Pinned.Fingerprint == observed {
+			st.Pinned.Origin = in.Origin
+		}
+	}
+	originMoved := st.Pinned != nil && st.Pinned.Origin != "" && st.ObservedOrigin != "" && st.Pinned.Origin != st.ObservedOrigin
+	var since metav1.Time
+	if originMoved {
+		since = in.Now
+		if st.Change != nil && st.Change.To == observed && slices.Contains(st.Change.Kinds, toolgatev1alpha1.ChangeOriginChanged) {
+			since = st.Change.DetectedTime
+		}
+	}
+
+	approvers, humans, rejecter := tally(st.Decisions, observed, since)
 	// How many approvals a change needs follows the computed judgement, so
 	// an override cannot lower it; multi means distinct people, so service
 	// accounts do not count towards it.
@@ -104,7 +127,7 @@ func Next(in Input) Output {
 	case rejecter != "":
 		set(toolgatev1alpha1.PinRejected, toolgatev1alpha1.ReasonRejected, fmt.Sprintf("%s rejected %s", rejecter, observed.Short()))
 
-	case st.Pinned != nil && st.Pinned.Fingerprint == observed:
+	case st.Pinned != nil && st.Pinned.Fingerprint == observed && !originMoved:
 		st.Change = nil
 		switch before {
 		case toolgatev1alpha1.PinRemoved, toolgatev1alpha1.PinAwaitingReview, toolgatev1alpha1.PinRejected:
@@ -115,7 +138,7 @@ func Next(in Input) Output {
 
 	case counted >= needed:
 		st.Pinned = &toolgatev1alpha1.PinnedDefinition{
-			Fingerprint: observed, Time: in.Now, Source: toolgatev1alpha1.PinnedByApproval,
+			Fingerprint: observed, Time: in.Now, Source: toolgatev1alpha1.PinnedByApproval, Origin: st.ObservedOrigin,
 			Approvers: clip.StringsWithLast(approvers, toolgatev1alpha1.MaxApprovers, toolgatev1alpha1.MaxIdentityLength), Definition: definition(in.Tool),
 		}
 		st.Change = nil
@@ -138,7 +161,7 @@ func Next(in Input) Output {
 		set(toolgatev1alpha1.PinAwaitingReview, toolgatev1alpha1.ReasonAwaitingFirstReview, "the server reviews every new tool before use")
 
 	case st.Pinned == nil && before == "":
-		st.Pinned = &toolgatev1alpha1.PinnedDefinition{Fingerprint: observed, Time: in.Now, Source: toolgatev1alpha1.PinnedOnFirstUse, Definition: definition(in.Tool)}
+		st.Pinned = &toolgatev1alpha1.PinnedDefinition{Fingerprint: observed, Time: in.Now, Source: toolgatev1alpha1.PinnedOnFirstUse, Definition: definition(in.Tool), Origin: st.ObservedOrigin}
 		set(toolgatev1alpha1.PinTrusted, toolgatev1alpha1.ReasonPinnedOnFirstUse, "trusted on first use")
 
 	case st.Pinned == nil:
@@ -146,10 +169,26 @@ func Next(in Input) Output {
 		// was removed) and still unapproved.
 		set(toolgatev1alpha1.PinAwaitingReview, toolgatev1alpha1.ReasonAwaitingFirstReview, "the tool awaits its first review")
 
+	case st.Pinned.Fingerprint == observed:
+		// The same definition, from another origin, not approved since.
+		if st.Change == nil || st.Change.To != observed || !slices.Contains(st.Change.Kinds, toolgatev1alpha1.ChangeOriginChanged) {
+			st.Change = &toolgatev1alpha1.DefinitionChange{From: st.Pinned.Fingerprint, To: observed, DetectedTime: in.Now,
+				Kinds:   []toolgatev1alpha1.ChangeKind{toolgatev1alpha1.ChangeOriginChanged},
+				Details: clip.Strings([]string{fmt.Sprintf("the server's origin changed from %s to %s", st.Pinned.Origin, st.ObservedOrigin)}, 1, toolgatev1alpha1.MaxChangeDetailLength)}
+		}
+		msg := fmt.Sprintf("the server's origin changed from %s to %s: the same definition from another server is reviewed again; it is withheld until approved", st.Pinned.Origin, st.ObservedOrigin)
+		if counted > 0 {
+			msg += fmt.Sprintf("; %d of %d approvals", counted, needed)
+		}
+		set(toolgatev1alpha1.PinAwaitingReview, toolgatev1alpha1.ReasonOriginChanged, clip.String(msg, toolgatev1alpha1.MaxConditionMessageLength))
+
 	default:
 		// The definition differs from the pinned one and is not approved.
 		if st.Change == nil || st.Change.To != observed {
 			st.Change = change(st.Pinned, in.Tool, in.Now)
+			if originMoved {
+				st.Change.Kinds = append(st.Change.Kinds, toolgatev1alpha1.ChangeOriginChanged)
+			}
 		}
 		msg := fmt.Sprintf("the definition changed from %s to %s (%s); it is withheld until approved", st.Pinned.Fingerprint.Short(), observed.Short(), strings.Join(kindsOf(st.Change), ", "))
 		if counted > 0 {
@@ -173,7 +212,7 @@ func Untrusted(st toolgatev1alpha1.ToolPinStatus) bool {
 		if st.Pinned == nil || st.Pinned.Fingerprint != st.ObservedFingerprint {
 			return true
 		}
-		_, _, rejecter := tally(st.Decisions, st.ObservedFingerprint)
+		_, _, rejecter := tally(st.Decisions, st.ObservedFingerprint, metav1.Time{})
 		return rejecter != ""
 	}
 	return false
@@ -186,10 +225,19 @@ func Untrusted(st toolgatev1alpha1.ToolPinStatus) bool {
 // humans counts the approvers that are not service accounts. A decision
 // by an identity that is never a person (NeverAPerson) does not count at
 // all: the webhooks refuse them, and the record does not rely on it.
-func tally(decisions []toolgatev1alpha1.Decision, fp toolgatev1alpha1.Fingerprint) (approvers []string, humans int, rejecter string) {
+//
+// A non-zero since leaves out approvals made before it (a rejection always
+// counts): after a server moved to another origin, an approval of the
+// same fingerprint at the old one says nothing of the new.
+func tally(decisions []toolgatev1alpha1.Decision, fp toolgatev1alpha1.Fingerprint, since metav1.Time) (approvers []string, humans int, rejecter string) {
 	latest := map[string]toolgatev1alpha1.DecisionAction{}
 	for _, d := range decisions {
 		if d.CallID != "" || d.Fingerprint != fp || d.User == "" || NeverAPerson(d.User, d.Groups) != "" {
+			continue
+		}
+		// Decisions are stamped to the second, and so is since once stored:
+		// an approval in the second of the move is not known to follow it.
+		if d.Action == toolgatev1alpha1.DecisionApprove && !since.IsZero() && (d.Time == nil || !d.Time.After(since.Truncate(time.Second))) {
 			continue
 		}
 		latest[d.User] = d.Action
@@ -285,4 +333,24 @@ func kindsOf(c *toolgatev1alpha1.DefinitionChange) []string {
 		out[i] = string(k)
 	}
 	return out
+}
+
+// Origin is the origin of an endpoint URL — scheme://host:port, lower-case,
+// the port explicit — or "" when the URL cannot be parsed. Two URLs with
+// one origin reach one server; a path is not part of it.
+func Origin(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
+	if port == "" {
+		switch scheme {
+		case "https":
+			port = "443"
+		case "http":
+			port = "80"
+		}
+	}
+	return scheme + "://" + net.JoinHostPort(host, port)
 }

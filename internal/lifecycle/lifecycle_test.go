@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -246,6 +247,61 @@ func TestIdentitiesThatAreNoPersonNeverCount(t *testing.T) {
 		in.Status.Decisions = append(in.Status.Decisions, who)
 		if out := Next(in); out.Status.State == toolgatev1alpha1.PinTrusted {
 			t.Errorf("%s approved the tool", who.User)
+		}
+	}
+}
+
+// TestAMovedOriginIsReviewedAgain is finding 10 of the adversarial review:
+// repointing spec.endpoint at another host kept every pin Trusted.
+func TestAMovedOriginIsReviewedAgain(t *testing.T) {
+	const a, b = "https://tools.example.com:443", "https://attacker.example.net:443"
+	first := Next(Input{Tool: tool(t, original), Risk: risk("L3", toolgatev1alpha1.ApprovalSingle), FirstUse: toolgatev1alpha1.FirstUseTrust, Origin: a, Now: t0})
+	if first.Status.Pinned == nil || first.Status.Pinned.Origin != a {
+		t.Fatalf("the trusted pin records no origin: %+v", first.Status.Pinned)
+	}
+	// An approval of this fingerprint made before the move.
+	st := first.Status
+	st.Decisions = append(st.Decisions, toolgatev1alpha1.Decision{Action: toolgatev1alpha1.DecisionApprove, Fingerprint: st.ObservedFingerprint, User: "ana", Time: &t0})
+
+	moved := Next(Input{Status: st, Tool: tool(t, original), FirstUse: toolgatev1alpha1.FirstUseTrust, Origin: b, Now: t1})
+	if moved.Status.State != toolgatev1alpha1.PinAwaitingReview || moved.Reason != toolgatev1alpha1.ReasonOriginChanged {
+		t.Fatalf("state %s, reason %s: the same definition from another origin stayed trusted", moved.Status.State, moved.Reason)
+	}
+	if c := moved.Status.Change; c == nil || !slices.Contains(c.Kinds, toolgatev1alpha1.ChangeOriginChanged) || !strings.Contains(strings.Join(c.Details, " "), b) {
+		t.Fatalf("change %+v", moved.Status.Change)
+	}
+	// Re-run (as the ToolPin controller does on a decision): still waiting.
+	again := Next(Input{Status: moved.Status, Tool: tool(t, original), Origin: moved.Status.ObservedOrigin, Now: t1})
+	if again.Status.State != toolgatev1alpha1.PinAwaitingReview {
+		t.Fatalf("the old approval counted after the move: %s", again.Status.State)
+	}
+	// An approval after the move pins the new origin.
+	later := metav1.NewTime(t1.Add(time.Minute))
+	st = again.Status
+	st.Decisions = append(st.Decisions, toolgatev1alpha1.Decision{Action: toolgatev1alpha1.DecisionApprove, Fingerprint: st.ObservedFingerprint, User: "ana", Time: &later})
+	approved := Next(Input{Status: st, Tool: tool(t, original), Origin: b, Now: later})
+	if approved.Status.State != toolgatev1alpha1.PinTrusted || approved.Status.Pinned.Origin != b || approved.Status.Change != nil {
+		t.Fatalf("after a new approval: %s, pinned %+v", approved.Status.State, approved.Status.Pinned)
+	}
+
+	// A pin that never recorded an origin learns it without review.
+	legacy := first.Status.DeepCopy()
+	legacy.Pinned.Origin, legacy.ObservedOrigin = "", ""
+	if out := Next(Input{Status: *legacy, Tool: tool(t, original), Origin: b, Now: t1}); out.Status.State != toolgatev1alpha1.PinTrusted || out.Status.Pinned.Origin != b {
+		t.Errorf("a legacy pin: %s, origin %q", out.Status.State, out.Status.Pinned.Origin)
+	}
+}
+
+func TestOrigin(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://Tools.Example.com/mcp":        "https://tools.example.com:443",
+		"https://tools.example.com:443/v2/mcp": "https://tools.example.com:443",
+		"http://files.default.svc:8080/mcp":    "http://files.default.svc:8080",
+		"http://[::1]/mcp":                     "http://[::1]:80",
+		"not a url":                            "",
+	} {
+		if got := Origin(in); got != want {
+			t.Errorf("Origin(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
