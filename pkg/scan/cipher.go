@@ -2,6 +2,8 @@ package scan
 
 import (
 	"strings"
+
+	"github.com/toolgate/toolgate/pkg/clip"
 )
 
 // Trivial ciphers. A model undoes ROT13, a Caesar shift, ROT47 or
@@ -52,7 +54,7 @@ func (c *textCtx) findCiphers() {
 		seg := o[s:e]
 		if dec, ok := decipher(seg); ok && c.decodedHits([]byte(dec)) {
 			c.hits = append(c.hits, hit{sig: sigEncoded, start: s, end: e,
-				excerpt: truncateRunes(truncateRunes(escapeVisible(seg), 44)+` deciphers to "`+escapeVisible(dec)+`"`, maxExcerptRunes)})
+				excerpt: clip.Runes(clip.Runes(escapeVisible(seg), 44)+` deciphers to "`+escapeVisible(dec)+`"`, maxExcerptRunes)})
 			return
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/toolgate/toolgate/pkg/clip"
 )
 
 // Encoded payloads. A model decodes base64 or hex without being asked, and
@@ -259,13 +261,13 @@ func randomLooking(s string) bool {
 
 func (c *textCtx) blobHit(i, j int, dec []byte) {
 	run := c.orig[i:j]
-	ex := truncateRunes(escapeVisible(run), 44)
+	ex := clip.Runes(escapeVisible(run), 44)
 	if dec != nil {
 		ex += ` decodes to "` + escapeVisible(string(dec)) + `"`
 	} else {
 		ex += " (" + itoa(j-i) + " encoded characters)"
 	}
-	c.hits = append(c.hits, hit{sig: sigEncoded, start: i, end: j, excerpt: truncateRunes(ex, maxExcerptRunes)})
+	c.hits = append(c.hits, hit{sig: sigEncoded, start: i, end: j, excerpt: clip.Runes(ex, maxExcerptRunes)})
 }
 
 var (

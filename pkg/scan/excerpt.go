@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/toolgate/toolgate/pkg/clip"
 )
 
 // excerpt renders at most maxExcerptRunes runes of s from a hit at start:
@@ -66,7 +68,7 @@ loop:
 			if room < 8 {
 				break loop
 			}
-			out.WriteString(`[tag text: "` + truncateRunes(escapeVisible(tag.String()), room) + `"]`)
+			out.WriteString(`[tag text: "` + clip.Runes(escapeVisible(tag.String()), room) + `"]`)
 			runes += utf8.RuneCountInString(`[tag text: ""]`) + min(room, utf8.RuneCountInString(tag.String()))
 			lastSpace = false
 			i = k
@@ -130,19 +132,4 @@ func escapeVisible(s string) string {
 		i += sz
 	}
 	return out.String()
-}
-
-// truncateRunes cuts s to at most n runes, marking the cut with "…".
-func truncateRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	count := 0
-	for i := range s {
-		if count == n-1 {
-			return s[:i] + "…"
-		}
-		count++
-	}
-	return s
 }

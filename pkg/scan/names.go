@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	tr39 "github.com/mtibben/confusables"
+
+	"github.com/toolgate/toolgate/pkg/clip"
 )
 
 // Names an agent cannot tell apart. A server that offers "reаd_file" (with
@@ -93,7 +95,7 @@ func (ix *nameIndex) check(name string) []Finding {
 	}
 	return []Finding{{
 		Signal: SignalConfusableName, Field: "name",
-		Excerpt: truncateRunes(`"`+escapeNameRunes(name)+`" looks like "`+escapeNameRunes(other)+`", a tool of another server`, maxExcerptRunes),
+		Excerpt: clip.Runes(`"`+escapeNameRunes(name)+`" looks like "`+escapeNameRunes(other)+`", a tool of another server`, maxExcerptRunes),
 	}}
 }
 
@@ -251,7 +253,7 @@ func (ti *toolInfo) secretRequests(texts []Text) []Finding {
 				}
 			}
 			return []Finding{{Signal: SignalSecretRequest, Field: visibleField(t.Field),
-				Excerpt: truncateRunes(`parameter "`+escapeVisible(t.Value)+`" asks for a credential the tool's purpose does not need`, maxExcerptRunes)}}
+				Excerpt: clip.Runes(`parameter "`+escapeVisible(t.Value)+`" asks for a credential the tool's purpose does not need`, maxExcerptRunes)}}
 		}
 	}
 	return nil
@@ -343,7 +345,7 @@ func MisleadingAnnotations(name, description string, readOnly, notDestructive bo
 		claim = "calls itself safe"
 	}
 	return []Finding{{Signal: SignalMisleadingAnnotation, Field: "annotations",
-		Excerpt: truncateRunes("the tool "+claim+" but "+verb, maxExcerptRunes)}}
+		Excerpt: clip.Runes("the tool "+claim+" but "+verb, maxExcerptRunes)}}
 }
 
 var (

@@ -3,6 +3,8 @@ package scan
 import (
 	"slices"
 	"strconv"
+
+	"github.com/toolgate/toolgate/pkg/clip"
 )
 
 // Limits of SchemaTexts. A schema comes from an untrusted server; the walk
@@ -268,5 +270,5 @@ func fieldSegment(s string) string {
 	if !safe {
 		s = escapeVisible(s)
 	}
-	return truncateRunes(s, maxSegmentRunes)
+	return clip.Runes(s, maxSegmentRunes)
 }

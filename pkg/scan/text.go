@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/toolgate/toolgate/pkg/clip"
 )
 
 // textCtx is one string under scan. The phrase rules run on clean, a
@@ -348,7 +350,7 @@ func (c *textCtx) prepareUnicode() {
 		h := hit{sig: sigInvisible, start: invisAt, end: invisEnd}
 		if len(tagText) > 0 {
 			h.start = tagAt
-			h.excerpt = truncateRunes(`hidden tag text: "`+escapeVisible(string(tagText))+`"`, maxExcerptRunes)
+			h.excerpt = clip.Runes(`hidden tag text: "`+escapeVisible(string(tagText))+`"`, maxExcerptRunes)
 		}
 		c.hits = append(c.hits, h)
 	}
