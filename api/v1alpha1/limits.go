@@ -92,4 +92,12 @@ const (
 	// MaxPendingCalls at a time and each decided on by several people,
 	// can never take the room a review of the observed definition needs.
 	DecisionReserve = MaxDecisions / 2
+
+	// MaxCommentBytes bounds the comments of a decision log together, as
+	// written to the API server (JSON escapes some characters as six
+	// bytes): without it, approvers could grow a pin towards the API
+	// server's object size limit with long comments, until no observation
+	// of the tool could be recorded. A decision without a comment is never
+	// refused by it.
+	MaxCommentBytes = 64 << 10
 )

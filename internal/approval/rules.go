@@ -1,6 +1,7 @@
 package approval
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -113,7 +114,30 @@ func checkBounds(pin *toolgatev1alpha1.ToolPin, d *toolgatev1alpha1.Decision, us
 	if len(log) >= toolgatev1alpha1.MaxDecisions {
 		return fmt.Errorf("status.decisions is full (%d decisions on the definitions pinned and observed now); the operator drops those that no longer count when either changes", len(log))
 	}
+	if d.Comment != "" {
+		size := encodedLength(d.Comment)
+		for _, past := range log {
+			size += encodedLength(past.Comment)
+		}
+		if size > toolgatev1alpha1.MaxCommentBytes {
+			return fmt.Errorf("the comments of status.decisions would take %d bytes, over their budget of %d: decide without a comment, or with a shorter one",
+				size, toolgatev1alpha1.MaxCommentBytes)
+		}
+	}
 	return nil
+}
+
+// encodedLength is the length of s as a JSON string, as the pin is
+// written to the API server.
+func encodedLength(s string) int {
+	if s == "" {
+		return 0
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return len(s) * 6
+	}
+	return len(b)
 }
 
 // checkDecision applies the rules on one appended decision that do not

@@ -383,3 +383,39 @@ func TestFinding17DecisionsRecordUIDAndCredential(t *testing.T) {
 		})
 	}
 }
+
+// TestFinding15CommentsCannotBloatAPin: approvers grew a pin towards the API
+// server's size limit with long comments (each "<" is six bytes on the
+// wire), until no rug pull of the tool could be recorded. The comments of a
+// log have a budget; a decision without a comment always fits it.
+func TestFinding15CommentsCannotBloatAPin(t *testing.T) {
+	handlers := map[string]admission.Handler{
+		"stamper":   &StatusStamper{Identities: testPolicy(), Decoder: testDecoder(t), Now: func() time.Time { return stampTime }},
+		"validator": &StatusValidator{Identities: testPolicy(), Decoder: testDecoder(t)},
+	}
+	withComment := func(d, comment string) string {
+		return edit(t, d, func(m map[string]any) { m["comment"] = comment })
+	}
+	bloat := strings.Repeat("<", 1000) // 6,000 bytes as JSON
+	carol := authenticationv1.UserInfo{Username: "carol", Groups: []string{"reviewers"}}
+	var past []string
+	for i := 0; len(past)*6000 < toolgatev1alpha1.MaxCommentBytes-6000; i++ {
+		who := authenticationv1.UserInfo{Username: fmt.Sprintf("reviewer-%d", i), Groups: []string{"reviewers"}}
+		past = append(past, stampedBy(t, who, withComment(decision("Reject", fpOld), bloat)))
+	}
+	nearlyFull := appendDecisions(t, statusJSON, past...)
+	for _, tc := range []statusCase{
+		{"a long comment past the budget", statusUpdate(carol, nearlyFull, appendDecisions(t, nearlyFull,
+			stampedBy(t, carol, withComment(decision("Approve", fpNow), bloat)))), refused("over their budget")},
+		{"a short comment within it", statusUpdate(carol, nearlyFull, appendDecisions(t, nearlyFull,
+			stampedBy(t, carol, withComment(decision("Approve", fpNow), "reviewed")))), allowed},
+		{"no comment, always", statusUpdate(carol, nearlyFull, appendDecisions(t, nearlyFull,
+			stampedBy(t, carol, decision("Approve", fpNow)))), allowed},
+	} {
+		for name, h := range handlers {
+			t.Run(name+"/"+tc.name, func(t *testing.T) {
+				tc.want.check(t, h.Handle(t.Context(), tc.req))
+			})
+		}
+	}
+}
