@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 	"testing"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -197,11 +199,48 @@ func (e *Env) UserBoundToClusterRole(user, roleFile string, groups ...string) (*
 	if err := e.Client.Create(ctx, binding); err != nil {
 		return nil, fmt.Errorf("binding ClusterRole %s: %w", role.Name, err)
 	}
+	if err := e.waitForBinding(ctx, user, groups, role); err != nil {
+		return nil, err
+	}
 	u, err := e.env.AddUser(envtest.User{Name: user, Groups: groups}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("adding user %q: %w", user, err)
 	}
 	return u.Config(), nil
+}
+
+// waitForBinding waits until the API server's authorizer grants the user
+// the role's first rule: a new binding reaches it through an informer, and
+// a test that acts at once would meet RBAC's refusal instead of the one it
+// tests.
+func (e *Env) waitForBinding(ctx context.Context, user string, groups []string, role rbacv1.ClusterRole) error {
+	if len(role.Rules) == 0 || len(role.Rules[0].Verbs) == 0 || len(role.Rules[0].Resources) == 0 {
+		return nil
+	}
+	rule := role.Rules[0]
+	attrs := &authorizationv1.ResourceAttributes{Verb: rule.Verbs[0], Resource: rule.Resources[0]}
+	if len(rule.APIGroups) > 0 {
+		attrs.Group = rule.APIGroups[0]
+	}
+	if resource, sub, ok := strings.Cut(attrs.Resource, "/"); ok {
+		attrs.Resource, attrs.Subresource = resource, sub
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User: user, Groups: append([]string{"system:authenticated"}, groups...), ResourceAttributes: attrs,
+		}}
+		if err := e.Client.Create(ctx, review); err != nil {
+			return fmt.Errorf("asking whether %s holds %s: %w", user, role.Name, err)
+		}
+		if review.Status.Allowed {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the binding of %s to %s did not take effect in 10s", user, role.Name)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // KubeconfigFor provisions a user, binds it to the ClusterRole in roleFile
