@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"time"
 	"testing"
+	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
