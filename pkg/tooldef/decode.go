@@ -26,8 +26,7 @@ import (
 // an error wrapping ErrTooLarge.
 func decode(data []byte, maxString int) (any, error) {
 	dec := jsontext.NewDecoder(bytes.NewReader(data))
-	d := decoder{dec: dec, maxString: maxString}
-	v, err := d.value(0)
+	v, err := DecodeValue(dec, DecodeOptions{MaxStringBytes: maxString})
 	if err != nil {
 		return nil, err
 	}
@@ -40,9 +39,56 @@ func decode(data []byte, maxString int) (any, error) {
 	return v, nil
 }
 
+// DecodeOptions bound DecodeValue.
+type DecodeOptions struct {
+	// MaxStringBytes refuses any longer string or member name with an
+	// error wrapping ErrTooLarge; zero means no limit.
+	MaxStringBytes int
+	// Charge, when set, is told the estimated heap size of every value as
+	// it is decoded, before the value is kept. An error from it stops the
+	// decode and is returned unwrapped, so a caller can refuse a value it
+	// has no memory for without allocating it first.
+	Charge func(bytes int64) error
+}
+
+// The heap a decoded value costs, as Charge is told it, on a 64-bit
+// platform: an interface slot per value; a string (or number) header boxed
+// in it plus the bytes; a map's header, and per member its slot in a Swiss
+// table at the load factor, growth slack and the name's bytes; a slice's
+// header and its elements with append's slack. An estimate on the safe
+// side, not an exact count.
+const (
+	costValue  = 16
+	costString = 16
+	costObject = 48
+	costMember = 64
+	costArray  = 24
+	costElem   = 32
+)
+
+// DecodeValue reads the next JSON value from dec into the package's tree
+// (map[string]any, []any, string, json.Number, bool and nil), refusing
+// duplicate member names at every level (dec must not allow them, which
+// is jsontext's default), values nested deeper than 128 levels and, with
+// opts, long strings and values the caller has no budget for. It reads the
+// value token by token, so a caller that streams dec from the network
+// never holds the encoded value in memory.
+func DecodeValue(dec *jsontext.Decoder, opts DecodeOptions) (any, error) {
+	d := decoder{dec: dec, maxString: opts.MaxStringBytes, charge: opts.Charge}
+	return d.value(0)
+}
+
 type decoder struct {
 	dec       *jsontext.Decoder
 	maxString int
+	charge    func(int64) error
+}
+
+func (d *decoder) take(n int64) error {
+	if d.charge == nil {
+		return nil
+	}
+	return d.charge(n)
 }
 
 func (d *decoder) value(depth int) (any, error) {
@@ -56,6 +102,9 @@ func (d *decoder) value(depth int) (any, error) {
 	}
 	switch tok.Kind() {
 	case '{':
+		if err := d.take(costValue + costObject); err != nil {
+			return nil, err
+		}
 		m := map[string]any{}
 		for dec.PeekKind() != '}' {
 			k, err := dec.ReadToken()
@@ -65,6 +114,9 @@ func (d *decoder) value(depth int) (any, error) {
 			// The token is only valid until the next read.
 			key := k.String()
 			if err := d.checkString(key); err != nil {
+				return nil, err
+			}
+			if err := d.take(costMember + int64(len(key))); err != nil {
 				return nil, err
 			}
 			v, err := d.value(depth + 1)
@@ -78,8 +130,14 @@ func (d *decoder) value(depth int) (any, error) {
 		}
 		return m, nil
 	case '[':
+		if err := d.take(costValue + costArray); err != nil {
+			return nil, err
+		}
 		a := []any{}
 		for dec.PeekKind() != ']' {
+			if err := d.take(costElem); err != nil {
+				return nil, err
+			}
 			v, err := d.value(depth + 1)
 			if err != nil {
 				return nil, err
@@ -95,15 +153,22 @@ func (d *decoder) value(depth int) (any, error) {
 		if err := d.checkString(str); err != nil {
 			return nil, err
 		}
+		if err := d.take(costValue + costString + int64(len(str))); err != nil {
+			return nil, err
+		}
 		return str, nil
 	case '0':
-		return json.Number(tok.String()), nil
+		num := tok.String()
+		if err := d.take(costValue + costString + int64(len(num))); err != nil {
+			return nil, err
+		}
+		return json.Number(num), nil
 	case 't':
-		return true, nil
+		return true, d.take(costValue)
 	case 'f':
-		return false, nil
+		return false, d.take(costValue)
 	case 'n':
-		return nil, nil
+		return nil, d.take(costValue)
 	}
 	return nil, &offsetError{offset: dec.InputOffset(), msg: "unexpected JSON token"}
 }

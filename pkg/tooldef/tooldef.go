@@ -115,12 +115,13 @@ func ParseTool(raw []byte) (*Tool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tool is not valid JSON: %w", err)
 	}
-	return parseToolValue(v)
+	return ParseToolValue(v)
 }
 
-// parseToolValue builds a Tool from a decoded JSON value (numbers as
-// json.Number).
-func parseToolValue(v any) (*Tool, error) {
+// ParseToolValue builds a Tool from a value DecodeValue decoded (numbers
+// as json.Number). The Tool keeps the value's objects: the caller must not
+// change them afterwards.
+func ParseToolValue(v any) (*Tool, error) {
 	obj, ok := v.(map[string]any)
 	if !ok {
 		if v == nil {
@@ -231,6 +232,11 @@ func (t *Tool) computeDigests() error {
 		var err error
 		whole, err = w.append(whole, t.Object[key], 0)
 		if err != nil {
+			// Only MCP's names are quoted: the message of a probe must not
+			// read back what a server chose.
+			if !slices.Contains(Parts, key) {
+				return fmt.Errorf("a member MCP does not define: %w", err)
+			}
 			return fmt.Errorf("%s: %w", key, err)
 		}
 		switch key {
@@ -286,7 +292,7 @@ func (w *canonicalWriter) append(b []byte, v any, depth int) ([]byte, error) {
 	case json.Number:
 		f, err := strconv.ParseFloat(string(x), 64)
 		if err != nil {
-			return nil, fmt.Errorf("number %s cannot be represented as an IEEE 754 double (RFC 8785)", x)
+			return nil, fmt.Errorf("a number of %d digits cannot be represented as an IEEE 754 double (RFC 8785)", len(x))
 		}
 		s, err := jcs.NumberToJSON(f)
 		if err != nil {
@@ -526,7 +532,7 @@ func ParseCatalogue(data []byte, limits Limits) (*Catalogue, error) {
 	}
 	seen := map[string]int{}
 	for i, v := range list {
-		t, err := parseToolValue(v)
+		t, err := ParseToolValue(v)
 		if err != nil {
 			return nil, fmt.Errorf("tools[%d]: %w", i, err)
 		}
