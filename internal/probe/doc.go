@@ -2,14 +2,24 @@
 // the official MCP Go SDK, within bounds a hostile server cannot break.
 //
 // It connects over streamable HTTP or SSE, initializes, and pages through
-// tools/list, keeping the raw JSON of every page: the SDK's typed tool drops
-// annotation fields it does not model (SEP-2793's among them), and the
-// fingerprint must cover everything the model would see. Every probe has a
-// total deadline and a connect deadline; every HTTP response body, the
-// whole probe, each string, the number of tools and the number of pages are
-// capped. A failure carries a Reason a user can act on (Unreachable,
-// Unauthorized, Timeout, InvalidResponse, TooLarge) for the MCPServer's
-// conditions.
+// tools/list. Every page is decoded by the probe as it arrives — off the
+// wire for a plain JSON answer, event by event for server-sent events —
+// into the trees package tooldef fingerprints, and the SDK is handed the
+// page without its tools: the SDK's typed tool drops annotation fields it
+// does not model (SEP-2793's among them), the fingerprint must cover
+// everything the model would see, and a page decoded once is a page held
+// once. Duplicate members are refused at every level.
+//
+// Every probe has a total deadline and a connect deadline; every HTTP
+// response body, the whole probe, each string, the number of tools and
+// the number of pages are capped, and what a probe decodes is charged,
+// node by node before it is kept, to a per-probe budget and to a Budget
+// shared by every probe of the process. Link-local and cloud metadata
+// addresses are refused when the connection is made, after DNS. A failure
+// carries a Reason a user can act on (Unreachable, Unauthorized, Timeout,
+// InvalidResponse, TooLarge, InvalidEndpoint) for the MCPServer's
+// conditions, and a message in the probe's own words: it never quotes
+// what the server sent.
 //
 // The package owns talking to the server. It does not judge what it finds
 // (package vet does) nor read Kubernetes objects (the controller resolves

@@ -1,19 +1,21 @@
 package probe
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
-	"encoding/json"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -41,13 +43,33 @@ const (
 	TooLarge Reason = toolgatev1alpha1.ReasonTooLarge
 )
 
+// RefusedEndpoint is the reason of a probe refused because the endpoint is
+// an address probes may not reach (a link-local or cloud metadata address).
+const RefusedEndpoint Reason = toolgatev1alpha1.ReasonInvalidEndpoint
+
 // Error is a failed probe.
+//
+// Its message is in the probe's own words: what failed, at which step,
+// the HTTP status, the bound exceeded. It never quotes the server: whoever
+// creates an MCPServer chooses the URL and the headers, and a message that
+// quoted the answer would read internal URLs back to them through the
+// MCPServer's status. What the server or the SDK said is kept in Err, for
+// errors.Is and errors.As, and not printed.
 type Error struct {
 	Reason Reason
-	Err    error
+	// Msg says what failed, in the probe's own words.
+	Msg string
+	// Err is the cause. It may carry text the server sent.
+	Err error
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("%s: %v", e.Reason, e.Err) }
+// Error is the Reason and Msg; Err is never printed.
+func (e *Error) Error() string {
+	if e.Msg == "" {
+		return string(e.Reason)
+	}
+	return fmt.Sprintf("%s: %s", e.Reason, e.Msg)
+}
 func (e *Error) Unwrap() error { return e.Err }
 
 // ReasonOf says why err failed a probe: the Reason of a probe Error, and
@@ -73,16 +95,31 @@ type Limits struct {
 	// MaxStringBytes caps any one string: a description, a name, the
 	// instructions.
 	MaxStringBytes int
+	// MaxDecodedBytes caps the memory one probe's catalogue takes decoded
+	// (its trees and canonical forms, estimated as the heap holds them),
+	// which is several times its size on the wire for a catalogue of many
+	// small values. Zero means no cap.
+	MaxDecodedBytes int64
 }
 
-// DefaultLimits are generous for real servers.
+// DefaultLimits are generous for real servers: the largest catalogue of
+// the development corpus is well under a megabyte.
 var DefaultLimits = Limits{
 	MaxTools:         toolgatev1alpha1.DefaultMaxTools,
 	MaxPages:         100,
 	MaxResponseBytes: 8 << 20,
 	MaxTotalBytes:    32 << 20,
 	MaxStringBytes:   256 << 10,
+	MaxDecodedBytes:  DefaultMaxDecodedBytes,
 }
+
+// DefaultMaxDecodedBytes is the default per-probe memory budget, and
+// DefaultGlobalBudget the default budget of all probes of a process
+// together; docs/performance.md has the measurements they come from.
+const (
+	DefaultMaxDecodedBytes = 32 << 20
+	DefaultGlobalBudget    = 64 << 20
+)
 
 // Config says how to reach one server.
 type Config struct {
@@ -108,6 +145,18 @@ type Config struct {
 	// does not read it; it identifies the configuration, so that a rotated
 	// CA triggers a probe.
 	RootCAsPEM []byte
+	// Budget is the memory shared by every probe of the process; nil is
+	// unlimited (Limits.MaxDecodedBytes still caps each probe).
+	Budget *Budget
+	// AllowLinkLocal lets the probe connect to link-local and cloud
+	// metadata addresses, which it refuses by default, after resolving
+	// the name: whoever creates an MCPServer must not read the node's
+	// cloud credentials through the operator.
+	AllowLinkLocal bool
+
+	// lookup and dial replace the resolver and the dialer in tests.
+	lookup func(ctx context.Context, network, host string) ([]netip.Addr, error)
+	dial   func(ctx context.Context, network, address string) (net.Conn, error)
 }
 
 // Result is what a probe found.
@@ -138,8 +187,10 @@ func Probe(ctx context.Context, cfg Config) (*Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 
-	meter := &meter{limits: cfg.Limits}
-	httpClient := newHTTPClient(cfg, meter)
+	meter := &meter{limits: cfg.Limits, global: cfg.Budget}
+	defer meter.close()
+	cat := newCatalogue(cfg.Limits, meter)
+	httpClient := newHTTPClient(cfg, meter, cat)
 	defer httpClient.CloseIdleConnections()
 
 	var transport mcp.Transport
@@ -154,13 +205,12 @@ func Probe(ctx context.Context, cfg Config) (*Result, error) {
 	case toolgatev1alpha1.TransportSSE:
 		transport = &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: httpClient, MaxEventSize: int(cfg.Limits.MaxResponseBytes)}
 	default:
-		return nil, &Error{Reason: InvalidResponse, Err: fmt.Errorf("unknown transport %q", cfg.Transport)}
+		return nil, invalid("unknown transport %q", cfg.Transport)
 	}
-	capture := &capture{pending: map[any]bool{}}
 	client := mcp.NewClient(&mcp.Implementation{Name: "toolgate", Version: cfg.ClientVersion}, nil)
-	session, err := client.Connect(ctx, &captureTransport{inner: transport, capture: capture}, nil)
+	session, err := client.Connect(ctx, &captureTransport{inner: transport, cat: cat}, nil)
 	if err != nil {
-		return nil, classify(ctx, meter, fmt.Errorf("initialize: %w", err))
+		return nil, classify(ctx, cfg, meter, cat, "initialize", err)
 	}
 	defer session.Close()
 
@@ -176,169 +226,145 @@ func Probe(ctx context.Context, cfg Config) (*Result, error) {
 	if limit := cfg.Limits.MaxStringBytes; limit > 0 {
 		for what, s := range map[string]string{"instructions": res.Instructions, "server name": res.ServerName, "server title": res.ServerTitle, "server version": res.ServerVersion} {
 			if len(s) > limit {
-				return nil, &Error{Reason: TooLarge, Err: fmt.Errorf("the server's %s are %d bytes, over the limit of %d", what, len(s), limit)}
+				return nil, &Error{Reason: TooLarge, Msg: fmt.Sprintf("the server's %s are %d bytes, over the limit of %d", what, len(s), limit)}
 			}
 		}
 	}
 
-	// Page through tools/list. The SDK decodes each page; the raw page
-	// captured off the connection is what is kept.
-	rawTools := []json.RawMessage{} // an empty catalogue is [], not null
+	// Page through tools/list. The catalogue decodes every page as it
+	// arrives and hands the SDK the page without its tools.
 	seen := map[string]bool{}
 	cursor := ""
 	for {
 		if res.Pages >= cfg.Limits.MaxPages {
-			return nil, &Error{Reason: TooLarge, Err: fmt.Errorf("more than %d pages of tools", cfg.Limits.MaxPages)}
+			return nil, &Error{Reason: TooLarge, Msg: fmt.Sprintf("more than %d pages of tools", cfg.Limits.MaxPages)}
 		}
 		page, err := session.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {
-			return nil, classify(ctx, meter, fmt.Errorf("tools/list: %w", err))
+			return nil, classify(ctx, cfg, meter, cat, "tools/list", err)
 		}
 		res.Pages++
-		raw := capture.take()
-		if raw == nil {
-			return nil, &Error{Reason: InvalidResponse, Err: errors.New("tools/list: no response captured")}
-		}
-		var body struct {
-			Tools []json.RawMessage `json:"tools"`
-		}
-		if err := json.Unmarshal(raw, &body); err != nil {
-			return nil, &Error{Reason: InvalidResponse, Err: fmt.Errorf("tools/list page %d: %w", res.Pages, err)}
-		}
-		rawTools = append(rawTools, body.Tools...)
-		if len(rawTools) > cfg.Limits.MaxTools {
-			return nil, &Error{Reason: TooLarge, Err: fmt.Errorf("more than %d tools", cfg.Limits.MaxTools)}
+		cat.mu.Lock()
+		delivered, next := cat.delivered, cat.cursor
+		cat.mu.Unlock()
+		if delivered != res.Pages || next != page.NextCursor {
+			return nil, invalid("tools/list: page %d was not seen on the connection", res.Pages)
 		}
 		if page.NextCursor == "" {
 			break
 		}
 		if seen[page.NextCursor] {
-			return nil, &Error{Reason: InvalidResponse, Err: fmt.Errorf("tools/list: the cursor %q came back a second time", page.NextCursor)}
+			return nil, invalid("tools/list: a cursor came back a second time, after page %d", res.Pages)
 		}
 		seen[page.NextCursor] = true
 		cursor = page.NextCursor
 	}
 
-	all, err := json.Marshal(rawTools)
-	if err != nil {
-		return nil, &Error{Reason: InvalidResponse, Err: err}
+	cat.mu.Lock()
+	tools := cat.tools
+	cat.mu.Unlock()
+	if tools == nil {
+		tools = []*tooldef.Tool{}
 	}
-	cat, err := tooldef.ParseCatalogue(all, tooldef.Limits{MaxTools: cfg.Limits.MaxTools, MaxStringBytes: cfg.Limits.MaxStringBytes})
-	if err != nil {
-		if errors.Is(err, tooldef.ErrTooLarge) {
-			return nil, &Error{Reason: TooLarge, Err: fmt.Errorf("tools/list: %w", err)}
-		}
-		return nil, &Error{Reason: InvalidResponse, Err: fmt.Errorf("tools/list: %w", err)}
-	}
-	cat.Instructions, cat.ServerName = res.Instructions, res.ServerName
-	res.Catalogue = cat
+	res.Catalogue = &tooldef.Catalogue{Tools: tools, Instructions: res.Instructions, ServerName: res.ServerName}
 	res.Bytes = meter.total()
 	res.Duration = time.Since(start)
 	return res, nil
 }
 
-// classify turns an SDK or transport error into a Reason.
-func classify(ctx context.Context, m *meter, err error) error {
-	switch {
-	case m.overLimit() != nil:
-		return &Error{Reason: TooLarge, Err: m.overLimit()}
-	case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded):
-		return &Error{Reason: Timeout, Err: err}
-	case m.status() == http.StatusUnauthorized || m.status() == http.StatusForbidden:
-		return &Error{Reason: Unauthorized, Err: fmt.Errorf("the server answered HTTP %d: %w", m.status(), err)}
-	case m.status() >= 400:
-		return &Error{Reason: InvalidResponse, Err: fmt.Errorf("the server answered HTTP %d: %w", m.status(), err)}
-	}
-	// Whatever failed before the server sent a response (DNS, a refused
-	// connection, a TLS handshake, a reset) means nothing answered.
-	if !m.answered() {
-		return &Error{Reason: Unreachable, Err: err}
-	}
-	return &Error{Reason: InvalidResponse, Err: err}
-}
-
-// captureTransport keeps the raw result of every tools/list response.
-type captureTransport struct {
-	inner   mcp.Transport
-	capture *capture
-}
-
-func (t *captureTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	conn, err := t.inner.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &captureConn{Connection: conn, capture: t.capture}, nil
-}
-
-type capture struct {
-	mu      sync.Mutex
-	pending map[any]bool
-	last    json.RawMessage
-}
-
-func (c *capture) take() json.RawMessage {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	raw := c.last
-	c.last = nil
-	return raw
-}
-
-type captureConn struct {
-	mcp.Connection
-	capture *capture
-}
-
-func (c *captureConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "tools/list" && req.ID.IsValid() {
-		c.capture.mu.Lock()
-		c.capture.pending[req.ID.Raw()] = true
-		c.capture.mu.Unlock()
-	}
-	return c.Connection.Write(ctx, msg)
-}
-
-func (c *captureConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
-	if resp, ok := msg.(*jsonrpc.Response); ok && err == nil {
-		c.capture.mu.Lock()
-		if c.capture.pending[resp.ID.Raw()] {
-			delete(c.capture.pending, resp.ID.Raw())
-			c.capture.last = append(json.RawMessage(nil), resp.Result...)
+// classify turns an SDK or transport error into a Reason and a message in
+// the probe's own words. The SDK's errors may quote what the server sent
+// (a line of the body, an SSE data payload, a JSON-RPC error message): they
+// are kept as the cause, never in the message.
+func classify(ctx context.Context, cfg Config, m *meter, cat *catalogue, step string, err error) error {
+	if perr := cat.failure(); perr != nil {
+		if strings.HasPrefix(perr.Msg, "tools/list") {
+			return perr
 		}
-		c.capture.mu.Unlock()
+		return &Error{Reason: perr.Reason, Msg: step + ": " + perr.Msg, Err: perr.Err}
 	}
-	return msg, err
+	var perr *Error
+	if errors.As(err, &perr) {
+		return perr
+	}
+	var refused *refusedError
+	if !errors.As(err, &refused) {
+		errors.As(m.refusal(), &refused)
+	}
+	status := m.status()
+	var rpcErr *jsonrpc.Error
+	switch {
+	case refused != nil:
+		return &Error{Reason: RefusedEndpoint, Err: err, Msg: fmt.Sprintf("%s: refusing to connect: %v (an operator flag allows them)", step, refused)}
+	case m.overLimit() != nil:
+		return &Error{Reason: TooLarge, Err: err, Msg: fmt.Sprintf("%s: %v", step, m.overLimit())}
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded):
+		return &Error{Reason: Timeout, Err: err, Msg: fmt.Sprintf("%s: no answer within the probe's deadline of %s", step, cfg.Timeout)}
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return &Error{Reason: Unauthorized, Err: err, Msg: fmt.Sprintf("%s: the server answered HTTP %d", step, status)}
+	case status >= 400:
+		return &Error{Reason: InvalidResponse, Err: err, Msg: fmt.Sprintf("%s: the server answered HTTP %d", step, status)}
+	case !m.answered():
+		// Whatever failed before the server sent a response (DNS, a
+		// refused connection, a TLS handshake, a reset) means nothing
+		// answered. Those errors are the network's and the TLS stack's,
+		// not the server's text.
+		return &Error{Reason: Unreachable, Err: err, Msg: fmt.Sprintf("%s: %s", step, networkError(err))}
+	case m.notMCPType():
+		return &Error{Reason: InvalidResponse, Err: err, Msg: fmt.Sprintf("%s: the server answered HTTP 200 with a content type MCP does not use (want application/json or text/event-stream)", step)}
+	case errors.As(err, &rpcErr) && rpcErr.Code != 0:
+		return &Error{Reason: InvalidResponse, Err: err, Msg: fmt.Sprintf("%s: the call failed with JSON-RPC error %d", step, rpcErr.Code)}
+	}
+	return &Error{Reason: InvalidResponse, Err: err, Msg: fmt.Sprintf("%s: the server's answer is not a valid MCP response", step)}
 }
 
-// meter bounds and observes the HTTP traffic of one probe.
-type meter struct {
-	limits Limits
-	mu     sync.Mutex
-	bytes  int64
-	last   int
-	got    bool
-	over   error
+// networkError describes a failure to reach the server from the errors of
+// the network and the TLS stack, which name addresses, system calls and
+// certificates, never a response body.
+func networkError(err error) string {
+	var (
+		dnsErr  *net.DNSError
+		opErr   *net.OpError
+		certErr *tls.CertificateVerificationError
+		x509Err x509.UnknownAuthorityError
+		hostErr x509.HostnameError
+		recErr  tls.RecordHeaderError
+	)
+	switch {
+	case errors.As(err, &dnsErr):
+		return dnsErr.Error()
+	case errors.As(err, &certErr):
+		return certErr.Error()
+	case errors.As(err, &x509Err):
+		return x509Err.Error()
+	case errors.As(err, &hostErr):
+		return hostErr.Error()
+	case errors.As(err, &recErr):
+		return "the server does not speak TLS"
+	case errors.As(err, &opErr):
+		return opErr.Error()
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return "the server closed the connection without answering"
+	}
+	return "the server could not be reached"
 }
-
-func (m *meter) total() int64 { m.mu.Lock(); defer m.mu.Unlock(); return m.bytes }
-func (m *meter) status() int  { m.mu.Lock(); defer m.mu.Unlock(); return m.last }
-func (m *meter) answered() bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.got
-}
-func (m *meter) overLimit() error { m.mu.Lock(); defer m.mu.Unlock(); return m.over }
 
 // newHTTPClient builds the probe's HTTP client: its own transport with
-// connect deadlines and TLS settings, headers on every request, and capped
-// response bodies.
-func newHTTPClient(cfg Config, m *meter) *http.Client {
-	dialer := &net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
+// connect deadlines, TLS settings and a dialer that refuses metadata
+// addresses, headers on every request, capped response bodies, and
+// tools/list pages decoded off the wire.
+func newHTTPClient(cfg Config, m *meter, cat *catalogue) *http.Client {
+	netDialer := &net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
+	guard := &guardedDialer{allowLinkLocal: cfg.AllowLinkLocal, lookup: cfg.lookup, dial: cfg.dial, refused: m.refuse}
+	if guard.lookup == nil {
+		guard.lookup = net.DefaultResolver.LookupNetIP
+	}
+	if guard.dial == nil {
+		guard.dial = netDialer.DialContext
+	}
 	base := &http.Transport{
 		Proxy:                  http.ProxyFromEnvironment,
-		DialContext:            dialer.DialContext,
+		DialContext:            guard.DialContext,
 		TLSClientConfig:        cfg.TLS,
 		TLSHandshakeTimeout:    cfg.ConnectTimeout,
 		ResponseHeaderTimeout:  cfg.ConnectTimeout,
@@ -347,7 +373,7 @@ func newHTTPClient(cfg Config, m *meter) *http.Client {
 	}
 	origin, _ := url.Parse(cfg.URL)
 	return &http.Client{
-		Transport: &boundedTransport{base: base, header: cfg.Header, meter: m, origin: origin},
+		Transport: &boundedTransport{base: base, header: cfg.Header, meter: m, cat: cat, guard: guard, origin: origin},
 		// Redirects could carry credentials to another host.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
@@ -357,6 +383,8 @@ type boundedTransport struct {
 	base   *http.Transport
 	header http.Header
 	meter  *meter
+	cat    *catalogue
+	guard  *guardedDialer
 	// origin is the configured endpoint. Every request must go to its
 	// scheme, host and port: an SSE server names the URL to post to, and
 	// a hostile one would otherwise receive the credentials elsewhere.
@@ -369,6 +397,12 @@ func (t *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	if t.origin == nil || req.URL.Scheme != t.origin.Scheme || !strings.EqualFold(req.URL.Host, t.origin.Host) {
 		return nil, fmt.Errorf("refusing a request to %s://%s: the server may only be reached at %s://%s", req.URL.Scheme, req.URL.Host, t.origin.Scheme, t.origin.Host)
 	}
+	if proxy, err := t.base.Proxy(req); err == nil && proxy != nil {
+		if err := t.guard.checkHost(req.Context(), req.URL.Hostname()); err != nil {
+			return nil, err
+		}
+	}
+	list := isToolsListCall(req)
 	req = req.Clone(req.Context())
 	for k, vs := range t.header {
 		req.Header.Del(k)
@@ -383,17 +417,52 @@ func (t *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	t.meter.mu.Lock()
 	t.meter.last, t.meter.got = resp.StatusCode, true
 	t.meter.mu.Unlock()
-	resp.Body = &boundedBody{ReadCloser: resp.Body, meter: t.meter, max: t.meter.limits.MaxResponseBytes}
+	body := &boundedBody{ReadCloser: resp.Body, meter: t.meter, max: t.meter.limits.MaxResponseBytes}
+	resp.Body = body
+	if resp.StatusCode != http.StatusOK {
+		return resp, nil
+	}
+	switch mediaType(resp) {
+	case "text/event-stream":
+		// Every event is decoded as it arrives, and the SDK reads the
+		// events again encoded, pages without their tools.
+		resp.Body = newEventRewriter(body, t.cat, t.meter.limits)
+	case "application/json":
+		if !list {
+			body.buffered = true
+			break
+		}
+		// A page: decoded here, off the wire; the SDK reads the page
+		// without its tools.
+		out, err := t.cat.decodeMessage(jsontext.NewDecoder(body), func() bool { return true })
+		body.Close()
+		if err != nil {
+			return nil, err
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(out))
+		resp.ContentLength = int64(len(out))
+		resp.Header.Del("Content-Length")
+	default:
+		// Not MCP: the body is not read at all, so none of it can reach
+		// a message.
+		body.Close()
+		resp.Body = http.NoBody
+		t.meter.mu.Lock()
+		t.meter.notMCP = true
+		t.meter.mu.Unlock()
+	}
 	return resp, nil
 }
 
 // boundedBody fails a read that goes past the per-response or the
-// per-probe cap, and records which cap it was.
+// per-probe cap, and records which cap it was. The bytes of a body the
+// SDK buffers are charged to the global budget as they are read.
 type boundedBody struct {
 	io.ReadCloser
-	meter *meter
-	read  int64
-	max   int64
+	meter    *meter
+	read     int64
+	max      int64
+	buffered bool
 }
 
 func (b *boundedBody) Read(p []byte) (int, error) {
@@ -404,13 +473,11 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 	m.bytes += int64(n)
 	switch {
 	case b.max > 0 && b.read > b.max:
-		if m.over == nil {
-			m.over = fmt.Errorf("a response of more than %d bytes", b.max)
-		}
+		_ = m.fail(fmt.Errorf("a response of more than %d bytes", b.max))
 	case m.limits.MaxTotalBytes > 0 && m.bytes > m.limits.MaxTotalBytes:
-		if m.over == nil {
-			m.over = fmt.Errorf("more than %d bytes in all", m.limits.MaxTotalBytes)
-		}
+		_ = m.fail(fmt.Errorf("more than %d bytes in all", m.limits.MaxTotalBytes))
+	case b.buffered && n > 0:
+		_ = m.chargeBuffered(int64(n))
 	}
 	over := m.over
 	m.mu.Unlock()

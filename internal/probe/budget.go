@@ -1,0 +1,164 @@
+package probe
+
+import (
+	"fmt"
+	"sync"
+)
+
+// Budget is memory shared by every probe of a process. A probe charges it
+// for what it decodes (the estimated heap of the catalogue's trees and
+// canonical forms) and for the response bytes the SDK holds while it
+// decodes them, and gives it all back when it returns. A probe that cannot
+// get its share fails at once with TooLarge rather than wait: waiting
+// probes that each hold part of the budget could starve one another until
+// their deadlines, and the server is probed again at its next interval.
+//
+// A nil *Budget is unlimited.
+type Budget struct {
+	limit int64
+	mu    sync.Mutex
+	used  int64
+}
+
+// NewBudget returns a budget of limit bytes; zero or less is unlimited.
+func NewBudget(limit int64) *Budget {
+	if limit <= 0 {
+		return nil
+	}
+	return &Budget{limit: limit}
+}
+
+// Limit is the budget's size in bytes; zero when unlimited.
+func (b *Budget) Limit() int64 {
+	if b == nil {
+		return 0
+	}
+	return b.limit
+}
+
+// Used is how many bytes the probes running now hold.
+func (b *Budget) Used() int64 {
+	if b == nil {
+		return 0
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.used
+}
+
+func (b *Budget) take(n int64) bool {
+	if b == nil {
+		return true
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.used+n > b.limit {
+		return false
+	}
+	b.used += n
+	return true
+}
+
+func (b *Budget) give(n int64) {
+	if b == nil || n == 0 {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.used = max(0, b.used-n)
+}
+
+// meter bounds and observes one probe: its HTTP traffic (the last status,
+// whether anything answered, the bytes on the wire) and its memory (what it
+// holds of the per-probe and the global budget).
+type meter struct {
+	limits Limits
+	global *Budget
+
+	mu       sync.Mutex
+	bytes    int64 // response bytes read off the wire
+	last     int   // status of the last response
+	got      bool  // some server answered
+	notMCP   bool  // a 200 response whose content type MCP does not use
+	refused  error // a connection the guard refused
+	over     error // the first bound exceeded
+	decoded  int64 // decoded bytes held, against limits.MaxDecodedBytes
+	buffered int64 // response bytes the SDK holds, estimated
+	held     int64 // what this probe holds of global
+}
+
+func (m *meter) total() int64 { m.mu.Lock(); defer m.mu.Unlock(); return m.bytes }
+func (m *meter) status() int  { m.mu.Lock(); defer m.mu.Unlock(); return m.last }
+func (m *meter) answered() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.got
+}
+func (m *meter) overLimit() error { m.mu.Lock(); defer m.mu.Unlock(); return m.over }
+func (m *meter) notMCPType() bool { m.mu.Lock(); defer m.mu.Unlock(); return m.notMCP }
+func (m *meter) refusal() error   { m.mu.Lock(); defer m.mu.Unlock(); return m.refused }
+func (m *meter) refuse(err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.refused == nil {
+		m.refused = err
+	}
+}
+
+// fail records the first bound exceeded and returns it.
+func (m *meter) fail(err error) error {
+	if m.over == nil {
+		m.over = err
+	}
+	return m.over
+}
+
+// chargeDecoded accounts for n bytes of decoded catalogue, which the probe
+// keeps until it returns.
+func (m *meter) chargeDecoded(n int64) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.over != nil {
+		return m.over
+	}
+	if limit := m.limits.MaxDecodedBytes; limit > 0 && m.decoded+n > limit {
+		return m.fail(fmt.Errorf("the catalogue needs more than %d bytes of memory decoded, the per-probe budget", limit))
+	}
+	if !m.global.take(n) {
+		return m.fail(fmt.Errorf("the operator's memory budget for probes (%d bytes, shared by every probe running) is exhausted; the server is probed again at its next interval", m.global.Limit()))
+	}
+	m.decoded += n
+	m.held += n
+	return nil
+}
+
+// chargeBuffered accounts for n response bytes the SDK buffers: twice, for
+// the transport's buffer and the decoded message's copy of its payload.
+func (m *meter) chargeBuffered(n int64) error {
+	n *= 2
+	if !m.global.take(n) {
+		return m.fail(fmt.Errorf("the operator's memory budget for probes (%d bytes, shared by every probe running) is exhausted; the server is probed again at its next interval", m.global.Limit()))
+	}
+	m.buffered += n
+	m.held += n
+	return nil
+}
+
+// releaseBuffered gives back what a message of n payload bytes held once
+// the connection has delivered it.
+func (m *meter) releaseBuffered(n int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n = min(2*n, m.buffered)
+	m.buffered -= n
+	m.held -= n
+	m.global.give(n)
+}
+
+// close gives back everything the probe holds of the global budget.
+func (m *meter) close() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.global.give(m.held)
+	m.held, m.buffered, m.decoded = 0, 0, 0
+}
