@@ -56,6 +56,15 @@ type MCPServerReconciler struct {
 	MaxProbeTimeout time.Duration
 	// Retention says when the pins of tools gone from a server are deleted.
 	Retention lifecycle.Retention
+	// ProbeBudget is the memory shared by every probe of the operator;
+	// nil is unlimited.
+	ProbeBudget *probe.Budget
+	// ProbeMemoryPerServer caps one probe's decoded catalogue; zero keeps
+	// the default.
+	ProbeMemoryPerServer int64
+	// ProbeAllowLinkLocal lets probes reach link-local and metadata
+	// addresses.
+	ProbeAllowLinkLocal bool
 
 	// runner runs probes apart from the reconcile workers; nil probes in
 	// place.
@@ -162,6 +171,10 @@ func (r *MCPServerReconciler) gather(ctx context.Context, server *toolgatev1alph
 	p.digest = digest
 
 	cfg.ClientVersion = r.ClientVersion
+	cfg.Budget, cfg.AllowLinkLocal = r.ProbeBudget, r.ProbeAllowLinkLocal
+	if r.ProbeMemoryPerServer > 0 {
+		cfg.Limits.MaxDecodedBytes = r.ProbeMemoryPerServer
+	}
 	if r.MaxProbeTimeout > 0 && (cfg.Timeout == 0 || cfg.Timeout > r.MaxProbeTimeout) {
 		cfg.Timeout = r.MaxProbeTimeout
 	}

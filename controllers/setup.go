@@ -13,6 +13,7 @@ import (
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/lifecycle"
+	"github.com/toolgate/toolgate/internal/probe"
 )
 
 // CacheOptions keeps only credentials Secrets (labelled
@@ -43,6 +44,15 @@ type Options struct {
 	// MaxRemovedPins is the most removed pins without decisions one server
 	// keeps; zero means no cap.
 	MaxRemovedPins int
+	// ProbeMemoryBudget is the memory, in bytes, all probes running at
+	// once may hold together; zero is unlimited.
+	ProbeMemoryBudget int64
+	// ProbeMemoryPerServer is the memory, in bytes, one probe's decoded
+	// catalogue may take; zero keeps probe.DefaultLimits'.
+	ProbeMemoryPerServer int64
+	// ProbeAllowLinkLocal lets probes reach link-local and cloud metadata
+	// addresses, which they refuse by default.
+	ProbeAllowLinkLocal bool
 }
 
 // SetupWithManager registers every toolgate reconciler with mgr. The manager
@@ -60,7 +70,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	}
 	if err := (&MCPServerReconciler{Client: c, Scheme: s, Recorder: rec, RequiredApprovers: approvers, ClientVersion: opts.Version,
 		Concurrency: max(1, opts.ProbeConcurrency), MaxProbeTimeout: opts.MaxProbeTimeout,
-		Retention: lifecycle.Retention{After: opts.RemovedPinRetention, MaxRemoved: opts.MaxRemovedPins}}).SetupWithManager(mgr); err != nil {
+		Retention:   lifecycle.Retention{After: opts.RemovedPinRetention, MaxRemoved: opts.MaxRemovedPins},
+		ProbeBudget: probe.NewBudget(opts.ProbeMemoryBudget), ProbeMemoryPerServer: opts.ProbeMemoryPerServer,
+		ProbeAllowLinkLocal: opts.ProbeAllowLinkLocal}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the MCPServer controller: %w", err)
 	}
 	if err := (&ToolPolicyReconciler{Client: c, Scheme: s}).SetupWithManager(mgr); err != nil {

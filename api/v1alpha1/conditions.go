@@ -40,7 +40,8 @@ const (
 	ReasonCANotFound = "CANotFound"
 	// ReasonInvalidCA: the referenced CA bundle holds no certificate.
 	ReasonInvalidCA = "InvalidCA"
-	// ReasonInvalidEndpoint: spec.endpoint cannot be turned into a URL.
+	// ReasonInvalidEndpoint: spec.endpoint cannot be turned into a URL, or
+	// it is (or resolves to) an address probes may not reach.
 	ReasonInvalidEndpoint = "InvalidEndpoint"
 
 	// ReasonUnreachable: no connection could be made to the server.

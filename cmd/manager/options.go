@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/toolgate/toolgate/internal/probe"
 )
 
 // options are the manager's flags, checked and completed.
@@ -28,6 +32,11 @@ type options struct {
 	maxProbeTimeout   time.Duration
 	removedRetention  time.Duration
 	maxRemovedPins    int
+
+	// The probe's memory and reach (issue 8, findings 3 and 6).
+	probeMemoryBudget    quantity
+	probeMemoryPerServer quantity
+	probeAllowLinkLocal  bool
 
 	// approverSAs, adminUsers and adminGroups are their flags, parsed by
 	// complete.
@@ -72,7 +81,39 @@ func bindFlags(fs *flag.FlagSet) *options {
 		"the most pins of removed tools without decisions one server keeps, so that renaming tools cannot grow pins without bound; 0 for no cap")
 	fs.Float64Var(&o.apiQPS, "kube-api-qps", 50, "requests per second the operator may send the API server")
 	fs.IntVar(&o.apiBurst, "kube-api-burst", 100, "burst of requests above --kube-api-qps")
+
+	o.probeMemoryBudget = quantity(probe.DefaultGlobalBudget)
+	fs.Var(&o.probeMemoryBudget, "probe-memory-budget",
+		"memory all probes running at once may hold together (decoded catalogues and buffered responses), as a quantity such as 64Mi; "+
+			"a probe that would exceed it fails with TooLarge and is tried again at its next interval; 0 is unlimited")
+	o.probeMemoryPerServer = quantity(probe.DefaultMaxDecodedBytes)
+	fs.Var(&o.probeMemoryPerServer, "probe-memory-per-server",
+		"memory one probe's catalogue may take decoded, as a quantity such as 32Mi; a larger catalogue fails with TooLarge")
+	fs.BoolVar(&o.probeAllowLinkLocal, "probe-allow-link-local", false,
+		"let probes connect to link-local and cloud metadata addresses (169.254.0.0/16, fe80::/10, 100.100.100.200, fd00:ec2::254), "+
+			"refused by default because whoever creates an MCPServer chooses its URL and headers")
 	return o
+}
+
+// quantity is a flag holding a number of bytes, written as a Kubernetes
+// quantity (96Mi, 1Gi, 100M or plain bytes), as a chart's memory settings
+// are.
+type quantity int64
+
+func (q *quantity) String() string {
+	return resource.NewQuantity(int64(*q), resource.BinarySI).String()
+}
+
+func (q *quantity) Set(s string) error {
+	v, err := resource.ParseQuantity(s)
+	if err != nil {
+		return fmt.Errorf("want a quantity of bytes such as 64Mi: %w", err)
+	}
+	if v.Sign() < 0 {
+		return fmt.Errorf("%s is negative", s)
+	}
+	*q = quantity(v.Value())
+	return nil
 }
 
 // complete checks the flags and fills in what the environment gives: the
@@ -112,6 +153,13 @@ func (o *options) complete(getenv func(string) string) error {
 	}
 	if o.maxProbeTimeout < 0 {
 		return fmt.Errorf("--max-probe-timeout is %s: want zero (no cap) or a positive duration", o.maxProbeTimeout)
+	}
+	if o.probeMemoryPerServer <= 0 {
+		return fmt.Errorf("--probe-memory-per-server is %s: a probe needs some memory", &o.probeMemoryPerServer)
+	}
+	if o.probeMemoryBudget > 0 && o.probeMemoryBudget < o.probeMemoryPerServer {
+		return fmt.Errorf("--probe-memory-budget (%s) is less than --probe-memory-per-server (%s): the largest catalogue allowed could never be probed",
+			&o.probeMemoryBudget, &o.probeMemoryPerServer)
 	}
 	return nil
 }

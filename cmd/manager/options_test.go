@@ -52,6 +52,27 @@ func TestOptions(t *testing.T) {
 			wantErr: "--required-approvers is 1"},
 		{name: "at least one probe worker", args: []string{"--operator-user=op", "--probe-concurrency=0"},
 			wantErr: "--probe-concurrency is 0"},
+		{name: "probe memory and reach by default", args: []string{"--operator-user=op"}, check: func(t *testing.T, o *options) {
+			if o.probeMemoryBudget != 64<<20 || o.probeMemoryPerServer != 32<<20 || o.probeAllowLinkLocal {
+				t.Errorf("budget %d, per server %d, link-local %v", o.probeMemoryBudget, o.probeMemoryPerServer, o.probeAllowLinkLocal)
+			}
+		}},
+		{name: "probe memory as quantities", args: []string{"--operator-user=op", "--probe-memory-budget=1Gi", "--probe-memory-per-server=100M", "--probe-allow-link-local"},
+			check: func(t *testing.T, o *options) {
+				if o.probeMemoryBudget != 1<<30 || o.probeMemoryPerServer != 100_000_000 || !o.probeAllowLinkLocal {
+					t.Errorf("budget %d, per server %d, link-local %v", o.probeMemoryBudget, o.probeMemoryPerServer, o.probeAllowLinkLocal)
+				}
+			}},
+		{name: "an unlimited global probe budget", args: []string{"--operator-user=op", "--probe-memory-budget=0"},
+			check: func(t *testing.T, o *options) {
+				if o.probeMemoryBudget != 0 {
+					t.Errorf("budget %d", o.probeMemoryBudget)
+				}
+			}},
+		{name: "a global probe budget below one probe's", args: []string{"--operator-user=op", "--probe-memory-budget=16Mi"},
+			wantErr: "--probe-memory-budget (16Mi) is less than --probe-memory-per-server (32Mi)"},
+		{name: "no memory for a probe", args: []string{"--operator-user=op", "--probe-memory-per-server=0"},
+			wantErr: "--probe-memory-per-server is 0"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			fs := flag.NewFlagSet("manager", flag.ContinueOnError)

@@ -74,6 +74,8 @@ func wire(mgr ctrl.Manager, o *options) error {
 		RequiredApprovers: o.requiredApprovers, Version: version,
 		ProbeConcurrency: o.probeConcurrency, MaxProbeTimeout: o.maxProbeTimeout,
 		RemovedPinRetention: o.removedRetention, MaxRemovedPins: o.maxRemovedPins,
+		ProbeMemoryBudget: int64(o.probeMemoryBudget), ProbeMemoryPerServer: int64(o.probeMemoryPerServer),
+		ProbeAllowLinkLocal: o.probeAllowLinkLocal,
 	}); err != nil {
 		return err
 	}
