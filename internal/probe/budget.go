@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 )
@@ -85,6 +86,7 @@ type meter struct {
 	decoded  int64 // decoded bytes held, against limits.MaxDecodedBytes
 	buffered int64 // response bytes the SDK holds, estimated
 	held     int64 // what this probe holds of global
+	closed   bool  // the probe returned; nothing more is charged
 }
 
 func (m *meter) total() int64 { m.mu.Lock(); defer m.mu.Unlock(); return m.bytes }
@@ -121,6 +123,10 @@ func (m *meter) chargeDecoded(n int64) error {
 	if m.over != nil {
 		return m.over
 	}
+	if m.closed {
+		// A reader the SDK has not stopped yet, after the probe returned.
+		return m.fail(errors.New("the probe is over"))
+	}
 	if limit := m.limits.MaxDecodedBytes; limit > 0 && m.decoded+n > limit {
 		return m.fail(fmt.Errorf("the catalogue needs more than %d bytes of memory decoded, the per-probe budget", limit))
 	}
@@ -135,6 +141,9 @@ func (m *meter) chargeDecoded(n int64) error {
 // chargeBuffered accounts for n response bytes the SDK buffers: twice, for
 // the transport's buffer and the decoded message's copy of its payload.
 func (m *meter) chargeBuffered(n int64) error {
+	if m.closed {
+		return m.fail(errors.New("the probe is over"))
+	}
 	n *= 2
 	if !m.global.take(n) {
 		return m.fail(fmt.Errorf("the operator's memory budget for probes (%d bytes, shared by every probe running) is exhausted; the server is probed again at its next interval", m.global.Limit()))
@@ -161,4 +170,5 @@ func (m *meter) close() {
 	defer m.mu.Unlock()
 	m.global.give(m.held)
 	m.held, m.buffered, m.decoded = 0, 0, 0
+	m.closed = true
 }

@@ -263,9 +263,14 @@ func invalid(format string, args ...any) *Error {
 }
 
 // emptyPage is the result the SDK is handed in place of a page: no tools,
-// the page's cursor.
+// the page's cursor, and nothing else (no cache lifetime: every probe asks
+// the server again).
 func emptyPage(cursor string) json.RawMessage {
-	b, _ := json.Marshal(mcp.ListToolsResult{Tools: []*mcp.Tool{}, NextCursor: cursor})
+	page := struct {
+		Tools      []struct{} `json:"tools"`
+		NextCursor string     `json:"nextCursor,omitempty"`
+	}{Tools: []struct{}{}, NextCursor: cursor}
+	b, _ := json.Marshal(page)
 	return b
 }
 
