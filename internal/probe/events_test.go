@@ -3,6 +3,7 @@ package probe
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -39,7 +40,7 @@ func TestEventRewriter(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, cat, err := rewrite([]byte(tc.in), tc.list)
-			if err != nil && err != io.EOF {
+			if err != nil && !errors.Is(err, io.EOF) {
 				t.Fatal(err)
 			}
 			if got != tc.want {
