@@ -41,9 +41,8 @@ var framings = []struct {
 // TestFinding8DuplicateMembers: a duplicate member anywhere in what the
 // probe reads — the JSON-RPC response, the tools/list result, a tool, a
 // nested schema — is refused with InvalidResponse, whether the page comes
-// as plain JSON (decoded off the wire) or as a server-sent event (decoded
-// from the delivered message). Before, a second "tools" member replaced
-// the first.
+// as plain JSON or as server-sent events (both decoded by the probe as
+// they arrive). Before, a second "tools" member replaced the first.
 func TestFinding8DuplicateMembers(t *testing.T) {
 	tool := func() *mcp.Tool {
 		return &mcp.Tool{Name: "ping", Description: "Checks that the server answers.",
@@ -66,21 +65,13 @@ func TestFinding8DuplicateMembers(t *testing.T) {
 		{"a keyword in a nested schema", func(b []byte) []byte {
 			return bytes.Replace(b, []byte(`{"type":"string"}`), []byte(`{"type":"string","type":"integer"}`), 1)
 		}, `the member "type" appears twice in tools[0].inputSchema.properties.…`},
+		{"result in the response", func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"result":{`), []byte(`"result":{"tools":[]},"result":{`), 1)
+		}, `the member "result" appears twice in the JSON-RPC response`},
 		{"nextCursor", func(b []byte) []byte {
 			return bytes.Replace(b, []byte(`"tools":[`), []byte(`"nextCursor":"a","nextCursor":"b","tools":[`), 1)
 		}, `the member "nextCursor" appears twice`},
 	}
-	// A plain JSON answer is decoded off the wire whole, the JSON-RPC
-	// envelope too. (An answer framed as an event has its envelope decoded
-	// by the SDK, which keeps the last "result"; the probe decodes that
-	// same result, so the two cannot disagree.)
-	t.Run("json/result in the response", func(t *testing.T) {
-		url := serveFramed(t, newServer(nil, tool()), true, func(b []byte) []byte {
-			return bytes.Replace(b, []byte(`"result":{`), []byte(`"result":{"tools":[]},"result":{`), 1)
-		})
-		_, err := probe(t, Config{URL: url})
-		wantReason(t, err, InvalidResponse, `the member "result" appears twice in the JSON-RPC response`)
-	})
 	for _, fr := range framings {
 		for _, tc := range cases {
 			t.Run(fr.name+"/"+tc.name, func(t *testing.T) {

@@ -30,13 +30,14 @@ const toolOverhead = 1 << 10
 // so it never decodes them into its own structs (which would cost the
 // page's size several times over, in trees of map[string]any).
 //
-// A page is decoded in one of two places. A plain JSON answer to a
-// streamable HTTP POST is decoded off the wire, token by token, before the
-// SDK sees the response: its bytes are never held. A page framed as a
-// server-sent event (the SSE transport, or a streamable server that
-// streams its answer) is buffered by the SDK's event reader, and decoded
-// from the message the connection delivers; those bytes are charged to
-// the budget while they are held.
+// A page is decoded before the SDK sees it: a plain JSON answer to a
+// streamable HTTP POST off the wire, token by token, in the HTTP
+// transport; a stream of server-sent events (the SSE transport, or a
+// streamable server that streams its answer) event by event, by the
+// eventRewriter the SDK reads through. Either way its bytes are never
+// held whole. Should a page reach the connection undecoded all the same,
+// captureConn decodes it from the delivered message; the bytes the SDK
+// buffered for it are charged to the budget while they are held.
 type catalogue struct {
 	limits Limits
 	meter  *meter
