@@ -100,7 +100,7 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !server.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, nil // the pins go with it, by owner reference
+		return ctrl.Result{}, nil // its pins stay, with their record (ToolPin controller)
 	}
 	interval := serverstatus.Interval(server.Spec.Probe)
 

@@ -1,8 +1,10 @@
 package verdict
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,10 +70,40 @@ func TestEveryVerdictIsAdmitted(t *testing.T) {
 			}
 		}
 	}
-	// The walk must have met the vocabulary, or it proves little.
-	for field, least := range map[string]int{"level": 5, "category": 5, "blastRadius": 4, "riskLevel": 4, "reversibility": 2, "approvalRecommendation": 3} {
-		if len(seen[field]) < least {
-			t.Errorf("the corpus gave only %d values of %s: %v", len(seen[field]), field, seen[field])
+	// What the corpus gave is in the engine's vocabulary, so the check of
+	// the whole vocabulary below covers it.
+	vocabulary := risk.Vocabulary()
+	for field, values := range seen {
+		for value := range values {
+			if !slices.Contains(vocabulary[field], value) {
+				t.Errorf("the engine gave %s %q, which risk.Vocabulary does not list", field, value)
+			}
+		}
+	}
+}
+
+// TestTheEnginesVocabularyFitsTheCRD checks every value the engine can give
+// each field against the CRD's enum of that field, values the corpus never
+// produces included.
+func TestTheEnginesVocabularyFitsTheCRD(t *testing.T) {
+	for field, values := range risk.Vocabulary() {
+		enum := crdschema.Field(t, "toolpins", "status.computedRisk."+field).Enum
+		if len(enum) == 0 {
+			t.Errorf("status.computedRisk.%s has no enum", field)
+			continue
+		}
+		allowed := map[string]bool{}
+		for _, e := range enum {
+			var v string
+			if err := json.Unmarshal(e.Raw, &v); err != nil {
+				t.Fatal(err)
+			}
+			allowed[v] = true
+		}
+		for _, v := range values {
+			if !allowed[v] {
+				t.Errorf("the engine may give %s %q, which the CRD refuses", field, v)
+			}
 		}
 	}
 }
