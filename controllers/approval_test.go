@@ -57,6 +57,25 @@ func decide(t *testing.T, c client.Client, pin *toolgatev1alpha1.ToolPin, value 
 	return err
 }
 
+// rejectOnceTrusted waits until a tool is trusted on first use, has the
+// reviewer reject it, and waits until the rejection applies.
+func rejectOnceTrusted(t *testing.T, ns, server, tool, reviewer string) {
+	t.Helper()
+	var pin *toolgatev1alpha1.ToolPin
+	eventually(t, tool+" is trusted on first use", func() (bool, string) {
+		p, err := getPin(t, ns, server, tool)
+		pin = p
+		return err == nil && p.Status.State == toolgatev1alpha1.PinTrusted, fmt.Sprint(err)
+	})
+	if err := decide(t, approver(t, reviewer), pin, map[string]any{"action": "Reject", "fingerprint": string(pin.Status.ObservedFingerprint)}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, tool+" is rejected", func() (bool, string) {
+		p, _ := getPin(t, ns, server, tool)
+		return p.Status.State == toolgatev1alpha1.PinRejected, string(p.Status.State)
+	})
+}
+
 // changedPin serves one tool, lets it be trusted on first use, redefines
 // it, and returns the pin once it awaits review.
 func changedPin(t *testing.T, ns, server, tool, description string) *toolgatev1alpha1.ToolPin {
@@ -290,19 +309,7 @@ func TestRemovedThenRenamedIsNotLaundered(t *testing.T) {
 		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL}},
 	}
 	create(t, server)
-	var pin *toolgatev1alpha1.ToolPin
-	eventually(t, "trusted", func() (bool, string) {
-		p, err := getPin(t, ns, "contacts", "export_contacts")
-		pin = p
-		return err == nil && p.Status.State == toolgatev1alpha1.PinTrusted, fmt.Sprint(err)
-	})
-	if err := decide(t, approver(t, "liam"), pin, map[string]any{"action": "Reject", "fingerprint": string(pin.Status.ObservedFingerprint)}); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "rejected", func() (bool, string) {
-		p, _ := getPin(t, ns, "contacts", "export_contacts")
-		return p.Status.State == toolgatev1alpha1.PinRejected, string(p.Status.State)
-	})
+	rejectOnceTrusted(t, ns, "contacts", "export_contacts", "liam")
 	// First the tool disappears...
 	fixture.setRewrite(func(b []byte) []byte {
 		var msg map[string]any

@@ -208,19 +208,7 @@ func TestFinding7NearCopiesOfARejectedToolAreNotTrusted(t *testing.T) {
 		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL}},
 	}
 	create(t, server)
-	var pin *toolgatev1alpha1.ToolPin
-	eventually(t, "trusted", func() (bool, string) {
-		p, err := getPin(t, ns, "contacts", "export_contacts")
-		pin = p
-		return err == nil && p.Status.State == toolgatev1alpha1.PinTrusted, fmt.Sprint(err)
-	})
-	if err := decide(t, approver(t, "mira"), pin, map[string]any{"action": "Reject", "fingerprint": string(pin.Status.ObservedFingerprint)}); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "rejected", func() (bool, string) {
-		p, _ := getPin(t, ns, "contacts", "export_contacts")
-		return p.Status.State == toolgatev1alpha1.PinRejected, string(p.Status.State)
-	})
+	rejectOnceTrusted(t, ns, "contacts", "export_contacts", "mira")
 	// The rejected tool stays, and three near copies join it.
 	fixture.setRewrite(func(b []byte) []byte {
 		var msg map[string]any
@@ -357,19 +345,7 @@ func TestFinding9ARecreatedServerMeetsItsRecord(t *testing.T) {
 	if err := env.Client.Create(t.Context(), server); err != nil {
 		t.Fatal(err)
 	}
-	var rejected *toolgatev1alpha1.ToolPin
-	eventually(t, "trusted on first use", func() (bool, string) {
-		p, err := getPin(t, ns, "ledger", "export_ledger")
-		rejected = p
-		return err == nil && p.Status.State == toolgatev1alpha1.PinTrusted, fmt.Sprint(err)
-	})
-	if err := decide(t, approver(t, "noor"), rejected, map[string]any{"action": "Reject", "fingerprint": string(rejected.Status.ObservedFingerprint)}); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "rejected", func() (bool, string) {
-		p, _ := getPin(t, ns, "ledger", "export_ledger")
-		return p.Status.State == toolgatev1alpha1.PinRejected, string(p.Status.State)
-	})
+	rejectOnceTrusted(t, ns, "ledger", "export_ledger", "noor")
 
 	if err := env.Client.Delete(t.Context(), server); err != nil {
 		t.Fatal(err)

@@ -299,20 +299,7 @@ func TestRenamedRejectedToolIsNotTrusted(t *testing.T) {
 		Spec:       toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: fixture.URL}},
 	}
 	create(t, server)
-	var pin *toolgatev1alpha1.ToolPin
-	eventually(t, "trusted on first use", func() (bool, string) {
-		p, err := getPin(t, ns, "reports", "send_report")
-		pin = p
-		return err == nil && p.Status.State == toolgatev1alpha1.PinTrusted, fmt.Sprint(err)
-	})
-	// A reviewer rejects the tool as it is.
-	if err := decide(t, approver(t, "judy"), pin, map[string]any{"action": "Reject", "fingerprint": string(pin.Status.ObservedFingerprint)}); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "rejected", func() (bool, string) {
-		p, _ := getPin(t, ns, "reports", "send_report")
-		return p.Status.State == toolgatev1alpha1.PinRejected, string(p.Status.State)
-	})
+	rejectOnceTrusted(t, ns, "reports", "send_report", "judy")
 	// The server renames the tool and changes nothing else.
 	fixture.setRewrite(func(b []byte) []byte {
 		return bytes.Replace(b, []byte(`"send_report"`), []byte(`"send_weekly_report"`), 1)

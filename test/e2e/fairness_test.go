@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -16,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
-	"github.com/toolgate/toolgate/internal/testenv"
 )
 
 // TestFinding5HangingServersCannotStarveOthers: sixteen servers that hang
@@ -26,17 +23,7 @@ import (
 // at least every two intervals, from its first probe on, while the others
 // hang.
 func TestFinding5HangingServersCannotStarveOthers(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the operator binary for most of a minute")
-	}
-	env, err := testenv.Start(testenv.Options{Webhooks: true})
-	if err != nil {
-		if os.Getenv(testenv.RequireEnv) == "" {
-			t.Skip(err)
-		}
-		t.Fatal(err)
-	}
-	env.StopAtCleanup(t)
+	env := startControlPlane(t)
 	ctx := t.Context()
 
 	// The hanging servers accept the connection and never answer, until the
@@ -79,15 +66,8 @@ func TestFinding5HangingServersCannotStarveOthers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log, _ := os.Create(filepath.Join(dir, "operator.log"))
-	t.Cleanup(func() { log.Close() })
-	cmd := op.Command() // default settings
-	cmd.Stdout, cmd.Stderr = log, log
 	started := time.Now()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	startOperator(t, op, dir, "operator") // default settings
 
 	// Watch the healthy server's probes for longer than the hanging ones
 	// take to time out (30 s by default), so that both the first round and

@@ -17,7 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
-	"github.com/toolgate/toolgate/internal/testenv"
 	"github.com/toolgate/toolgate/internal/testenv/hostile"
 )
 
@@ -38,17 +37,7 @@ const maxOperatorRSS = 300 << 20
 // Ready with TooLarge, and the operator's peak RSS (VmHWM) must stay under
 // 300 MiB over two rounds of probes.
 func TestFinding3OperatorMemoryUnderHostileServers(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the operator binary")
-	}
-	env, err := testenv.Start(testenv.Options{Webhooks: true})
-	if err != nil {
-		if os.Getenv(testenv.RequireEnv) == "" {
-			t.Skip(err)
-		}
-		t.Fatal(err)
-	}
-	env.StopAtCleanup(t)
+	env := startControlPlane(t)
 	ctx := t.Context()
 	admin := env.Client
 
@@ -72,14 +61,7 @@ func TestFinding3OperatorMemoryUnderHostileServers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logFile, _ := os.Create(filepath.Join(dir, "manager.log"))
-	defer logFile.Close()
-	cmd := op.Command("--zap-log-level", "error")
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	cmd := startOperator(t, op, dir, "manager", "--zap-log-level", "error")
 	time.Sleep(3 * time.Second) // started, caches synced
 	idle := procStatus(cmd.Process.Pid, "VmRSS")
 
@@ -102,7 +84,7 @@ func TestFinding3OperatorMemoryUnderHostileServers(t *testing.T) {
 	var tooLarge int
 	for time.Since(start) < 2*interval.Duration+5*time.Second {
 		if cmd.ProcessState != nil {
-			t.Fatalf("the operator exited; see %s", logFile.Name())
+			t.Fatalf("the operator exited; see %s", filepath.Join(dir, "manager.log"))
 		}
 		var list toolgatev1alpha1.MCPServerList
 		if err := admin.List(ctx, &list, client.InNamespace("default")); err != nil {
@@ -121,7 +103,7 @@ func TestFinding3OperatorMemoryUnderHostileServers(t *testing.T) {
 	fmt.Printf("finding 3: operator RSS %.0f MiB idle, peak %.0f MiB with %d hostile servers probed at once for %s (limit %d MiB)\n",
 		float64(idle)/(1<<20), float64(peak)/(1<<20), servers, time.Since(start).Round(time.Second), maxOperatorRSS>>20)
 	if tooLarge != servers {
-		t.Errorf("%d of %d hostile servers are not Ready with TooLarge; see %s", tooLarge, servers, logFile.Name())
+		t.Errorf("%d of %d hostile servers are not Ready with TooLarge; see %s", tooLarge, servers, filepath.Join(dir, "manager.log"))
 	}
 	if peak == 0 {
 		t.Fatal("could not read the operator's VmHWM")

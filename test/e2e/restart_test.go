@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -27,17 +26,7 @@ import (
 // it again and checks that every pin exists once and every decision
 // stands: the state lives in the API server, not in the process.
 func TestOperatorRestartLosesNothing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the operator binary")
-	}
-	env, err := testenv.Start(testenv.Options{Webhooks: true})
-	if err != nil {
-		if os.Getenv(testenv.RequireEnv) == "" {
-			t.Skip(err)
-		}
-		t.Fatal(err)
-	}
-	env.StopAtCleanup(t)
+	env := startControlPlane(t)
 	ctx := t.Context()
 	admin := env.Client
 
@@ -77,16 +66,8 @@ func TestOperatorRestartLosesNothing(t *testing.T) {
 	}
 	alice := clientFor(t, env, aliceConfig)
 	start := func(name string) *exec.Cmd {
-		log, _ := os.Create(filepath.Join(dir, name+".log"))
-		t.Cleanup(func() { log.Close() })
 		// Slow on purpose, so that it can be killed half-way.
-		cmd := op.Command("--probe-concurrency", "1", "--kube-api-qps", "20")
-		cmd.Stdout, cmd.Stderr = log, log
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-		return cmd
+		return startOperator(t, op, dir, name, "--probe-concurrency", "1", "--kube-api-qps", "20")
 	}
 	observedPins := func() []toolgatev1alpha1.ToolPin {
 		var list toolgatev1alpha1.ToolPinList

@@ -1,0 +1,49 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/toolgate/toolgate/internal/testenv"
+)
+
+// startControlPlane starts a control plane with toolgate's webhooks for
+// one test and stops it at the test's end. Without the binaries the test
+// skips, or fails under testenv.RequireEnv; under -short it skips, since
+// every test here runs the operator binary.
+func startControlPlane(t *testing.T) *testenv.Env {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs the operator binary")
+	}
+	env, err := testenv.Start(testenv.Options{Webhooks: true})
+	if err != nil {
+		if os.Getenv(testenv.RequireEnv) == "" {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	env.StopAtCleanup(t)
+	return env
+}
+
+// startOperator starts the operator binary prepared in dir with the extra
+// flags, logging to dir/name.log, and kills it at the test's end (before
+// the control plane stops: cleanups run last first).
+func startOperator(t *testing.T, op *testenv.Operator, dir, name string, flags ...string) *exec.Cmd {
+	t.Helper()
+	log, err := os.Create(filepath.Join(dir, name+".log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { log.Close() })
+	cmd := op.Command(flags...)
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return cmd
+}
