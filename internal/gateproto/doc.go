@@ -1,0 +1,11 @@
+// Package gateproto is the contract between the operator and its gates: the
+// configuration the operator serves each gate, the frames of the stream that
+// carries it, and the messages of per-call approval.
+//
+// Both sides import this package and nothing else of each other, so the
+// contract lives in one place and is versioned: a gate refuses a frame whose
+// version it does not speak, and a configuration that fails Validate is
+// refused whole, the last good one kept. The package has no Kubernetes
+// imports; it does not decide anything — the operator's policy evaluation
+// fills a Config, the gate enforces it.
+package gateproto

@@ -1,0 +1,226 @@
+package gateproto
+
+import (
+	"time"
+)
+
+// Version is the protocol version this package speaks. It changes when a
+// frame or a field changes meaning; a field added with a safe zero value
+// does not change it.
+const Version = "toolgate.dev/gate/v1"
+
+// Audience is the audience of the projected service-account token a gate
+// presents to the operator. A token of any other audience (the API server's
+// own, say) is refused, so a token meant for something else cannot be
+// replayed here.
+const Audience = "toolgate.dev/gate"
+
+// Paths the operator serves gates on.
+const (
+	// ConfigPath streams Frames, newline-delimited JSON, for as long as the
+	// gate holds the connection.
+	ConfigPath = "/gate/v1/config"
+	// CallsPath is where a gate opens a pending call (POST CallRequest) and
+	// waits for its outcome (issue 10).
+	CallsPath = "/gate/v1/calls"
+)
+
+// StreamContentType is the media type of the configuration stream.
+const StreamContentType = "application/x-ndjson"
+
+// FrameType says what a Frame carries.
+type FrameType string
+
+// Frame types.
+const (
+	// FrameConfig carries a whole configuration; it replaces the previous one.
+	FrameConfig FrameType = "config"
+	// FrameHeartbeat keeps the stream alive and proves the operator is there.
+	FrameHeartbeat FrameType = "heartbeat"
+	// FrameError says why the operator is about to close the stream.
+	FrameError FrameType = "error"
+	// FrameCallOutcome carries the decision on a pending call.
+	FrameCallOutcome FrameType = "callOutcome"
+)
+
+// Frame is one line of the configuration stream.
+type Frame struct {
+	// Version is the protocol version of the frame.
+	Version string `json:"version"`
+	// Type says which of the fields below is set.
+	Type FrameType `json:"type"`
+	// Time is when the operator sent the frame.
+	Time time.Time `json:"time"`
+	// Config is set on FrameConfig.
+	Config *Config `json:"config,omitempty"`
+	// Error is set on FrameError.
+	Error string `json:"error,omitempty"`
+	// Outcome is set on FrameCallOutcome.
+	Outcome *CallOutcome `json:"outcome,omitempty"`
+}
+
+// Mode is what the gate does with a tool the policy withholds.
+type Mode string
+
+// Modes.
+const (
+	// ModeEnforce withholds and refuses what the configuration withholds.
+	ModeEnforce Mode = "Enforce"
+	// ModeAudit forwards, and logs as Enforce would have decided, every
+	// withheld tool whose Tool.AuditForwardable is true. Tools whose pin is
+	// not Trusted are never forwardable.
+	ModeAudit Mode = "Audit"
+)
+
+// Decision is what the configuration says of one tool.
+type Decision string
+
+// Decisions.
+const (
+	// DecisionExposed: listed and callable.
+	DecisionExposed Decision = "Exposed"
+	// DecisionApprovalGated: listed; each call waits for a human.
+	DecisionApprovalGated Decision = "ApprovalGated"
+	// DecisionWithheld: neither listed nor callable.
+	DecisionWithheld Decision = "Withheld"
+)
+
+// Reason says why a tool is withheld. Each withheld tool has exactly one.
+type Reason string
+
+// Reasons a tool is withheld, in the order evaluation checks them: the first
+// that applies is the one given.
+const (
+	ReasonNotAdmitted    Reason = "NotAdmitted"    // the server does not admit this namespace
+	ReasonServerNotReady Reason = "ServerNotReady" // the server is missing, unreachable or misconfigured
+	ReasonNotListed      Reason = "NotListed"      // the policy's tool list does not name it
+	ReasonRemoved        Reason = "Removed"        // the server no longer offers it
+	ReasonRejected       Reason = "Rejected"       // a human rejected its definition
+	ReasonAwaitingReview Reason = "AwaitingReview" // no Trusted pin at the definition seen now
+	ReasonPoisoning      Reason = "PoisoningFinding"
+	ReasonAboveCeiling   Reason = "AboveCeiling"
+	ReasonTrustLevel     Reason = "TrustLevel" // its minTrustLevel is above the agents' trust
+)
+
+// Config is everything one gate enforces. It is private to the pod it was
+// made for: it carries upstream credentials.
+type Config struct {
+	// Version is the protocol version.
+	Version string `json:"version"`
+	// Revision identifies the content: two configs with the same content
+	// have the same revision (see ComputeRevision).
+	Revision string `json:"revision"`
+	// Namespace and Pod name the pod the configuration was made for, from
+	// its token, never from what the gate said.
+	Namespace string `json:"namespace"`
+	Pod       string `json:"pod"`
+	// Policies are the names of the ToolPolicies whose pod selectors match
+	// the pod, sorted. No policy means nothing is exposed.
+	Policies []string `json:"policies,omitempty"`
+	// Mode is Enforce unless every matching policy says Audit.
+	Mode Mode `json:"mode"`
+	// ApprovalTimeout is how long a gated call waits for a human.
+	ApprovalTimeout Duration `json:"approvalTimeout,omitempty"`
+	// Servers are the upstreams this pod's agents may reach, by ID.
+	Servers []Server `json:"servers,omitempty"`
+}
+
+// Server is one upstream MCP server as the gate fronts it.
+type Server struct {
+	// ID is "namespace/name" of the MCPServer.
+	ID string `json:"id"`
+	// Ready is false when the gate must expose nothing of the server;
+	// Reason and Message say why (NotAdmitted or ServerNotReady).
+	Ready   bool   `json:"ready"`
+	Reason  Reason `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+	// Upstream is how to reach the server; set only when Ready.
+	Upstream *Upstream `json:"upstream,omitempty"`
+	// Tools are the server's tools and the decision on each, exposed and
+	// gated first, then withheld, each group sorted by name.
+	Tools []Tool `json:"tools,omitempty"`
+}
+
+// Upstream is the address and credentials of an MCP server.
+type Upstream struct {
+	// URL is the server's MCP endpoint.
+	URL string `json:"url"`
+	// Transport is "StreamableHTTP" or "SSE".
+	Transport string `json:"transport"`
+	// Headers are sent on every request to the server: the credentials from
+	// the MCPServer's Secrets. They never reach the agent.
+	Headers map[string]string `json:"headers,omitempty"`
+	// CAPEM, when set, is the only CA the gate trusts for the server.
+	CAPEM string `json:"caPEM,omitempty"`
+	// ServerName overrides the TLS server name.
+	ServerName string `json:"serverName,omitempty"`
+	// Timeout bounds one request to the server (a streamed response may
+	// last longer as long as bytes keep flowing).
+	Timeout Duration `json:"timeout,omitempty"`
+}
+
+// Tool is the configuration's decision on one tool.
+type Tool struct {
+	// Name is the tool's name exactly as the server sends it.
+	Name string `json:"name"`
+	// Pin is the name of the tool's ToolPin (empty when there is none).
+	Pin string `json:"pin,omitempty"`
+	// Fingerprint is the approved definition's fingerprint: the gate
+	// exposes the tool only while what the server sends has exactly this
+	// fingerprint. Empty when no definition is approved.
+	Fingerprint string `json:"fingerprint,omitempty"`
+	// Level is the tool's applied level, L0 … L5.
+	Level string `json:"level,omitempty"`
+	// EffectiveLevel is the level after the approval gate's credit, shown
+	// beside Level for gated tools.
+	EffectiveLevel string `json:"effectiveLevel,omitempty"`
+	// Decision is Exposed, ApprovalGated or Withheld.
+	Decision Decision `json:"decision"`
+	// Reason and Message say why a tool is withheld.
+	Reason  Reason `json:"reason,omitempty"`
+	Message string `json:"message,omitempty"`
+	// ApprovalRule names the rule that gated the tool, for example
+	// "minLevel L4" or "category destroy".
+	ApprovalRule string `json:"approvalRule,omitempty"`
+	// AuditForwardable is true when the tool is withheld by policy alone
+	// (ceiling, trust level, tool list, poisoning) while its pin is Trusted
+	// at Fingerprint: in Audit mode the gate forwards it and logs.
+	AuditForwardable bool `json:"auditForwardable,omitempty"`
+}
+
+// CallRequest asks the operator to open a pending call (issue 10). The
+// agent's identity is not in it: the operator takes it from the token.
+type CallRequest struct {
+	Version string `json:"version"`
+	// CallID is chosen by the gate, unique per call.
+	CallID string `json:"callID"`
+	// Server is the Server.ID, Tool and Pin name the tool.
+	Server string `json:"server"`
+	Tool   string `json:"tool"`
+	Pin    string `json:"pin"`
+	// Fingerprint is the fingerprint of the definition being called.
+	Fingerprint string `json:"fingerprint"`
+	// ArgumentsDigest is "sha256:…" of the arguments' canonical JSON.
+	ArgumentsDigest string `json:"argumentsDigest"`
+	// ArgumentsPreview is a bounded preview, secret-looking values redacted.
+	ArgumentsPreview string `json:"argumentsPreview,omitempty"`
+}
+
+// CallVerdict is the outcome of a pending call.
+type CallVerdict string
+
+// Call verdicts.
+const (
+	CallApproved CallVerdict = "Approved"
+	CallRejected CallVerdict = "Rejected"
+	CallExpired  CallVerdict = "Expired"
+)
+
+// CallOutcome is the decision on a pending call.
+type CallOutcome struct {
+	CallID  string      `json:"callID"`
+	Verdict CallVerdict `json:"verdict"`
+	// By is who decided, for the audit line.
+	By      string `json:"by,omitempty"`
+	Comment string `json:"comment,omitempty"`
+}
