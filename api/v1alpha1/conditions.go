@@ -63,6 +63,34 @@ const (
 	ReasonPinWriteFailed = "PinWriteFailed"
 )
 
+// Reasons of a ToolPolicy's Accepted condition. A policy that is not
+// Accepted still fails closed: what it cannot use is withheld.
+const (
+	// ReasonAccepted: the pod selector is valid and every referenced
+	// MCPServer exists and admits the policy's namespace.
+	ReasonAccepted = "Accepted"
+	// ReasonInvalidPodSelector: spec.podSelector cannot be parsed; the
+	// policy selects no pod.
+	ReasonInvalidPodSelector = "InvalidPodSelector"
+	// ReasonServerNotFound: a referenced MCPServer does not exist.
+	ReasonServerNotFound = "ServerNotFound"
+	// ReasonServerNotAdmitted: a referenced MCPServer's spec.consumers does
+	// not admit the policy's namespace; its tools are withheld.
+	ReasonServerNotAdmitted = "ServerNotAdmitted"
+)
+
+// Reasons of a ToolPolicy's Ready condition besides ReasonAwaitingEvaluation.
+const (
+	// ReasonEvaluated: the policy is accepted and every server it uses is
+	// ready; the message counts what it exposes.
+	ReasonEvaluated = "Evaluated"
+	// ReasonNotAccepted: the policy is not Accepted (see that condition).
+	ReasonNotAccepted = "NotAccepted"
+	// ReasonServersNotReady: some referenced MCPServer is not Ready (or is
+	// being deleted); its tools are withheld until it is.
+	ReasonServersNotReady = "ServersNotReady"
+)
+
 // Reasons of a ToolPin's Ready condition besides the pin states, which
 // stand as their own reasons (AwaitingReview, Rejected, Removed).
 const (

@@ -75,6 +75,12 @@ const (
 	// status.change.parts.
 	MaxChangeParts      = 16
 	MaxChangePartLength = 64
+
+	// MaxPolicyTools bounds ToolPolicy status.tools: a policy over large
+	// catalogues lists the withheld tools first and counts the rest.
+	MaxPolicyTools = 200
+	// MaxPolicyReasonLength bounds ToolPolicy status.tools[].reason.
+	MaxPolicyReasonLength = 256
 )
 
 // Bounds the approval webhooks enforce on top of the schema: no marker

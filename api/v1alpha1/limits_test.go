@@ -56,6 +56,8 @@ func TestLimitsMatchTheCRDs(t *testing.T) {
 		{"toolpins", "status.observedOrigin", "maxLength", MaxOriginLength},
 		{"toolpins", "status.pinned.origin", "maxLength", MaxOriginLength},
 		{"toolpins", "status.change.parts[]", "maxLength", MaxChangePartLength},
+		{"toolpolicies", "status.tools", "maxItems", MaxPolicyTools},
+		{"toolpolicies", "status.tools[].reason", "maxLength", MaxPolicyReasonLength},
 	} {
 		t.Run(c.crd+"/"+c.path, func(t *testing.T) {
 			node := crdschema.Field(t, c.crd, c.path)

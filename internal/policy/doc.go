@@ -1,0 +1,73 @@
+// Package policy decides what the ToolPolicies of a namespace expose: for
+// a set of policies, the MCPServers they reference and those servers'
+// ToolPins, the decision on every tool — exposed, approval-gated or
+// withheld with exactly one reason — and the gate configuration that
+// carries it.
+//
+// Everything here is pure: no client, no clock, no network. The ToolPolicy
+// reconciler evaluates each policy on its own for that policy's status; the
+// gate configuration builder evaluates the policies that select one pod
+// together. Both gather their inputs from the informer cache and call
+// Evaluate; neither decides anything itself.
+//
+// # Combining policies
+//
+// Several policies that select one pod combine to the most restrictive of
+// them: the lowest ceiling (maxLevel), the lowest agentTrustLevel, every
+// approval rule of every policy (a call waits when any rule matches) with
+// the shortest timeout, and Enforce unless every policy says Audit.
+//
+// The servers are the union of those the policies reference: a policy
+// speaks for the servers it names and says nothing of the others, and each
+// server is still judged under the combined ceiling and trust. A tool list
+// on a reference narrows that server for everyone: when several policies
+// reference one server, a tool must be named by the list of each of them
+// that has a list; a reference without a list does not narrow. The
+// alternative, the union of the lists, would let a second policy widen
+// what a first one deliberately narrowed.
+//
+// # What a tool needs to be exposed
+//
+// Its server must admit the agents' namespace (spec.consumers) and be Ready
+// at its current generation, with an upstream whose credentials resolve.
+// The policies' tool lists, where given, must name it. Its pin must be
+// Trusted with the pinned fingerprint equal to the observed one — the
+// fingerprint the gate then compares every live definition against — and
+// judged (status.risk, which already includes a human override). Its
+// applied level must be at most the ceiling and its minTrustLevel at most
+// the agents' trust. Each other tool is withheld with the first reason that
+// applies, in the order of gateproto's Reason constants.
+//
+// # Poisoning findings
+//
+// A tool whose applied risk carries poisoning-scan findings is withheld
+// (PoisoningFinding), unless its pinned definition — the exact fingerprint
+// observed — was pinned by a human approval: the approver saw the findings
+// in the pin's status and accepted them for that definition, and any
+// change of it sends the tool back to review. Trust on first use is no one
+// having looked, so it does not clear a finding. A finding always forfeits
+// the approval gate's one-band credit, as do findings in the server's
+// instructions.
+//
+// # Approval gating
+//
+// An exposed tool that matches an approval rule (minLevel, a category, or
+// a tool by name, optionally on one "namespace/name" server) is
+// ApprovalGated and names the first rule that matched: rules are taken
+// policy by policy in name order, and within a policy minLevel, then
+// categories, then tools, as written. Its effective level is one band below
+// its level unless it has findings; the ceiling is always compared with the
+// inherent level, so the credit never lifts a tool over a ceiling.
+//
+// # Audit
+//
+// Audit never changes a decision. It sets the configuration's mode and
+// marks AuditForwardable the tools withheld for a policy reason alone
+// (NotListed, PoisoningFinding, AboveCeiling, TrustLevel) whose pin is
+// Trusted at a fingerprint; the gate forwards those and logs what Enforce
+// would have done. A tool whose pin is not Trusted, and every tool of a
+// server that is not admitted or not ready, is never forwardable.
+//
+// The package owns no Kubernetes access and no transport: the upstreams
+// (URLs, credentials) are resolved by the caller and passed in.
+package policy

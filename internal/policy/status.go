@@ -1,0 +1,48 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/pkg/clip"
+)
+
+// Status evaluates one policy on its own and returns its status: Accepted
+// and Ready conditions (without transition times, which the caller keeps
+// or stamps), observedGeneration, the counts and the bounded list of
+// decisions. A policy whose pod selector is invalid selects no pod, so it
+// exposes nothing and lists no tool.
+func Status(p *toolgatev1alpha1.ToolPolicy, in Input) toolgatev1alpha1.ToolPolicyStatus {
+	in.Policies = []toolgatev1alpha1.ToolPolicy{*p}
+	acc := Accept(p, in)
+	st := toolgatev1alpha1.ToolPolicyStatus{ObservedGeneration: p.Generation}
+	accepted := metav1.Condition{Type: toolgatev1alpha1.ConditionAccepted, Status: metav1.ConditionTrue, Reason: acc.Reason, Message: acc.Message, ObservedGeneration: p.Generation}
+	if !acc.Accepted {
+		accepted.Status = metav1.ConditionFalse
+	}
+
+	var sum Summary
+	if _, err := PodSelector(p); err == nil {
+		sum = Evaluate(in).Summarize()
+	}
+	st.Exposed, st.Withheld, st.ApprovalGated, st.Tools = sum.Exposed, sum.Withheld, sum.ApprovalGated, sum.Tools
+
+	ready := metav1.Condition{Type: toolgatev1alpha1.ConditionReady, ObservedGeneration: p.Generation}
+	switch {
+	case !acc.Accepted:
+		ready.Status, ready.Reason, ready.Message = metav1.ConditionFalse, toolgatev1alpha1.ReasonNotAccepted, "the policy is not accepted: "+acc.Message
+	case len(sum.NotReady) > 0:
+		ready.Status, ready.Reason, ready.Message = metav1.ConditionFalse, toolgatev1alpha1.ReasonServersNotReady,
+			strings.Join(sum.NotReady, "; ")+"; their tools are withheld until they are ready"
+	default:
+		ready.Status, ready.Reason = metav1.ConditionTrue, toolgatev1alpha1.ReasonEvaluated
+		ready.Message = fmt.Sprintf("%d tools exposed, %d approval-gated, %d withheld", sum.Exposed, sum.ApprovalGated, sum.Withheld)
+	}
+	accepted.Message = clip.String(accepted.Message, toolgatev1alpha1.MaxConditionMessageLength)
+	ready.Message = clip.String(ready.Message, toolgatev1alpha1.MaxConditionMessageLength)
+	st.Conditions = []metav1.Condition{accepted, ready}
+	return st
+}
