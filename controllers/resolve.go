@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/gateproto"
 	"github.com/toolgate/toolgate/internal/probe"
 	"github.com/toolgate/toolgate/pkg/risk"
 )
@@ -27,65 +29,73 @@ type configError struct {
 
 func (e *configError) Error() string { return e.msg }
 
-// resolveProbe turns an MCPServer into what the probe and the posture
-// judgement need: the URL, headers from Secrets, the CA, and the posture.
-func resolveProbe(ctx context.Context, c client.Reader, s *toolgatev1alpha1.MCPServer) (probe.Config, risk.Posture, error) {
-	cfg := probe.Config{Header: http.Header{}}
-	posture := risk.Posture{Trust: string(s.Spec.CatalogTrust)}
+// endpoint is an MCPServer's spec resolved against the objects it refers
+// to: what the probe and a gate both need to reach the server. One
+// resolution serves both, so that the gate reaches the server with exactly
+// the address, credentials and CA the probe judged.
+type endpoint struct {
+	url       string
+	transport toolgatev1alpha1.Transport
+	// header holds the credentials from the server's Secrets.
+	header http.Header
+	// tls is set when spec.tls is; caPEM is its CA bundle, when given.
+	tls        bool
+	caPEM      []byte
+	caPool     *x509.CertPool
+	serverName string
+	// timeout is spec.probe.timeout; zero when unset.
+	timeout       time.Duration
+	inCluster     bool
+	authenticated bool
+}
 
+// resolveEndpoint resolves an MCPServer's endpoint, credentials and CA. A
+// problem with what the server refers to is a *configError.
+func resolveEndpoint(ctx context.Context, c client.Reader, s *toolgatev1alpha1.MCPServer) (endpoint, error) {
+	e := endpoint{header: http.Header{}}
 	switch {
 	case s.Spec.Endpoint.Service != nil:
 		svc := s.Spec.Endpoint.Service
 		scheme := cmp.Or(svc.Scheme, toolgatev1alpha1.DefaultServiceScheme)
 		path := cmp.Or(svc.Path, toolgatev1alpha1.DefaultServicePath)
-		cfg.URL = fmt.Sprintf("%s://%s.%s.svc:%d%s", scheme, svc.Name, s.Namespace, svc.Port, path)
-		posture.InCluster = true
+		e.url = fmt.Sprintf("%s://%s.%s.svc:%d%s", scheme, svc.Name, s.Namespace, svc.Port, path)
+		e.inCluster = true
 	case s.Spec.Endpoint.URL != "":
-		cfg.URL = s.Spec.Endpoint.URL
+		e.url = s.Spec.Endpoint.URL
 	default:
-		return cfg, posture, &configError{toolgatev1alpha1.ReasonInvalidEndpoint, "spec.endpoint names neither a service nor a URL"}
+		return e, &configError{toolgatev1alpha1.ReasonInvalidEndpoint, "spec.endpoint names neither a service nor a URL"}
 	}
-	posture.URL = cfg.URL
-
-	cfg.Transport = cmp.Or(s.Spec.Transport, toolgatev1alpha1.DefaultTransport)
-	posture.Transport = risk.TransportStreamableHTTP
-	if cfg.Transport == toolgatev1alpha1.TransportSSE {
-		posture.Transport = risk.TransportSSE
-	}
+	e.transport = cmp.Or(s.Spec.Transport, toolgatev1alpha1.DefaultTransport)
 	if p := s.Spec.Probe; p.Timeout != nil {
-		cfg.Timeout = p.Timeout.Duration
-	}
-	cfg.Limits = probe.DefaultLimits
-	if s.Spec.Probe.MaxTools > 0 {
-		cfg.Limits.MaxTools = int(s.Spec.Probe.MaxTools)
+		e.timeout = p.Timeout.Duration
 	}
 
 	if auth := s.Spec.Auth; auth != nil {
 		if ref := auth.BearerToken; ref != nil {
 			token, err := secretKey(ctx, c, s.Namespace, ref.Name, ref.Key)
 			if err != nil {
-				return cfg, posture, err
+				return e, err
 			}
-			cfg.Header.Set("Authorization", "Bearer "+strings.TrimSpace(token))
-			posture.Authenticated = true
+			e.header.Set("Authorization", "Bearer "+strings.TrimSpace(token))
+			e.authenticated = true
 		}
 		if ref := auth.HeadersFrom; ref != nil {
 			var secret corev1.Secret
 			if err := getSecret(ctx, c, s.Namespace, ref.Name, &secret); err != nil {
-				return cfg, posture, err
+				return e, err
 			}
 			for k, v := range secret.Data {
 				if http.CanonicalHeaderKey(k) == "" || strings.ContainsAny(k, " \t\r\n:") || strings.ContainsAny(string(v), "\r\n") {
-					return cfg, posture, &configError{toolgatev1alpha1.ReasonInvalidSecret, fmt.Sprintf("secret %s: key %q is not a valid HTTP header", ref.Name, k)}
+					return e, &configError{toolgatev1alpha1.ReasonInvalidSecret, fmt.Sprintf("secret %s: key %q is not a valid HTTP header", ref.Name, k)}
 				}
-				cfg.Header.Set(k, string(v))
+				e.header.Set(k, string(v))
 			}
-			posture.Authenticated = true
+			e.authenticated = true
 		}
 	}
 
 	if t := s.Spec.TLS; t != nil {
-		tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: t.ServerName}
+		e.tls, e.serverName = true, t.ServerName
 		if ca := t.CA; ca != nil {
 			var pem string
 			var err error
@@ -96,18 +106,62 @@ func resolveProbe(ctx context.Context, c client.Reader, s *toolgatev1alpha1.MCPS
 				pem, err = configMapKey(ctx, c, s.Namespace, ca.ConfigMap.Name, ca.ConfigMap.Key)
 			}
 			if err != nil {
-				return cfg, posture, err
+				return e, err
 			}
 			pool := x509.NewCertPool()
 			if !pool.AppendCertsFromPEM([]byte(pem)) {
-				return cfg, posture, &configError{toolgatev1alpha1.ReasonInvalidCA, "spec.tls.ca holds no PEM certificate"}
+				return e, &configError{toolgatev1alpha1.ReasonInvalidCA, "spec.tls.ca holds no PEM certificate"}
 			}
-			tlsCfg.RootCAs = pool
-			cfg.RootCAsPEM = []byte(pem)
+			e.caPool, e.caPEM = pool, []byte(pem)
 		}
-		cfg.TLS = tlsCfg
+	}
+	return e, nil
+}
+
+// resolveProbe turns an MCPServer into what the probe and the posture
+// judgement need: the URL, headers from Secrets, the CA, and the posture.
+func resolveProbe(ctx context.Context, c client.Reader, s *toolgatev1alpha1.MCPServer) (probe.Config, risk.Posture, error) {
+	cfg := probe.Config{Header: http.Header{}}
+	posture := risk.Posture{Trust: string(s.Spec.CatalogTrust)}
+	e, err := resolveEndpoint(ctx, c, s)
+	if err != nil {
+		return cfg, posture, err
+	}
+	cfg.URL, cfg.Transport, cfg.Header, cfg.Timeout = e.url, e.transport, e.header, e.timeout
+	posture.URL, posture.InCluster, posture.Authenticated = e.url, e.inCluster, e.authenticated
+	posture.Transport = risk.TransportStreamableHTTP
+	if e.transport == toolgatev1alpha1.TransportSSE {
+		posture.Transport = risk.TransportSSE
+	}
+	cfg.Limits = probe.DefaultLimits
+	if s.Spec.Probe.MaxTools > 0 {
+		cfg.Limits.MaxTools = int(s.Spec.Probe.MaxTools)
+	}
+	if e.tls {
+		cfg.TLS = &tls.Config{MinVersion: tls.VersionTLS12, ServerName: e.serverName, RootCAs: e.caPool}
+		cfg.RootCAsPEM = e.caPEM
 	}
 	return cfg, posture, nil
+}
+
+// resolveUpstream turns an MCPServer into the upstream a gate reaches it
+// at: the same address, credentials and CA the probe used.
+func resolveUpstream(ctx context.Context, c client.Reader, s *toolgatev1alpha1.MCPServer) (*gateproto.Upstream, error) {
+	e, err := resolveEndpoint(ctx, c, s)
+	if err != nil {
+		return nil, err
+	}
+	u := &gateproto.Upstream{
+		URL: e.url, Transport: string(e.transport), CAPEM: string(e.caPEM), ServerName: e.serverName,
+		Timeout: gateproto.Duration{Duration: cmp.Or(e.timeout, toolgatev1alpha1.DefaultProbeTimeout)},
+	}
+	if len(e.header) > 0 {
+		u.Headers = make(map[string]string, len(e.header))
+		for k := range e.header {
+			u.Headers[k] = e.header.Get(k)
+		}
+	}
+	return u, nil
 }
 
 func secretKey(ctx context.Context, c client.Reader, ns, name, key string) (string, error) {
