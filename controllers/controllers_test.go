@@ -60,8 +60,9 @@ func conditionIs(conds []metav1.Condition, condType string, status metav1.Condit
 }
 
 // TestConditionsBeforeWork checks that each reconciler says, with a reason,
-// what it knows: an unreachable server is not Ready, a policy not evaluated
-// and a pin never observed are Unknown — nothing claims Ready without cause.
+// what it knows: an unreachable server is not Ready, nor is a policy that
+// uses only it, and a pin never observed is Unknown — nothing claims Ready
+// without cause.
 func TestConditionsBeforeWork(t *testing.T) {
 	ns := testNamespace(t)
 	server := &toolgatev1alpha1.MCPServer{
@@ -100,15 +101,20 @@ func TestConditionsBeforeWork(t *testing.T) {
 		}
 		return conditionIs(got.Status.Conditions, toolgatev1alpha1.ConditionReachable, metav1.ConditionFalse, "Unreachable", got.Generation)
 	})
-	eventually(t, "the ToolPolicy has Ready Unknown", func() (bool, string) {
+	// The policy is accepted (its server exists and admits it), but not
+	// Ready: its only server is not, so nothing is exposed.
+	eventually(t, "the ToolPolicy is Accepted and not Ready, and says why", func() (bool, string) {
 		var got toolgatev1alpha1.ToolPolicy
 		if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(policy), &got); err != nil {
 			return false, err.Error()
 		}
-		return conditionIs(got.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionUnknown, toolgatev1alpha1.ReasonAwaitingEvaluation, got.Generation)
+		if ok, d := conditionIs(got.Status.Conditions, toolgatev1alpha1.ConditionAccepted, metav1.ConditionTrue, toolgatev1alpha1.ReasonAccepted, got.Generation); !ok {
+			return false, d
+		}
+		return conditionIs(got.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionFalse, toolgatev1alpha1.ReasonServersNotReady, got.Generation)
 	})
-	// A spec edit moves the placeholder to the new generation: a condition
-	// must never look as if it spoke of an older spec.
+	// A spec edit is evaluated at once: a condition must never look as if
+	// it spoke of an older spec.
 	var edited toolgatev1alpha1.ToolPolicy
 	if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(policy), &edited); err != nil {
 		t.Fatal(err)
@@ -125,7 +131,7 @@ func TestConditionsBeforeWork(t *testing.T) {
 		if got.Generation < 2 {
 			return false, "the edit did not land"
 		}
-		return conditionIs(got.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionUnknown, toolgatev1alpha1.ReasonAwaitingEvaluation, got.Generation)
+		return conditionIs(got.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionFalse, toolgatev1alpha1.ReasonServersNotReady, got.Generation)
 	})
 	eventually(t, "the ToolPin has Ready Unknown, no state and an empty decisions list", func() (bool, string) {
 		var got toolgatev1alpha1.ToolPin

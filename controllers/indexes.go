@@ -18,6 +18,10 @@ const (
 	// serverReferenceIndex indexes MCPServers by the Secrets ("secret/NAME")
 	// and ConfigMaps ("configmap/NAME") they read.
 	serverReferenceIndex = "toolgate.dev/references"
+	// policyServerIndex indexes ToolPolicies by the MCPServers they
+	// reference, as "namespace/name": a change of a server or of one of its
+	// pins reaches every namespace whose agents use it.
+	policyServerIndex = "spec.servers"
 )
 
 // RegisterIndexes adds every field index the reconcilers use.
@@ -32,7 +36,21 @@ func RegisterIndexes(ctx context.Context, indexer client.FieldIndexer) error {
 	}); err != nil {
 		return fmt.Errorf("indexing MCPServers by what they reference: %w", err)
 	}
+	if err := indexer.IndexField(ctx, &toolgatev1alpha1.ToolPolicy{}, policyServerIndex, func(o client.Object) []string {
+		return policyServers(o.(*toolgatev1alpha1.ToolPolicy))
+	}); err != nil {
+		return fmt.Errorf("indexing ToolPolicies by server: %w", err)
+	}
 	return nil
+}
+
+// policyServers lists the MCPServers a ToolPolicy references.
+func policyServers(p *toolgatev1alpha1.ToolPolicy) []string {
+	ids := make([]string, len(p.Spec.Servers))
+	for i, ref := range p.Spec.Servers {
+		ids[i] = ref.Namespace + "/" + ref.Name
+	}
+	return ids
 }
 
 // serverReferences lists the Secrets and ConfigMaps an MCPServer reads.

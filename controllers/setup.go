@@ -75,7 +75,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		ProbeAllowLinkLocal: opts.ProbeAllowLinkLocal}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the MCPServer controller: %w", err)
 	}
-	if err := (&ToolPolicyReconciler{Client: c, Scheme: s}).SetupWithManager(mgr); err != nil {
+	if err := (&ToolPolicyReconciler{Client: c, Scheme: s, Recorder: rec}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the ToolPolicy controller: %w", err)
 	}
 	return nil
