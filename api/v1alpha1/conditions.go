@@ -111,6 +111,9 @@ const (
 	// ReasonReplacesRemovedTool: a new tool appeared in the probe in which
 	// another disappeared; a rename is reviewed, not trusted on first use.
 	ReasonReplacesRemovedTool = "ReplacesRemovedTool"
+	// ReasonPoisonedOnFirstUse: a new tool's definition trips the poisoning
+	// scan; it is reviewed, not trusted on first use.
+	ReasonPoisonedOnFirstUse = "PoisonedOnFirstUse"
 	// ReasonDefinitionChanged: the observed definition is no longer the
 	// pinned one (a rug pull, until a human says otherwise).
 	ReasonDefinitionChanged = "DefinitionChanged"

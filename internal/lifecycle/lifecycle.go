@@ -157,6 +157,13 @@ func Next(in Input) Output {
 		set(toolgatev1alpha1.PinAwaitingReview, toolgatev1alpha1.ReasonReplacesRemovedTool,
 			"the tool appeared in the probe in which another disappeared; a renamed tool is reviewed, not trusted on first use")
 
+	case st.Pinned == nil && before == "" && in.Risk != nil && len(in.Risk.Findings) > 0:
+		// Trust on first use trusts what it is shown; a definition that
+		// carries instructions for the model is shown to a human instead,
+		// whose approval (of this fingerprint) is then what clears it.
+		set(toolgatev1alpha1.PinAwaitingReview, toolgatev1alpha1.ReasonPoisonedOnFirstUse,
+			"the poisoning scan found something in the definition; it is reviewed, not trusted on first use")
+
 	case st.Pinned == nil && in.FirstUse == toolgatev1alpha1.FirstUseReview:
 		set(toolgatev1alpha1.PinAwaitingReview, toolgatev1alpha1.ReasonAwaitingFirstReview, "the server reviews every new tool before use")
 

@@ -231,6 +231,24 @@ func TestANewToolThatReplacesARemovedOneIsReviewed(t *testing.T) {
 	}
 }
 
+func TestAPoisonedNewToolIsReviewed(t *testing.T) {
+	poisoned := risk(toolgatev1alpha1.LevelCritical, toolgatev1alpha1.ApprovalSingle)
+	poisoned.Findings = []toolgatev1alpha1.Finding{{Signal: "exfiltration", Field: "description"}}
+	in := Input{Tool: tool(t, original), Risk: poisoned, FirstUse: toolgatev1alpha1.FirstUseTrust, RequiredApprovers: 2, Now: t0}
+	out := Next(in)
+	if out.Status.State != toolgatev1alpha1.PinAwaitingReview || out.Reason != toolgatev1alpha1.ReasonPoisonedOnFirstUse || out.Status.Pinned != nil {
+		t.Fatalf("state %s, reason %s, pinned %v", out.Status.State, out.Reason, out.Status.Pinned)
+	}
+	// A human's approval of that fingerprint is what trusts it, and the pin
+	// says so: the policy clears a finding only on an approved definition.
+	in.Status = out.Status
+	in.Status.Decisions = []toolgatev1alpha1.Decision{{Action: toolgatev1alpha1.DecisionApprove, Fingerprint: toolgatev1alpha1.Fingerprint(in.Tool.Fingerprint()), User: "alice"}}
+	approved := Next(in)
+	if approved.Status.State != toolgatev1alpha1.PinTrusted || approved.Status.Pinned == nil || approved.Status.Pinned.Source != toolgatev1alpha1.PinnedByApproval {
+		t.Fatalf("after approval: state %s, pinned %+v", approved.Status.State, approved.Status.Pinned)
+	}
+}
+
 // TestIdentitiesThatAreNoPersonNeverCount: should a decision by such an
 // identity reach the record (a webhook down, a bad binding), it approves
 // nothing.
