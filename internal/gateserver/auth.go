@@ -1,0 +1,270 @@
+package gateserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/toolgate/toolgate/internal/gateproto"
+)
+
+// The extras the API server puts in the user info of a token bound to a
+// pod. A token without them was not minted for a pod (a plain TokenRequest,
+// a legacy Secret token) and does not say which pod's configuration it may
+// have.
+const (
+	extraPodName = "authentication.kubernetes.io/pod-name"
+	extraPodUID  = "authentication.kubernetes.io/pod-uid"
+)
+
+// saUserPrefix starts the user name of every service account.
+const saUserPrefix = "system:serviceaccount:"
+
+// maxTokenBytes bounds the bearer token read from a request; projected
+// tokens are around a kilobyte.
+const maxTokenBytes = 16 << 10
+
+// identity is who a gate is, taken from its verified token and nothing
+// else.
+type identity struct {
+	Namespace      string
+	ServiceAccount string
+	Pod            string
+	PodUID         types.UID
+	// Expiry is when the gate's token stops being the one it holds: the
+	// earlier of the JWT's exp and the kubelet's rotation hint. Zero when
+	// the token says neither.
+	Expiry time.Time
+}
+
+// podKey names the pod a stream serves, UID included, so that a recreated
+// pod of the same name is another pod.
+func (id identity) podKey() string { return id.Namespace + "/" + id.Pod + "/" + string(id.PodUID) }
+
+// refusal is a request the server turns away: the status, the short reason
+// the gate is told, and the label it is counted under.
+type refusal struct {
+	status int
+	reason string
+	label  string
+}
+
+func (r *refusal) Error() string { return r.reason }
+
+func refuse(status int, label, reason string) *refusal {
+	return &refusal{status: status, reason: reason, label: label}
+}
+
+// Labels of the auth failures metric.
+const (
+	failMissingToken  = "missing_token"
+	failReviewError   = "review_error"
+	failUnauthn       = "unauthenticated"
+	failAudience      = "audience"
+	failNotSA         = "not_service_account"
+	failNotPodBound   = "not_pod_bound"
+	failPodNotFound   = "pod_not_found"
+	failPodUID        = "pod_uid_mismatch"
+	failPodSA         = "service_account_mismatch"
+	failPodTerminates = "pod_terminating"
+	failPodLookup     = "pod_lookup_error"
+	failTooManyStream = "too_many_streams"
+	failShutdown      = "shutting_down"
+)
+
+// bearerToken returns the token of an Authorization: Bearer header.
+func bearerToken(r *http.Request) (string, *refusal) {
+	h := r.Header.Get("Authorization")
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", refuse(http.StatusUnauthorized, failMissingToken, "a bearer token is required")
+	}
+	token = strings.TrimSpace(token)
+	if token == "" || len(token) > maxTokenBytes {
+		return "", refuse(http.StatusUnauthorized, failMissingToken, "a bearer token is required")
+	}
+	return token, nil
+}
+
+// authenticator verifies tokens with the API server and remembers the
+// identities it verified for a short while, so that a gate reconnecting,
+// or a fleet reconnecting after an operator restart, does not cost one
+// TokenReview each.
+type authenticator struct {
+	client client.Client
+	ttl    time.Duration
+	max    int
+	now    func() time.Time
+
+	mu    sync.Mutex
+	cache map[[sha256.Size]byte]cachedIdentity
+}
+
+type cachedIdentity struct {
+	id    identity
+	until time.Time
+}
+
+func newAuthenticator(c client.Client, ttl time.Duration, maxEntries int) *authenticator {
+	return &authenticator{client: c, ttl: ttl, max: maxEntries, now: time.Now,
+		cache: map[[sha256.Size]byte]cachedIdentity{}}
+}
+
+// authenticate returns the identity a token proves. Only a successful
+// review is cached, keyed by the token's hash: the token itself is kept
+// nowhere.
+func (a *authenticator) authenticate(ctx context.Context, token string) (identity, *refusal) {
+	key := sha256.Sum256([]byte(token))
+	now := a.now()
+	a.mu.Lock()
+	if c, ok := a.cache[key]; ok && now.Before(c.until) {
+		a.mu.Unlock()
+		return c.id, nil
+	}
+	a.mu.Unlock()
+
+	review := &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{
+		Token: token, Audiences: []string{gateproto.Audience},
+	}}
+	if err := a.client.Create(ctx, review); err != nil {
+		return identity{}, refuse(http.StatusServiceUnavailable, failReviewError,
+			fmt.Sprintf("the token could not be reviewed: %v", errSummary(err)))
+	}
+	id, ref := identityFromReview(&review.Status, token)
+	if ref != nil {
+		return identity{}, ref
+	}
+
+	until := now.Add(a.ttl)
+	if !id.Expiry.IsZero() && id.Expiry.Before(until) {
+		until = id.Expiry
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.cache) >= a.max {
+		for k, c := range a.cache {
+			if !now.Before(c.until) {
+				delete(a.cache, k)
+			}
+		}
+	}
+	// A cache still full of live entries is left alone: reviewing again
+	// costs a request, growing without bound costs the operator.
+	if len(a.cache) < a.max {
+		a.cache[key] = cachedIdentity{id: id, until: until}
+	}
+	return id, nil
+}
+
+// errSummary keeps an API error short enough to send a gate.
+func errSummary(err error) string {
+	if s := apierrors.ReasonForError(err); s != "" {
+		return string(s)
+	}
+	return "request failed"
+}
+
+// identityFromReview checks a TokenReview's verdict and reads the gate's
+// identity from it. token is read only for its expiry, after the API
+// server verified its signature.
+func identityFromReview(st *authenticationv1.TokenReviewStatus, token string) (identity, *refusal) {
+	if !st.Authenticated {
+		return identity{}, refuse(http.StatusUnauthorized, failUnauthn, "the token is not valid")
+	}
+	audienceOK := false
+	for _, a := range st.Audiences {
+		audienceOK = audienceOK || a == gateproto.Audience
+	}
+	if !audienceOK {
+		return identity{}, refuse(http.StatusUnauthorized, failAudience, "the token is not meant for "+gateproto.Audience)
+	}
+	rest, ok := strings.CutPrefix(st.User.Username, saUserPrefix)
+	ns, sa, ok2 := strings.Cut(rest, ":")
+	if !ok || !ok2 || ns == "" || sa == "" || strings.Contains(sa, ":") {
+		return identity{}, refuse(http.StatusForbidden, failNotSA, "the token is not a service account's")
+	}
+	pod, uid := single(st.User.Extra[extraPodName]), single(st.User.Extra[extraPodUID])
+	if pod == "" || uid == "" {
+		return identity{}, refuse(http.StatusForbidden, failNotPodBound, "the token is not bound to a pod")
+	}
+	return identity{Namespace: ns, ServiceAccount: sa, Pod: pod, PodUID: types.UID(uid), Expiry: tokenExpiry(token)}, nil
+}
+
+// single returns the one value of an extra, or "" when there is not
+// exactly one.
+func single(v authenticationv1.ExtraValue) string {
+	if len(v) != 1 {
+		return ""
+	}
+	return v[0]
+}
+
+// tokenExpiry reads when a verified JWT stops being the gate's current
+// token: its exp, or earlier the kubelet's rotation hint (kubernetes.io
+// warnafter), which is the token's requested lifetime when the API server
+// extended exp for legacy clients. It returns zero when the payload says
+// neither; the stream's own lifetime cap still applies.
+func tokenExpiry(token string) time.Time {
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return time.Time{}
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return time.Time{}
+	}
+	var claims struct {
+		Exp        json.Number `json:"exp"`
+		Kubernetes struct {
+			WarnAfter json.Number `json:"warnafter"`
+		} `json:"kubernetes.io"`
+	}
+	if err := json.Unmarshal(payload, &claims); err != nil {
+		return time.Time{}
+	}
+	var out time.Time
+	for _, n := range []json.Number{claims.Exp, claims.Kubernetes.WarnAfter} {
+		s, err := n.Int64()
+		if err != nil || s <= 0 {
+			continue
+		}
+		if t := time.Unix(s, 0); out.IsZero() || t.Before(out) {
+			out = t
+		}
+	}
+	return out
+}
+
+// checkPod fetches the pod the token names and checks it is the one the
+// token was bound to, still running under the token's service account.
+func checkPod(ctx context.Context, r client.Reader, id identity) (*corev1.Pod, *refusal) {
+	pod := &corev1.Pod{}
+	if err := r.Get(ctx, client.ObjectKey{Namespace: id.Namespace, Name: id.Pod}, pod); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, refuse(http.StatusForbidden, failPodNotFound, "the token's pod does not exist")
+		}
+		return nil, refuse(http.StatusServiceUnavailable, failPodLookup,
+			fmt.Sprintf("the token's pod could not be read: %v", errSummary(err)))
+	}
+	switch {
+	case pod.UID != id.PodUID:
+		return nil, refuse(http.StatusForbidden, failPodUID, "the token's pod has been replaced")
+	case pod.Spec.ServiceAccountName != id.ServiceAccount:
+		return nil, refuse(http.StatusForbidden, failPodSA, "the pod does not run as the token's service account")
+	case pod.DeletionTimestamp != nil:
+		return nil, refuse(http.StatusForbidden, failPodTerminates, "the token's pod is terminating")
+	}
+	return pod, nil
+}

@@ -1,0 +1,422 @@
+package gateserver
+
+import (
+	"bufio"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/toolgate/toolgate/internal/gateproto"
+)
+
+func TestStreamServesTheTokensPodAndPushesOnInvalidate(t *testing.T) {
+	ctx := testContext(t)
+	a := newAgent(ctx, t)
+	other := a.createPod(ctx, t, "agent-1")
+	b := newBuilder()
+	srv := startServer(t, b, "127.0.0.1:0", nil)
+
+	// The token is the second pod's: that is the pod served, whatever
+	// else exists under the same service account.
+	g := startGate(t, srv.url, writeToken(t, a.token(ctx, t, other, gateproto.Audience)))
+	eventually(t, "the first configuration is applied", func() bool { return len(g.configs()) == 1 })
+	if c := g.last(); c.Namespace != a.ns || c.Pod != other.Name || c.Policies[0] != "initial" {
+		t.Fatalf("applied a configuration for %s/%s (%v), want %s/%s", c.Namespace, c.Pod, c.Policies, a.ns, other.Name)
+	}
+	if got := b.builds(); len(got) != 1 || got[0] != a.ns+"/"+other.Name+"/"+string(other.UID) {
+		t.Fatalf("the builder was asked for %v, want only the token's pod %s/%s/%s", got, a.ns, other.Name, other.UID)
+	}
+	if !g.Connected() {
+		t.Fatal("the gate is not connected")
+	}
+	if got := testutil.ToFloat64(srv.metrics.connected); got != 1 {
+		t.Fatalf("connected gates gauge = %v, want 1", got)
+	}
+
+	// A change in the gate's namespace reaches the live stream.
+	b.set(func(b *testBuilder) { b.marker[a.ns] = "second" })
+	srv.Invalidate(a.ns)
+	eventually(t, "the new configuration is pushed", func() bool { return len(g.configs()) == 2 })
+	if c := g.last(); c.Policies[0] != "second" {
+		t.Fatalf("pushed %v, want the second configuration", c.Policies)
+	}
+	if n := g.Stats().Connections; n != 1 {
+		t.Fatalf("the gate connected %d times: the push must come down the open stream", n)
+	}
+
+	// A burst of invalidations of unchanged content costs one build and
+	// pushes nothing; another namespace's changes cost nothing at all.
+	buildsBefore, pushesBefore := len(b.builds()), testutil.ToFloat64(srv.metrics.pushes)
+	for range 5 {
+		srv.Invalidate(a.ns)
+	}
+	srv.Invalidate("some-other-namespace")
+	eventually(t, "the burst is rebuilt", func() bool { return len(b.builds()) > buildsBefore })
+	time.Sleep(300 * time.Millisecond)
+	if got := len(b.builds()) - buildsBefore; got != 1 {
+		t.Fatalf("a burst of invalidations cost %d builds, want 1", got)
+	}
+	if got := testutil.ToFloat64(srv.metrics.pushes); got != pushesBefore {
+		t.Fatalf("pushes went from %v to %v for an unchanged revision", pushesBefore, got)
+	}
+	if len(g.configs()) != 2 {
+		t.Fatalf("the gate applied %d configurations, want 2", len(g.configs()))
+	}
+
+	// A configuration that fails validation is refused by the gate, which
+	// keeps the last good one; the operator counts it.
+	b.set(func(b *testBuilder) { b.marker[a.ns] = "third"; b.invalid = true })
+	srv.Invalidate("")
+	eventually(t, "the invalid configuration is refused", func() bool { return g.Refused() == 1 })
+	if rev, _ := g.LastApplied(); rev != g.last().Revision || g.last().Policies[0] != "second" {
+		t.Fatalf("after a refused configuration the gate holds %q (%v), want the second one", rev, g.last().Policies)
+	}
+	if got := testutil.ToFloat64(srv.metrics.invalid); got != 1 {
+		t.Fatalf("invalid configurations counted %v, want 1", got)
+	}
+
+	// And the next good one is applied.
+	b.set(func(b *testBuilder) { b.invalid = false })
+	srv.Invalidate("")
+	eventually(t, "the third configuration is applied", func() bool { return len(g.configs()) == 3 })
+	if n := g.Stats().Connections; n != 1 {
+		t.Fatalf("the gate connected %d times, want 1", n)
+	}
+}
+
+// status opens the config stream with token and returns the HTTP status
+// and the body's first line.
+func status(t *testing.T, url, token string) (int, string) {
+	t.Helper()
+	ca, err := os.ReadFile(caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca)
+	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, ForceAttemptHTTP2: true,
+	}}
+	defer c.CloseIdleConnections()
+	req, _ := http.NewRequest(http.MethodGet, url+gateproto.ConfigPath, nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	first, _ := bufio.NewReader(io.LimitReader(resp.Body, 1<<20)).ReadString('\n')
+	return resp.StatusCode, strings.TrimSpace(first)
+}
+
+func TestRefusals(t *testing.T) {
+	ctx := testContext(t)
+	a := newAgent(ctx, t)
+	b := newBuilder()
+	srv := startServer(t, b, "127.0.0.1:0", nil)
+
+	recreated := a.createPod(ctx, t, "recreated")
+	recreatedToken := a.token(ctx, t, recreated, gateproto.Audience)
+	deletePod(ctx, t, recreated)
+	a.createPod(ctx, t, "recreated")
+
+	for _, tc := range []struct {
+		name   string
+		token  string
+		status int
+		label  string
+	}{
+		{"no token", "", http.StatusUnauthorized, failMissingToken},
+		{"garbage", "not-a-token", http.StatusUnauthorized, failUnauthn},
+		{"the API server's audience", a.token(ctx, t, a.pod, "https://kubernetes.default.svc"), http.StatusUnauthorized, failUnauthn},
+		{"another audience", a.token(ctx, t, a.pod, "toolgate.dev/something-else"), http.StatusUnauthorized, failUnauthn},
+		{"not bound to a pod", a.token(ctx, t, nil, gateproto.Audience), http.StatusForbidden, failNotPodBound},
+		// The API server itself invalidates a token whose pod is gone.
+		{"pod deleted and recreated", recreatedToken, http.StatusUnauthorized, failUnauthn},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := testutil.ToFloat64(srv.metrics.authFailures.WithLabelValues(tc.label))
+			code, body := status(t, srv.url, tc.token)
+			if code != tc.status {
+				t.Fatalf("status %d (%s), want %d", code, body, tc.status)
+			}
+			if got := testutil.ToFloat64(srv.metrics.authFailures.WithLabelValues(tc.label)); got != before+1 {
+				t.Fatalf("auth failures{reason=%s} went from %v to %v, want one more", tc.label, before, got)
+			}
+			if tc.token != "" && strings.Contains(body, tc.token) {
+				t.Fatal("the refusal echoes the token")
+			}
+		})
+	}
+
+	// A real gate with a refused token never applies anything.
+	g := startGate(t, srv.url, writeToken(t, a.token(ctx, t, nil, gateproto.Audience)))
+	eventually(t, "the gate tried three times", func() bool {
+		return testutil.ToFloat64(srv.metrics.authFailures.WithLabelValues(failNotPodBound)) >= 4
+	})
+	if len(g.configs()) != 0 || g.Connected() {
+		t.Fatalf("a refused gate applied %d configurations (connected %v)", len(g.configs()), g.Connected())
+	}
+	if !strings.Contains(g.Stats().LastError, "403") {
+		t.Fatalf("the gate's last error is %q, want the 403", g.Stats().LastError)
+	}
+	if got := b.builds(); len(got) != 0 {
+		t.Fatalf("the builder ran for refused gates: %v", got)
+	}
+}
+
+// TestPodChecksBehindTheReviewCache checks the server's own pod checks,
+// which the API server's do not cover while a review is cached: a pod
+// replaced, or terminating, after its token was reviewed.
+func TestPodChecksBehindTheReviewCache(t *testing.T) {
+	ctx := testContext(t)
+	a := newAgent(ctx, t)
+	b := newBuilder()
+	srv := startServer(t, b, "127.0.0.1:0", func(o *Options) { o.ReviewCacheTTL = time.Hour })
+
+	// Replaced: a new pod of the same name has another UID.
+	replaced := a.createPod(ctx, t, "replaced")
+	replacedToken := a.token(ctx, t, replaced, gateproto.Audience)
+	g := startGate(t, srv.url, writeToken(t, replacedToken))
+	eventually(t, "the gate has its configuration", func() bool { return len(g.configs()) == 1 })
+	deletePod(ctx, t, replaced)
+	a.createPod(ctx, t, "replaced")
+	srv.Invalidate(a.ns)
+	eventually(t, "the stream of the replaced pod closes", func() bool { return !g.Connected() })
+	if !g.logged("the operator closed the stream: the token's pod has been replaced") {
+		t.Fatal("the gate was not told its pod was replaced")
+	}
+	g.stop()
+	if code, body := status(t, srv.url, replacedToken); code != http.StatusForbidden {
+		t.Fatalf("a cached token of a replaced pod: status %d (%s), want 403", code, body)
+	}
+	if got := testutil.ToFloat64(srv.metrics.authFailures.WithLabelValues(failPodUID)); got < 1 {
+		t.Fatalf("auth failures{reason=%s} = %v, want at least 1", failPodUID, got)
+	}
+	if g.last().Pod != "replaced" {
+		t.Fatalf("the gate holds %s's configuration", g.last().Pod)
+	}
+
+	// Terminating: a finalizer holds the deleted pod.
+	const finalizer = "toolgate.dev/test-hold"
+	leaving := a.createPod(ctx, t, "leaving", finalizer)
+	t.Cleanup(func() {
+		var p corev1.Pod
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(leaving), &p); err == nil {
+			p.Finalizers = nil
+			_ = env.Client.Update(ctx, &p)
+		}
+	})
+	leavingToken := a.token(ctx, t, leaving, gateproto.Audience)
+	if code, body := status(t, srv.url, leavingToken); code != http.StatusOK {
+		t.Fatalf("the leaving pod before its deletion: status %d (%s)", code, body)
+	}
+	deletePod(ctx, t, leaving)
+	if code, body := status(t, srv.url, leavingToken); code != http.StatusForbidden {
+		t.Fatalf("a terminating pod: status %d (%s), want 403", code, body)
+	}
+	if got := testutil.ToFloat64(srv.metrics.authFailures.WithLabelValues(failPodTerminates)); got != 1 {
+		t.Fatalf("auth failures{reason=%s} = %v, want 1", failPodTerminates, got)
+	}
+}
+
+func TestOperatorGoesAwayAndComesBack(t *testing.T) {
+	ctx := testContext(t)
+	a := newAgent(ctx, t)
+	b := newBuilder()
+	srv := startServer(t, b, "127.0.0.1:0", nil)
+	addr := srv.Addr().String()
+	tokenFile := writeToken(t, a.token(ctx, t, a.pod, gateproto.Audience))
+
+	g := startGate(t, srv.url, tokenFile)
+	eventually(t, "the gate has its configuration", func() bool { return len(g.configs()) == 1 })
+	first := g.last().Revision
+
+	srv.stop()
+	eventually(t, "the gate sees the operator gone", func() bool { return !g.Connected() })
+	if !g.logged("the operator is shutting down") {
+		t.Fatal("the operator did not tell the gate it is going away")
+	}
+
+	// A gate that starts while no operator answers is given nothing.
+	fresh := startGate(t, srv.url, tokenFile)
+	time.Sleep(1500 * time.Millisecond)
+	if n := len(fresh.configs()); n != 0 {
+		t.Fatalf("a gate that never reached the operator applied %d configurations", n)
+	}
+	if rev, _ := fresh.LastApplied(); rev != "" || fresh.Connected() {
+		t.Fatalf("a gate that never reached the operator reports revision %q, connected %v", rev, fresh.Connected())
+	}
+	// The first keeps what it had.
+	if rev, _ := g.LastApplied(); rev != first || len(g.configs()) != 1 {
+		t.Fatalf("while the operator is away the gate holds %q after %d applies, want %q once", rev, len(g.configs()), first)
+	}
+
+	// The operator returns on the same address: both gates connect; the
+	// first has nothing new to apply.
+	startServer(t, b, addr, nil)
+	eventually(t, "both gates reconnect", func() bool { return g.Connected() && fresh.Connected() })
+	eventually(t, "the fresh gate has its configuration", func() bool { return len(fresh.configs()) == 1 })
+	if n := g.Stats().Connections; n < 2 {
+		t.Fatalf("the gate connected %d times, want a reconnection", n)
+	}
+	if len(g.configs()) != 1 {
+		t.Fatalf("the gate applied the unchanged configuration again (%d applies)", len(g.configs()))
+	}
+	if fresh.last().Revision != first {
+		t.Fatalf("the fresh gate holds %q, want %q", fresh.last().Revision, first)
+	}
+}
+
+func TestStreamEndsAndBuildErrors(t *testing.T) {
+	ctx := testContext(t)
+	a := newAgent(ctx, t)
+	b := newBuilder()
+	srv := startServer(t, b, "127.0.0.1:0", func(o *Options) { o.MaxStreamLifetime = 700 * time.Millisecond })
+	g := startGate(t, srv.url, writeToken(t, a.token(ctx, t, a.pod, gateproto.Audience)))
+
+	// The stream's lifetime ends it; the gate reconnects with its token
+	// read again and keeps its configuration.
+	eventually(t, "the gate reconnects after the stream's lifetime", func() bool { return g.Stats().Connections >= 2 })
+	if len(g.configs()) != 1 {
+		t.Fatalf("the gate applied %d configurations, want 1", len(g.configs()))
+	}
+	if !g.logged("lifetime") {
+		t.Fatal("the gate was not told the stream's lifetime is over")
+	}
+
+	// A build that fails closes the stream with a reason that says
+	// nothing of the cause; the gate keeps what it had.
+	b.set(func(b *testBuilder) { b.fail = errors.New("secret other-team/credentials not found") })
+	srv.Invalidate(a.ns)
+	eventually(t, "the gate hears the build failed", func() bool { return g.logged("could not build") })
+	if g.logged("other-team") {
+		t.Fatal("the gate was told the builder's error")
+	}
+	if len(g.configs()) != 1 {
+		t.Fatalf("the gate applied %d configurations, want its first kept", len(g.configs()))
+	}
+	if got := testutil.ToFloat64(srv.metrics.buildErrors); got < 1 {
+		t.Fatalf("build errors counted %v", got)
+	}
+}
+
+func TestStreamLimits(t *testing.T) {
+	ctx := testContext(t)
+	a := newAgent(ctx, t)
+	b := newBuilder()
+	srv := startServer(t, b, "127.0.0.1:0", func(o *Options) { o.MaxStreams, o.MaxStreamsPerPod = 2, 1 })
+	token := a.token(ctx, t, a.pod, gateproto.Audience)
+
+	// A second stream from the same pod replaces the first, which is told.
+	first := openStream(t, srv.url, token)
+	if f := first.next(t); f.Type != gateproto.FrameConfig {
+		t.Fatalf("first frame %s, want config", f.Type)
+	}
+	second := openStream(t, srv.url, token)
+	if f := second.next(t); f.Type != gateproto.FrameConfig {
+		t.Fatalf("first frame %s, want config", f.Type)
+	}
+	for {
+		f := first.next(t)
+		if f.Type == gateproto.FrameHeartbeat {
+			continue
+		}
+		if f.Type != gateproto.FrameError || !strings.Contains(f.Error, "newer stream") {
+			t.Fatalf("the replaced stream got %+v, want an error frame", f)
+		}
+		break
+	}
+	eventually(t, "one stream is left", func() bool { return testutil.ToFloat64(srv.metrics.connected) == 1 })
+
+	// The replica's limit counts every pod's streams.
+	other := a.createPod(ctx, t, "agent-1")
+	third := openStream(t, srv.url, a.token(ctx, t, other, gateproto.Audience))
+	if f := third.next(t); f.Type != gateproto.FrameConfig {
+		t.Fatalf("first frame %s, want config", f.Type)
+	}
+	late := a.createPod(ctx, t, "agent-2")
+	if code, body := status(t, srv.url, a.token(ctx, t, late, gateproto.Audience)); code != http.StatusServiceUnavailable {
+		t.Fatalf("a stream above the limit: status %d (%s), want 503", code, body)
+	}
+	if f := second.next(t); f.Type != gateproto.FrameHeartbeat {
+		t.Fatalf("the remaining stream got %s, want heartbeats", f.Type)
+	}
+}
+
+// rawStream is a config stream read frame by frame.
+type rawStream struct {
+	sc *bufio.Scanner
+}
+
+func openStream(t *testing.T, url, token string) *rawStream {
+	t.Helper()
+	ca, err := os.ReadFile(caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca)
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, ForceAttemptHTTP2: true}
+	t.Cleanup(tr.CloseIdleConnections)
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, url+gateproto.ConfigPath, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	if resp.StatusCode != http.StatusOK || resp.ProtoMajor != 2 {
+		t.Fatalf("status %s over %s, want 200 over HTTP/2", resp.Status, resp.Proto)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != gateproto.StreamContentType {
+		t.Fatalf("content type %q", ct)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, gateproto.MaxFrameBytes)
+	return &rawStream{sc: sc}
+}
+
+func (s *rawStream) next(t *testing.T) gateproto.Frame {
+	t.Helper()
+	if !s.sc.Scan() {
+		t.Fatalf("the stream ended: %v", s.sc.Err())
+	}
+	var f gateproto.Frame
+	if err := json.Unmarshal(s.sc.Bytes(), &f); err != nil {
+		t.Fatal(err)
+	}
+	if f.Version != gateproto.Version {
+		t.Fatalf("frame version %q", f.Version)
+	}
+	return f
+}
+
+func TestCallsAreNotServedYet(t *testing.T) {
+	srv := startServer(t, newBuilder(), "127.0.0.1:0", nil)
+	ca, _ := os.ReadFile(caFile)
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca)
+	c := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+	resp, err := c.Post(srv.url+gateproto.CallsPath, "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotImplemented {
+		t.Fatalf("POST %s: %s, want 501", gateproto.CallsPath, resp.Status)
+	}
+}

@@ -1,0 +1,267 @@
+package gateserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/toolgate/toolgate/internal/gateproto"
+)
+
+// reviewTimeout bounds authenticating one request: the TokenReview and the
+// pod's read.
+const reviewTimeout = 10 * time.Second
+
+// stream is one gate's configuration stream.
+type stream struct {
+	id identity
+	// notify holds at most one pending Invalidate: more before the stream
+	// rebuilds coalesce into it.
+	notify chan struct{}
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+}
+
+func (st *stream) invalidate() {
+	select {
+	case st.notify <- struct{}{}:
+	default:
+	}
+}
+
+// serveConfig authenticates a gate and holds its stream open.
+func (s *Server) serveConfig(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		w.Header().Set("Allow", http.MethodGet)
+		http.Error(w, "the configuration stream is read with GET", http.StatusMethodNotAllowed)
+		return
+	}
+	authCtx, cancel := context.WithTimeout(r.Context(), reviewTimeout)
+	id, pod, ref := s.authenticate(authCtx, r)
+	cancel()
+	if ref != nil {
+		s.refuse(w, r, id, ref)
+		return
+	}
+
+	ctx, stop := context.WithCancelCause(r.Context())
+	defer stop(nil)
+	st := &stream{id: id, notify: make(chan struct{}, 1), ctx: ctx, cancel: stop}
+	if ref := s.admit(st); ref != nil {
+		s.refuse(w, r, id, ref)
+		return
+	}
+	defer s.release(st)
+	s.run(w, st, pod)
+}
+
+// authenticate proves who the gate is from its token alone, then checks
+// that the pod the token was bound to is still that pod.
+func (s *Server) authenticate(ctx context.Context, r *http.Request) (identity, *corev1.Pod, *refusal) {
+	token, ref := bearerToken(r)
+	if ref != nil {
+		return identity{}, nil, ref
+	}
+	id, ref := s.auth.authenticate(ctx, token)
+	if ref != nil {
+		return identity{}, nil, ref
+	}
+	pod, ref := checkPod(ctx, s.o.PodReader, id)
+	return id, pod, ref
+}
+
+// refuse answers a request the server turns away, counts it and logs it.
+// The token is never logged; the identity is, when the token proved one.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, id identity, ref *refusal) {
+	s.metrics.authFailures.WithLabelValues(ref.label).Inc()
+	kv := []any{"reason", ref.label, "status", ref.status, "remote", r.RemoteAddr}
+	if id.Pod != "" {
+		kv = append(kv, "namespace", id.Namespace, "pod", id.Pod, "serviceAccount", id.ServiceAccount)
+	}
+	s.log.Info("refused a gate: "+ref.reason, kv...)
+	switch ref.status {
+	case http.StatusUnauthorized:
+		w.Header().Set("WWW-Authenticate", `Bearer realm="toolgate"`)
+	case http.StatusServiceUnavailable, http.StatusTooManyRequests:
+		w.Header().Set("Retry-After", "5")
+	}
+	http.Error(w, ref.reason, ref.status)
+}
+
+// run sends the first configuration at once, then heartbeats, and a new
+// configuration whenever an Invalidate changes the revision, until the
+// gate goes, the token expires, the pod is gone, or the operator stops.
+func (s *Server) run(w http.ResponseWriter, st *stream, pod *corev1.Pod) {
+	log := s.log.WithValues("namespace", st.id.Namespace, "pod", st.id.Pod)
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", gateproto.StreamContentType)
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	send := func(f gateproto.Frame) error { return s.writeFrame(w, rc, f) }
+	closeWith := func(reason string) {
+		if err := send(gateproto.Frame{Type: gateproto.FrameError, Error: reason}); err != nil {
+			log.V(1).Info("could not tell the gate why its stream closes", "error", err.Error())
+		}
+	}
+
+	last, ok := s.push(st, pod, "", true, send, closeWith, log)
+	if !ok {
+		return
+	}
+	log.Info("gate connected", "revision", last)
+	defer log.Info("gate stream closed")
+
+	lifetime := s.o.MaxStreamLifetime
+	if !st.id.Expiry.IsZero() {
+		lifetime = min(lifetime, time.Until(st.id.Expiry))
+	}
+	end := time.NewTimer(lifetime)
+	defer end.Stop()
+	heartbeat := time.NewTicker(s.o.HeartbeatInterval)
+	defer heartbeat.Stop()
+	var debounce *time.Timer
+	var rebuild <-chan time.Time
+	defer func() {
+		if debounce != nil {
+			debounce.Stop()
+		}
+	}()
+
+	for {
+		select {
+		case <-st.ctx.Done():
+			switch cause := context.Cause(st.ctx); {
+			case errors.Is(cause, errSuperseded):
+				closeWith(errSuperseded.Error())
+			case s.isClosed():
+				closeWith(errShutdown.Error())
+			}
+			return
+		case <-end.C:
+			// The gate reconnects with the token the kubelet rotated in,
+			// and is authenticated again.
+			closeWith("the stream's lifetime or the token's is over; reconnect with the current token")
+			return
+		case <-heartbeat.C:
+			if err := send(gateproto.Frame{Type: gateproto.FrameHeartbeat}); err != nil {
+				log.V(1).Info("gate gone", "error", err.Error())
+				return
+			}
+		case <-st.notify:
+			if rebuild == nil {
+				debounce = time.NewTimer(s.o.Debounce)
+				rebuild = debounce.C
+			}
+		case <-rebuild:
+			rebuild = nil
+			checkCtx, cancel := context.WithTimeout(st.ctx, reviewTimeout)
+			pod, ref := checkPod(checkCtx, s.o.PodReader, st.id)
+			cancel()
+			if ref != nil {
+				log.Info("closing a gate's stream: "+ref.reason, "reason", ref.label)
+				closeWith(ref.reason)
+				return
+			}
+			if last, ok = s.push(st, pod, last, false, send, closeWith, log); !ok {
+				return
+			}
+		}
+	}
+}
+
+// push builds the pod's configuration and sends it when it is the
+// stream's first or its revision is not last. It returns the revision the gate now has, and false when the
+// stream must close (it has then said why).
+func (s *Server) push(st *stream, pod *corev1.Pod, last string, first bool, send func(gateproto.Frame) error,
+	closeWith func(string), log logr.Logger) (string, bool) {
+	cfg, err := s.build(st.ctx, pod, st.id)
+	if err != nil {
+		s.metrics.buildErrors.Inc()
+		log.Error(err, "building a gate's configuration")
+		// The details stay in the operator's log: the gate's log is
+		// readable in the agent's namespace, and the error may name
+		// objects of others.
+		closeWith("the operator could not build this pod's configuration; the gate keeps its last one")
+		return last, false
+	}
+	if !first && cfg.Revision == last {
+		return last, true
+	}
+	if err := send(gateproto.Frame{Type: gateproto.FrameConfig, Config: cfg}); err != nil {
+		if errors.Is(err, errFrameTooLarge) {
+			log.Error(err, "a gate's configuration is too large to send", "revision", cfg.Revision)
+			closeWith("the configuration is larger than a frame may be; the gate keeps its last one")
+		} else {
+			log.V(1).Info("gate gone", "error", err.Error())
+		}
+		return last, false
+	}
+	s.metrics.pushes.Inc()
+	if !first {
+		log.Info("pushed a new configuration", "revision", cfg.Revision, "previous", last)
+	}
+	return cfg.Revision, true
+}
+
+// build asks the Builder for the pod's configuration and checks it is
+// this pod's. A configuration that fails Validate is still sent: the gate
+// is the one place the contract is enforced, refuses it whole and says so
+// in its own metrics, keeping its last good one; the operator logs and
+// counts it so that the bug is seen where it can be fixed.
+func (s *Server) build(ctx context.Context, pod *corev1.Pod, id identity) (*gateproto.Config, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.o.BuildTimeout)
+	defer cancel()
+	cfg, err := s.o.Builder.Build(ctx, pod)
+	if err != nil {
+		return nil, err
+	}
+	if cfg == nil {
+		return nil, errors.New("the builder returned no configuration")
+	}
+	if cfg.Namespace != id.Namespace || cfg.Pod != id.Pod {
+		return nil, fmt.Errorf("the builder made a configuration for %s/%s, not for the token's pod %s/%s",
+			cfg.Namespace, cfg.Pod, id.Namespace, id.Pod)
+	}
+	if err := cfg.Validate(); err != nil {
+		s.metrics.invalid.Inc()
+		s.log.Error(err, "a gate's configuration fails validation; the gate will refuse it",
+			"namespace", id.Namespace, "pod", id.Pod, "revision", cfg.Revision)
+	}
+	return cfg, nil
+}
+
+// errFrameTooLarge refuses to send a frame above gateproto.MaxFrameBytes,
+// which the gate would refuse anyway.
+var errFrameTooLarge = errors.New("frame larger than gateproto.MaxFrameBytes")
+
+// writeFrame sends one frame as one line and flushes it, within the write
+// timeout: a gate that stops reading must not hold a goroutine forever.
+func (s *Server) writeFrame(w http.ResponseWriter, rc *http.ResponseController, f gateproto.Frame) error {
+	f.Version = gateproto.Version
+	f.Time = time.Now().UTC()
+	b, err := json.Marshal(f)
+	if err != nil {
+		return fmt.Errorf("encoding a %s frame: %w", f.Type, err)
+	}
+	if len(b)+1 > gateproto.MaxFrameBytes {
+		return fmt.Errorf("%w: %d bytes", errFrameTooLarge, len(b)+1)
+	}
+	b = append(b, '\n')
+	_ = rc.SetWriteDeadline(time.Now().Add(s.o.WriteTimeout))
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
+	return rc.Flush()
+}
+
+func (s *Server) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
