@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/toolgate/toolgate/internal/gateserver"
 	"github.com/toolgate/toolgate/internal/probe"
 )
 
@@ -37,6 +38,13 @@ type options struct {
 	probeMemoryBudget    quantity
 	probeMemoryPerServer quantity
 	probeAllowLinkLocal  bool
+
+	// The gates' configuration server (issue 9, point 3).
+	gatePort          int
+	gateBindAddress   string
+	gateMaxStreams    int
+	gateHeartbeat     time.Duration
+	gateMaxStreamLife time.Duration
 
 	// approverSAs, adminUsers and adminGroups are their flags, parsed by
 	// complete.
@@ -92,6 +100,17 @@ func bindFlags(fs *flag.FlagSet) *options {
 	fs.BoolVar(&o.probeAllowLinkLocal, "probe-allow-link-local", false,
 		"let probes connect to link-local and cloud metadata addresses (169.254.0.0/16, fe80::/10, 100.100.100.200, fd00:ec2::254), "+
 			"refused by default because whoever creates an MCPServer chooses its URL and headers")
+
+	fs.IntVar(&o.gatePort, "gate-port", gateserver.DefaultPort,
+		"port on which gates stream their configuration, over TLS with the webhook server's certificate and HTTP/2; 0 disables it")
+	fs.StringVar(&o.gateBindAddress, "gate-bind-address", "",
+		"address the gate server listens on; every interface when empty")
+	fs.IntVar(&o.gateMaxStreams, "gate-max-streams", gateserver.DefaultMaxStreams,
+		"gates one replica serves at once; more are refused and retry, through the Service, on another replica")
+	fs.DurationVar(&o.gateHeartbeat, "gate-heartbeat-interval", gateserver.DefaultHeartbeatInterval,
+		"how often an idle configuration stream gets a heartbeat; keep it well under the gates' heartbeat timeout (45s by default)")
+	fs.DurationVar(&o.gateMaxStreamLife, "gate-max-stream-lifetime", gateserver.DefaultMaxStreamLifetime,
+		"longest a configuration stream lasts before the gate reconnects and is authenticated again, however long its token lives")
 	return o
 }
 
@@ -160,6 +179,15 @@ func (o *options) complete(getenv func(string) string) error {
 	if o.probeMemoryBudget > 0 && o.probeMemoryBudget < o.probeMemoryPerServer {
 		return fmt.Errorf("--probe-memory-budget (%s) is less than --probe-memory-per-server (%s): the largest catalogue allowed could never be probed",
 			&o.probeMemoryBudget, &o.probeMemoryPerServer)
+	}
+	if o.gatePort < 0 || o.gatePort > 65535 {
+		return fmt.Errorf("--gate-port is %d: want a port, or 0 to serve no gates", o.gatePort)
+	}
+	if o.gateMaxStreams < 1 || o.gateHeartbeat <= 0 || o.gateMaxStreamLife <= 0 {
+		return fmt.Errorf("--gate-max-streams, --gate-heartbeat-interval and --gate-max-stream-lifetime must be positive")
+	}
+	if o.gateMaxStreamLife < 2*o.gateHeartbeat {
+		return fmt.Errorf("--gate-max-stream-lifetime (%s) is less than two --gate-heartbeat-interval (%s)", o.gateMaxStreamLife, o.gateHeartbeat)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestOptions(t *testing.T) {
@@ -71,6 +72,14 @@ func TestOptions(t *testing.T) {
 			}},
 		{name: "a global probe budget below one probe's", args: []string{"--operator-user=op", "--probe-memory-budget=16Mi"},
 			wantErr: "--probe-memory-budget (16Mi) is less than --probe-memory-per-server (32Mi)"},
+		{name: "the gate server by default", args: []string{"--operator-user=op"}, check: func(t *testing.T, o *options) {
+			if o.gatePort != 9444 || o.gateBindAddress != "" || o.gateHeartbeat != 15*time.Second || o.gateMaxStreams != 4096 {
+				t.Errorf("gate port %d, bind %q, heartbeat %s, max streams %d", o.gatePort, o.gateBindAddress, o.gateHeartbeat, o.gateMaxStreams)
+			}
+		}},
+		{name: "a gate port out of range", args: []string{"--operator-user=op", "--gate-port=70000"}, wantErr: "--gate-port is 70000"},
+		{name: "a gate stream shorter than its heartbeats", args: []string{"--operator-user=op", "--gate-max-stream-lifetime=20s"},
+			wantErr: "--gate-max-stream-lifetime (20s) is less than two --gate-heartbeat-interval (15s)"},
 		{name: "no memory for a probe", args: []string{"--operator-user=op", "--probe-memory-per-server=0"},
 			wantErr: "--probe-memory-per-server is 0"},
 	} {
@@ -100,7 +109,7 @@ func TestOptions(t *testing.T) {
 // it, and the logger's flags, besides its own.
 func TestFlagSet(t *testing.T) {
 	fs, _, _ := newFlagSet()
-	for _, name := range []string{"kubeconfig", "zap-log-level", "operator-user", "admin-users", "admin-groups", "probe-concurrency"} {
+	for _, name := range []string{"kubeconfig", "zap-log-level", "operator-user", "admin-users", "admin-groups", "probe-concurrency", "gate-port", "gate-bind-address"} {
 		if fs.Lookup(name) == nil {
 			t.Errorf("no --%s flag", name)
 		}

@@ -68,7 +68,8 @@ func newManager(o *options) (ctrl.Manager, error) {
 	return mgr, nil
 }
 
-// wire registers the controllers, the webhooks and the health checks.
+// wire registers the controllers, the webhooks, the gate server and the
+// health checks.
 func wire(mgr ctrl.Manager, o *options) error {
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
 		RequiredApprovers: o.requiredApprovers, Version: version,
@@ -84,6 +85,9 @@ func wire(mgr ctrl.Manager, o *options) error {
 		AdminUsers: o.adminUsers, AdminGroups: o.adminGroups,
 	}); err != nil {
 		return fmt.Errorf("setting up the approval webhooks: %w", err)
+	}
+	if err := setupGateServer(mgr, o); err != nil {
+		return fmt.Errorf("setting up the gate server: %w", err)
 	}
 
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {

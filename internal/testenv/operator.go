@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"fmt"
+	"net"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -18,7 +19,10 @@ type Operator struct {
 	Bin string
 	// Kubeconfig acts as OperatorUser.
 	Kubeconfig string
-	args       []string
+	// GatePort is where the operator serves gates, on 127.0.0.1, with the
+	// webhook server's certificate.
+	GatePort int
+	args     []string
 }
 
 // PrepareOperator builds the manager into dir and provisions its identity.
@@ -34,11 +38,28 @@ func (e *Env) PrepareOperator(dir string) (*Operator, error) {
 		return nil, err
 	}
 	_, port, certDir := e.WebhookServer()
-	return &Operator{Bin: bin, Kubeconfig: kubeconfig, args: []string{
+	gatePort, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	return &Operator{Bin: bin, Kubeconfig: kubeconfig, GatePort: gatePort, args: []string{
 		"--kubeconfig", kubeconfig, "--operator-user", OperatorUser,
 		"--metrics-bind-address", "0", "--health-probe-bind-address", "0",
 		"--webhook-port", strconv.Itoa(port), "--webhook-cert-dir", certDir,
+		// Each control plane's operator gets its own gate port, so that
+		// tests running side by side do not contend for the default.
+		"--gate-bind-address", "127.0.0.1", "--gate-port", strconv.Itoa(gatePort),
 	}}, nil
+}
+
+// freePort returns a local TCP port nothing listens on now.
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("finding a free port: %w", err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 // Command returns the operator's command line with extra flags appended.
