@@ -1,20 +1,16 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 
-	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/toolgate/toolgate/controllers"
-	"github.com/toolgate/toolgate/internal/gateproto"
 	"github.com/toolgate/toolgate/internal/gateserver"
 )
 
@@ -49,8 +45,7 @@ func setupGateServer(mgr ctrl.Manager, o *options) error {
 	if err := mgr.Add(srv); err != nil {
 		return fmt.Errorf("adding the gate server: %w", err)
 	}
-	gateInvalidation(mgr, srv)
-	return nil
+	return gateInvalidation(mgr, srv)
 }
 
 // webhookCert returns where the webhook server reads its certificate,
@@ -74,27 +69,20 @@ func webhookCert(mgr ctrl.Manager, o *options) (dir, cert, key string) {
 	return dir, cert, key
 }
 
-// gateBuilder is the seam where the lead wires controllers.GateConfigBuilder
-// (policy evaluation), &controllers.GateConfigBuilder{Reader: mgr.GetClient()},
-// once its cache indexes are registered. Until then every gate is refused
-// a configuration, which the gate survives: it exposes nothing without one.
-func gateBuilder(ctrl.Manager) gateserver.Builder { return unwiredBuilder{} }
-
-// The builder to be wired already fits the server's interface.
-var _ gateserver.Builder = (*controllers.GateConfigBuilder)(nil)
-
-// unwiredBuilder builds nothing.
-type unwiredBuilder struct{}
-
-func (unwiredBuilder) Build(context.Context, *corev1.Pod) (*gateproto.Config, error) {
-	return nil, errNoBuilder
+// gateBuilder evaluates the policies that select a pod, from the manager's
+// cache. The cache's field indexes are registered with the controllers,
+// before this runs.
+func gateBuilder(mgr ctrl.Manager) gateserver.Builder {
+	return &controllers.GateConfigBuilder{Reader: mgr.GetClient()}
 }
 
-var errNoBuilder = errors.New("no builder wired: the gate configuration builder is not part of this build yet")
-
-// gateInvalidation is the seam where the lead registers
-// controllers.GateInvalidation: informer handlers on policies, servers,
-// pins and credential Secrets that call srv.Invalidate with the namespace
-// whose gates a change concerns ("" for all):
-// controllers.GateInvalidation(mgr, srv.Invalidate).
-func gateInvalidation(ctrl.Manager, *gateserver.Server) {}
+// gateInvalidation registers informer handlers on policies, servers, pins,
+// credentials Secrets and namespaces that tell the server which
+// namespace's gates a change concerns. Informers run on every replica, so
+// a replica that is not the leader pushes as fast as the leader.
+func gateInvalidation(mgr ctrl.Manager, srv *gateserver.Server) error {
+	if err := controllers.GateInvalidation(mgr, srv.Invalidate); err != nil {
+		return fmt.Errorf("watching what gate configurations depend on: %w", err)
+	}
+	return nil
+}
