@@ -1,0 +1,356 @@
+package gate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/toolgate/toolgate/internal/gate/gatemetrics"
+	"github.com/toolgate/toolgate/internal/gate/rpcmsg"
+	"github.com/toolgate/toolgate/internal/gate/sse"
+	"github.com/toolgate/toolgate/internal/gateproto"
+)
+
+// internalIDPrefix starts the ids of the gate's own requests to a server.
+const internalIDPrefix = "toolgate/"
+
+// Decisions and reasons of the audit line beyond the configuration's own.
+const (
+	decisionForward      = "forward"
+	decisionRefuse       = "refuse"
+	decisionWithhold     = "withhold"
+	decisionAuditForward = "audit-forward"
+
+	reasonUnknown        = "Unknown"
+	reasonChanged        = "FingerprintChanged"
+	reasonNotObserved    = "NotObserved"
+	reasonApproval       = "ApprovalRequired"
+	reasonApproved       = "Approved"
+	reasonNotApproved    = "NotApproved"
+	reasonApprovalFailed = "ApprovalUnavailable"
+)
+
+// notAvailable is the one answer to a call of a tool the agent may not
+// reach, whatever the reason: the model learns nothing it could use to get
+// around the gate.
+const notAvailable = "tool not available"
+
+type verdict struct {
+	forward bool
+	// decision and reason are what the audit line records; enforce is
+	// what Enforce would have done, in Audit mode.
+	decision, reason, enforce string
+	message                   string
+	tool                      *gateproto.Tool
+	fingerprint               string
+	approvedBy                string
+}
+
+func refuse(reason string, t *gateproto.Tool) verdict {
+	return verdict{decision: decisionRefuse, reason: reason, message: notAvailable, tool: t}
+}
+
+func (g *Gate) serveCall(x *exchange) {
+	v := g.decideCall(x)
+	callID := string(bytes.Trim(x.msg.ID, `"`))
+	if v.forward {
+		g.forward(x)
+	} else {
+		g.refuseCall(x, v.message)
+	}
+	g.observeLatency(x)
+	level, tool := "", gatemetrics.UnknownTool
+	if v.tool != nil {
+		level, tool = v.tool.Level, v.tool.Name
+	}
+	g.metrics.Calls.WithLabelValues(x.ss.cfg.ID, tool, level, v.decision).Inc()
+	g.auditLine(x.st, x.ss, decisionLine{
+		tool: x.msg.Name, fingerprint: v.fingerprint, level: level, decision: v.decision,
+		reason: v.reason, enforce: v.enforce, callID: callID, upstream: x.upstream, by: v.approvedBy,
+	})
+}
+
+// refuseCall answers a refused call with a JSON-RPC error, where the agent
+// reads responses: on the SSE transport, the session's stream.
+func (g *Gate) refuseCall(x *exchange, message string) {
+	resp := rpcmsg.ErrorResponse(x.msg.ID, rpcmsg.CodeInvalidParams, message)
+	if x.ss.sse {
+		if s := x.sess.getStream(); s != nil && s.writeMessage(resp) == nil {
+			x.w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		writeRPCError(x.w, http.StatusBadRequest, x.msg.ID, rpcmsg.CodeInvalidParams, message)
+		return
+	}
+	writeRPCError(x.w, http.StatusOK, x.msg.ID, rpcmsg.CodeInvalidParams, message)
+}
+
+// decideCall judges a tools/call. The order matters: what the
+// configuration says first, then what the server sends now (listing it if
+// the gate has not seen the tool since the configuration was applied),
+// and only then a human, who is never asked about a definition that
+// changed.
+func (g *Gate) decideCall(x *exchange) verdict {
+	st, ss := x.st, x.ss
+	name := x.msg.Name
+	t := ss.tools[name]
+	if t == nil {
+		return refuse(reasonUnknown, nil)
+	}
+	if ss.watch.isBlocked(name) {
+		return refuse(reasonChanged, t)
+	}
+	audit := st.cfg.Mode == gateproto.ModeAudit
+	v := verdict{forward: true, decision: decisionForward, tool: t, fingerprint: t.Fingerprint}
+	if t.Decision == gateproto.DecisionWithheld {
+		if !audit || !t.AuditForwardable {
+			return refuse(string(t.Reason), t)
+		}
+		v.decision, v.reason, v.enforce = decisionAuditForward, string(t.Reason), decisionRefuse
+	}
+	o, ok := ss.watch.observation(name)
+	if !ok || o.gen != st.gen {
+		ctx, cancel := context.WithTimeout(x.r.Context(), 2*ss.headerTimeout)
+		err := g.establish(ctx, st, ss, x.via())
+		cancel()
+		if err != nil {
+			g.log.Warn("listing the server before a call failed; call refused", "server", ss.cfg.ID, "tool", name, "error", err)
+		}
+		o, ok = ss.watch.observation(name)
+	}
+	switch {
+	case !ok || o.gen != st.gen:
+		return refuse(reasonNotObserved, t)
+	case ss.watch.isBlocked(name) || o.fingerprint != t.Fingerprint:
+		r := refuse(reasonChanged, t)
+		r.fingerprint = o.fingerprint
+		return r
+	}
+	if t.Decision != gateproto.DecisionApprovalGated {
+		return v
+	}
+	if audit {
+		v.decision, v.reason, v.enforce = decisionAuditForward, reasonApproval, "approve"
+		return v
+	}
+	return g.approve(x, t, v)
+}
+
+func (g *Gate) approve(x *exchange, t *gateproto.Tool, v verdict) verdict {
+	digest, err := ArgumentsDigest(x.msg.Arguments)
+	if err != nil {
+		return refuse(reasonApprovalFailed, t)
+	}
+	req := gateproto.CallRequest{
+		Version:          gateproto.Version,
+		CallID:           randomKey(),
+		Server:           x.ss.cfg.ID,
+		Tool:             t.Name,
+		Pin:              t.Pin,
+		Fingerprint:      t.Fingerprint,
+		ArgumentsDigest:  digest,
+		ArgumentsPreview: ArgumentsPreview(x.msg.Arguments),
+	}
+	ctx := x.r.Context()
+	if d := x.st.cfg.ApprovalTimeout.Duration; d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	out, err := g.approver.Approve(ctx, req)
+	switch {
+	case errors.Is(err, ErrApprovalRequired):
+		r := refuse(reasonApproval, t)
+		r.message = "approval required"
+		return r
+	case err != nil:
+		g.log.Warn("approval failed; call refused", "server", x.ss.cfg.ID, "tool", t.Name, "error", err)
+		r := refuse(reasonApprovalFailed, t)
+		r.message = "approval required"
+		return r
+	case out.Verdict == gateproto.CallApproved:
+		v.reason, v.approvedBy = reasonApproved, out.By
+		return v
+	default:
+		r := refuse(reasonNotApproved, t)
+		r.approvedBy = out.By
+		r.message = "call not approved"
+		if out.Verdict == gateproto.CallExpired {
+			r.message = "approval timed out"
+		}
+		return r
+	}
+}
+
+// establish makes sure the gate has observed the server's live catalogue
+// under the configuration in force, listing it itself when it has not.
+// Concurrent callers share one listing.
+func (g *Gate) establish(ctx context.Context, st *state, ss *serverState, v via) error {
+	w := ss.watch
+	w.mu.Lock()
+	if l := w.listing; l != nil && l.gen == st.gen {
+		w.mu.Unlock()
+		select {
+		case <-l.done:
+			return l.err
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	l := &listing{gen: st.gen, done: make(chan struct{})}
+	w.listing = l
+	w.mu.Unlock()
+	l.err = g.listServer(ctx, st, ss, v)
+	close(l.done)
+	w.mu.Lock()
+	if w.listing == l {
+		w.listing = nil
+	}
+	w.mu.Unlock()
+	return l.err
+}
+
+// listServer reads every page of the server's tools/list in the agent's
+// session, so the gate sees what the agent would be shown, and records it.
+func (g *Gate) listServer(ctx context.Context, st *state, ss *serverState, v via) error {
+	var meta []byte
+	if v.protocol >= protocolStateless {
+		meta = rpcmsg.ClientMeta(v.meta, v.protocol)
+	}
+	cursor := ""
+	for range g.limits.MaxListPages {
+		id := []byte(strconv.Quote(internalIDPrefix + strconv.FormatUint(g.ids.Add(1), 10)))
+		data, err := g.roundTrip(ctx, ss, v, id, rpcmsg.ListRequest(id, cursor, meta))
+		if err != nil {
+			return err
+		}
+		_, res, err := rpcmsg.FilterList(nil, data, rpcmsg.ListOptions{
+			Observe: func(tools []rpcmsg.Listed) { g.record(st, ss, tools) },
+		})
+		if err != nil {
+			return err
+		}
+		if res.IsError {
+			return errors.New("the server answered tools/list with an error")
+		}
+		if res.NextCursor == "" {
+			return nil
+		}
+		cursor = res.NextCursor
+	}
+	g.limitHit("list-pages", "server's tools/list has too many pages", "server", ss.cfg.ID, "max", g.limits.MaxListPages)
+	return fmt.Errorf("tools/list has more than %d pages", g.limits.MaxListPages)
+}
+
+// roundTrip sends one request of the gate's own to a server and returns
+// the response message.
+func (g *Gate) roundTrip(ctx context.Context, ss *serverState, v via, id, body []byte) ([]byte, error) {
+	target := ss.cfg.Upstream.URL
+	var wait chan []byte
+	if ss.sse {
+		if v.sess == nil {
+			return nil, errors.New("no SSE session")
+		}
+		target = v.sess.endpoint
+		k := rpcmsg.IDKey(id)
+		wait = v.sess.addWaiter(k)
+		defer v.sess.removeWaiter(k)
+	}
+	req, err := newUpstreamRequest(ctx, ss, http.MethodPost, target, bytes.NewReader(body), nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if v.sessionID != "" {
+		req.Header.Set("Mcp-Session-Id", v.sessionID)
+	}
+	if v.protocol != "" {
+		req.Header.Set("Mcp-Protocol-Version", v.protocol)
+	}
+	if v.protocol >= protocolStateless {
+		req.Header.Set("Mcp-Method", rpcmsg.MethodToolsList)
+	}
+	resp, err := ss.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode >= 300 {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 256))
+		return nil, fmt.Errorf("the server answered tools/list with HTTP %d: %q", resp.StatusCode, b)
+	}
+	if wait != nil {
+		select {
+		case data := <-wait:
+			return data, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	switch mediaType(resp.Header.Get("Content-Type")) {
+	case "application/json":
+		data, err := readBounded(resp.Body, g.limits.MaxListBytes)
+		if err != nil {
+			if errors.Is(err, errListTooLarge) {
+				g.limitHit("list-bytes", "tools/list response too large", "server", ss.cfg.ID, "max", g.limits.MaxListBytes)
+			}
+			return nil, err
+		}
+		return data, nil
+	case "text/event-stream":
+		want := rpcmsg.IDKey(id)
+		rd := sse.NewReader(resp.Body, g.limits.MaxEventBytes)
+		for {
+			ev, err := rd.Next()
+			if err != nil {
+				if errors.Is(err, io.EOF) {
+					return nil, errors.New("the server closed the stream before answering tools/list")
+				}
+				return nil, err
+			}
+			if len(ev.Data) == 0 {
+				continue
+			}
+			m, err := rpcmsg.Scan(ev.Data)
+			if err == nil && m.IsResponse() && rpcmsg.IDKey(m.ID) == want {
+				return bytes.Clone(ev.Data), nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("the server answered tools/list with content type %q", resp.Header.Get("Content-Type"))
+}
+
+// decisionLine is one audit line.
+type decisionLine struct {
+	tool, fingerprint, level, decision, reason, enforce, callID, by string
+	upstream                                                        time.Duration
+}
+
+// auditLine writes one structured line per decision: the pod, the server,
+// the tool and its level, the decision and why, the call id and the time
+// the server took.
+func (g *Gate) auditLine(st *state, ss *serverState, d decisionLine) {
+	if d.callID == "" {
+		d.callID = randomKey()
+	}
+	attrs := []any{
+		"namespace", st.cfg.Namespace, "pod", st.cfg.Pod, "server", ss.cfg.ID,
+		"tool", d.tool, "fingerprint", d.fingerprint, "level", d.level,
+		"decision", d.decision, "reason", d.reason, "callID", d.callID,
+		"upstreamLatencyMs", float64(d.upstream.Microseconds()) / 1000,
+		"mode", string(st.cfg.Mode), "revision", st.cfg.Revision,
+	}
+	if d.enforce != "" {
+		attrs = append(attrs, "enforceWould", d.enforce)
+	}
+	if d.by != "" {
+		attrs = append(attrs, "decidedBy", d.by)
+	}
+	g.audit.Info("toolgate.decision", attrs...)
+}

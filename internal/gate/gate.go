@@ -1,0 +1,292 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/toolgate/toolgate/internal/gate/gatemetrics"
+	"github.com/toolgate/toolgate/internal/gateproto"
+)
+
+// Limits bound what an agent or a server can make the gate hold or wait
+// for. Each bound, when hit, is answered with a JSON-RPC error or an HTTP
+// status that names it, logged and counted in toolgate_gate_limits_hit_total.
+type Limits struct {
+	// MaxRequestBytes bounds one request body from the agent.
+	MaxRequestBytes int64
+	// MaxListBytes bounds one tools/list response from a server, the only
+	// response the gate reads whole.
+	MaxListBytes int64
+	// MaxEventBytes bounds one server-sent event of any stream.
+	MaxEventBytes int
+	// MaxListPages bounds the pages the gate reads when it lists a server
+	// itself.
+	MaxListPages int
+	// MaxInFlight bounds the requests open at once, streams included.
+	MaxInFlight int
+	// MaxSessions bounds the MCP sessions the gate tracks.
+	MaxSessions int
+	// ResponseHeaderTimeout bounds the wait for a server's response headers
+	// when its Upstream.Timeout is not set.
+	ResponseHeaderTimeout time.Duration
+	// IdleTimeout bounds the silence within a response to a POST; streams
+	// opened by GET and subscriptions/listen may stay silent.
+	IdleTimeout time.Duration
+	// SessionIdleTimeout forgets a session not used for this long.
+	SessionIdleTimeout time.Duration
+	// ListTTL is the most a filtered list may be cached by the agent
+	// (ttlMs, MCP 2026-07-28); zero makes it stale at once, so the agent
+	// asks again and sees the configuration in force.
+	ListTTL time.Duration
+}
+
+// DefaultLimits are the bounds when Options leaves them zero.
+var DefaultLimits = Limits{
+	MaxRequestBytes:       4 << 20,
+	MaxListBytes:          16 << 20,
+	MaxEventBytes:         16 << 20,
+	MaxListPages:          64,
+	MaxInFlight:           256,
+	MaxSessions:           256,
+	ResponseHeaderTimeout: 60 * time.Second,
+	IdleTimeout:           5 * time.Minute,
+	SessionIdleTimeout:    30 * time.Minute,
+}
+
+// Options configure a Gate.
+type Options struct {
+	// Logger receives diagnostics; nil logs nothing.
+	Logger *slog.Logger
+	// Audit receives one JSON line per decision; nil writes them to
+	// standard output with slog's JSON handler.
+	Audit *slog.Logger
+	// Approver decides gated calls; nil refuses them all (DenyApprover).
+	Approver Approver
+	// Metrics are where the gate counts; nil makes a set on a registry of
+	// its own (see Gate.Metrics).
+	Metrics *gatemetrics.Metrics
+	// Limits; a zero field takes its DefaultLimits value.
+	Limits Limits
+}
+
+// Gate is the proxy. It is an http.Handler; it serves nothing until Apply
+// has been given a valid configuration.
+type Gate struct {
+	log      *slog.Logger
+	audit    *slog.Logger
+	approver Approver
+	metrics  *gatemetrics.Metrics
+	limits   Limits
+	inflight chan struct{}
+
+	state atomic.Pointer[state]
+	// applyMu serialises Apply, so generations and blocks move in order.
+	applyMu sync.Mutex
+	gen     uint64
+
+	mu       sync.Mutex
+	watches  map[string]*watch // by server ID; they outlive configurations
+	clients  map[clientKey]*http.Client
+	sessions map[string]*session
+
+	ids atomic.Uint64
+}
+
+// state is one applied configuration, immutable once published.
+type state struct {
+	cfg       *gateproto.Config
+	gen       uint64
+	appliedAt time.Time
+	servers   map[string]*serverState
+}
+
+type serverState struct {
+	cfg    *gateproto.Server
+	tools  map[string]*gateproto.Tool
+	url    *url.URL
+	client *http.Client
+	// headerTimeout is the server's Timeout or the default.
+	headerTimeout time.Duration
+	sse           bool
+	watch         *watch
+}
+
+// New returns a gate with no configuration.
+func New(o Options) *Gate {
+	l := o.Limits
+	d := DefaultLimits
+	l.MaxRequestBytes = orDefault(l.MaxRequestBytes, d.MaxRequestBytes)
+	l.MaxListBytes = orDefault(l.MaxListBytes, d.MaxListBytes)
+	l.MaxEventBytes = orDefault(l.MaxEventBytes, d.MaxEventBytes)
+	l.MaxListPages = orDefault(l.MaxListPages, d.MaxListPages)
+	l.MaxInFlight = orDefault(l.MaxInFlight, d.MaxInFlight)
+	l.MaxSessions = orDefault(l.MaxSessions, d.MaxSessions)
+	l.ResponseHeaderTimeout = orDefault(l.ResponseHeaderTimeout, d.ResponseHeaderTimeout)
+	l.IdleTimeout = orDefault(l.IdleTimeout, d.IdleTimeout)
+	l.SessionIdleTimeout = orDefault(l.SessionIdleTimeout, d.SessionIdleTimeout)
+	g := &Gate{
+		log:      o.Logger,
+		audit:    o.Audit,
+		approver: o.Approver,
+		metrics:  o.Metrics,
+		limits:   l,
+		inflight: make(chan struct{}, l.MaxInFlight),
+		watches:  map[string]*watch{},
+		clients:  map[clientKey]*http.Client{},
+		sessions: map[string]*session{},
+	}
+	if g.log == nil {
+		g.log = slog.New(slog.DiscardHandler)
+	}
+	if g.audit == nil {
+		g.audit = slog.New(slog.NewJSONHandler(os.Stdout, nil))
+	}
+	if g.approver == nil {
+		g.approver = DenyApprover{}
+	}
+	if g.metrics == nil {
+		g.metrics = gatemetrics.New(gatemetrics.Sources{ConfigAge: g.ConfigAge})
+	}
+	return g
+}
+
+func orDefault[T int | int64 | time.Duration](v, d T) T {
+	if v <= 0 {
+		return d
+	}
+	return v
+}
+
+// Metrics returns the gate's collectors.
+func (g *Gate) Metrics() *gatemetrics.Metrics { return g.metrics }
+
+// Applied returns the revision in force, false before the first Apply.
+func (g *Gate) Applied() (string, bool) {
+	st := g.state.Load()
+	if st == nil {
+		return "", false
+	}
+	return st.cfg.Revision, true
+}
+
+// ConfigAge is the time since the configuration in force was applied, false
+// before the first.
+func (g *Gate) ConfigAge() (time.Duration, bool) {
+	st := g.state.Load()
+	if st == nil {
+		return 0, false
+	}
+	return time.Since(st.appliedAt), true
+}
+
+// Apply puts cfg in force. It validates it whole first and, on error, keeps
+// the configuration in force (a gate never invents or half-applies one).
+// Sessions and streams are kept: the new configuration is judged from the
+// next message on. Apply keeps no reference to cfg's caller-owned maps
+// beyond cfg itself, which must not change afterwards.
+func (g *Gate) Apply(cfg *gateproto.Config) error {
+	if err := cfg.Validate(); err != nil {
+		g.metrics.ConfigApplied.WithLabelValues("refused").Inc()
+		g.log.Error("configuration refused", "error", err)
+		return fmt.Errorf("gate: %w", err)
+	}
+	g.applyMu.Lock()
+	defer g.applyMu.Unlock()
+	g.gen++
+	st := &state{cfg: cfg, gen: g.gen, appliedAt: time.Now(), servers: make(map[string]*serverState, len(cfg.Servers))}
+	for i := range cfg.Servers {
+		s := &cfg.Servers[i]
+		ss := &serverState{cfg: s, tools: make(map[string]*gateproto.Tool, len(s.Tools)), watch: g.watch(s.ID)}
+		for j := range s.Tools {
+			ss.tools[s.Tools[j].Name] = &s.Tools[j]
+		}
+		if s.Ready {
+			u, err := url.Parse(s.Upstream.URL)
+			if err != nil { // Validate parsed it already
+				return fmt.Errorf("gate: server %s: %w", s.ID, err)
+			}
+			client, err := g.client(s.Upstream)
+			if err != nil {
+				g.metrics.ConfigApplied.WithLabelValues("refused").Inc()
+				return fmt.Errorf("gate: server %s: %w", s.ID, err)
+			}
+			ss.url, ss.client = u, client
+			ss.headerTimeout = s.Upstream.Timeout.Duration
+			if ss.headerTimeout <= 0 {
+				ss.headerTimeout = g.limits.ResponseHeaderTimeout
+			}
+			ss.sse = s.Upstream.Transport == "SSE"
+		}
+		st.servers[s.ID] = ss
+	}
+	old := g.state.Swap(st)
+	g.metrics.ConfigApplied.WithLabelValues("applied").Inc()
+	g.log.Info("configuration applied", "revision", cfg.Revision, "mode", cfg.Mode, "servers", len(cfg.Servers))
+
+	// Lift the blocks the new configuration resolves, and tell agents
+	// whose list may have changed.
+	for id, ss := range st.servers {
+		lifted := ss.watch.lift(ss)
+		changed := lifted || old == nil || exposedChanged(old.servers[id], ss)
+		g.setToolGauges(ss)
+		if changed {
+			g.notifyToolsChanged(ss.watch)
+		}
+	}
+	return nil
+}
+
+// exposedChanged reports whether a configuration change may change what a
+// server's list shows.
+func exposedChanged(a, b *serverState) bool {
+	if a == nil || a.cfg.Ready != b.cfg.Ready || len(a.tools) != len(b.tools) {
+		return true
+	}
+	for name, t := range b.tools {
+		o := a.tools[name]
+		if o == nil || o.Decision != t.Decision || o.Fingerprint != t.Fingerprint || o.AuditForwardable != t.AuditForwardable {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *Gate) watch(id string) *watch {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	w := g.watches[id]
+	if w == nil {
+		w = newWatch(id)
+		g.watches[id] = w
+	}
+	return w
+}
+
+func (g *Gate) setToolGauges(ss *serverState) {
+	exposed, withheld := 0, 0
+	blocked := ss.watch.blockedSet()
+	for name, t := range ss.tools {
+		if t.Decision != gateproto.DecisionWithheld && ss.cfg.Ready && !blocked[name] {
+			exposed++
+		} else {
+			withheld++
+		}
+	}
+	g.metrics.Tools.WithLabelValues(ss.cfg.ID, "exposed").Set(float64(exposed))
+	g.metrics.Tools.WithLabelValues(ss.cfg.ID, "withheld").Set(float64(withheld))
+}
+
+// errNoConfig and friends are what the agent reads when the gate cannot
+// serve a server at all. They say what is wrong, not how to get around it.
+var (
+	errNoConfig       = errors.New("toolgate: no configuration yet; nothing is exposed")
+	errUnknownServer  = errors.New("toolgate: no such server")
+	errServerNotReady = errors.New("toolgate: server not available")
+)

@@ -1,0 +1,121 @@
+package gatemetrics
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// UnknownTool is the tool label of a call to a name the configuration does
+// not hold: the label set stays bounded by the configuration, whatever
+// names an agent sends.
+const UnknownTool = "_unknown"
+
+// Metrics are the gate's collectors.
+type Metrics struct {
+	// Registry holds every collector below.
+	Registry *prometheus.Registry
+
+	// Calls counts tools/call decisions by server, tool, level and decision.
+	Calls *prometheus.CounterVec
+	// AddedLatency is the time the gate adds to a request: its whole time
+	// in the gate minus the time waiting on the server.
+	AddedLatency *prometheus.HistogramVec
+	// UpstreamLatency is the time spent waiting on the server.
+	UpstreamLatency *prometheus.HistogramVec
+	// Tools is how many tools of each server the gate exposes or withholds,
+	// from the last list it saw.
+	Tools *prometheus.GaugeVec
+	// FingerprintMismatches counts tools withheld because the server sent a
+	// definition other than the approved one.
+	FingerprintMismatches *prometheus.CounterVec
+	// LimitsHit counts requests stopped by a bound, by bound.
+	LimitsHit *prometheus.CounterVec
+	// Errors counts requests that failed in the gate or upstream, by kind.
+	Errors *prometheus.CounterVec
+	// InFlight is how many requests (streams included) are open now.
+	InFlight prometheus.Gauge
+	// Sessions is how many MCP sessions the gate tracks.
+	Sessions prometheus.Gauge
+	// ConfigApplied counts configurations applied and refused.
+	ConfigApplied *prometheus.CounterVec
+}
+
+// Sources are the values the gate reads from its connection to the
+// operator; a nil function exports nothing.
+type Sources struct {
+	// ConfigAge is the time since the configuration in force was applied,
+	// and false before the first.
+	ConfigAge func() (time.Duration, bool)
+	// Connected reports whether the stream to the operator is up.
+	Connected func() bool
+}
+
+// New registers the gate's metrics on a new registry.
+func New(src Sources) *Metrics {
+	r := prometheus.NewRegistry()
+	r.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// Buckets from 50µs: the gate's own work is in the tens of microseconds,
+	// and a regression there must be visible.
+	added := []float64{50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 100e-3, 1}
+	m := &Metrics{
+		Registry: r,
+		Calls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolgate_gate_calls_total", Help: "tools/call requests by server, tool, level and decision.",
+		}, []string{"server", "tool", "level", "decision"}),
+		AddedLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "toolgate_gate_added_latency_seconds", Help: "Time a request spent in the gate, waiting on the server excluded.",
+			Buckets: added,
+		}, []string{"server", "method"}),
+		UpstreamLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "toolgate_gate_upstream_latency_seconds", Help: "Time a request waited on the server.",
+			Buckets: prometheus.DefBuckets,
+		}, []string{"server", "method"}),
+		Tools: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "toolgate_gate_tools", Help: "Tools of a server exposed or withheld, as of the last list the gate saw.",
+		}, []string{"server", "state"}),
+		FingerprintMismatches: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolgate_gate_fingerprint_mismatches_total", Help: "Tools withheld because the server sent a definition other than the approved one.",
+		}, []string{"server", "tool"}),
+		LimitsHit: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolgate_gate_limits_hit_total", Help: "Requests stopped by a bound, by bound.",
+		}, []string{"limit"}),
+		Errors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolgate_gate_errors_total", Help: "Requests that failed, by kind.",
+		}, []string{"kind"}),
+		InFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "toolgate_gate_in_flight_requests", Help: "Requests, streams included, open now.",
+		}),
+		Sessions: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "toolgate_gate_sessions", Help: "MCP sessions the gate tracks.",
+		}),
+		ConfigApplied: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolgate_gate_configs_total", Help: "Configurations applied or refused.",
+		}, []string{"result"}),
+	}
+	r.MustRegister(m.Calls, m.AddedLatency, m.UpstreamLatency, m.Tools, m.FingerprintMismatches,
+		m.LimitsHit, m.Errors, m.InFlight, m.Sessions, m.ConfigApplied)
+	if src.ConfigAge != nil {
+		r.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "toolgate_gate_config_age_seconds", Help: "Seconds since the configuration in force was applied; -1 before the first.",
+		}, func() float64 {
+			age, ok := src.ConfigAge()
+			if !ok {
+				return -1
+			}
+			return age.Seconds()
+		}))
+	}
+	if src.Connected != nil {
+		r.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "toolgate_gate_operator_connected", Help: "1 while the configuration stream to the operator is up.",
+		}, func() float64 {
+			if src.Connected() {
+				return 1
+			}
+			return 0
+		}))
+	}
+	return m
+}

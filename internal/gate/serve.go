@@ -1,0 +1,536 @@
+package gate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/toolgate/toolgate/internal/gate/rpcmsg"
+)
+
+// protocolStateless is the first MCP revision with per-request protocol
+// versions, subscriptions/listen and cacheable list results. Revisions are
+// dates, so they compare as strings.
+const protocolStateless = "2026-07-28"
+
+// exchange is one agent request in flight.
+type exchange struct {
+	st       *state
+	ss       *serverState
+	sess     *session
+	w        http.ResponseWriter
+	r        *http.Request
+	body     []byte
+	msg      rpcmsg.Message
+	protocol string
+	start    time.Time
+	upstream time.Duration
+}
+
+// via is how the gate reaches a server on an agent's behalf: the session
+// and protocol of the agent's request, kept after the request is gone.
+type via struct {
+	sessionID string
+	protocol  string
+	sess      *session
+	// meta is the _meta of the agent's request (MCP 2026-07-28), whose
+	// client members the gate's own requests repeat.
+	meta []byte
+}
+
+func (x *exchange) via() via {
+	return via{sessionID: x.r.Header.Get("Mcp-Session-Id"), protocol: x.protocol, sess: x.sess, meta: x.msg.Meta}
+}
+
+var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// ServeHTTP serves the agent.
+func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler { //nolint:errorlint // net/http panics with this exact value
+				panic(v)
+			}
+			g.metrics.Errors.WithLabelValues("panic").Inc()
+			g.log.Error("panic serving a request; refused", "panic", v, "stack", string(debug.Stack()))
+			writeRPCError(w, http.StatusInternalServerError, nil, rpcmsg.CodeInternalError, "toolgate: internal error")
+		}
+	}()
+	if !hostAllowed(r) {
+		http.Error(w, "toolgate: Host must be a loopback name", http.StatusForbidden)
+		return
+	}
+	id, ok := serverIDFromPath(r.URL.Path)
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	st := g.state.Load()
+	if st == nil {
+		writeRPCError(w, http.StatusServiceUnavailable, nil, rpcmsg.CodeGate, errNoConfig.Error())
+		return
+	}
+	ss := st.servers[id]
+	switch {
+	case ss == nil:
+		writeRPCError(w, http.StatusNotFound, nil, rpcmsg.CodeGate, errUnknownServer.Error())
+		return
+	case !ss.cfg.Ready:
+		writeRPCError(w, http.StatusServiceUnavailable, nil, rpcmsg.CodeGate, errServerNotReady.Error())
+		return
+	}
+	select {
+	case g.inflight <- struct{}{}:
+		g.metrics.InFlight.Inc()
+		defer func() { <-g.inflight; g.metrics.InFlight.Dec() }()
+	default:
+		g.limitHit("in-flight", "too many requests in flight", "max", g.limits.MaxInFlight)
+		w.Header().Set("Retry-After", "1")
+		writeRPCError(w, http.StatusServiceUnavailable, nil, rpcmsg.CodeGate, fmt.Sprintf("toolgate: more than %d requests in flight", g.limits.MaxInFlight))
+		return
+	}
+	x := &exchange{st: st, ss: ss, w: w, r: r, start: time.Now(), protocol: r.Header.Get("Mcp-Protocol-Version")}
+	switch r.Method {
+	case http.MethodPost:
+		g.servePOST(x)
+	case http.MethodGet:
+		if ss.sse {
+			g.serveSSEStream(x)
+		} else {
+			g.serveGET(x)
+		}
+	case http.MethodDelete:
+		g.serveDELETE(x)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	}
+}
+
+func (g *Gate) limitHit(limit, msg string, args ...any) {
+	g.metrics.LimitsHit.WithLabelValues(limit).Inc()
+	g.log.Warn("bound hit: "+msg, append([]any{"limit", limit}, args...)...)
+}
+
+func writeRPCError(w http.ResponseWriter, status int, id []byte, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(rpcmsg.ErrorResponse(id, code, msg))
+}
+
+// hostAllowed refuses a request to a loopback listener whose Host is not a
+// loopback name: a web page the agent's browser visits could otherwise
+// reach the gate by DNS rebinding.
+func hostAllowed(r *http.Request) bool {
+	la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || !isLoopback(la.String()) {
+		return true
+	}
+	return isLoopback(r.Host)
+}
+
+func isLoopback(hostport string) bool {
+	h, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		h = hostport
+	}
+	h = strings.Trim(h, "[]")
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (g *Gate) servePOST(x *exchange) {
+	w, r := x.w, x.r
+	buf := bodyBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= 1<<20 {
+			bodyBuffers.Put(buf)
+		}
+	}()
+	if r.ContentLength > g.limits.MaxRequestBytes {
+		g.limitHit("request-bytes", "request body too large", "bytes", r.ContentLength)
+		writeRPCError(w, http.StatusRequestEntityTooLarge, nil, rpcmsg.CodeInvalidRequest, fmt.Sprintf("toolgate: request body exceeds %d bytes", g.limits.MaxRequestBytes))
+		return
+	}
+	if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, g.limits.MaxRequestBytes)); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			g.limitHit("request-bytes", "request body too large", "max", mbe.Limit)
+			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, rpcmsg.CodeInvalidRequest, fmt.Sprintf("toolgate: request body exceeds %d bytes", mbe.Limit))
+			return
+		}
+		http.Error(w, "toolgate: reading the request failed", http.StatusBadRequest)
+		return
+	}
+	x.body = buf.Bytes()
+	msg, err := rpcmsg.Scan(x.body)
+	if err != nil {
+		g.metrics.Errors.WithLabelValues("bad-request").Inc()
+		code, text := rpcmsg.CodeParseError, "toolgate: the message is not valid JSON-RPC"
+		if errors.Is(err, rpcmsg.ErrBatch) {
+			code, text = rpcmsg.CodeInvalidRequest, "toolgate: JSON-RPC batches are not supported"
+		}
+		g.log.Debug("request refused", "server", x.ss.cfg.ID, "error", err)
+		writeRPCError(w, http.StatusBadRequest, nil, code, text)
+		return
+	}
+	x.msg = msg
+	if strings.HasPrefix(rpcmsg.IDKey(msg.ID), "s:"+internalIDPrefix) {
+		// The gate's own requests share the session; an agent must not be
+		// able to pose as it.
+		writeRPCError(w, http.StatusBadRequest, msg.ID, rpcmsg.CodeInvalidRequest, "toolgate: request ids starting with "+internalIDPrefix+" are reserved")
+		return
+	}
+
+	if x.ss.sse {
+		s, _ := g.session(x.ss.cfg.ID, r.URL.Query().Get("session"), "", false)
+		if s == nil {
+			http.Error(w, "session not found", http.StatusNotFound)
+			return
+		}
+		x.sess = s
+	} else if sid := r.Header.Get("Mcp-Session-Id"); sid != "" {
+		s, ok := g.session(x.ss.cfg.ID, sid, "", true)
+		if !ok {
+			g.limitHit("sessions", "too many sessions", "max", g.limits.MaxSessions)
+			writeRPCError(w, http.StatusServiceUnavailable, msg.ID, rpcmsg.CodeGate, fmt.Sprintf("toolgate: more than %d sessions", g.limits.MaxSessions))
+			return
+		}
+		x.sess = s
+	}
+
+	switch {
+	case msg.Method == rpcmsg.MethodToolsCall:
+		if msg.ID == nil {
+			writeRPCError(w, http.StatusBadRequest, nil, rpcmsg.CodeInvalidRequest, "toolgate: tools/call must be a request")
+			return
+		}
+		g.serveCall(x)
+	case msg.Method == rpcmsg.MethodInitialize && !x.ss.sse && g.sessionsFull():
+		g.limitHit("sessions", "too many sessions", "max", g.limits.MaxSessions)
+		writeRPCError(w, http.StatusServiceUnavailable, msg.ID, rpcmsg.CodeGate, fmt.Sprintf("toolgate: more than %d sessions", g.limits.MaxSessions))
+	default:
+		if msg.Method == rpcmsg.MethodToolsList && msg.ID != nil && x.sess != nil {
+			// The response may come on the session's GET stream (always,
+			// on the SSE transport).
+			x.sess.addPending(rpcmsg.IDKey(msg.ID))
+		}
+		g.forward(x)
+		g.observeLatency(x)
+	}
+}
+
+func (g *Gate) sessionsFull() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.sessions) >= g.limits.MaxSessions {
+		g.sweepLocked(time.Now())
+	}
+	return len(g.sessions) >= g.limits.MaxSessions
+}
+
+func methodLabel(m string) string {
+	switch m {
+	case rpcmsg.MethodToolsCall, rpcmsg.MethodToolsList, rpcmsg.MethodInitialize, rpcmsg.MethodSubscriptionsListen:
+		return m
+	case "":
+		return "response"
+	}
+	return "other"
+}
+
+func (g *Gate) observeLatency(x *exchange) {
+	total := time.Since(x.start)
+	added := total - x.upstream
+	if added < 0 {
+		added = 0
+	}
+	m := methodLabel(x.msg.Method)
+	g.metrics.AddedLatency.WithLabelValues(x.ss.cfg.ID, m).Observe(added.Seconds())
+	if x.upstream > 0 {
+		g.metrics.UpstreamLatency.WithLabelValues(x.ss.cfg.ID, m).Observe(x.upstream.Seconds())
+	}
+}
+
+// target is the server URL a POST goes to.
+func (x *exchange) target() string {
+	if x.ss.sse && x.sess != nil {
+		return x.sess.endpoint
+	}
+	return x.ss.cfg.Upstream.URL
+}
+
+// forward sends the agent's message to the server and streams the answer
+// back; only the answer to a tools/list is read whole and filtered.
+func (g *Gate) forward(x *exchange) {
+	w := x.w
+	ctx, cancel := context.WithCancel(x.r.Context())
+	defer cancel()
+	req, err := newUpstreamRequest(ctx, x.ss, http.MethodPost, x.target(), bytes.NewReader(x.body), x.r.Header)
+	if err != nil {
+		g.upstreamFailed(x, err)
+		return
+	}
+	req.ContentLength = int64(len(x.body))
+	t0 := time.Now()
+	resp, err := x.ss.client.Do(req)
+	if err != nil {
+		x.upstream += time.Since(t0)
+		g.upstreamFailed(x, err)
+		return
+	}
+	listen := x.msg.Method == rpcmsg.MethodSubscriptionsListen
+	body := io.ReadCloser(resp.Body)
+	if !listen {
+		body = newIdleBody(resp.Body, g.limits.IdleTimeout, cancel)
+	}
+	defer func() {
+		_ = body.Close()
+		x.upstream += time.Since(t0)
+	}()
+	if !g.checkStatus(x, resp, body) {
+		return
+	}
+	if x.msg.Method == rpcmsg.MethodInitialize && x.sess == nil && !x.ss.sse {
+		if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
+			if _, ok := g.session(x.ss.cfg.ID, sid, "", true); !ok {
+				g.limitHit("sessions", "too many sessions", "max", g.limits.MaxSessions)
+			}
+		}
+	}
+	copyResponseHeaders(w.Header(), resp.Header)
+	isList := x.msg.Method == rpcmsg.MethodToolsList && x.msg.ID != nil
+	switch mediaType(resp.Header.Get("Content-Type")) {
+	case "text/event-stream":
+		s := newStream(w)
+		if listen {
+			s.subscription = x.msg.ID
+			x.ss.watch.addStream(s)
+			defer x.ss.watch.removeStream(s)
+		} else {
+			defer s.close()
+		}
+		w.WriteHeader(resp.StatusCode)
+		_ = s.rc.Flush()
+		opts := pumpOptions{sess: x.sess}
+		if isList {
+			opts.listID = rpcmsg.IDKey(x.msg.ID)
+		}
+		g.pump(x, body, s, opts)
+	case "application/json":
+		if isList {
+			g.serveListJSON(x, resp, body)
+			return
+		}
+		w.WriteHeader(resp.StatusCode)
+		copyFlushing(w, body)
+	default:
+		w.WriteHeader(resp.StatusCode)
+		copyFlushing(w, io.LimitReader(body, g.limits.MaxListBytes))
+	}
+}
+
+// checkStatus answers the agent itself when the server's status is not a
+// success, and reports whether the response should be relayed.
+func (g *Gate) checkStatus(x *exchange, resp *http.Response, body io.Reader) bool {
+	switch {
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		return true
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		// The credentials are the gate's, not the agent's: the agent can do
+		// nothing about them, and must not be sent into an OAuth flow.
+		g.metrics.Errors.WithLabelValues("upstream-auth").Inc()
+		g.log.Error("server refused the gate's credentials", "server", x.ss.cfg.ID, "status", resp.StatusCode)
+		writeRPCError(x.w, http.StatusBadGateway, x.msg.ID, rpcmsg.CodeGate, "toolgate: the server refused the gate's credentials")
+		return false
+	default:
+		copyResponseHeaders(x.w.Header(), resp.Header)
+		x.w.WriteHeader(resp.StatusCode)
+		_, _ = io.Copy(x.w, io.LimitReader(body, 64<<10))
+		return false
+	}
+}
+
+func (g *Gate) upstreamFailed(x *exchange, err error) {
+	if x.r.Context().Err() != nil {
+		return // the agent went away
+	}
+	kind, text := "upstream-unreachable", "toolgate: the server is unreachable"
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		kind, text = "upstream-timeout", "toolgate: the server did not answer in time"
+		g.limitHit("response-header-timeout", "server did not answer in time", "server", x.ss.cfg.ID, "timeout", x.ss.headerTimeout)
+	}
+	g.metrics.Errors.WithLabelValues(kind).Inc()
+	g.log.Error("request to the server failed", "server", x.ss.cfg.ID, "method", x.msg.Method, "error", err)
+	if x.ss.sse && x.sess != nil && x.msg.ID != nil {
+		if s := x.sess.getStream(); s != nil {
+			_ = s.writeMessage(rpcmsg.ErrorResponse(x.msg.ID, rpcmsg.CodeGate, text))
+			x.w.WriteHeader(http.StatusAccepted)
+			return
+		}
+	}
+	writeRPCError(x.w, http.StatusBadGateway, x.msg.ID, rpcmsg.CodeGate, text)
+}
+
+func mediaType(ct string) string {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return ""
+	}
+	return mt
+}
+
+var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// copyFlushing copies a response as it arrives: a JSON body is not
+// buffered whole, and each read is flushed to the agent.
+func copyFlushing(w http.ResponseWriter, r io.Reader) {
+	bp := copyBuffers.Get().(*[]byte)
+	defer copyBuffers.Put(bp)
+	rc := http.NewResponseController(w)
+	buf := *bp
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			_ = rc.Flush()
+			return
+		}
+		if n < len(buf) {
+			_ = rc.Flush()
+		}
+	}
+}
+
+func (g *Gate) serveListJSON(x *exchange, resp *http.Response, body io.Reader) {
+	data, err := readBounded(body, g.limits.MaxListBytes)
+	if err != nil {
+		g.listFailed(x, err)
+		return
+	}
+	out, err := g.filterForAgent(x, data)
+	if err != nil {
+		g.listFailed(x, err)
+		return
+	}
+	x.w.Header().Del("Content-Length")
+	x.w.WriteHeader(resp.StatusCode)
+	_, _ = x.w.Write(out)
+}
+
+var errListTooLarge = errors.New("tools/list response too large")
+
+func readBounded(r io.Reader, limit int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, errListTooLarge
+	}
+	return data, nil
+}
+
+func (g *Gate) listFailed(x *exchange, err error) {
+	text := "toolgate: the server's tools/list response could not be checked"
+	if errors.Is(err, errListTooLarge) {
+		g.limitHit("list-bytes", "tools/list response too large", "server", x.ss.cfg.ID, "max", g.limits.MaxListBytes)
+		text = fmt.Sprintf("toolgate: the server's tools/list response exceeds %d bytes", g.limits.MaxListBytes)
+	} else {
+		g.metrics.Errors.WithLabelValues("bad-list").Inc()
+		g.log.Warn("tools/list response refused", "server", x.ss.cfg.ID, "error", err)
+	}
+	writeRPCError(x.w, http.StatusBadGateway, x.msg.ID, rpcmsg.CodeGate, text)
+}
+
+func (g *Gate) serveGET(x *exchange) {
+	ctx, cancel := context.WithCancel(x.r.Context())
+	defer cancel()
+	if sid := x.r.Header.Get("Mcp-Session-Id"); sid != "" {
+		s, ok := g.session(x.ss.cfg.ID, sid, "", true)
+		if !ok {
+			g.limitHit("sessions", "too many sessions", "max", g.limits.MaxSessions)
+			http.Error(x.w, fmt.Sprintf("toolgate: more than %d sessions", g.limits.MaxSessions), http.StatusServiceUnavailable)
+			return
+		}
+		x.sess = s
+	}
+	req, err := newUpstreamRequest(ctx, x.ss, http.MethodGet, x.ss.cfg.Upstream.URL, nil, x.r.Header)
+	if err != nil {
+		g.upstreamFailed(x, err)
+		return
+	}
+	resp, err := x.ss.client.Do(req)
+	if err != nil {
+		g.upstreamFailed(x, err)
+		return
+	}
+	defer resp.Body.Close()
+	if !g.checkStatus(x, resp, resp.Body) {
+		return
+	}
+	copyResponseHeaders(x.w.Header(), resp.Header)
+	if mediaType(resp.Header.Get("Content-Type")) != "text/event-stream" {
+		x.w.WriteHeader(resp.StatusCode)
+		copyFlushing(x.w, io.LimitReader(resp.Body, 64<<10))
+		return
+	}
+	s := newStream(x.w)
+	x.ss.watch.addStream(s)
+	defer x.ss.watch.removeStream(s)
+	if x.sess != nil {
+		x.sess.setGet(s)
+		defer x.sess.clearGet(s)
+	}
+	x.w.WriteHeader(resp.StatusCode)
+	_ = s.rc.Flush()
+	g.pump(x, resp.Body, s, pumpOptions{sess: x.sess})
+}
+
+func (g *Gate) serveDELETE(x *exchange) {
+	if x.ss.sse {
+		w := x.w
+		w.Header().Set("Allow", "GET, POST")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	req, err := newUpstreamRequest(x.r.Context(), x.ss, http.MethodDelete, x.ss.cfg.Upstream.URL, nil, x.r.Header)
+	if err != nil {
+		g.upstreamFailed(x, err)
+		return
+	}
+	resp, err := x.ss.client.Do(req)
+	if err != nil {
+		g.upstreamFailed(x, err)
+		return
+	}
+	defer resp.Body.Close()
+	if sid := x.r.Header.Get("Mcp-Session-Id"); sid != "" {
+		if s, _ := g.session(x.ss.cfg.ID, sid, "", false); s != nil {
+			g.dropSession(s)
+		}
+	}
+	if !g.checkStatus(x, resp, resp.Body) {
+		return
+	}
+	copyResponseHeaders(x.w.Header(), resp.Header)
+	x.w.WriteHeader(resp.StatusCode)
+}

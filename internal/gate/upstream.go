@@ -1,0 +1,148 @@
+package gate
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/toolgate/toolgate/internal/gateproto"
+)
+
+// clientKey is what makes two upstreams need different HTTP clients: the
+// TLS trust and the header timeout. Clients are kept across
+// configurations, so a new configuration does not drop pooled connections.
+type clientKey struct {
+	caPEM, serverName string
+	timeout           time.Duration
+}
+
+func (g *Gate) client(u *gateproto.Upstream) (*http.Client, error) {
+	key := clientKey{caPEM: u.CAPEM, serverName: u.ServerName, timeout: u.Timeout.Duration}
+	if key.timeout <= 0 {
+		key.timeout = g.limits.ResponseHeaderTimeout
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if c := g.clients[key]; c != nil {
+		return c, nil
+	}
+	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: u.ServerName}
+	if u.CAPEM != "" {
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM([]byte(u.CAPEM)) {
+			return nil, errors.New("upstream.caPEM holds no certificate")
+		}
+		tlsConfig.RootCAs = pool
+	}
+	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	t := &http.Transport{
+		// No proxy from the environment: the gate reaches exactly the
+		// address the operator configured.
+		Proxy:                 nil,
+		DialContext:           dialer.DialContext,
+		TLSClientConfig:       tlsConfig,
+		ForceAttemptHTTP2:     true,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: key.timeout,
+		IdleConnTimeout:       90 * time.Second,
+		// Agents open many concurrent requests to one server; the default
+		// of two idle connections per host would make every extra one
+		// dial again.
+		MaxIdleConns:           256,
+		MaxIdleConnsPerHost:    128,
+		MaxResponseHeaderBytes: 64 << 10,
+	}
+	c := &http.Client{
+		Transport: t,
+		// A redirect would take the gate's credentials somewhere the
+		// operator did not name.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	g.clients[key] = c
+	return c, nil
+}
+
+// forwardedRequestHeaders are the only agent headers the gate passes on:
+// what MCP's HTTP transports define. Authorization, cookies, proxy and
+// forwarding headers stay behind — the gate sets the server's credentials
+// itself, and an agent must not be able to replace or add to them.
+var forwardedRequestHeaders = []string{
+	"Accept", "Content-Type", "Last-Event-Id",
+	"Mcp-Session-Id", "Mcp-Protocol-Version", "Mcp-Method", "Mcp-Name",
+}
+
+// forwardedResponseHeaders are the server headers the agent sees. Cookies
+// and authentication challenges are the gate's business with the server,
+// not the agent's.
+var forwardedResponseHeaders = []string{
+	"Content-Type", "Cache-Control", "Mcp-Session-Id", "Mcp-Protocol-Version", "Allow", "Retry-After",
+}
+
+func copyRequestHeaders(dst, src http.Header) {
+	for _, k := range forwardedRequestHeaders {
+		if v := src.Values(k); len(v) > 0 {
+			dst[k] = v
+		}
+	}
+	for k, v := range src {
+		// Mcp-Param-* carry call arguments the server checks against the
+		// body (SEP-2243); they cannot name another tool.
+		if strings.HasPrefix(k, "Mcp-Param-") {
+			dst[k] = v
+		}
+	}
+}
+
+func copyResponseHeaders(dst, src http.Header) {
+	for _, k := range forwardedResponseHeaders {
+		if v := src.Values(k); len(v) > 0 {
+			dst[k] = v
+		}
+	}
+}
+
+// newUpstreamRequest builds a request to a server with the agent's allowed
+// headers and the server's credentials, which win over anything else.
+func newUpstreamRequest(ctx context.Context, ss *serverState, method, target string, body io.Reader, agent http.Header) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, target, body)
+	if err != nil {
+		return nil, err
+	}
+	if agent != nil {
+		copyRequestHeaders(req.Header, agent)
+	}
+	req.Header.Set("User-Agent", "toolgate-gate")
+	for k, v := range ss.cfg.Upstream.Headers {
+		req.Header.Set(k, v)
+	}
+	return req, nil
+}
+
+// idleBody cancels a response when no byte arrives for too long: a server
+// may stream a result for as long as it keeps sending, but not hang.
+type idleBody struct {
+	io.ReadCloser
+	timer *time.Timer
+	d     time.Duration
+}
+
+func newIdleBody(body io.ReadCloser, d time.Duration, cancel context.CancelFunc) *idleBody {
+	return &idleBody{ReadCloser: body, timer: time.AfterFunc(d, cancel), d: d}
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.timer.Reset(b.d)
+	return n, err
+}
+
+func (b *idleBody) Close() error {
+	b.timer.Stop()
+	return b.ReadCloser.Close()
+}

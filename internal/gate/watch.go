@@ -1,0 +1,181 @@
+package gate
+
+import (
+	"net/http"
+	"sync"
+
+	"github.com/toolgate/toolgate/internal/gate/sse"
+	"github.com/toolgate/toolgate/internal/gateproto"
+)
+
+// watch is what the gate knows of one server's live catalogue, kept
+// across configurations: the definitions it observed, the tools it
+// blocked for a fingerprint mismatch, and the agent streams to tell when
+// the list changes.
+type watch struct {
+	id string
+
+	mu sync.Mutex
+	// observed is the fingerprint of each tool as last listed, and the
+	// configuration generation it was listed under ("" when the entry could
+	// not be read as a definition).
+	observed map[string]observation
+	// blocked maps a tool to the fingerprint that differed from the
+	// approved one; see the package documentation for when it is lifted.
+	blocked map[string]string
+	// streams are the open agent streams that can carry a notification.
+	streams map[*stream]struct{}
+	// listing is the gate's own listing in progress, shared by the calls
+	// that wait on it.
+	listing *listing
+}
+
+type observation struct {
+	fingerprint string
+	gen         uint64
+}
+
+type listing struct {
+	gen  uint64
+	done chan struct{}
+	err  error
+}
+
+func newWatch(id string) *watch {
+	return &watch{id: id, observed: map[string]observation{}, blocked: map[string]string{}, streams: map[*stream]struct{}{}}
+}
+
+// lift removes the blocks that ss's configuration resolves: those whose
+// approved fingerprint is now the one the server changed to. It reports
+// whether any was lifted.
+func (w *watch) lift(ss *serverState) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	lifted := false
+	for name, fp := range w.blocked {
+		if t := ss.tools[name]; t != nil && t.Fingerprint == fp {
+			delete(w.blocked, name)
+			lifted = true
+		}
+	}
+	return lifted
+}
+
+func (w *watch) blockedSet() map[string]bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make(map[string]bool, len(w.blocked))
+	for k := range w.blocked {
+		out[k] = true
+	}
+	return out
+}
+
+func (w *watch) isBlocked(name string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.blocked[name]
+	return ok
+}
+
+func (w *watch) observation(name string) (observation, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	o, ok := w.observed[name]
+	return o, ok
+}
+
+// mismatch is one newly blocked tool.
+type mismatch struct {
+	tool                 *gateproto.Tool
+	approved, observedFP string
+}
+
+// record stores what a list showed and blocks every tool whose definition
+// differs from the approved one. It returns the tools newly blocked.
+func (w *watch) record(ss *serverState, gen uint64, tools []listedTool) []mismatch {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []mismatch
+	for _, l := range tools {
+		if l.name == "" {
+			continue
+		}
+		w.observed[l.name] = observation{fingerprint: l.fingerprint, gen: gen}
+		t := ss.tools[l.name]
+		if t == nil || t.Fingerprint == "" || l.fingerprint == "" || l.fingerprint == t.Fingerprint {
+			continue
+		}
+		if w.blocked[l.name] != l.fingerprint {
+			w.blocked[l.name] = l.fingerprint
+			out = append(out, mismatch{tool: t, approved: t.Fingerprint, observedFP: l.fingerprint})
+		}
+	}
+	return out
+}
+
+type listedTool struct{ name, fingerprint string }
+
+// stream is one open response to the agent that carries server-sent
+// events, into which the gate may write events of its own.
+type stream struct {
+	mu     sync.Mutex
+	w      http.ResponseWriter
+	rc     *http.ResponseController
+	closed bool
+	// subscription is the raw id of a subscriptions/listen request, for
+	// the _meta of notifications written on its stream.
+	subscription []byte
+	buf          []byte
+}
+
+func newStream(w http.ResponseWriter) *stream {
+	return &stream{w: w, rc: http.NewResponseController(w)}
+}
+
+// write writes b and flushes, under the stream's lock so that events never
+// interleave.
+func (s *stream) write(b []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return http.ErrHandlerTimeout
+	}
+	if _, err := s.w.Write(b); err != nil {
+		return err
+	}
+	return s.rc.Flush()
+}
+
+// writeMessage writes one JSON-RPC message as an event.
+func (s *stream) writeMessage(msg []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return http.ErrHandlerTimeout
+	}
+	s.buf = sse.AppendEvent(s.buf[:0], "", msg)
+	if _, err := s.w.Write(s.buf); err != nil {
+		return err
+	}
+	return s.rc.Flush()
+}
+
+func (s *stream) close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+}
+
+func (w *watch) addStream(s *stream) {
+	w.mu.Lock()
+	w.streams[s] = struct{}{}
+	w.mu.Unlock()
+}
+
+func (w *watch) removeStream(s *stream) {
+	s.close()
+	w.mu.Lock()
+	delete(w.streams, s)
+	w.mu.Unlock()
+}
