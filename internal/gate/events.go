@@ -96,6 +96,9 @@ func (g *Gate) judgeEvent(x *exchange, ev *sse.Event, opts pumpOptions) ([]byte,
 		return ev.Raw, false // not a message the gate judges; the agent's client refuses it
 	}
 	if m.Method == rpcmsg.NotificationToolsChanged {
+		// What the gate observed is stale from now on: a call must wait
+		// for a fresh list, not race the one started here.
+		x.ss.watch.forget()
 		g.relistAsync(x.st, x.ss, x.via())
 		return ev.Raw, false
 	}
@@ -116,8 +119,13 @@ func (g *Gate) judgeEvent(x *exchange, ev *sse.Event, opts pumpOptions) ([]byte,
 	if !isList {
 		return ev.Raw, false
 	}
+	// Judge by the configuration in force now: a stream may have been
+	// opened under an older one.
 	lx := *x
 	lx.msg = rpcmsg.Message{ID: m.ID, Method: rpcmsg.MethodToolsList}
+	if !lx.refresh(g) {
+		return sse.AppendEvent(nil, ev.ID, rpcmsg.ErrorResponse(m.ID, rpcmsg.CodeGate, errServerNotReady.Error())), false
+	}
 	if int64(len(data)) > g.limits.MaxListBytes {
 		g.limitHit("list-bytes", "tools/list response too large", "server", x.ss.cfg.ID, "max", g.limits.MaxListBytes)
 		return sse.AppendEvent(nil, ev.ID, rpcmsg.ErrorResponse(m.ID, rpcmsg.CodeGate,

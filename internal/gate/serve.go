@@ -47,6 +47,18 @@ type via struct {
 	meta []byte
 }
 
+// refresh moves the exchange to the configuration in force, reporting
+// false when it no longer serves the server.
+func (x *exchange) refresh(g *Gate) bool {
+	st := g.state.Load()
+	ss := st.servers[x.ss.cfg.ID]
+	if ss == nil || !ss.cfg.Ready {
+		return false
+	}
+	x.st, x.ss = st, ss
+	return true
+}
+
 func (x *exchange) via() via {
 	return via{sessionID: x.r.Header.Get("Mcp-Session-Id"), protocol: x.protocol, sess: x.sess, meta: x.msg.Meta}
 }
@@ -424,6 +436,10 @@ func (g *Gate) serveListJSON(x *exchange, resp *http.Response, body io.Reader) {
 	data, err := readBounded(body, g.limits.MaxListBytes)
 	if err != nil {
 		g.listFailed(x, err)
+		return
+	}
+	if !x.refresh(g) {
+		writeRPCError(x.w, http.StatusServiceUnavailable, x.msg.ID, rpcmsg.CodeGate, errServerNotReady.Error())
 		return
 	}
 	out, err := g.filterForAgent(x, data)

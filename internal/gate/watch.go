@@ -61,6 +61,13 @@ func (w *watch) lift(ss *serverState) bool {
 	return lifted
 }
 
+// forget drops every observation: the server said its list changed.
+func (w *watch) forget() {
+	w.mu.Lock()
+	clear(w.observed)
+	w.mu.Unlock()
+}
+
 func (w *watch) blockedSet() map[string]bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -159,7 +160,7 @@ func FilterList(dst, msg []byte, opts ListOptions) ([]byte, ListResult, error) {
 	if _, err := dec.ReadToken(); err != nil {
 		return nil, res, fmt.Errorf("tools/list response: %w", err)
 	}
-	if _, err := dec.ReadToken(); err == nil {
+	if _, err := dec.ReadToken(); !errors.Is(err, io.EOF) {
 		return nil, res, errors.New("tools/list response: unexpected data after the JSON object")
 	}
 	if res.IsError && !sawResult {

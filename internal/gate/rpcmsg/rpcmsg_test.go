@@ -1,0 +1,159 @@
+package rpcmsg
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/pkg/tooldef"
+)
+
+func TestScan(t *testing.T) {
+	for _, tc := range []struct {
+		in            string
+		method, name  string
+		id            string
+		wantErr       bool
+		args, hasMeta bool
+	}{
+		{in: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"a":1},"_meta":{"progressToken":1}}}`, method: "tools/call", name: "echo", id: "7", args: true, hasMeta: true},
+		{in: `{"params":{"name":"echo"},"method":"tools/call","id":"x"}`, method: "tools/call", name: "echo", id: `"x"`},
+		{in: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, method: "notifications/initialized"},
+		{in: `{"jsonrpc":"2.0","id":1,"result":{}}`, id: "1"},
+		// Two parsers could pick different names: refused.
+		{in: `{"id":1,"method":"tools/call","params":{"name":"echo","name":"delete_all"}}`, wantErr: true},
+		{in: `{"id":1,"method":"tools/call","method":"ping"}`, wantErr: true},
+		{in: "{\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"e\xffcho\"}}", wantErr: true},
+		{in: `[{"id":1,"method":"ping"}]`, wantErr: true},
+		{in: `{"id":{},"method":"ping"}`, wantErr: true},
+		{in: `{"id":1,"method":"ping"} {}`, wantErr: true},
+		{in: `{}`, wantErr: true},
+	} {
+		m, err := Scan([]byte(tc.in))
+		if (err != nil) != tc.wantErr {
+			t.Errorf("Scan(%s): error %v, want error %v", tc.in, err, tc.wantErr)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		if m.Method != tc.method || m.Name != tc.name || string(m.ID) != tc.id || (m.Arguments != nil) != tc.args || (m.Meta != nil) != tc.hasMeta {
+			t.Errorf("Scan(%s) = %+v", tc.in, m)
+		}
+	}
+}
+
+func TestIDKey(t *testing.T) {
+	if IDKey([]byte("1")) != IDKey([]byte("1.0")) || IDKey([]byte(`"a\/b"`)) != IDKey([]byte(`"a/b"`)) || IDKey([]byte(`"1"`)) == IDKey([]byte("1")) {
+		t.Fatal("IDKey does not compare ids as JSON-RPC means them")
+	}
+}
+
+const listMsg = `{"jsonrpc":"2.0","id":3,"result":{"tools":[
+  {"name":"keep","description":"kept",  "inputSchema":{"type":"object"},"x-unknown":{"b":2, "a":1}},
+  {"name":"drop","inputSchema":{"type":"object"}},
+  {"name":"keep2","inputSchema":{"type":"object"}}],
+ "nextCursor":"c2","ttlMs":60000,"cacheScope":"public","_meta":{"k":"v"}}}`
+
+func TestFilterListSplicesBytes(t *testing.T) {
+	out, res, err := FilterList(nil, []byte(listMsg), ListOptions{
+		Keep:  func(l *Listed) bool { return l.Name != "drop" },
+		Cache: true, MaxTTLMs: 0,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.NextCursor != "c2" || len(res.Tools) != 3 || !res.Changed {
+		t.Fatalf("result %+v", res)
+	}
+	// The kept tool's bytes are the server's, whitespace and unknown
+	// member and all.
+	if !bytes.Contains(out, []byte(`{"name":"keep","description":"kept",  "inputSchema":{"type":"object"},"x-unknown":{"b":2, "a":1}}`)) {
+		t.Fatalf("kept tool re-encoded: %s", out)
+	}
+	if bytes.Contains(out, []byte(`"drop"`)) {
+		t.Fatalf("dropped tool still there: %s", out)
+	}
+	if !bytes.Contains(out, []byte(`"cacheScope":"private"`)) || !bytes.Contains(out, []byte(`"ttlMs":0`)) || !bytes.Contains(out, []byte(`"_meta":{"k":"v"}`)) {
+		t.Fatalf("cache fields or the rest not as expected: %s", out)
+	}
+	if !json.Valid(out) {
+		t.Fatalf("output is not JSON: %s", out)
+	}
+	// The fingerprint is pkg/tooldef's, over the definition as sent.
+	tl, _ := tooldef.ParseTool([]byte(`{"name":"keep","description":"kept","inputSchema":{"type":"object"},"x-unknown":{"a":1,"b":2}}`))
+	if res.Tools[0].Fingerprint != tl.Fingerprint() {
+		t.Fatal("fingerprint differs from pkg/tooldef's")
+	}
+}
+
+func TestFilterListAddsPrivateScope(t *testing.T) {
+	in := `{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}}`
+	out, _, err := FilterList(nil, []byte(in), ListOptions{Cache: true})
+	if err != nil || !strings.Contains(string(out), `{"cacheScope":"private","tools"`) {
+		t.Fatalf("%s, %v", out, err)
+	}
+	// Unchanged input comes back as is.
+	out, res, _ := FilterList(nil, []byte(in), ListOptions{Keep: func(*Listed) bool { return true }})
+	if string(out) != in || res.Changed {
+		t.Fatalf("unchanged list rewritten: %s", out)
+	}
+}
+
+func TestFilterListRefusesWhatItCannotCheck(t *testing.T) {
+	for _, in := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"tools":{}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"tools":[],"tools":[]}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{}}`,
+		`{"jsonrpc":"2.0","id":1}`,
+		`not json`,
+	} {
+		if _, _, err := FilterList(nil, []byte(in), ListOptions{}); err == nil {
+			t.Errorf("FilterList(%s) accepted", in)
+		}
+	}
+	// A tool whose definition cannot be read is dropped, never passed.
+	in := `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":1},{"name":"ok"}]}}`
+	out, res, err := FilterList(nil, []byte(in), ListOptions{Keep: func(*Listed) bool { return true }})
+	if err != nil || res.Tools[0].Err == nil || strings.Contains(string(out), `"name":1`) {
+		t.Fatalf("%s, %+v, %v", out, res, err)
+	}
+}
+
+func TestClientMeta(t *testing.T) {
+	got := string(ClientMeta([]byte(`{"progressToken":5,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"x":{}}}`), "2026-07-28"))
+	if strings.Contains(got, "progressToken") || !strings.Contains(got, `"io.modelcontextprotocol/clientCapabilities":{"x":{}}`) || !json.Valid([]byte(got)) {
+		t.Fatal(got)
+	}
+}
+
+// FuzzFilter: whatever a server or an agent sends, the readers never panic,
+// and whatever FilterList accepts, its output is valid JSON holding only
+// kept tools.
+func FuzzFilter(f *testing.F) {
+	f.Add([]byte(listMsg))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{}}}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, _ = Scan(b)
+		_ = IDKey(b)
+		_ = ClientMeta(b, "2026-07-28")
+		out, res, err := FilterList(nil, b, ListOptions{Keep: func(l *Listed) bool { return len(l.Name)%2 == 0 }, Cache: true})
+		if err != nil || res.IsError {
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("output is not JSON: %q", out)
+		}
+		_, again, err := FilterList(nil, out, ListOptions{})
+		if err != nil {
+			t.Fatalf("output does not read back: %v", err)
+		}
+		for _, l := range again.Tools {
+			if len(l.Name)%2 != 0 {
+				t.Fatalf("a dropped tool survived: %q", l.Name)
+			}
+		}
+	})
+}
