@@ -111,3 +111,8 @@ build: ## Build the binaries into bin/.
 .PHONY: help
 help: ## Show this help.
 	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z_-]+:.*?##/ { printf "  %-12s %s\n", $$1, $$2 } /^##@/ { printf "\n%s\n", substr($$0, 5) }' $(MAKEFILE_LIST)
+
+.PHONY: bench-gate
+bench-gate: ## Measure the gate against a plain reverse proxy and a direct connection (latency at 1/16/64 clients, 100-tool lists, RSS).
+	$(GO) build -o bin/gate ./cmd/gate
+	$(GO) run ./test/bench/gatebench --gate-bin bin/gate

@@ -305,7 +305,7 @@ func (g *Gate) forward(x *exchange) {
 		return
 	}
 	listen := x.msg.Method == rpcmsg.MethodSubscriptionsListen
-	body := io.ReadCloser(resp.Body)
+	body := resp.Body
 	if !listen {
 		body = newIdleBody(resp.Body, g.limits.IdleTimeout, cancel)
 	}

@@ -1,0 +1,123 @@
+package gate
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/toolgate/toolgate/internal/gateproto"
+)
+
+func post(t *testing.T, url, body string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestBounds(t *testing.T) {
+	big := map[string]string{}
+	for _, n := range []string{"a", "b", "c", "d"} {
+		big[n] = strings.Repeat("A long description. ", 100)
+	}
+	s := newMCPServer(big)
+	u := startUpstream(t, genStateless, s)
+	g := startGate(t, Options{Limits: Limits{MaxRequestBytes: 1024, MaxListBytes: 4096}})
+	if err := g.Apply(config(t, gateproto.ModeEnforce, u, fingerprints(t, s), exposed("a"))); err != nil {
+		t.Fatal(err)
+	}
+
+	code, body := post(t, g.url(), `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"text":"`+strings.Repeat("x", 2048)+`"}}}`)
+	if code != http.StatusRequestEntityTooLarge || !strings.Contains(body, "exceeds 1024 bytes") {
+		t.Fatalf("large request: %d %s", code, body)
+	}
+	code, body = post(t, g.url(), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	if !strings.Contains(body, `"error":{"code":-32001,"message":"toolgate: the server's tools/list response exceeds 4096 bytes"}`) {
+		t.Fatalf("large list: %d %s", code, body)
+	}
+	code, body = post(t, g.url(), `[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]`)
+	if code != http.StatusBadRequest || !strings.Contains(body, "batches") {
+		t.Fatalf("batch: %d %s", code, body)
+	}
+	code, _ = post(t, g.url(), `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","name":"b"}}`)
+	if code != http.StatusBadRequest {
+		t.Fatalf("duplicate names: %d", code)
+	}
+	for _, l := range []string{"request-bytes", "list-bytes"} {
+		if n := testutil.ToFloat64(g.Metrics().LimitsHit.WithLabelValues(l)); n != 1 {
+			t.Errorf("limit %s counted %v times", l, n)
+		}
+	}
+}
+
+func TestSlowServerTimesOut(t *testing.T) {
+	s := newMCPServer(catalogue)
+	release := make(chan struct{})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true})
+	u := startUpstream(t, genStateless, s)
+	// Registered after the server, so it runs before the server's Close,
+	// which waits for the held handlers.
+	t.Cleanup(func() { close(release) })
+	u.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		h.ServeHTTP(w, r)
+	})
+	g := startGate(t, Options{Limits: Limits{ResponseHeaderTimeout: 200 * time.Millisecond}})
+	if err := g.Apply(standardConfig(t, gateproto.ModeEnforce, u, fingerprints(t, s))); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	code, body := post(t, g.url(), `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	if code != http.StatusBadGateway || !strings.Contains(body, "did not answer in time") || time.Since(start) > 5*time.Second {
+		t.Fatalf("slow server: %d %s after %v", code, body, time.Since(start))
+	}
+	if n := testutil.ToFloat64(g.Metrics().LimitsHit.WithLabelValues("response-header-timeout")); n != 1 {
+		t.Fatalf("timeout counted %v times", n)
+	}
+}
+
+func TestInFlightBound(t *testing.T) {
+	s := newMCPServer(catalogue)
+	u := startUpstream(t, genSession, s)
+	g := startGate(t, Options{Limits: Limits{MaxInFlight: 1}})
+	if err := g.Apply(standardConfig(t, gateproto.ModeEnforce, u, fingerprints(t, s))); err != nil {
+		t.Fatal(err)
+	}
+	// One request in flight at most: the agent's own GET stream takes the
+	// slot as soon as it opens, and the next request is told why it fails.
+	req, _ := http.NewRequest(http.MethodGet, g.url(), nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", "held")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	c := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err = c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: g.url(), MaxRetries: -1}, nil)
+	if err == nil || !strings.Contains(err.Error(), "Service Unavailable") {
+		t.Fatalf("the in-flight bound was not reported: %v", err)
+	}
+	if n := testutil.ToFloat64(g.Metrics().LimitsHit.WithLabelValues("in-flight")); n < 1 {
+		t.Fatalf("in-flight counted %v times", n)
+	}
+}
