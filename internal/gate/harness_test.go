@@ -196,15 +196,26 @@ func (a *auditSink) Write(p []byte) (int, error) {
 	return a.buf.Write(p)
 }
 
+// find returns the first audit line of a tool and decision, waiting a
+// little: a forwarded call's line is written when the server's answer has
+// been relayed, which the agent may see first (on the SSE transport the
+// answer travels on another request).
 func (a *auditSink) find(tool, decision string) map[string]any {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for _, l := range a.lines {
-		if l["tool"] == tool && l["decision"] == decision {
-			return l
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		a.mu.Lock()
+		for _, l := range a.lines {
+			if l["tool"] == tool && l["decision"] == decision {
+				a.mu.Unlock()
+				return l
+			}
 		}
+		a.mu.Unlock()
+		if time.Now().After(deadline) {
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	return nil
 }
 
 type testGate struct {
