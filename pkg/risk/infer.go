@@ -41,6 +41,9 @@ type signals struct {
 	optionList        bool     // an option of the tool lists or searches
 	revealFlag        string   // a flag that makes a read return secret values
 	anyRequest        bool     // the description says any request or command goes
+	execReadOnly      string   // the execution parameter's own description says it takes only reads
+	readOnlyQuery     bool     // an execution whose read-only claim counts: it runs only reads
+	savedRead         bool     // runs a stored query or report: a read of what it covers
 }
 
 var blastOrder = map[string]int{"item": 0, "namespace": 1, "cluster": 2, "organization": 3, "global": 4}
@@ -163,6 +166,9 @@ func readSignals(t *tooldef.Tool) signals {
 	if head := headNoun(s.objects); telemetryNouns[head] && (s.act == actRead) {
 		s.act = actObserve
 	}
+	if s.act == actRead && executionRecord(s.objects) {
+		s.act = actObserve // the runs of a pipeline are its state, not its data
+	}
 	if (s.verb == "start" || s.verb == "stop") && recordingNouns[headNoun(s.objects)] {
 		s.act = actObserve // starting a recording observes; starting a process does not
 	}
@@ -225,6 +231,9 @@ func readSignals(t *tooldef.Tool) signals {
 // and returns it in its base form, so later rules that test the verb see
 // "list" whether the name or the description said it.
 func conjugatedVerb(w string) (action, string, bool) {
+	if nameOnlyVerbs[w] || nameOnlyVerbs[strings.TrimSuffix(w, "s")] {
+		return actNone, "", false
+	}
 	if a, ok := verbs[w]; ok {
 		return a, w, true
 	}
@@ -241,6 +250,10 @@ func conjugatedVerb(w string) (action, string, bool) {
 	}
 	return actNone, "", false
 }
+
+// nameOnlyVerbs are verbs only in a name: prose says "call this tool when
+// ..." of tools that run nothing.
+var nameOnlyVerbs = map[string]bool{"call": true}
 
 // separators are dropped from parameter names before they are compared
 // with the lists: allNamespaces, all_namespaces and all-namespaces match.
@@ -271,12 +284,14 @@ func readSchema(s *signals, schema any) {
 		if execParams[flat] && (typ == "" || typ == "string" || typ == "array" || typ == "object") && !hasOptions(p) &&
 			(!describedExecParams[flat] || describedAsExecuted(p, s.desc)) {
 			s.execParam = name
+			s.execReadOnly = paramReadOnly(p)
 		}
 		if flat == "query" && typ == "string" {
 			d, _ := p["description"].(string)
 			d = strings.ToLower(d)
 			if strings.Contains(d, "sql") || strings.Contains(d, "cypher") || strings.Contains(d, "query language") {
 				s.execParam = name
+				s.execReadOnly = paramReadOnly(p)
 			}
 		}
 		if typ == "boolean" && s.revealFlag == "" && revealsSecrets(toks) {
@@ -423,7 +438,7 @@ func Assess(in Input) Assessment {
 		act = actDestroy
 	}
 	savedRead := false
-	if act == actExec && s.execParam == "" && s.actSource == "name" && (savedReads[headNoun(s.objects)] || containsAny(s.objects, "saved")) {
+	if act == actExec && s.execParam == "" && s.actSource == "name" && (containsAnyMap(s.objects, savedReads) || containsAny(s.objects, "saved")) {
 		act, savedRead = actRead, true
 		a.Reasons = append(a.Reasons, "runs a stored query or report: a read")
 	}
@@ -460,9 +475,13 @@ func Assess(in Input) Assessment {
 		phrase = saysReadOnly(s.desc)
 	case actExec:
 		phrase = saysEnforcedReadOnly(s.desc) // a query tool is a read only where the server refuses writes
+		if phrase == "" {
+			phrase = s.execReadOnly // the parameter itself is declared to take only reads
+		}
 	}
 	if phrase != "" && (act == actMutate || act == actExec) && optionActOf(s) < actDelete && !(s.actSource == "name" && irreversibleVerbs[s.verb]) && s.apiCall == "" {
 		readOnlyClaim = phrase
+		s.readOnlyQuery = act == actExec
 		a.Reasons = append(a.Reasons, fmt.Sprintf("the description says %q: read", phrase))
 	}
 	switch {
@@ -486,7 +505,7 @@ func Assess(in Input) Assessment {
 		act = actExec
 	}
 	// "create_call", "create_sms": creating a communication sends it.
-	if act == actMutate && (s.verb == "create" || s.verb == "start" || s.verb == "place" || s.verb == "make") && outwardNouns[headNoun(s.objects)] {
+	if act == actMutate && (s.verb == "create" || s.verb == "add" || s.verb == "start" || s.verb == "place" || s.verb == "make") && outwardNouns[headNoun(s.objects)] {
 		act = actSend
 		a.Reasons = append(a.Reasons, "creating a "+headNoun(s.objects)+" sends it to someone outside the system")
 	}
@@ -679,6 +698,7 @@ func Assess(in Input) Assessment {
 	if readOnlyClaim != "" {
 		raise(L3, "only the description says it changes nothing")
 	}
+	s.savedRead = savedRead && act == actRead
 	if savedRead && act == actRead {
 		raise(L3, "the name says it executes; only its object says it reads")
 	}

@@ -78,6 +78,28 @@ var enforcedReadOnly = []string{"only select", "select-only", "select queries on
 	"are rejected", "is rejected", "not allowed", "enforced", "read-only transaction", "read-only mode",
 	"only read-only", "read-only queries only"}
 
+// paramReadOnly reports the read-only phrase of an execution parameter's
+// own description ("read-only SQL to run"): the interface of the tool says
+// the parameter takes only reads, which is a statement about what the
+// server accepts, not about what the caller should send.
+func paramReadOnly(p map[string]any) string {
+	d, _ := p["description"].(string)
+	if d == "" {
+		return ""
+	}
+	d = strings.ToLower(opening(d, claimWindow))
+	for _, ph := range paramReadOnlyPhrases {
+		if strings.Contains(d, ph) {
+			return ph
+		}
+	}
+	return ""
+}
+
+// paramReadOnlyPhrases in the description of a query parameter say it takes
+// only reads.
+var paramReadOnlyPhrases = []string{"read-only", "readonly", "read only", "只读", "select-only", "only select"}
+
 // saysEnforcedReadOnly reports the enforcement phrase of a description.
 func saysEnforcedReadOnly(desc string) string {
 	desc = opening(desc, claimWindow)

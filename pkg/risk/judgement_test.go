@@ -105,6 +105,13 @@ func TestRiskLevelApartFromLevel(t *testing.T) {
 		{`{"name":"get_weather","description":"Returns the weather forecast for a city."}`, "low", L2},
 		{`{"name":"send_email","description":"Sends an email to one recipient."}`, "high", L4},
 		{`{"name":"clear_cookies","description":"Clears every cookie of the browser profile."}`, "high", L5},
+		// Revoking one credential withdraws access: high, and floored.
+		{`{"name":"delete_api_key","description":"Deletes one API key of the account.","inputSchema":{"type":"object","properties":{"keyId":{"type":"string"}},"required":["keyId"]}}`, "high", L5},
+		// A tool that creates as well as deletes credentials changes access.
+		{`{"name":"api_keys","description":"Manage API keys: list, create, delete.","inputSchema":{"type":"object","properties":{"action":{"type":"string","enum":["list","create","delete"]}},"required":["action"]}}`, "critical", L5},
+		// A query declared read-only reads any record; its floor stays.
+		{`{"name":"query_database","description":"Queries the database.","inputSchema":{"type":"object","properties":{"sql":{"type":"string","description":"The read-only SQL to run."}},"required":["sql"]}}`, "medium", L5},
+		{`{"name":"conversations_add_message","description":"Adds a message to a channel.","inputSchema":{"type":"object","properties":{"channel":{"type":"string"},"text":{"type":"string"}},"required":["channel","text"]}}`, "high", L4},
 		// A declared riskLevel raises, never lowers.
 		{`{"name":"get_weather","description":"Returns the weather forecast for a city.","annotations":{"riskLevel":"high"}}`, "high", L4},
 		{`{"name":"drop_database","description":"Drops the database and everything in it.","annotations":{"riskLevel":"low"}}`, "critical", L5},
@@ -144,7 +151,18 @@ func TestIntent(t *testing.T) {
 		{`{"name":"deploy_plan","description":"Shows what a deploy would change.","inputSchema":{"type":"object","properties":{"appId":{"type":"string"}}}}`, "read"},
 		{`{"name":"team_services","description":"Team information.","inputSchema":{"type":"object","properties":{"teamId":{"type":"string"},"limit":{"type":"integer"}}}}`, "read"},
 		{`{"name":"apply_config","description":"Validates a configuration in a dry run without applying it."}`, "read"},
-		{`{"name":"pipelines_run","description":"Retrieve pipeline run data for a project."}`, "read"},
+		// "run" is a noun here, so no execution; the runs of a pipeline
+		// are its state, so an observation.
+		{`{"name":"pipelines_run","description":"Retrieve pipeline run data for a project."}`, "observe"},
+		{`{"name":"list_pipeline_steps","description":"Lists the steps of a pipeline run.","inputSchema":{"type":"object","properties":{"runId":{"type":"string"}},"required":["runId"]}}`, "observe"},
+		{`{"name":"get_pipeline_definition","description":"Returns the definition of a pipeline.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`, "read"},
+		{`{"name":"list_runs","description":"Lists the runs of a workspace.","inputSchema":{"type":"object","properties":{"workspace":{"type":"string"}},"required":["workspace"]}}`, "read"},
+		// A query parameter declared to take only read-only SQL: a read
+		// (its floor stays, see TestReadOnlyClaims).
+		{`{"name":"query_database","description":"Queries the database.","inputSchema":{"type":"object","properties":{"sql":{"type":"string","description":"The read-only SQL to run."}},"required":["sql"]}}`, "read"},
+		{`{"name":"query_database","description":"Queries the database.","inputSchema":{"type":"object","properties":{"sql":{"type":"string","description":"The SQL to run."}},"required":["sql"]}}`, "mutate"},
+		// Adding a message to a conversation posts it.
+		{`{"name":"conversations_add_message","description":"Adds a message to a channel.","inputSchema":{"type":"object","properties":{"channel":{"type":"string"},"text":{"type":"string"}},"required":["channel","text"]}}`, "mutate"},
 		{`{"name":"notification_mark_as_read","description":"Marks a notification as read."}`, "mutate"},
 		{`{"name":"resolve_comment","description":"Resolves a comment thread."}`, "mutate"},
 		{`{"name":"resolve_library_id","description":"Finds the identifier of a library by its name."}`, "read"},

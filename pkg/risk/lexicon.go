@@ -104,7 +104,7 @@ var verbs = map[string]action{
 
 	// exec: arbitrary execution.
 	"exec": actExec, "execute": actExec, "run": actExec, "eval": actExec, "evaluate": actExec,
-	"shell": actExec, "bash": actExec, "sh": actExec, "psql": actExec, "script": actExec, "invoke": actExec,
+	"shell": actExec, "bash": actExec, "sh": actExec, "psql": actExec, "script": actExec, "invoke": actExec, "call": actExec,
 	"spawn": actExec, "process": actExec, "cmd": actExec, "command": actExec, "sql": actExec,
 	"generic": actExec, "unsafe": actExec,
 
@@ -164,6 +164,32 @@ var telemetryNouns = map[string]bool{
 	"trace": true, "tracing": true, "health": true, "process": true, "ps": true, "session": true,
 	"performance": true, "advisor": true, "usage": true, "size": true, "lock": true, "info": true,
 	"recording": true, "video": true, "console": true, "network": true, "call": true, "search": false,
+}
+
+// executionNouns are the runs of a stored automation: reading one
+// inspects what the automation did, its state, as a log or a status does.
+var executionNouns = map[string]bool{"run": true, "build": true, "step": true, "execution": true,
+	"result": true}
+
+// executionRecord says a name reads the runs of a stored automation: an
+// automation noun and, as another word, one of its executions.
+func executionRecord(objects []string) bool {
+	auto := ""
+	for _, o := range objects {
+		if automationNouns[o] {
+			auto = o
+			break
+		}
+	}
+	if auto == "" {
+		return false
+	}
+	for _, o := range objects {
+		if o != auto && executionNouns[o] {
+			return true
+		}
+	}
+	return false
 }
 
 // movesMoney are the money words whose action moves money rather than

@@ -61,7 +61,7 @@ func lexiconLists() map[string][]string {
 		"setting-nouns": settingNouns, "filter-params": filterParams, "infra-nouns": infraNouns,
 		"work-nouns": workNouns, "detach-verbs": detachVerbs, "relation-nouns": relationNouns,
 		"record-nouns": recordNouns, "whole-copy-verbs": wholeCopyVerbs,
-		"outward-nouns": outwardNouns,
+		"outward-nouns": outwardNouns, "execution-nouns": executionNouns, "name-only-verbs": nameOnlyVerbs,
 	} {
 		keys(name, m)
 	}

@@ -26,6 +26,9 @@ func severity(s signals, act action, blast string) (string, string) {
 	}
 	switch act {
 	case actExec:
+		if s.readOnlyQuery {
+			return "medium", "runs only read queries: any record the database holds, none changed"
+		}
 		if s.execParam == "" && s.apiCall == "" && !s.anyRequest && containsAnyMap(s.objects, automationNouns) {
 			return "high", "runs a stored pipeline, workflow or job; the caller writes no code"
 		}
@@ -38,6 +41,12 @@ func severity(s signals, act action, blast string) (string, string) {
 	case actDelete:
 		if ephemeralNouns[head] || containsAnyMap(s.tokens, ephemeralNouns) {
 			return "medium", "removes session state that can be rebuilt"
+		}
+		if s.privilege != "" && s.actSource == "name" && s.optionPrivilege == "" {
+			// Revoking is the safe direction of an access change: one
+			// credential, role or rule is withdrawn and whoever used it is
+			// locked out; nothing is granted.
+			return "high", "removes " + s.privilege + ": access is withdrawn, not granted"
 		}
 		if s.privilege != "" {
 			return "critical", "removes " + s.privilege + ": who may do what"
@@ -55,6 +64,8 @@ func severity(s signals, act action, blast string) (string, string) {
 			return "high", fmt.Sprintf("flag %q reveals secret values", s.revealFlag)
 		case s.apiCall != "":
 			return "medium", "reads any path of the service's API"
+		case s.savedRead:
+			return "medium", "returns what a stored query or report selects from the records it covers"
 		case s.privateContent != "":
 			return "medium", "reads " + s.privateContent + ", which may be private"
 		case s.filterParam != "" && !containsAnyMap(s.objects, metadataWords):
@@ -127,7 +138,7 @@ var ephemeralNouns = map[string]bool{
 var highImpactVerbs = map[string]bool{
 	"deploy": true, "promote": true, "upgrade": true, "scale": true, "rollout": true,
 	"merge": true, "maintenance": true, "rollback": true, "reset": true,
-	"finalize": true, "checkout": true, "handle": true, "import": true,
+	"finalize": true, "checkout": true, "handle": true, "import": true, "approve": true,
 }
 
 // sessionActions drive a browser that may be signed in: a click or a key
