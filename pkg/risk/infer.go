@@ -43,6 +43,7 @@ type signals struct {
 	anyRequest        bool     // the description says any request or command goes
 	execReadOnly      string   // the execution parameter's own description says it takes only reads
 	readOnlyQuery     bool     // an execution whose read-only claim counts: it runs only reads
+	optionContainer   string   // a container an operation of the tool removes
 	savedRead         bool     // runs a stored query or report: a read of what it covers
 }
 
@@ -332,7 +333,7 @@ func readSchema(s *signals, schema any) {
 					s.containerScope = widerBlast(s.containerScope, sc)
 				}
 				switch tok {
-				case "path", "owner", "repo", "dir", "directory", "namespace", "project", "workspace", "database", "collection", "channel", "bucket", "table", "app":
+				case "path", "owner", "repo", "dir", "directory", "namespace", "project", "workspace", "database", "collection", "channel", "bucket", "table", "app", "mount":
 					s.requiredContainer = true
 				}
 			}
@@ -363,7 +364,7 @@ func hasOptions(p map[string]any) bool {
 // deleting or destroying verb, and whether it changes who may do what.
 func readOption(s *signals, opt string) {
 	toks := Tokenize(opt)
-	mutates := false
+	mutates, removes := false, false
 	if len(toks) > 0 && (toks[0] == "list" || toks[0] == "search") {
 		s.optionList = true
 	}
@@ -377,6 +378,20 @@ func readOption(s *signals, opt string) {
 		}
 		if a >= actMutate {
 			mutates = true
+		}
+		if a >= actDelete {
+			removes = true
+		}
+	}
+	if removes && s.optionContainer == "" {
+		// "deleteTable", "destroyMySQL": an operation that removes a
+		// container takes everything in it.
+		for _, tok := range toks {
+			if sc := scopeWords[tok]; sc != "" {
+				s.optionContainer = tok
+			} else if sc := systemScopes[tok]; sc != "" {
+				s.optionContainer = tok
+			}
 		}
 	}
 	if mutates && s.optionPrivilege == "" {
@@ -887,6 +902,9 @@ func blastRadius(s signals, act action) (string, string) {
 	}
 	switch act {
 	case actRead, actObserve:
+		if memberNouns[rawHead] && namesContainer(s.objects, head) {
+			return "namespace", "lists the " + rawHead + " of one container"
+		}
 		if memberNouns[rawHead] {
 			return "organization", "lists the " + rawHead + " of an organization"
 		}
@@ -941,6 +959,11 @@ func blastRadius(s signals, act action) (string, string) {
 		}
 		for _, tok := range s.tokens {
 			if sc, ok := systemScopes[tok]; ok && sc == "namespace" {
+				if act == actRead && tok == s.tokens[len(s.tokens)-1] && s.actSource == "name" && len(s.tokens) > 1 && recordVerbs[s.verb] {
+					// "get_database": the record of the database, not
+					// what it holds.
+					return "item", "reads the record of one " + tok
+				}
 				return sc, "inspects a whole repository or database"
 			}
 		}
@@ -959,8 +982,14 @@ func blastRadius(s signals, act action) (string, string) {
 				return "namespace", "acts in a logged-in session"
 			}
 		}
+		if act == actSend && s.verb == "publish" {
+			return "global", "publishing makes it visible to everyone"
+		}
 		if act == actSend {
 			return "namespace", "reaches everyone who can see the destination"
+		}
+		if act == actDelete && s.optionContainer != "" {
+			return "namespace", "an operation removes a whole " + s.optionContainer
 		}
 		if act == actDelete && rawHead != head && singular(rawHead) == head {
 			return "namespace", "deletes several " + rawHead
@@ -976,6 +1005,22 @@ func blastRadius(s signals, act action) (string, string) {
 	}
 	return "item", "acts on one item"
 }
+
+// namesContainer says a name names a container narrower than an
+// organisation ("project_members", "repo_collaborators"): the members it
+// lists are that container's.
+func namesContainer(objects []string, head string) bool {
+	for _, o := range objects {
+		if o != head && scopeWords[o] == "namespace" {
+			return true
+		}
+	}
+	return false
+}
+
+// recordVerbs fetch one object's record, not what it holds.
+var recordVerbs = map[string]bool{"get": true, "retrieve": true, "describe": true, "fetch": true, "show": true,
+	"view": true}
 
 // infraNouns are account-level infrastructure: listing them without
 // naming a container enumerates everything the account runs.

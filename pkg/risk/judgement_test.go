@@ -134,6 +134,17 @@ func TestBlastFromMeaning(t *testing.T) {
 		{`{"name":"list_issues","description":"Lists issues across the workspace.","inputSchema":{"type":"object","properties":{"page":{"type":"integer"}}}}`, "organization"},
 		{`{"name":"query_records","description":"Returns the records of a collection that match a filter.","inputSchema":{"type":"object","properties":{"collection":{"type":"string"},"filter":{"type":"object"}}}}`, "namespace"},
 		{`{"name":"repo_branches","description":"Retrieve branch data for a repository.","inputSchema":{"type":"object","properties":{"action":{"type":"string","enum":["list_branches","get_branch"]},"repository":{"type":"string"}}}}`, "namespace"},
+		// The members of a project are the project's.
+		{`{"name":"list_project_members","description":"Lists the members of a project.","inputSchema":{"type":"object","properties":{"projectId":{"type":"string"}},"required":["projectId"]}}`, "namespace"},
+		{`{"name":"list_members","description":"Lists the members of the organization.","inputSchema":{"type":"object","properties":{"page":{"type":"integer"}}}}`, "organization"},
+		// A mount is a container.
+		{`{"name":"list_secrets","description":"Lists the names of the secrets under a mount.","inputSchema":{"type":"object","properties":{"mount":{"type":"string"}},"required":["mount"]}}`, "namespace"},
+		// Publishing is visible to everyone.
+		{`{"name":"publish_package","description":"Publishes a package version.","inputSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}`, "global"},
+		// The record of a database, not what it holds.
+		{`{"name":"get_database","description":"Gets the settings of one database.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`, "item"},
+		// An operation that removes a container takes what is in it.
+		{`{"name":"manage_tables","description":"Manage tables.","inputSchema":{"type":"object","properties":{"action":{"type":"string","enum":["list","create","deleteTable"]}},"required":["action"]}}`, "namespace"},
 		// Deleting one credential reaches that credential only.
 		{`{"name":"delete_credential","description":"Deletes one stored credential by its id.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`, "item"},
 	} {
@@ -204,6 +215,8 @@ func TestLaterRules(t *testing.T) {
 		{`{"name":"run_pipeline","description":"Runs a pipeline on a branch."}`, "risk", "high"},
 		{`{"name":"update_records","description":"Updates the rows that match a condition.","inputSchema":{"type":"object","properties":{"where":{"type":"object"}}}}`, "risk", "high"},
 		{`{"name":"sync_table_schema","description":"Refreshes the cached schema of a table."}`, "risk", "low"},
+		{`{"name":"create_saved_view","description":"Creates a saved view of issues.","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"filters":{"type":"object"}}}}`, "risk", "medium"},
+		{`{"name":"get_dataset_items","description":"Returns the items of a dataset.","inputSchema":{"type":"object","properties":{"datasetId":{"type":"string"}},"required":["datasetId"]}}`, "risk", "medium"},
 		{`{"name":"issue_certificate","description":"Issues a certificate and returns its private key."}`, "risk", "high"},
 		{`{"name":"browser_mouse_click_xy","description":"Clicks at a position of the page."}`, "risk", "high"},
 		{`{"name":"browser_mouse_wheel","description":"Scrolls the page with the mouse wheel."}`, "risk", "low"},

@@ -64,6 +64,10 @@ func severity(s signals, act action, blast string) (string, string) {
 			return "high", fmt.Sprintf("flag %q reveals secret values", s.revealFlag)
 		case s.apiCall != "":
 			return "medium", "reads any path of the service's API"
+		case recordNouns[head] && len(s.tokens) > 0 && s.tokens[len(s.tokens)-1] != head:
+			// "get_dataset_items", "query_rows": any records of a
+			// collection, whatever they hold.
+			return "medium", "reads any records of a collection"
 		case s.savedRead:
 			return "medium", "returns what a stored query or report selects from the records it covers"
 		case s.privateContent != "":
@@ -99,7 +103,9 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "high", "a change whose reach is " + blast
 	case s.bulk || containsAny(s.objects, "many", "all", "bulk", "multiple"):
 		return "high", "changes many items at once"
-	case s.filterParam != "":
+	case s.filterParam != "" && s.verb != "create":
+		// A created view or saved search stores its filter; it changes
+		// nothing it matches.
 		return "high", fmt.Sprintf("parameter %q changes every record it matches", s.filterParam)
 	case containsAnyMap(s.objects, certificateNouns):
 		return "high", "mints or changes a certificate, a credential others will trust"
