@@ -128,6 +128,10 @@ func (e *Env) WebhookServer() (host string, port int, certDir string) {
 	return w.LocalServingHost, w.LocalServingPort, w.LocalServingCertDir
 }
 
+// WebhookCA returns the PEM CA that signed the webhook serving certificate:
+// what the API server trusts for the webhooks, and a gate for the operator.
+func (e *Env) WebhookCA() []byte { return e.env.WebhookInstallOptions.LocalServingCAData }
+
 // Stop stops the control plane and removes its directory.
 func (e *Env) Stop() error {
 	err := e.env.Stop()

@@ -1,0 +1,567 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/gate"
+	"github.com/toolgate/toolgate/internal/gateproto"
+	"github.com/toolgate/toolgate/internal/lifecycle"
+	"github.com/toolgate/toolgate/internal/testenv"
+)
+
+// upstreamToken is the credential the toolbox server demands. It lives in
+// a Secret of the servers' namespace; only the gate ever holds it.
+const upstreamToken = "toolbox-s3cret"
+
+const (
+	weatherV1 = "Returns the current weather for a city."
+	weatherV2 = "Returns the current weather for a city, in metric units."
+)
+
+// toolbox is a real Go SDK server over HTTP, served in both protocol
+// generations: session-based streamable HTTP on /session and the stateless
+// revision on /stateless. Requests without the bearer token are refused.
+type toolbox struct {
+	*httptest.Server
+	mcp *mcp.Server
+}
+
+func startToolbox(t *testing.T) *toolbox {
+	t.Helper()
+	s := mcp.NewServer(&mcp.Implementation{Name: "toolbox", Version: "1.0.0"}, nil)
+	tb := &toolbox{mcp: s}
+	tb.define("get_weather", weatherV1, `"city":{"type":"string"}`, true)
+	tb.define("list_files", "Lists the files of a directory in the workspace.", `"path":{"type":"string"}`, true)
+	tb.define("delete_repository", "Deletes a repository and all of its history.", `"repo":{"type":"string"}`, false)
+	session := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	stateless := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true})
+	tb.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+upstreamToken {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		switch r.URL.Path {
+		case "/session":
+			session.ServeHTTP(w, r)
+		case "/stateless":
+			stateless.ServeHTTP(w, r)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(tb.Close)
+	return tb
+}
+
+// define adds or replaces a tool; a replacement tells open sessions that
+// the list changed, as a server that redefines a tool would.
+func (tb *toolbox) define(name, description, props string, readOnly bool) {
+	tool := &mcp.Tool{Name: name, Description: description,
+		InputSchema: json.RawMessage(`{"type":"object","properties":{` + props + `}}`)}
+	if readOnly {
+		tool.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: true}
+	}
+	tb.mcp.AddTool(tool, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name + " done"}}}, nil
+	})
+}
+
+// gateProcess is the gate binary running as its own process.
+type gateProcess struct {
+	cmd     *exec.Cmd
+	listen  string
+	metrics string
+	log     string
+}
+
+func buildGate(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "gate")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/toolgate/toolgate/cmd/gate").CombinedOutput(); err != nil {
+		t.Fatalf("building the gate: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func startGateProcess(t *testing.T, bin, dir, name string, args ...string) *gateProcess {
+	t.Helper()
+	g := &gateProcess{listen: freeAddr(t), metrics: freeAddr(t), log: filepath.Join(dir, name+".log")}
+	log, err := os.Create(g.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { log.Close() })
+	g.cmd = exec.Command(bin, append([]string{"--listen", g.listen, "--metrics-addr", g.metrics}, args...)...)
+	g.cmd.Stdout, g.cmd.Stderr = log, log
+	if err := g.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = g.cmd.Process.Kill(); _ = g.cmd.Wait() })
+	return g
+}
+
+// ready returns the revision the gate enforces, or "" while it has none.
+func (g *gateProcess) ready() string {
+	resp, err := http.Get("http://" + g.metrics + "/readyz")
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return ""
+	}
+	return strings.TrimSpace(strings.TrimPrefix(string(b), "ok"))
+}
+
+func (g *gateProcess) url(serverID string) string { return "http://" + g.listen + gate.ServerPath(serverID) }
+
+func (g *gateProcess) logText(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(g.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// agentSession is a real Go SDK client, the agent, connected through the gate.
+type agentSession struct {
+	cs      *mcp.ClientSession
+	mu      sync.Mutex
+	changes int
+}
+
+// connectAgent connects in the given protocol version; "" is the SDK's
+// latest, the stateless revision.
+func connectAgent(t *testing.T, endpoint, version string) *agentSession {
+	t.Helper()
+	a := &agentSession{}
+	c := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			a.mu.Lock()
+			a.changes++
+			a.mu.Unlock()
+		},
+	})
+	var opts *mcp.ClientSessionOptions
+	if version != "" {
+		opts = &mcp.ClientSessionOptions{ProtocolVersion: version}
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, opts)
+	if err != nil {
+		t.Fatalf("agent connecting to %s: %v", endpoint, err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	a.cs = cs
+	return a
+}
+
+func (a *agentSession) names(t *testing.T) ([]string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+	defer cancel()
+	res, err := a.cs.ListTools(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, tl := range res.Tools {
+		out = append(out, tl.Name)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+func (a *agentSession) call(t *testing.T, name string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+	defer cancel()
+	res, err := a.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
+	if err != nil {
+		return "", err
+	}
+	if res.IsError || len(res.Content) == 0 {
+		return "", fmt.Errorf("tool error: %+v", res.Content)
+	}
+	text, _ := res.Content[0].(*mcp.TextContent)
+	if text == nil {
+		return "", fmt.Errorf("no text in %+v", res.Content)
+	}
+	return text.Text, nil
+}
+
+// eventually retries f until it returns nil or the timeout passes.
+func eventually(t *testing.T, timeout time.Duration, what string, f func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		err := f()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %v", what, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// expectTools waits until the agent's list is exactly want.
+func expectTools(t *testing.T, a *agentSession, what string, want ...string) {
+	t.Helper()
+	slices.Sort(want)
+	eventually(t, 30*time.Second, what, func() error {
+		got, err := a.names(t)
+		if err != nil {
+			return err
+		}
+		if !slices.Equal(got, want) {
+			return fmt.Errorf("tools %v, want %v", got, want)
+		}
+		return nil
+	})
+}
+
+// expectRefused checks that a call is refused as unavailable.
+func expectRefused(t *testing.T, a *agentSession, tool, why string) {
+	t.Helper()
+	out, err := a.call(t, tool)
+	if err == nil {
+		t.Fatalf("%s: the call to %s went through: %q", why, tool, out)
+	}
+	if !strings.Contains(strings.ToLower(err.Error()), "not available") {
+		t.Fatalf("%s: the call to %s failed, but not as unavailable: %v", why, tool, err)
+	}
+}
+
+func expectCall(t *testing.T, a *agentSession, tool string) {
+	t.Helper()
+	out, err := a.call(t, tool)
+	if err != nil || out != tool+" done" {
+		t.Fatalf("calling %s: %q, %v", tool, out, err)
+	}
+}
+
+// mintToken asks the TokenRequest API for a token bound to the pod, as the
+// kubelet would project it, and writes it to a file.
+func mintToken(t *testing.T, env *testenv.Env, pod *corev1.Pod, audience, path string) string {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	expiry := int64(3600)
+	tr, err := cs.CoreV1().ServiceAccounts(pod.Namespace).CreateToken(t.Context(), pod.Spec.ServiceAccountName, &authenticationv1.TokenRequest{
+		Spec: authenticationv1.TokenRequestSpec{Audiences: []string{audience}, ExpirationSeconds: &expiry,
+			BoundObjectRef: &authenticationv1.BoundObjectReference{Kind: "Pod", APIVersion: "v1", Name: pod.Name, UID: pod.UID}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("minting a token: %v", err)
+	}
+	if err := os.WriteFile(path, []byte(tr.Status.Token), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestGateEndToEnd runs the gate binary between real Go SDK agents of both
+// protocol generations and a real Go SDK server, with its configuration
+// served by the operator binary against a real API server.
+func TestGateEndToEnd(t *testing.T) {
+	env := startControlPlane(t)
+	ctx := t.Context()
+	admin := env.Client
+	dir := t.TempDir()
+	tb := startToolbox(t)
+
+	for _, ns := range []*corev1.Namespace{
+		{ObjectMeta: metav1.ObjectMeta{Name: "tools"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "agents", Labels: map[string]string{toolgatev1alpha1.LabelInjection: toolgatev1alpha1.InjectionEnabled}}},
+	} {
+		if err := admin.Create(ctx, ns); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := admin.Create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "tools", Name: "toolbox-token", Labels: map[string]string{toolgatev1alpha1.LabelCredentials: "true"}},
+		StringData: map[string]string{"token": upstreamToken},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	server := func(name, path string) *toolgatev1alpha1.MCPServer {
+		return &toolgatev1alpha1.MCPServer{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "tools", Name: name},
+			Spec: toolgatev1alpha1.MCPServerSpec{
+				Endpoint:     toolgatev1alpha1.MCPEndpoint{URL: tb.URL + path},
+				Auth:         &toolgatev1alpha1.MCPServerAuth{BearerToken: &toolgatev1alpha1.KeyReference{Name: "toolbox-token", Key: "token"}},
+				CatalogTrust: toolgatev1alpha1.CatalogTrustInternal,
+				Consumers:    toolgatev1alpha1.ConsumerSpec{From: toolgatev1alpha1.NamespacesFromAll},
+				// Long enough that only the test makes the operator look again.
+				Probe: toolgatev1alpha1.ProbeSpec{Interval: &metav1.Duration{Duration: time.Hour}},
+			},
+		}
+	}
+	for _, s := range []*toolgatev1alpha1.MCPServer{server("toolbox", "/session"), server("toolbox-next", "/stateless")} {
+		if err := admin.Create(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	policy := &toolgatev1alpha1.ToolPolicy{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "agents", Name: "agents"},
+		Spec: toolgatev1alpha1.ToolPolicySpec{
+			Servers:  []toolgatev1alpha1.ServerReference{{Namespace: "tools", Name: "toolbox"}, {Namespace: "tools", Name: "toolbox-next"}},
+			MaxLevel: toolgatev1alpha1.LevelModerate,
+		},
+	}
+	if err := admin.Create(ctx, policy); err != nil {
+		t.Fatal(err)
+	}
+
+	op, err := env.PrepareOperator(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	operator := startOperator(t, op, dir, "operator")
+	aliceConfig, err := env.KubeconfigFor(dir, "alice", filepath.Join(testenv.RepoRoot(), "config", "rbac", "approver_role.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	pin := func(server, tool string) *toolgatev1alpha1.ToolPin {
+		var p toolgatev1alpha1.ToolPin
+		if err := admin.Get(ctx, types.NamespacedName{Namespace: "tools", Name: lifecycle.PinName(server, tool)}, &p); err != nil {
+			return nil
+		}
+		return &p
+	}
+	eventually(t, 2*time.Minute, "the policy is evaluated", func() error {
+		var p toolgatev1alpha1.ToolPolicy
+		if err := admin.Get(ctx, client.ObjectKeyFromObject(policy), &p); err != nil {
+			return err
+		}
+		if p.Status.Exposed != 4 || p.Status.Withheld != 2 {
+			return fmt.Errorf("exposed %d, withheld %d: %+v", p.Status.Exposed, p.Status.Withheld, p.Status.Tools)
+		}
+		return nil
+	})
+
+	// The agent's pod: no kubelet runs it, but its token is the one the
+	// kubelet would project into the gate container.
+	if err := admin.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "agents", Name: "agent"}}); err != nil {
+		t.Fatal(err)
+	}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "agents", Name: "agent-0", Labels: map[string]string{"app": "agent"}},
+		Spec: corev1.PodSpec{ServiceAccountName: "agent", Containers: []corev1.Container{{Name: "agent", Image: "agent:1"}}},
+	}
+	if err := admin.Create(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	tokenFile := mintToken(t, env, pod, gateproto.Audience, filepath.Join(dir, "token"))
+	caFile := filepath.Join(dir, "operator-ca.crt")
+	if err := os.WriteFile(caFile, env.WebhookCA(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	gateBin := buildGate(t, dir)
+	operatorURL := fmt.Sprintf("https://127.0.0.1:%d", op.GatePort)
+	gateArgs := func(token string) []string {
+		return []string{"--operator-url", operatorURL, "--token-file", token, "--operator-ca-file", caFile}
+	}
+	g := startGateProcess(t, gateBin, dir, "gate", gateArgs(tokenFile)...)
+	eventually(t, time.Minute, "the gate gets its configuration", func() error {
+		if g.ready() == "" {
+			return fmt.Errorf("not ready; log:\n%s", g.logText(t))
+		}
+		return nil
+	})
+
+	session := connectAgent(t, g.url("tools/toolbox"), "2025-11-25")
+	stateless := connectAgent(t, g.url("tools/toolbox-next"), "")
+
+	t.Log("the ceiling withholds the L5 tool from the list and from the call, in both generations")
+	for _, a := range []*agentSession{session, stateless} {
+		expectTools(t, a, "the first list", "get_weather", "list_files")
+		expectRefused(t, a, "delete_repository", "an L5 tool above the ceiling")
+		expectRefused(t, a, "drop_everything", "a tool nobody listed")
+		expectCall(t, a, "get_weather")
+	}
+	// The agent's side holds nothing that reaches the server: the
+	// credential is the gate's.
+	if resp, err := http.Post(tb.URL+"/session", "application/json", strings.NewReader(`{}`)); err == nil {
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("the upstream answered %d without credentials", resp.StatusCode)
+		}
+	}
+
+	t.Log("a rug pull is withheld at once, with the configuration stale")
+	revBefore := g.ready()
+	tb.define("get_weather", weatherV2, `"city":{"type":"string"}`, true)
+	for _, a := range []*agentSession{session, stateless} {
+		expectTools(t, a, "the list after the rug pull", "list_files")
+		expectRefused(t, a, "get_weather", "a redefined tool")
+	}
+	if p := pin("toolbox", "get_weather"); p == nil || p.Status.State != toolgatev1alpha1.PinTrusted {
+		t.Fatalf("the operator moved before the gate was tested alone: %+v", p)
+	}
+	if g.ready() != revBefore {
+		t.Fatal("the configuration changed: the gate did not act on its own")
+	}
+
+	t.Log("the new definition comes back once approved with kubectl patch")
+	for _, name := range []string{"toolbox", "toolbox-next"} {
+		var s toolgatev1alpha1.MCPServer
+		if err := admin.Get(ctx, types.NamespacedName{Namespace: "tools", Name: name}, &s); err != nil {
+			t.Fatal(err)
+		}
+		s.Spec.Probe.Interval = &metav1.Duration{Duration: 59 * time.Minute} // due at once
+		if err := admin.Update(ctx, &s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"toolbox", "toolbox-next"} {
+		var observed toolgatev1alpha1.Fingerprint
+		eventually(t, time.Minute, "the operator sees the rug pull", func() error {
+			p := pin(name, "get_weather")
+			if p == nil || p.Status.State != toolgatev1alpha1.PinAwaitingReview {
+				return fmt.Errorf("pin %+v", p)
+			}
+			observed = p.Status.ObservedFingerprint
+			return nil
+		})
+		patch := fmt.Sprintf(`[{"op":"add","path":"/status/decisions/-","value":{"action":"Approve","fingerprint":%q,"comment":"metric units are fine"}}]`, observed)
+		eventually(t, 30*time.Second, "alice approves with kubectl", func() error {
+			out, err := exec.CommandContext(ctx, "kubectl", "--kubeconfig", aliceConfig, "patch", "toolpin", lifecycle.PinName(name, "get_weather"),
+				"-n", "tools", "--subresource=status", "--type=json", "-p", patch).CombinedOutput()
+			if err != nil {
+				return fmt.Errorf("%v: %s", err, out)
+			}
+			return nil
+		})
+	}
+	for _, a := range []*agentSession{session, stateless} {
+		// The same sessions: a new configuration does not drop them.
+		expectTools(t, a, "the list after the approval", "get_weather", "list_files")
+		expectCall(t, a, "get_weather")
+	}
+
+	t.Log("Audit forwards what is pinned and Trusted, and logs what Enforce would have done")
+	setMode := func(mode toolgatev1alpha1.PolicyMode) {
+		patch := fmt.Sprintf(`{"spec":{"mode":%q}}`, mode)
+		if err := admin.Patch(ctx, policy, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setMode(toolgatev1alpha1.PolicyAudit)
+	eventually(t, 30*time.Second, "audit mode forwards the tool above the ceiling", func() error {
+		_, err := session.call(t, "delete_repository")
+		return err
+	})
+	if !strings.Contains(g.logText(t), "delete_repository") {
+		t.Error("the audit line of the forwarded call is missing")
+	}
+	setMode(toolgatev1alpha1.PolicyEnforce)
+	eventually(t, 30*time.Second, "enforce again", func() error {
+		if _, err := session.call(t, "delete_repository"); err == nil {
+			return fmt.Errorf("still forwarded")
+		}
+		return nil
+	})
+
+	t.Log("a token of another audience gets nothing")
+	wrongAudience := mintToken(t, env, pod, "https://kubernetes.default.svc", filepath.Join(dir, "token-api"))
+	intruder := startGateProcess(t, gateBin, dir, "gate-wrong-audience", gateArgs(wrongAudience)...)
+
+	t.Log("the operator goes away: the running gate keeps its configuration, a new one exposes nothing")
+	_ = operator.Process.Kill()
+	_ = operator.Wait()
+	expectTools(t, session, "the list with the operator down", "get_weather", "list_files")
+	expectCall(t, session, "get_weather")
+	late := startGateProcess(t, gateBin, dir, "gate-late", gateArgs(tokenFile)...)
+	time.Sleep(3 * time.Second)
+	for _, gp := range []*gateProcess{late, intruder} {
+		if rev := gp.ready(); rev != "" {
+			t.Fatalf("%s is ready with %s", gp.log, rev)
+		}
+		if a, err := tryConnect(t, gp.url("tools/toolbox")); err == nil {
+			if names, err := a.names(t); err == nil && len(names) > 0 {
+				t.Fatalf("a gate without a configuration exposes %v", names)
+			}
+		}
+	}
+	startOperator(t, op, dir, "operator-again")
+	eventually(t, time.Minute, "the late gate gets its configuration once the operator is back", func() error {
+		if late.ready() == "" {
+			return fmt.Errorf("not ready")
+		}
+		return nil
+	})
+	if intruder.ready() != "" {
+		t.Error("a gate with a token of another audience got a configuration")
+	}
+
+	t.Log("the upstream goes away: calls fail clearly, the gate stays up")
+	// Close would wait for the gate's open streams; a server that dies
+	// drops them.
+	tb.Listener.Close()
+	tb.CloseClientConnections()
+	if _, err := session.call(t, "get_weather"); err == nil {
+		t.Error("a call to a server that is down succeeded")
+	}
+	if g.cmd.ProcessState != nil {
+		t.Fatal("the gate exited")
+	}
+	if g.ready() == "" {
+		t.Error("the gate lost its configuration when the upstream went down")
+	}
+}
+
+// tryConnect connects an agent, returning the error instead of failing.
+func tryConnect(t *testing.T, endpoint string) (*agentSession, error) {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return &agentSession{cs: cs}, nil
+}
