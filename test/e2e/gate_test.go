@@ -147,7 +147,9 @@ func (g *gateProcess) ready() string {
 	return strings.TrimSpace(strings.TrimPrefix(string(b), "ok"))
 }
 
-func (g *gateProcess) url(serverID string) string { return "http://" + g.listen + gate.ServerPath(serverID) }
+func (g *gateProcess) url(serverID string) string {
+	return "http://" + g.listen + gate.ServerPath(serverID)
+}
 
 func (g *gateProcess) logText(t *testing.T) string {
 	t.Helper()
@@ -388,7 +390,7 @@ func TestGateEndToEnd(t *testing.T) {
 	}
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "agents", Name: "agent-0", Labels: map[string]string{"app": "agent"}},
-		Spec: corev1.PodSpec{ServiceAccountName: "agent", Containers: []corev1.Container{{Name: "agent", Image: "agent:1"}}},
+		Spec:       corev1.PodSpec{ServiceAccountName: "agent", Containers: []corev1.Container{{Name: "agent", Image: "agent:1"}}},
 	}
 	if err := admin.Create(ctx, pod); err != nil {
 		t.Fatal(err)
@@ -470,7 +472,7 @@ func TestGateEndToEnd(t *testing.T) {
 			out, err := exec.CommandContext(ctx, "kubectl", "--kubeconfig", aliceConfig, "patch", "toolpin", lifecycle.PinName(name, "get_weather"),
 				"-n", "tools", "--subresource=status", "--type=json", "-p", patch).CombinedOutput()
 			if err != nil {
-				return fmt.Errorf("%v: %s", err, out)
+				return fmt.Errorf("%w: %s", err, out)
 			}
 			return nil
 		})
