@@ -20,8 +20,12 @@ const (
 	// ConfigPath streams Frames, newline-delimited JSON, for as long as the
 	// gate holds the connection.
 	ConfigPath = "/gate/v1/config"
-	// CallsPath is where a gate opens a pending call (POST CallRequest) and
-	// waits for its outcome (issue 10).
+	// CallsPath is where a gate opens a pending call: it POSTs a
+	// CallRequest, over the HTTP/2 connection that carries its
+	// configuration stream, and reads the response as a stream of Frames
+	// (heartbeats, then one FrameCallOutcome) for as long as the call
+	// waits. Closing the request withdraws the call: a call whose gate has
+	// gone is never approved later.
 	CallsPath = "/gate/v1/calls"
 )
 
