@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -42,6 +43,7 @@ func run() error {
 		caFile      = flag.String("operator-ca-file", "/var/run/secrets/toolgate/ca.crt", "PEM CA of the operator's serving certificate")
 		configFile  = flag.String("config-file", "", "for tests and local runs: apply this configuration (JSON) instead of connecting to the operator")
 		logLevel    = flag.String("log-level", "info", "debug, info, warn or error")
+		memoryLimit = flag.Int64("memory-limit-bytes", 20<<20, "soft limit of the Go heap (runtime/debug.SetMemoryLimit); the GOMEMLIMIT environment variable wins; 0 for none")
 		limits      gate.Limits
 	)
 	flag.Int64Var(&limits.MaxRequestBytes, "max-request-bytes", d.MaxRequestBytes, "largest request body from the agent")
@@ -54,6 +56,13 @@ func run() error {
 	flag.DurationVar(&limits.SessionIdleTimeout, "session-idle-timeout", d.SessionIdleTimeout, "forget a session unused for this long")
 	flag.DurationVar(&limits.ListTTL, "list-ttl", d.ListTTL, "most a filtered tools/list may be cached by the agent (MCP 2026-07-28 ttlMs)")
 	flag.Parse()
+	// A sidecar's memory is paid in every agent pod: with a soft limit the
+	// collector runs before the heap doubles, rather than after, which
+	// keeps the gate's resident memory flat under load at a small cost in
+	// CPU.
+	if *memoryLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(*memoryLimit)
+	}
 
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {

@@ -336,7 +336,11 @@ func (g *Gate) forward(x *exchange) {
 			defer s.close()
 		}
 		w.WriteHeader(resp.StatusCode)
-		_ = s.rc.Flush()
+		if listen {
+			_ = s.rc.Flush() // a stream that may stay quiet for long
+		} else {
+			s.flushHeadersSoon()
+		}
 		opts := pumpOptions{sess: x.sess}
 		if isList {
 			opts.listID = rpcmsg.IDKey(x.msg.ID)

@@ -3,6 +3,7 @@ package gate
 import (
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/toolgate/toolgate/internal/gate/sse"
 	"github.com/toolgate/toolgate/internal/gateproto"
@@ -130,6 +131,10 @@ type stream struct {
 	w      http.ResponseWriter
 	rc     *http.ResponseController
 	closed bool
+	// wrote is set by the first write; headerTimer flushes the headers
+	// alone if no event comes soon after them.
+	wrote       bool
+	headerTimer *time.Timer
 	// subscription is the raw id of a subscriptions/listen request, for
 	// the _meta of notifications written on its stream.
 	subscription []byte
@@ -140,6 +145,25 @@ func newStream(w http.ResponseWriter) *stream {
 	return &stream{w: w, rc: http.NewResponseController(w)}
 }
 
+// headerFlushDelay is how long the headers of an event stream wait for its
+// first event before they are flushed alone. Most answers to a POST follow
+// their headers at once: sending both in one write saves a syscall and a
+// packet on every call, while a stream that stays quiet (a slow tool, a
+// held call) still tells the agent within this delay that it is open.
+const headerFlushDelay = 20 * time.Millisecond
+
+// flushHeadersSoon arranges for the headers to go out alone should no
+// event follow them within headerFlushDelay.
+func (s *stream) flushHeadersSoon() {
+	s.headerTimer = time.AfterFunc(headerFlushDelay, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if !s.wrote && !s.closed {
+			_ = s.rc.Flush()
+		}
+	})
+}
+
 // write writes b and flushes, under the stream's lock so that events never
 // interleave.
 func (s *stream) write(b []byte) error {
@@ -148,6 +172,7 @@ func (s *stream) write(b []byte) error {
 	if s.closed {
 		return http.ErrHandlerTimeout
 	}
+	s.wrote = true
 	if _, err := s.w.Write(b); err != nil {
 		return err
 	}
@@ -161,6 +186,7 @@ func (s *stream) writeMessage(msg []byte) error {
 	if s.closed {
 		return http.ErrHandlerTimeout
 	}
+	s.wrote = true
 	s.buf = sse.AppendEvent(s.buf[:0], "", msg)
 	if _, err := s.w.Write(s.buf); err != nil {
 		return err
@@ -168,9 +194,14 @@ func (s *stream) writeMessage(msg []byte) error {
 	return s.rc.Flush()
 }
 
+// close marks the stream closed: nothing, the header timer included, writes
+// to it after the handler returns.
 func (s *stream) close() {
 	s.mu.Lock()
 	s.closed = true
+	if s.headerTimer != nil {
+		s.headerTimer.Stop()
+	}
 	s.mu.Unlock()
 }
 
