@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -359,7 +361,11 @@ func TestGateEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	operator := startOperator(t, op, dir, "operator")
+	// Two replicas, as the chart runs them: the leader reconciles, both
+	// serve gates.
+	grantLeaderElection(t, env, "toolgate-system")
+	replica := []string{"--leader-elect", "--leader-election-namespace", "toolgate-system"}
+	operator := startOperator(t, op, dir, "operator", replica...)
 	aliceConfig, err := env.KubeconfigFor(dir, "alice", filepath.Join(testenv.RepoRoot(), "config", "rbac", "approver_role.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -382,6 +388,12 @@ func TestGateEndToEnd(t *testing.T) {
 		}
 		return nil
 	})
+
+	// The second replica starts once the first leads (it has evaluated the
+	// policy): it never reconciles while the first lives, yet serves gates.
+	followerGatePort := freePort(t)
+	startOperator(t, op, dir, "operator-follower", append(replica,
+		"--webhook-port", strconv.Itoa(freePort(t)), "--gate-port", strconv.Itoa(followerGatePort))...)
 
 	// The agent's pod: no kubelet runs it, but its token is the one the
 	// kubelet would project into the gate container.
@@ -409,6 +421,15 @@ func TestGateEndToEnd(t *testing.T) {
 	eventually(t, time.Minute, "the gate gets its configuration", func() error {
 		if g.ready() == "" {
 			return fmt.Errorf("not ready; log:\n%s", g.logText(t))
+		}
+		return nil
+	})
+
+	follower := startGateProcess(t, gateBin, dir, "gate-follower", "--operator-url", fmt.Sprintf("https://127.0.0.1:%d", followerGatePort),
+		"--token-file", tokenFile, "--operator-ca-file", caFile)
+	eventually(t, time.Minute, "a replica that does not lead serves a gate", func() error {
+		if rev := follower.ready(); rev != g.ready() {
+			return fmt.Errorf("the follower's gate enforces %q, the leader's %q", rev, g.ready())
 		}
 		return nil
 	})
@@ -482,6 +503,12 @@ func TestGateEndToEnd(t *testing.T) {
 		expectTools(t, a, "the list after the approval", "get_weather", "list_files")
 		expectCall(t, a, "get_weather")
 	}
+	eventually(t, 30*time.Second, "the replica that does not lead pushes the approval too", func() error {
+		if rev := follower.ready(); rev == revBefore || rev != g.ready() {
+			return fmt.Errorf("the follower's gate enforces %q, the leader's %q (before the approval %q)", rev, g.ready(), revBefore)
+		}
+		return nil
+	})
 
 	t.Log("Audit forwards what is pinned and Trusted, and logs what Enforce would have done")
 	setMode := func(mode toolgatev1alpha1.PolicyMode) {
@@ -551,6 +578,38 @@ func TestGateEndToEnd(t *testing.T) {
 	}
 	if g.ready() == "" {
 		t.Error("the gate lost its configuration when the upstream went down")
+	}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	_, port, err := net.SplitHostPort(freeAddr(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := strconv.Atoi(port)
+	return n
+}
+
+// grantLeaderElection gives the operator's identity what leader election
+// needs in ns, as the chart's Role does.
+func grantLeaderElection(t *testing.T, env *testenv.Env, ns string) {
+	t.Helper()
+	ctx := t.Context()
+	objs := []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
+		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "toolgate-leader-election"}, Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
+			{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
+		}},
+		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "toolgate-leader-election"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "toolgate-leader-election"},
+			Subjects: []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: testenv.OperatorUser}}},
+	}
+	for _, o := range objs {
+		if err := env.Client.Create(ctx, o); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
