@@ -1,14 +1,22 @@
-// Command toolgate vets MCP tools offline: `toolgate score` judges saved
-// tools/list results and `toolgate diff` explains how a catalogue changed.
-// See docs/cli.md.
+// Command toolgate vets MCP tools: offline, `toolgate score` judges saved
+// tools/list results and `toolgate diff` explains how a catalogue changed;
+// in a cluster, `pending`, `describe`, `approve` and `reject` help a
+// reviewer decide on ToolPins. Built as kubectl-toolgate it is the kubectl
+// plugin `kubectl toolgate`. See docs/cli.md.
 package main
 
 import (
+	"context"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/toolgate/toolgate/internal/cli"
 )
 
 func main() {
-	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := cli.RunContext(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -11,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/pkg/risk"
@@ -21,8 +23,10 @@ import (
 // Exit codes, documented in docs/cli.md.
 const (
 	ExitOK = 0
-	// ExitPolicy: a tool is above --max-level (score), or a tool must be
-	// re-reviewed (diff).
+	// ExitPolicy: a tool is above --max-level (score), a tool must be
+	// re-reviewed (diff), or the cluster refused or could not answer
+	// (pending, describe, approve, reject: nothing to decide, a pin
+	// changed since it was read, RBAC, an unreachable API server).
 	ExitPolicy = 1
 	// ExitUsage: bad arguments or unreadable input.
 	ExitUsage = 2
@@ -38,12 +42,25 @@ Usage:
   toolgate diff [flags] OLD NEW      explain how a catalogue changed and which tools need re-review
   toolgate version
 
-Run "toolgate score -h" or "toolgate diff -h" for their flags. See docs/cli.md.
+In a cluster (also as "kubectl toolgate", with the binary on the PATH as kubectl-toolgate):
+  toolgate pending [-n NS | -A]                  pins awaiting review and calls awaiting approval
+  toolgate describe PIN [-n NS]                  a pin, with its change as a diff
+  toolgate approve PIN [-n NS] [--call ID] [--comment TEXT]
+  toolgate reject PIN [-n NS] [--call ID] [--comment TEXT]
+                                                 append a decision to the pin's status, as kubectl patch does
+
+Run "toolgate COMMAND -h" for its flags. See docs/cli.md.
 `
 
 // Run runs the command line args (without the program name) and returns the
 // exit code.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return RunContext(context.Background(), args, stdin, stdout, stderr)
+}
+
+// RunContext is Run with a context that ends the cluster subcommands'
+// requests, such as one cancelled by an interrupt.
+func RunContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return ExitUsage
@@ -53,6 +70,14 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runScore(args[1:], stdin, stdout, stderr)
 	case "diff":
 		return runDiff(args[1:], stdin, stdout, stderr)
+	case "pending":
+		return runPending(ctx, args[1:], stdout, stderr, time.Now)
+	case "describe":
+		return runDescribe(ctx, args[1:], stdout, stderr, time.Now)
+	case "approve":
+		return runDecide(ctx, toolgatev1alpha1.DecisionApprove, args[1:], stdout, stderr)
+	case "reject":
+		return runDecide(ctx, toolgatev1alpha1.DecisionReject, args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "toolgate %s\n", Version)
 		return ExitOK

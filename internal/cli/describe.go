@@ -1,0 +1,248 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/pmezard/go-difflib/difflib"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/pkg/tooldef"
+)
+
+// WriteDescribe renders a pin for a reviewer: where it stands, its risk,
+// the pinned and observed fingerprints, the change as a unified diff of the
+// two definitions, the decisions and the pending calls. Ages are relative
+// to now. Everything the server or an agent chose is escaped.
+func WriteDescribe(w io.Writer, pin *toolgatev1alpha1.ToolPin, now time.Time) {
+	st := &pin.Status
+	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
+	field := func(k, v string) { fmt.Fprintf(tw, "%s:\t%s\n", k, v) }
+	field("Name", pin.Name)
+	field("Namespace", pin.Namespace)
+	field("Server", pin.Spec.ServerRef.Name)
+	field("Tool", printable(pin.Spec.ToolName))
+	state := orDash(string(st.State))
+	if c := readyCondition(pin); c != nil && c.Message != "" {
+		state += " (" + c.Reason + ": " + oneLine(c.Message) + ")"
+	}
+	field("State", state)
+	if r := st.Risk; r != nil {
+		level := string(r.Level)
+		if r.EffectiveLevel != "" && r.EffectiveLevel != r.Level {
+			level += " (effective " + string(r.EffectiveLevel) + " when every call is approved)"
+		}
+		if r.Overridden {
+			level += " [overridden]"
+		}
+		field("Level", level)
+		field("Risk", fmt.Sprintf("%s, category %s, blast radius %s, reversibility %s, approval %s, min trust %d",
+			r.RiskLevel, r.Category, r.BlastRadius, r.Reversibility, r.ApprovalRecommendation, r.MinTrustLevel))
+		for _, f := range r.Floors {
+			field("Floor", oneLine(f))
+		}
+		for _, f := range r.Findings {
+			field("Finding", fmt.Sprintf("%s in %s: %s", f.Signal, f.Field, oneLine(f.Excerpt)))
+		}
+	}
+	if cr := st.ComputedRisk; cr != nil && st.Risk != nil && cr.Level != st.Risk.Level {
+		field("Computed level", string(cr.Level)+" (before the override)")
+	}
+	if o := pin.Spec.Override; o != nil {
+		field("Override", fmt.Sprintf("level %s, category %s, blast radius %s, by %s: %s",
+			orDash(string(o.Level)), orDash(string(o.Category)), orDash(string(o.BlastRadius)), orDash(o.SetBy), oneLine(o.Reason)))
+	}
+	if p := st.Pinned; p != nil {
+		pinned := fmt.Sprintf("%s (%s, %s", p.Fingerprint, p.Source, p.Time.UTC().Format(time.RFC3339))
+		if len(p.Approvers) > 0 {
+			pinned += ", approved by " + strings.Join(p.Approvers, ", ")
+		}
+		field("Pinned", pinned+")")
+	} else {
+		field("Pinned", "nothing yet")
+	}
+	observed := orDash(string(st.ObservedFingerprint))
+	if st.Pinned != nil && st.Pinned.Fingerprint == st.ObservedFingerprint {
+		observed += " (the pinned definition)"
+	}
+	field("Observed", observed)
+	if st.State == toolgatev1alpha1.PinAwaitingReview {
+		have, needed, multi := approvalCount(pin)
+		field("Approvals", approvalString(PendingItem{Approvals: have, Needed: needed, Multi: multi}))
+	}
+	tw.Flush()
+
+	if ch := st.Change; ch != nil {
+		kinds := make([]string, 0, len(ch.Kinds))
+		for _, k := range ch.Kinds {
+			kinds = append(kinds, string(k))
+		}
+		fmt.Fprintf(w, "\nChange %s → %s, detected %s ago: %s\n", ch.From.Short(), ch.To.Short(), age(&ch.DetectedTime, now), strings.Join(kinds, ", "))
+		for _, d := range ch.Details {
+			fmt.Fprintf(w, "  - %s\n", oneLine(d))
+		}
+	}
+	if st.Pinned != nil && st.ObservedDefinition != "" && st.Pinned.Fingerprint != st.ObservedFingerprint {
+		fmt.Fprintln(w)
+		if st.Pinned.Definition == "" {
+			fmt.Fprintln(w, "Diff: the pinned definition was not recorded; the observed one is:")
+			fmt.Fprint(w, indented(st.ObservedDefinition))
+		} else {
+			fmt.Fprint(w, DefinitionDiff(st.Pinned.Definition, st.ObservedDefinition, st.Pinned.Fingerprint, st.ObservedFingerprint))
+		}
+	} else if st.Pinned == nil && st.ObservedDefinition != "" {
+		fmt.Fprintln(w, "\nObserved definition (new, never pinned):")
+		fmt.Fprint(w, indented(st.ObservedDefinition))
+	}
+
+	fmt.Fprintf(w, "\nDecisions (%d):\n", len(st.Decisions))
+	if len(st.Decisions) > 0 {
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  TIME\tACTION\tON\tUSER\tCOMMENT")
+		for _, d := range st.Decisions {
+			when := "-"
+			if d.Time != nil {
+				when = d.Time.UTC().Format(time.RFC3339)
+			}
+			on := d.Fingerprint.Short()
+			if d.CallID != "" {
+				on = "call " + d.CallID
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", when, d.Action, on, orDash(d.User), clipRunes(oneLine(d.Comment), 60))
+		}
+		tw.Flush()
+	}
+
+	fmt.Fprintf(w, "\nPending calls (%d):\n", len(st.PendingCalls))
+	if len(st.PendingCalls) > 0 {
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  ID\tAGENT\tWAITING\tEXPIRES IN\tFINGERPRINT\tARGUMENTS")
+		for _, c := range st.PendingCalls {
+			left := "expired"
+			if d := c.ExpiryTime.Sub(now).Truncate(time.Second); d > 0 {
+				left = d.String()
+			}
+			agent := c.Agent
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", c.ID, agentString(&agent), age(&c.RequestedTime, now), left, c.Fingerprint.Short(), clipRunes(oneLine(c.Arguments), 80))
+		}
+		tw.Flush()
+	}
+}
+
+// DefinitionDiff is a unified diff of two canonical definitions, indented
+// one key per line so that a change shows as the lines it touches.
+// Canonical JSON sorts keys, so the same definition always lines up.
+func DefinitionDiff(pinned, observed string, from, to toolgatev1alpha1.Fingerprint) string {
+	text, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
+		A:        difflib.SplitLines(indented(pinned)),
+		B:        difflib.SplitLines(indented(observed)),
+		FromFile: "pinned " + from.Short(),
+		ToFile:   "observed " + to.Short(),
+		Context:  3,
+	})
+	if err != nil {
+		return fmt.Sprintf("Diff: %v\n", err)
+	}
+	if text == "" {
+		return "Diff: the definitions differ only in what indentation does not show\n"
+	}
+	return text
+}
+
+// indented pretty-prints canonical JSON with every line escaped; text that
+// is not JSON (it never should be) is shown escaped as it is.
+func indented(canonical string) string {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, []byte(canonical), "", "  "); err != nil {
+		buf.Reset()
+		buf.WriteString(canonical)
+	}
+	var out strings.Builder
+	for _, line := range strings.Split(strings.TrimRight(buf.String(), "\n"), "\n") {
+		out.WriteString(safeText(line))
+		out.WriteByte('\n')
+	}
+	return out.String()
+}
+
+func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer, now func() time.Time) int {
+	fs := flag.NewFlagSet("toolgate describe", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var kf kubeFlags
+	kf.register(fs, false)
+	output := fs.String("o", "text", "output format: text, or json for the change as `toolgate diff -o json` explains it")
+	pos, code, ok := parseCommand(fs, args, stderr, "Usage: toolgate describe PIN [-n NAMESPACE]\n\nShows a ToolPin for review: state, risk, fingerprints, the change as a diff, decisions and pending calls.")
+	if !ok {
+		return code
+	}
+	if len(pos) != 1 {
+		fmt.Fprintf(stderr, "toolgate describe: want one PIN, got %d arguments\n", len(pos))
+		return ExitUsage
+	}
+	if *output != "text" && *output != "json" {
+		fmt.Fprintf(stderr, "toolgate describe: -o %q: want text or json\n", *output)
+		return ExitUsage
+	}
+	c, ns, err := kf.client()
+	if err != nil {
+		fmt.Fprintf(stderr, "toolgate describe: %v\n", err)
+		return ExitPolicy
+	}
+	ctx, cancel := context.WithTimeout(ctx, kf.timeout)
+	defer cancel()
+	var pin toolgatev1alpha1.ToolPin
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: pos[0]}, &pin); err != nil {
+		fmt.Fprintf(stderr, "toolgate describe: reading toolpin %s/%s: %v\n", ns, pos[0], err)
+		return ExitPolicy
+	}
+	if *output == "json" {
+		d, err := pinDiff(&pin)
+		if err != nil {
+			fmt.Fprintf(stderr, "toolgate describe: toolpin %s/%s: %v\n", ns, pos[0], err)
+			return ExitPolicy
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		status := diffStatus(d)
+		if pin.Status.Pinned == nil {
+			status = "added"
+		}
+		_ = enc.Encode(ToolDiff{Name: pin.Spec.ToolName, Status: status, Review: pin.Status.State == toolgatev1alpha1.PinAwaitingReview, Diff: d})
+		return ExitOK
+	}
+	WriteDescribe(stdout, &pin, now())
+	return ExitOK
+}
+
+// pinDiff compares the pin's pinned and observed definitions with the same
+// machinery as `toolgate diff`; nil when they are the same.
+func pinDiff(pin *toolgatev1alpha1.ToolPin) (*tooldef.Diff, error) {
+	st := &pin.Status
+	if st.Pinned == nil || st.Pinned.Definition == "" || st.ObservedDefinition == "" {
+		return nil, nil
+	}
+	a, err := tooldef.ParseTool([]byte(st.Pinned.Definition))
+	if err != nil {
+		return nil, fmt.Errorf("status.pinned.definition: %w", err)
+	}
+	b, err := tooldef.ParseTool([]byte(st.ObservedDefinition))
+	if err != nil {
+		return nil, fmt.Errorf("status.observedDefinition: %w", err)
+	}
+	return tooldef.Compare(a, b), nil
+}
+
+func diffStatus(d *tooldef.Diff) string {
+	if d == nil {
+		return "unchanged"
+	}
+	return "changed"
+}

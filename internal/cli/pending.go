@@ -1,0 +1,388 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+)
+
+// Kinds of pending item.
+const (
+	// PendingDefinition is a pin whose observed definition awaits review.
+	PendingDefinition = "definition"
+	// PendingCallKind is one call held by a gate until a human decides.
+	PendingCallKind = "call"
+)
+
+// PendingReport is the JSON shape of `toolgate pending -o json`.
+type PendingReport struct {
+	Items []PendingItem `json:"items"`
+}
+
+// PendingItem is one thing a reviewer can decide: a definition awaiting
+// review or a held call.
+type PendingItem struct {
+	// Kind is "definition" or "call".
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Pin       string `json:"pin"`
+	Server    string `json:"server"`
+	Tool      string `json:"tool"`
+	// Level is the applied level; EffectiveLevel the level shown for a
+	// gated tool, when the operator reports one.
+	Level          string `json:"level,omitempty"`
+	EffectiveLevel string `json:"effectiveLevel,omitempty"`
+	// Fingerprint is what a decision on this item names: the observed
+	// fingerprint, or the fingerprint the call was made against.
+	Fingerprint toolgatev1alpha1.Fingerprint `json:"fingerprint"`
+	// Since is when the item started waiting: the change's detection, the
+	// first sight of a new tool, or the call's request.
+	Since *metav1.Time `json:"since,omitempty"`
+
+	// Definitions only.
+	Reason  string   `json:"reason,omitempty"`
+	Kinds   []string `json:"kinds,omitempty"`
+	Details []string `json:"details,omitempty"`
+	// Approvals counts the distinct approvers of the observed fingerprint
+	// so far; Needed is how many it takes, 0 when it cannot be derived
+	// from the pin (multi tools need --required-approvers people, 2 by
+	// default, a flag of the operator the pin does not record until a
+	// first approval).
+	Approvals int  `json:"approvals"`
+	Needed    int  `json:"needed,omitempty"`
+	Multi     bool `json:"multi,omitempty"`
+
+	// Calls only.
+	CallID          string                          `json:"callID,omitempty"`
+	Agent           *toolgatev1alpha1.AgentIdentity `json:"agent,omitempty"`
+	ArgumentsDigest toolgatev1alpha1.Fingerprint    `json:"argumentsDigest,omitempty"`
+	Arguments       string                          `json:"arguments,omitempty"`
+	Expiry          *metav1.Time                    `json:"expiry,omitempty"`
+}
+
+// PendingItems returns what awaits a decision on the pins, sorted by
+// namespace, pin and call: every pin in AwaitingReview and every pending
+// call, on pins in any state.
+func PendingItems(pins []toolgatev1alpha1.ToolPin) []PendingItem {
+	items := []PendingItem{}
+	for i := range pins {
+		p := &pins[i]
+		base := PendingItem{Namespace: p.Namespace, Pin: p.Name, Server: p.Spec.ServerRef.Name, Tool: p.Spec.ToolName}
+		if r := p.Status.Risk; r != nil {
+			base.Level, base.EffectiveLevel = string(r.Level), string(r.EffectiveLevel)
+		}
+		if p.Status.State == toolgatev1alpha1.PinAwaitingReview {
+			it := base
+			it.Kind = PendingDefinition
+			it.Fingerprint = p.Status.ObservedFingerprint
+			if c := readyCondition(p); c != nil {
+				it.Reason = c.Reason
+			}
+			switch {
+			case p.Status.Change != nil:
+				it.Since = p.Status.Change.DetectedTime.DeepCopy()
+				for _, k := range p.Status.Change.Kinds {
+					it.Kinds = append(it.Kinds, string(k))
+				}
+				it.Details = p.Status.Change.Details
+			case p.Status.FirstSeenTime != nil:
+				it.Since = p.Status.FirstSeenTime.DeepCopy()
+			}
+			it.Approvals, it.Needed, it.Multi = approvalCount(p)
+			items = append(items, it)
+		}
+		for _, call := range p.Status.PendingCalls {
+			it := base
+			it.Kind = PendingCallKind
+			it.Fingerprint = call.Fingerprint
+			it.CallID = call.ID
+			agent := call.Agent
+			it.Agent = &agent
+			it.ArgumentsDigest = call.ArgumentsDigest
+			it.Arguments = call.Arguments
+			it.Since = call.RequestedTime.DeepCopy()
+			it.Expiry = call.ExpiryTime.DeepCopy()
+			items = append(items, it)
+		}
+	}
+	sort.SliceStable(items, func(i, j int) bool {
+		a, b := items[i], items[j]
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		if a.Pin != b.Pin {
+			return a.Pin < b.Pin
+		}
+		return a.CallID < b.CallID
+	})
+	return items
+}
+
+func readyCondition(p *toolgatev1alpha1.ToolPin) *metav1.Condition {
+	return meta.FindStatusCondition(p.Status.Conditions, toolgatev1alpha1.ConditionReady)
+}
+
+// approvalsOf matches the operator's account of approvals in the Ready
+// message ("…; 1 of 2 approvals"), the one place the pin records how many
+// its operator requires.
+var approvalsOf = regexp.MustCompile(`(\d+) of (\d+) approvals`)
+
+// approvalCount counts the distinct identities whose latest decision on the
+// observed definition approves it, as the operator counts them (people
+// only, for multi), and how many are needed when the pin says.
+func approvalCount(p *toolgatev1alpha1.ToolPin) (have, needed int, multi bool) {
+	multi = p.Status.ComputedRisk != nil && p.Status.ComputedRisk.ApprovalRecommendation == toolgatev1alpha1.ApprovalMulti
+	latest := map[string]toolgatev1alpha1.DecisionAction{}
+	for _, d := range p.Status.Decisions {
+		if d.CallID != "" || d.Fingerprint != p.Status.ObservedFingerprint || d.User == "" {
+			continue
+		}
+		if multi && strings.HasPrefix(d.User, "system:serviceaccount:") {
+			continue
+		}
+		latest[d.User] = d.Action
+	}
+	for _, a := range latest {
+		if a == toolgatev1alpha1.DecisionApprove {
+			have++
+		}
+	}
+	if !multi {
+		return have, 1, false
+	}
+	if c := readyCondition(p); c != nil {
+		if m := approvalsOf.FindStringSubmatch(c.Message); m != nil {
+			needed, _ = strconv.Atoi(m[2])
+		}
+	}
+	return have, needed, true
+}
+
+// WritePendingTable renders items for people; ages are relative to now.
+func WritePendingTable(w io.Writer, items []PendingItem, allNamespaces bool, now time.Time) {
+	if len(items) == 0 {
+		fmt.Fprintln(w, "nothing awaits a decision")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if allNamespaces {
+		fmt.Fprint(tw, "NAMESPACE\t")
+	}
+	fmt.Fprintln(tw, "PIN\tKIND\tSERVER\tTOOL\tLEVEL\tWAITING\tREQUESTED BY\tAPPROVALS\tWHAT")
+	for _, it := range items {
+		if allNamespaces {
+			fmt.Fprintf(tw, "%s\t", it.Namespace)
+		}
+		level := orDash(it.Level)
+		if it.EffectiveLevel != "" && it.EffectiveLevel != it.Level {
+			level += "→" + it.EffectiveLevel
+		}
+		kind, by, approvals := it.Kind, "-", "-"
+		if it.Kind == PendingCallKind {
+			kind = "call " + it.CallID
+			by = agentString(it.Agent)
+		} else {
+			approvals = approvalString(it)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", it.Pin, printable(kind), it.Server, printable(it.Tool), level,
+			age(it.Since, now), by, approvals, what(it, now))
+	}
+	tw.Flush()
+}
+
+func approvalString(it PendingItem) string {
+	switch {
+	case it.Needed > 0 && it.Multi:
+		return fmt.Sprintf("%d/%d (multi)", it.Approvals, it.Needed)
+	case it.Multi:
+		return fmt.Sprintf("%d/2+ (multi)", it.Approvals)
+	default:
+		return fmt.Sprintf("%d/%d", it.Approvals, it.Needed)
+	}
+}
+
+func agentString(a *toolgatev1alpha1.AgentIdentity) string {
+	if a == nil {
+		return "-"
+	}
+	s := a.Namespace + "/" + a.Pod
+	if a.ServiceAccount != "" {
+		s += " (sa " + a.ServiceAccount + ")"
+	}
+	return s
+}
+
+// whatWidth bounds the last column, so one long change detail or argument
+// preview does not push the table off every screen.
+const whatWidth = 80
+
+// what says what a reviewer decides on: the change or the arguments.
+func what(it PendingItem, now time.Time) string {
+	var s string
+	switch {
+	case it.Kind == PendingCallKind:
+		s = "args " + oneLine(it.Arguments)
+		if it.Expiry != nil {
+			left := it.Expiry.Sub(now).Truncate(time.Second)
+			if left <= 0 {
+				s = "EXPIRED " + s
+			} else {
+				s = "expires in " + left.String() + ": " + s
+			}
+		}
+	case len(it.Kinds) > 0:
+		s = strings.Join(it.Kinds, ",")
+		if len(it.Details) > 0 {
+			s += ": " + oneLine(it.Details[0])
+			if len(it.Details) > 1 {
+				s += fmt.Sprintf(" (+%d more)", len(it.Details)-1)
+			}
+		}
+	default:
+		s = "new tool"
+		if it.Reason != "" {
+			s += " (" + it.Reason + ")"
+		}
+	}
+	return clipRunes(s, whatWidth)
+}
+
+// oneLine escapes what a terminal would interpret and folds the text onto
+// one line: previews and details come from the MCP server or the agent.
+func oneLine(s string) string {
+	return safeText(strings.Join(strings.Fields(s), " "))
+}
+
+// safeText escapes control, format (bidirectional overrides, zero-width)
+// and other unprintable characters, keeping the rest readable: the text of
+// a definition or a call is chosen by whoever serves or makes it.
+func safeText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == '\t' || (unicode.IsPrint(r) && !unicode.Is(unicode.Bidi_Control, r)) {
+			b.WriteRune(r)
+			continue
+		}
+		if r == unicode.ReplacementChar {
+			b.WriteString(`\uFFFD`)
+			continue
+		}
+		fmt.Fprintf(&b, `\u%04X`, r)
+	}
+	return b.String()
+}
+
+func clipRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// age renders how long ago t was, as kubectl does: the largest unit or two.
+func age(t *metav1.Time, now time.Time) string {
+	if t == nil {
+		return "-"
+	}
+	d := now.Sub(t.Time)
+	switch {
+	case d < 0:
+		return "0s"
+	case d < 2*time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < 2*time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	default:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	}
+}
+
+// listPageSize bounds one page of pins: a pin can carry two definitions of
+// up to 256 KiB, and only what is pending is kept from each page.
+const listPageSize = 100
+
+func runPending(ctx context.Context, args []string, stdout, stderr io.Writer, now func() time.Time) int {
+	fs := flag.NewFlagSet("toolgate pending", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var kf kubeFlags
+	kf.register(fs, true)
+	output := fs.String("o", "table", "output format: table or json")
+	pos, code, ok := parseCommand(fs, args, stderr, "Usage: toolgate pending [-n NAMESPACE | -A] [-o table|json]\n\nLists the pins awaiting review and the calls awaiting approval.")
+	if !ok {
+		return code
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "toolgate pending: unexpected argument %q\n", pos[0])
+		return ExitUsage
+	}
+	if *output != "table" && *output != "json" {
+		fmt.Fprintf(stderr, "toolgate pending: -o %q: want table or json\n", *output)
+		return ExitUsage
+	}
+	c, ns, err := kf.client()
+	if err != nil {
+		fmt.Fprintf(stderr, "toolgate pending: %v\n", err)
+		return ExitPolicy
+	}
+	ctx, cancel := context.WithTimeout(ctx, kf.timeout)
+	defer cancel()
+	opts := []client.ListOption{client.Limit(listPageSize)}
+	where := "namespace " + ns
+	if !kf.allNamespaces {
+		opts = append(opts, client.InNamespace(ns))
+	} else {
+		where = "any namespace"
+	}
+	var items []PendingItem
+	for cont := ""; ; {
+		var list toolgatev1alpha1.ToolPinList
+		if err := c.List(ctx, &list, append(opts, client.Continue(cont))...); err != nil {
+			fmt.Fprintf(stderr, "toolgate pending: listing toolpins in %s: %v\n", where, err)
+			return ExitPolicy
+		}
+		items = append(items, PendingItems(list.Items)...)
+		if cont = list.Continue; cont == "" {
+			break
+		}
+	}
+	sort.SliceStable(items, func(i, j int) bool { return items[i].Namespace < items[j].Namespace })
+	if *output == "json" {
+		if items == nil {
+			items = []PendingItem{}
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(PendingReport{Items: items}); err != nil {
+			fmt.Fprintf(stderr, "toolgate pending: %v\n", err)
+			return ExitPolicy
+		}
+		return ExitOK
+	}
+	WritePendingTable(stdout, items, kf.allNamespaces, now())
+	return ExitOK
+}
