@@ -108,6 +108,10 @@ demo: ## Run the local demo: a control plane, the operator and a sample MCP serv
 build: ## Build the binaries into bin/.
 	$(GO) build -o bin/ ./cmd/...
 
+.PHONY: kubectl-plugin
+kubectl-plugin: ## Build the toolgate CLI as the kubectl plugin bin/kubectl-toolgate (put bin/ on PATH: kubectl toolgate pending).
+	$(GO) build -o bin/kubectl-toolgate ./cmd/toolgate
+
 .PHONY: help
 help: ## Show this help.
 	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z_-]+:.*?##/ { printf "  %-12s %s\n", $$1, $$2 } /^##@/ { printf "\n%s\n", substr($$0, 5) }' $(MAKEFILE_LIST)

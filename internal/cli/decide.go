@@ -7,8 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -32,7 +34,8 @@ type DecisionRequest struct {
 
 // ErrChangedSinceRead reports that the API server refused the patch's test
 // operations: the pin was redefined, decided or its call resolved between
-// reading it and patching it.
+// reading it and patching it. The patch is never retried on a fresh read:
+// that would decide on a definition nobody looked at.
 var ErrChangedSinceRead = errors.New("the pin changed after it was read (the patch's test operations failed): review it again")
 
 // jsonPatchOp is one RFC 6902 operation.
@@ -143,18 +146,45 @@ func PatchDecision(ctx context.Context, c client.Client, pin *toolgatev1alpha1.T
 	stored := pin.DeepCopy()
 	if err := c.Status().Patch(ctx, stored, client.RawPatch(types.JSONPatchType, patch)); err != nil {
 		name := "toolpin " + pin.Namespace + "/" + pin.Name
-		if testFailed(err) {
-			return nil, patch, fmt.Errorf("%s: %w", name, ErrChangedSinceRead)
+		// A failed test operation comes back as a bare 422 that names no
+		// field, so read the pin again to say what moved.
+		if apierrors.IsInvalid(err) {
+			var now toolgatev1alpha1.ToolPin
+			if getErr := c.Get(ctx, client.ObjectKeyFromObject(pin), &now); getErr == nil {
+				if what := changedSince(pin, &now, req.CallID); what != "" {
+					return nil, patch, fmt.Errorf("%s: %w: %s", name, ErrChangedSinceRead, what)
+				}
+			}
 		}
 		return nil, patch, fmt.Errorf("%s: the API server refused the decision: %w", name, err)
 	}
 	return stored, patch, nil
 }
 
-// testFailed reports whether the API server refused a JSON patch because a
-// test operation failed; it answers 422 with the patch library's words.
-func testFailed(err error) bool {
-	return apierrors.IsInvalid(err) && strings.Contains(err.Error(), "test")
+// changedSince says which of the values the patch tests differ between
+// the pin as read and as it is now; "" when none does.
+func changedSince(read, now *toolgatev1alpha1.ToolPin, callID string) string {
+	if callID != "" {
+		byID := func(c toolgatev1alpha1.PendingCall) bool { return c.ID == callID }
+		i, j := slices.IndexFunc(read.Status.PendingCalls, byID), slices.IndexFunc(now.Status.PendingCalls, byID)
+		switch {
+		case j < 0:
+			return fmt.Sprintf("call %s is no longer in status.pendingCalls", callID)
+		case i != j:
+			return fmt.Sprintf("call %s moved in status.pendingCalls from %d to %d: run the command again", callID, i, j)
+		case !equality.Semantic.DeepEqual(read.Status.PendingCalls[i], now.Status.PendingCalls[j]):
+			return fmt.Sprintf("call %s in status.pendingCalls changed", callID)
+		}
+		return ""
+	}
+	var moved []string
+	if read.Status.ObservedFingerprint != now.Status.ObservedFingerprint {
+		moved = append(moved, fmt.Sprintf("status.observedFingerprint is now %s, not %s", now.Status.ObservedFingerprint, read.Status.ObservedFingerprint))
+	}
+	if read.Status.State != now.Status.State {
+		moved = append(moved, fmt.Sprintf("status.state is now %s, not %s", now.Status.State, read.Status.State))
+	}
+	return strings.Join(moved, "; ")
 }
 
 func runDecide(ctx context.Context, action toolgatev1alpha1.DecisionAction, args []string, stdout, stderr io.Writer) int {
