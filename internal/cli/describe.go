@@ -32,7 +32,11 @@ func WriteDescribe(w io.Writer, pin *toolgatev1alpha1.ToolPin, now time.Time) {
 	field("Tool", printable(pin.Spec.ToolName))
 	state := orDash(string(st.State))
 	if c := readyCondition(pin); c != nil && c.Message != "" {
-		state += " (" + c.Reason + ": " + oneLine(c.Message) + ")"
+		if c.Reason == string(st.State) {
+			state += " (" + oneLine(c.Message) + ")"
+		} else {
+			state += " (" + c.Reason + ": " + oneLine(c.Message) + ")"
+		}
 	}
 	field("State", state)
 	if r := st.Risk; r != nil {

@@ -255,7 +255,7 @@ func what(it PendingItem, now time.Time) string {
 		}
 	default:
 		s = "new tool"
-		if it.Reason != "" {
+		if it.Reason != "" && it.Reason != string(toolgatev1alpha1.PinAwaitingReview) {
 			s += " (" + it.Reason + ")"
 		}
 	}
