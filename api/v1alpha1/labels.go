@@ -39,3 +39,10 @@ const InjectOptOut = "false"
 // image and the configuration revision), so that injecting twice changes
 // nothing and an operator can tell which gate a pod runs.
 const AnnotationInjected = "toolgate.dev/injected"
+
+// AnnotationOperatorCA holds, on an injected pod, the PEM CA of the
+// operator's serving certificate; the downward API projects it as a file
+// for the gate. A pod can mount no Secret or ConfigMap of the operator's
+// namespace, and the CA is public. The injection guard policy refuses any
+// change of it after creation.
+const AnnotationOperatorCA = "toolgate.dev/operator-ca"

@@ -1,0 +1,112 @@
+package inject
+
+import (
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/gateproto"
+)
+
+// SystemNamespaces are never injected, whatever their labels say: the
+// cluster's own pods must start when the operator cannot.
+var SystemNamespaces = []string{"kube-system", "kube-public", "kube-node-lease"}
+
+// Settings are what Decide needs to know about the installation.
+type Settings struct {
+	// OperatorNamespace is the operator's own namespace, never injected:
+	// with failurePolicy Fail, injecting it would let the operator's own
+	// pods wait on the operator.
+	OperatorNamespace string
+	// ExcludedNamespaces are further namespaces never injected, besides
+	// SystemNamespaces.
+	ExcludedNamespaces []string
+}
+
+// Reason says why Decide decided as it did.
+type Reason string
+
+// The reasons, for logs and admission messages.
+const (
+	// ReasonInject: an opted-in namespace, no opt-out.
+	ReasonInject Reason = "Inject"
+	// ReasonNamespaceNotEnabled: the namespace does not carry
+	// toolgate.dev/injection=enabled.
+	ReasonNamespaceNotEnabled Reason = "NamespaceNotEnabled"
+	// ReasonOptedOut: the pod carries toolgate.dev/inject=false (whether
+	// its creator may do so is the guard policy's business).
+	ReasonOptedOut Reason = "OptedOut"
+	// ReasonOperatorNamespace: the operator's own namespace.
+	ReasonOperatorNamespace Reason = "OperatorNamespace"
+	// ReasonSystemNamespace: a system or excluded namespace.
+	ReasonSystemNamespace Reason = "SystemNamespace"
+	// ReasonHostNetwork: the pod shares the node's network, where the
+	// gate's loopback listener would be the node's; it is refused.
+	ReasonHostNetwork Reason = "HostNetwork"
+	// ReasonForeignGateToken: a volume other than the gate's asks for a
+	// token of the gate's audience, which would hand the agent what the
+	// gate uses to fetch upstream credentials; it is refused.
+	ReasonForeignGateToken Reason = "ForeignGateToken"
+)
+
+// Decision is Decide's answer. At most one of Inject and Deny is true;
+// neither means the pod is admitted as it is.
+type Decision struct {
+	// Inject: Mutate the pod.
+	Inject bool
+	// Deny: refuse the pod; in an opted-in namespace it could not run
+	// behind the gate safely.
+	Deny bool
+	// Reason is why.
+	Reason Reason
+	// Message is a sentence for the person who created the pod.
+	Message string
+}
+
+// Decide says whether a pod created in namespace, whose labels are
+// namespaceLabels, gets the gate. It does not judge whether the pod
+// already carries the gate: Mutate is idempotent, so a pod that carries
+// exactly this gate comes out of Mutate unchanged, and one that carries
+// something named like it (a forged container, a copied annotation) gets
+// the real one — trusting a name or an annotation the pod's author wrote
+// would be an opt-out nobody guards.
+func Decide(pod *corev1.Pod, namespace string, namespaceLabels map[string]string, s Settings) Decision {
+	switch {
+	case namespace == s.OperatorNamespace && namespace != "":
+		return Decision{Reason: ReasonOperatorNamespace, Message: "the operator's own namespace is never injected"}
+	case slices.Contains(SystemNamespaces, namespace) || slices.Contains(s.ExcludedNamespaces, namespace):
+		return Decision{Reason: ReasonSystemNamespace, Message: fmt.Sprintf("namespace %s is never injected", namespace)}
+	case namespaceLabels[toolgatev1alpha1.LabelInjection] != toolgatev1alpha1.InjectionEnabled:
+		return Decision{Reason: ReasonNamespaceNotEnabled, Message: fmt.Sprintf("namespace %s does not carry %s=%s",
+			namespace, toolgatev1alpha1.LabelInjection, toolgatev1alpha1.InjectionEnabled)}
+	case pod.Labels[toolgatev1alpha1.LabelInject] == toolgatev1alpha1.InjectOptOut:
+		return Decision{Reason: ReasonOptedOut, Message: fmt.Sprintf("the pod carries %s=%s", toolgatev1alpha1.LabelInject, toolgatev1alpha1.InjectOptOut)}
+	case pod.Spec.HostNetwork:
+		return Decision{Deny: true, Reason: ReasonHostNetwork, Message: fmt.Sprintf(
+			"a pod on the host network cannot run behind the gate (its loopback listener would be the node's); drop hostNetwork, or have a trusted identity create it with %s=%s",
+			toolgatev1alpha1.LabelInject, toolgatev1alpha1.InjectOptOut)}
+	}
+	if v := foreignGateToken(pod); v != "" {
+		return Decision{Deny: true, Reason: ReasonForeignGateToken, Message: fmt.Sprintf(
+			"volume %s requests a service-account token of audience %s, which only the injected gate may hold", v, gateproto.Audience)}
+	}
+	return Decision{Inject: true, Reason: ReasonInject, Message: "the namespace is opted in"}
+}
+
+// foreignGateToken names a volume, other than the gate's own, that
+// projects a token of the gate's audience.
+func foreignGateToken(pod *corev1.Pod) string {
+	for _, v := range pod.Spec.Volumes {
+		if v.Name == VolumeName || v.Projected == nil {
+			continue
+		}
+		for _, src := range v.Projected.Sources {
+			if src.ServiceAccountToken != nil && src.ServiceAccountToken.Audience == gateproto.Audience {
+				return v.Name
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,293 @@
+package inject
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/gateproto"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// testCA is not a certificate; Mutate only checks for the PEM header.
+const testCA = "-----BEGIN CERTIFICATE-----\nTESTCA\n-----END CERTIFICATE-----\n"
+
+func testTemplate() Template {
+	return Template{
+		Image:       "example.com/toolgate/gate:v1",
+		OperatorURL: "https://toolgate-operator.toolgate-system.svc:9444",
+		CAPEM:       testCA,
+		Resources: corev1.ResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("20m"), corev1.ResourceMemory: resource.MustParse("32Mi")},
+			Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("128Mi")},
+		},
+	}
+}
+
+// goldenCases are the input pods in testdata and the servers their
+// policies reference.
+var goldenCases = map[string][]string{
+	"basic":     {"tools/github", "tools/kubernetes"},
+	"collision": {"team-a/github", "team-b/github", "tools/my-db", "tools/my.db", "other/my-db"},
+	"existing":  {"tools/search"},
+	"forged":    {"tools/github"},
+	"noservers": nil,
+}
+
+func readPod(t *testing.T, path string) *corev1.Pod {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p corev1.Pod
+	if err := yaml.UnmarshalStrict(b, &p); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return &p
+}
+
+// TestGolden mutates every input pod, compares the result with its golden
+// file and checks that mutating the result changes nothing.
+func TestGolden(t *testing.T) {
+	for name, servers := range goldenCases {
+		t.Run(name, func(t *testing.T) {
+			in := readPod(t, filepath.Join("testdata", name+".yaml"))
+			before := in.DeepCopy()
+			out, err := Mutate(in, testTemplate(), servers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !equality.Semantic.DeepEqual(in, before) {
+				t.Error("Mutate changed its input")
+			}
+			got, err := yaml.Marshal(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", name+".golden.yaml")
+			if *update {
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (go test -update writes it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("the mutated pod differs from %s (go test -update rewrites it):\n%s", golden, got)
+			}
+			again, err := Mutate(out, testTemplate(), servers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !equality.Semantic.DeepEqual(again, out) {
+				b, _ := yaml.Marshal(again)
+				t.Errorf("injecting twice changed the pod:\n%s", b)
+			}
+			checkInvariants(t, out, len(servers))
+		})
+	}
+}
+
+// checkInvariants asserts what every injected pod must hold, whatever its
+// golden file says: the gate first, a native sidecar, locked down, the
+// token in the gate only, the agent given only the endpoints.
+func checkInvariants(t *testing.T, p *corev1.Pod, servers int) {
+	t.Helper()
+	if len(p.Spec.InitContainers) == 0 || p.Spec.InitContainers[0].Name != ContainerName {
+		t.Fatal("the gate is not the first init container")
+	}
+	g := p.Spec.InitContainers[0]
+	if g.RestartPolicy == nil || *g.RestartPolicy != corev1.ContainerRestartPolicyAlways {
+		t.Error("the gate is not a native sidecar")
+	}
+	sc := g.SecurityContext
+	if sc == nil || !*sc.RunAsNonRoot || *sc.RunAsUser == 0 || !*sc.ReadOnlyRootFilesystem || *sc.AllowPrivilegeEscalation ||
+		len(sc.Capabilities.Drop) != 1 || sc.Capabilities.Drop[0] != "ALL" || sc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		t.Errorf("the gate's security context is not locked down: %+v", sc)
+	}
+	if g.StartupProbe == nil || g.StartupProbe.HTTPGet.Path != "/readyz" || g.LivenessProbe.HTTPGet.Path != "/healthz" {
+		t.Error("the gate's probes are wrong")
+	}
+	gates := 0
+	for _, c := range append(append([]corev1.Container{}, p.Spec.InitContainers...), p.Spec.Containers...) {
+		if c.Name == ContainerName {
+			gates++
+			continue
+		}
+		for _, m := range c.VolumeMounts {
+			if m.Name == VolumeName {
+				t.Errorf("container %s mounts the gate's volume", c.Name)
+			}
+		}
+		n := 0
+		for _, e := range c.Env {
+			if strings.HasPrefix(e.Name, EnvPrefix) {
+				n++
+				if !strings.HasPrefix(e.Value, "http://127.0.0.1:15001/mcp/") {
+					t.Errorf("container %s: %s=%s is not a gate endpoint", c.Name, e.Name, e.Value)
+				}
+			}
+		}
+		if n != servers {
+			t.Errorf("container %s has %d endpoint variables, want %d", c.Name, n, servers)
+		}
+	}
+	if gates != 1 {
+		t.Errorf("%d gate containers", gates)
+	}
+	tokens := 0
+	for _, v := range p.Spec.Volumes {
+		if v.Projected == nil {
+			continue
+		}
+		for _, s := range v.Projected.Sources {
+			if s.ServiceAccountToken != nil && s.ServiceAccountToken.Audience == gateproto.Audience {
+				tokens++
+				if *s.ServiceAccountToken.ExpirationSeconds != DefaultTokenExpirySeconds {
+					t.Errorf("token expiry %d", *s.ServiceAccountToken.ExpirationSeconds)
+				}
+			}
+		}
+	}
+	if tokens != 1 {
+		t.Errorf("%d gate tokens", tokens)
+	}
+	if p.Annotations[toolgatev1alpha1.AnnotationOperatorCA] != testCA || p.Annotations[toolgatev1alpha1.AnnotationInjected] == "" {
+		t.Error("annotations not recorded")
+	}
+}
+
+// TestRevision: the revision follows the template, the record names it.
+func TestRevision(t *testing.T) {
+	a, b := testTemplate(), testTemplate()
+	if a.Revision() != b.Revision() {
+		t.Error("equal templates differ in revision")
+	}
+	b.Image = "example.com/toolgate/gate:v2"
+	if a.Revision() == b.Revision() {
+		t.Error("another image, the same revision")
+	}
+	c := testTemplate()
+	c.CAPEM = strings.Replace(testCA, "TESTCA", "ROTATED", 1)
+	if a.Revision() == c.Revision() {
+		t.Error("another CA, the same revision")
+	}
+	p, err := Mutate(&corev1.Pod{}, a, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"image":"example.com/toolgate/gate:v1","revision":"` + a.Revision() + `"}`
+	if got := p.Annotations[toolgatev1alpha1.AnnotationInjected]; got != want {
+		t.Errorf("record %s, want %s", got, want)
+	}
+	// A pod injected by an older template is brought up to this one.
+	old, _ := Mutate(&corev1.Pod{}, b, nil)
+	re, _ := Mutate(old, a, nil)
+	if !equality.Semantic.DeepEqual(re, p) {
+		t.Error("re-injecting with a new template does not give the new template's pod")
+	}
+}
+
+func TestTemplateValidate(t *testing.T) {
+	for name, mod := range map[string]func(*Template){
+		"no image":     func(t *Template) { t.Image = "" },
+		"http url":     func(t *Template) { t.OperatorURL = "http://op:9444" },
+		"no ca":        func(t *Template) { t.CAPEM = "" },
+		"short expiry": func(t *Template) { t.TokenExpirySeconds = 60 },
+	} {
+		tmpl := testTemplate()
+		mod(&tmpl)
+		if _, err := Mutate(&corev1.Pod{}, tmpl, nil); err == nil {
+			t.Errorf("%s: Mutate accepted the template", name)
+		}
+	}
+	if _, err := Mutate(&corev1.Pod{}, testTemplate(), []string{"not-an-id"}); err == nil {
+		t.Error("Mutate accepted a server that is not namespace/name")
+	}
+}
+
+func TestEnvVars(t *testing.T) {
+	got, err := EnvVars([]string{"tools/github", "a/k8s", "b/k8s", "tools/github"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"TOOLGATE_MCP_GITHUB_URL": "http://127.0.0.1:15001/mcp/tools/github",
+		"TOOLGATE_MCP_A__K8S_URL": "http://127.0.0.1:15001/mcp/a/k8s",
+		"TOOLGATE_MCP_B__K8S_URL": "http://127.0.0.1:15001/mcp/b/k8s",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %v", got)
+	}
+	for _, e := range got {
+		if want[e.Name] != e.Value {
+			t.Errorf("%s=%s, want %q", e.Name, e.Value, want[e.Name])
+		}
+	}
+}
+
+func TestDecide(t *testing.T) {
+	enabled := map[string]string{toolgatev1alpha1.LabelInjection: toolgatev1alpha1.InjectionEnabled}
+	optOut := map[string]string{toolgatev1alpha1.LabelInject: toolgatev1alpha1.InjectOptOut}
+	settings := Settings{OperatorNamespace: "toolgate-system", ExcludedNamespaces: []string{"monitoring"}}
+	pod := func(labels map[string]string, mod ...func(*corev1.Pod)) *corev1.Pod {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: labels}}
+		for _, m := range mod {
+			m(p)
+		}
+		return p
+	}
+	foreign := func(p *corev1.Pod) {
+		exp := int64(600)
+		p.Spec.Volumes = []corev1.Volume{{Name: "mine", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
+			Sources: []corev1.VolumeProjection{{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Audience: gateproto.Audience, ExpirationSeconds: &exp}}},
+		}}}}
+	}
+	for _, tc := range []struct {
+		name     string
+		pod      *corev1.Pod
+		ns       string
+		nsLabels map[string]string
+		want     Reason
+		inject   bool
+		deny     bool
+	}{
+		{"opted-in namespace", pod(nil), "agents", enabled, ReasonInject, true, false},
+		{"other label values do not opt in", pod(nil), "agents", map[string]string{toolgatev1alpha1.LabelInjection: "true"}, ReasonNamespaceNotEnabled, false, false},
+		{"unlabelled namespace", pod(nil), "default", nil, ReasonNamespaceNotEnabled, false, false},
+		{"opt-out", pod(optOut), "agents", enabled, ReasonOptedOut, false, false},
+		{"opt-out needs the exact value", pod(map[string]string{toolgatev1alpha1.LabelInject: "no"}), "agents", enabled, ReasonInject, true, false},
+		{"operator namespace, even labelled", pod(nil), "toolgate-system", enabled, ReasonOperatorNamespace, false, false},
+		{"kube-system, even labelled", pod(nil), "kube-system", enabled, ReasonSystemNamespace, false, false},
+		{"kube-node-lease", pod(nil), "kube-node-lease", enabled, ReasonSystemNamespace, false, false},
+		{"configured exclusion", pod(nil), "monitoring", enabled, ReasonSystemNamespace, false, false},
+		{"host network refused", pod(nil, func(p *corev1.Pod) { p.Spec.HostNetwork = true }), "agents", enabled, ReasonHostNetwork, false, true},
+		{"host network opted out passes", pod(optOut, func(p *corev1.Pod) { p.Spec.HostNetwork = true }), "agents", enabled, ReasonOptedOut, false, false},
+		{"a gate token for the agent refused", pod(nil, foreign), "agents", enabled, ReasonForeignGateToken, false, true},
+		{"a forged gate is injected over", pod(nil, func(p *corev1.Pod) {
+			p.Annotations = map[string]string{toolgatev1alpha1.AnnotationInjected: "{}"}
+			p.Spec.Containers = []corev1.Container{{Name: ContainerName, Image: "attacker"}}
+		}), "agents", enabled, ReasonInject, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Decide(tc.pod, tc.ns, tc.nsLabels, settings)
+			if d.Reason != tc.want || d.Inject != tc.inject || d.Deny != tc.deny || d.Message == "" {
+				t.Errorf("got %+v, want reason %s inject %v deny %v", d, tc.want, tc.inject, tc.deny)
+			}
+		})
+	}
+}
