@@ -140,6 +140,12 @@ func Mutate(pod *corev1.Pod, t Template, servers []string) (*corev1.Pod, error) 
 		}
 	}
 	spec.InitContainers = append([]corev1.Container{gateContainer(t)}, spec.InitContainers...)
+	// The ServiceAccount admission plugin names "default" before
+	// webhooks run; a control plane without it (envtest) would refuse a
+	// projected token for a pod that names none.
+	if spec.ServiceAccountName == "" {
+		spec.ServiceAccountName = "default"
+	}
 	spec.Volumes = slices.DeleteFunc(spec.Volumes, func(v corev1.Volume) bool { return v.Name == VolumeName })
 	spec.Volumes = append(spec.Volumes, volume(t))
 

@@ -81,6 +81,17 @@ type Options struct {
 	// pointed at a local serving port and certificate that WebhookServer
 	// describes.
 	Webhooks bool
+	// Injection installs the gate's injection webhook
+	// (config/webhook/injection), pointed at the same local serving port,
+	// and the opt-out guard (config/policy): the ValidatingAdmissionPolicy,
+	// its binding and its trust ConfigMap, with the manifests' placeholder
+	// namespace "system" replaced by OperatorNamespace, which is created.
+	// Apart from Webhooks so that packages whose tests create pods in
+	// opted-in namespaces keep running without an injector.
+	Injection bool
+	// OperatorNamespace stands for the operator's namespace in the
+	// injection manifests; "toolgate-system" when empty.
+	OperatorNamespace string
 }
 
 // Start starts a control plane with toolgate's CRDs. It returns
@@ -107,6 +118,9 @@ func Start(opts ...Options) (*Env, error) {
 	if o.Webhooks {
 		env.WebhookInstallOptions.Paths = []string{filepath.Join(RepoRoot(), "config", "webhook")}
 	}
+	if o.Injection {
+		env.WebhookInstallOptions.Paths = append(env.WebhookInstallOptions.Paths, filepath.Join(RepoRoot(), "config", "webhook", "injection"))
+	}
 	cfg, err := env.Start()
 	if err != nil {
 		_ = os.RemoveAll(dir)
@@ -118,7 +132,14 @@ func Start(opts ...Options) (*Env, error) {
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("creating a client: %w", err)
 	}
-	return &Env{env: env, Config: cfg, Client: c, Scheme: scheme, Dir: dir}, nil
+	e := &Env{env: env, Config: cfg, Client: c, Scheme: scheme, Dir: dir}
+	if o.Injection {
+		if err := e.installPolicies(o.OperatorNamespace); err != nil {
+			_ = e.Stop()
+			return nil, fmt.Errorf("installing config/policy: %w", err)
+		}
+	}
+	return e, nil
 }
 
 // WebhookServer returns where the installed webhook configurations expect

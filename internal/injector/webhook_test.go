@@ -1,0 +1,304 @@
+package injector
+
+import (
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/gateproto"
+	"github.com/toolgate/toolgate/internal/inject"
+)
+
+func enabledLabels() map[string]string {
+	return map[string]string{toolgatev1alpha1.LabelInjection: toolgatev1alpha1.InjectionEnabled}
+}
+
+func agentPod(ns, name string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{"app": "agent"}},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "agent", Image: "example.com/agent:1"}}},
+	}
+}
+
+func optedOutPod(ns, name string) *corev1.Pod {
+	p := agentPod(ns, name)
+	p.Labels[toolgatev1alpha1.LabelInject] = toolgatev1alpha1.InjectOptOut
+	return p
+}
+
+// namespace creates a namespace that is deleted after the test. Envtest
+// runs no namespace controller, so its objects stay; names are unique per
+// test.
+func namespace(t *testing.T, name string, labels map[string]string) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+	if err := env.Client.Create(t.Context(), ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	return name
+}
+
+func policyFor(t *testing.T, ns string, servers ...toolgatev1alpha1.ServerReference) {
+	t.Helper()
+	p := &toolgatev1alpha1.ToolPolicy{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "agents"},
+		Spec: toolgatev1alpha1.ToolPolicySpec{
+			PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+			Servers:     servers,
+		},
+	}
+	if err := env.Client.Create(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func gateOf(p *corev1.Pod) *corev1.Container {
+	for i := range p.Spec.InitContainers {
+		if p.Spec.InitContainers[i].Name == inject.ContainerName {
+			return &p.Spec.InitContainers[i]
+		}
+	}
+	return nil
+}
+
+func requireUntouched(t *testing.T, p *corev1.Pod) {
+	t.Helper()
+	if gateOf(p) != nil || p.Annotations[toolgatev1alpha1.AnnotationInjected] != "" || len(p.Spec.InitContainers) != 0 {
+		t.Errorf("pod %s/%s was injected: %+v", p.Namespace, p.Name, p.Spec.InitContainers)
+	}
+	for _, e := range p.Spec.Containers[0].Env {
+		t.Errorf("pod %s/%s got %s", p.Namespace, p.Name, e.Name)
+	}
+}
+
+// TestInjectsLabelledNamespace: a pod created in an opted-in namespace
+// comes back from the API server with the gate, as a native sidecar, its
+// token in the gate alone and the endpoints in the agent.
+func TestInjectsLabelledNamespace(t *testing.T) {
+	ns := namespace(t, "agents-injected", enabledLabels())
+	// The cache sees the policy shortly after it is written.
+	policyFor(t, ns, toolgatev1alpha1.ServerReference{Namespace: "tools", Name: "github"},
+		toolgatev1alpha1.ServerReference{Namespace: "tools", Name: "kubernetes-tools"})
+
+	var pod *corev1.Pod
+	eventually(t, "both endpoints are injected", func() (bool, string) {
+		p := agentPod(ns, "")
+		p.GenerateName = "agent-"
+		if err := untrusted.Create(t.Context(), p); err != nil {
+			t.Fatalf("creating the pod: %v", err)
+		}
+		pod = p
+		return len(p.Spec.Containers[0].Env) == 2, "env " + strings.Join(envNames(p.Spec.Containers[0]), ",")
+	})
+
+	g := gateOf(pod)
+	if g == nil || pod.Spec.InitContainers[0].Name != inject.ContainerName {
+		t.Fatalf("no gate first among the init containers: %+v", pod.Spec.InitContainers)
+	}
+	if g.RestartPolicy == nil || *g.RestartPolicy != corev1.ContainerRestartPolicyAlways {
+		t.Error("the gate is not a native sidecar")
+	}
+	if g.Image != "example.com/toolgate/gate:test" || g.StartupProbe == nil || g.StartupProbe.HTTPGet.Path != "/readyz" {
+		t.Errorf("gate image %s, startup probe %+v", g.Image, g.StartupProbe)
+	}
+	if sc := g.SecurityContext; sc == nil || !*sc.RunAsNonRoot || !*sc.ReadOnlyRootFilesystem || *sc.AllowPrivilegeEscalation {
+		t.Errorf("security context %+v", sc)
+	}
+	want := map[string]string{
+		"TOOLGATE_MCP_GITHUB_URL":           "http://127.0.0.1:15001/mcp/tools/github",
+		"TOOLGATE_MCP_KUBERNETES_TOOLS_URL": "http://127.0.0.1:15001/mcp/tools/kubernetes-tools",
+	}
+	for _, e := range pod.Spec.Containers[0].Env {
+		if want[e.Name] != e.Value {
+			t.Errorf("agent env %s=%s", e.Name, e.Value)
+		}
+	}
+	if len(pod.Spec.Containers[0].VolumeMounts) != 0 {
+		// No service account token is auto-mounted in envtest (no
+		// ServiceAccount admission's token volume without a controller),
+		// so the agent mounts nothing at all.
+		for _, m := range pod.Spec.Containers[0].VolumeMounts {
+			if m.Name == inject.VolumeName {
+				t.Errorf("the agent mounts the gate's volume")
+			}
+		}
+	}
+	var tokenVolume *corev1.Volume
+	for i, v := range pod.Spec.Volumes {
+		if v.Name == inject.VolumeName {
+			tokenVolume = &pod.Spec.Volumes[i]
+		}
+	}
+	if tokenVolume == nil || tokenVolume.Projected == nil || tokenVolume.Projected.Sources[0].ServiceAccountToken.Audience != gateproto.Audience {
+		t.Fatalf("no projected gate token: %+v", pod.Spec.Volumes)
+	}
+	if string(env.WebhookCA()) != pod.Annotations[toolgatev1alpha1.AnnotationOperatorCA] {
+		t.Error("the operator's CA is not on the pod")
+	}
+	if !strings.Contains(pod.Annotations[toolgatev1alpha1.AnnotationInjected], `"image":"example.com/toolgate/gate:test"`) {
+		t.Errorf("injected record %q", pod.Annotations[toolgatev1alpha1.AnnotationInjected])
+	}
+
+	// The pod, created again exactly as it came back, is left as it is:
+	// injecting twice changes nothing.
+	again := pod.DeepCopy()
+	again.ObjectMeta = metav1.ObjectMeta{Namespace: ns, Name: pod.Name + "-again", Labels: pod.Labels, Annotations: pod.Annotations}
+	if err := untrusted.Create(t.Context(), again); err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Spec.InitContainers) != 1 || len(again.Spec.Containers[0].Env) != 2 || len(again.Spec.Volumes) != len(pod.Spec.Volumes) {
+		t.Errorf("re-injection changed the pod: %d init containers, %d env", len(again.Spec.InitContainers), len(again.Spec.Containers[0].Env))
+	}
+
+	// The CA the injector wrote cannot be swapped afterwards.
+	again.Annotations[toolgatev1alpha1.AnnotationOperatorCA] = "-----BEGIN CERTIFICATE-----\nMINE\n-----END CERTIFICATE-----\n"
+	if err := untrusted.Update(t.Context(), again); !apierrors.IsForbidden(err) && !apierrors.IsInvalid(err) {
+		t.Errorf("swapping the operator's CA: %v, want a refusal", err)
+	}
+}
+
+// TestForgedGateReplaced: a container named like the gate, a copied
+// annotation and a mount of the gate's volume in the agent do not pass
+// for a gate.
+func TestForgedGateReplaced(t *testing.T) {
+	ns := namespace(t, "agents-forged", enabledLabels())
+	p := agentPod(ns, "forged")
+	p.Annotations = map[string]string{toolgatev1alpha1.AnnotationInjected: `{"image":"example.com/toolgate/gate:test","revision":"x"}`}
+	p.Spec.InitContainers = []corev1.Container{{Name: inject.ContainerName, Image: "attacker.example/gate:1"}}
+	p.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: inject.VolumeName, MountPath: "/stolen"}}
+	p.Spec.Volumes = []corev1.Volume{{Name: inject.VolumeName, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+	if err := untrusted.Create(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	if g := gateOf(p); g == nil || g.Image != "example.com/toolgate/gate:test" || len(p.Spec.InitContainers) != 1 {
+		t.Errorf("the forged gate survived: %+v", p.Spec.InitContainers)
+	}
+	if len(p.Spec.Containers[0].VolumeMounts) != 0 {
+		t.Errorf("the agent kept a mount of the gate's volume: %+v", p.Spec.Containers[0].VolumeMounts)
+	}
+}
+
+// TestRefusedPods: pods that could not run gated are refused, not
+// admitted ungated.
+func TestRefusedPods(t *testing.T) {
+	ns := namespace(t, "agents-refused", enabledLabels())
+	host := agentPod(ns, "host")
+	host.Spec.HostNetwork = true
+	if err := untrusted.Create(t.Context(), host); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "host network") {
+		t.Errorf("a host-network pod: %v, want refused", err)
+	}
+	exp := int64(600)
+	thief := agentPod(ns, "thief")
+	thief.Spec.Volumes = []corev1.Volume{{Name: "mine", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
+		Sources: []corev1.VolumeProjection{{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Audience: gateproto.Audience, ExpirationSeconds: &exp, Path: "t"}}},
+	}}}}
+	if err := untrusted.Create(t.Context(), thief); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), gateproto.Audience) {
+		t.Errorf("a pod asking for a gate token: %v, want refused", err)
+	}
+}
+
+// TestNotInjected: unlabelled, system and the operator's namespaces are
+// never injected, even labelled; the system one is filtered out by the
+// API server, the operator's by the handler.
+func TestNotInjected(t *testing.T) {
+	for _, ns := range []string{
+		namespace(t, "plain", nil),
+		namespace(t, "kube-system", nil),
+		namespace(t, operatorNamespace, nil),
+	} {
+		if ns != "plain" {
+			n := &corev1.Namespace{}
+			if err := env.Client.Get(t.Context(), client.ObjectKey{Name: ns}, n); err != nil {
+				t.Fatal(err)
+			}
+			if n.Labels == nil {
+				n.Labels = map[string]string{}
+			}
+			n.Labels[toolgatev1alpha1.LabelInjection] = toolgatev1alpha1.InjectionEnabled
+			if err := env.Client.Update(t.Context(), n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p := agentPod(ns, "agent-not-injected")
+		if err := env.Client.Create(t.Context(), p); err != nil {
+			t.Fatalf("%s: %v", ns, err)
+		}
+		requireUntouched(t, p)
+	}
+}
+
+// TestOptOut: a trusted creator's opted-out pod and Deployment pass
+// untouched; an untrusted creator's are refused by the guard, and so is
+// an untrusted change of an opted-out Deployment's template — but not an
+// untrusted scale.
+func TestOptOut(t *testing.T) {
+	ns := namespace(t, "agents-optout", enabledLabels())
+
+	p := optedOutPod(ns, "trusted")
+	if err := trusted.Create(t.Context(), p); err != nil {
+		t.Fatalf("a trusted creator's opt-out: %v", err)
+	}
+	requireUntouched(t, p)
+
+	if err := untrusted.Create(t.Context(), optedOutPod(ns, "untrusted")); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "opts out of the gate") {
+		t.Errorf("an untrusted creator's opt-out pod: %v, want refused by the guard", err)
+	}
+
+	dep := func(name string, optOut bool) *appsv1.Deployment {
+		tmpl := agentPod(ns, "")
+		if optOut {
+			tmpl = optedOutPod(ns, "")
+		}
+		replicas := int32(1)
+		return &appsv1.Deployment{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: appsv1.DeploymentSpec{
+				Replicas: &replicas,
+				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "agent"}},
+				Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: tmpl.Labels}, Spec: tmpl.Spec},
+			},
+		}
+	}
+	if err := untrusted.Create(t.Context(), dep("untrusted-optout", true)); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "Deployment that opts out") {
+		t.Errorf("an untrusted creator's opted-out Deployment: %v, want refused", err)
+	}
+	if err := untrusted.Create(t.Context(), dep("untrusted-gated", false)); err != nil {
+		t.Errorf("an untrusted creator's gated Deployment: %v", err)
+	}
+	d := dep("trusted-optout", true)
+	if err := trusted.Create(t.Context(), d); err != nil {
+		t.Fatalf("a trusted creator's opted-out Deployment: %v", err)
+	}
+	// Anyone may scale it: the template does not change.
+	*d.Spec.Replicas = 3
+	if err := untrusted.Update(t.Context(), d); err != nil {
+		t.Errorf("an untrusted scale of an opted-out Deployment: %v", err)
+	}
+	d.Spec.Template.Spec.Containers[0].Image = "example.com/agent:2"
+	if err := untrusted.Update(t.Context(), d); !apierrors.IsForbidden(err) {
+		t.Errorf("an untrusted change of an opted-out template: %v, want refused", err)
+	}
+	// Adding the opt-out to a gated Deployment is an opt-out too.
+	g := &appsv1.Deployment{}
+	if err := untrusted.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "untrusted-gated"}, g); err != nil {
+		t.Fatal(err)
+	}
+	g.Spec.Template.Labels[toolgatev1alpha1.LabelInject] = toolgatev1alpha1.InjectOptOut
+	if err := untrusted.Update(t.Context(), g); !apierrors.IsForbidden(err) {
+		t.Errorf("an untrusted opt-out added to a Deployment: %v, want refused", err)
+	}
+}
+
+func envNames(c corev1.Container) []string {
+	var out []string
+	for _, e := range c.Env {
+		out = append(out, e.Name)
+	}
+	return out
+}
