@@ -34,7 +34,7 @@ generate: ## Generate deepcopy functions for the API types.
 .PHONY: manifests
 manifests: ## Generate the CRDs and the manager's RBAC role; copy the CRDs into the Helm chart.
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
-	$(CONTROLLER_GEN) rbac:roleName=toolgate-manager paths="./controllers/...;./internal/approval/...;./internal/gateserver/..." output:rbac:artifacts:config=config/rbac
+	$(CONTROLLER_GEN) rbac:roleName=toolgate-manager paths="./controllers/...;./internal/approval/...;./internal/gateserver/...;./internal/injector/..." output:rbac:artifacts:config=config/rbac
 	$(CONTROLLER_GEN) webhook paths=./internal/approval/... output:webhook:artifacts:config=config/webhook
 	rm -f charts/toolgate/crds/*.yaml
 	mkdir -p charts/toolgate/crds

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/toolgate/toolgate/internal/gateserver"
@@ -46,9 +48,27 @@ type options struct {
 	gateHeartbeat     time.Duration
 	gateMaxStreamLife time.Duration
 
+	// The gate injector (issue 10, point 1). Injection is off while
+	// gateImage is empty.
+	gateImage           string
+	gateImagePullPolicy string
+	gateCPURequest      string
+	gateMemoryRequest   string
+	gateCPULimit        string
+	gateMemoryLimit     string
+	operatorService     string
+	operatorNamespace   string
+	gateOperatorURL     string
+	operatorCAFile      string
+	injectExcludedFlag  string
+
 	// approverSAs, adminUsers and adminGroups are their flags, parsed by
 	// complete.
 	approverSAs, adminUsers, adminGroups []string
+	// gateResources and injectExcluded are the injector's flags, parsed
+	// by complete.
+	gateResources  corev1.ResourceRequirements
+	injectExcluded []string
 }
 
 // bindFlags declares the manager's flags on fs.
@@ -111,6 +131,25 @@ func bindFlags(fs *flag.FlagSet) *options {
 		"how often an idle configuration stream gets a heartbeat; keep it well under the gates' heartbeat timeout (45s by default)")
 	fs.DurationVar(&o.gateMaxStreamLife, "gate-max-stream-lifetime", gateserver.DefaultMaxStreamLifetime,
 		"longest a configuration stream lasts before the gate reconnects and is authenticated again, however long its token lives")
+
+	fs.StringVar(&o.gateImage, "gate-image", "",
+		"image of the gate the injection webhook adds to pods of opted-in namespaces; empty serves no injection webhook, "+
+			"and with its webhook configuration installed pods there are then refused (failurePolicy Fail)")
+	fs.StringVar(&o.gateImagePullPolicy, "gate-image-pull-policy", string(corev1.PullIfNotPresent), "pull policy of the injected gate: Always, IfNotPresent or Never")
+	fs.StringVar(&o.gateCPURequest, "gate-cpu-request", "10m", "CPU request of the injected gate; empty for none")
+	fs.StringVar(&o.gateMemoryRequest, "gate-memory-request", "32Mi", "memory request of the injected gate; empty for none")
+	fs.StringVar(&o.gateCPULimit, "gate-cpu-limit", "", "CPU limit of the injected gate; none by default, as throttling a proxy adds latency to every call")
+	fs.StringVar(&o.gateMemoryLimit, "gate-memory-limit", "128Mi", "memory limit of the injected gate; empty for none")
+	fs.StringVar(&o.operatorService, "operator-service", "toolgate-operator",
+		"name of the operator's Service in its namespace, which injected gates reach the gate server through")
+	fs.StringVar(&o.operatorNamespace, "operator-namespace", "",
+		"the operator's namespace, never injected; $POD_NAMESPACE when empty")
+	fs.StringVar(&o.gateOperatorURL, "gate-operator-url", "",
+		"URL injected gates reach the operator at; https://<--operator-service>.<--operator-namespace>.svc:<--gate-port> when empty")
+	fs.StringVar(&o.operatorCAFile, "operator-ca-file", "",
+		"PEM CA of the webhook server's certificate, which the gate server serves too; injected into every gate (required with --gate-image)")
+	fs.StringVar(&o.injectExcludedFlag, "inject-excluded-namespaces", "",
+		"comma-separated namespaces never injected besides kube-system, kube-public, kube-node-lease and the operator's own")
 	return o
 }
 
@@ -188,6 +227,68 @@ func (o *options) complete(getenv func(string) string) error {
 	}
 	if o.gateMaxStreamLife < 2*o.gateHeartbeat {
 		return fmt.Errorf("--gate-max-stream-lifetime (%s) is less than two --gate-heartbeat-interval (%s)", o.gateMaxStreamLife, o.gateHeartbeat)
+	}
+	return o.completeInjection(getenv)
+}
+
+// completeInjection checks the injector's flags when injection is on.
+// Who may opt a pod out is not a flag: the API server enforces it, from
+// the ConfigMap the opt-out guard policy reads (config/policy), and a
+// second copy here could only drift from it.
+func (o *options) completeInjection(getenv func(string) string) error {
+	o.injectExcluded = splitList(o.injectExcludedFlag)
+	if o.gateImage == "" {
+		return nil
+	}
+	if o.operatorNamespace == "" {
+		o.operatorNamespace = getenv("POD_NAMESPACE")
+	}
+	if o.operatorNamespace == "" {
+		return errors.New("--operator-namespace is required with --gate-image outside a pod (or set POD_NAMESPACE)")
+	}
+	if o.operatorCAFile == "" {
+		return errors.New("--operator-ca-file is required with --gate-image: a gate that cannot verify the operator never gets a configuration")
+	}
+	if o.gateOperatorURL == "" {
+		if o.gatePort == 0 {
+			return errors.New("--gate-image needs the gate server (--gate-port) or --gate-operator-url")
+		}
+		o.gateOperatorURL = fmt.Sprintf("https://%s.%s.svc:%d", o.operatorService, o.operatorNamespace, o.gatePort)
+	}
+	switch corev1.PullPolicy(o.gateImagePullPolicy) {
+	case corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
+	default:
+		return fmt.Errorf("--gate-image-pull-policy %q is not Always, IfNotPresent or Never", o.gateImagePullPolicy)
+	}
+	o.gateResources = corev1.ResourceRequirements{}
+	for _, q := range []struct {
+		flag, value string
+		list        *corev1.ResourceList
+		name        corev1.ResourceName
+	}{
+		{"--gate-cpu-request", o.gateCPURequest, &o.gateResources.Requests, corev1.ResourceCPU},
+		{"--gate-memory-request", o.gateMemoryRequest, &o.gateResources.Requests, corev1.ResourceMemory},
+		{"--gate-cpu-limit", o.gateCPULimit, &o.gateResources.Limits, corev1.ResourceCPU},
+		{"--gate-memory-limit", o.gateMemoryLimit, &o.gateResources.Limits, corev1.ResourceMemory},
+	} {
+		if q.value == "" {
+			continue
+		}
+		v, err := resource.ParseQuantity(q.value)
+		if err != nil || v.Sign() <= 0 {
+			return fmt.Errorf("%s %q is not a positive quantity", q.flag, q.value)
+		}
+		if *q.list == nil {
+			*q.list = corev1.ResourceList{}
+		}
+		(*q.list)[q.name] = v
+	}
+	for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		req, hasReq := o.gateResources.Requests[r]
+		lim, hasLim := o.gateResources.Limits[r]
+		if hasReq && hasLim && req.Cmp(lim) > 0 {
+			return fmt.Errorf("the gate's %s request %s is above its limit %s", r, req.String(), lim.String())
+		}
 	}
 	return nil
 }

@@ -80,6 +80,33 @@ func TestOptions(t *testing.T) {
 		{name: "a gate port out of range", args: []string{"--operator-user=op", "--gate-port=70000"}, wantErr: "--gate-port is 70000"},
 		{name: "a gate stream shorter than its heartbeats", args: []string{"--operator-user=op", "--gate-max-stream-lifetime=20s"},
 			wantErr: "--gate-max-stream-lifetime (20s) is less than two --gate-heartbeat-interval (15s)"},
+		{name: "no injection by default", args: []string{"--operator-user=op"}, check: func(t *testing.T, o *options) {
+			if o.gateImage != "" || o.gateOperatorURL != "" {
+				t.Errorf("gate image %q, url %q", o.gateImage, o.gateOperatorURL)
+			}
+		}},
+		{name: "injection derives the operator's URL", env: inPod,
+			args: []string{"--gate-image=gate:1", "--operator-ca-file=ca.crt", "--inject-excluded-namespaces=monitoring, ci"},
+			check: func(t *testing.T, o *options) {
+				if o.gateOperatorURL != "https://toolgate-operator.toolgate-system.svc:9444" || o.operatorNamespace != "toolgate-system" {
+					t.Errorf("url %q, namespace %q", o.gateOperatorURL, o.operatorNamespace)
+				}
+				if !slices.Equal(o.injectExcluded, []string{"monitoring", "ci"}) {
+					t.Errorf("excluded %q", o.injectExcluded)
+				}
+				if o.gateResources.Requests.Memory().String() != "32Mi" || o.gateResources.Limits.Memory().String() != "128Mi" || o.gateResources.Limits.Cpu().Sign() != 0 {
+					t.Errorf("resources %+v", o.gateResources)
+				}
+			}},
+		{name: "injection needs the CA", env: inPod, args: []string{"--gate-image=gate:1"}, wantErr: "--operator-ca-file is required"},
+		{name: "injection needs the operator namespace", args: []string{"--operator-user=op", "--gate-image=gate:1", "--operator-ca-file=ca"},
+			wantErr: "--operator-namespace is required"},
+		{name: "injection needs a way to the operator", env: inPod, args: []string{"--gate-image=gate:1", "--operator-ca-file=ca", "--gate-port=0"},
+			wantErr: "needs the gate server"},
+		{name: "a gate request above its limit", env: inPod, args: []string{"--gate-image=gate:1", "--operator-ca-file=ca", "--gate-memory-request=1Gi"},
+			wantErr: "memory request 1Gi is above its limit 128Mi"},
+		{name: "a gate quantity that is not one", env: inPod, args: []string{"--gate-image=gate:1", "--operator-ca-file=ca", "--gate-cpu-limit=lots"},
+			wantErr: `--gate-cpu-limit "lots"`},
 		{name: "no memory for a probe", args: []string{"--operator-user=op", "--probe-memory-per-server=0"},
 			wantErr: "--probe-memory-per-server is 0"},
 	} {
@@ -109,7 +136,7 @@ func TestOptions(t *testing.T) {
 // it, and the logger's flags, besides its own.
 func TestFlagSet(t *testing.T) {
 	fs, _, _ := newFlagSet()
-	for _, name := range []string{"kubeconfig", "zap-log-level", "operator-user", "admin-users", "admin-groups", "probe-concurrency", "gate-port", "gate-bind-address"} {
+	for _, name := range []string{"kubeconfig", "zap-log-level", "operator-user", "admin-users", "admin-groups", "probe-concurrency", "gate-port", "gate-bind-address", "gate-image", "operator-ca-file", "gate-operator-url", "operator-namespace"} {
 		if fs.Lookup(name) == nil {
 			t.Errorf("no --%s flag", name)
 		}

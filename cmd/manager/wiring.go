@@ -86,6 +86,9 @@ func wire(mgr ctrl.Manager, o *options) error {
 	}); err != nil {
 		return fmt.Errorf("setting up the approval webhooks: %w", err)
 	}
+	if err := setupInjector(mgr, o); err != nil {
+		return fmt.Errorf("setting up the injection webhook: %w", err)
+	}
 	if err := setupGateServer(mgr, o); err != nil {
 		return fmt.Errorf("setting up the gate server: %w", err)
 	}
