@@ -28,8 +28,10 @@ const (
 	VolumeName = "toolgate-gate"
 	// MountPath is where the gate finds them.
 	MountPath = "/var/run/secrets/toolgate"
-	// TokenFile and CAFile are the files in MountPath.
-	TokenFile, CAFile = "token", "ca.crt"
+	// TokenFile is the gate's token in MountPath.
+	TokenFile = "token"
+	// CAFile is the operator's CA in MountPath.
+	CAFile = "ca.crt"
 	// ListenPort is the gate's MCP port on loopback.
 	ListenPort = 15001
 	// MetricsPort serves /metrics, /healthz and /readyz.

@@ -117,7 +117,7 @@ func setupCreators(e *testenv.Env) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the opt-out guard did not take effect: untrusted %v, trusted %v", errU, errT)
+			return fmt.Errorf("the opt-out guard did not take effect: untrusted %w, trusted %w", errU, errT)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

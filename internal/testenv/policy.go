@@ -3,6 +3,7 @@ package testenv
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -33,8 +34,11 @@ func (e *Env) installPolicies(ns string) error {
 		return err
 	}
 	files, err := filepath.Glob(filepath.Join(RepoRoot(), "config", "policy", "*.yaml"))
-	if err != nil || len(files) == 0 {
-		return fmt.Errorf("no manifests in config/policy: %v", err)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return errors.New("no manifests in config/policy")
 	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
