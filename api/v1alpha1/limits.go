@@ -64,6 +64,12 @@ const (
 	MaxDecisions = 256
 	// MaxPendingCalls bounds ToolPin status.pendingCalls.
 	MaxPendingCalls = 64
+	// MaxCallHistory bounds ToolPin status.callHistory, and
+	// MaxCallRecordDecisions the decisions of one record.
+	MaxCallHistory         = 32
+	MaxCallRecordDecisions = 8
+	// MaxCallPreviewLength bounds ToolPin status.pendingCalls[].arguments.
+	MaxCallPreviewLength = 2048
 	// MaxChangeDetails and MaxChangeDetailLength bound ToolPin
 	// status.change.details.
 	MaxChangeDetails      = 64

@@ -203,6 +203,74 @@ type ToolPinStatus struct {
 	// +listMapKey=id
 	// +kubebuilder:validation:MaxItems=64
 	PendingCalls []PendingCall `json:"pendingCalls,omitempty"`
+
+	// callHistory records the calls resolved most recently, newest last,
+	// with the decisions taken on each. A call's decisions move here from
+	// status.decisions when it is resolved, so that a busy tool never
+	// crowds the decisions on its definition out of status.decisions; the
+	// oldest record goes once there are MaxCallHistory. Only the operator
+	// writes it.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	CallHistory []CallRecord `json:"callHistory,omitempty"`
+}
+
+// CallVerdict is how a pending call ended.
+// +kubebuilder:validation:Enum=Approved;Rejected;Expired;Withdrawn
+type CallVerdict string
+
+// Call verdicts.
+const (
+	// CallApproved: the approvals it needed came; the gate forwarded it.
+	CallApproved CallVerdict = "Approved"
+	// CallRejected: a person rejected it; the gate refused it.
+	CallRejected CallVerdict = "Rejected"
+	// CallExpired: nobody decided before its expiry; the gate refused it.
+	CallExpired CallVerdict = "Expired"
+	// CallWithdrawn: the gate (the agent) gave up waiting first; it was
+	// never forwarded, and can no longer be approved.
+	CallWithdrawn CallVerdict = "Withdrawn"
+)
+
+// CallRecord is a resolved call.
+type CallRecord struct {
+	// id of the call.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	ID string `json:"id"`
+
+	// verdict is how the call ended.
+	// +required
+	Verdict CallVerdict `json:"verdict"`
+
+	// fingerprint of the definition the call was made against.
+	// +required
+	Fingerprint Fingerprint `json:"fingerprint"`
+
+	// argumentsDigest of the call's arguments.
+	// +required
+	ArgumentsDigest Fingerprint `json:"argumentsDigest"`
+
+	// agent that made the call.
+	// +required
+	Agent AgentIdentity `json:"agent"`
+
+	// requestedTime is when the gate held the call.
+	// +required
+	RequestedTime metav1.Time `json:"requestedTime"`
+
+	// resolvedTime is when the operator resolved it.
+	// +required
+	ResolvedTime metav1.Time `json:"resolvedTime"`
+
+	// decisions are the latest decisions taken on the call, moved from
+	// status.decisions.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=8
+	Decisions []Decision `json:"decisions,omitempty"`
 }
 
 // PinnedDefinition is a trusted definition of a tool.

@@ -192,6 +192,17 @@ type PolicyToolDecision struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	Reason string `json:"reason,omitempty"`
+
+	// level is the tool's inherent level, shown for gated tools beside
+	// effectiveLevel.
+	// +optional
+	Level Level `json:"level,omitempty"`
+
+	// effectiveLevel is the level after the approval gate's credit: one
+	// band below level for a gated tool, unless its poisoning scan hit.
+	// It is shown, never used to let a tool over the ceiling.
+	// +optional
+	EffectiveLevel Level `json:"effectiveLevel,omitempty"`
 }
 
 // ToolPolicy says which MCP tools the agents of its namespace may see and

@@ -140,7 +140,8 @@ const statusJSON = `{
 	"state": "AwaitingReview",
 	"pinned": {"fingerprint": "` + fpOld + `", "approvers": ["bob"]},
 	"observedFingerprint": "` + fpNow + `",
-	"pendingCalls": [{"id": "call-1", "fingerprint": "` + fpCall + `", "agent": {"namespace": "agents", "pod": "agent-0"}, "argumentsDigest": "` + fpArgs + `"}],
+	"pendingCalls": [{"id": "call-1", "fingerprint": "` + fpCall + `", "agent": {"namespace": "agents", "pod": "agent-0"}, "argumentsDigest": "` + fpArgs + `", "requestedTime": "2026-11-30T12:30:00Z", "expiryTime": "2099-01-01T00:00:00Z"}, {"id": "call-late", "fingerprint": "` + fpCall + `", "agent": {"namespace": "agents", "pod": "agent-0"}, "argumentsDigest": "` + fpArgs + `", "requestedTime": "2026-11-30T12:00:00Z", "expiryTime": "2026-11-30T12:10:00Z"}],
+	"callHistory": [{"id": "call-done", "verdict": "Withdrawn", "fingerprint": "` + fpCall + `", "argumentsDigest": "` + fpArgs + `", "agent": {"namespace": "agents", "pod": "agent-0"}, "requestedTime": "2026-11-30T12:00:00Z", "resolvedTime": "2026-11-30T12:01:00Z"}],
 	"decisions": [` + pastDecision + `]
 }`
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -13,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/lifecycle"
 )
 
 // The rules the webhooks share, as plain functions of the objects in the
@@ -64,23 +66,38 @@ func appendedDecisions(oldStatus, newStatus *toolgatev1alpha1.ToolPinStatus) (in
 // for a call, the fingerprint the pending call was made against; for the
 // definition, the one observed now. An approval therefore never carries
 // over to a definition its approver did not see.
-func checkFingerprint(pin *toolgatev1alpha1.ToolPin, d *toolgatev1alpha1.Decision) error {
+func checkFingerprint(pin *toolgatev1alpha1.ToolPin, d *toolgatev1alpha1.Decision, now time.Time) error {
 	if d.CallID != "" {
-		for _, c := range pin.Status.PendingCalls {
-			if c.ID == d.CallID {
-				if c.Fingerprint != d.Fingerprint {
-					return fmt.Errorf("decision on call %s names fingerprint %s, but the call was made against %s", d.CallID, d.Fingerprint, c.Fingerprint)
-				}
-				return nil
-			}
-		}
-		return fmt.Errorf("no pending call %q on this tool", d.CallID)
+		return checkCall(pin, d, now)
 	}
 	if pin.Status.ObservedFingerprint == "" {
 		return errors.New("the tool has not been observed yet: there is nothing to decide on")
 	}
 	if d.Fingerprint != pin.Status.ObservedFingerprint {
 		return fmt.Errorf("decision names fingerprint %s, but the definition observed now is %s: review the current definition", d.Fingerprint, pin.Status.ObservedFingerprint)
+	}
+	return nil
+}
+
+// checkCall refuses a decision on a call that is not pending now, saying
+// why: a call already resolved (approved, rejected, expired or withdrawn by
+// an agent that gave up) can never be decided again, so an approval can
+// never reach a gate after its agent stopped waiting; and one on a pending
+// call must name the fingerprint the call was made against.
+func checkCall(pin *toolgatev1alpha1.ToolPin, d *toolgatev1alpha1.Decision, now time.Time) error {
+	c := lifecycle.PendingCall(&pin.Status, d.CallID)
+	if c == nil {
+		if r := lifecycle.ResolvedCall(&pin.Status, d.CallID); r != nil {
+			return fmt.Errorf("call %s is no longer pending: it was resolved as %s at %s, and a decision cannot change it",
+				d.CallID, r.Verdict, r.ResolvedTime.UTC().Format(time.RFC3339))
+		}
+		return fmt.Errorf("no pending call %q on this tool: see status.pendingCalls for the calls awaiting a decision", d.CallID)
+	}
+	if !now.IsZero() && !now.Before(c.ExpiryTime.Time) {
+		return fmt.Errorf("call %s expired at %s: the gate refuses it", d.CallID, c.ExpiryTime.UTC().Format(time.RFC3339))
+	}
+	if c.Fingerprint != d.Fingerprint {
+		return fmt.Errorf("decision on call %s names fingerprint %s, but the call was made against %s", d.CallID, d.Fingerprint, c.Fingerprint)
 	}
 	return nil
 }
@@ -143,8 +160,8 @@ func encodedLength(s string) int {
 // checkDecision applies the rules on one appended decision that do not
 // depend on its stamp: it names what is observed now, and it fits the
 // log's bounds.
-func checkDecision(pin *toolgatev1alpha1.ToolPin, d *toolgatev1alpha1.Decision, user string) error {
-	if err := checkFingerprint(pin, d); err != nil {
+func checkDecision(pin *toolgatev1alpha1.ToolPin, d *toolgatev1alpha1.Decision, user string, now time.Time) error {
+	if err := checkFingerprint(pin, d, now); err != nil {
 		return err
 	}
 	return checkBounds(pin, d, user)

@@ -39,7 +39,7 @@ func (s *StatusStamper) Handle(ctx context.Context, req admission.Request) admis
 	// validator and every later reader see the same value.
 	now := metav1.NewTime(s.now().UTC().Truncate(time.Second))
 	for i := range appended {
-		if err := checkDecision(u.oldPin, &appended[i], req.UserInfo.Username); err != nil {
+		if err := checkDecision(u.oldPin, &appended[i], req.UserInfo.Username, s.now()); err != nil {
 			return admission.Denied(err.Error())
 		}
 		stamp(&appended[i], req.UserInfo, now)
@@ -78,7 +78,9 @@ func (v *StatusValidator) Handle(ctx context.Context, req admission.Request) adm
 	}
 	appended := u.newPin.Status.Decisions[u.first:]
 	for i := range appended {
-		if err := checkDecision(u.oldPin, &appended[i], req.UserInfo.Username); err != nil {
+		// The stamp's time is the stamper's clock: the validator judges
+		// expiry by the same instant, so the two cannot disagree.
+		if err := checkDecision(u.oldPin, &appended[i], req.UserInfo.Username, decisionTime(&appended[i])); err != nil {
 			return admission.Denied(err.Error())
 		}
 		if err := checkStamp(&appended[i], req.UserInfo, u.first+i); err != nil {
@@ -132,4 +134,13 @@ func reviewAppend(ctx context.Context, ids *IdentityPolicy, dec admission.Decode
 		return nil, admission.Denied(fmt.Sprintf("append one decision per request: this request appends %d", n))
 	}
 	return &appendUpdate{oldPin: oldPin, newPin: newPin, first: first}, admission.Response{}
+}
+
+// decisionTime is the time a decision was stamped with, zero when unstamped
+// (checkStamp then refuses it).
+func decisionTime(d *toolgatev1alpha1.Decision) time.Time {
+	if d.Time == nil {
+		return time.Time{}
+	}
+	return d.Time.Time
 }

@@ -80,6 +80,21 @@ func statusRules(t *testing.T) []statusCase {
 			refused("but the call was made against " + fpCall)},
 		{"a decision on an unknown call", statusUpdate(alice, statusJSON, appendDecisions(t, statusJSON, stampedBy(t, alice, callDecision("nope", fpCall)))),
 			refused(`no pending call "nope"`)},
+		{"a decision on a call its agent gave up on", statusUpdate(alice, statusJSON, appendDecisions(t, statusJSON, stampedBy(t, alice, callDecision("call-done", fpCall)))),
+			refused("call call-done is no longer pending: it was resolved as Withdrawn at 2026-11-30T12:01:00Z")},
+		{"a decision on an expired call", statusUpdate(alice, statusJSON, appendDecisions(t, statusJSON, stampedBy(t, alice, callDecision("call-late", fpCall)))),
+			refused("call call-late expired at 2026-11-30T12:10:00Z")},
+		{"a person adds a pending call", statusUpdate(alice, statusJSON, edit(t, statusJSON, func(m map[string]any) {
+			calls := m["pendingCalls"].([]any)
+			forged := map[string]any{}
+			for k, v := range calls[0].(map[string]any) {
+				forged[k] = v
+			}
+			forged["id"] = "forged"
+			m["pendingCalls"] = append(calls, forged)
+		})), refused("only the toolgate operator writes ToolPin status")},
+		{"a person rewrites the call history", statusUpdate(alice, statusJSON, edit(t, statusJSON, func(m map[string]any) { delete(m, "callHistory") })),
+			refused("only the toolgate operator writes ToolPin status")},
 
 		// Who may decide.
 		{"a configured approver service account", statusUpdate(reviewBot, statusJSON, appendDecisions(t, statusJSON, approve(reviewBot))), allowed},

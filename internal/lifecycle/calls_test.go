@@ -1,0 +1,109 @@
+package lifecycle
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+)
+
+const (
+	callFP     = toolgatev1alpha1.Fingerprint("sha256:1111111111111111111111111111111111111111111111111111111111111111")
+	callDigest = toolgatev1alpha1.Fingerprint("sha256:2222222222222222222222222222222222222222222222222222222222222222")
+	otherFP    = toolgatev1alpha1.Fingerprint("sha256:3333333333333333333333333333333333333333333333333333333333333333")
+)
+
+func callDecision(user string, action toolgatev1alpha1.DecisionAction, callID string, fp toolgatev1alpha1.Fingerprint) toolgatev1alpha1.Decision {
+	return toolgatev1alpha1.Decision{Action: action, Fingerprint: fp, CallID: callID, User: user}
+}
+
+func TestDecideCall(t *testing.T) {
+	c := toolgatev1alpha1.PendingCall{ID: "c1", Fingerprint: callFP, ArgumentsDigest: callDigest}
+	approve, reject := toolgatev1alpha1.DecisionApprove, toolgatev1alpha1.DecisionReject
+	multi := &toolgatev1alpha1.ToolRisk{ApprovalRecommendation: toolgatev1alpha1.ApprovalMulti}
+	for _, tc := range []struct {
+		name      string
+		risk      *toolgatev1alpha1.ToolRisk
+		decisions []toolgatev1alpha1.Decision
+		want      toolgatev1alpha1.CallVerdict
+	}{
+		{"nothing yet", nil, nil, ""},
+		{"one approval", nil, []toolgatev1alpha1.Decision{callDecision("alice", approve, "c1", callFP)}, toolgatev1alpha1.CallApproved},
+		{"another call's approval does not count", nil, []toolgatev1alpha1.Decision{callDecision("alice", approve, "c2", callFP)}, ""},
+		{"the definition's approval does not count", nil, []toolgatev1alpha1.Decision{callDecision("alice", approve, "", callFP)}, ""},
+		{"another fingerprint does not count", nil, []toolgatev1alpha1.Decision{callDecision("alice", approve, "c1", otherFP)}, ""},
+		{"unstamped does not count", nil, []toolgatev1alpha1.Decision{callDecision("", approve, "c1", callFP)}, ""},
+		{"a rejection wins", nil, []toolgatev1alpha1.Decision{callDecision("alice", approve, "c1", callFP), callDecision("bob", reject, "c1", callFP)}, toolgatev1alpha1.CallRejected},
+		{"the latest of a person counts", nil, []toolgatev1alpha1.Decision{callDecision("alice", reject, "c1", callFP), callDecision("alice", approve, "c1", callFP)}, toolgatev1alpha1.CallApproved},
+		{"multi: one person is not enough", multi, []toolgatev1alpha1.Decision{callDecision("alice", approve, "c1", callFP), callDecision("alice", approve, "c1", callFP)}, ""},
+		{"multi: a service account does not count", multi, []toolgatev1alpha1.Decision{callDecision("alice", approve, "c1", callFP), callDecision("system:serviceaccount:ops:bot", approve, "c1", callFP)}, ""},
+		{"multi: two people", multi, []toolgatev1alpha1.Decision{callDecision("alice", approve, "c1", callFP), callDecision("bob", approve, "c1", callFP)}, toolgatev1alpha1.CallApproved},
+		{"never a person", nil, []toolgatev1alpha1.Decision{callDecision("system:anonymous", approve, "c1", callFP)}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := toolgatev1alpha1.ToolPinStatus{ComputedRisk: tc.risk, PendingCalls: []toolgatev1alpha1.PendingCall{c}, Decisions: tc.decisions}
+			got, _, decided := DecideCall(&st, &st.PendingCalls[0], 2)
+			if got != tc.want || decided != (tc.want != "") {
+				t.Fatalf("verdict %q decided %v, want %q", got, decided, tc.want)
+			}
+		})
+	}
+}
+
+// TestBusyToolKeepsEveryPinDecision resolves many more calls than either
+// list holds, each decided on, and checks that every decision on the
+// definition survives, that the history stays bounded and newest last,
+// and that a resolved call's decisions travel with its record.
+func TestBusyToolKeepsEveryPinDecision(t *testing.T) {
+	now := metav1.NewTime(time.Unix(1_700_000_000, 0))
+	st := toolgatev1alpha1.ToolPinStatus{ObservedFingerprint: callFP, Decisions: []toolgatev1alpha1.Decision{}}
+	pinDecisions := 0
+	for i := range 1000 {
+		id := fmt.Sprintf("call-%d", i)
+		st.PendingCalls = append(st.PendingCalls, toolgatev1alpha1.PendingCall{ID: id, Fingerprint: callFP, ArgumentsDigest: callDigest, RequestedTime: now, ExpiryTime: now})
+		if i%50 == 0 {
+			st.Decisions = append(st.Decisions, callDecision(fmt.Sprintf("reviewer-%d", i), toolgatev1alpha1.DecisionApprove, "", callFP))
+			pinDecisions++
+		}
+		st.Decisions = append(st.Decisions, callDecision("alice", toolgatev1alpha1.DecisionApprove, id, callFP), callDecision("bob", toolgatev1alpha1.DecisionApprove, id, callFP))
+		if !ResolveCall(&st, id, toolgatev1alpha1.CallApproved, now) {
+			t.Fatalf("%s was not pending", id)
+		}
+		if len(st.Decisions) > toolgatev1alpha1.MaxDecisions || len(st.CallHistory) > toolgatev1alpha1.MaxCallHistory {
+			t.Fatalf("after %d calls: %d decisions, %d records", i+1, len(st.Decisions), len(st.CallHistory))
+		}
+	}
+	if len(st.Decisions) != pinDecisions {
+		t.Fatalf("%d decisions left, want the %d on the definition", len(st.Decisions), pinDecisions)
+	}
+	for _, d := range st.Decisions {
+		if d.CallID != "" {
+			t.Fatalf("a call decision stayed: %+v", d)
+		}
+	}
+	if len(st.PendingCalls) != 0 || st.Decisions == nil {
+		t.Fatalf("pending %d, decisions nil %v", len(st.PendingCalls), st.Decisions == nil)
+	}
+	last := st.CallHistory[len(st.CallHistory)-1]
+	if last.ID != "call-999" || len(last.Decisions) != 2 || last.Verdict != toolgatev1alpha1.CallApproved {
+		t.Fatalf("newest record %+v", last)
+	}
+	if ResolveCall(&st, "call-999", toolgatev1alpha1.CallExpired, now) {
+		t.Fatal("a resolved call was resolved again")
+	}
+	if ResolvedCall(&st, "call-999") == nil || PendingCall(&st, "call-999") != nil {
+		t.Fatal("lookups disagree with the record")
+	}
+}
+
+func TestStaleCalls(t *testing.T) {
+	now := metav1.NewTime(time.Unix(1_700_000_000, 0))
+	old, later := metav1.NewTime(now.Add(-time.Hour)), metav1.NewTime(now.Add(time.Hour))
+	st := toolgatev1alpha1.ToolPinStatus{PendingCalls: []toolgatev1alpha1.PendingCall{{ID: "old", ExpiryTime: old}, {ID: "live", ExpiryTime: later}}}
+	if got := StaleCalls(&st, now); len(got) != 1 || got[0] != "old" {
+		t.Fatalf("stale %v", got)
+	}
+}
