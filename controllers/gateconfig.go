@@ -171,3 +171,27 @@ func GateInvalidation(mgr ctrl.Manager, invalidate func(namespace string)) error
 		}, func(o client.Object) { invalidate(o.GetName()) }),
 	)
 }
+
+// PinChanges calls changed with the namespace and name of every ToolPin
+// that is added or updated in the manager's cache, whatever changed: a
+// decision on a pending call is a change of status.decisions alone, which
+// GateInvalidation rightly ignores. changed must not block.
+func PinChanges(mgr ctrl.Manager, changed func(namespace, name string)) error {
+	inf, err := mgr.GetCache().GetInformer(context.Background(), &toolgatev1alpha1.ToolPin{})
+	if err != nil {
+		return fmt.Errorf("getting the ToolPin informer: %w", err)
+	}
+	notify := func(o any) {
+		if co, ok := o.(client.Object); ok {
+			changed(co.GetNamespace(), co.GetName())
+		}
+	}
+	_, err = inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    notify,
+		UpdateFunc: func(_, cur any) { notify(cur) },
+	})
+	if err != nil {
+		return fmt.Errorf("adding a ToolPin event handler: %w", err)
+	}
+	return nil
+}

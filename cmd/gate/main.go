@@ -82,13 +82,20 @@ func run() error {
 	if client != nil {
 		src.Connected = client.Connected
 	}
+	// Gated calls are asked of the operator over the stream's connection;
+	// a gate run from a file has nobody to ask, and refuses them.
+	var approver gate.Approver = gate.DenyApprover{}
+	if client != nil {
+		approver = client
+	}
 	var g *gate.Gate
 	src.ConfigAge = func() (time.Duration, bool) { return g.ConfigAge() }
 	g = gate.New(gate.Options{
-		Logger:  logger,
-		Audit:   slog.New(slog.NewJSONHandler(os.Stdout, nil)),
-		Metrics: gatemetrics.New(src),
-		Limits:  limits,
+		Logger:   logger,
+		Audit:    slog.New(slog.NewJSONHandler(os.Stdout, nil)),
+		Metrics:  gatemetrics.New(src),
+		Limits:   limits,
+		Approver: approver,
 	})
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)

@@ -36,6 +36,9 @@ func setupGateServer(mgr ctrl.Manager, o *options) error {
 		// Writes go to the API server; pods are read there too, not from
 		// a cache: the operator may get pods, not list or watch them.
 		Client: mgr.GetClient(), PodReader: mgr.GetAPIReader(),
+		// Calls wait on the cache, which every replica runs: a call held
+		// on a replica that is not the leader sees decisions as fast.
+		Pins: mgr.GetClient(), Recorder: mgr.GetEventRecorder("toolgate-gateserver"), RequiredApprovers: o.requiredApprovers,
 		MaxStreams: o.gateMaxStreams, HeartbeatInterval: o.gateHeartbeat, MaxStreamLifetime: o.gateMaxStreamLife,
 		Logger: ctrl.Log.WithName("gateserver"),
 	})
@@ -83,6 +86,9 @@ func gateBuilder(mgr ctrl.Manager) gateserver.Builder {
 func gateInvalidation(mgr ctrl.Manager, srv *gateserver.Server) error {
 	if err := controllers.GateInvalidation(mgr, srv.Invalidate); err != nil {
 		return fmt.Errorf("watching what gate configurations depend on: %w", err)
+	}
+	if err := controllers.PinChanges(mgr, srv.PinChanged); err != nil {
+		return fmt.Errorf("watching ToolPins for decisions on pending calls: %w", err)
 	}
 	return nil
 }

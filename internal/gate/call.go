@@ -35,6 +35,10 @@ const (
 	reasonApprovalFailed = "ApprovalUnavailable"
 )
 
+// approvalGrace is how long past the approval timeout the gate waits for
+// the operator's Expired before giving up on its own.
+const approvalGrace = 5 * time.Second
+
 // notAvailable is the one answer to a call of a tool the agent may not
 // reach, whatever the reason: the model learns nothing it could use to get
 // around the gate.
@@ -58,9 +62,12 @@ func refuse(reason string, t *gateproto.Tool) verdict {
 func (g *Gate) serveCall(x *exchange) {
 	v := g.decideCall(x)
 	callID := string(bytes.Trim(x.msg.ID, `"`))
-	if v.forward {
+	switch {
+	case v.forward && x.held != nil:
+		g.forwardHeld(x)
+	case v.forward:
 		g.forward(x)
-	} else {
+	default:
 		g.refuseCall(x, v.message)
 	}
 	g.observeLatency(x)
@@ -79,6 +86,11 @@ func (g *Gate) serveCall(x *exchange) {
 // reads responses: on the SSE transport, the session's stream.
 func (g *Gate) refuseCall(x *exchange, message string) {
 	resp := rpcmsg.ErrorResponse(x.msg.ID, rpcmsg.CodeInvalidParams, message)
+	if x.held != nil {
+		_ = x.held.writeMessage(resp)
+		x.held.close()
+		return
+	}
 	if x.ss.sse {
 		if s := x.sess.getStream(); s != nil && s.writeMessage(resp) == nil {
 			x.w.WriteHeader(http.StatusAccepted)
@@ -156,13 +168,30 @@ func (g *Gate) approve(x *exchange, t *gateproto.Tool, v verdict) verdict {
 		ArgumentsDigest:  digest,
 		ArgumentsPreview: ArgumentsPreview(x.msg.Arguments),
 	}
-	ctx := x.r.Context()
+	// The operator sends Expired at the timeout; the gate's own bound
+	// comes a little later, so that it is the operator's record (Expired,
+	// not Withdrawn) that ends a call nobody decided, and still holds when
+	// the operator cannot be heard.
+	ctx, cancel := context.WithCancel(x.r.Context())
+	defer cancel()
 	if d := x.st.cfg.ApprovalTimeout.Duration; d > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, d)
-		defer cancel()
+		var stop context.CancelFunc
+		ctx, stop = context.WithTimeout(ctx, d+approvalGrace)
+		defer stop()
 	}
+	release := g.holdCall(x, cancel)
+	stopKeepAlive := g.keepAlive(x, req.CallID)
 	out, err := g.approver.Approve(ctx, req)
+	stopKeepAlive()
+	release()
+	if err == nil && out.Verdict == gateproto.CallApproved && (out.CallID != req.CallID || out.ArgumentsDigest != digest) {
+		// An approval covers one call and its arguments only.
+		err = fmt.Errorf("the approval names call %s with arguments %s, not call %s with %s", out.CallID, out.ArgumentsDigest, req.CallID, digest)
+	}
+	if err == nil && ctx.Err() != nil {
+		// The agent gave up as the outcome came: the call stays withdrawn.
+		err = ctx.Err()
+	}
 	switch {
 	case errors.Is(err, ErrApprovalRequired):
 		r := refuse(reasonApproval, t)

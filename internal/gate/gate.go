@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -45,6 +46,9 @@ type Limits struct {
 	// (ttlMs, MCP 2026-07-28); zero makes it stale at once, so the agent
 	// asks again and sees the configuration in force.
 	ListTTL time.Duration
+	// ApprovalKeepAlive is how often an agent waiting for a human hears
+	// from the gate: a progress notification, or an SSE comment.
+	ApprovalKeepAlive time.Duration
 }
 
 // DefaultLimits are the bounds when Options leaves them zero.
@@ -58,6 +62,7 @@ var DefaultLimits = Limits{
 	ResponseHeaderTimeout: 60 * time.Second,
 	IdleTimeout:           5 * time.Minute,
 	SessionIdleTimeout:    30 * time.Minute,
+	ApprovalKeepAlive:     10 * time.Second,
 }
 
 // Options configure a Gate.
@@ -95,6 +100,9 @@ type Gate struct {
 	watches  map[string]*watch // by server ID; they outlive configurations
 	clients  map[clientKey]*http.Client
 	sessions map[string]*session
+	// held are the calls waiting for a human, by heldKey, so that the
+	// agent's notifications/cancelled withdraws its call.
+	held map[string]context.CancelFunc
 
 	ids atomic.Uint64
 }
@@ -131,6 +139,7 @@ func New(o Options) *Gate {
 	l.ResponseHeaderTimeout = orDefault(l.ResponseHeaderTimeout, d.ResponseHeaderTimeout)
 	l.IdleTimeout = orDefault(l.IdleTimeout, d.IdleTimeout)
 	l.SessionIdleTimeout = orDefault(l.SessionIdleTimeout, d.SessionIdleTimeout)
+	l.ApprovalKeepAlive = orDefault(l.ApprovalKeepAlive, d.ApprovalKeepAlive)
 	g := &Gate{
 		log:      o.Logger,
 		audit:    o.Audit,
@@ -141,6 +150,7 @@ func New(o Options) *Gate {
 		watches:  map[string]*watch{},
 		clients:  map[clientKey]*http.Client{},
 		sessions: map[string]*session{},
+		held:     map[string]context.CancelFunc{},
 	}
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)

@@ -34,6 +34,9 @@ type exchange struct {
 	protocol string
 	start    time.Time
 	upstream time.Duration
+	// held is the event stream the response began as while the call
+	// waited for a human (see hold.go); nil otherwise.
+	held *stream
 }
 
 // via is how the gate reaches a server on an agent's behalf: the session
@@ -235,6 +238,9 @@ func (g *Gate) servePOST(x *exchange) {
 		g.limitHit("sessions", "too many sessions", "max", g.limits.MaxSessions)
 		writeRPCError(w, http.StatusServiceUnavailable, msg.ID, rpcmsg.CodeGate, fmt.Sprintf("toolgate: more than %d sessions", g.limits.MaxSessions))
 	default:
+		if msg.Method == notificationCancelled {
+			g.cancelHeld(x)
+		}
 		if msg.Method == rpcmsg.MethodToolsList && msg.ID != nil && x.sess != nil {
 			// The response may come on the session's GET stream (always,
 			// on the SSE transport).

@@ -98,6 +98,8 @@ type Client struct {
 	// stream and, later, call requests share one HTTP/2 connection.
 	transport *http.Transport
 	caPEM     []byte
+	// trMu guards transport and caPEM: calls share them with the stream.
+	trMu sync.Mutex
 
 	mu    sync.Mutex
 	stats Stats
@@ -351,6 +353,8 @@ func (c *Client) refuse(msg string, kv ...any) {
 // transportFor returns the HTTP/2 transport trusting the CA in CAFile,
 // made anew when the CA changed.
 func (c *Client) transportFor() (*http.Transport, error) {
+	c.trMu.Lock()
+	defer c.trMu.Unlock()
 	caPEM, err := readBounded(c.opts.CAFile, maxCABytes)
 	if err != nil {
 		return nil, fmt.Errorf("reading the CA: %w", err)

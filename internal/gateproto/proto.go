@@ -224,6 +224,9 @@ const (
 type CallOutcome struct {
 	CallID  string      `json:"callID"`
 	Verdict CallVerdict `json:"verdict"`
+	// ArgumentsDigest repeats the digest the decision covers: the gate
+	// forwards only when it is the digest of the call it holds.
+	ArgumentsDigest string `json:"argumentsDigest,omitempty"`
 	// By is who decided, for the audit line.
 	By      string `json:"by,omitempty"`
 	Comment string `json:"comment,omitempty"`

@@ -234,3 +234,52 @@ func (c *Config) Server(id string) *Server {
 	}
 	return nil
 }
+
+// MaxCallRequestBytes bounds a CallRequest as sent.
+const MaxCallRequestBytes = 16 << 10
+
+var callIDRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// Validate checks a CallRequest whole. It says nothing of whether the call
+// may be held: the operator checks that against the pod's configuration.
+func (r *CallRequest) Validate() error {
+	switch {
+	case r == nil:
+		return errors.New("call: missing")
+	case r.Version != Version:
+		return fmt.Errorf("call.version %q: this operator speaks %q", r.Version, Version)
+	case !callIDRE.MatchString(r.CallID):
+		return fmt.Errorf("call.callID %q: want 1 to 64 of A-Z a-z 0-9 . _ -", r.CallID)
+	case r.Tool == "" || len(r.Tool) > MaxToolNameLength:
+		return fmt.Errorf("call.tool: want 1 to %d bytes", MaxToolNameLength)
+	case r.Pin == "" || len(r.Pin) > 253 || !serverNameRE.MatchString(r.Pin):
+		return fmt.Errorf("call.pin %q: not a ToolPin name", r.Pin)
+	case !fingerprintRE.MatchString(r.Fingerprint):
+		return fmt.Errorf("call.fingerprint %q: want sha256: and 64 hex digits", r.Fingerprint)
+	case !fingerprintRE.MatchString(r.ArgumentsDigest):
+		return fmt.Errorf("call.argumentsDigest %q: want sha256: and 64 hex digits", r.ArgumentsDigest)
+	case len(r.ArgumentsPreview) > MaxArgumentsPreview:
+		return fmt.Errorf("call.argumentsPreview: longer than %d bytes", MaxArgumentsPreview)
+	}
+	if _, _, err := SplitServerID(r.Server); err != nil {
+		return fmt.Errorf("call.server: %w", err)
+	}
+	return nil
+}
+
+// Validate checks a CallOutcome against the request it answers.
+func (o *CallOutcome) Validate(req *CallRequest) error {
+	switch {
+	case o == nil:
+		return errors.New("outcome: missing")
+	case o.CallID != req.CallID:
+		return fmt.Errorf("outcome.callID %q answers another call than %q", o.CallID, req.CallID)
+	case o.Verdict != CallApproved && o.Verdict != CallRejected && o.Verdict != CallExpired:
+		return fmt.Errorf("outcome.verdict %q: want %s, %s or %s", o.Verdict, CallApproved, CallRejected, CallExpired)
+	case o.Verdict == CallApproved && o.ArgumentsDigest != req.ArgumentsDigest:
+		return fmt.Errorf("outcome.argumentsDigest %q: the approval covers other arguments than %q", o.ArgumentsDigest, req.ArgumentsDigest)
+	case len(o.By) > MaxMessageLength || len(o.Comment) > MaxMessageLength:
+		return fmt.Errorf("outcome: by or comment longer than %d bytes", MaxMessageLength)
+	}
+	return nil
+}

@@ -13,6 +13,7 @@ type serverMetrics struct {
 	authFailures *prometheus.CounterVec
 	buildErrors  prometheus.Counter
 	invalid      prometheus.Counter
+	calls        *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) *serverMetrics {
@@ -32,7 +33,11 @@ func newMetrics(reg prometheus.Registerer) *serverMetrics {
 		invalid: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "toolgate_gate_config_invalid_total", Help: "Configurations built that fail the protocol's validation; the gate refuses them.",
 		}),
+		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolgate_gate_calls_total", Help: "Pending calls, by what became of them: opened, refused, approved, rejected, expired, withdrawn.",
+		}, []string{"outcome"}),
 	}
+	m.calls = register(reg, m.calls)
 	m.connected = register(reg, m.connected)
 	m.pushes = register(reg, m.pushes)
 	m.authFailures = register(reg, m.authFailures)

@@ -14,6 +14,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -26,6 +27,7 @@ import (
 // The server reviews gates' tokens and reads their pods, and nothing else.
 // +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
 // +kubebuilder:rbac:groups=core,resources=pods,verbs=get
+// (and ToolPins, for pending calls: see calls.go)
 
 // Builder makes the configuration of the gate in one pod. The pod is the
 // one the gate's token is bound to, read from the API server after the
@@ -83,6 +85,20 @@ type Options struct {
 	// server, not a cache: a pod recreated under the same name must be
 	// seen at once, and the operator holds get on pods, not list/watch.
 	PodReader client.Reader
+
+	// Pins reads ToolPins while calls wait: the manager's cache, which
+	// every replica runs, so that a call held on a replica that is not the
+	// leader sees decisions as fast. PinChanged must be called on every
+	// change of a ToolPin in it. Without it pending calls are refused (501)
+	// and gates refuse gated calls. Pending calls are written through
+	// Client, against fresh reads through PodReader.
+	Pins client.Reader
+	// Recorder, when set, marks pending and resolved calls with Events on
+	// their ToolPin.
+	Recorder events.EventRecorder
+	// RequiredApprovers is how many distinct people approve one call of a
+	// tool whose approvalRecommendation is multi (at least 2).
+	RequiredApprovers int
 
 	// HeartbeatInterval is how often an idle stream gets a heartbeat.
 	HeartbeatInterval time.Duration
@@ -160,6 +176,8 @@ type Server struct {
 	total  int
 	byNS   map[string]map[*stream]struct{}
 	byPod  map[string][]*stream
+	// waiters are the calls waiting on each ToolPin ("namespace/name").
+	waiters map[string]map[chan struct{}]struct{}
 	addr   net.Addr
 	closed bool
 }
@@ -185,6 +203,7 @@ func New(o Options) (*Server, error) {
 		log:     o.Logger,
 		byNS:    map[string]map[*stream]struct{}{},
 		byPod:   map[string][]*stream{},
+		waiters: map[string]map[chan struct{}]struct{}{},
 	}, nil
 }
 
@@ -203,11 +222,7 @@ func (s *Server) Addr() net.Addr {
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc(gateproto.ConfigPath, s.serveConfig)
-	// Pending calls come with issue 10; until then a gate is told plainly
-	// that this operator does not serve them.
-	mux.HandleFunc(gateproto.CallsPath, func(w http.ResponseWriter, _ *http.Request) {
-		http.Error(w, "pending calls are not served by this operator yet", http.StatusNotImplemented)
-	})
+	mux.HandleFunc(gateproto.CallsPath, s.serveCall)
 	return mux
 }
 

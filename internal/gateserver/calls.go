@@ -1,0 +1,428 @@
+package gateserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/gateproto"
+	"github.com/toolgate/toolgate/internal/lifecycle"
+	"github.com/toolgate/toolgate/pkg/clip"
+)
+
+// The gate server records pending calls on the ToolPins, and marks each
+// with an Event.
+// +kubebuilder:rbac:groups=toolgate.dev,resources=toolpins,verbs=get;list;watch
+// +kubebuilder:rbac:groups=toolgate.dev,resources=toolpins/status,verbs=get;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// DefaultApprovalTimeout is how long a call waits when the configuration
+// names no timeout.
+const DefaultApprovalTimeout = 5 * time.Minute
+
+// staleCallGrace is how long past its expiry a pending call may stay
+// before any replica that writes the pin resolves it as Expired: the
+// replica that held it (and would have) is gone.
+const staleCallGrace = time.Minute
+
+// resolveTimeout bounds recording a call's end, which runs after the
+// gate's request may be gone.
+const resolveTimeout = 10 * time.Second
+
+// Event reasons on a ToolPin.
+const (
+	reasonCallPending   = "CallPending"
+	reasonCallResolved  = "CallResolved"
+	reasonCallWithdrawn = "CallWithdrawn"
+)
+
+// PinChanged tells the calls waiting on the ToolPin namespace/name that it
+// changed in the cache. It never blocks: the informer handler that calls
+// it must not wait on gates.
+func (s *Server) PinChanged(namespace, name string) {
+	key := namespace + "/" + name
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for ch := range s.waiters[key] {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (s *Server) watchPin(key string) chan struct{} {
+	ch := make(chan struct{}, 1)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.waiters[key] == nil {
+		s.waiters[key] = map[chan struct{}]struct{}{}
+	}
+	s.waiters[key][ch] = struct{}{}
+	return ch
+}
+
+func (s *Server) unwatchPin(key string, ch chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.waiters[key], ch)
+	if len(s.waiters[key]) == 0 {
+		delete(s.waiters, key)
+	}
+}
+
+// serveCall opens a pending call for an authenticated gate, holds the
+// request open with heartbeats while a human decides, and answers with the
+// outcome. What the gate says is checked against the pod's own
+// configuration, built here from the cache: a gate can only hold a call
+// to a tool its configuration gates, at the fingerprint it gates. The
+// agent's identity is the token's.
+func (s *Server) serveCall(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "a pending call is opened with POST", http.StatusMethodNotAllowed)
+		return
+	}
+	if s.o.Pins == nil {
+		http.Error(w, "pending calls are not served by this operator", http.StatusNotImplemented)
+		return
+	}
+	authCtx, cancel := context.WithTimeout(r.Context(), reviewTimeout)
+	id, pod, ref := s.authenticate(authCtx, r)
+	cancel()
+	if ref != nil {
+		s.refuse(w, r, id, ref)
+		return
+	}
+	log := s.log.WithValues("namespace", id.Namespace, "pod", id.Pod)
+	body, err := io.ReadAll(io.LimitReader(r.Body, gateproto.MaxCallRequestBytes+1))
+	if err != nil {
+		http.Error(w, "reading the call failed", http.StatusBadRequest)
+		return
+	}
+	if len(body) > gateproto.MaxCallRequestBytes {
+		http.Error(w, fmt.Sprintf("a call request is at most %d bytes", gateproto.MaxCallRequestBytes), http.StatusRequestEntityTooLarge)
+		return
+	}
+	var req gateproto.CallRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		http.Error(w, "the call is not JSON: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if err := req.Validate(); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	cfg, err := s.build(r.Context(), pod, id)
+	if err != nil {
+		log.Error(err, "building a gate's configuration for a call")
+		http.Error(w, "the operator could not build this pod's configuration", http.StatusServiceUnavailable)
+		return
+	}
+	if why := gated(cfg, &req); why != "" {
+		s.metrics.calls.WithLabelValues("refused").Inc()
+		log.Info("refused a pending call: "+why, "server", req.Server, "tool", req.Tool, "callID", req.CallID)
+		http.Error(w, why, http.StatusForbidden)
+		return
+	}
+	timeout := cfg.ApprovalTimeout.Duration
+	if timeout <= 0 {
+		timeout = DefaultApprovalTimeout
+	}
+	pinNS, _, _ := gateproto.SplitServerID(req.Server)
+	key := client.ObjectKey{Namespace: pinNS, Name: req.Pin}
+
+	// Watch before writing, so that no decision can land between the write
+	// and the watch unseen.
+	notify := s.watchPin(key.String())
+	defer s.unwatchPin(key.String(), notify)
+	now := time.Now().UTC().Truncate(time.Second)
+	call := toolgatev1alpha1.PendingCall{
+		ID:              req.CallID,
+		Fingerprint:     toolgatev1alpha1.Fingerprint(req.Fingerprint),
+		Agent:           toolgatev1alpha1.AgentIdentity{Namespace: id.Namespace, Pod: id.Pod, ServiceAccount: id.ServiceAccount},
+		ArgumentsDigest: toolgatev1alpha1.Fingerprint(req.ArgumentsDigest),
+		Arguments:       clip.String(req.ArgumentsPreview, toolgatev1alpha1.MaxCallPreviewLength),
+		RequestedTime:   metav1.NewTime(now),
+		// Whole seconds up: the call never expires before its timeout.
+		ExpiryTime: metav1.NewTime(now.Add(timeout + time.Second)),
+	}
+	pin, status, err := s.openCall(r.Context(), key, call)
+	if err != nil {
+		s.metrics.calls.WithLabelValues("refused").Inc()
+		log.Info("could not open a pending call", "pin", key.String(), "callID", req.CallID, "error", err.Error())
+		http.Error(w, err.Error(), status)
+		return
+	}
+	s.metrics.calls.WithLabelValues("opened").Inc()
+	log.Info("call pending", "pin", key.String(), "tool", req.Tool, "callID", req.CallID, "argumentsDigest", req.ArgumentsDigest)
+	s.event(pin, corev1.EventTypeNormal, reasonCallPending, "Hold",
+		"%s/%s (service account %s) asks to call %s with arguments %s; expires %s. Approve: kubectl patch toolpin %s -n %s --subresource=status --type=json -p '[{\"op\":\"add\",\"path\":\"/status/decisions/-\",\"value\":{\"action\":\"Approve\",\"fingerprint\":\"%s\",\"callID\":\"%s\"}}]'",
+		id.Namespace, id.Pod, id.ServiceAccount, req.Tool, clip.String(call.Arguments, 256), call.ExpiryTime.Format(time.RFC3339),
+		key.Name, key.Namespace, req.Fingerprint, req.CallID)
+
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", gateproto.StreamContentType)
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	_ = rc.Flush()
+	send := func(f gateproto.Frame) error { return s.writeFrame(w, rc, f) }
+
+	outcome, ok := s.waitCall(r.Context(), key, &call, notify, send)
+	if !ok {
+		// The gate gave up first (its agent did, or it went away): the
+		// call is withdrawn for good, so that no approval can reach a
+		// gate that no longer waits for it.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), resolveTimeout)
+		defer cancel()
+		if _, err := s.resolveCall(ctx, key, call.ID, toolgatev1alpha1.CallWithdrawn); err != nil {
+			log.Error(err, "recording a withdrawn call", "pin", key.String(), "callID", call.ID)
+		}
+		s.metrics.calls.WithLabelValues("withdrawn").Inc()
+		log.Info("call withdrawn", "pin", key.String(), "callID", call.ID)
+		return
+	}
+	s.metrics.calls.WithLabelValues(strings.ToLower(string(outcome.Verdict))).Inc()
+	if err := send(gateproto.Frame{Type: gateproto.FrameCallOutcome, Outcome: &outcome}); err != nil {
+		log.Info("the gate went before its call's outcome reached it", "callID", call.ID, "error", err.Error())
+	}
+}
+
+// gated says why the pod's configuration does not let it hold req, or ""
+// when it does: the server and tool must be ApprovalGated there, with the
+// same pin and fingerprint.
+func gated(cfg *gateproto.Config, req *gateproto.CallRequest) string {
+	srv := cfg.Server(req.Server)
+	if srv == nil || !srv.Ready {
+		return "this pod's configuration does not serve " + req.Server
+	}
+	for i := range srv.Tools {
+		t := &srv.Tools[i]
+		if t.Name != req.Tool {
+			continue
+		}
+		switch {
+		case t.Decision != gateproto.DecisionApprovalGated:
+			return fmt.Sprintf("tool %q is %s in this pod's configuration, not %s", req.Tool, t.Decision, gateproto.DecisionApprovalGated)
+		case t.Pin != req.Pin:
+			return fmt.Sprintf("tool %q is pinned by %s, not %s", req.Tool, t.Pin, req.Pin)
+		case t.Fingerprint != req.Fingerprint:
+			return fmt.Sprintf("tool %q is gated at fingerprint %s, not %s", req.Tool, t.Fingerprint, req.Fingerprint)
+		}
+		return ""
+	}
+	return fmt.Sprintf("tool %q is not in this pod's configuration", req.Tool)
+}
+
+// openCall adds call to the pin's pending calls, with optimistic locking
+// against a fresh read, and resolves on the way any call a dead replica
+// left behind. It returns the pin as written, or an error and the HTTP
+// status to answer with.
+func (s *Server) openCall(ctx context.Context, key client.ObjectKey, call toolgatev1alpha1.PendingCall) (*toolgatev1alpha1.ToolPin, int, error) {
+	status := http.StatusServiceUnavailable
+	var written *toolgatev1alpha1.ToolPin
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		pin := &toolgatev1alpha1.ToolPin{}
+		if err := s.o.PodReader.Get(ctx, key, pin); err != nil {
+			if apierrors.IsNotFound(err) {
+				status = http.StatusForbidden
+				return fmt.Errorf("ToolPin %s does not exist", key)
+			}
+			return err
+		}
+		orig := pin.DeepCopy()
+		st := &pin.Status
+		switch {
+		case st.State != toolgatev1alpha1.PinTrusted || st.ObservedFingerprint != call.Fingerprint:
+			status = http.StatusForbidden
+			return fmt.Errorf("ToolPin %s is %s at %s, not Trusted at the fingerprint called", key, st.State, st.ObservedFingerprint)
+		case lifecycle.PendingCall(st, call.ID) != nil || lifecycle.ResolvedCall(st, call.ID) != nil:
+			status = http.StatusConflict
+			return fmt.Errorf("call %s already exists on %s", call.ID, key)
+		}
+		sweepStale(st, call.RequestedTime)
+		if len(st.PendingCalls) >= toolgatev1alpha1.MaxPendingCalls {
+			status = http.StatusTooManyRequests
+			return fmt.Errorf("ToolPin %s already holds %d pending calls, the most it may", key, len(st.PendingCalls))
+		}
+		st.PendingCalls = append(st.PendingCalls, call)
+		if st.Decisions == nil {
+			st.Decisions = []toolgatev1alpha1.Decision{}
+		}
+		if err := s.o.Client.Status().Patch(ctx, pin, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+			return err
+		}
+		written = pin
+		return nil
+	})
+	if err != nil {
+		if apierrors.IsConflict(err) || status == http.StatusServiceUnavailable {
+			return nil, http.StatusServiceUnavailable, fmt.Errorf("recording the pending call: %v", errSummary(err))
+		}
+		return nil, status, err
+	}
+	return written, http.StatusOK, nil
+}
+
+// sweepStale resolves as Expired the pending calls whose expiry is more
+// than staleCallGrace before now: their replica died holding them, and
+// their gate refused them when its request broke.
+func sweepStale(st *toolgatev1alpha1.ToolPinStatus, now metav1.Time) {
+	cutoff := metav1.NewTime(now.Add(-staleCallGrace))
+	for _, id := range lifecycle.StaleCalls(st, cutoff) {
+		lifecycle.ResolveCall(st, id, toolgatev1alpha1.CallExpired, now)
+	}
+}
+
+// waitCall sends heartbeats until the call is decided in the cache, or
+// expires, and returns its outcome, recorded; ok is false when the gate's
+// request ended first.
+func (s *Server) waitCall(ctx context.Context, key client.ObjectKey, call *toolgatev1alpha1.PendingCall, notify <-chan struct{},
+	send func(gateproto.Frame) error) (gateproto.CallOutcome, bool) {
+	expiry := time.NewTimer(time.Until(call.ExpiryTime.Time))
+	defer expiry.Stop()
+	heartbeat := time.NewTicker(s.o.HeartbeatInterval)
+	defer heartbeat.Stop()
+	// The cache may already hold the decision (a fast approver): look once
+	// before the first notification.
+	check := make(chan struct{}, 1)
+	check <- struct{}{}
+	for {
+		select {
+		case <-ctx.Done():
+			return gateproto.CallOutcome{}, false
+		case <-heartbeat.C:
+			if err := send(gateproto.Frame{Type: gateproto.FrameHeartbeat}); err != nil {
+				return gateproto.CallOutcome{}, false
+			}
+		case <-expiry.C:
+			return s.finish(ctx, key, call, toolgatev1alpha1.CallExpired, nil, "nobody decided before the approval timeout")
+		case <-notify:
+			select {
+			case check <- struct{}{}:
+			default:
+			}
+		case <-check:
+			pin := &toolgatev1alpha1.ToolPin{}
+			if err := s.o.Pins.Get(ctx, key, pin); err != nil {
+				continue // the next change or the expiry tells
+			}
+			if lifecycle.PendingCall(&pin.Status, call.ID) == nil {
+				if r := lifecycle.ResolvedCall(&pin.Status, call.ID); r != nil {
+					return s.outcome(call, r.Verdict, nil, "resolved elsewhere"), true
+				}
+				continue // the cache has not seen our write yet
+			}
+			verdict, by, decided := lifecycle.DecideCall(&pin.Status, call, s.o.RequiredApprovers)
+			if !decided {
+				continue
+			}
+			comment := ""
+			if verdict == toolgatev1alpha1.CallApproved &&
+				(pin.Status.State != toolgatev1alpha1.PinTrusted || pin.Status.ObservedFingerprint != call.Fingerprint) {
+				// An approval of the call is not one of a changed
+				// definition.
+				verdict, comment = toolgatev1alpha1.CallRejected, "the tool's definition changed while the call waited"
+			}
+			return s.finish(ctx, key, call, verdict, by, comment)
+		}
+	}
+}
+
+// finish records the call's end and returns its outcome. The record is
+// written before the gate hears of it, so a forwarded call is always on
+// the record; if the record cannot be written the decision still stands
+// (it is in status.decisions) and is sent.
+func (s *Server) finish(ctx context.Context, key client.ObjectKey, call *toolgatev1alpha1.PendingCall, verdict toolgatev1alpha1.CallVerdict,
+	by []string, comment string) (gateproto.CallOutcome, bool) {
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), resolveTimeout)
+	defer cancel()
+	recorded, err := s.resolveCall(wctx, key, call.ID, verdict)
+	switch {
+	case err != nil:
+		s.log.Error(err, "recording a call's outcome", "pin", key.String(), "callID", call.ID, "verdict", verdict)
+	case recorded != "" && recorded != verdict:
+		// Another writer resolved it first (a stale sweep): its verdict
+		// is the record's, and the gate hears the record.
+		verdict, by, comment = recorded, nil, "resolved elsewhere"
+	}
+	if ctx.Err() != nil {
+		return gateproto.CallOutcome{}, false
+	}
+	return s.outcome(call, verdict, by, comment), true
+}
+
+// outcome is what the gate is told. A withdrawn call is never approved.
+func (s *Server) outcome(call *toolgatev1alpha1.PendingCall, verdict toolgatev1alpha1.CallVerdict, by []string, comment string) gateproto.CallOutcome {
+	out := gateproto.CallOutcome{CallID: call.ID, By: clip.String(strings.Join(by, ","), gateproto.MaxMessageLength), Comment: comment}
+	switch verdict {
+	case toolgatev1alpha1.CallApproved:
+		out.Verdict, out.ArgumentsDigest = gateproto.CallApproved, string(call.ArgumentsDigest)
+	case toolgatev1alpha1.CallRejected:
+		out.Verdict = gateproto.CallRejected
+	default:
+		out.Verdict = gateproto.CallExpired
+	}
+	return out
+}
+
+// resolveCall moves the call out of the pin's pending calls into its
+// history with verdict, and returns the verdict on record: verdict, or
+// the one another writer recorded first ("" when the call is on neither
+// list).
+func (s *Server) resolveCall(ctx context.Context, key client.ObjectKey, id string, verdict toolgatev1alpha1.CallVerdict) (toolgatev1alpha1.CallVerdict, error) {
+	var recorded toolgatev1alpha1.CallVerdict
+	var pin *toolgatev1alpha1.ToolPin
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		pin = &toolgatev1alpha1.ToolPin{}
+		if err := s.o.PodReader.Get(ctx, key, pin); err != nil {
+			return err
+		}
+		orig := pin.DeepCopy()
+		now := metav1.NewTime(time.Now().UTC().Truncate(time.Second))
+		if !lifecycle.ResolveCall(&pin.Status, id, verdict, now) {
+			recorded = ""
+			if r := lifecycle.ResolvedCall(&pin.Status, id); r != nil {
+				recorded = r.Verdict
+			}
+			pin = nil
+			return nil
+		}
+		sweepStale(&pin.Status, now)
+		recorded = verdict
+		return s.o.Client.Status().Patch(ctx, pin, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
+	})
+	if err != nil {
+		return "", err
+	}
+	if pin != nil {
+		reason, kind := reasonCallResolved, corev1.EventTypeNormal
+		if verdict == toolgatev1alpha1.CallWithdrawn {
+			reason = reasonCallWithdrawn
+		}
+		if verdict != toolgatev1alpha1.CallApproved {
+			kind = corev1.EventTypeWarning
+		}
+		s.event(pin, kind, reason, "Resolve", "call %s: %s", id, verdict)
+	}
+	return recorded, nil
+}
+
+func (s *Server) event(pin *toolgatev1alpha1.ToolPin, kind, reason, action, note string, args ...any) {
+	if s.o.Recorder == nil {
+		return
+	}
+	// An Event's note is at most 1 KiB; one over it is refused whole.
+	s.o.Recorder.Eventf(pin, nil, kind, reason, action, "%s", clip.String(fmt.Sprintf(note, args...), 1000))
+}
