@@ -41,10 +41,16 @@ func (r Result) Summarize() Summary {
 			default:
 				s.Withheld++
 			}
-			s.Tools = append(s.Tools, toolgatev1alpha1.PolicyToolDecision{
+			d := toolgatev1alpha1.PolicyToolDecision{
 				Server: srv.ID, Tool: t.Name, Decision: toolgatev1alpha1.ToolDecision(t.Decision),
 				Reason: clip.String(describe(t), toolgatev1alpha1.MaxPolicyReasonLength),
-			})
+			}
+			if t.Decision == gateproto.DecisionApprovalGated {
+				// Both, side by side: what the tool could do, and what the
+				// gate reduces it to. Nothing is silently lowered.
+				d.Level, d.EffectiveLevel = toolgatev1alpha1.Level(t.Level), toolgatev1alpha1.Level(t.EffectiveLevel)
+			}
+			s.Tools = append(s.Tools, d)
 		}
 	}
 	order := map[toolgatev1alpha1.ToolDecision]int{toolgatev1alpha1.ToolWithheld: 0, toolgatev1alpha1.ToolApprovalGated: 1, toolgatev1alpha1.ToolExposed: 2}

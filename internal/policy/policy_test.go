@@ -466,6 +466,16 @@ func TestCombination(t *testing.T) {
 	if len(alone.Servers) != 1 {
 		t.Errorf("a-loose alone references one server, got %d", len(alone.Servers))
 	}
+	// Its status shows both levels of the gated tool, and no credit on
+	// the others.
+	for _, d := range alone.Summarize().Tools {
+		switch {
+		case d.Tool == "drop" && (d.Level != toolgatev1alpha1.LevelCritical || d.EffectiveLevel != toolgatev1alpha1.LevelHigh):
+			t.Errorf("the status of the gated drop shows %q → %q, want L5 → L4", d.Level, d.EffectiveLevel)
+		case d.Decision != toolgatev1alpha1.ToolApprovalGated && (d.Level != "" || d.EffectiveLevel != ""):
+			t.Errorf("%s is %s and shows a credit: %+v", d.Tool, d.Decision, d)
+		}
+	}
 }
 
 // TestNoPolicy checks a pod no policy selects gets a valid configuration
