@@ -49,12 +49,22 @@ const (
 type toolbox struct {
 	*httptest.Server
 	mcp *mcp.Server
+
+	mu    sync.Mutex
+	calls map[string]int // calls that reached each tool
+}
+
+// called returns how many calls reached the tool.
+func (tb *toolbox) called(name string) int {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	return tb.calls[name]
 }
 
 func startToolbox(t *testing.T) *toolbox {
 	t.Helper()
 	s := mcp.NewServer(&mcp.Implementation{Name: "toolbox", Version: "1.0.0"}, nil)
-	tb := &toolbox{mcp: s}
+	tb := &toolbox{mcp: s, calls: map[string]int{}}
 	tb.define("get_weather", weatherV1, `"city":{"type":"string"}`, true)
 	tb.define("list_files", "Lists the files of a directory in the workspace.", `"path":{"type":"string"}`, true)
 	tb.define("delete_repository", "Deletes a repository and all of its history.", `"repo":{"type":"string"}`, false)
@@ -87,6 +97,9 @@ func (tb *toolbox) define(name, description, props string, readOnly bool) {
 		tool.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: true}
 	}
 	tb.mcp.AddTool(tool, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		tb.mu.Lock()
+		tb.calls[name]++
+		tb.mu.Unlock()
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name + " done"}}}, nil
 	})
 }
@@ -283,7 +296,8 @@ func expectCall(t *testing.T, a *agentSession, tool string) {
 }
 
 // mintToken asks the TokenRequest API for a token bound to the pod, as the
-// kubelet would project it, and writes it to a file.
+// kubelet would project it, and writes it to a file. An empty audience is
+// the API server's own, the audience of a pod's default token.
 func mintToken(t *testing.T, env *testenv.Env, pod *corev1.Pod, audience, path string) string {
 	t.Helper()
 	cs, err := kubernetes.NewForConfig(env.Config)
@@ -291,8 +305,12 @@ func mintToken(t *testing.T, env *testenv.Env, pod *corev1.Pod, audience, path s
 		t.Fatal(err)
 	}
 	expiry := int64(3600)
+	var audiences []string // none: the API server's own, as a pod's default token
+	if audience != "" {
+		audiences = []string{audience}
+	}
 	tr, err := cs.CoreV1().ServiceAccounts(pod.Namespace).CreateToken(t.Context(), pod.Spec.ServiceAccountName, &authenticationv1.TokenRequest{
-		Spec: authenticationv1.TokenRequestSpec{Audiences: []string{audience}, ExpirationSeconds: &expiry,
+		Spec: authenticationv1.TokenRequestSpec{Audiences: audiences, ExpirationSeconds: &expiry,
 			BoundObjectRef: &authenticationv1.BoundObjectReference{Kind: "Pod", APIVersion: "v1", Name: pod.Name, UID: pod.UID}},
 	}, metav1.CreateOptions{})
 	if err != nil {

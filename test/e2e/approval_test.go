@@ -1,0 +1,400 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/gateproto"
+	"github.com/toolgate/toolgate/internal/lifecycle"
+	"github.com/toolgate/toolgate/internal/testenv"
+)
+
+// TestCallApprovalEndToEnd holds gated calls in the gate binary, configured
+// by the operator binary against a real API server, between a Go SDK agent
+// and a Go SDK server, and decides them as people do, with kubectl patch.
+//
+// TOOLGATE_APPROVAL_SAMPLES (default 5) sets how many approvals are timed
+// for docs/performance.md.
+func TestCallApprovalEndToEnd(t *testing.T) {
+	env := startControlPlane(t)
+	ctx := t.Context()
+	admin := env.Client
+	dir := t.TempDir()
+	tb := startToolbox(t)
+
+	for _, ns := range []*corev1.Namespace{
+		{ObjectMeta: metav1.ObjectMeta{Name: "tools"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "agents", Labels: map[string]string{toolgatev1alpha1.LabelInjection: toolgatev1alpha1.InjectionEnabled}}},
+	} {
+		if err := admin.Create(ctx, ns); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := admin.Create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "tools", Name: "toolbox-token", Labels: map[string]string{toolgatev1alpha1.LabelCredentials: "true"}},
+		StringData: map[string]string{"token": upstreamToken},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.Create(ctx, &toolgatev1alpha1.MCPServer{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "tools", Name: "toolbox"},
+		Spec: toolgatev1alpha1.MCPServerSpec{
+			Endpoint:     toolgatev1alpha1.MCPEndpoint{URL: tb.URL + "/session"},
+			Auth:         &toolgatev1alpha1.MCPServerAuth{BearerToken: &toolgatev1alpha1.KeyReference{Name: "toolbox-token", Key: "token"}},
+			CatalogTrust: toolgatev1alpha1.CatalogTrustInternal,
+			Consumers:    toolgatev1alpha1.ConsumerSpec{From: toolgatev1alpha1.NamespacesFromAll},
+			Probe:        toolgatev1alpha1.ProbeSpec{Interval: &metav1.Duration{Duration: time.Hour}},
+		},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	const timeout = 10 * time.Second // the shortest the API allows
+	policy := &toolgatev1alpha1.ToolPolicy{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "agents", Name: "agents"},
+		Spec: toolgatev1alpha1.ToolPolicySpec{
+			Servers:  []toolgatev1alpha1.ServerReference{{Namespace: "tools", Name: "toolbox"}},
+			MaxLevel:        toolgatev1alpha1.LevelCritical,
+			AgentTrustLevel: 5,
+			Approval: &toolgatev1alpha1.CallApprovalRules{
+				Tools:   []toolgatev1alpha1.ToolReference{{Name: "list_files"}, {Name: "delete_repository"}},
+				Timeout: &metav1.Duration{Duration: timeout},
+			},
+		},
+	}
+	if err := admin.Create(ctx, policy); err != nil {
+		t.Fatal(err)
+	}
+
+	op, err := env.PrepareOperator(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	startOperator(t, op, dir, "operator")
+	approverRole := filepath.Join(testenv.RepoRoot(), "config", "rbac", "approver_role.yaml")
+	kubeconfigs := map[string]string{}
+	for _, who := range []string{"alice", "bob"} {
+		if kubeconfigs[who], err = env.KubeconfigFor(dir, who, approverRole); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pinKey := func(tool string) types.NamespacedName {
+		return types.NamespacedName{Namespace: "tools", Name: lifecycle.PinName("toolbox", tool)}
+	}
+	getPin := func(tool string) *toolgatev1alpha1.ToolPin {
+		t.Helper()
+		var p toolgatev1alpha1.ToolPin
+		if err := admin.Get(ctx, pinKey(tool), &p); err != nil {
+			t.Fatal(err)
+		}
+		return &p
+	}
+	eventually(t, 2*time.Minute, "the policy gates two tools", func() error {
+		var p toolgatev1alpha1.ToolPolicy
+		if err := admin.Get(ctx, client.ObjectKeyFromObject(policy), &p); err != nil {
+			return err
+		}
+		if p.Status.ApprovalGated != 2 {
+			return fmt.Errorf("gated %d: %+v", p.Status.ApprovalGated, p.Status.Tools)
+		}
+		for _, d := range p.Status.Tools {
+			if d.Decision == toolgatev1alpha1.ToolApprovalGated && (d.Level == "" || d.EffectiveLevel == "") {
+				return fmt.Errorf("%s is gated without both levels: %+v", d.Tool, d)
+			}
+		}
+		return nil
+	})
+
+	if err := admin.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "agents", Name: "agent"}}); err != nil {
+		t.Fatal(err)
+	}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "agents", Name: "agent-0", Labels: map[string]string{"app": "agent"}},
+		Spec:       corev1.PodSpec{ServiceAccountName: "agent", Containers: []corev1.Container{{Name: "agent", Image: "agent:1"}}},
+	}
+	if err := admin.Create(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	tokenFile := mintToken(t, env, pod, gateproto.Audience, filepath.Join(dir, "token"))
+	caFile := filepath.Join(dir, "operator-ca.crt")
+	if err := os.WriteFile(caFile, env.WebhookCA(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	g := startGateProcess(t, buildGate(t, dir), dir, "gate",
+		"--operator-url", fmt.Sprintf("https://127.0.0.1:%d", op.GatePort), "--token-file", tokenFile, "--operator-ca-file", caFile)
+	eventually(t, time.Minute, "the gate gets its configuration", func() error {
+		if g.ready() == "" {
+			return fmt.Errorf("not ready; log:\n%s", g.logText(t))
+		}
+		return nil
+	})
+
+	var progress atomic.Int64
+	c := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) { progress.Add(1) },
+	})
+	connectCtx, cancelConnect := context.WithTimeout(ctx, 20*time.Second)
+	cs, err := c.Connect(connectCtx, &mcp.StreamableClientTransport{Endpoint: g.url("tools/toolbox")}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	cancelConnect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	agent := &agentSession{cs: cs}
+	expectTools(t, agent, "the gated tools are listed", "delete_repository", "get_weather", "list_files")
+
+	type result struct {
+		text string
+		err  error
+		at   time.Time
+	}
+	// hold calls the tool in the background and returns the pending call
+	// the operator recorded, and where the result will arrive.
+	seq := 0
+	hold := func(ctx context.Context, tool string) (toolgatev1alpha1.PendingCall, <-chan result) {
+		t.Helper()
+		seq++
+		before := len(getPin(tool).Status.PendingCalls)
+		done := make(chan result, 1)
+		go func() {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"path": "/work", "repo": "r", "n": seq},
+				Meta: mcp.Meta{"progressToken": "p" + strconv.Itoa(seq)}})
+			r := result{err: err, at: time.Now()}
+			if err == nil {
+				if res.IsError || len(res.Content) == 0 {
+					r.err = fmt.Errorf("tool error: %+v", res.Content)
+				} else if text, ok := res.Content[0].(*mcp.TextContent); ok {
+					r.text = text.Text
+				}
+			}
+			done <- r
+		}()
+		var call toolgatev1alpha1.PendingCall
+		eventually(t, 15*time.Second, "the call is pending on the pin", func() error {
+			p := getPin(tool)
+			if len(p.Status.PendingCalls) <= before {
+				return fmt.Errorf("pending %d", len(p.Status.PendingCalls))
+			}
+			call = p.Status.PendingCalls[len(p.Status.PendingCalls)-1]
+			return nil
+		})
+		return call, done
+	}
+	patchCmd := func(action toolgatev1alpha1.DecisionAction, call toolgatev1alpha1.PendingCall) string {
+		return fmt.Sprintf(`[{"op":"add","path":"/status/decisions/-","value":{"action":%q,"fingerprint":%q,"callID":%q}}]`, action, call.Fingerprint, call.ID)
+	}
+	kubectl := func(who, tool, patch string) error {
+		out, err := exec.CommandContext(ctx, "kubectl", "--kubeconfig", kubeconfigs[who], "patch", "toolpin", pinKey(tool).Name,
+			"-n", "tools", "--subresource=status", "--type=json", "-p", patch).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%w: %s", err, out)
+		}
+		return nil
+	}
+	wait := func(done <-chan result, within time.Duration) result {
+		t.Helper()
+		select {
+		case r := <-done:
+			return r
+		case <-time.After(within):
+			t.Fatalf("the call did not end within %s; gate log:\n%s", within, g.logText(t))
+		}
+		return result{}
+	}
+	lastRecord := func(tool string) toolgatev1alpha1.CallRecord {
+		h := getPin(tool).Status.CallHistory
+		if len(h) == 0 {
+			t.Fatal("no call history")
+		}
+		return h[len(h)-1]
+	}
+	expectRecord := func(tool, id string, verdict toolgatev1alpha1.CallVerdict) {
+		t.Helper()
+		eventually(t, 15*time.Second, "the call is on record as "+string(verdict), func() error {
+			p := getPin(tool)
+			if lifecycle.PendingCall(&p.Status, id) != nil {
+				return errors.New("still pending")
+			}
+			r := lifecycle.ResolvedCall(&p.Status, id)
+			if r == nil || r.Verdict != verdict {
+				return fmt.Errorf("record %+v", r)
+			}
+			for _, d := range p.Status.Decisions {
+				if d.CallID == id {
+					return fmt.Errorf("a decision on the resolved call stayed in status.decisions: %+v", d)
+				}
+			}
+			return nil
+		})
+	}
+
+	t.Log("a gated call is held, recorded with the token's identity, approved with kubectl patch, and completes")
+	call, done := hold(ctx, "list_files")
+	if call.Agent != (toolgatev1alpha1.AgentIdentity{Namespace: "agents", Pod: "agent-0", ServiceAccount: "agent"}) ||
+		!strings.Contains(call.Arguments, `"/work"`) || call.ArgumentsDigest == "" || !call.ExpiryTime.After(call.RequestedTime.Time) {
+		t.Fatalf("pending call %+v", call)
+	}
+	time.Sleep(time.Second)
+	if n := tb.called("list_files"); n != 0 {
+		t.Fatalf("the held call reached the server %d times before approval", n)
+	}
+	if progress.Load() == 0 {
+		t.Error("the waiting agent heard no progress notification")
+	}
+
+	t.Log("the agent's service account cannot approve: RBAC refuses its token, and the webhook would")
+	agentToken := mintToken(t, env, pod, "", filepath.Join(dir, "agent-token"))
+	agentCfg := rest.CopyConfig(env.Config)
+	agentCfg.CertData, agentCfg.KeyData, agentCfg.Username, agentCfg.Password = nil, nil, "", ""
+	agentCfg.BearerTokenFile = agentToken
+	agentClient, err := client.New(agentCfg, client.Options{Scheme: env.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	selfApprove := func() error {
+		return agentClient.Status().Patch(ctx, &toolgatev1alpha1.ToolPin{ObjectMeta: metav1.ObjectMeta{Namespace: "tools", Name: pinKey("list_files").Name}},
+			client.RawPatch(types.JSONPatchType, []byte(patchCmd(toolgatev1alpha1.DecisionApprove, call))))
+	}
+	if err := selfApprove(); !apierrors.IsForbidden(err) {
+		t.Fatalf("the agent's token patching pin status: %v, want forbidden by RBAC", err)
+	}
+	if err := admin.Create(ctx, &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "mistaken-agent-approver"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "toolgate-approver"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: "agents", Name: "agent"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 15*time.Second, "with RBAC granted by mistake, the webhook still refuses the agent", func() error {
+		err := selfApprove()
+		if err == nil {
+			return backoffStop(t, "the agent approved its own call")
+		}
+		if !strings.Contains(err.Error(), "agents never decide on tools") {
+			return err
+		}
+		return nil
+	})
+
+	start := time.Now()
+	if err := kubectl("alice", "list_files", patchCmd(toolgatev1alpha1.DecisionApprove, call)); err != nil {
+		t.Fatal(err)
+	}
+	if r := wait(done, 10*time.Second); r.err != nil || r.text != "list_files done" {
+		t.Fatalf("the approved call: %q, %v", r.text, r.err)
+	}
+	t.Logf("approved → completed in %s", time.Since(start))
+	if n := tb.called("list_files"); n != 1 {
+		t.Fatalf("the approved call reached the server %d times", n)
+	}
+	expectRecord("list_files", call.ID, toolgatev1alpha1.CallApproved)
+	if r := lastRecord("list_files"); len(r.Decisions) != 1 || r.Decisions[0].User != "alice" {
+		t.Fatalf("record %+v", r)
+	}
+	if err := kubectl("bob", "list_files", patchCmd(toolgatev1alpha1.DecisionApprove, call)); err == nil || !strings.Contains(err.Error(), "no longer pending") {
+		t.Fatalf("a decision on a resolved call: %v", err)
+	}
+
+	t.Log("a rejected call fails")
+	call, done = hold(ctx, "list_files")
+	if err := kubectl("bob", "list_files", patchCmd(toolgatev1alpha1.DecisionReject, call)); err != nil {
+		t.Fatal(err)
+	}
+	if r := wait(done, 10*time.Second); r.err == nil || !strings.Contains(r.err.Error(), "not approved") {
+		t.Fatalf("the rejected call: %q, %v", r.text, r.err)
+	}
+	expectRecord("list_files", call.ID, toolgatev1alpha1.CallRejected)
+
+	t.Log("an agent that gives up has its call withdrawn, never forwarded later")
+	giveUp, stop := context.WithTimeout(ctx, 3*time.Second)
+	call, done = hold(giveUp, "list_files")
+	if r := wait(done, 10*time.Second); r.err == nil {
+		t.Fatalf("the abandoned call returned %q", r.text)
+	}
+	stop()
+	expectRecord("list_files", call.ID, toolgatev1alpha1.CallWithdrawn)
+	if err := kubectl("alice", "list_files", patchCmd(toolgatev1alpha1.DecisionApprove, call)); err == nil || !strings.Contains(err.Error(), "Withdrawn") {
+		t.Fatalf("approving a withdrawn call: %v", err)
+	}
+	time.Sleep(2 * time.Second)
+	if n := tb.called("list_files"); n != 1 {
+		t.Fatalf("list_files reached the server %d times; only the approved call should have", n)
+	}
+
+	t.Log("a call nobody decides is refused at the timeout")
+	call, done = hold(ctx, "list_files")
+	if r := wait(done, timeout+10*time.Second); r.err == nil || !strings.Contains(r.err.Error(), "timed out") {
+		t.Fatalf("the undecided call: %q, %v", r.text, r.err)
+	}
+	expectRecord("list_files", call.ID, toolgatev1alpha1.CallExpired)
+
+	t.Log("a multi tool needs two people")
+	if rec := getPin("delete_repository").Status.ComputedRisk; rec == nil || rec.ApprovalRecommendation != toolgatev1alpha1.ApprovalMulti {
+		t.Fatalf("delete_repository is not multi: %+v", rec)
+	}
+	call, done = hold(ctx, "delete_repository")
+	if err := kubectl("alice", "delete_repository", patchCmd(toolgatev1alpha1.DecisionApprove, call)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-done:
+		t.Fatalf("one approval of a multi tool's call let it end: %q, %v", r.text, r.err)
+	case <-time.After(2 * time.Second):
+	}
+	if err := kubectl("bob", "delete_repository", patchCmd(toolgatev1alpha1.DecisionApprove, call)); err != nil {
+		t.Fatal(err)
+	}
+	if r := wait(done, 10*time.Second); r.err != nil || r.text != "delete_repository done" {
+		t.Fatalf("the call approved by two: %q, %v", r.text, r.err)
+	}
+	expectRecord("delete_repository", call.ID, toolgatev1alpha1.CallApproved)
+
+	t.Log("timing: a person's status patch to the held call completing")
+	samples := 5
+	if v, err := strconv.Atoi(os.Getenv("TOOLGATE_APPROVAL_SAMPLES")); err == nil && v > 0 {
+		samples = v
+	}
+	alice := clientFor(t, env, kubeconfigs["alice"])
+	var took []time.Duration
+	for range samples {
+		call, done := hold(ctx, "list_files")
+		start := time.Now()
+		if err := alice.Status().Patch(ctx, &toolgatev1alpha1.ToolPin{ObjectMeta: metav1.ObjectMeta{Namespace: "tools", Name: pinKey("list_files").Name}},
+			client.RawPatch(types.JSONPatchType, []byte(patchCmd(toolgatev1alpha1.DecisionApprove, call)))); err != nil {
+			t.Fatal(err)
+		}
+		r := wait(done, 10*time.Second)
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		took = append(took, r.at.Sub(start))
+	}
+	slices.Sort(took)
+	t.Logf("APPROVAL LATENCY n=%d p50=%s p99=%s max=%s", len(took), took[len(took)/2], took[(len(took)*99)/100], took[len(took)-1])
+}
+
+// backoffStop makes eventually fail at once with why.
+func backoffStop(t *testing.T, why string) error {
+	t.Helper()
+	t.Fatal(why)
+	return nil
+}
