@@ -172,14 +172,14 @@ type Server struct {
 	metrics *serverMetrics
 	log     logr.Logger
 
-	mu     sync.Mutex
-	total  int
-	byNS   map[string]map[*stream]struct{}
-	byPod  map[string][]*stream
+	mu    sync.Mutex
+	total int
+	byNS  map[string]map[*stream]struct{}
+	byPod map[string][]*stream
 	// waiters are the calls waiting on each ToolPin ("namespace/name").
 	waiters map[string]map[chan struct{}]struct{}
-	addr   net.Addr
-	closed bool
+	addr    net.Addr
+	closed  bool
 }
 
 var (

@@ -72,7 +72,7 @@ func TestCallApprovalEndToEnd(t *testing.T) {
 	policy := &toolgatev1alpha1.ToolPolicy{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "agents", Name: "agents"},
 		Spec: toolgatev1alpha1.ToolPolicySpec{
-			Servers:  []toolgatev1alpha1.ServerReference{{Namespace: "tools", Name: "toolbox"}},
+			Servers:         []toolgatev1alpha1.ServerReference{{Namespace: "tools", Name: "toolbox"}},
 			MaxLevel:        toolgatev1alpha1.LevelCritical,
 			AgentTrustLevel: 5,
 			Approval: &toolgatev1alpha1.CallApprovalRules{
