@@ -16,6 +16,7 @@ GO ?= go
 CONTROLLER_GEN := $(GO) tool -modfile=hack/tools/go.mod controller-gen
 GOLANGCI_LINT := $(GO) tool -modfile=hack/tools/lint/go.mod golangci-lint
 ENVTEST_BINARIES := hack/envtest-binaries.sh
+HELM_BINARY := hack/helm.sh
 
 # Extra flags for go test, e.g. make test GOTESTFLAGS='-run TestKubectl -v'.
 GOTESTFLAGS ?=
@@ -71,9 +72,13 @@ verify: generate manifests vet ## Regenerate everything and fail on any differen
 envtest: ## Build kube-apiserver and etcd for envtest into the cache, when missing.
 	@$(ENVTEST_BINARIES) >/dev/null
 
+.PHONY: helm
+helm: ## Build the helm CLI into the cache, when missing (the chart's golden tests run it).
+	@$(HELM_BINARY) >/dev/null
+
 .PHONY: test
-test: envtest ## Run every test, the ones against a real API server included, and print the risk engine's corpus figures.
-	KUBEBUILDER_ASSETS="$$($(ENVTEST_BINARIES))" $(GO) test $(GOTESTFLAGS) ./...
+test: envtest helm ## Run every test, the ones against a real API server included, and print the risk engine's corpus figures.
+	KUBEBUILDER_ASSETS="$$($(ENVTEST_BINARIES))" TOOLGATE_HELM="$$($(HELM_BINARY))" $(GO) test $(GOTESTFLAGS) ./...
 	@$(MAKE) --no-print-directory corpus-figures
 
 # test-unit picks its packages from the import graph (hack/test-packages.sh):

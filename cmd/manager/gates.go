@@ -24,7 +24,7 @@ import (
 // stream and its call requests over one HTTP/2 connection. The gate
 // server's own HTTP/2 limits are its defence against the rapid-reset class
 // of attacks, and only pods with a valid token get past the headers.
-func setupGateServer(mgr ctrl.Manager, o *options) error {
+func setupGateServer(mgr ctrl.Manager, o *options, certs *certificates) error {
 	if o.gatePort == 0 {
 		return nil
 	}
@@ -45,7 +45,7 @@ func setupGateServer(mgr ctrl.Manager, o *options) error {
 	if err != nil {
 		return err
 	}
-	if err := mgr.Add(srv); err != nil {
+	if err := mgr.Add(certs.runnable(srv)); err != nil {
 		return fmt.Errorf("adding the gate server: %w", err)
 	}
 	return gateInvalidation(mgr, srv)
@@ -55,7 +55,11 @@ func setupGateServer(mgr ctrl.Manager, o *options) error {
 // with controller-runtime's defaults for what the options leave empty.
 func webhookCert(mgr ctrl.Manager, o *options) (dir, cert, key string) {
 	dir, cert, key = o.webhookCertDir, "tls.crt", "tls.key"
-	if ws, ok := mgr.GetWebhookServer().(*webhook.DefaultServer); ok {
+	ws := mgr.GetWebhookServer()
+	if w, ok := ws.(*certWaitingServer); ok {
+		ws = w.Server
+	}
+	if ws, ok := ws.(*webhook.DefaultServer); ok {
 		if ws.Options.CertDir != "" {
 			dir = ws.Options.CertDir
 		}

@@ -52,14 +52,15 @@ func run(args []string) error {
 	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(zapOpts)))
 
-	mgr, err := newManager(opts)
+	certs := newCertificates(opts)
+	mgr, err := newManager(opts, certs)
 	if err != nil {
 		return err
 	}
-	if err := wire(mgr, opts); err != nil {
+	if err := wire(mgr, opts, certs); err != nil {
 		return err
 	}
-	ctrl.Log.WithName("setup").Info("starting manager", "leaderElection", opts.leaderElection, "metrics", opts.metricsAddr)
+	ctrl.Log.WithName("setup").Info("starting manager", "leaderElection", opts.leaderElection, "certRotation", opts.certRotation, "metrics", opts.metricsAddr)
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		return fmt.Errorf("running manager: %w", err)
 	}

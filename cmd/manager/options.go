@@ -62,6 +62,12 @@ type options struct {
 	operatorCAFile      string
 	injectExcludedFlag  string
 
+	// The webhook certificate rotated by the operator itself (certs.go).
+	certRotation       bool
+	certSecret         string
+	certMutatingFlag   string
+	certValidatingFlag string
+
 	// approverSAs, adminUsers and adminGroups are their flags, parsed by
 	// complete.
 	approverSAs, adminUsers, adminGroups []string
@@ -69,6 +75,9 @@ type options struct {
 	// by complete.
 	gateResources  corev1.ResourceRequirements
 	injectExcluded []string
+	// certMutating and certValidating are the certificate's flags, parsed
+	// by completeCertRotation.
+	certMutating, certValidating []string
 }
 
 // bindFlags declares the manager's flags on fs.
@@ -150,6 +159,17 @@ func bindFlags(fs *flag.FlagSet) *options {
 		"PEM CA of the webhook server's certificate, which the gate server serves too; injected into every gate (required with --gate-image)")
 	fs.StringVar(&o.injectExcludedFlag, "inject-excluded-namespaces", "",
 		"comma-separated namespaces never injected besides kube-system, kube-public, kube-node-lease and the operator's own")
+
+	fs.BoolVar(&o.certRotation, "cert-rotation", false,
+		"issue and renew the webhook server's certificate in-process: a CA and a serving certificate for "+
+			"<--operator-service>.<--operator-namespace>.svc in --cert-secret, mounted at --webhook-cert-dir, "+
+			"the CA injected into the named webhook configurations; off when something else (cert-manager) issues it")
+	fs.StringVar(&o.certSecret, "cert-secret", "toolgate-webhook-cert",
+		"Secret in the operator's namespace that --cert-rotation keeps the certificate in; it must exist")
+	fs.StringVar(&o.certMutatingFlag, "cert-mutating-webhooks", "",
+		"comma-separated MutatingWebhookConfigurations whose caBundle --cert-rotation keeps")
+	fs.StringVar(&o.certValidatingFlag, "cert-validating-webhooks", "",
+		"comma-separated ValidatingWebhookConfigurations whose caBundle --cert-rotation keeps")
 	return o
 }
 
@@ -227,6 +247,9 @@ func (o *options) complete(getenv func(string) string) error {
 	}
 	if o.gateMaxStreamLife < 2*o.gateHeartbeat {
 		return fmt.Errorf("--gate-max-stream-lifetime (%s) is less than two --gate-heartbeat-interval (%s)", o.gateMaxStreamLife, o.gateHeartbeat)
+	}
+	if err := o.completeCertRotation(getenv); err != nil {
+		return err
 	}
 	return o.completeInjection(getenv)
 }

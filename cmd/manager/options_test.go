@@ -77,6 +77,25 @@ func TestOptions(t *testing.T) {
 				t.Errorf("gate port %d, bind %q, heartbeat %s, max streams %d", o.gatePort, o.gateBindAddress, o.gateHeartbeat, o.gateMaxStreams)
 			}
 		}},
+		{name: "certificate rotation off by default", args: []string{"--operator-user=op"}, check: func(t *testing.T, o *options) {
+			if o.certRotation || o.certSecret != "toolgate-webhook-cert" {
+				t.Errorf("rotation %v, secret %q", o.certRotation, o.certSecret)
+			}
+		}},
+		{name: "certificate rotation in a pod", env: inPod, args: []string{"--cert-rotation", "--webhook-cert-dir=/certs",
+			"--cert-mutating-webhooks=toolgate-mutating, toolgate-injection", "--cert-validating-webhooks=toolgate-validating"},
+			check: func(t *testing.T, o *options) {
+				if o.operatorNamespace != "toolgate-system" || !slices.Equal(o.certMutating, []string{"toolgate-mutating", "toolgate-injection"}) ||
+					!slices.Equal(o.certValidating, []string{"toolgate-validating"}) {
+					t.Errorf("namespace %q, mutating %q, validating %q", o.operatorNamespace, o.certMutating, o.certValidating)
+				}
+			}},
+		{name: "certificate rotation needs the mount", env: inPod, args: []string{"--cert-rotation", "--cert-validating-webhooks=v"},
+			wantErr: "--cert-rotation needs --webhook-cert-dir"},
+		{name: "certificate rotation needs webhook configurations", env: inPod, args: []string{"--cert-rotation", "--webhook-cert-dir=/certs"},
+			wantErr: "needs the webhook configurations"},
+		{name: "certificate rotation needs the namespace", args: []string{"--operator-user=op", "--cert-rotation", "--webhook-cert-dir=/certs", "--cert-validating-webhooks=v"},
+			wantErr: "--cert-rotation needs --operator-namespace"},
 		{name: "a gate port out of range", args: []string{"--operator-user=op", "--gate-port=70000"}, wantErr: "--gate-port is 70000"},
 		{name: "a gate stream shorter than its heartbeats", args: []string{"--operator-user=op", "--gate-max-stream-lifetime=20s"},
 			wantErr: "--gate-max-stream-lifetime (20s) is less than two --gate-heartbeat-interval (15s)"},
@@ -136,7 +155,7 @@ func TestOptions(t *testing.T) {
 // it, and the logger's flags, besides its own.
 func TestFlagSet(t *testing.T) {
 	fs, _, _ := newFlagSet()
-	for _, name := range []string{"kubeconfig", "zap-log-level", "operator-user", "admin-users", "admin-groups", "probe-concurrency", "gate-port", "gate-bind-address", "gate-image", "operator-ca-file", "gate-operator-url", "operator-namespace"} {
+	for _, name := range []string{"kubeconfig", "zap-log-level", "operator-user", "admin-users", "admin-groups", "probe-concurrency", "gate-port", "gate-bind-address", "gate-image", "operator-ca-file", "gate-operator-url", "operator-namespace", "cert-rotation", "cert-secret", "cert-mutating-webhooks", "cert-validating-webhooks"} {
 		if fs.Lookup(name) == nil {
 			t.Errorf("no --%s flag", name)
 		}

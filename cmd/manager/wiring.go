@@ -28,7 +28,7 @@ const leaseDuration = 15 * time.Second
 
 // newManager builds the manager: the scheme, the API client's rate, the
 // metrics and webhook servers, leader election and the cache.
-func newManager(o *options) (ctrl.Manager, error) {
+func newManager(o *options, certs *certificates) (ctrl.Manager, error) {
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(toolgatev1alpha1.AddToScheme(scheme))
@@ -59,7 +59,7 @@ func newManager(o *options) (ctrl.Manager, error) {
 		// instead of waiting out the lease.
 		LeaderElectionReleaseOnCancel: true,
 		LeaseDuration:                 &lease,
-		WebhookServer:                 webhook.NewServer(webhook.Options{Port: o.webhookPort, CertDir: o.webhookCertDir, TLSOpts: tlsOpts}),
+		WebhookServer:                 certs.webhookServer(webhook.NewServer(webhook.Options{Port: o.webhookPort, CertDir: o.webhookCertDir, TLSOpts: tlsOpts})),
 		Cache:                         controllers.CacheOptions(),
 	})
 	if err != nil {
@@ -68,9 +68,12 @@ func newManager(o *options) (ctrl.Manager, error) {
 	return mgr, nil
 }
 
-// wire registers the controllers, the webhooks, the gate server and the
-// health checks.
-func wire(mgr ctrl.Manager, o *options) error {
+// wire registers the controllers, the webhooks, the gate server, the
+// certificate's rotator and the health checks.
+func wire(mgr ctrl.Manager, o *options, certs *certificates) error {
+	if err := certs.addRotator(mgr, o); err != nil {
+		return fmt.Errorf("setting up the certificate rotation: %w", err)
+	}
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
 		RequiredApprovers: o.requiredApprovers, Version: version,
 		ProbeConcurrency: o.probeConcurrency, MaxProbeTimeout: o.maxProbeTimeout,
@@ -86,15 +89,20 @@ func wire(mgr ctrl.Manager, o *options) error {
 	}); err != nil {
 		return fmt.Errorf("setting up the approval webhooks: %w", err)
 	}
-	if err := setupInjector(mgr, o); err != nil {
+	// The injector reads the CA it hands the gates from the certificate's
+	// files, which a rotated certificate has only once issued and mounted.
+	if err := certs.afterCertificate(func() error { return setupInjector(mgr, o) }); err != nil {
 		return fmt.Errorf("setting up the injection webhook: %w", err)
 	}
-	if err := setupGateServer(mgr, o); err != nil {
+	if err := setupGateServer(mgr, o, certs); err != nil {
 		return fmt.Errorf("setting up the gate server: %w", err)
 	}
 
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return fmt.Errorf("adding health check: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("certificate", certs.checker); err != nil {
+		return fmt.Errorf("adding readiness check: %w", err)
 	}
 	// Ready only once the webhook server serves: a status patch that the
 	// webhooks cannot see must fail, not pass.
