@@ -33,13 +33,11 @@ generate: ## Generate deepcopy functions for the API types.
 	$(CONTROLLER_GEN) object paths=./api/...
 
 .PHONY: manifests
-manifests: ## Generate the CRDs and the manager's RBAC role; copy the CRDs into the Helm chart.
+manifests: ## Generate the CRDs, the manager's RBAC role and webhook configurations; sync them into the Helm chart.
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=toolgate-manager paths="./controllers/...;./internal/approval/...;./internal/gateserver/...;./internal/injector/..." output:rbac:artifacts:config=config/rbac
 	$(CONTROLLER_GEN) webhook paths=./internal/approval/... output:webhook:artifacts:config=config/webhook
-	rm -f charts/toolgate/crds/*.yaml
-	mkdir -p charts/toolgate/crds
-	cp config/crd/bases/*.yaml charts/toolgate/crds/
+	hack/chart-sync.sh
 
 .PHONY: fmt
 fmt: ## Format the Go code.

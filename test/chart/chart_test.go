@@ -1,0 +1,366 @@
+package chart
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/pmezard/go-difflib/difflib"
+	"sigs.k8s.io/yaml"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// requireHelm names the variable that turns a missing helm into a failure.
+const requireHelm = "TOOLGATE_REQUIRE_HELM"
+
+// root is the repository's root.
+func root() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// helmBinary returns the helm CLI: TOOLGATE_HELM, or the newest that
+// hack/helm.sh left in its cache.
+func helmBinary(t *testing.T) string {
+	t.Helper()
+	if h := os.Getenv("TOOLGATE_HELM"); h != "" {
+		return h
+	}
+	cache := os.Getenv("TOOLGATE_CACHE")
+	if cache == "" {
+		base := os.Getenv("XDG_CACHE_HOME")
+		if base == "" {
+			home, _ := os.UserHomeDir()
+			base = filepath.Join(home, ".cache")
+		}
+		cache = filepath.Join(base, "toolgate")
+	}
+	found, _ := filepath.Glob(filepath.Join(cache, "helm-*", "helm"))
+	sort.Strings(found)
+	if len(found) > 0 {
+		return found[len(found)-1]
+	}
+	if os.Getenv(requireHelm) != "" {
+		t.Fatalf("no helm CLI and %s is set: run make helm (hack/helm.sh) or set TOOLGATE_HELM", requireHelm)
+	}
+	t.Skip("no helm CLI: run make helm, or set TOOLGATE_HELM")
+	return ""
+}
+
+// modes are the values files the chart is rendered with, by golden file.
+var modes = []struct{ name, values string }{
+	{"default", ""},
+	{"cert-manager", "testdata/values-cert-manager.yaml"},
+}
+
+func helm(t *testing.T, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command(helmBinary(t), args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("helm %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.Bytes())
+	}
+	return out
+}
+
+func render(t *testing.T, values string) []byte {
+	args := []string{"template", "toolgate", filepath.Join(root(), "charts", "toolgate"), "--namespace", "toolgate-system"}
+	if values != "" {
+		args = append(args, "--values", values)
+	}
+	return helm(t, args...)
+}
+
+// TestLint: helm lint --strict passes in both certificate modes.
+func TestLint(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			args := []string{"lint", "--strict", filepath.Join(root(), "charts", "toolgate")}
+			if m.values != "" {
+				args = append(args, "--values", m.values)
+			}
+			helm(t, args...)
+		})
+	}
+}
+
+// TestGolden: helm template renders what the golden files hold.
+func TestGolden(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			got := render(t, m.values)
+			golden := filepath.Join("testdata", m.name+".golden.yaml")
+			if *update {
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./test/chart/ -update)", err)
+			}
+			if !bytes.Equal(got, want) {
+				diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: difflib.SplitLines(string(want)), B: difflib.SplitLines(string(got)),
+					FromFile: golden, ToFile: "helm template", Context: 2})
+				t.Errorf("the chart renders differently (go test ./test/chart/ -update if intended):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRejectsUnknownValues: the schema refuses a key it does not know and
+// a value of the wrong shape, so a typo fails the install.
+func TestRejectsUnknownValues(t *testing.T) {
+	h := helmBinary(t)
+	for _, set := range []string{"replica=3", "gate.resource.limits.cpu=1", "approval.serviceAccounts[0]=alice", "approval.requiredApprovers=1", "certificates.rotation=false"} {
+		out, err := exec.Command(h, "template", "toolgate", filepath.Join(root(), "charts", "toolgate"), "--set", set).CombinedOutput()
+		if err == nil {
+			t.Errorf("--set %s rendered:\n%.300s", set, out)
+		}
+	}
+}
+
+// object is one rendered object.
+type object map[string]any
+
+func objects(t *testing.T, rendered []byte) []object {
+	t.Helper()
+	var out []object
+	for _, doc := range regexp.MustCompile(`(?m)^---\s*$`).Split(string(rendered), -1) {
+		var o object
+		if err := yaml.Unmarshal([]byte(doc), &o); err != nil {
+			t.Fatalf("rendered YAML does not parse: %v\n%s", err, doc)
+		}
+		if o != nil {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func find(t *testing.T, objs []object, kind, name string) object {
+	t.Helper()
+	for _, o := range objs {
+		if o["kind"] == kind && get(o, "metadata", "name") == name {
+			return o
+		}
+	}
+	t.Fatalf("no %s %s rendered", kind, name)
+	return nil
+}
+
+func has(objs []object, kind string) bool {
+	return slices.ContainsFunc(objs, func(o object) bool { return o["kind"] == kind })
+}
+
+// get walks maps and, for an integer key, lists.
+func get(v any, path ...any) any {
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, ok := v.(map[string]any)
+			if !ok {
+				if o, isObj := v.(object); isObj {
+					m, ok = o, true
+				}
+			}
+			if !ok {
+				return nil
+			}
+			v = m[k]
+		case int:
+			l, ok := v.([]any)
+			if !ok || k >= len(l) {
+				return nil
+			}
+			v = l[k]
+		}
+	}
+	return v
+}
+
+func readYAML(t *testing.T, path string) []object {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root(), path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objects(t, b)
+}
+
+// TestGenerated: the rules of the operator's and the approver's
+// ClusterRoles, the webhooks and the CRDs are those config/ holds, as
+// controller-gen generated them.
+func TestGenerated(t *testing.T) {
+	objs := objects(t, render(t, ""))
+	for _, c := range []struct{ file, chartName string }{
+		{"config/rbac/role.yaml", "toolgate-manager"},
+		{"config/rbac/approver_role.yaml", "toolgate-approver"},
+	} {
+		want := readYAML(t, c.file)[0]["rules"]
+		if got := find(t, objs, "ClusterRole", c.chartName)["rules"]; !reflect.DeepEqual(got, want) {
+			t.Errorf("ClusterRole %s rules differ from %s:\n got %v\nwant %v", c.chartName, c.file, got, want)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(root(), "config", "crd", "bases", "*.yaml"))
+	if len(files) == 0 {
+		t.Fatal("no CRDs in config/crd/bases")
+	}
+	for _, f := range files {
+		want := readYAML(t, strings.TrimPrefix(f, root()+string(filepath.Separator)))[0]
+		name := get(want, "metadata", "name").(string)
+		got := find(t, objs, "CustomResourceDefinition", name)
+		if !reflect.DeepEqual(got["spec"], want["spec"]) {
+			t.Errorf("CRD %s differs from %s", name, f)
+		}
+		if get(got, "metadata", "annotations", "helm.sh/resource-policy") != "keep" {
+			t.Errorf("CRD %s is not kept on uninstall by default", name)
+		}
+	}
+	for _, want := range readYAML(t, "config/webhook/manifests.yaml") {
+		name := map[any]string{"MutatingWebhookConfiguration": "toolgate-mutating", "ValidatingWebhookConfiguration": "toolgate-validating"}[want["kind"]]
+		got := find(t, objs, want["kind"].(string), name)
+		gw, ww := got["webhooks"].([]any), want["webhooks"].([]any)
+		if len(gw) != len(ww) {
+			t.Fatalf("%s: %d webhooks, config/webhook has %d", name, len(gw), len(ww))
+		}
+		for i := range ww {
+			if get(gw[i], "name") != get(ww[i], "name") || !reflect.DeepEqual(get(gw[i], "rules"), get(ww[i], "rules")) ||
+				get(gw[i], "clientConfig", "service", "path") != get(ww[i], "clientConfig", "service", "path") ||
+				get(gw[i], "failurePolicy") != "Fail" {
+				t.Errorf("%s webhook %d differs from config/webhook: %v", name, i, gw[i])
+			}
+			if get(gw[i], "clientConfig", "service", "name") != "toolgate-operator" || get(gw[i], "clientConfig", "service", "namespace") != "toolgate-system" {
+				t.Errorf("%s webhook %d does not point at the chart's Service: %v", name, i, get(gw[i], "clientConfig"))
+			}
+		}
+	}
+
+	off := objects(t, helm(t, "template", "toolgate", filepath.Join(root(), "charts", "toolgate"), "--set", "crds.install=false"))
+	if has(off, "CustomResourceDefinition") {
+		t.Error("crds.install=false rendered CRDs")
+	}
+	unkept := objects(t, helm(t, "template", "toolgate", filepath.Join(root(), "charts", "toolgate"), "--set", "crds.keep=false"))
+	if get(find(t, unkept, "CustomResourceDefinition", "toolpins.toolgate.dev"), "metadata", "annotations", "helm.sh/resource-policy") != nil {
+		t.Error("crds.keep=false still keeps the CRDs")
+	}
+}
+
+func args(t *testing.T, objs []object) []string {
+	t.Helper()
+	var out []string
+	for _, a := range get(find(t, objs, "Deployment", "toolgate-operator"), "spec", "template", "spec", "containers", 0, "args").([]any) {
+		out = append(out, a.(string))
+	}
+	return out
+}
+
+func flagValue(args []string, name string) (string, bool) {
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, "--"+name+"="); ok {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// TestOperator: the Deployment runs restricted, elects a leader among two
+// replicas, and takes its certificate and CA from the one Secret mount in
+// both modes; the rotation's flags and rights come only with rotation.
+func TestOperator(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			objs := objects(t, render(t, m.values))
+			d := find(t, objs, "Deployment", "toolgate-operator")
+			pod := get(d, "spec", "template", "spec")
+			c := get(pod, "containers", 0)
+			if get(d, "spec", "replicas") != float64(2) {
+				t.Errorf("replicas %v", get(d, "spec", "replicas"))
+			}
+			for path, want := range map[string]any{
+				"runAsNonRoot": true, "seccompProfile.type": "RuntimeDefault",
+			} {
+				if got := get(pod, append([]any{"securityContext"}, anys(strings.Split(path, "."))...)...); got != want {
+					t.Errorf("pod securityContext.%s = %v, want %v", path, got, want)
+				}
+			}
+			if get(c, "securityContext", "allowPrivilegeEscalation") != false || get(c, "securityContext", "readOnlyRootFilesystem") != true ||
+				!reflect.DeepEqual(get(c, "securityContext", "capabilities", "drop"), []any{"ALL"}) {
+				t.Errorf("container securityContext %v", get(c, "securityContext"))
+			}
+			if get(c, "readinessProbe", "httpGet", "path") != "/readyz" || get(c, "livenessProbe", "httpGet", "path") != "/healthz" {
+				t.Errorf("probes %v %v", get(c, "readinessProbe"), get(c, "livenessProbe"))
+			}
+			if get(c, "env", 0, "name") != "POD_NAMESPACE" || get(c, "env", 0, "valueFrom", "fieldRef", "fieldPath") != "metadata.namespace" {
+				t.Errorf("env %v", get(c, "env"))
+			}
+			a := args(t, objs)
+			if v, _ := flagValue(a, "leader-elect"); v != "true" {
+				t.Errorf("--leader-elect=%q", v)
+			}
+			certDir, _ := flagValue(a, "webhook-cert-dir")
+			if ca, _ := flagValue(a, "operator-ca-file"); ca != certDir+"/ca.crt" {
+				t.Errorf("--operator-ca-file=%q is not ca.crt of --webhook-cert-dir %q", ca, certDir)
+			}
+			if get(c, "volumeMounts", 0, "mountPath") != certDir || get(pod, "volumes", 0, "secret", "secretName") != "toolgate-webhook-cert" {
+				t.Errorf("the certificate is not mounted at %s: %v %v", certDir, get(c, "volumeMounts"), get(pod, "volumes"))
+			}
+			find(t, objs, "PodDisruptionBudget", "toolgate")
+			find(t, objs, "Role", "toolgate-leader-election")
+			find(t, objs, "Service", "toolgate-operator")
+			find(t, objs, "ValidatingAdmissionPolicy", "toolgate-inject-opt-out")
+			find(t, objs, "ConfigMap", "toolgate-inject-trust")
+
+			rotating := m.name == "default"
+			if v, _ := flagValue(a, "cert-rotation"); (v == "true") != rotating {
+				t.Errorf("--cert-rotation=%q in mode %s", v, m.name)
+			}
+			if v, _ := flagValue(a, "cert-mutating-webhooks"); rotating && v != "toolgate-mutating,toolgate-injection" {
+				t.Errorf("--cert-mutating-webhooks=%q", v)
+			}
+			if has(objs, "Certificate") == rotating {
+				t.Errorf("cert-manager Certificates rendered: %v, in mode %s", has(objs, "Certificate"), m.name)
+			}
+			if optional := get(pod, "volumes", 0, "secret", "optional"); (optional == true) != rotating {
+				t.Errorf("the certificate Secret optional=%v in mode %s", optional, m.name)
+			}
+			for _, kind := range []string{"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"} {
+				for _, o := range objs {
+					if o["kind"] != kind {
+						continue
+					}
+					inject := get(o, "metadata", "annotations", "cert-manager.io/inject-ca-from")
+					if rotating && inject != nil || !rotating && inject != "toolgate-system/toolgate-serving" {
+						t.Errorf("%s %v: inject-ca-from %v in mode %s", kind, get(o, "metadata", "name"), inject, m.name)
+					}
+				}
+			}
+			hasRotationRole := slices.ContainsFunc(objs, func(o object) bool { return get(o, "metadata", "name") == "toolgate-cert-rotation" })
+			if hasRotationRole != rotating {
+				t.Errorf("rotation rights rendered: %v, in mode %s", hasRotationRole, m.name)
+			}
+		})
+	}
+}
+
+func anys(s []string) []any {
+	out := make([]any, len(s))
+	for i := range s {
+		out[i] = s[i]
+	}
+	return out
+}
+
