@@ -363,4 +363,3 @@ func anys(s []string) []any {
 	}
 	return out
 }
-
