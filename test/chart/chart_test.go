@@ -268,13 +268,14 @@ func args(t *testing.T, objs []object) []string {
 	return out
 }
 
-func flagValue(args []string, name string) (string, bool) {
+// flagValue returns the value of --name=value in args, or "".
+func flagValue(args []string, name string) string {
 	for _, a := range args {
 		if v, ok := strings.CutPrefix(a, "--"+name+"="); ok {
-			return v, true
+			return v
 		}
 	}
-	return "", false
+	return ""
 }
 
 // TestOperator: the Deployment runs restricted, elects a leader among two
@@ -308,11 +309,11 @@ func TestOperator(t *testing.T) {
 				t.Errorf("env %v", get(c, "env"))
 			}
 			a := args(t, objs)
-			if v, _ := flagValue(a, "leader-elect"); v != "true" {
+			if v := flagValue(a, "leader-elect"); v != "true" {
 				t.Errorf("--leader-elect=%q", v)
 			}
-			certDir, _ := flagValue(a, "webhook-cert-dir")
-			if ca, _ := flagValue(a, "operator-ca-file"); ca != certDir+"/ca.crt" {
+			certDir := flagValue(a, "webhook-cert-dir")
+			if ca := flagValue(a, "operator-ca-file"); ca != certDir+"/ca.crt" {
 				t.Errorf("--operator-ca-file=%q is not ca.crt of --webhook-cert-dir %q", ca, certDir)
 			}
 			if get(c, "volumeMounts", 0, "mountPath") != certDir || get(pod, "volumes", 0, "secret", "secretName") != "toolgate-webhook-cert" {
@@ -325,10 +326,10 @@ func TestOperator(t *testing.T) {
 			find(t, objs, "ConfigMap", "toolgate-inject-trust")
 
 			rotating := m.name == "default"
-			if v, _ := flagValue(a, "cert-rotation"); (v == "true") != rotating {
+			if v := flagValue(a, "cert-rotation"); (v == "true") != rotating {
 				t.Errorf("--cert-rotation=%q in mode %s", v, m.name)
 			}
-			if v, _ := flagValue(a, "cert-mutating-webhooks"); rotating && v != "toolgate-mutating,toolgate-injection" {
+			if v := flagValue(a, "cert-mutating-webhooks"); rotating && v != "toolgate-mutating,toolgate-injection" {
 				t.Errorf("--cert-mutating-webhooks=%q", v)
 			}
 			if has(objs, "Certificate") == rotating {
