@@ -324,6 +324,24 @@ func TestCallApprovalEndToEnd(t *testing.T) {
 	}
 	expectRecord("list_files", call.ID, toolgatev1alpha1.CallRejected)
 
+	t.Log("kubectl toolgate shows the held call and approves it by its id")
+	plugin := newPluginRunner(t, dir, kubeconfigs["alice"])
+	call, done = hold(ctx, "list_files")
+	if out := plugin.must(t, "toolgate", "pending", "-A"); !strings.Contains(out, call.ID) || !strings.Contains(out, "list_files") {
+		t.Fatalf("pending does not show the held call %s:\n%s", call.ID, out)
+	}
+	if out := plugin.must(t, "toolgate", "approve", pinKey("list_files").Name, "-n", pinKey("list_files").Namespace,
+		"--call", call.ID, "--comment", "reading the workspace is fine"); !strings.Contains(out, string(call.Fingerprint)) {
+		t.Fatalf("approve does not name the fingerprint it approves:\n%s", out)
+	}
+	if r := wait(done, 10*time.Second); r.err != nil || r.text != "list_files done" {
+		t.Fatalf("the call approved with kubectl toolgate: %q, %v", r.text, r.err)
+	}
+	expectRecord("list_files", call.ID, toolgatev1alpha1.CallApproved)
+	if r := lastRecord("list_files"); len(r.Decisions) != 1 || r.Decisions[0].User != "alice" {
+		t.Fatalf("record %+v", r)
+	}
+
 	t.Log("an agent that gives up has its call withdrawn, never forwarded later")
 	giveUp, stop := context.WithTimeout(ctx, 3*time.Second)
 	call, done = hold(giveUp, "list_files")
@@ -336,8 +354,8 @@ func TestCallApprovalEndToEnd(t *testing.T) {
 		t.Fatalf("approving a withdrawn call: %v", err)
 	}
 	time.Sleep(2 * time.Second)
-	if n := tb.called("list_files"); n != 1 {
-		t.Fatalf("list_files reached the server %d times; only the approved call should have", n)
+	if n := tb.called("list_files"); n != 2 {
+		t.Fatalf("list_files reached the server %d times; only the two approved calls should have", n)
 	}
 
 	t.Log("a call nobody decides is refused at the timeout")

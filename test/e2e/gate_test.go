@@ -22,6 +22,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -326,11 +327,15 @@ func mintToken(t *testing.T, env *testenv.Env, pod *corev1.Pod, audience, path s
 // protocol generations and a real Go SDK server, with its configuration
 // served by the operator binary against a real API server.
 func TestGateEndToEnd(t *testing.T) {
-	env := startControlPlane(t)
+	env := startControlPlaneWith(t, testenv.Options{Webhooks: true, Injection: true})
 	ctx := t.Context()
 	admin := env.Client
 	dir := t.TempDir()
 	tb := startToolbox(t)
+	caFile := filepath.Join(dir, "operator-ca.crt")
+	if err := os.WriteFile(caFile, env.WebhookCA(), 0o600); err != nil {
+		t.Fatal(err)
+	}
 
 	for _, ns := range []*corev1.Namespace{
 		{ObjectMeta: metav1.ObjectMeta{Name: "tools"}},
@@ -382,7 +387,8 @@ func TestGateEndToEnd(t *testing.T) {
 	// Two replicas, as the chart runs them: the leader reconciles, both
 	// serve gates.
 	grantLeaderElection(t, env, "toolgate-system")
-	replica := []string{"--leader-elect", "--leader-election-namespace", "toolgate-system"}
+	replica := []string{"--leader-elect", "--leader-election-namespace", "toolgate-system",
+		"--gate-image", "ghcr.io/toolgate/gate:e2e", "--operator-ca-file", caFile, "--operator-namespace", "toolgate-system"}
 	operator := startOperator(t, op, dir, "operator", replica...)
 	aliceConfig, err := env.KubeconfigFor(dir, "alice", filepath.Join(testenv.RepoRoot(), "config", "rbac", "approver_role.yaml"))
 	if err != nil {
@@ -425,11 +431,9 @@ func TestGateEndToEnd(t *testing.T) {
 	if err := admin.Create(ctx, pod); err != nil {
 		t.Fatal(err)
 	}
+	expectInjected(t, pod)
+	expectOptOutGuarded(t, env)
 	tokenFile := mintToken(t, env, pod, gateproto.Audience, filepath.Join(dir, "token"))
-	caFile := filepath.Join(dir, "operator-ca.crt")
-	if err := os.WriteFile(caFile, env.WebhookCA(), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	gateBin := buildGate(t, dir)
 	operatorURL := fmt.Sprintf("https://127.0.0.1:%d", op.GatePort)
 	gateArgs := func(token string) []string {
@@ -625,10 +629,92 @@ func grantLeaderElection(t *testing.T, env *testenv.Env, ns string) {
 			Subjects: []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: testenv.OperatorUser}}},
 	}
 	for _, o := range objs {
+		if err := env.Client.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+	}
+}
+
+// expectInjected checks the pod as the API server returned it: the gate
+// added by the operator's webhook as a native sidecar, its token only in
+// the gate, and the agent told where each server is.
+func expectInjected(t *testing.T, pod *corev1.Pod) {
+	t.Helper()
+	var gateC *corev1.Container
+	for i := range pod.Spec.InitContainers {
+		if c := &pod.Spec.InitContainers[i]; c.Image == "ghcr.io/toolgate/gate:e2e" {
+			gateC = c
+		}
+	}
+	if gateC == nil || gateC.RestartPolicy == nil || *gateC.RestartPolicy != corev1.ContainerRestartPolicyAlways {
+		t.Fatalf("no native sidecar gate in the pod the API server returned: %+v", pod.Spec.InitContainers)
+	}
+	if pod.Annotations[toolgatev1alpha1.AnnotationInjected] == "" {
+		t.Error("the injected annotation is missing")
+	}
+	gateMounts := map[string]bool{}
+	for _, m := range gateC.VolumeMounts {
+		gateMounts[m.Name] = true
+	}
+	agent := pod.Spec.Containers[0]
+	for _, m := range agent.VolumeMounts {
+		if gateMounts[m.Name] {
+			t.Errorf("the agent mounts the gate's volume %s", m.Name)
+		}
+	}
+	env := map[string]string{}
+	for _, e := range agent.Env {
+		env[e.Name] = e.Value
+	}
+	for name, server := range map[string]string{"TOOLGATE_MCP_TOOLBOX_URL": "tools/toolbox", "TOOLGATE_MCP_TOOLBOX_NEXT_URL": "tools/toolbox-next"} {
+		if want := "http://127.0.0.1:15001" + gate.ServerPath(server); env[name] != want {
+			t.Errorf("the agent's %s is %q, want %q", name, env[name], want)
+		}
+	}
+}
+
+// expectOptOutGuarded checks that someone allowed to create pods in the
+// agents' namespace, but not trusted with the opt-out, cannot create a pod
+// without the gate there.
+func expectOptOutGuarded(t *testing.T, env *testenv.Env) {
+	t.Helper()
+	ctx := t.Context()
+	dev, _, err := env.User("dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []client.Object{
+		&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: "agents", Name: "pod-creator"},
+			Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"create", "get"}}}},
+		&rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: "agents", Name: "dev-creates-pods"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "pod-creator"},
+			Subjects: []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: "dev"}}},
+	} {
 		if err := env.Client.Create(ctx, o); err != nil {
 			t.Fatal(err)
 		}
 	}
+	optOut := func(name string) *corev1.Pod {
+		return &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "agents", Name: name, Labels: map[string]string{toolgatev1alpha1.LabelInject: toolgatev1alpha1.InjectOptOut}},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "agent", Image: "agent:1"}}},
+		}
+	}
+	var err2 error
+	eventually(t, 30*time.Second, "dev is refused the opt-out, not RBAC", func() error {
+		err2 = dev.Create(ctx, optOut("no-gate"))
+		if err2 == nil {
+			return nil
+		}
+		if apierrors.IsForbidden(err2) && strings.Contains(err2.Error(), "pods is forbidden") {
+			return err2 // RBAC not yet in force
+		}
+		return nil
+	})
+	if err2 == nil {
+		t.Fatal("an untrusted creator made a pod that opts out of the gate")
+	}
+	t.Logf("the opt-out refused: %v", err2)
 }
 
 // tryConnect connects an agent, returning the error instead of failing.

@@ -15,10 +15,17 @@ import (
 // every test here runs the operator binary.
 func startControlPlane(t *testing.T) *testenv.Env {
 	t.Helper()
+	return startControlPlaneWith(t, testenv.Options{Webhooks: true})
+}
+
+// startControlPlaneWith is startControlPlane with other options, the
+// injection webhook and its opt-out guard for one.
+func startControlPlaneWith(t *testing.T, opts testenv.Options) *testenv.Env {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("runs the operator binary")
 	}
-	env, err := testenv.Start(testenv.Options{Webhooks: true})
+	env, err := testenv.Start(opts)
 	if err != nil {
 		if os.Getenv(testenv.RequireEnv) == "" {
 			t.Skip(err)
