@@ -46,6 +46,7 @@ type options struct {
 	gateBindAddress   string
 	gateMaxStreams    int
 	gateHeartbeat     time.Duration
+	gateResync        time.Duration
 	gateMaxStreamLife time.Duration
 
 	// The gate injector (issue 10, point 1). Injection is off while
@@ -138,6 +139,8 @@ func bindFlags(fs *flag.FlagSet) *options {
 		"gates one replica serves at once; more are refused and retry, through the Service, on another replica")
 	fs.DurationVar(&o.gateHeartbeat, "gate-heartbeat-interval", gateserver.DefaultHeartbeatInterval,
 		"how often an idle configuration stream gets a heartbeat; keep it well under the gates' heartbeat timeout (45s by default)")
+	fs.DurationVar(&o.gateResync, "gate-resync", gateserver.DefaultResync,
+		"how often each gate's configuration is rebuilt with nothing changed, so that a relabelled pod gets its policies (give or take a fifth)")
 	fs.DurationVar(&o.gateMaxStreamLife, "gate-max-stream-lifetime", gateserver.DefaultMaxStreamLifetime,
 		"longest a configuration stream lasts before the gate reconnects and is authenticated again, however long its token lives")
 
@@ -242,8 +245,8 @@ func (o *options) complete(getenv func(string) string) error {
 	if o.gatePort < 0 || o.gatePort > 65535 {
 		return fmt.Errorf("--gate-port is %d: want a port, or 0 to serve no gates", o.gatePort)
 	}
-	if o.gateMaxStreams < 1 || o.gateHeartbeat <= 0 || o.gateMaxStreamLife <= 0 {
-		return fmt.Errorf("--gate-max-streams, --gate-heartbeat-interval and --gate-max-stream-lifetime must be positive")
+	if o.gateMaxStreams < 1 || o.gateHeartbeat <= 0 || o.gateMaxStreamLife <= 0 || o.gateResync <= 0 {
+		return fmt.Errorf("--gate-max-streams, --gate-heartbeat-interval, --gate-max-stream-lifetime and --gate-resync must be positive")
 	}
 	if o.gateMaxStreamLife < 2*o.gateHeartbeat {
 		return fmt.Errorf("--gate-max-stream-lifetime (%s) is less than two --gate-heartbeat-interval (%s)", o.gateMaxStreamLife, o.gateHeartbeat)

@@ -41,6 +41,7 @@ const (
 	DefaultPort              = 9444
 	DefaultHeartbeatInterval = 15 * time.Second
 	DefaultDebounce          = 100 * time.Millisecond
+	DefaultResync            = 2 * time.Minute
 	DefaultMaxStreams        = 4096
 	DefaultMaxStreamsPerPod  = 2
 	DefaultMaxStreamLifetime = 30 * time.Minute
@@ -105,6 +106,11 @@ type Options struct {
 	// Debounce is how long a stream waits after an Invalidate before it
 	// rebuilds, so that a burst of changes costs one build.
 	Debounce time.Duration
+	// Resync is how often, give or take a fifth, a stream rebuilds with no
+	// Invalidate: the pod is read again, so a change of its own labels
+	// (which picks its policies, and which no informer reports) reaches
+	// its gate within this time.
+	Resync time.Duration
 	// MaxStreams bounds the streams this replica holds; MaxStreamsPerPod
 	// the streams of one pod, the oldest closed when a newer one comes (a
 	// gate reconnecting must not be locked out by its own dead stream).
@@ -145,6 +151,7 @@ func (o *Options) setDefaults() {
 	}
 	def(&o.HeartbeatInterval, DefaultHeartbeatInterval)
 	def(&o.Debounce, DefaultDebounce)
+	def(&o.Resync, DefaultResync)
 	def(&o.MaxStreamLifetime, DefaultMaxStreamLifetime)
 	def(&o.ReviewCacheTTL, DefaultReviewCacheTTL)
 	def(&o.WriteTimeout, DefaultWriteTimeout)

@@ -2,6 +2,7 @@ package gateserver
 
 import (
 	"bufio"
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/toolgate/toolgate/internal/gateproto"
@@ -418,5 +420,44 @@ func TestCallsAreNotServedYet(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusNotImplemented {
 		t.Fatalf("POST %s: %s, want 501", gateproto.CallsPath, resp.Status)
+	}
+}
+
+// labelBuilder builds a configuration whose Policies name the pod's
+// "policy" label: what picks a pod's policies is its labels.
+type labelBuilder struct{ *testBuilder }
+
+func (b labelBuilder) Build(ctx context.Context, pod *corev1.Pod) (*gateproto.Config, error) {
+	c, err := b.testBuilder.Build(ctx, pod)
+	if err != nil {
+		return nil, err
+	}
+	c.Policies = []string{"label-" + pod.Labels["policy"]}
+	c.Revision = c.ComputeRevision()
+	return c, nil
+}
+
+// TestResyncFollowsThePodsLabels: nothing invalidates a stream when its
+// pod is relabelled, yet the labels pick the policies; the periodic
+// rebuild reads the pod again and pushes what changed.
+func TestResyncFollowsThePodsLabels(t *testing.T) {
+	ctx := testContext(t)
+	a := newAgent(ctx, t)
+	pod := a.createPod(ctx, t, "relabelled")
+	srv := startServer(t, labelBuilder{newBuilder()}, "127.0.0.1:0", func(o *Options) { o.Resync = 500 * time.Millisecond })
+	g := startGate(t, srv.url, writeToken(t, a.token(ctx, t, pod, gateproto.Audience)))
+	eventually(t, "the first configuration is applied", func() bool { return len(g.configs()) == 1 })
+	if got := g.last().Policies[0]; got != "label-" {
+		t.Fatalf("first configuration for %q", got)
+	}
+	patch := []byte(`{"metadata":{"labels":{"policy":"strict"}}}`)
+	if err := env.Client.Patch(ctx, pod, client.RawPatch(types.MergePatchType, patch)); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the relabelled pod's configuration is pushed without an Invalidate", func() bool {
+		return len(g.configs()) == 2 && g.last().Policies[0] == "label-strict"
+	})
+	if n := g.Stats().Connections; n != 1 {
+		t.Fatalf("the gate connected %d times: the push must come down the open stream", n)
 	}
 }

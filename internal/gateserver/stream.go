@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"time"
 
@@ -125,6 +126,8 @@ func (s *Server) run(w http.ResponseWriter, st *stream, pod *corev1.Pod) {
 	defer end.Stop()
 	heartbeat := time.NewTicker(s.o.HeartbeatInterval)
 	defer heartbeat.Stop()
+	resync := time.NewTimer(jittered(s.o.Resync))
+	defer resync.Stop()
 	var debounce *time.Timer
 	var rebuild <-chan time.Time
 	defer func() {
@@ -158,6 +161,15 @@ func (s *Server) run(w http.ResponseWriter, st *stream, pod *corev1.Pod) {
 				debounce = time.NewTimer(s.o.Debounce)
 				rebuild = debounce.C
 			}
+		case <-resync.C:
+			// Nothing tells the server when a pod's own labels change (it
+			// may not watch pods), and they pick its policies: look again
+			// now and then, whatever else happened.
+			resync.Reset(jittered(s.o.Resync))
+			if rebuild == nil {
+				debounce = time.NewTimer(0)
+				rebuild = debounce.C
+			}
 		case <-rebuild:
 			rebuild = nil
 			checkCtx, cancel := context.WithTimeout(st.ctx, reviewTimeout)
@@ -173,6 +185,12 @@ func (s *Server) run(w http.ResponseWriter, st *stream, pod *corev1.Pod) {
 			}
 		}
 	}
+}
+
+// jittered spreads d over ±20%, so that the streams of a replica do not
+// all rebuild in the same second.
+func jittered(d time.Duration) time.Duration {
+	return d - d/5 + rand.N(2*d/5+1)
 }
 
 // push builds the pod's configuration and sends it when it is the
