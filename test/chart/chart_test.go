@@ -58,9 +58,15 @@ func helmBinary(t *testing.T) string {
 }
 
 // modes are the values files the chart is rendered with, by golden file.
-var modes = []struct{ name, values string }{
-	{"default", ""},
-	{"cert-manager", "testdata/values-cert-manager.yaml"},
+// external marks the mode that renders no Deployment: the operator runs
+// outside the cluster.
+var modes = []struct {
+	name, values string
+	external     bool
+}{
+	{"default", "", false},
+	{"cert-manager", "testdata/values-cert-manager.yaml", false},
+	{"external-operator", "testdata/values-external-operator.yaml", true},
 }
 
 func helm(t *testing.T, args ...string) []byte {
@@ -303,6 +309,9 @@ func flagValue(args []string, name string) string {
 // both modes; the rotation's flags and rights come only with rotation.
 func TestOperator(t *testing.T) {
 	for _, m := range modes {
+		if m.external {
+			continue // TestExternalOperator
+		}
 		t.Run(m.name, func(t *testing.T) {
 			objs := objects(t, render(t, m.values))
 			d := find(t, objs, "Deployment", "toolgate-operator")
@@ -383,4 +392,55 @@ func anys(s []string) []any {
 		out[i] = s[i]
 	}
 	return out
+}
+
+// TestExternalOperator: with externalOperator the chart renders nothing
+// that needs a kubelet or issues a certificate, points every webhook at the
+// process's URL (each webhook's own path appended) with the user's CA, and
+// refuses to render without them or beside cert-manager.
+func TestExternalOperator(t *testing.T) {
+	values := "testdata/values-external-operator.yaml"
+	objs := objects(t, render(t, values))
+	for _, kind := range []string{"Deployment", "PodDisruptionBudget", "Service", "Secret", "Certificate", "Issuer"} {
+		if has(objs, kind) {
+			t.Errorf("a %s is rendered for an operator outside the cluster", kind)
+		}
+	}
+	defaults := objects(t, render(t, ""))
+	hooks := 0
+	for _, o := range objs {
+		if o["kind"] != "MutatingWebhookConfiguration" && o["kind"] != "ValidatingWebhookConfiguration" {
+			continue
+		}
+		inCluster := find(t, defaults, o["kind"].(string), get(o, "metadata", "name").(string))
+		for i, wh := range o["webhooks"].([]any) {
+			hooks++
+			path := get(inCluster, "webhooks", i, "clientConfig", "service", "path")
+			if get(wh, "clientConfig", "url") != "https://127.0.0.1:9443"+path.(string) || get(wh, "clientConfig", "service") != nil {
+				t.Errorf("%s webhook %d: clientConfig %v, want the URL with path %v", get(o, "metadata", "name"), i, get(wh, "clientConfig"), path)
+			}
+			if get(wh, "clientConfig", "caBundle") == "" || get(wh, "clientConfig", "caBundle") == nil {
+				t.Errorf("%s webhook %d has no caBundle", get(o, "metadata", "name"), i)
+			}
+		}
+	}
+	if hooks < 5 {
+		t.Errorf("only %d webhooks rendered", hooks)
+	}
+	h := helmBinary(t)
+	for _, sets := range [][]string{
+		{"externalOperator.enabled=true"},
+		{"externalOperator.enabled=true", "externalOperator.webhookURL=https://127.0.0.1:9443"},
+		{"externalOperator.enabled=true", "externalOperator.webhookURL=http://127.0.0.1:9443", "externalOperator.caBundle=Zm9v"},
+		{"externalOperator.enabled=true", "externalOperator.webhookURL=https://127.0.0.1:9443/x", "externalOperator.caBundle=Zm9v"},
+		{"externalOperator.enabled=true", "externalOperator.webhookURL=https://127.0.0.1:9443", "externalOperator.caBundle=Zm9v", "certManager.enabled=true"},
+	} {
+		args := []string{"template", "toolgate", filepath.Join(root(), "charts", "toolgate")}
+		for _, s := range sets {
+			args = append(args, "--set", s)
+		}
+		if out, err := exec.Command(h, args...).CombinedOutput(); err == nil {
+			t.Errorf("--set %v rendered:\n%.300s", sets, out)
+		}
+	}
 }

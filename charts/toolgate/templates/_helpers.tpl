@@ -70,7 +70,19 @@ app.kubernetes.io/component: operator
 
 {{/* Whether the operator rotates its own certificate: cert-manager turns it off. */}}
 {{- define "toolgate.certRotation" -}}
-{{- if and .Values.certificates.rotation (not .Values.certManager.enabled) }}true{{ end }}
+{{- if and .Values.certificates.rotation (not .Values.certManager.enabled) (not .Values.externalOperator.enabled) }}true{{ end }}
+{{- end }}
+
+{{/*
+A webhook's clientConfig: the chart's Service, or, with externalOperator,
+the process's URL and the CA the user gave.
+*/}}
+{{- define "toolgate.clientConfig" -}}
+{{- if .root.Values.externalOperator.enabled }}
+{{- dict "url" (printf "%s%s" (trimSuffix "/" .root.Values.externalOperator.webhookURL) .path) "caBundle" .root.Values.externalOperator.caBundle | toYaml }}
+{{- else }}
+{{- dict "service" (dict "name" (include "toolgate.serviceName" .root) "namespace" .root.Release.Namespace "port" (int .root.Values.service.webhookPort) "path" .path) | toYaml }}
+{{- end }}
 {{- end }}
 
 {{/* The annotation cert-manager's cainjector reads, in cert-manager mode. */}}
