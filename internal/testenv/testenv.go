@@ -92,6 +92,11 @@ type Options struct {
 	// OperatorNamespace stands for the operator's namespace in the
 	// injection manifests; "toolgate-system" when empty.
 	OperatorNamespace string
+	// NoCRDs starts a bare control plane, for whoever installs the CRDs
+	// itself: the Helm chart, which refuses to adopt objects it did not
+	// create. The webhook serving certificate (WebhookServer, WebhookCA)
+	// is issued all the same.
+	NoCRDs bool
 }
 
 // Start starts a control plane with toolgate's CRDs. It returns
@@ -110,10 +115,10 @@ func Start(opts ...Options) (*Env, error) {
 		return nil, err
 	}
 	scheme := Scheme()
-	env := &envtest.Environment{
-		Scheme:                scheme,
-		CRDDirectoryPaths:     []string{filepath.Join(RepoRoot(), "config", "crd", "bases")},
-		ErrorIfCRDPathMissing: true,
+	env := &envtest.Environment{Scheme: scheme}
+	if !o.NoCRDs {
+		env.CRDDirectoryPaths = []string{filepath.Join(RepoRoot(), "config", "crd", "bases")}
+		env.ErrorIfCRDPathMissing = true
 	}
 	if o.Webhooks {
 		env.WebhookInstallOptions.Paths = []string{filepath.Join(RepoRoot(), "config", "webhook")}

@@ -431,7 +431,7 @@ func TestGateEndToEnd(t *testing.T) {
 	if err := admin.Create(ctx, pod); err != nil {
 		t.Fatal(err)
 	}
-	expectInjected(t, pod)
+	expectInjected(t, pod, map[string]string{"TOOLGATE_MCP_TOOLBOX_URL": "tools/toolbox", "TOOLGATE_MCP_TOOLBOX_NEXT_URL": "tools/toolbox-next"})
 	expectOptOutGuarded(t, env)
 	tokenFile := mintToken(t, env, pod, gateproto.Audience, filepath.Join(dir, "token"))
 	gateBin := buildGate(t, dir)
@@ -637,8 +637,9 @@ func grantLeaderElection(t *testing.T, env *testenv.Env, ns string) {
 
 // expectInjected checks the pod as the API server returned it: the gate
 // added by the operator's webhook as a native sidecar, its token only in
-// the gate, and the agent told where each server is.
-func expectInjected(t *testing.T, pod *corev1.Pod) {
+// the gate, and the agent told where each server is (servers maps the
+// agent's variable to the server's namespace/name).
+func expectInjected(t *testing.T, pod *corev1.Pod, servers map[string]string) {
 	t.Helper()
 	var gateC *corev1.Container
 	for i := range pod.Spec.InitContainers {
@@ -666,7 +667,7 @@ func expectInjected(t *testing.T, pod *corev1.Pod) {
 	for _, e := range agent.Env {
 		env[e.Name] = e.Value
 	}
-	for name, server := range map[string]string{"TOOLGATE_MCP_TOOLBOX_URL": "tools/toolbox", "TOOLGATE_MCP_TOOLBOX_NEXT_URL": "tools/toolbox-next"} {
+	for name, server := range servers {
 		if want := "http://127.0.0.1:15001" + gate.ServerPath(server); env[name] != want {
 			t.Errorf("the agent's %s is %q, want %q", name, env[name], want)
 		}
