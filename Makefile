@@ -102,8 +102,13 @@ corpus-figures: ## Print how the risk engine agrees with the reviewers' labels, 
 ##@ Demo
 
 .PHONY: demo
-demo: ## Run the local demo: a control plane, the operator and a sample MCP server on this machine.
+demo: ## Run the demo of the whole product: a control plane, the chart, the operator, a gate, two MCP servers (DEMO_EXIT=1 stops at the end).
 	hack/demo.sh
+
+.PHONY: demo-down
+demo-down: ## Stop every process a running make demo started.
+	@f="$${TOOLGATE_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/toolgate}/demo.pids"; \
+	if [ -f "$$f" ] && [ -f "$$(cat "$$f")" ]; then kill $$(cat "$$(cat "$$f")") 2>/dev/null || true; rm -f "$$f"; echo "demo stopped"; else echo "no demo running"; fi
 
 ##@ Build
 

@@ -1,22 +1,34 @@
 #!/usr/bin/env bash
-# The local demo: a real control plane, the operator, and a sample MCP
-# server built with the Go SDK, on this machine. It applies an MCPServer,
-# waits until its tools are scored and pinned, and prints what
-# `kubectl get toolgate` shows and how to try an approval by hand.
+# The local demo of the whole product, on this machine: a real control plane
+# (kube-apiserver and etcd, as the tests use), toolgate installed with its
+# Helm chart, the operator and a gate, the Go SDK sample server (which can be
+# told to redefine a tool) and a third-party server from npm
+# (@modelcontextprotocol/server-everything). It prints every kubectl command
+# it runs, so that you can run them again; logs go to files it names.
 #
-#   hack/demo.sh            runs until Ctrl-C
-#   DEMO_EXIT=1 hack/demo.sh  prints, then stops everything (for checks)
+# There is no kubelet here, so the chart's Deployment cannot run: the chart
+# is installed with externalOperator (docs/install.md), and the operator and
+# the gate run as processes with the credentials a pod would have — a token
+# of the chart's ServiceAccount for the operator, the token the API server
+# mints for the agent's pod for the gate.
+#
+#   hack/demo.sh              runs, then leaves everything up until Ctrl-C
+#                             or make demo-down
+#   DEMO_EXIT=1 hack/demo.sh  runs through, then stops everything (tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+ROOT="$PWD"
+CACHE="${TOOLGATE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/toolgate}"
+EVERYTHING_VERSION=2026.8.31
 
-say() { printf '\n==> %s\n' "$*"; }
-
-say "building the control plane binaries (first run only) and toolgate"
-export KUBEBUILDER_ASSETS="$(hack/envtest-binaries.sh)"
-mkdir -p bin
-go build -o bin/ ./cmd/manager ./cmd/toolgate ./hack/demo/controlplane ./hack/demo/sampleserver
+heading() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+note() { printf '   %s\n' "$*"; }
+# run prints a command as you would type it, then runs it.
+run() { printf '\n$ %s\n' "$*"; "$@"; }
 
 DIR="$(mktemp -d "${TMPDIR:-/tmp}/toolgate-demo.XXXXXX")"
+PIDS="$DIR/pids"
+echo $$ >"$PIDS"
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
@@ -24,7 +36,11 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
+start() { # start LOG COMMAND...: in the background, its pid recorded
+  local log=$1; shift
+  "$@" >"$log" 2>&1 &
+  pids+=($!); echo $! >>"$PIDS"
+}
 wait_for() { # wait_for SECONDS DESCRIPTION COMMAND...
   local deadline=$((SECONDS + $1)) what=$2; shift 2
   until "$@" >/dev/null 2>&1; do
@@ -33,77 +49,215 @@ wait_for() { # wait_for SECONDS DESCRIPTION COMMAND...
   done
 }
 
-say "starting kube-apiserver and etcd"
-bin/controlplane "$DIR" >"$DIR/controlplane.json" 2>"$DIR/controlplane.log" &
-pids+=($!)
+heading "Building (the first run builds kube-apiserver, etcd and helm into $CACHE)"
+export KUBEBUILDER_ASSETS="$(hack/envtest-binaries.sh)"
+HELM="$(hack/helm.sh)"
+mkdir -p bin
+go build -o bin/ ./cmd/manager ./cmd/gate ./hack/demo/controlplane ./hack/demo/sampleserver ./hack/demo/agent
+go build -o bin/kubectl-toolgate ./cmd/toolgate
+export PATH="$ROOT/bin:$PATH" # kubectl finds the toolgate plugin here
+EVERYTHING="$CACHE/npm-server-everything-$EVERYTHING_VERSION"
+if [ ! -f "$EVERYTHING/node_modules/@modelcontextprotocol/server-everything/dist/index.js" ]; then
+  npm install --no-audit --no-fund --prefix "$EVERYTHING" "@modelcontextprotocol/server-everything@$EVERYTHING_VERSION" >"$DIR/npm.log" 2>&1 ||
+    { echo "demo: npm install failed; see $DIR/npm.log" >&2; exit 1; }
+fi
+note "logs of every process below are in $DIR"
+
+heading "Starting the control plane (kube-apiserver and etcd, no kubelet)"
+start "$DIR/controlplane.log" bin/controlplane "$DIR"
 wait_for 90 "the control plane" test -s "$DIR/controlplane.env"
 # shellcheck disable=SC1091
 source "$DIR/controlplane.env"
+export KUBECONFIG="$ADMIN_KUBECONFIG"
 
-say "starting the sample MCP server"
-bin/sampleserver -url-file "$DIR/sample.url" 2>"$DIR/sampleserver.log" &
-pids+=($!)
+heading "Installing toolgate with its Helm chart"
+note "No kubelet runs the chart's Deployment, so externalOperator points the webhooks at"
+note "the operator's process on 127.0.0.1, with the CA of the certificate it serves."
+run "$HELM" install toolgate charts/toolgate --namespace toolgate-system --create-namespace \
+  --set externalOperator.enabled=true \
+  --set externalOperator.webhookURL="https://127.0.0.1:$WEBHOOK_PORT" \
+  --set externalOperator.caBundle="$(base64 <"$OPERATOR_CA_FILE" | tr -d '\n')" \
+  --set 'approval.approvers.users={alice,bob}' >"$DIR/helm.log"
+note "(helm's notes are in $DIR/helm.log)"
+run kubectl get serviceaccounts,clusterroles,mutatingwebhookconfigurations,validatingwebhookconfigurations -l app.kubernetes.io/instance=toolgate -A
+
+heading "Starting the operator as the chart's ServiceAccount"
+note "A token from the TokenRequest API, as the kubelet would mount it, in a kubeconfig of its own:"
+OPERATOR_KUBECONFIG="$DIR/operator.kubeconfig"
+SERVER="$(kubectl config view --raw --minify -o jsonpath='{.clusters[0].cluster.server}')"
+kubectl config view --raw --minify -o jsonpath='{.clusters[0].cluster.certificate-authority-data}' | base64 -d >"$DIR/apiserver-ca.crt"
+printf '\n$ TOKEN=$(kubectl create token toolgate-operator -n toolgate-system --duration 24h)\n'
+TOKEN="$(kubectl create token toolgate-operator -n toolgate-system --duration 24h)"
+printf '$ kubectl --kubeconfig %s config set-cluster local --server %s --certificate-authority %s --embed-certs\n' "$OPERATOR_KUBECONFIG" "$SERVER" "$DIR/apiserver-ca.crt"
+printf '$ kubectl --kubeconfig %s config set-credentials toolgate-operator --token "$TOKEN"\n' "$OPERATOR_KUBECONFIG"
+kubectl --kubeconfig "$OPERATOR_KUBECONFIG" config set-cluster local --server "$SERVER" --certificate-authority "$DIR/apiserver-ca.crt" --embed-certs >/dev/null
+kubectl --kubeconfig "$OPERATOR_KUBECONFIG" config set-credentials toolgate-operator --token "$TOKEN" >/dev/null
+kubectl --kubeconfig "$OPERATOR_KUBECONFIG" config set-context toolgate-operator --cluster local --user toolgate-operator >/dev/null
+kubectl --kubeconfig "$OPERATOR_KUBECONFIG" config use-context toolgate-operator >/dev/null
+run kubectl --kubeconfig "$OPERATOR_KUBECONFIG" auth whoami
+start "$DIR/operator.log" bin/manager --kubeconfig "$OPERATOR_KUBECONFIG" \
+  --operator-user system:serviceaccount:toolgate-system:toolgate-operator \
+  --operator-namespace toolgate-system --leader-elect --leader-election-namespace toolgate-system \
+  --metrics-bind-address 0 --health-probe-bind-address 0 \
+  --webhook-port "$WEBHOOK_PORT" --webhook-cert-dir "$WEBHOOK_CERT_DIR" \
+  --gate-bind-address 127.0.0.1 --gate-port "$GATE_SERVER_PORT" \
+  --gate-image ghcr.io/toolgate/gate:demo --operator-ca-file "$OPERATOR_CA_FILE"
+note "bin/manager runs as system:serviceaccount:toolgate-system:toolgate-operator (log: $DIR/operator.log)"
+
+heading "Starting two MCP servers"
+start "$DIR/sampleserver.log" bin/sampleserver -url-file "$DIR/sample.url"
 wait_for 30 "the sample server" test -s "$DIR/sample.url"
 SAMPLE_URL="$(cat "$DIR/sample.url")"
+PORT="$EVERYTHING_PORT" start "$DIR/everything.log" node "$EVERYTHING/node_modules/@modelcontextprotocol/server-everything/dist/index.js" streamableHttp
+EVERYTHING_URL="http://127.0.0.1:$EVERYTHING_PORT/mcp"
+wait_for 30 "the npm server" curl -s -o /dev/null "$EVERYTHING_URL"
+note "demo        the Go SDK sample server        $SAMPLE_URL"
+note "everything  @modelcontextprotocol/server-everything@$EVERYTHING_VERSION (npm)  $EVERYTHING_URL"
 
-say "starting the operator"
-bin/manager --kubeconfig "$OPERATOR_KUBECONFIG" \
-  --operator-user system:serviceaccount:toolgate-system:toolgate-manager \
-  --metrics-bind-address 0 --health-probe-bind-address 0 \
-  --webhook-port "$WEBHOOK_PORT" --webhook-cert-dir "$WEBHOOK_CERT_DIR" >"$DIR/manager.log" 2>&1 &
-pids+=($!)
-
-export KUBECONFIG="$ADMIN_KUBECONFIG"
-say "applying an MCPServer for the sample server"
-kubectl apply -f - <<YAML
+heading "Registering the servers and a policy for the agents"
+run kubectl create namespace tools >/dev/null
+run kubectl create namespace agents >/dev/null
+cat >"$DIR/toolgate.yaml" <<YAML
 apiVersion: toolgate.dev/v1alpha1
 kind: MCPServer
-metadata:
-  name: demo
-  namespace: default
+metadata: {name: demo, namespace: tools}
 spec:
-  endpoint:
-    url: ${SAMPLE_URL}
+  endpoint: {url: "$SAMPLE_URL"}
   catalogTrust: Internal
-  probe:
-    interval: 15s
-    timeout: 10s
+  consumers: {from: All}
+  probe: {interval: 15s, timeout: 10s}
+---
+apiVersion: toolgate.dev/v1alpha1
+kind: MCPServer
+metadata: {name: everything, namespace: tools}
+spec:
+  endpoint: {url: "$EVERYTHING_URL"}
+  catalogTrust: Internal
+  consumers: {from: All}
+  probe: {interval: 1h, timeout: 10s}
+---
+apiVersion: toolgate.dev/v1alpha1
+kind: ToolPolicy
+metadata: {name: agents, namespace: agents}
+spec:
+  servers: [{namespace: tools, name: demo}, {namespace: tools, name: everything}]
+  maxLevel: L3
+  approval:
+    tools: [{server: tools/everything, name: echo}]
+    timeout: 2m
 YAML
-wait_for 60 "the server's tools to be scored and pinned" \
-  bash -c '[ "$(kubectl get mcpserver demo -o jsonpath="{.status.conditions[?(@.type==\"Ready\")].status}")" = True ]'
+sed 's/^/   | /' "$DIR/toolgate.yaml"
+run kubectl apply -f "$DIR/toolgate.yaml"
+ready() { [ "$(kubectl get mcpserver "$1" -n tools -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True ]; }
+wait_for 90 "the servers' tools to be scored and pinned" bash -c "$(declare -f ready); ready demo && ready everything"
 
-say "kubectl get toolgate"
-kubectl get toolgate
-PIN="$(kubectl get toolpins -o jsonpath='{range .items[?(@.spec.toolName=="get_weather")]}{.metadata.name}{end}')"
+heading "The servers and their tools, scored and pinned (trust on first use)"
+run kubectl get toolgate -n tools
+
+heading "What the policy exposes and withholds, and why"
+wait_for 60 "the policy" bash -c '[ -n "$(kubectl get toolpolicy agents -n agents -o jsonpath="{.status.tools}")" ]'
+run kubectl get toolpolicy agents -n agents
+printf '\n$ kubectl get toolpolicy agents -n agents -o jsonpath=...   # one line per tool\n'
+{ echo "SERVER|TOOL|DECISION|WHY"
+  kubectl get toolpolicy agents -n agents -o jsonpath='{range .status.tools[*]}{.server}|{.tool}|{.decision}|{.reason}{"\n"}{end}'
+} | column -t -s '|'
+
+heading "An agent pod in a namespace labelled for injection"
+run kubectl label namespace agents toolgate.dev/injection=enabled
+run kubectl create serviceaccount agent -n agents
+cat >"$DIR/pod.yaml" <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: agent-0, namespace: agents}
+spec:
+  serviceAccountName: agent
+  containers: [{name: agent, image: "agent:1"}]
+YAML
+run kubectl apply -f "$DIR/pod.yaml"
+note "The webhook added the gate as a native sidecar, and told the agent where each server is:"
+run kubectl get pod agent-0 -n agents -o jsonpath='{range .spec.initContainers[*]}init {.name}  {.image}  restartPolicy={.restartPolicy}{"\n"}{end}{range .spec.containers[*].env[*]}env  {.name}={.value}{"\n"}{end}'
+
+heading "The gate, with the token the API server mints for that pod"
+POD_UID="$(kubectl get pod agent-0 -n agents -o jsonpath='{.metadata.uid}')"
+printf '\n$ kubectl create token agent -n agents --audience toolgate.dev/gate --bound-object-kind Pod --bound-object-name agent-0 --bound-object-uid %s > %s\n' "$POD_UID" "$DIR/gate.token"
+kubectl create token agent -n agents --audience toolgate.dev/gate \
+  --bound-object-kind Pod --bound-object-name agent-0 --bound-object-uid "$POD_UID" >"$DIR/gate.token"
+note "(written to $DIR/gate.token, as the kubelet would project it into the gate container)"
+start "$DIR/gate.log" bin/gate --listen "127.0.0.1:$GATE_PORT" --metrics-addr "127.0.0.1:$GATE_METRICS_PORT" \
+  --operator-url "https://127.0.0.1:$GATE_SERVER_PORT" --token-file "$DIR/gate.token" --operator-ca-file "$OPERATOR_CA_FILE"
+wait_for 60 "the gate's configuration" curl -sf "http://127.0.0.1:$GATE_METRICS_PORT/readyz"
+note "bin/gate listens on 127.0.0.1:$GATE_PORT (log and audit lines: $DIR/gate.log)"
+GATE="http://127.0.0.1:$GATE_PORT"
+DEMO_URL="$(kubectl get pod agent-0 -n agents -o jsonpath='{.spec.containers[0].env[?(@.name=="TOOLGATE_MCP_DEMO_URL")].value}' | sed "s|http://127.0.0.1:[0-9]*|$GATE|")"
+EVERY_URL="$(kubectl get pod agent-0 -n agents -o jsonpath='{.spec.containers[0].env[?(@.name=="TOOLGATE_MCP_EVERYTHING_URL")].value}' | sed "s|http://127.0.0.1:[0-9]*|$GATE|")"
+
+heading "What the agent sees through the gate (a Go SDK MCP client)"
+run bin/agent -url "$DEMO_URL" list
+run bin/agent -url "$EVERY_URL" list
+run bin/agent -url "$EVERY_URL" call get-sum a=2 b=3
+run bin/agent -url "$DEMO_URL" call delete_repository repo=toolgate
+
+heading "A rug pull: the sample server redefines get_weather"
+run curl -s -X POST "${SAMPLE_URL%/mcp}/update"
+note "The gate recomputes every fingerprint on each list, and withholds the tool at once:"
+run bin/agent -url "$DEMO_URL" list
+run bin/agent -url "$DEMO_URL" call get_weather city=Paris
+PIN="$(kubectl get toolpins -n tools -o jsonpath='{range .items[?(@.spec.toolName=="get_weather")]}{.metadata.name}{end}')"
+wait_for 60 "the operator to see the change" bash -c "[ \"\$(kubectl get toolpin $PIN -n tools -o jsonpath='{.status.state}')\" = AwaitingReview ]"
+note "The operator's next probe puts the pin back into review, with what changed:"
+run kubectl get toolpin "$PIN" -n tools -o jsonpath='{.status.state}{"\n"}{.status.change.details}{"\n"}'
+FP="$(kubectl get toolpin "$PIN" -n tools -o jsonpath='{.status.observedFingerprint}')"
+note "alice, an approver (the chart's approver role), approves the new definition:"
+run kubectl --kubeconfig "$ALICE_KUBECONFIG" patch toolpin "$PIN" -n tools --subresource=status --type=json \
+  -p "[{\"op\":\"add\",\"path\":\"/status/decisions/-\",\"value\":{\"action\":\"Approve\",\"fingerprint\":\"$FP\",\"comment\":\"metric units are fine\"}}]"
+wait_for 30 "the gate to take the approval" bash -c "bin/agent -url '$DEMO_URL' list | grep -q get_weather"
+run bin/agent -url "$DEMO_URL" call get_weather city=Paris
+
+heading "A call held for a human: echo needs approval"
+bin/agent -url "$EVERY_URL" call echo message="hello from the agent" >"$DIR/held.out" 2>&1 &
+HELD=$!; pids+=($HELD)
+note "the agent called echo; the gate holds the call ..."
+ECHO_PIN="$(kubectl get toolpins -n tools -o jsonpath='{range .items[?(@.spec.toolName=="echo")]}{.metadata.name}{end}')"
+wait_for 30 "the held call" bash -c "[ -n \"\$(kubectl get toolpin $ECHO_PIN -n tools -o jsonpath='{.status.pendingCalls[0].id}')\" ]"
+CALL="$(kubectl get toolpin "$ECHO_PIN" -n tools -o jsonpath='{.status.pendingCalls[0].id}')"
+run kubectl toolgate pending -A
+run env KUBECONFIG="$ALICE_KUBECONFIG" kubectl toolgate approve "$ECHO_PIN" -n tools --call "$CALL" --comment "echo is harmless"
+wait "$HELD" || true
+note "the agent's call returned:"
+sed 's/^/   /' "$DIR/held.out"
+
+heading "The gate's audit lines and a metric"
+run bin/agent audit "$DIR/gate.log"
+printf '\n$ curl -s http://127.0.0.1:%s/metrics | grep ^toolgate_gate_calls_total\n' "$GATE_METRICS_PORT"
+curl -s "http://127.0.0.1:$GATE_METRICS_PORT/metrics" | grep '^toolgate_gate_calls_total' || true
+
 cat <<TEXT
 
-==> The demo is running. In another shell:
+== The demo is up. In another shell:
 
   export KUBECONFIG=$ADMIN_KUBECONFIG
-  kubectl get toolgate
-  kubectl describe toolpin $PIN
+  export PATH=$ROOT/bin:\$PATH
+  kubectl get toolgate -A
+  kubectl describe toolpin $PIN -n tools
 
-  # Redefine get_weather on the server, as a compromised server would; within
-  # 15 seconds its pin is back to AwaitingReview with the diff:
+  # A malicious redefinition: get_weather now asks for the user's messages.
+  # The poisoning scan makes it L5 and multi (two people must decide):
   curl -X POST ${SAMPLE_URL%/mcp}/rugpull
-  kubectl get toolpin $PIN -o jsonpath='{.status.state}{"\n"}{.status.change.details}{"\n"}'
-
-  # The new description tells the model to pass the user's messages along:
-  # the poisoning scan finds it, so the tool is L5 and its change needs two
-  # people (approvalRecommendation multi). Read the finding, then reject the
-  # definition as alice, an approver (the webhook stamps her identity; a
-  # service account of an agent namespace would be refused):
-  kubectl get toolpin $PIN -o jsonpath='{.status.risk.level} {.status.risk.approvalRecommendation}{"\n"}{.status.risk.findings}{"\n"}'
-  FP=\$(kubectl get toolpin $PIN -o jsonpath='{.status.observedFingerprint}')
-  KUBECONFIG=$ALICE_KUBECONFIG kubectl patch toolpin $PIN --subresource=status --type=json \\
+  kubectl get toolpin $PIN -n tools -o jsonpath='{.status.risk.level} {.status.risk.approvalRecommendation}{"\n"}{.status.risk.findings}{"\n"}'
+  FP=\$(kubectl get toolpin $PIN -n tools -o jsonpath='{.status.observedFingerprint}')
+  KUBECONFIG=$ALICE_KUBECONFIG kubectl patch toolpin $PIN -n tools --subresource=status --type=json \\
     -p "[{\"op\":\"add\",\"path\":\"/status/decisions/-\",\"value\":{\"action\":\"Reject\",\"fingerprint\":\"\$FP\",\"comment\":\"asks for the user's messages\"}}]"
-  kubectl get toolpin $PIN -o jsonpath='{.status.state}{"\n"}'
 
-Logs are in $DIR.
+  # The agent, through the gate:
+  bin/agent -url $DEMO_URL list
+
+Logs are in $DIR. Stop everything with Ctrl-C here, or make demo-down.
 TEXT
 
 if [ -n "${DEMO_EXIT:-}" ]; then
   exit 0
 fi
-say "press Ctrl-C to stop"
+mkdir -p "$CACHE"
+echo "$PIDS" >"$CACHE/demo.pids"
+printf '\n==> running; press Ctrl-C to stop\n'
 while true; do sleep 3600; done

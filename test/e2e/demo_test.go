@@ -51,4 +51,26 @@ func TestDemo(t *testing.T) {
 	if !strings.Contains(text, "kubectl patch toolpin") {
 		t.Error("the demo does not show the approval command")
 	}
+	// The whole product, step by step: the chart, the operator as its
+	// ServiceAccount, the injected pod, the gate, a rug pull withheld and
+	// re-approved, a held call approved, the audit and a metric.
+	for what, want := range map[string]string{
+		"the chart installed with helm":       `install toolgate charts/toolgate`,
+		"the operator as the chart's account": `system:serviceaccount:toolgate-system:toolgate-operator`,
+		"the npm server's gated tool":         `tools/everything\s+echo\s+ApprovalGated`,
+		"the injected gate":                   `init toolgate-gate\s+ghcr.io/toolgate/gate:demo\s+restartPolicy=Always`,
+		"a call through the gate":             `get-sum: The sum of 2 and 3 is 5`,
+		"a withheld tool refused":             `delete_repository: refused: .*not available`,
+		"the rug pull in review":              `AwaitingReview`,
+		"the re-approved tool called":         `get_weather: ok`,
+		"the held call approved by alice":     `recorded: Approve by alice`,
+		"the held call's result":              `echo: Echo: hello from the agent`,
+		"the audit line of the approved call": `tools/everything\s+echo\s+L1\s+forward\s+Approved\s+alice`,
+		"the withheld rug pull in the audit":  `tools/demo\s+get_weather\s+L2\s+withhold\s+FingerprintChanged`,
+		"a metric":                            `toolgate_gate_calls_total\{decision="forward"`,
+	} {
+		if !regexp.MustCompile(want).MatchString(text) {
+			t.Errorf("the demo does not show %s (%s)", what, want)
+		}
+	}
 }

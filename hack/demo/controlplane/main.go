@@ -1,14 +1,17 @@
 // Command controlplane runs a local Kubernetes control plane (kube-apiserver
-// and etcd, as the tests use) with toolgate's CRDs and webhook
-// configurations installed, writes kubeconfigs for the operator, an
-// administrator and two approvers, prints where everything is as JSON on
-// one line, and runs until it is interrupted. hack/demo.sh drives it.
+// and etcd, as the tests use) with nothing installed: hack/demo.sh installs
+// toolgate into it with the Helm chart. It issues a serving certificate for
+// the operator's webhook server on 127.0.0.1, writes kubeconfigs for an
+// administrator and two approvers (whom the chart binds to its approver
+// role), picks free ports for the operator and the gate, writes all of it
+// as shell assignments into DIR/controlplane.env, and runs until it is
+// interrupted.
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -24,12 +27,23 @@ func main() {
 	}
 }
 
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
 func run() (err error) {
 	if len(os.Args) != 2 {
 		return fmt.Errorf("usage: controlplane DIR (kubeconfigs are written there)")
 	}
 	dir := os.Args[1]
-	env, err := testenv.Start(testenv.Options{Webhooks: true})
+	// No CRDs: the chart installs them, and Helm refuses to adopt objects
+	// it did not create.
+	env, err := testenv.Start(testenv.Options{NoCRDs: true})
 	if err != nil {
 		return err
 	}
@@ -39,34 +53,30 @@ func run() (err error) {
 		}
 	}()
 
-	root := testenv.RepoRoot()
-	out := map[string]any{}
-	host, port, certDir := env.WebhookServer()
-	out["webhookHost"], out["webhookPort"], out["webhookCertDir"] = host, port, certDir
-	for _, u := range []struct {
-		key, name, role string
-		groups          []string
-	}{
-		{"operator", testenv.OperatorUser, "config/rbac/role.yaml", nil},
-		{"admin", "demo-admin", "", []string{"system:masters"}},
-		{"alice", "alice", "config/rbac/approver_role.yaml", []string{"reviewers"}},
-		{"bob", "bob", "config/rbac/approver_role.yaml", []string{"reviewers"}},
-	} {
-		role := ""
-		if u.role != "" {
-			role = filepath.Join(root, u.role)
-		}
-		path, err := env.KubeconfigFor(dir, u.name, role, u.groups...)
+	_, port, certDir := env.WebhookServer()
+	caFile := filepath.Join(dir, "operator-ca.crt")
+	if err := os.WriteFile(caFile, env.WebhookCA(), 0o600); err != nil {
+		return err
+	}
+	admin, err := env.AdminKubeconfig()
+	if err != nil {
+		return err
+	}
+	vars := fmt.Sprintf("WEBHOOK_PORT=%d\nWEBHOOK_CERT_DIR=%q\nOPERATOR_CA_FILE=%q\nADMIN_KUBECONFIG=%q\n", port, certDir, caFile, admin)
+	for _, who := range []string{"alice", "bob"} {
+		path, err := env.KubeconfigFor(dir, who, "", "reviewers")
 		if err != nil {
 			return err
 		}
-		out[u.key] = path
+		vars += fmt.Sprintf("%s_KUBECONFIG=%q\n", map[string]string{"alice": "ALICE", "bob": "BOB"}[who], path)
 	}
-	line, _ := json.Marshal(out)
-	fmt.Println(string(line))
-	// The same facts as shell assignments, for hack/demo.sh.
-	vars := fmt.Sprintf("WEBHOOK_PORT=%d\nWEBHOOK_CERT_DIR=%q\nOPERATOR_KUBECONFIG=%q\nADMIN_KUBECONFIG=%q\nALICE_KUBECONFIG=%q\nBOB_KUBECONFIG=%q\n",
-		port, certDir, out["operator"], out["admin"], out["alice"], out["bob"])
+	for _, name := range []string{"GATE_SERVER_PORT", "GATE_PORT", "GATE_METRICS_PORT", "EVERYTHING_PORT"} {
+		p, err := freePort()
+		if err != nil {
+			return err
+		}
+		vars += fmt.Sprintf("%s=%d\n", name, p)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "controlplane.env"), []byte(vars), 0o600); err != nil {
 		return err
 	}
