@@ -478,6 +478,7 @@ spec:
 	tb.define("get_weather", weatherV2, `"city":{"type":"string"}`, true)
 	expectTools(t, toolbox, "the list after the rug pull", "list_files")
 	expectRefused(t, toolbox, "get_weather", "a redefined tool")
+	expectCall(t, toolbox, "list_files")                                                                                       // the tools that did not change still go through
 	kubectl("", "-n", "tools", "patch", "mcpserver", "toolbox", "--type=merge", "-p", `{"spec":{"probe":{"interval":"59m"}}}`) // due at once
 	weatherPin := lifecycle.PinName("toolbox", "get_weather")
 	var observed string
