@@ -73,10 +73,14 @@ export KUBECONFIG="$ADMIN_KUBECONFIG"
 heading "Installing toolgate with its Helm chart"
 note "No kubelet runs the chart's Deployment, so externalOperator points the webhooks at"
 note "the operator's process on 127.0.0.1, with the CA of the certificate it serves."
-run "$HELM" install toolgate charts/toolgate --namespace toolgate-system --create-namespace \
+CA_BUNDLE="$(base64 <"$OPERATOR_CA_FILE" | tr -d '\n')"
+printf '\n$ helm install toolgate charts/toolgate --namespace toolgate-system --create-namespace \\\n'
+printf '    --set externalOperator.enabled=true --set externalOperator.webhookURL=https://127.0.0.1:%s \\\n' "$WEBHOOK_PORT"
+printf '    --set externalOperator.caBundle="$(base64 < %s | tr -d '"'"'\\n'"'"')" --set '"'"'approval.approvers.users={alice,bob}'"'"'\n' "$OPERATOR_CA_FILE"
+"$HELM" install toolgate charts/toolgate --namespace toolgate-system --create-namespace \
   --set externalOperator.enabled=true \
   --set externalOperator.webhookURL="https://127.0.0.1:$WEBHOOK_PORT" \
-  --set externalOperator.caBundle="$(base64 <"$OPERATOR_CA_FILE" | tr -d '\n')" \
+  --set externalOperator.caBundle="$CA_BUNDLE" \
   --set 'approval.approvers.users={alice,bob}' >"$DIR/helm.log"
 note "(helm's notes are in $DIR/helm.log)"
 run kubectl get serviceaccounts,clusterroles,mutatingwebhookconfigurations,validatingwebhookconfigurations -l app.kubernetes.io/instance=toolgate -A
