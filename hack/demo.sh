@@ -32,6 +32,9 @@ echo $$ >"$PIDS"
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  # and whatever else runs in the background (the idle sleep below), or
+  # the wait would wait for it
+  for p in $(jobs -p); do kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
 }
 trap cleanup EXIT
@@ -264,4 +267,7 @@ fi
 mkdir -p "$CACHE"
 echo "$PIDS" >"$CACHE/demo.pids"
 printf '\n==> running; press Ctrl-C to stop\n'
-while true; do sleep 3600; done
+# sleep in the background and wait: bash runs a trap only once the
+# foreground command ends, and wait returns at once on a signal, so
+# Ctrl-C and make demo-down stop the demo without delay.
+while true; do sleep 3600 & wait $!; done
