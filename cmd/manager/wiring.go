@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"crypto/tls"
 	"fmt"
 	"time"
@@ -49,12 +50,15 @@ func newManager(o *options, certs *certificates) (ctrl.Manager, error) {
 	restConfig.QPS, restConfig.Burst = float32(o.apiQPS), o.apiBurst
 	lease := leaseDuration
 	mgr, err := ctrl.NewManager(restConfig, ctrl.Options{
-		Scheme:                  scheme,
-		Metrics:                 metricsOpts,
-		HealthProbeBindAddress:  o.probeAddr,
-		LeaderElection:          o.leaderElection,
-		LeaderElectionID:        leaderElectionID,
-		LeaderElectionNamespace: o.leaderElectionNS,
+		Scheme:                 scheme,
+		Metrics:                metricsOpts,
+		HealthProbeBindAddress: o.probeAddr,
+		LeaderElection:         o.leaderElection,
+		LeaderElectionID:       leaderElectionID,
+		// The Lease lives in the operator's own namespace unless told
+		// otherwise; in a cluster client-go finds it from the service
+		// account's mount, but the operator also runs outside one.
+		LeaderElectionNamespace: cmp.Or(o.leaderElectionNS, o.operatorNamespace),
 		// Stepping down on cancel lets a rolling update hand over at once
 		// instead of waiting out the lease.
 		LeaderElectionReleaseOnCancel: true,
