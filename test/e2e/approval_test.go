@@ -42,20 +42,7 @@ func TestCallApprovalEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	tb := startToolbox(t)
 
-	for _, ns := range []*corev1.Namespace{
-		{ObjectMeta: metav1.ObjectMeta{Name: "tools"}},
-		{ObjectMeta: metav1.ObjectMeta{Name: "agents", Labels: map[string]string{toolgatev1alpha1.LabelInjection: toolgatev1alpha1.InjectionEnabled}}},
-	} {
-		if err := admin.Create(ctx, ns); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := admin.Create(ctx, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "tools", Name: "toolbox-token", Labels: map[string]string{toolgatev1alpha1.LabelCredentials: "true"}},
-		StringData: map[string]string{"token": upstreamToken},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	createToolboxNamespaces(t, admin)
 	if err := admin.Create(ctx, &toolgatev1alpha1.MCPServer{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "tools", Name: "toolbox"},
 		Spec: toolgatev1alpha1.MCPServerSpec{

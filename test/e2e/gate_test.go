@@ -337,20 +337,7 @@ func TestGateEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	for _, ns := range []*corev1.Namespace{
-		{ObjectMeta: metav1.ObjectMeta{Name: "tools"}},
-		{ObjectMeta: metav1.ObjectMeta{Name: "agents", Labels: map[string]string{toolgatev1alpha1.LabelInjection: toolgatev1alpha1.InjectionEnabled}}},
-	} {
-		if err := admin.Create(ctx, ns); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := admin.Create(ctx, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "tools", Name: "toolbox-token", Labels: map[string]string{toolgatev1alpha1.LabelCredentials: "true"}},
-		StringData: map[string]string{"token": upstreamToken},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	createToolboxNamespaces(t, admin)
 	server := func(name, path string) *toolgatev1alpha1.MCPServer {
 		return &toolgatev1alpha1.MCPServer{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "tools", Name: name},
@@ -716,6 +703,26 @@ func expectOptOutGuarded(t *testing.T, env *testenv.Env) {
 		t.Fatal("an untrusted creator made a pod that opts out of the gate")
 	}
 	t.Logf("the opt-out refused: %v", err2)
+}
+
+// createToolboxNamespaces creates the servers' namespace, with the
+// toolbox's credentials Secret, and the agents' namespace, opted in to
+// injection.
+func createToolboxNamespaces(t *testing.T, admin client.Client) {
+	t.Helper()
+	ctx := t.Context()
+	for _, obj := range []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "tools"}},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "agents", Labels: map[string]string{toolgatev1alpha1.LabelInjection: toolgatev1alpha1.InjectionEnabled}}},
+		&corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "tools", Name: "toolbox-token", Labels: map[string]string{toolgatev1alpha1.LabelCredentials: "true"}},
+			StringData: map[string]string{"token": upstreamToken},
+		},
+	} {
+		if err := admin.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // tryConnect connects an agent, returning the error instead of failing.
