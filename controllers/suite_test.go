@@ -2,13 +2,10 @@ package controllers
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -82,7 +79,7 @@ func TestMain(m *testing.M) {
 			return nil, err
 		}
 		// Wait for the webhook server before any test writes a status.
-		if err := waitForWebhook(host, port); err != nil {
+		if err := e.WaitForWebhookServer(); err != nil {
 			cancel()
 			<-done
 			return nil, err
@@ -97,17 +94,3 @@ const operatorUser = testenv.OperatorUser
 // testAdminGroup is the group of toolgate administrators in these tests:
 // its members may delete ToolPins that hold decisions.
 const testAdminGroup = "toolgate-admins"
-
-func waitForWebhook(host string, port int) error {
-	addr := net.JoinHostPort(host, fmt.Sprint(port))
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: time.Second}, "tcp", addr, &tls.Config{InsecureSkipVerify: true})
-		if err == nil {
-			conn.Close()
-			return nil
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return fmt.Errorf("the webhook server did not come up on %s", addr)
-}

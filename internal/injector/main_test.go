@@ -2,9 +2,7 @@ package injector
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -155,7 +153,7 @@ func TestMain(m *testing.M) {
 				fmt.Fprintf(os.Stderr, "manager stopped: %v\n", err)
 			}
 		}()
-		if err := waitForWebhook(host, port); err != nil {
+		if err := e.WaitForWebhookServer(); err != nil {
 			cancel()
 			<-done
 			return nil, err
@@ -167,18 +165,4 @@ func TestMain(m *testing.M) {
 		}
 		return func() { cancel(); <-done }, nil
 	}, testenv.Options{Injection: true}))
-}
-
-func waitForWebhook(host string, port int) error {
-	addr := net.JoinHostPort(host, fmt.Sprint(port))
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: time.Second}, "tcp", addr, &tls.Config{InsecureSkipVerify: true})
-		if err == nil {
-			conn.Close()
-			return nil
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return fmt.Errorf("the webhook server did not come up on %s", addr)
 }

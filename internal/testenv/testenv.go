@@ -2,11 +2,14 @@ package testenv
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -152,6 +155,24 @@ func Start(opts ...Options) (*Env, error) {
 func (e *Env) WebhookServer() (host string, port int, certDir string) {
 	w := e.env.WebhookInstallOptions
 	return w.LocalServingHost, w.LocalServingPort, w.LocalServingCertDir
+}
+
+// WaitForWebhookServer waits until something serves TLS where the
+// installed webhook configurations expect the webhook server: a test that
+// starts a manager must not write before its webhooks can answer.
+func (e *Env) WaitForWebhookServer() error {
+	host, port, _ := e.WebhookServer()
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: time.Second}, "tcp", addr, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // only whether it listens
+		if err == nil {
+			_ = conn.Close()
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("the webhook server did not come up on %s", addr)
 }
 
 // WebhookCA returns the PEM CA that signed the webhook serving certificate:
