@@ -115,12 +115,15 @@ func TestConditionsBeforeWork(t *testing.T) {
 	})
 	// A spec edit is evaluated at once: a condition must never look as if
 	// it spoke of an older spec.
+	// A merge patch, not an Update: the controller writes status meanwhile,
+	// and an Update would race it on the resourceVersion.
 	var edited toolgatev1alpha1.ToolPolicy
 	if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(policy), &edited); err != nil {
 		t.Fatal(err)
 	}
+	base := edited.DeepCopy()
 	edited.Spec.MaxLevel = toolgatev1alpha1.LevelLow
-	if err := env.Client.Update(t.Context(), &edited); err != nil {
+	if err := env.Client.Patch(t.Context(), &edited, client.MergeFrom(base)); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "the edited ToolPolicy's condition speaks of its new generation", func() (bool, string) {

@@ -233,8 +233,9 @@ func TestPoliciesCombineForAPod(t *testing.T) {
 	if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(web), &edited); err != nil {
 		t.Fatal(err)
 	}
+	base := edited.DeepCopy() // a patch: the controller's status writes race an Update
 	edited.Spec.PodSelector = metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpIn}}}
-	if err := env.Client.Update(t.Context(), &edited); err != nil {
+	if err := env.Client.Patch(t.Context(), &edited, client.MergeFrom(base)); err != nil {
 		t.Fatalf("the API server refused a selector the controller must report: %v", err)
 	}
 	got = policyStatus(t, "the invalid selector is reported", web, counts(0, 0, 0, toolgatev1alpha1.ReasonNotAccepted))

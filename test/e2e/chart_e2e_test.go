@@ -499,23 +499,27 @@ spec:
 	expectCall(t, toolbox, "get_weather")
 
 	t.Log("audit lines and metrics from the gate")
-	audit := map[string]bool{}
-	sc := bufio.NewScanner(strings.NewReader(g.logText(t)))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var line map[string]any
-		if json.Unmarshal(sc.Bytes(), &line) != nil || line["msg"] != "toolgate.decision" {
-			continue
-		}
-		audit[fmt.Sprint(line["tool"], " ", line["decision"])] = true
-	}
 	// echo forwarded once approved and refused once rejected; get_weather
-	// withheld on its changed fingerprint.
-	for _, want := range []string{"get-sum forward", "echo forward", "echo refuse", "get_weather withhold"} {
-		if !audit[want] {
-			t.Errorf("no audit line %q among %v", want, audit)
+	// withheld on its changed fingerprint. A line is written once the answer
+	// has gone back, so the last may land a moment after the call returned.
+	eventually(t, 10*time.Second, "the audit lines of the calls", func() error {
+		audit := map[string]bool{}
+		sc := bufio.NewScanner(strings.NewReader(g.logText(t)))
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var line map[string]any
+			if json.Unmarshal(sc.Bytes(), &line) != nil || line["msg"] != "toolgate.decision" {
+				continue
+			}
+			audit[fmt.Sprint(line["tool"], " ", line["decision"])] = true
 		}
-	}
+		for _, want := range []string{"get-sum forward", "echo forward", "echo refuse", "get_weather withhold"} {
+			if !audit[want] {
+				return fmt.Errorf("no audit line %q among %v", want, audit)
+			}
+		}
+		return nil
+	})
 	resp, err := http.Get("http://" + g.metrics + "/metrics")
 	if err != nil {
 		t.Fatal(err)

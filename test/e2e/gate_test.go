@@ -482,8 +482,9 @@ func TestGateEndToEnd(t *testing.T) {
 		if err := admin.Get(ctx, types.NamespacedName{Namespace: "tools", Name: name}, &s); err != nil {
 			t.Fatal(err)
 		}
+		base := s.DeepCopy() // a patch: the operator's status writes race an Update
 		s.Spec.Probe.Interval = &metav1.Duration{Duration: 59 * time.Minute} // due at once
-		if err := admin.Update(ctx, &s); err != nil {
+		if err := admin.Patch(ctx, &s, client.MergeFrom(base)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -533,9 +534,14 @@ func TestGateEndToEnd(t *testing.T) {
 	})
 	// Earlier refusals of the same tool are logged too: look for the line
 	// of the forwarded call, with what Enforce would have done.
-	if !auditLineFor(g.logText(t), "delete_repository", "audit-forward") {
-		t.Error("the audit line of the forwarded call is missing")
-	}
+	// The line is written once the answer has gone back to the agent, so
+	// it may land a moment after the call returns.
+	eventually(t, 10*time.Second, "the audit line of the forwarded call", func() error {
+		if !auditLineFor(g.logText(t), "delete_repository", "audit-forward") {
+			return fmt.Errorf("missing")
+		}
+		return nil
+	})
 	setMode(toolgatev1alpha1.PolicyEnforce)
 	eventually(t, 30*time.Second, "enforce again", func() error {
 		if _, err := session.call(t, "delete_repository"); err == nil {
