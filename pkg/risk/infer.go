@@ -45,6 +45,8 @@ type signals struct {
 	readOnlyQuery     bool     // an execution whose read-only claim counts: it runs only reads
 	optionContainer   string   // a container an operation of the tool removes
 	savedRead         bool     // runs a stored query or report: a read of what it covers
+	requiredItem      bool     // a required parameter identifies one item that is not a container
+	optionMutations   []string // the distinct mutating verbs among a tool's operations
 }
 
 var blastOrder = map[string]int{"item": 0, "namespace": 1, "cluster": 2, "organization": 3, "global": 4}
@@ -337,10 +339,42 @@ func readSchema(s *signals, schema any) {
 					s.requiredContainer = true
 				}
 			}
+			if namesOneItem(toks) {
+				s.requiredItem = true
+			}
 		}
 	}
 	sort.Strings(s.flags)
 }
+
+// namesOneItem says a parameter's words identify one item that is not a
+// container ("pull_number", "runId", "issue_key", a bare "id"): what a call
+// lists under it are that item's parts.
+func namesOneItem(toks []string) bool {
+	if len(toks) == 0 || !idWords[toks[len(toks)-1]] {
+		return false
+	}
+	if len(toks) == 1 {
+		return toks[0] == "id" || toks[0] == "uuid" // the id of the thing the tool is named for
+	}
+	for _, tok := range toks[:len(toks)-1] {
+		if _, container := scopeWords[tok]; container || notItems[tok] {
+			return false
+		}
+	}
+	return true
+}
+
+// idWords end a parameter that identifies one thing.
+var idWords = map[string]bool{"id": true, "number": true, "key": true, "identifier": true, "uuid": true,
+	"iid": true, "num": true, "ts": true}
+
+// notItems identify a handle, a principal or a parent rather than an item
+// whose parts a tool lists: a connection, a session, an owner, a client.
+var notItems = map[string]bool{"owner": true, "user": true, "org": true, "account": true, "parent": true,
+	"api": true, "access": true, "secret": true, "client": true, "customer": true, "connection": true,
+	"conn": true, "session": true, "context": true, "cursor": true, "page": true, "instance": true,
+	"server": true, "cluster": true}
 
 // endsWithActionWord is a cheap test that a flattened parameter name may
 // end in an action word; the name's words decide.
@@ -378,6 +412,9 @@ func readOption(s *signals, opt string) {
 		}
 		if a >= actMutate {
 			mutates = true
+			if !containsAny(s.optionMutations, tok) {
+				s.optionMutations = append(s.optionMutations, tok)
+			}
 		}
 		if a >= actDelete {
 			removes = true
@@ -839,6 +876,12 @@ var systemScopes = map[string]string{
 var sessionVerbs = map[string]bool{"click": true, "type": true, "press": true, "navigate": true, "drag": true,
 	"drop": true, "upload": true, "dialog": true, "tabs": true, "route": true, "unroute": true, "resume": true, "storage": true}
 
+// managerOperations is how many distinct kinds of change a tool's
+// operations must offer for it to manage a collection rather than edit one
+// item: "create, update, rename, delete" is a manager; "add, update" of a
+// comment is an editor.
+const managerOperations = 4
+
 // serviceVerbs change a running service as a whole.
 var serviceVerbs = map[string]bool{"deploy": true, "scale": true, "restart": true, "promote": true,
 	"maintenance": true, "upgrade": true}
@@ -902,6 +945,14 @@ func blastRadius(s signals, act action) (string, string) {
 	}
 	switch act {
 	case actRead, actObserve:
+		if stateHeads[head] {
+			return "item", "reports the state of one thing"
+		}
+		if scopeWords[head] == "namespace" && rawHead == head && !recordVerbs[s.verb] && s.verb != "" && s.verb != "list" && s.verb != "search" {
+			// "analyze_repo", "scan_project": a read of a whole container,
+			// not of its record.
+			return "namespace", fmt.Sprintf("%q reads a whole %s", s.verb, head)
+		}
 		if memberNouns[rawHead] && namesContainer(s.objects, head) {
 			return "namespace", "lists the " + rawHead + " of one container"
 		}
@@ -923,12 +974,17 @@ func blastRadius(s signals, act action) (string, string) {
 		listVerb := s.verb == "list" || s.verb == "search" || s.verb == "find" || s.verb == "tree" || (len(s.tokens) > 1 && s.tokens[len(s.tokens)-1] == "list" && s.verb == "get") ||
 			// "get_initiatives: Get a list of all initiatives": the prose
 			// says the read enumerates.
-			describesListing(s.desc)
-		if !listVerb && s.optionList && s.containerScope != "organization" && head != "log" {
+			describesListing(s.desc) ||
+			// "getPullRequests(repo)": a fetch of a plural in a named
+			// container is a listing of it.
+			(recordVerbs[s.verb] && pluralNoun(rawHead) && s.requiredContainer)
+		if !listVerb && s.optionList && s.containerScope != "organization" && head != "log" && !s.requiredItem {
 			return "namespace", "one of its operations lists what a container holds"
 		}
 		if listVerb {
 			switch {
+			case s.requiredItem && pluralNoun(rawHead) && !infraNouns[head] && scopeWords[head] == "":
+				return "item", "lists the parts of one item"
 			case !s.requiredContainer && infraNouns[head]:
 				return "cluster", "lists account-wide infrastructure"
 			case !s.requiredContainer && accountWide(s.desc):
@@ -948,7 +1004,7 @@ func blastRadius(s signals, act action) (string, string) {
 			}
 			return "namespace", "enumerates what the server holds"
 		}
-		if (head == "log" || head == "history") && containsAnyMap(s.objects, runNouns) {
+		if (head == "log" || head == "history") && (containsAnyMap(s.objects, runNouns) || s.requiredItem) {
 			return "item", "reads the log of one run"
 		}
 		if head == "log" || head == "history" {
@@ -968,6 +1024,9 @@ func blastRadius(s signals, act action) (string, string) {
 			}
 		}
 	case actMutate, actSend, actDelete:
+		if len(s.optionMutations) >= managerOperations {
+			return "namespace", "its operations create, change and remove what a collection holds"
+		}
 		if serviceVerbs[s.verb] {
 			return "namespace", fmt.Sprintf("%q changes a whole service", s.verb)
 		}
@@ -981,6 +1040,12 @@ func blastRadius(s signals, act action) (string, string) {
 			if sessionVerbs[tok] && inBrowser(s) {
 				return "namespace", "acts in a logged-in session"
 			}
+		}
+		if (s.verb == "push" || s.verb == "publish" || s.verb == "release") && containsAnyMap(s.objects, registryNouns) {
+			return "global", "a registry serves it to everyone who pulls it"
+		}
+		if act == actSend && containsAnyMap(s.objects, publicNetworkNouns) {
+			return "global", "reaches a person anywhere, outside the service"
 		}
 		if act == actSend && s.verb == "publish" {
 			return "global", "publishing makes it visible to everyone"
@@ -1017,6 +1082,22 @@ func namesContainer(objects []string, head string) bool {
 	}
 	return false
 }
+
+// pluralNoun says a name's last word names several things ("pullrequests",
+// "subscriptions"), not a word that only ends in s ("status", "settings").
+func pluralNoun(w string) bool {
+	return singular(w) != w && !notPlural[w]
+}
+
+// notPlural end in s without naming several things.
+var notPlural = map[string]bool{"status": true, "settings": true, "details": true, "analytics": true,
+	"access": true, "contents": true, "stats": true, "metrics": true, "news": true, "series": true,
+	"address": true, "process": true, "alias": true, "canvas": true, "insights": true,
+	"permissions": true, "credentials": true}
+
+// stateHeads are what a health or status check answers with: a state,
+// not the data of what it checks.
+var stateHeads = map[string]bool{"health": true, "status": true, "ping": true, "healthcheck": true, "uptime": true}
 
 // recordVerbs fetch one object's record, not what it holds.
 var recordVerbs = map[string]bool{"get": true, "retrieve": true, "describe": true, "fetch": true, "show": true,
@@ -1064,6 +1145,16 @@ var recordNouns = map[string]bool{"record": true, "row": true, "document": false
 // outwardNouns are communications that reach a person when created.
 var outwardNouns = map[string]bool{"call": true, "sms": true, "mms": true, "fax": true, "email": true, "message": true,
 	"notification": true, "voicemail": true, "invitation": true}
+
+// publicNetworkNouns are communications carried by a public network (the
+// telephone network, email) to anyone with a number or an address, not
+// inside one workspace.
+var publicNetworkNouns = map[string]bool{"call": true, "sms": true, "mms": true, "fax": true, "email": true,
+	"voicemail": true}
+
+// registryNouns are artifacts a registry distributes: pushing one makes it
+// available to everyone who pulls from that registry.
+var registryNouns = map[string]bool{"image": true, "package": true, "chart": true, "crate": true, "gem": true}
 
 // wholeCopyVerbs copy a container with everything in it.
 var wholeCopyVerbs = map[string]bool{"clone": true, "export": true, "backup": true, "restore": true, "import": true}

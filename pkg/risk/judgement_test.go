@@ -279,3 +279,44 @@ func FuzzAssess(f *testing.F) {
 		}
 	})
 }
+
+// TestBlastRadiusFromMeaning: the scope of a read is what it can expose,
+// the scope of a write how far it spreads — judged from what the name,
+// the operations and the required parameters say, not from any server.
+func TestBlastRadiusFromMeaning(t *testing.T) {
+	schema := func(required string, props ...string) string {
+		var p []string
+		for _, n := range props {
+			p = append(p, `"`+n+`":{"type":"string"}`)
+		}
+		return `"inputSchema":{"type":"object","properties":{` + strings.Join(p, ",") + `},"required":[` + required + `]}`
+	}
+	for _, tc := range []struct{ why, def, blast string }{
+		{"a fetch of a plural under a named container lists it",
+			`{"name":"getMergeRequests","description":"Returns merge requests.",` + schema(`"repo_slug"`, "repo_slug") + `}`, "namespace"},
+		{"the parts of one item stay that item's",
+			`{"name":"list_ticket_comments","description":"Lists comments.",` + schema(`"project","ticket_id"`, "project", "ticket_id") + `}`, "item"},
+		{"a handle is not an item: listing under a connection still lists a container",
+			`{"name":"list_tables","description":"Lists tables.",` + schema(`"connection_id","database"`, "connection_id", "database") + `}`, "namespace"},
+		{"a tool with four kinds of change manages a collection",
+			`{"name":"widget_write","description":"Changes a widget.","inputSchema":{"type":"object","properties":{"action":{"type":"string","enum":["create","update","rename","delete","get"]}}}}`, "namespace"},
+		{"two kinds of change edit one item",
+			`{"name":"note_write","description":"Writes a note.","inputSchema":{"type":"object","properties":{"action":{"type":"string","enum":["add","update"]}}}}`, "item"},
+		{"a health check answers with a state",
+			`{"name":"check_db_health","description":"Checks that the database answers."}`, "item"},
+		{"an analysis goes through a whole container",
+			`{"name":"audit_repository","description":"Audits the repository for problems.",` + schema(`"path"`, "path") + `}`, "namespace"},
+		{"the record of a container is one item",
+			`{"name":"get_repository","description":"Returns a repository's metadata.",` + schema(`"owner","repo"`, "owner", "repo") + `}`, "item"},
+		{"pushing an image to a registry publishes it",
+			`{"name":"push_image","description":"Pushes a container image to a registry.",` + schema(`"image"`, "image", "registry") + `}`, "global"},
+		{"a text message goes out on the public network",
+			`{"name":"send_sms","description":"Sends an SMS to a phone number.",` + schema(`"to","body"`, "to", "body") + `}`, "global"},
+		{"a chat message stays in its channel",
+			`{"name":"post_message","description":"Posts a message to a channel.",` + schema(`"channel","text"`, "channel", "text") + `}`, "namespace"},
+	} {
+		if got := assess(t, tc.def).SEP.BlastRadius; got != tc.blast {
+			t.Errorf("%s: %s: blast radius %s, want %s", tc.why, tc.def, got, tc.blast)
+		}
+	}
+}

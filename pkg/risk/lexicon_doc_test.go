@@ -62,6 +62,8 @@ func lexiconLists() map[string][]string {
 		"work-nouns": workNouns, "detach-verbs": detachVerbs, "relation-nouns": relationNouns,
 		"record-nouns": recordNouns, "whole-copy-verbs": wholeCopyVerbs,
 		"outward-nouns": outwardNouns, "execution-nouns": executionNouns, "name-only-verbs": nameOnlyVerbs,
+		"not-plural": notPlural, "state-heads": stateHeads, "id-words": idWords, "not-items": notItems,
+		"registry-nouns": registryNouns, "public-network-nouns": publicNetworkNouns,
 	} {
 		keys(name, m)
 	}
