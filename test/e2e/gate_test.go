@@ -482,7 +482,8 @@ func TestGateEndToEnd(t *testing.T) {
 		if err := admin.Get(ctx, types.NamespacedName{Namespace: "tools", Name: name}, &s); err != nil {
 			t.Fatal(err)
 		}
-		base := s.DeepCopy()                                                 // a patch: the operator's status writes race an Update
+		// A patch: the operator's status writes race an Update.
+		base := s.DeepCopy()
 		s.Spec.Probe.Interval = &metav1.Duration{Duration: 59 * time.Minute} // due at once
 		if err := admin.Patch(ctx, &s, client.MergeFrom(base)); err != nil {
 			t.Fatal(err)

@@ -192,7 +192,8 @@ func TestKubectlToolgate(t *testing.T) {
 		if err := admin.Get(ctx, client.ObjectKeyFromObject(server), &s); err != nil {
 			t.Fatal(err)
 		}
-		base := s.DeepCopy()                                                                             // a patch: the operator's status writes race an Update
+		// A patch: the operator's status writes race an Update.
+		base := s.DeepCopy()
 		s.Spec.Probe.Interval = &metav1.Duration{Duration: s.Spec.Probe.Interval.Duration - time.Minute} // a new generation probes at once
 		if err := admin.Patch(ctx, &s, client.MergeFrom(base)); err != nil {
 			t.Fatal(err)
