@@ -579,6 +579,14 @@ func Assess(in Input) Assessment {
 	if readOnlyClaim != "" && act == actMutate {
 		act = actRead
 	}
+	simulatedFrom := actNone
+	if (act == actMutate || act == actRead || act == actObserve) && s.execParam == "" && s.sensitive == "" && s.privilege == "" && simulation(s.desc) {
+		// "Toggles simulated logging", "Demonstrates progress updates":
+		// a demonstration of a feature changes and reveals nothing real.
+		simulatedFrom = act
+		act = actUtility
+		a.Reasons = append(a.Reasons, "the description says it simulates or demonstrates: no real effect")
+	}
 	category := act.category()
 	if readOnlyClaim != "" {
 		category = "read"
@@ -749,6 +757,14 @@ func Assess(in Input) Assessment {
 	}
 	if readOnlyClaim != "" {
 		raise(L3, "only the description says it changes nothing")
+	}
+	// A simulation is the server's word too: the level stays where the
+	// name's action puts it.
+	switch simulatedFrom {
+	case actMutate:
+		raise(L3, "only the description says it is a simulation")
+	case actRead, actObserve:
+		raise(L2, "only the description says it is a simulation")
 	}
 	s.savedRead = savedRead && act == actRead
 	if savedRead && act == actRead {
@@ -1158,6 +1174,13 @@ var registryNouns = map[string]bool{"image": true, "package": true, "chart": tru
 
 // wholeCopyVerbs copy a container with everything in it.
 var wholeCopyVerbs = map[string]bool{"clone": true, "export": true, "backup": true, "restore": true, "import": true}
+
+// simulation says a description calls the tool a demonstration or a
+// simulation of a feature, not the real thing: it opens with "demonstrates"
+// or "simulates", or speaks of something "simulated".
+func simulation(desc string) bool {
+	return strings.HasPrefix(desc, "demonstrates") || strings.HasPrefix(desc, "simulates") || strings.Contains(desc, "simulated")
+}
 
 // permanentText says a description calls the effect permanent. Each phrase
 // holds one of four stems, which are looked for first.

@@ -320,3 +320,19 @@ func TestBlastRadiusFromMeaning(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulation: a tool that says it simulates or demonstrates is a
+// utility, but the claim is the server's word: the level stays, and it
+// never lowers a delete or an execution.
+func TestSimulation(t *testing.T) {
+	a := assess(t, `{"name":"toggle_fake_alerts","description":"Toggles simulated alerts on or off."}`)
+	if a.SEP.Category != "utility" || a.Level < L3 {
+		t.Errorf("a simulated toggle: %s %s", a.SEP.Category, a.Level)
+	}
+	if a := assess(t, `{"name":"delete_all_records","description":"Demonstrates deleting every record of the store."}`); a.SEP.Category == "utility" || a.Level < L4 {
+		t.Errorf("a 'demonstration' that deletes: %s %s", a.SEP.Category, a.Level)
+	}
+	if a := assess(t, `{"name":"run_script","description":"Simulates a build by running the given script.","inputSchema":{"type":"object","properties":{"script":{"type":"string"}}}}`); a.SEP.Category == "utility" || a.Level != L5 {
+		t.Errorf("a 'simulation' that executes: %s %s", a.SEP.Category, a.Level)
+	}
+}
