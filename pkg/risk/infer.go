@@ -823,8 +823,18 @@ func Assess(in Input) Assessment {
 	// fail-closed floors and is raised to the band of a high or critical
 	// severity, so a tool judged grave is never shown as if it were not.
 	sev, sevWhy := severity(s, judged, blast)
-	if judged != act && (judged == actDelete || judged == actDestroy) && sev == "critical" && s.optionPrivilege == "" {
+	if judged != act && (judged == actDelete || judged == actDestroy) && sev == "critical" && s.optionPrivilege == "" && s.optionContainer == "" {
+		// An operation that deletes what the call names is the delete of
+		// items; one that removes a whole container (a table, a database)
+		// is broad destruction and stays critical.
 		sev, sevWhy = "high", "one of its operations removes what it names"
+	}
+	if judged != act {
+		// The worst operation never hides what the tool does on its own:
+		// an execution stays critical whatever its options remove.
+		if own, ownWhy := severity(s, act, blast); severityRank[own] > severityRank[sev] {
+			sev, sevWhy = own, ownWhy
+		}
 	}
 	if r, ok := levelOfRisk(declared.RiskLevel); ok && severityRank[declared.RiskLevel] > severityRank[sev] {
 		sev, sevWhy, _ = declared.RiskLevel, "the server declares riskLevel "+declared.RiskLevel, r

@@ -336,3 +336,25 @@ func TestSimulation(t *testing.T) {
 		t.Errorf("a 'simulation' that executes: %s %s", a.SEP.Category, a.Level)
 	}
 }
+
+// TestManagersAndAutomations: a manager is graded by its worst operation
+// without hiding what it does itself, and editing an automation that runs
+// unattended is graver than creating one.
+func TestManagersAndAutomations(t *testing.T) {
+	for _, tc := range []struct{ why, def, risk string }{
+		{"an operation removing a whole table is broad destruction",
+			`{"name":"manage_store","description":"Manages a data store.","inputSchema":{"type":"object","properties":{"action":{"type":"string","enum":["createTable","deleteTable","listTables"]}}}}`, "critical"},
+		{"an operation removing one named item is a delete",
+			`{"name":"manage_labels","description":"Manages labels.","inputSchema":{"type":"object","properties":{"action":{"type":"string","enum":["create","rename","delete"]}}}}`, "high"},
+		{"a manager that also executes statements stays critical",
+			`{"name":"manage_db","description":"Manages the database.","inputSchema":{"type":"object","properties":{"action":{"type":"string","enum":["provision","deprovision","deleteRecord"]},"statement":{"type":"string","description":"The SQL statement to execute."}}}}`, "critical"},
+		{"editing a schedule changes what runs unattended",
+			`{"name":"update_schedule","description":"Changes when a saved job runs.","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"cron":{"type":"string"}}}}`, "high"},
+		{"creating a schedule runs nothing yet",
+			`{"name":"create_schedule","description":"Creates a schedule for a saved job.","inputSchema":{"type":"object","properties":{"cron":{"type":"string"}}}}`, "medium"},
+	} {
+		if got := assess(t, tc.def).SEP.RiskLevel; got != tc.risk {
+			t.Errorf("%s: riskLevel %s, want %s", tc.why, got, tc.risk)
+		}
+	}
+}

@@ -64,6 +64,7 @@ func lexiconLists() map[string][]string {
 		"outward-nouns": outwardNouns, "execution-nouns": executionNouns, "name-only-verbs": nameOnlyVerbs,
 		"not-plural": notPlural, "state-heads": stateHeads, "id-words": idWords, "not-items": notItems,
 		"registry-nouns": registryNouns, "public-network-nouns": publicNetworkNouns,
+		"unattended-nouns": unattendedNouns, "change-verbs": changeVerbs,
 	} {
 		keys(name, m)
 	}

@@ -51,6 +51,9 @@ func severity(s signals, act action, blast string) (string, string) {
 		if s.privilege != "" {
 			return "critical", "removes " + s.privilege + ": who may do what"
 		}
+		if s.optionContainer != "" {
+			return "critical", "an operation removes a whole " + s.optionContainer + " with everything in it"
+		}
 		return "high", "deletes named items"
 	case actUtility:
 		return "low", "local computation"
@@ -113,6 +116,10 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "low", fmt.Sprintf("%q refreshes cached metadata", s.verb)
 	case s.irreversibleText || s.overwriteText:
 		return "high", "the description says the change overwrites or cannot be undone"
+	case act == actMutate && containsAnyMap(s.objects, unattendedNouns) && changeVerbs[s.verb]:
+		// A new automation runs nothing until someone relies on it; an
+		// edited one changes what already runs.
+		return "high", "changes an automation that already runs on its own, unattended"
 	}
 	return "medium", "a reversible change of limited scope"
 }
@@ -121,6 +128,16 @@ func severity(s signals, act action, blast string) (string, string) {
 // owner wrote, not code the caller supplies.
 var automationNouns = map[string]bool{"pipeline": true, "workflow": true, "job": true, "build": true,
 	"actor": true, "task": true, "evaluation": true, "test": true, "suite": true}
+
+// unattendedNouns are automations that run later on their own — on a
+// schedule, an event or a trigger: changing one changes what will run
+// with nobody watching.
+var unattendedNouns = map[string]bool{"workflow": true, "pipeline": true, "schedule": true, "cron": true,
+	"webhook": true, "hook": true, "trigger": true, "automation": true}
+
+// changeVerbs edit something that exists, rather than make something new.
+var changeVerbs = map[string]bool{"update": true, "edit": true, "modify": true, "replace": true, "set": true,
+	"patch": true, "change": true}
 
 // certificateNouns are credentials others trust: minting one is granting.
 var certificateNouns = map[string]bool{"certificate": true, "cert": true, "issuer": true, "keypair": true,
