@@ -440,6 +440,7 @@ func TestPoisoningHeldOut(t *testing.T) {
 	}{
 		{"heldout", heldOutCaught, heldOutFlagged},
 		{"heldout2", heldOut2Caught, heldOut2Flagged},
+		{"heldout3", heldOut3Caught, heldOut3Flagged},
 	} {
 		attacks := loadPoisonCases(t, set.name+"-attacks.jsonl")
 		benign := loadPoisonCases(t, set.name+"-benign.jsonl")
@@ -483,4 +484,13 @@ const (
 const (
 	heldOut2Caught  = 33
 	heldOut2Flagged = 0
+)
+
+// heldout3 was written by someone who had read neither the scan, its
+// documentation nor the other sets, and run once: it caught 96 of 143
+// attacks (67%) and flagged 4 of 93 look-alikes (4.3%) — the figure that
+// says how the scan does on attacks it was not written against.
+const (
+	heldOut3Caught  = 96
+	heldOut3Flagged = 4
 )
