@@ -47,6 +47,8 @@ type signals struct {
 	savedRead         bool     // runs a stored query or report: a read of what it covers
 	requiredItem      bool     // a required parameter identifies one item that is not a container
 	optionMutations   []string // the distinct mutating verbs among a tool's operations
+	unknownVerb       string   // a word of the name the description uses as a verb the lexicon lacks
+	public            string   // why a change is visible to anyone: public DNS, a public link or visibility
 }
 
 var blastOrder = map[string]int{"item": 0, "namespace": 1, "cluster": 2, "organization": 3, "global": 4}
@@ -116,6 +118,15 @@ func readSignals(t *tooldef.Tool) signals {
 			}
 		}
 	}
+	if s.verb == "terminate" && s.act == actMutate && primary >= 0 {
+		// "terminate_instance": terminating a machine removes it, as a
+		// delete does; terminating a process or a session stops it.
+		for _, tok := range tokens[primary+1:] {
+			if infraNouns[singular(tok)] {
+				s.act = actDelete
+			}
+		}
+	}
 	if s.verb == "resolve" && primary >= 0 && !resolvesName(tokens, primary) {
 		s.act = actMutate // resolving an issue or a comment changes it
 	}
@@ -141,6 +152,9 @@ func readSignals(t *tooldef.Tool) signals {
 				s.act, s.verb, s.actSource = a, base, "description"
 				break
 			}
+		}
+		if s.act == actNone {
+			s.unknownVerb = unknownVerb(tokens, opening)
 		}
 	}
 
@@ -212,12 +226,15 @@ func readSignals(t *tooldef.Tool) signals {
 			}
 		}
 	}
-	if s.verb == "replace" || s.verb == "overwrite" || s.verb == "reset" {
-		for _, p := range []string{"replace all", "replaces all", "overwrite all", "overwrites all", "all data", "all rows", "all records", "entire contents"} {
+	if s.verb == "replace" || s.verb == "overwrite" || s.verb == "reset" || s.verb == "restore" {
+		for _, p := range []string{"replace all", "replaces all", "overwrite all", "overwrites all", "all data", "all rows", "all records", "entire contents", "replacing its current", "replacing the current", "replaces its current", "replaces the current"} {
 			if strings.Contains(desc, p) {
 				s.wipes = true
 			}
 		}
+	}
+	if s.act >= actMutate && s.act <= actDelete {
+		s.public = publicEffect(s.tokens, opening(desc, claimWindow))
 	}
 	readSchema(&s, t.InputSchema)
 	for _, f := range s.flags {
@@ -252,6 +269,36 @@ func conjugatedVerb(w string) (action, string, bool) {
 		return actRead, "get", true
 	}
 	return actNone, "", false
+}
+
+// unknownVerb finds a verb the lexicon does not know: the description opens
+// with a word in the third person ("Bans a member", "Evicts the pod",
+// "Shuts down a server") that a word of the name begins with. Such a tool
+// does something nobody listed; it must not pass for a read because its
+// parameters only name things.
+func unknownVerb(nameTokens, opening []string) string {
+	if len(opening) < 2 {
+		return ""
+	}
+	w, next := opening[0], opening[1]
+	if !strings.HasSuffix(w, "s") || strings.HasSuffix(w, "ss") || len(w) < 4 {
+		return ""
+	}
+	switch next {
+	case "a", "an", "the", "one", "all", "every", "each", "any", "down", "up", "off", "out", "your", "their", "its", "this", "that", "them", "it":
+	default:
+		return ""
+	}
+	stem := strings.TrimSuffix(w, "s")
+	if strings.HasSuffix(stem, "e") && len(stem) > 3 {
+		stem = strings.TrimSuffix(stem, "e") // "pushes" -> "push", "closes" -> "clos"
+	}
+	for _, tok := range nameTokens {
+		if len(stem) >= 3 && strings.HasPrefix(tok, stem) {
+			return tok
+		}
+	}
+	return ""
 }
 
 // nameOnlyVerbs are verbs only in a name: prose says "call this tool when
@@ -460,6 +507,10 @@ func Assess(in Input) Assessment {
 
 	act := s.act
 	readShaped := false
+	if act == actNone && s.unknownVerb != "" {
+		act = actMutate
+		a.Reasons = append(a.Reasons, fmt.Sprintf("%q is used as a verb the engine does not know: assumed to change state", s.unknownVerb))
+	}
 	if act == actNone {
 		if readShapedSchema(t.InputSchema) {
 			act, readShaped = actRead, true
@@ -1067,6 +1118,9 @@ func blastRadius(s signals, act action) (string, string) {
 				return "namespace", "acts in a logged-in session"
 			}
 		}
+		if s.public != "" {
+			return "global", s.public
+		}
 		if (s.verb == "push" || s.verb == "publish" || s.verb == "release") && containsAnyMap(s.objects, registryNouns) {
 			return "global", "a registry serves it to everyone who pulls it"
 		}
@@ -1177,6 +1231,33 @@ var outwardNouns = map[string]bool{"call": true, "sms": true, "mms": true, "fax"
 // inside one workspace.
 var publicNetworkNouns = map[string]bool{"call": true, "sms": true, "mms": true, "fax": true, "email": true,
 	"voicemail": true}
+
+// publicEffect says why a change is seen by anyone on the internet: a DNS
+// record is public by nature; a name or an opening that makes something
+// public, or shares it with anyone who has the link, exposes it.
+func publicEffect(nameTokens []string, opening string) string {
+	for _, tok := range nameTokens {
+		switch tok {
+		case "dns", "nameserver", "nameservers":
+			return "public DNS reaches everyone who resolves the name"
+		case "public", "publicly":
+			return "it makes something public"
+		}
+	}
+	for _, p := range []string{"anyone with the link", "anyone who has the link", "to public", "publicly accessible", "publicly visible", "make it public", "makes it public", "public link", "public url"} {
+		if i := strings.Index(opening, p); i >= 0 && !negatedBefore(opening, i) {
+			return "it makes something reachable by anyone: " + p
+		}
+	}
+	return ""
+}
+
+// negatedBefore says a phrase at i is denied by the words just before it
+// ("does not make it public", "never shared with anyone with the link").
+func negatedBefore(text string, i int) bool {
+	before := text[max(0, i-12):i]
+	return strings.Contains(before, "not ") || strings.Contains(before, "never ") || strings.Contains(before, "n't ") || strings.Contains(before, "no ")
+}
 
 // registryNouns are artifacts a registry distributes: pushing one makes it
 // available to everyone who pulls from that registry.

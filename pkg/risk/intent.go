@@ -10,6 +10,9 @@ var precedenceVerbs = map[string]bool{
 	"rename": true, "write": true, "insert": true, "upsert": true, "enable": true, "disable": true,
 	"cancel": true, "submit": true, "invite": true, "grant": true, "transition": true, "unresolve": true,
 	"reopen": true, "edit": true, "modify": true, "replace": true, "send": true, "reorder": true,
+	// money, access and removal verbs are never nouns a later read word qualifies
+	"buy": true, "purchase": true, "pay": true, "refund": true, "charge": true, "transfer": true,
+	"revoke": true, "ban": true, "kick": true, "impersonate": true, "overwrite": true, "terminate": true,
 }
 
 // nounModifiers precede an action word used as a noun: a pipeline run, a

@@ -358,3 +358,40 @@ func TestManagersAndAutomations(t *testing.T) {
 		}
 	}
 }
+
+// TestFailClosedOnUnseenTools: tools of kinds the corpus does not hold.
+// What is dangerous reaches L4 or higher, and a verb the engine does not
+// know never passes for a read because the parameters only name things.
+func TestFailClosedOnUnseenTools(t *testing.T) {
+	id := `"inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`
+	for _, tc := range []struct {
+		def      string
+		minLevel Level
+		category string
+		risk     string
+		blast    string
+	}{
+		// An unknown verb in the name that the description uses.
+		{`{"name":"yeet_widget","description":"Yeets a widget into the void.",` + id + `}`, L4, "mutate", "", ""},
+		{`{"name":"quarantine_host","description":"Quarantines the host from the network.",` + id + `}`, L4, "mutate", "", ""},
+		// ... but a noun-only name with a read-shaped schema stays a read.
+		{`{"name":"weather_forecast","description":"Forecasts for a city.",` + id + `}`, L2, "read", "low", ""},
+		{`{"name":"terminate_instance","description":"Terminates a virtual machine.",` + id + `}`, L4, "delete", "high", ""},
+		{`{"name":"overwrite_note","description":"Writes a note over the old one.",` + id + `}`, L4, "mutate", "high", ""},
+		{`{"name":"purchase_plan","description":"Purchases a plan for the account.",` + id + `}`, L5, "mutate", "critical", ""},
+		{`{"name":"disable_mfa","description":"Turns off two-factor authentication for a user.",` + id + `}`, L5, "mutate", "critical", ""},
+		{`{"name":"change_visibility","description":"Changes who may see a dashboard.",` + id + `}`, L5, "mutate", "critical", ""},
+		{`{"name":"make_dashboard_public","description":"Makes a dashboard public.",` + id + `}`, L4, "mutate", "high", "global"},
+		{`{"name":"upsert_dns_record","description":"Creates or updates a record in a zone.",` + id + `}`, L4, "mutate", "high", "global"},
+		{`{"name":"share_doc","description":"Shares a document with anyone with the link.",` + id + `}`, L4, "mutate", "high", "global"},
+		{`{"name":"restore_snapshot","description":"Restores a volume from a snapshot, replacing its current data.",` + id + `}`, L5, "destroy", "", ""},
+		// A negated claim is no claim.
+		{`{"name":"create_draft","description":"Creates a draft. Creating it does not make it public.",` + id + `}`, L3, "mutate", "medium", "item"},
+	} {
+		a := assess(t, tc.def)
+		if a.Level < tc.minLevel || a.SEP.Category != tc.category || (tc.risk != "" && a.SEP.RiskLevel != tc.risk) || (tc.blast != "" && a.SEP.BlastRadius != tc.blast) {
+			t.Errorf("%s: got %s %s %s %s, want ≥%s %s %s %s", tc.def, a.Level, a.SEP.Category, a.SEP.RiskLevel, a.SEP.BlastRadius,
+				tc.minLevel, tc.category, tc.risk, tc.blast)
+		}
+	}
+}

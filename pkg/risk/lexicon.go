@@ -82,7 +82,7 @@ var verbs = map[string]action{
 	"type": actMutate, "fill": actMutate, "navigate": actMutate, "press": actMutate, "hover": actMutate,
 	"drag": actMutate, "drop": actDestroy, "select": actMutate, "upsert": actMutate, "insert": actMutate,
 	"import": actMutate, "attach": actMutate, "detach": actMutate, "fork": actMutate, "tag": actMutate,
-	"label": actMutate, "schedule": actMutate, "pause": actMutate, "resume": actMutate, "archive": actMutate,
+	"label": actMutate, "schedule": actMutate, "pause": actMutate, "resume": actMutate, "archive": actMutate, "overwrite": actMutate,
 	"restore": actMutate, "sync": actMutate, "save": actMutate, "store": actMutate, "mark": actMutate,
 	"merge": actMutate, "commit": actMutate, "checkout": actMutate, "rebase": actMutate, "pull": actMutate,
 	"clone": actMutate, "init": actMutate,
@@ -96,6 +96,17 @@ var verbs = map[string]action{
 	"feedback": actMutate, "interact": actMutate, "terminate": actMutate, "kill": actMutate, "abort": actMutate,
 	"cancel": actMutate, "backup": actMutate, "reset": actMutate, "rollback": actMutate, "revert": actMutate,
 	"aggregate": actRead, "cherry": actMutate, "login": actMutate, "auth": actMutate, "callback": actMutate,
+	"change": actMutate, "alter": actMutate, "adjust": actMutate, "make": actMutate, "switch": actMutate,
+	"suspend": actMutate, "unsuspend": actMutate, "reject": actMutate, "sign": actMutate,
+	"downgrade": actMutate, "migrate": actMutate, "untag": actMutate, "reboot": actMutate,
+	"shutdown": actMutate, "drain": actMutate, "cordon": actMutate, "uncordon": actMutate, "rotate": actMutate,
+	"renew": actMutate, "vote": actMutate, "reserve": actMutate, "subscribe": actMutate, "chmod": actMutate,
+	"chown": actMutate, "mkdir": actMutate, "stage": actMutate, "unstage": actMutate, "provision": actMutate,
+	"launch": actMutate, "expire": actMutate, "invalidate": actMutate, "deactivate": actMutate,
+	"activate": actMutate, "confirm": actMutate, "accept": actMutate, "decline": actMutate,
+	"escalate": actMutate, "append": actMutate, "reconfigure": actMutate, "enroll": actMutate,
+	"unenroll": actMutate, "impersonate": actMutate, "elevate": actMutate, "assume": actMutate,
+	"ban": actMutate, "kick": actMutate, "evict": actMutate, "purchase": actMutate,
 
 	// send: externally visible and not recallable.
 	"send": actSend, "post": actSend, "publish": actSend, "reply": actSend, "comment": actMutate,
@@ -195,7 +206,8 @@ func executionRecord(objects []string) bool {
 // movesMoney are the money words whose action moves money rather than
 // bills for it.
 var movesMoney = map[string]bool{"refund": true, "refunds": true, "payout": true, "payouts": true,
-	"transfer": true, "transfers": true, "charge": true, "charges": true, "pay": true}
+	"transfer": true, "transfers": true, "charge": true, "charges": true, "pay": true, "buy": true,
+	"purchase": true}
 
 // recordingNouns are what a start or stop only observes.
 var recordingNouns = map[string]bool{"recording": true, "tracing": true, "trace": true, "video": true,
@@ -232,7 +244,8 @@ var privilegeNouns = map[string]bool{
 	"collaborator": true, "collaborators": true, "member": true, "members": true, "grant": true,
 	"apikey": true, "sshkey": true, "credential": true, "credentials": true, "token": true, "tokens": true,
 	"password": true, "secret": true, "secrets": true, "config": true, "configuration": true,
-	"settings": true, "auth": true,
+	"settings": true, "auth": true, "mfa": true, "2fa": true, "otp": true, "sso": true, "saml": true,
+	"visibility": true, "sharing": true,
 }
 
 // moneyNouns mark tools that move money.

@@ -88,6 +88,8 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "critical", "moves money (" + s.money + ")"
 	case act == actSend:
 		return "high", fmt.Sprintf("%q is visible outside the system and cannot be recalled", s.verb)
+	case s.public != "":
+		return "high", "externally visible: " + s.public
 	case highImpactVerbs[s.verb]:
 		return "high", fmt.Sprintf("%q changes a running service or shared history", s.verb)
 	case s.money == "subscription":
@@ -188,7 +190,8 @@ func overwrites(s signals) bool {
 	}
 	upsert := containsAny(s.tokens, "create") && containsAny(s.tokens, "update")
 	replaces := (upsert && containsAnyMap(s.objects, contentNouns)) ||
-		((s.verb == "write" || s.verb == "edit" || s.verb == "set" || s.verb == "replace") && (containsAnyMap(s.objects, contentNouns) || len(s.objects) == 0))
+		((s.verb == "write" || s.verb == "edit" || s.verb == "set" || s.verb == "replace") && (containsAnyMap(s.objects, contentNouns) || len(s.objects) == 0)) ||
+		s.verb == "overwrite" // whatever it names, it says it replaces what is there
 	if !replaces {
 		return false
 	}
