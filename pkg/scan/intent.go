@@ -719,6 +719,10 @@ func (c *textCtx) intentSentence(s, e int, first bool) {
 	if c.hasHit(sigModel) {
 		return
 	}
+	if sig := c.structural(toks, s, e, summary); sig >= 0 && !c.hasHit(sig) {
+		hitAt(sig)
+		return
+	}
 	// The first rule that finds its intent reports the sentence; each is
 	// tried only when the sentence holds one of its cue words.
 	switch {

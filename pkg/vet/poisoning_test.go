@@ -489,8 +489,10 @@ const (
 // heldout3 was written by someone who had read neither the scan, its
 // documentation nor the other sets, and run once: it caught 96 of 143
 // attacks (67%) and flagged 4 of 93 look-alikes (4.3%) — the figure that
-// says how the scan does on attacks it was not written against.
+// says how the scan does on attacks it was not written against. Its misses
+// were then studied and the structural rules written (structural.go);
+// it is held out no longer, and the figures below are a ratchet.
 const (
-	heldOut3Caught  = 96
+	heldOut3Caught  = 133
 	heldOut3Flagged = 4
 )
