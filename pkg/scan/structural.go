@@ -53,7 +53,7 @@ func (c *textCtx) structural(toks []itok, s, e int, summary bool) int {
 	propDesc := strings.HasPrefix(c.field, "inputSchema.") || strings.HasPrefix(c.field, "outputSchema.")
 
 	// Secrets or the conversation into a sink.
-	if !p.negated && (p.secretSrc || p.convoSrc) && (p.paramSink || p.extSink || p.otherTool != "") && !protective(c, s, e) {
+	if !p.negated && (p.secretSrc || p.convoSrc) && (p.paramSink || p.extSink || p.otherTool != "") {
 		if p.secretSrc && !ti.purposeHas(famSecret) && !ti.purposeHas(famConnection) {
 			return sigExfil
 		}
@@ -130,6 +130,9 @@ func (c *textCtx) parts(toks []itok) sentenceParts {
 	// "If the user mentioned passwords ..., copy all of them into notes":
 	// an anaphor after the order brings in what came before it.
 	from := order
+	if order > 0 && (toks[order].cls&wPassive != 0 || toks[order].w == "included" || toks[order].w == "be") {
+		from = 0 // a passive order: what is moved is its subject, before it
+	}
 	if order > 0 {
 		for _, tk := range toks[order+1 : min(len(toks), order+5)] {
 			if tk.w == "them" || tk.w == "it" || tk.w == "these" || tk.w == "those" || tk.w == "this" {
@@ -187,8 +190,10 @@ func (c *textCtx) parts(toks []itok) sentenceParts {
 			}
 		}
 		id := toolRef(toks, k)
-		if id == "" && foreign {
-			id = toolIdent(tk) // no English word to say it is a tool: the identifier is
+		if id == "" && foreign && strings.ContainsRune(tk.w, '_') && destroysOrPays(strings.SplitN(tk.w, "_", 2)[0]) {
+			// No English word to say it is a tool: a snake_case name that
+			// starts with a verb that destroys or pays is one.
+			id = toolIdent(tk)
 		}
 		if id != "" && id != self && !isParam(ti, id) && c.field != "instructions" {
 			if p.otherTool == "" {
@@ -572,7 +577,7 @@ func keepsUserUninformed(toks []itok, text string) bool {
 	}
 	for _, p := range [...]string{"leave out the", "leaves out the"} {
 		if i := strings.Index(text, p); i >= 0 {
-			rest := text[i+len(p):]
+			rest := strings.TrimLeft(text[i+len(p):], " ")
 			if j := strings.Index(rest, " "); j > 0 && (strings.HasPrefix(rest[j:], " argument") || strings.HasPrefix(rest[j:], " parameter") || strings.HasPrefix(rest[j:], " field")) {
 				return true
 			}
@@ -778,17 +783,26 @@ func ignoresUser(toks []itok) bool {
 }
 
 // otherLanguage reports a sentence written in another language: no
-// common English word, and words of another script or of the other
-// languages' lexicons. A list of identifiers has no English either, and is
-// not foreign.
+// common English word, and either words of another script or of the other
+// languages' lexicons, or plain words of which hardly any is English. A
+// list of identifiers and option names ("get (list constraints), create_fk
+// (foreign key)") has English words in it, and is not foreign.
 func otherLanguage(toks []itok) bool {
-	other := 0
+	other, plain, known, stop := 0, 0, 0, 0
 	for _, tk := range toks {
 		if tk.cls&wStop != 0 {
-			return false
+			// One short word may be shared ("no campo", "a casa"); two
+			// are English.
+			if stop++; stop > 1 || len(tk.w) > 2 {
+				return false
+			}
 		}
-		if tk.kind != kWord {
+		if tk.kind != kWord || strings.ContainsAny(tk.w, "_0123456789") {
 			continue
+		}
+		plain++
+		if tk.cls&^wHead != 0 {
+			known++
 		}
 		if tk.cls&wForeign != 0 {
 			other++
@@ -801,5 +815,5 @@ func otherLanguage(toks []itok) bool {
 			}
 		}
 	}
-	return other >= 2
+	return other >= 2 || (plain >= 5 && known*5 <= plain)
 }
