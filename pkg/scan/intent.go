@@ -719,7 +719,7 @@ func (c *textCtx) intentSentence(s, e int, first bool) {
 	if c.hasHit(sigModel) {
 		return
 	}
-	if sig := c.structural(toks, s, e, summary); sig >= 0 && !c.hasHit(sig) {
+	if sig := c.structural(toks, summary); sig >= 0 && !c.hasHit(sig) {
 		hitAt(sig)
 		return
 	}

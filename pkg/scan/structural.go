@@ -46,7 +46,7 @@ type sentenceParts struct {
 
 // structural runs the structural rules on one sentence and returns the
 // signal of the first that holds, or -1.
-func (c *textCtx) structural(toks []itok, s, e int, summary bool) int {
+func (c *textCtx) structural(toks []itok, summary bool) int {
 	ti := c.tool
 	text := joinWords(toks)
 	p := c.parts(toks)
