@@ -78,7 +78,22 @@ const (
 	wCode // a `code` span
 	wStop // a common English word (see stopwords)
 	wHead // the first word of an indexed phrase (see phraseSet)
+	// Gates of the structural rules (structural.go): a sentence with none
+	// of these words, and no path, code span, URL or address, is not
+	// looked at again.
+	wWaiveCue   // the user's confirmation waived
+	wVoidCue    // rules declared void
+	wUninfCue   // the user kept uninformed
+	wLieCue     // something false told
+	wClaimCue   // another tool disparaged or claimed
+	wVoiceCue   // the user's voice faked
+	wConfigCue  // agent configuration files
+	wStructSrc  // words that begin a secret the lexicon does not mark
+	wStructSink // words that name a sink
 )
+
+// wStructCue is every cue of the structural text rules.
+const wStructCue = wWaiveCue | wVoidCue | wUninfCue | wLieCue | wClaimCue | wVoiceCue | wConfigCue
 
 var lexicon = func() map[string]uint64 {
 	m := map[string]uint64{}
@@ -133,6 +148,17 @@ var lexicon = func() map[string]uint64 {
 	add(wOvrCue, "aside away follow")
 	add(wPersistCue, "session sessions next prompt rules that remember memorise memorize forever restarts claude.md agents.md gemini.md copilot-instructions.md crontab")
 	add(wShell, "curl wget bash sh sudo chmod powershell docker crontab git npm pip rm export echo tar nc python eval iex")
+	add(wWaiveCue, "ask asking confirmation confirming prompting consent knowledge auto-approve telling informing notifying")
+	add(wVoidCue, "apply applies appl hold withdrawn supersede supersedes superseded void lifted suspended restrictions outdated binding "+
+		"precedence overrides test different ignored")
+	add(wUninfCue, "informed told notified shown alerted aware warned made leave leaves refer show")
+	add(wLieCue, "failed fail impossible official legally temporary unrelated safe nothing never didn't did")
+	add(wClaimCue, "deprecated tampered corrupt corrupts compromised broken insecure unsafe malicious unreliable unapproved approved "+
+		"backdoor leaks server's instead whenever even time about")
+	add(wVoiceCue, "message note pre-authorised pre-authorized hereby consent authorise authorize permission")
+	add(wConfigCue, "mcp.json claude_desktop_config.json .cursorrules .windsurfrules claude.md agents.md copilot-instructions.md settings.json")
+	add(wStructSrc, "connection authentication environment printenv passwords password passphrase credentials kubeconfig cvv seed")
+	add(wStructSink, "here field argument parameter param into")
 	for w := range phraseIdx.heads {
 		m[w] |= wHead
 	}
@@ -196,6 +222,7 @@ const (
 // lower-case forms are built on first use: most tools never need them.
 type toolInfo struct {
 	name        string
+	nameLower   string   // the name in lower case, made on first use
 	nameWords   []string // the name split at _ - . and case changes, lower case
 	params      []string // property names of the input schema
 	title, desc string
@@ -719,7 +746,7 @@ func (c *textCtx) intentSentence(s, e int, first bool) {
 	if c.hasHit(sigModel) {
 		return
 	}
-	if sig := c.structural(toks, summary); sig >= 0 && !c.hasHit(sig) {
+	if sig := c.structural(toks, all, s, e, summary); sig >= 0 && !c.hasHit(sig) {
 		hitAt(sig)
 		return
 	}

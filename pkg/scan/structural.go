@@ -45,12 +45,33 @@ type sentenceParts struct {
 }
 
 // structural runs the structural rules on one sentence and returns the
-// signal of the first that holds, or -1.
-func (c *textCtx) structural(toks []itok, summary bool) int {
-	ti := c.tool
-	text := joinWords(toks)
-	p := c.parts(toks)
+// signal of the first that holds, or -1. all is the union of the
+// sentence's word classes: most sentences hold no cue of any rule and cost
+// one pass over their tokens.
+func (c *textCtx) structural(toks []itok, all uint64, s, e int, summary bool) int {
+	var kinds uint8
+	ident, ibanShape := false, false
+	for _, tk := range toks {
+		kinds |= 1 << tk.kind
+		if tk.kind == kWord {
+			w := tk.w
+			ident = ident || strings.IndexByte(w, '_') > 0
+			ibanShape = ibanShape || (len(w) >= 4 && isLetter(w[0]) && isLetter(w[1]) && isDigit(w[2]) && isDigit(w[3]))
+		}
+	}
+	const pathOrCode, sinks = 1<<kPath | 1<<kCode, 1<<kURL | 1<<kEmail | 1<<kCode | 1<<kQuoted
+	source := kinds&pathOrCode != 0 || all&(wSecret|wPriv|wStructSrc) != 0
+	sink := kinds&sinks != 0 || all&wStructSink != 0 || ident
+	textual := all&wStructCue != 0
 	propDesc := strings.HasPrefix(c.field, "inputSchema.") || strings.HasPrefix(c.field, "outputSchema.")
+	if !(source && sink) && !textual && !ibanShape && kinds&pathOrCode == 0 && !ident && !(propDesc && all&(wUser|wYou) != 0) {
+		return -1
+	}
+	ti := c.tool
+	var p sentenceParts
+	if (source && sink) || kinds&1<<kCode != 0 || ident {
+		p = c.parts(toks)
+	}
 
 	// Secrets or the conversation into a sink.
 	if !p.negated && (p.secretSrc || p.convoSrc) && (p.paramSink || p.extSink || p.otherTool != "") {
@@ -65,32 +86,46 @@ func (c *textCtx) structural(toks []itok, summary bool) int {
 	if propDesc && !p.negated && userSecret(toks) && !ti.purposeHas(famSecret) && !ti.purposeHas(famLogin) {
 		return sigExfil
 	}
-	if iban := findIBAN(toks); iban && !ti.purposeHas(famBank) && !ti.paramIn(famBank) {
+	if ibanShape && findIBAN(toks) && !ti.purposeHas(famBank) && !ti.paramIn(famBank) {
 		return sigModel
 	}
-	if waivesConsent(text) && (p.dangerTool != "" || p.otherTool != "" || p.extSink || p.secretSrc || dangerous(toks) ||
-		strings.Contains(text, "tool calls") || strings.Contains(text, "every ") || strings.Contains(text, "all ")) {
-		return sigModel
-	}
-	if voidsRules(text) && !ti.purposeHas(famRules) {
-		return sigModel
-	}
-	if keepsUserUninformed(toks, text) || deceivesUser(toks) {
-		return sigModel
-	}
-	if claimsOtherTool(toks, text, p) {
-		return sigModel
-	}
-	if shellThroughTool(toks, text) || riskyReply(toks) {
-		return sigModel
-	}
-	if fakeUserVoice(text) || ignoresUser(toks) {
-		return sigModel
-	}
-	if writesAgentConfig(toks) {
+	if kinds&1<<kCode != 0 && riskyReply(toks) {
 		return sigModel
 	}
 	if p.dangerTool != "" && !summary && callsTool(toks) && !ti.purposeShares(p.dangerTool) && !p.negated {
+		return sigModel
+	}
+	if (kinds&1<<kPath != 0 || all&wConfigCue != 0) && writesAgentConfig(toks) {
+		return sigModel
+	}
+	if !textual && p.otherTool == "" && kinds&1<<kCode == 0 && all&wOverride == 0 {
+		return -1
+	}
+	// The clean sentence itself: lower case, one copy shared by the rules.
+	text := c.clean[s:e]
+	if all&wWaiveCue != 0 && waivesConsent(text) && (p.dangerTool != "" || p.otherTool != "" || p.extSink || p.secretSrc || dangerous(toks) ||
+		strings.Contains(text, "tool calls") || strings.Contains(text, "every ") || strings.Contains(text, "all ")) {
+		return sigModel
+	}
+	if all&wVoidCue != 0 && voidsRules(text) && !ti.purposeHas(famRules) {
+		return sigModel
+	}
+	if all&wUninfCue != 0 && keepsUserUninformed(toks, text) {
+		return sigModel
+	}
+	if all&wLieCue != 0 && all&(wTell|wDeceive) != 0 && deceivesUser(toks) {
+		return sigModel
+	}
+	if (all&wClaimCue != 0 || p.otherTool != "") && claimsOtherTool(toks, text, p) {
+		return sigModel
+	}
+	if kinds&1<<kCode != 0 && all&wTool != 0 && shellThroughTool(toks, text) {
+		return sigModel
+	}
+	if all&wVoiceCue != 0 && fakeUserVoice(text) {
+		return sigModel
+	}
+	if all&wOverride != 0 && ignoresUser(toks) {
 		return sigModel
 	}
 	return -1
@@ -113,7 +148,7 @@ func (c *textCtx) parts(toks []itok) sentenceParts {
 	ti := c.tool
 	self := ""
 	if ti != nil {
-		self = strings.ToLower(ti.name)
+		self = ti.lowerName()
 	}
 	// A sentence with no English in it is judged by what it puts side by
 	// side, whatever its verbs: the order is the sentence.
@@ -168,15 +203,15 @@ func (c *textCtx) parts(toks []itok) sentenceParts {
 		if after && !foreign && tk.kind == kWord && tk.cls&wPriv != 0 && !measureNoun(toks, k) && !strings.ContainsRune(tk.w, '_') {
 			p.convoSrc = true
 		}
-		if ti != nil && (tk.kind == kCode || tk.kind == kQuoted || tk.kind == kWord) {
-			bare := tk.kind == kWord
+		// A parameter named in a code span or quotes, or bare after
+		// "into" or before "parameter".
+		if ti != nil && !p.paramSink && (tk.kind == kCode || tk.kind == kQuoted ||
+			(tk.kind == kWord && len(tk.w) >= 4 && ((k > 0 && (toks[k-1].w == "into" || toks[k-1].w == "in" || toks[k-1].w == "to" || toks[k-1].w == "inside")) ||
+				(k+1 < len(toks) && (toks[k+1].w == "parameter" || toks[k+1].w == "field" || toks[k+1].w == "argument"))))) {
 			for _, prm := range ti.params {
-				if !strings.EqualFold(tk.w, prm) {
-					continue
-				}
-				if !bare || (len(prm) >= 4 && k > 0 && (toks[k-1].w == "into" || toks[k-1].w == "in" || toks[k-1].w == "to" || toks[k-1].w == "inside")) ||
-					(k+1 < len(toks) && (toks[k+1].w == "parameter" || toks[k+1].w == "field" || toks[k+1].w == "argument")) {
+				if strings.EqualFold(tk.w, prm) {
 					p.paramSink = true
+					break
 				}
 			}
 		}
@@ -189,7 +224,10 @@ func (c *textCtx) parts(toks []itok) sentenceParts {
 				p.paramSink = true
 			}
 		}
-		id := toolRef(toks, k)
+		id := ""
+		if tk.kind == kCode || strings.IndexByte(tk.w, '_') > 0 || strings.IndexByte(tk.w, '-') > 0 {
+			id = toolRef(toks, k)
+		}
 		if id == "" && foreign && strings.ContainsRune(tk.w, '_') && destroysOrPays(strings.SplitN(tk.w, "_", 2)[0]) {
 			// No English word to say it is a tool: a snake_case name that
 			// starts with a verb that destroys or pays is one.
@@ -816,4 +854,12 @@ func otherLanguage(toks []itok) bool {
 		}
 	}
 	return other >= 2 || (plain >= 5 && known*5 <= plain)
+}
+
+// lowerName is the tool's name in lower case, made once.
+func (ti *toolInfo) lowerName() string {
+	if ti.nameLower == "" {
+		ti.nameLower = strings.ToLower(ti.name)
+	}
+	return ti.nameLower
 }
