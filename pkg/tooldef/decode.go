@@ -25,8 +25,15 @@ import (
 // A string longer than maxString bytes (when maxString > 0) is refused with
 // an error wrapping ErrTooLarge.
 func decode(data []byte, maxString int) (any, error) {
-	dec := jsontext.NewDecoder(bytes.NewReader(data))
-	v, err := DecodeValue(dec, DecodeOptions{MaxStringBytes: maxString})
+	// A bytes.Buffer lets the tokenizer read data in place instead of
+	// copying it into buffers of its own, and lets every string that needs
+	// no unescaping be a substring of one copy of the input rather than an
+	// allocation of its own: decoding a catalogue costs one string of its
+	// size instead of one or two allocations per string in it. The copy
+	// lives as long as any string decoded from it, which is the catalogue.
+	dec := jsontext.NewDecoder(bytes.NewBuffer(data))
+	d := decoder{dec: dec, maxString: maxString, src: string(data)}
+	v, err := d.value(0)
 	if err != nil {
 		return nil, err
 	}
@@ -82,6 +89,52 @@ type decoder struct {
 	dec       *jsontext.Decoder
 	maxString int
 	charge    func(int64) error
+	// src, when set, is the whole input the decoder reads, as a string:
+	// strings without escapes are sliced from it (see decode).
+	src string
+	// members and elems are stacks shared by every object and array of the
+	// value: an object's members are gathered here first and its map is made
+	// once at its size, instead of growing as members arrive; likewise an
+	// array's elements.
+	members []member
+	elems   []any
+	// unquoted is scratch for unescaping strings.
+	unquoted []byte
+}
+
+type member struct {
+	key string
+	val any
+}
+
+// Boxed values of the strings that fill most schemas ("type": "string"): a
+// string stored in an interface costs an allocation unless it is one of
+// these.
+var (
+	boxedString  any = "string"
+	boxedObject  any = "object"
+	boxedInteger any = "integer"
+	boxedNumber  any = "number"
+	boxedBoolean any = "boolean"
+	boxedArray   any = "array"
+)
+
+func box(s string) any {
+	switch s {
+	case "string":
+		return boxedString
+	case "object":
+		return boxedObject
+	case "integer":
+		return boxedInteger
+	case "number":
+		return boxedNumber
+	case "boolean":
+		return boxedBoolean
+	case "array":
+		return boxedArray
+	}
+	return s
 }
 
 func (d *decoder) take(n int64) error {
@@ -91,10 +144,47 @@ func (d *decoder) take(n int64) error {
 	return d.charge(n)
 }
 
+// readString reads the next token, known to be a string (a member name or
+// a value), and returns it unescaped.
+func (d *decoder) readString() (string, error) {
+	raw, err := d.dec.ReadValue()
+	if err != nil {
+		return "", err
+	}
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		// No escapes: the string is its bytes between the quotes (the
+		// tokenizer has checked they are valid UTF-8).
+		if d.src != "" {
+			end := int(d.dec.InputOffset()) - 1
+			return d.src[end-len(inner) : end], nil
+		}
+		return string(inner), nil
+	}
+	d.unquoted, err = jsontext.AppendUnquote(d.unquoted[:0], raw)
+	if err != nil {
+		return "", err
+	}
+	return string(d.unquoted), nil
+}
+
 func (d *decoder) value(depth int) (any, error) {
 	dec := d.dec
 	if depth > maxDepth {
 		return nil, &offsetError{offset: dec.InputOffset(), msg: fmt.Sprintf("nested deeper than %d levels", maxDepth)}
+	}
+	if dec.PeekKind() == '"' {
+		str, err := d.readString()
+		if err != nil {
+			return nil, err
+		}
+		if err := d.checkString(str); err != nil {
+			return nil, err
+		}
+		if err := d.take(costValue + costString + int64(len(str))); err != nil {
+			return nil, err
+		}
+		return box(str), nil
 	}
 	tok, err := dec.ReadToken()
 	if err != nil {
@@ -105,14 +195,12 @@ func (d *decoder) value(depth int) (any, error) {
 		if err := d.take(costValue + costObject); err != nil {
 			return nil, err
 		}
-		m := map[string]any{}
+		base := len(d.members)
 		for dec.PeekKind() != '}' {
-			k, err := dec.ReadToken()
+			key, err := d.readString()
 			if err != nil {
 				return nil, err
 			}
-			// The token is only valid until the next read.
-			key := k.String()
 			if err := d.checkString(key); err != nil {
 				return nil, err
 			}
@@ -123,17 +211,24 @@ func (d *decoder) value(depth int) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			m[key] = v
+			d.members = append(d.members, member{key, v})
 		}
 		if _, err := dec.ReadToken(); err != nil {
 			return nil, err
 		}
+		ms := d.members[base:]
+		m := make(map[string]any, len(ms))
+		for _, mb := range ms {
+			m[mb.key] = mb.val
+		}
+		clear(ms)
+		d.members = d.members[:base]
 		return m, nil
 	case '[':
 		if err := d.take(costValue + costArray); err != nil {
 			return nil, err
 		}
-		a := []any{}
+		base := len(d.elems)
 		for dec.PeekKind() != ']' {
 			if err := d.take(costElem); err != nil {
 				return nil, err
@@ -142,21 +237,16 @@ func (d *decoder) value(depth int) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			a = append(a, v)
+			d.elems = append(d.elems, v)
 		}
 		if _, err := dec.ReadToken(); err != nil {
 			return nil, err
 		}
+		a := make([]any, len(d.elems)-base)
+		copy(a, d.elems[base:])
+		clear(d.elems[base:])
+		d.elems = d.elems[:base]
 		return a, nil
-	case '"':
-		str := tok.String()
-		if err := d.checkString(str); err != nil {
-			return nil, err
-		}
-		if err := d.take(costValue + costString + int64(len(str))); err != nil {
-			return nil, err
-		}
-		return str, nil
 	case '0':
 		num := tok.String()
 		if err := d.take(costValue + costString + int64(len(num))); err != nil {

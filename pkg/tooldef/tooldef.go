@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"sync"
 	"unicode/utf16"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -45,6 +46,10 @@ var hintDefaults = map[string]bool{
 	"idempotentHint":  false,
 	"openWorldHint":   true,
 }
+
+// hintNames are hintDefaults' keys in a fixed order, so that the first
+// invalid hint is the one reported, on every run.
+var hintNames = [...]string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
 
 // Tool is one tool definition as a server sent it.
 type Tool struct {
@@ -144,22 +149,28 @@ func ParseToolValue(v any) (*Tool, error) {
 	default:
 		return nil, errors.New("tool name is not a string")
 	}
-	for key, dst := range map[string]*string{"title": &t.Title, "description": &t.Description} {
-		switch val := obj[key].(type) {
+	for _, f := range [...]struct {
+		key string
+		dst *string
+	}{{"title", &t.Title}, {"description", &t.Description}} {
+		switch val := obj[f.key].(type) {
 		case string:
-			*dst = val
+			*f.dst = val
 		case nil:
 		default:
-			return nil, fmt.Errorf("%s is not a string", key)
+			return nil, fmt.Errorf("%s is not a string", f.key)
 		}
 	}
-	for key, dst := range map[string]*any{"inputSchema": &t.InputSchema, "outputSchema": &t.OutputSchema} {
-		switch val := obj[key].(type) {
+	for _, f := range [...]struct {
+		key string
+		dst *any
+	}{{"inputSchema", &t.InputSchema}, {"outputSchema", &t.OutputSchema}} {
+		switch val := obj[f.key].(type) {
 		case map[string]any:
-			*dst = val
+			*f.dst = val
 		case nil:
 		default:
-			return nil, fmt.Errorf("%s is not a JSON object", key)
+			return nil, fmt.Errorf("%s is not a JSON object", f.key)
 		}
 	}
 	if err := t.normaliseAnnotations(); err != nil {
@@ -188,7 +199,8 @@ func (t *Tool) normaliseAnnotations() error {
 	default:
 		return errors.New("annotations is not a JSON object")
 	}
-	for hint, def := range hintDefaults {
+	for _, hint := range hintNames {
+		def := hintDefaults[hint]
 		switch v := ann[hint].(type) {
 		case bool:
 			t.Declared[hint] = true
@@ -210,15 +222,21 @@ func (t *Tool) normaliseAnnotations() error {
 // assembles the whole object from the parts: the RFC 8785 form of an object
 // is its members sorted by the UTF-16 code units of their names.
 func (t *Tool) computeDigests() error {
-	keys := make([]string, 0, len(t.Object))
+	// The form is written into a pooled buffer and copied out at its final
+	// size: growing a fresh buffer for every tool cost more than writing it.
+	w := writers.Get().(*canonicalWriter)
+	defer writers.Put(w)
 	for k := range t.Object {
-		keys = append(keys, k)
+		w.keys = append(w.keys, k)
 	}
-	slices.SortFunc(keys, compareUTF16)
+	keys := w.keys
+	sortNames(keys)
+	w.keys = w.keys[len(w.keys):]
+	defer func() { clear(keys); w.keys = keys[:0] }()
 
 	t.partDigests = make(map[string]string, len(Parts))
-	var w canonicalWriter
-	whole := make([]byte, 0, 1024)
+	whole := w.buf[:0]
+	defer func() { w.buf = whole[:0] }()
 	var other []byte
 	whole = append(whole, '{')
 	for i, key := range keys {
@@ -255,10 +273,13 @@ func (t *Tool) computeDigests() error {
 	if other != nil {
 		t.partDigests[PartOther] = digest(append(other, '}'))
 	}
-	t.canonical = whole
+	t.canonical = bytes.Clone(whole)
 	t.fingerprint = digest(whole)
 	return nil
 }
+
+// writers holds canonical writers with their buffers, reused across tools.
+var writers = sync.Pool{New: func() any { return &canonicalWriter{buf: make([]byte, 0, 4096)} }}
 
 // maxDepth bounds nesting, so a hostile definition cannot exhaust the stack.
 const maxDepth = 128
@@ -267,6 +288,8 @@ const maxDepth = 128
 // names across objects so that sorting them allocates nothing per object.
 type canonicalWriter struct {
 	keys []string
+	// buf is the buffer computeDigests writes a tool's whole form into.
+	buf []byte
 }
 
 // appendCanonical appends the RFC 8785 form of a decoded JSON value.
@@ -318,8 +341,7 @@ func (w *canonicalWriter) append(b []byte, v any, depth int) ([]byte, error) {
 		for k := range x {
 			w.keys = append(w.keys, k)
 		}
-		keys := w.keys[base:]
-		slices.SortFunc(keys, compareUTF16)
+		sortNames(w.keys[base:])
 		b = append(b, '{')
 		for i := base; i < len(w.keys) && i-base < len(x); i++ {
 			k := w.keys[i]
@@ -378,6 +400,19 @@ func appendCanonicalString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
+// sortNames sorts member names as RFC 8785 does, by their UTF-16 code
+// units. Names are nearly always ASCII, where that is byte order: checking
+// each name once is cheaper than checking both at every comparison.
+func sortNames(keys []string) {
+	for _, k := range keys {
+		if !isASCII(k) {
+			slices.SortFunc(keys, compareUTF16)
+			return
+		}
+	}
+	slices.Sort(keys)
+}
+
 // compareUTF16 is lessUTF16 as a three-way comparison, for slices.SortFunc.
 func compareUTF16(a, b string) int {
 	switch {
@@ -415,8 +450,14 @@ func isASCII(s string) bool {
 }
 
 func digest(b []byte) string {
+	const prefix = "sha256:"
 	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	// One allocation, the string itself, instead of one for the hex and one
+	// for the concatenation.
+	var out [len(prefix) + 2*sha256.Size]byte
+	copy(out[:], prefix)
+	hex.Encode(out[len(prefix):], sum[:])
+	return string(out[:])
 }
 
 // Catalogue is the tools of one server, with what it said of itself.
