@@ -252,7 +252,7 @@ func (ti *toolInfo) secretRequests(texts []Text) []Finding {
 					return nil
 				}
 			}
-			return []Finding{{Signal: SignalSecretRequest, Field: visibleField(t.Field),
+			return []Finding{{Signal: SignalSecretRequest, Field: strings.Clone(visibleField(t.Field)), // see textCtx.finding
 				Excerpt: clip.Runes(`parameter "`+escapeVisible(t.Value)+`" asks for a credential the tool's purpose does not need`, maxExcerptRunes)}}
 		}
 	}

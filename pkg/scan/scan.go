@@ -2,6 +2,7 @@ package scan
 
 import (
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -191,10 +192,13 @@ func Scan(texts []Text, opts Options) []Finding {
 type Scanner struct {
 	sh    *shadower
 	names *nameIndex
-	// ctxs keeps the per-text scratch space (tokens, buffers) from one
-	// call to the next: a catalogue's tools are scanned one Scan call each.
-	ctxs sync.Pool
 }
+
+// ctxs keeps the per-text scratch space (tokens, buffers) from one Scan
+// call to the next: a catalogue's tools are scanned one Scan call each, and
+// the servers offered to one agent one Scanner each, so the pool is shared
+// by every Scanner.
+var ctxs sync.Pool
 
 // New prepares a Scanner for opts.
 func New(opts Options) *Scanner {
@@ -221,11 +225,11 @@ func (s *Scanner) Scan(texts []Text) []Finding {
 		return false
 	}
 	sh := s.sh
-	c, _ := s.ctxs.Get().(*textCtx)
+	c, _ := ctxs.Get().(*textCtx)
 	if c == nil {
 		c = &textCtx{}
 	}
-	defer s.ctxs.Put(c)
+	defer ctxs.Put(c)
 	c.tool = newToolInfo(texts)
 	add := func(f Finding, sig int) {
 		k := key{sig, f.Field}
@@ -334,7 +338,10 @@ func (c *textCtx) finding(field string, h hit) Finding {
 	if ex == "" {
 		ex = excerpt(c.orig, h.start, h.escConf)
 	}
-	return Finding{Signal: signalNames[h.sig], Field: field, Excerpt: ex}
+	// The field may be a slice of the one string SchemaTexts builds for all
+	// of a schema's paths: a finding, which outlives the scan, keeps a copy
+	// of its own.
+	return Finding{Signal: signalNames[h.sig], Field: strings.Clone(field), Excerpt: ex}
 }
 
 // addCleanHit records a hit given offsets in the clean text.

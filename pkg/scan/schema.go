@@ -3,6 +3,7 @@ package scan
 import (
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/toolgate/toolgate/pkg/clip"
 )
@@ -15,26 +16,38 @@ const (
 	maxSegmentRunes  = 64 // of one path segment in a Field
 )
 
-// Schema keywords whose value is a map from names to subschemas.
-var schemaMaps = map[string]bool{
-	"properties": true, "patternProperties": true, "$defs": true, "definitions": true, "dependentSchemas": true,
-}
+// How the walk treats a schema keyword's value.
+const (
+	kwData   = iota // description, title, enum, default, unknown keywords: every string
+	kwMap           // a map from names to subschemas
+	kwSub           // a subschema or an array of subschemas
+	kwToken         // structural strings, skipped when short plain tokens
+	kwDepend        // draft 7 dependencies: a schema or property names per key
+)
 
-// Schema keywords whose value is a subschema or an array of subschemas.
-var schemaSubs = map[string]bool{
-	"items": true, "prefixItems": true, "additionalItems": true, "additionalProperties": true,
-	"unevaluatedItems": true, "unevaluatedProperties": true, "contains": true, "propertyNames": true,
-	"anyOf": true, "oneOf": true, "allOf": true, "not": true, "if": true, "then": true, "else": true,
-}
-
-// Keywords whose string values are structural. They are skipped when the
-// value is a short plain token ("string", "uri", "#/$defs/Foo"), because
-// scanning them finds nothing; anything else in them is scanned like text,
-// since the model reads the whole schema.
-var schemaTokens = map[string]bool{
-	"type": true, "format": true, "$ref": true, "$schema": true, "$id": true, "$anchor": true,
-	"$dynamicRef": true, "$dynamicAnchor": true, "contentEncoding": true, "contentMediaType": true,
-	"required": true,
+// keyword classifies a schema keyword. A switch rather than maps of
+// keywords: it is asked for every key of every schema, and a switch on
+// strings costs a few comparisons where a map costs a hash.
+func keyword(k string) int {
+	switch k {
+	case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
+		return kwMap
+	case "items", "prefixItems", "additionalItems", "additionalProperties",
+		"unevaluatedItems", "unevaluatedProperties", "contains", "propertyNames",
+		"anyOf", "oneOf", "allOf", "not", "if", "then", "else":
+		return kwSub
+	// Keywords whose string values are structural. They are skipped when the
+	// value is a short plain token ("string", "uri", "#/$defs/Foo"), because
+	// scanning them finds nothing; anything else in them is scanned like text,
+	// since the model reads the whole schema.
+	case "type", "format", "$ref", "$schema", "$id", "$anchor",
+		"$dynamicRef", "$dynamicAnchor", "contentEncoding", "contentMediaType",
+		"required":
+		return kwToken
+	case "dependencies":
+		return kwDepend
+	}
+	return kwData
 }
 
 // SchemaTexts walks a JSON schema decoded with encoding/json into any
@@ -52,10 +65,19 @@ var schemaTokens = map[string]bool{
 // never panics, stops descending below 64 levels of nesting and returns at
 // most 10,000 strings. Path segments that come from the schema are escaped
 // and shortened, so a Field is always printable.
+//
+// The Fields of one call share one string: the walk writes every path into
+// one buffer, rather than building a string per path as it descends.
 func SchemaTexts(prefix string, schema any) []Text {
-	w := schemaWalker{kbuf: make([]string, 0, 32)}
-	w.schema(prefix, schema, 0)
-	return w.out
+	return AppendSchemaTexts(nil, prefix, schema)
+}
+
+// AppendSchemaTexts appends what SchemaTexts returns to dst.
+func AppendSchemaTexts(dst []Text, prefix string, schema any) []Text {
+	w := newWalker(dst, prefix)
+	defer walkers.Put(w)
+	w.schema(schema, 0)
+	return w.finish()
 }
 
 // DataTexts returns every string in a decoded JSON value that is not a
@@ -63,17 +85,61 @@ func SchemaTexts(prefix string, schema any) []Text {
 // annotation), member names included, with its path under prefix. A client
 // may show any of them to the model. The bounds are those of SchemaTexts.
 func DataTexts(prefix string, v any) []Text {
-	w := schemaWalker{}
-	w.data(prefix, v, 0)
-	return w.out
+	return AppendDataTexts(nil, prefix, v)
+}
+
+// AppendDataTexts appends what DataTexts returns to dst.
+func AppendDataTexts(dst []Text, prefix string, v any) []Text {
+	w := newWalker(dst, prefix)
+	defer walkers.Put(w)
+	w.data(v, 0)
+	return w.finish()
+}
+
+// walkers keeps walkers' buffers from one walk to the next: a tool's
+// schemas are walked on every scan.
+var walkers = sync.Pool{New: func() any { return &schemaWalker{kbuf: make([]string, 0, 32)} }}
+
+func newWalker(dst []Text, prefix string) *schemaWalker {
+	w := walkers.Get().(*schemaWalker)
+	w.out, w.first = dst, len(dst)
+	w.path = append(w.path[:0], prefix...)
+	w.fields, w.ends, w.kbuf = w.fields[:0], w.ends[:0], w.kbuf[:0]
+	return w
 }
 
 type schemaWalker struct {
 	out []Text
+	// first is where this walk's texts start in out.
+	first int
+	// path is the path of the value being walked; each step appends its
+	// segment and cuts it off again on the way back.
+	path []byte
+	// fields holds the path of every text collected, one after the other,
+	// and ends where each stops: finish makes them one string and slices
+	// the Fields from it.
+	fields []byte
+	ends   []int
 	// kbuf holds the sorted keys of the objects being walked, each
 	// object's at the end while it is walked; nested objects push theirs
 	// after them. One buffer serves the whole walk.
 	kbuf []string
+}
+
+// finish sets the Field of every text collected and returns them.
+func (w *schemaWalker) finish() []Text {
+	all := string(w.fields)
+	start := 0
+	for i, end := range w.ends {
+		w.out[w.first+i].Field = all[start:end]
+		start = end
+	}
+	out := w.out
+	// The pooled walker must not keep the caller's texts, nor the schema's
+	// keys, alive.
+	w.out = nil
+	clear(w.kbuf[:cap(w.kbuf)])
+	return out
 }
 
 // keys pushes m's keys, sorted, onto kbuf and returns where they start and
@@ -91,16 +157,39 @@ func (w *schemaWalker) keys(m map[string]any) (start, n int) {
 	return start, n
 }
 
-func (w *schemaWalker) full() bool { return len(w.out) >= maxSchemaStrings }
+func (w *schemaWalker) full() bool { return len(w.out)-w.first >= maxSchemaStrings }
 
-func (w *schemaWalker) add(field, value string) {
+// add collects value under the current path.
+func (w *schemaWalker) add(value string) {
 	if !w.full() && value != "" {
-		w.out = append(w.out, Text{Field: field, Value: value})
+		w.out = append(w.out, Text{Value: value})
+		w.fields = append(w.fields, w.path...)
+		w.ends = append(w.ends, len(w.fields))
 	}
 }
 
+// join appends the segment seg to the path and returns the path's length
+// before it, to cut it back to.
+func (w *schemaWalker) join(seg string) int {
+	n := len(w.path)
+	if n > 0 {
+		w.path = append(w.path, '.')
+	}
+	w.path = append(w.path, fieldSegment(seg)...)
+	return n
+}
+
+// index appends "[i]" to the path and returns its length before.
+func (w *schemaWalker) index(i int) int {
+	n := len(w.path)
+	w.path = append(w.path, '[')
+	w.path = strconv.AppendInt(w.path, int64(i), 10)
+	w.path = append(w.path, ']')
+	return n
+}
+
 // schema walks a value in a schema position.
-func (w *schemaWalker) schema(path string, v any, depth int) {
+func (w *schemaWalker) schema(v any, depth int) {
 	if depth > maxSchemaDepth || w.full() {
 		return
 	}
@@ -114,115 +203,126 @@ func (w *schemaWalker) schema(path string, v any, depth int) {
 			}
 			k := w.kbuf[start+i]
 			val := s[k]
-			if schemaTokens[k] {
+			kw := keyword(k)
+			if kw == kwToken {
 				// Most of a schema is "type": "string"; no path is built for
 				// what is not collected.
 				if str, ok := val.(string); ok && plainToken(str) {
 					continue
 				}
 			}
-			p := join(path, k)
-			switch {
-			case schemaMaps[k]:
+			p := w.join(k)
+			switch kw {
+			case kwMap:
 				m, ok := val.(map[string]any)
 				if !ok {
-					w.data(p, val, depth+1)
-					continue
+					w.data(val, depth+1)
+					break
 				}
 				ms, mn := w.keys(m)
 				for j := 0; j < mn; j++ {
 					name := w.kbuf[ms+j]
-					np := join(p, name)
-					w.add(np, name)
-					w.schema(np, m[name], depth+2)
+					np := w.join(name)
+					w.add(name)
+					w.schema(m[name], depth+2)
+					w.path = w.path[:np]
 				}
 				w.kbuf = w.kbuf[:ms]
-			case schemaSubs[k]:
+			case kwSub:
 				if arr, ok := val.([]any); ok {
 					for i, item := range arr {
-						w.schema(index(p, i), item, depth+2)
+						ip := w.index(i)
+						w.schema(item, depth+2)
+						w.path = w.path[:ip]
 					}
 				} else {
-					w.schema(p, val, depth+1)
+					w.schema(val, depth+1)
 				}
-			case k == "dependencies":
+			case kwDepend:
 				// Draft 7: a schema or an array of property names per key.
 				m, ok := val.(map[string]any)
 				if !ok {
-					w.data(p, val, depth+1)
-					continue
+					w.data(val, depth+1)
+					break
 				}
 				ms, mn := w.keys(m)
 				for j := 0; j < mn; j++ {
 					name := w.kbuf[ms+j]
-					np := join(p, name)
-					w.add(np, name)
+					np := w.join(name)
+					w.add(name)
 					if _, isArr := m[name].([]any); isArr {
-						w.data(np, m[name], depth+2)
+						w.data(m[name], depth+2)
 					} else {
-						w.schema(np, m[name], depth+2)
+						w.schema(m[name], depth+2)
 					}
+					w.path = w.path[:np]
 				}
 				w.kbuf = w.kbuf[:ms]
-			case schemaTokens[k]:
-				w.tokens(p, val, depth+1)
+			case kwToken:
+				w.tokens(val, depth+1)
 			default:
 				// description, title, pattern, enum, const, default,
 				// examples, $comment and any unknown keyword: data.
-				w.data(p, val, depth+1)
+				w.data(val, depth+1)
 			}
+			w.path = w.path[:p]
 		}
 	case []any:
 		// Not a schema, but a server may send one anyway.
-		w.data(path, s, depth)
+		w.data(s, depth)
 	case string:
-		w.add(path, s)
+		w.add(s)
 	}
 }
 
 // data collects every string in a value, keys of objects included.
-func (w *schemaWalker) data(path string, v any, depth int) {
+func (w *schemaWalker) data(v any, depth int) {
 	if depth > maxSchemaDepth || w.full() {
 		return
 	}
 	switch d := v.(type) {
 	case string:
-		w.add(path, d)
+		w.add(d)
 	case []any:
 		for i, item := range d {
 			if w.full() {
 				return
 			}
-			w.data(index(path, i), item, depth+1)
+			ip := w.index(i)
+			w.data(item, depth+1)
+			w.path = w.path[:ip]
 		}
 	case map[string]any:
 		start, n := w.keys(d)
 		for i := 0; i < n && !w.full(); i++ {
 			k := w.kbuf[start+i]
-			p := join(path, k)
-			w.add(p, k)
-			w.data(p, d[k], depth+1)
+			p := w.join(k)
+			w.add(k)
+			w.data(d[k], depth+1)
+			w.path = w.path[:p]
 		}
 		w.kbuf = w.kbuf[:start]
 	}
 }
 
 // tokens collects structural strings unless they are short plain tokens.
-func (w *schemaWalker) tokens(path string, v any, depth int) {
+func (w *schemaWalker) tokens(v any, depth int) {
 	switch d := v.(type) {
 	case string:
 		if !plainToken(d) {
-			w.add(path, d)
+			w.add(d)
 		}
 	case []any:
 		for i, item := range d {
 			if s, ok := item.(string); ok && plainToken(s) {
 				continue
 			}
-			w.data(index(path, i), item, depth+1)
+			ip := w.index(i)
+			w.data(item, depth+1)
+			w.path = w.path[:ip]
 		}
 	default:
-		w.data(path, v, depth)
+		w.data(v, depth)
 	}
 }
 
@@ -237,18 +337,6 @@ func plainToken(s string) bool {
 		}
 	}
 	return true
-}
-
-func join(path, seg string) string {
-	seg = fieldSegment(seg)
-	if path == "" {
-		return seg
-	}
-	return path + "." + seg
-}
-
-func index(path string, i int) string {
-	return path + "[" + strconv.Itoa(i) + "]"
 }
 
 // fieldSegment makes a key from the schema safe to show in a Field:
