@@ -20,6 +20,21 @@ type shadower struct {
 	names []string
 	f1    [128]uint64
 	f2    [128]uint64
+	// byLen holds the names by length, in their order, so that a word the
+	// filter lets through is compared with the names of its length only
+	// (ordinary words such as "search" are often some server's tool name).
+	// Names of maxByLen bytes or more share the last list.
+	byLen [maxByLen][]string
+}
+
+const maxByLen = 48
+
+// index fills byLen from names.
+func (sh *shadower) index() {
+	for _, n := range sh.names {
+		k := min(len(n), maxByLen-1)
+		sh.byLen[k] = append(sh.byLen[k], n)
+	}
 }
 
 func newShadower(names []string) *shadower {
@@ -27,6 +42,7 @@ func newShadower(names []string) *shadower {
 		return nil
 	}
 	sh := &shadower{names: names}
+	sh.index()
 	for _, n := range names {
 		if len(n) >= 2 {
 			a, b := nameSigs(n)
@@ -114,7 +130,7 @@ func (sh *shadower) scan(c *textCtx) {
 		if !sh.mayHave(tok) {
 			continue
 		}
-		for _, n := range sh.names {
+		for _, n := range sh.byLen[min(len(tok), maxByLen-1)] {
 			if len(n) != len(tok) || !strings.EqualFold(n, tok) {
 				continue
 			}

@@ -64,16 +64,27 @@ func Vet(servers []Server) Report {
 	// Which servers offer each tool name: a name on two servers lets one
 	// shadow the other.
 	offeredBy := map[string][]string{}
-	for _, s := range servers {
-		for _, t := range s.Catalogue.Tools {
+	agentServers := make([]scan.AgentServer, len(servers))
+	for i, s := range servers {
+		names := make([]string, len(s.Catalogue.Tools))
+		for j, t := range s.Catalogue.Tools {
 			offeredBy[t.Name] = append(offeredBy[t.Name], s.Name)
+			names[j] = t.Name
 		}
+		agentServers[i] = scan.AgentServer{ID: s.Name, Tools: names}
 	}
+	// Each server's tools are scanned for the names of the others (see
+	// scan.Agent.Scanner): a server describing its own tool is not
+	// shadowing, even when another server uses the same name; that overlap
+	// is reported as a name collision instead.
+	agent := scan.NewAgent(agentServers)
 
+	// One buffer of texts serves every tool: Scan keeps nothing of it.
+	var texts []scan.Text
 	for _, s := range servers {
 		posture := risk.AssessServer(s.Posture)
 		sr := ServerReport{Server: s.Name, Reasons: nonNil(posture.Reasons), Findings: []risk.Finding{}, Tools: len(s.Catalogue.Tools)}
-		scanner := scan.New(scan.Options{OtherTools: otherTools(servers, s.Name)})
+		scanner := agent.Scanner(s.Name)
 		if s.Catalogue.Instructions != "" {
 			for _, f := range scanner.Scan([]scan.Text{{Field: "instructions", Value: s.Catalogue.Instructions}}) {
 				sr.Findings = append(sr.Findings, risk.Finding(f))
@@ -97,7 +108,8 @@ func Vet(servers []Server) Report {
 		report.Servers = append(report.Servers, sr)
 
 		for _, t := range s.Catalogue.Tools {
-			findings := scanTool(scanner, t)
+			var findings []risk.Finding
+			findings, texts = scanTool(scanner, t, texts[:0])
 			if len(offeredBy[t.Name]) > 1 {
 				findings = append(findings, risk.Finding{
 					Signal: "name-collision", Field: "name",
@@ -122,22 +134,22 @@ func Vet(servers []Server) Report {
 // scanTool scans every string of a definition a client may show the model:
 // the name, title and description, both schemas whole, the annotations
 // beyond the four hints, _meta, and any top-level field MCP does not define
-// (all of them are in the fingerprint, so all of them are read).
-func scanTool(scanner *scan.Scanner, t *tooldef.Tool) []risk.Finding {
-	texts := make([]scan.Text, 0, 16)
-	texts = append(texts, scan.Text{Field: "name", Value: t.Name}, scan.Text{Field: "title", Value: t.Title}, scan.Text{Field: "description", Value: t.Description})
+// (all of them are in the fingerprint, so all of them are read). It
+// collects the texts into buf and returns buf for the next tool.
+func scanTool(scanner *scan.Scanner, t *tooldef.Tool, buf []scan.Text) ([]risk.Finding, []scan.Text) {
+	texts := append(buf, scan.Text{Field: "name", Value: t.Name}, scan.Text{Field: "title", Value: t.Title}, scan.Text{Field: "description", Value: t.Description})
 	if title, ok := t.Annotations["title"].(string); ok && title != t.Title {
 		texts = append(texts, scan.Text{Field: "annotations.title", Value: title})
 	}
-	texts = append(texts, scan.SchemaTexts("inputSchema", t.InputSchema)...)
-	texts = append(texts, scan.SchemaTexts("outputSchema", t.OutputSchema)...)
+	texts = scan.AppendSchemaTexts(texts, "inputSchema", t.InputSchema)
+	texts = scan.AppendSchemaTexts(texts, "outputSchema", t.OutputSchema)
 	// Keys in sorted order, so that findings come out in the same order on
 	// every probe.
 	for _, k := range extraKeys(t.Annotations, "title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint") {
-		texts = append(texts, scan.DataTexts("annotations", map[string]any{k: t.Annotations[k]})...)
+		texts = scan.AppendDataTexts(texts, "annotations", map[string]any{k: t.Annotations[k]})
 	}
 	for _, k := range extraKeys(t.Object, tooldef.PartName, tooldef.PartTitle, tooldef.PartDescription, tooldef.PartInputSchema, tooldef.PartOutputSchema, tooldef.PartAnnotations) {
-		texts = append(texts, scan.DataTexts("", map[string]any{k: t.Object[k]})...)
+		texts = scan.AppendDataTexts(texts, "", map[string]any{k: t.Object[k]})
 	}
 	var out []risk.Finding
 	for _, f := range scanner.Scan(texts) {
@@ -148,7 +160,8 @@ func scanTool(scanner *scan.Scanner, t *tooldef.Tool) []risk.Finding {
 	for _, f := range scan.MisleadingAnnotations(t.Name, t.Description, readOnly, notDestructive) {
 		out = append(out, risk.Finding(f))
 	}
-	return out
+	clear(texts) // the next tool must not keep this one's strings alive
+	return out, texts
 }
 
 // extraKeys returns the keys of m other than known, sorted.
@@ -161,33 +174,6 @@ func extraKeys(m map[string]any, known ...string) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// otherTools lists the tool names of the servers other than except, minus
-// the names except offers itself (see scan.Options.OtherTools): a server
-// describing its own tool is not shadowing, even when another server uses
-// the same name; that overlap is reported as a name collision instead.
-func otherTools(servers []Server, except string) []string {
-	own := map[string]bool{}
-	for _, s := range servers {
-		if s.Name == except {
-			for _, t := range s.Catalogue.Tools {
-				own[t.Name] = true
-			}
-		}
-	}
-	var names []string
-	for _, s := range servers {
-		if s.Name == except {
-			continue
-		}
-		for _, t := range s.Catalogue.Tools {
-			if !own[t.Name] {
-				names = append(names, t.Name)
-			}
-		}
-	}
-	return names
 }
 
 func without(list []string, drop string) []string {
