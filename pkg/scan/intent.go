@@ -134,7 +134,7 @@ var lexicon = func() map[string]uint64 {
 	add(wPronoun, "this it these that them those")
 	add(wQual, "previous prior earlier above original initial preceding former existing other system safety security content confirmation earlier before")
 	add(wRules, "instructions instruction rules rule guidelines guardrails policies policy directions directives restrictions constraints context request checks guidance limits")
-	add(wAdverb, "always also then first just simply quietly silently secretly immediately now please additionally carefully automatically and or but so next finally still under circumstances")
+	add(wAdverb, "always also then first just simply quietly silently secretly immediately now please additionally carefully automatically and or but so next finally still under circumstances afterwards afterward later meanwhile")
 	add(wAuthority, "system admin administrator developer operator platform host anthropic openai official root")
 	add(wGrant, "authorised authorized approved pre-approved granted privileges trusted elevated outrank outranks permitted allowed")
 	add(wQuant, "every all whatever everything any each")
@@ -1336,7 +1336,9 @@ func (c *textCtx) override(toks []itok) bool {
 			}
 		}
 	}
-	return c.phraseSet(toks).hasPair(phraseIdx.override)
+	// A tool that manages rules or policies says which of them no longer
+	// apply as a matter of course.
+	return c.phraseSet(toks).hasPair(phraseIdx.override) && !c.tool.purposeHas(famRules)
 }
 
 // overrideStatements are pairs of word sequences that, both present in a

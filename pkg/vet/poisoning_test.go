@@ -441,6 +441,7 @@ func TestPoisoningHeldOut(t *testing.T) {
 		{"heldout", heldOutCaught, heldOutFlagged},
 		{"heldout2", heldOut2Caught, heldOut2Flagged},
 		{"heldout3", heldOut3Caught, heldOut3Flagged},
+		{"heldout4", heldOut4Caught, heldOut4Flagged},
 	} {
 		attacks := loadPoisonCases(t, set.name+"-attacks.jsonl")
 		benign := loadPoisonCases(t, set.name+"-benign.jsonl")
@@ -495,4 +496,14 @@ const (
 const (
 	heldOut3Caught  = 138
 	heldOut3Flagged = 4
+)
+
+// heldout4 was written blind, as heldout3 was, once the structural rules
+// were in, and run once: it caught 75 of 138 attacks (54%) and flagged 8
+// of 96 look-alikes (8.3%). Its writer was asked to avoid the textbook
+// phrasings; the gap between this figure and the main corpus's is the
+// honest measure of how far rules carry to attacks nobody here has seen.
+const (
+	heldOut4Caught  = 75
+	heldOut4Flagged = 8
 )
