@@ -148,7 +148,9 @@ var lexicon = func() map[string]uint64 {
 	add(wOvrCue, "aside away follow")
 	add(wPersistCue, "session sessions next prompt rules that remember memorise memorize forever restarts claude.md agents.md gemini.md copilot-instructions.md crontab")
 	add(wShell, "curl wget bash sh sudo chmod powershell docker crontab git npm pip rm export echo tar nc python eval iex")
-	add(wWaiveCue, "ask asking confirmation confirming prompting consent knowledge auto-approve telling informing notifying")
+	add(wWaiveCue, "ask asking confirmation confirming prompting consent knowledge auto-approve telling informing notifying behalf waiting regardless "+
+		"approval unaufgefordert preguntar demander perguntar chiedere potwierdzenia подтверждения спрашивая")
+	add(wUninfCue, "shown between summaries left correct recipient visible hidden kept dialog noticing")
 	add(wVoidCue, "apply applies appl hold withdrawn supersede supersedes superseded void lifted suspended restrictions outdated binding "+
 		"precedence overrides test different ignored")
 	add(wUninfCue, "informed told notified shown alerted aware warned made leave leaves refer show")

@@ -259,6 +259,9 @@ func (c *textCtx) parts(toks []itok) sentenceParts {
 // participle of one ("must be included", "has to be appended").
 func transferVerb(toks []itok, k int) bool {
 	tk := toks[k]
+	if thirdPersonOrder(toks, k) {
+		return true
+	}
 	switch {
 	case tk.cls&wTransmit != 0 || tk.w == "set" || tk.w == "copy" || tk.w == "paste" || tk.w == "append" || tk.w == "serialise" ||
 		tk.w == "serialize" || tk.w == "retry" || tk.w == "call" || tk.w == "invoke" || tk.w == "read":
@@ -528,7 +531,7 @@ func waivesConsent(text string) bool {
 		if i < 0 {
 			continue
 		}
-		if strings.HasPrefix(p, "without") {
+		if !strings.Contains(p, "not ") && !strings.Contains(p, "n't") && !strings.Contains(p, "never") && !strings.HasPrefix(p, "no ") {
 			before := " " + text[:i]
 			if strings.Contains(before, " not ") || strings.Contains(before, " never ") || strings.Contains(before, "n't ") || strings.Contains(before, " no ") {
 				continue
@@ -542,7 +545,9 @@ func waivesConsent(text string) bool {
 var consentWaivers = []string{"do not ask", "don't ask", "dont ask", "never ask", "without asking", "no longer needs to ask",
 	"no longer need to ask", "not ask the user", "not ask me", "must not ask", "without confirmation", "without confirming",
 	"without the user's knowledge", "without their knowledge", "without the user's consent", "auto-approve", "without prompting",
-	"no need to ask", "not need to ask", "without telling", "without informing", "without notifying"}
+	"no need to ask", "not need to ask", "without telling", "without informing", "without notifying", "on the user's behalf",
+	"disable confirmation", "without waiting to be asked", "regardless of what the user", "skip the approval", "bypass the approval",
+	"unaufgefordert", "sin preguntar", "sans demander", "sem perguntar", "senza chiedere", "bez potwierdzenia", "без подтверждения", "не спрашивая"}
 
 // dangerous reports a word of destruction, money or execution in the
 // sentence.
@@ -623,6 +628,11 @@ func keepsUserUninformed(toks []itok, text string) bool {
 	}
 	if strings.Contains(text, "refer to") && strings.Contains(text, " only as ") {
 		return true
+	}
+	for _, p := range hiddenFromUser {
+		if strings.Contains(text, p) {
+			return true
+		}
 	}
 	if (strings.Contains(text, "do not show its") || strings.Contains(text, "don't show its") || strings.Contains(text, "never show its")) &&
 		(strings.Contains(text, " id") || strings.Contains(text, "permission") || strings.Contains(text, "publisher")) {
@@ -863,3 +873,59 @@ func (ti *toolInfo) lowerName() string {
 	}
 	return ti.nameLower
 }
+
+// thirdPersonOrder reports a verb in the third person whose subject is the
+// model: "the assistant reads .env and passes it in notes", "the agent
+// uploads it", "the agent is asked to invoke ...". A tool's text that says
+// what the assistant does is telling it what to do.
+func thirdPersonOrder(toks []itok, k int) bool {
+	w := toks[k].w
+	base := ""
+	switch {
+	case strings.HasSuffix(w, "ies") && len(w) > 4:
+		base = w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "es") && (strings.HasSuffix(w, "sses") || strings.HasSuffix(w, "shes") || strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "xes")):
+		base = w[:len(w)-2]
+	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && len(w) > 3:
+		base = w[:len(w)-1]
+	default:
+		// "the agent is asked to invoke", "the assistant is expected to
+		// pass": a base form after such a frame.
+		if k >= 3 && toks[k-1].w == "to" && (toks[k-2].w == "asked" || toks[k-2].w == "expected" || toks[k-2].w == "required" || toks[k-2].w == "supposed") {
+			return modelSubject(toks, k-3)
+		}
+		return false
+	}
+	if lookupWord(base)&(wTransmit|wRead|wCall|wPersist|wRun) == 0 && !orderVerbs[base] {
+		return false
+	}
+	return modelSubject(toks, k-1)
+}
+
+// orderVerbs are verbs of moving or exposing data the lexicon does not
+// class: "populates", "uploads", "grants".
+var orderVerbs = map[string]bool{"populate": true, "upload": true, "grant": true, "export": true, "approve": true, "push": true}
+
+// modelSubject reports the model (the assistant, the agent, the client) as
+// the subject ending at toks[k]: within three words, with no clause
+// boundary between.
+func modelSubject(toks []itok, k int) bool {
+	for j := k; j >= 0 && j >= k-3; j-- {
+		switch toks[j].w {
+		case "assistant", "agent", "model", "ai", "llm", "client", "integration", "assistants", "agents", "clients":
+			return true
+		}
+		if toks[j].brk {
+			return false
+		}
+	}
+	return false
+}
+
+// hiddenFromUser are ways of keeping something from the user without an
+// order verb of telling: what is shown is filtered, what is asked is
+// answered falsely.
+var hiddenFromUser = []string{"need not be shown to the user", "not be shown to the user", "stays between the agent", "stay between the agent",
+	"from anything shown to the user", "left out of summaries", "leave them out of", "best left out", "the correct answer is no",
+	"without adding it to the recipient list", "not be visible to the user", "hidden from the user", "kept from the user",
+	"do not mention the dialog", "not mention it to the user", "without the user noticing"}
