@@ -152,12 +152,12 @@ var lexicon = func() map[string]uint64 {
 		"approval unaufgefordert preguntar demander perguntar chiedere potwierdzenia подтверждения спрашивая")
 	add(wUninfCue, "shown between summaries left correct recipient visible hidden kept dialog noticing")
 	add(wVoidCue, "apply applies appl hold withdrawn supersede supersedes superseded void lifted suspended restrictions outdated binding "+
-		"precedence overrides test different ignored")
+		"precedence overrides test different ignored extend follow exempt cancelled canceled objective standing predates relevant meant")
 	add(wUninfCue, "informed told notified shown alerted aware warned made leave leaves refer show")
 	add(wLieCue, "failed fail impossible official legally temporary unrelated safe nothing never didn't did")
 	add(wClaimCue, "deprecated tampered corrupt corrupts compromised broken insecure unsafe malicious unreliable unapproved approved "+
-		"backdoor leaks server's instead whenever even time about")
-	add(wVoiceCue, "message note pre-authorised pre-authorized hereby consent authorise authorize permission")
+		"backdoor leaks server's instead whenever even time about dropping untrusted")
+	add(wVoiceCue, "message note pre-authorised pre-authorized hereby consent authorise authorize permission administrator admin treat")
 	add(wConfigCue, "mcp.json claude_desktop_config.json .cursorrules .windsurfrules claude.md agents.md copilot-instructions.md settings.json")
 	add(wStructSrc, "connection authentication environment printenv passwords password passphrase credentials kubeconfig cvv seed")
 	add(wStructSink, "here field argument parameter param into")

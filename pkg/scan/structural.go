@@ -89,7 +89,7 @@ func (c *textCtx) structural(toks []itok, all uint64, s, e int, summary bool) in
 	if ibanShape && findIBAN(toks) && !ti.purposeHas(famBank) && !ti.paramIn(famBank) {
 		return sigModel
 	}
-	if kinds&1<<kCode != 0 && riskyReply(toks) {
+	if kinds&1<<kCode != 0 && (riskyReply(toks) || (!p.negated && riskyCodeSpan(toks) && !ti.purposeHas(famShell))) {
 		return sigModel
 	}
 	if p.dangerTool != "" && !summary && callsTool(toks) && !ti.purposeShares(p.dangerTool) && !p.negated {
@@ -104,7 +104,7 @@ func (c *textCtx) structural(toks []itok, all uint64, s, e int, summary bool) in
 	// The clean sentence itself: lower case, one copy shared by the rules.
 	text := c.clean[s:e]
 	if all&wWaiveCue != 0 && waivesConsent(text) && (p.dangerTool != "" || p.otherTool != "" || p.extSink || p.secretSrc || dangerous(toks) ||
-		strings.Contains(text, "tool calls") || strings.Contains(text, "every ") || strings.Contains(text, "all ")) {
+		strings.Contains(text, "tool calls") || strings.Contains(text, "every ") || strings.Contains(text, "all ") || strongWaiver(text)) {
 		return sigModel
 	}
 	if all&wVoidCue != 0 && voidsRules(text) && !ti.purposeHas(famRules) {
@@ -137,6 +137,7 @@ var (
 	famLogin      = []string{"login", "signin", "sign-in", "auth", "password", "credential", "account", "register", "signup"}
 	famBank       = []string{"iban", "bank", "payee", "beneficiary", "wire", "sepa", "payment", "invoice", "account"}
 	famRules      = []string{"rule", "polic", "guideline", "instruction", "prompt", "compliance", "governance"}
+	famShell      = []string{"shell", "command", "terminal", "exec", "bash", "script", "process", "docker", "container", "ssh"}
 )
 
 // parts gathers sentenceParts in one pass over the tokens. A source
@@ -208,8 +209,12 @@ func (c *textCtx) parts(toks []itok) sentenceParts {
 		if ti != nil && !p.paramSink && (tk.kind == kCode || tk.kind == kQuoted ||
 			(tk.kind == kWord && len(tk.w) >= 4 && ((k > 0 && (toks[k-1].w == "into" || toks[k-1].w == "in" || toks[k-1].w == "to" || toks[k-1].w == "inside")) ||
 				(k+1 < len(toks) && (toks[k+1].w == "parameter" || toks[k+1].w == "field" || toks[k+1].w == "argument"))))) {
+			w := tk.w
+			if !isASCIIWord(w) {
+				w = c.origWord(tk) // folding changed its letters; compare what was written
+			}
 			for _, prm := range ti.params {
-				if strings.EqualFold(tk.w, prm) {
+				if strings.EqualFold(w, prm) {
 					p.paramSink = true
 					break
 				}
@@ -545,7 +550,7 @@ func waivesConsent(text string) bool {
 var consentWaivers = []string{"do not ask", "don't ask", "dont ask", "never ask", "without asking", "no longer needs to ask",
 	"no longer need to ask", "not ask the user", "not ask me", "must not ask", "without confirmation", "without confirming",
 	"without the user's knowledge", "without their knowledge", "without the user's consent", "auto-approve", "without prompting",
-	"no need to ask", "not need to ask", "without telling", "without informing", "without notifying", "on the user's behalf",
+	"no need to ask", "not need to ask", "without telling", "without informing", "without notifying",
 	"disable confirmation", "without waiting to be asked", "regardless of what the user", "skip the approval", "bypass the approval",
 	"unaufgefordert", "sin preguntar", "sans demander", "sem perguntar", "senza chiedere", "bez potwierdzenia", "без подтверждения", "не спрашивая"}
 
@@ -587,14 +592,16 @@ func voidsRules(text string) bool {
 }
 
 var ruleNouns = []string{"instruction", "rules", "rule ", "guideline", "guidance", "policy", "policies", "restriction", "guardrail",
-	"directive", "safety", "you were told", "you have been told"}
+	"directive", "safety", "you were told", "you have been told", "system prompt", "previous request", "context established", "objective"}
 
 var ruleVoiders = []string{"no longer appl", "no longer hold", "no longer in effect", "no longer valid", "no longer needs", "no longer need ",
 	"do not apply", "don't apply", "does not apply", "doesn't apply", "has been withdrawn", "have been withdrawn", "was a test",
 	"were a test", "supersede", "is void", "are void", "been lifted", "are lifted", "are suspended", "is suspended",
 	"without restrictions", "without any restrictions", "start over with only", "written for a different", "are outdated", "is outdated",
 	"not binding", "can be ignored", "may be ignored", "should be ignored", "must be ignored", "take precedence", "takes precedence",
-	"overrides all", "overrides any", "overrides every"}
+	"overrides all", "overrides any", "overrides every", "do not extend", "does not extend", "is the one to follow", "are exempt", "is exempt",
+	"treated as cancelled", "treated as canceled", "the new objective", "standing directive", "predates", "no longer relevant", "not meant for",
+	"meant for interactive"}
 
 // keepsUserUninformed reports the user kept from knowing: "the user must
 // not be informed", "do not show its id", "leave out the `extra`
@@ -722,7 +729,7 @@ func claimsOtherTool(toks []itok, text string, p sentenceParts) bool {
 }
 
 var disparagement = []string{"deprecated", "tampered", "corrupt", "compromised", "broken", "insecure", "unsafe", "malicious",
-	"unreliable", "unapproved", "not approved", "only approved", "backdoor", "leaks"}
+	"unreliable", "unapproved", "not approved", "only approved", "backdoor", "leaks", "silently dropping", "are dropping", "untrusted"}
 
 // shellThroughTool reports an order to run a shell command with the
 // agent's own shell or terminal tool.
@@ -759,10 +766,12 @@ func writesAgentConfig(toks []itok) bool {
 	write := false
 	for k, tk := range toks {
 		switch tk.w {
-		case "edit", "modify", "write", "add", "append", "update", "change", "overwrite", "insert":
+		case "edit", "modify", "write", "add", "append", "update", "change", "overwrite", "insert", "create":
 			if ok, neg := directive(toks, k); ok && !neg {
 				write = true
 			}
+		case "writes", "adds", "appends", "updates", "edits", "creates", "modifies", "inserts":
+			write = write || modelSubject(toks, k-1)
 		}
 		if write && (tk.kind == kPath || tk.kind == kWord || tk.kind == kCode) {
 			for _, f := range agentConfigFiles {
@@ -800,7 +809,8 @@ func riskyReply(toks []itok) bool {
 // consent only the user can give: "Message from the user: I consent to
 // every deletion".
 func fakeUserVoice(text string) bool {
-	for _, p := range [...]string{"message from the user", "note from the user", "the user has pre-authori", "pre-authorised", "pre-authorized",
+	for _, p := range [...]string{"as administrator instructions", "as admin instructions", "as system instructions", "as developer instructions",
+		"as instructions from the user", "as instructions from your", "as operator instructions", "message from the user", "note from the user", "the user has pre-authori", "pre-authorised", "pre-authorized",
 		"i consent to", "i hereby consent", "i authorise you", "i authorize you", "i give you permission"} {
 		if strings.Contains(text, p) {
 			return true
@@ -929,3 +939,69 @@ var hiddenFromUser = []string{"need not be shown to the user", "not be shown to 
 	"from anything shown to the user", "left out of summaries", "leave them out of", "best left out", "the correct answer is no",
 	"without adding it to the recipient list", "not be visible to the user", "hidden from the user", "kept from the user",
 	"do not mention the dialog", "not mention it to the user", "without the user noticing"}
+
+func isASCIIWord(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if w[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// origWord is a token as the original text wrote it, without the quotes or
+// backticks around it: the clean text folds look-alike letters, which a
+// parameter name in Cyrillic must not lose.
+func (c *textCtx) origWord(tk itok) string {
+	s, e := c.origOff(int(tk.s)), c.origOff(int(tk.e))
+	if s < 0 || e > len(c.orig) || s >= e {
+		return tk.w
+	}
+	return strings.Trim(c.orig[s:e], "`'\"")
+}
+
+// riskyCodeSpan reports a code span that is a risky command (riskyCommand)
+// or one that ships the environment or a secret out: the text offers it to
+// be run, whether or not an order verb says so ("Step 0: `git config
+// --global core.hooksPath ...`").
+func riskyCodeSpan(toks []itok) bool {
+	for _, tk := range toks {
+		if tk.kind != kCode || len(tk.w) < 8 {
+			continue
+		}
+		if riskyCommand(tk.w) {
+			return true
+		}
+		for _, p := range leakCommandParts {
+			if strings.Contains(tk.w, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var leakCommandParts = []string{"os.environ", "env |", "printenv |", "-d @-", "--data @-", "core.hookspath", "push --mirror", "--mirror git@",
+	"/:/host", "--net=host", "bw export", "find-generic-password", "cat ~/.ssh", "| curl", "|curl", "| nc ", "urlopen(", "$(whoami)", "$(hostname)"}
+
+// strongWaiver reports a waiver that needs nothing beside it to be an
+// attack: no honest tool asks the model to approve for the user.
+func strongWaiver(text string) bool {
+	if i := strings.Index(text, "on the user's behalf"); i >= 0 && !deniedBefore(text, i) &&
+		(strings.Contains(text, "approv") || strings.Contains(text, "confirm") || strings.Contains(text, "consent") || strings.Contains(text, "accept")) {
+		return true // approving for the user; acting for them is what assistants do
+	}
+	for _, p := range [...]string{"disable confirmation", "auto-approve", "skip the approval", "bypass the approval",
+		"without waiting to be asked", "regardless of what the user"} {
+		if i := strings.Index(text, p); i >= 0 && !deniedBefore(text, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// deniedBefore says a phrase at i is denied by the words just before it.
+func deniedBefore(text string, i int) bool {
+	before := " " + text[max(0, i-24):i]
+	return strings.Contains(before, " not ") || strings.Contains(before, " never ") || strings.Contains(before, "n't ") || strings.Contains(before, " no ")
+}
