@@ -26,6 +26,8 @@ type langLex struct {
 	include, convo []string // the conversation into a parameter
 	read           []string // a read of a sensitive path
 	before         []string // "before using this tool"
+	secret         []string // passwords, API keys, card numbers, environment variables
+	voids          []string // "no longer apply", "do not count": the rules-noun's other half
 	// orders are the language's words for giving an order: "always",
 	// "never", "you must", imperatives. Alone they are ordinary words; in
 	// a sentence that switches to the language from English mid-text,
@@ -38,42 +40,52 @@ var langs = []langLex{
 	{ // Spanish
 		script: setLatin,
 		ignore: []string{"ignora", "ignore", "olvida", "descarta", "omite"}, rules: []string{"instrucciones", "indicaciones", "reglas", "órdenes"},
-		negTell: []string{"no le digas", "no digas", "no se lo digas", "no informes", "no menciones", "no le cuentes", "no reveles"}, user: []string{"usuario", "nadie"},
+		negTell: []string{"no le digas", "no digas", "no se lo digas", "no informes", "no menciones", "no le cuentes", "no reveles", "sin avisar", "sin informar", "sin decirle"}, user: []string{"usuario", "nadie"},
 		include: []string{"incluye", "incluir", "añade", "agrega", "pon ", "envía", "envia", "pasa ", "adjunta", "copia"}, convo: []string{"mensajes", "conversación", "conversacion", "historial", "chat"}, //nolint:misspell // Spanish
 		read: []string{"lee ", "leer", "lea ", "abre "}, before: []string{"antes de usar", "antes de utilizar"},
 		orders: []string{"siempre", "nunca", "debes", "asegúrate", "no le digas", "no digas", "envía", "incluye", "ignora"},
+		secret: []string{"contraseña", "contrasena", "clave api", "claves api", "tarjeta de crédito", "variables de entorno", "credenciales", "cookies"},
+		voids:  []string{"no se aplican", "ya no aplican", "ya no son válidas", "no cuentan"},
 	},
 	{ // French
 		script: setLatin,
 		ignore: []string{"ignore", "oublie", "oubliez", "ignorez", "ne tiens pas compte", "ne tenez pas compte"}, rules: []string{"instructions", "consignes", "règles", "directives"},
-		negTell: []string{"ne dis rien", "ne dites rien", "n'informe pas", "n'informez pas", "ne mentionne pas", "ne mentionnez pas", "ne dis pas", "ne révèle pas", "sans prévenir"}, user: []string{"utilisateur", "personne"},
+		negTell: []string{"ne dis rien", "ne dites rien", "n'informe pas", "n'informez pas", "ne mentionne pas", "ne mentionnez pas", "ne dis pas", "ne révèle pas", "sans prévenir", "sans informer", "sans le dire"}, user: []string{"utilisateur", "personne"},
 		include: []string{"inclus", "incluez", "inclure", "ajoute", "ajoutez", "mets ", "mettez", "envoie", "envoyez", "joins", "copie"}, convo: []string{"messages", "conversation", "historique", "discussion"},
 		read: []string{"lis ", "lisez", "lire ", "ouvre "}, before: []string{"avant d'utiliser", "avant d’utiliser"},
 		orders: []string{"toujours", "jamais", "vous devez", "tu dois", "assurez-vous", "n'oubliez", "envoyez", "incluez", "ignorez", "ne dites"},
+		secret: []string{"mot de passe", "mots de passe", "clé api", "clés api", "carte bancaire", "carte de crédit", "variables d'environnement", "identifiants", "cookies"},
+		voids:  []string{"ne s'appliquent plus", "ne sont plus valables", "ne comptent pas", "ne s'appliquent pas"},
 	},
 	{ // German
 		script: setLatin,
 		ignore: []string{"ignoriere", "ignorieren sie", "vergiss", "vergessen sie", "missachte"}, rules: []string{"anweisungen", "anweisung", "regeln", "vorgaben", "instruktionen"},
-		negTell: []string{"sage dem benutzer nichts", "sag dem benutzer nichts", "sage nichts", "sag nichts", "verschweige", "erwähne nicht", "erwähne das nicht", "informiere nicht", "nichts davon"}, user: []string{"benutzer", "nutzer", "anwender", "niemand"},
+		negTell: []string{"sage dem benutzer nichts", "sag dem benutzer nichts", "sage nichts", "sag nichts", "verschweige", "erwähne nicht", "erwähne das nicht", "informiere nicht", "nichts davon", "nicht informiert", "darüber nicht", "nicht erfahren", "ohne den nutzer zu informieren", "ohne den benutzer zu informieren", "niemals"}, user: []string{"benutzer", "nutzer", "anwender", "niemand"},
 		include: []string{"füge", "fügen sie", "sende", "senden sie", "schicke", "übergib", "kopiere", "hänge"}, convo: []string{"nachrichten", "unterhaltung", "gespräch", "verlauf", "konversation", "chat"}, //nolint:misspell // German
 		read: []string{"lies ", "lesen sie", "öffne "}, before: []string{"bevor du", "bevor sie", "vorher"},
 		orders: []string{"immer", "niemals", "du musst", "sie müssen", "stelle sicher", "sende", "füge", "ignoriere"},
+		secret: []string{"passwort", "passwörter", "kennwort", "api-schlüssel", "zugangsdaten", "kreditkarte", "umgebungsvariablen", "cookies"},
+		voids:  []string{"gelten nicht", "gelten nicht mehr", "nicht mehr gültig", "sind aufgehoben"},
 	},
 	{ // Portuguese
 		script: setLatin,
 		ignore: []string{"ignore", "ignora", "esqueça", "desconsidere"}, rules: []string{"instruções", "instrucoes", "regras", "orientações"},
-		negTell: []string{"não conte", "não diga", "não informe", "não mencione", "não revele", "nao conte", "nao diga"}, user: []string{"usuário", "usuario", "utilizador", "ninguém"},
+		negTell: []string{"não conte", "não diga", "não informe", "não mencione", "não revele", "nao conte", "nao diga", "sem avisar", "sem informar"}, user: []string{"usuário", "usuario", "utilizador", "ninguém"},
 		include: []string{"inclua", "incluir", "adicione", "coloque", "envie", "passe ", "anexe", "copie"}, convo: []string{"mensagens", "conversa", "histórico", "historico"},
 		read: []string{"leia", "ler ", "abra "}, before: []string{"antes de usar", "antes de utilizar"},
 		orders: []string{"sempre", "nunca", "você deve", "certifique-se", "não diga", "envie", "inclua", "ignore"},
+		secret: []string{"senha", "senhas", "chave de api", "chaves de api", "cartão de crédito", "variáveis de ambiente", "credenciais", "cookies"},
+		voids:  []string{"não valem", "não se aplicam", "deixam de valer", "não são válidas"},
 	},
 	{ // Italian
 		script: setLatin,
 		ignore: []string{"ignora", "dimentica", "ignorate"}, rules: []string{"istruzioni", "regole", "indicazioni"},
-		negTell: []string{"non dire", "non informare", "non menzionare", "non rivelare"}, user: []string{"utente", "nessuno"},
+		negTell: []string{"non dire", "non informare", "non menzionare", "non rivelare", "senza avvisare", "senza informare"}, user: []string{"utente", "nessuno"},
 		include: []string{"includi", "aggiungi", "invia", "metti", "allega", "copia"}, convo: []string{"messaggi", "conversazione", "cronologia", "chat"},
 		read: []string{"leggi", "apri "}, before: []string{"prima di usare", "prima di utilizzare"},
 		orders: []string{"sempre", "devi", "assicurati", "non dire", "invia", "includi", "ignora"},
+		secret: []string{"password", "chiave api", "chiavi api", "carta di credito", "codice cvv", "variabili d'ambiente", "credenziali", "cookie"},
+		voids:  []string{"non valgono", "non si applicano", "non sono più valide"},
 	},
 	{ // Russian
 		script: setCyrillic,
@@ -82,6 +94,8 @@ var langs = []langLex{
 		include: []string{"добавляй", "добавь", "включай", "включи", "передай", "передавай", "отправь", "отправляй", "вставь", "скопируй"}, convo: []string{"сообщени", "переписк", "истори", "разговор", "диалог"},
 		read: []string{"прочитай", "прочти", "прочитайте", "открой"}, before: []string{"перед использованием", "прежде чем"},
 		orders: []string{"всегда", "никогда", "должен", "обязательно", "не говори", "отправь", "добавь", "игнорируй"},
+		secret: []string{"пароль", "пароли", "api-ключ", "ключ api", "токен", "кредитн", "переменные окружения", "учётные данные", "учетные данные", "куки", "закрытый ключ", "ssh-ключ"},
+		voids:  []string{"больше не действуют", "не действуют", "не применяются", "отменены"},
 	},
 	{ // Chinese
 		script: setHan,
@@ -90,6 +104,8 @@ var langs = []langLex{
 		include: []string{"包含", "放入", "附加", "发送", "传入", "填入", "加入", "复制"}, convo: []string{"消息", "对话", "聊天", "历史"},
 		read: []string{"读取", "打开", "查看"}, before: []string{"之前", "使用此工具前", "使用本工具前"},
 		orders: []string{"必须", "务必", "始终", "总是", "不要", "请勿", "一定要", "忽略"},
+		secret: []string{"密码", "密钥", "令牌", "信用卡", "环境变量", "凭证", "cookie"},
+		voids:  []string{"不再适用", "不适用", "已失效", "作废"},
 	},
 	{ // Japanese
 		script: setKana | setHan,
@@ -98,6 +114,8 @@ var langs = []langLex{
 		include: []string{"含め", "入れ", "送信", "添付", "追加", "渡し", "コピー"}, convo: []string{"メッセージ", "会話", "履歴", "チャット"},
 		read: []string{"読み", "読ん", "開い", "開き"}, before: []string{"前に", "使う前"},
 		orders: []string{"必ず", "しないで", "してください", "常に", "絶対に", "無視"},
+		secret: []string{"パスワード", "apiキー", "トークン", "クレジットカード", "環境変数", "認証情報", "クッキー"},
+		voids:  []string{"適用されません", "無効です", "もう適用"},
 	},
 	{ // Korean
 		script: setHangul,
@@ -106,6 +124,8 @@ var langs = []langLex{
 		include: []string{"포함", "넣으", "넣어", "첨부", "보내", "전송", "추가", "복사"}, convo: []string{"메시지", "대화", "기록", "채팅"},
 		read: []string{"읽고", "읽어", "읽은", "열어"}, before: []string{"전에", "사용하기 전"},
 		orders: []string{"반드시", "항상", "하지 마", "하세요", "절대", "무시"},
+		secret: []string{"비밀번호", "암호", "api 키", "토큰", "신용카드", "환경 변수", "자격 증명", "쿠키"},
+		voids:  []string{"적용되지 않", "더 이상 유효하지", "무효"},
 	},
 }
 
@@ -188,7 +208,7 @@ func (c *textCtx) findForeign() {
 			if first {
 				englishFirst = englishSentence(sent)
 			}
-			if sig, ok := foreignSentence(sent, set); ok && !c.hasHit(sig) {
+			if sig, ok := foreignSentence(sent, set); ok && !c.hasHit(sig) && !(sig == sigExfil && c.credentialTool()) {
 				c.hits = append(c.hits, hit{sig: sig, start: s, end: e})
 			} else if englishFirst && !first && !c.hasHit(sigSwitch) && switchedOrder(sent, set) {
 				c.hits = append(c.hits, hit{sig: sigSwitch, start: s, end: e})
@@ -285,6 +305,12 @@ func foreignSentence(s string, set langSet) (int, bool) {
 			return sigExfil, true
 		case (anyIn(s, l.read) || anyIn(s, l.before)) && sensitiveToken(s):
 			return sigModel, true
+		case anyIn(s, l.secret) && !anyIn(s, foreignNegations) && (anyIn(s, l.include) || anyIn(s, l.read)) && (strings.ContainsRune(s, '`') || strings.Contains(s, "param") || strings.Contains(s, "параметр") || strings.Contains(s, "参数") || strings.Contains(s, "パラメータ") || strings.Contains(s, "필드") || strings.Contains(s, "feld") || strings.Contains(s, "campo") || strings.Contains(s, "champ") || strings.Contains(s, "поле") || strings.Contains(s, "字段") || strings.Contains(s, "フィールド")):
+			// A secret of the user's, into a field: the exfiltration of
+			// intent.go, in the language's own words.
+			return sigExfil, true
+		case anyIn(s, l.rules) && anyIn(s, l.voids):
+			return sigModel, true
 		}
 	}
 	return 0, false
@@ -297,4 +323,16 @@ func anyIn(s string, words []string) bool {
 		}
 	}
 	return false
+}
+
+// foreignNegations are the other languages' negations: a sentence about a
+// secret with one in it states a condition or a prohibition ("if the
+// variable is not set ..."), not an order to hand the secret over.
+var foreignNegations = []string{" no ", " ne ", " pas ", " nicht ", " kein", " não ", " nao ", " non ", " не ", " нет ", "不", "未", "没", "勿",
+	"ない", "ません", "않", "지 마", "없"}
+
+// credentialTool reports a tool whose own name or parameters are about
+// credentials: it documents them as a matter of course.
+func (c *textCtx) credentialTool() bool {
+	return c.tool != nil && (c.tool.purposeHas(famSecret) || c.tool.paramIn(famSecret))
 }
