@@ -233,7 +233,8 @@ var secretPurposeWords = []string{"login", "log in", "sign in", "signin", "auth"
 	"vault", "certificate", "cert", "tls", "ssl", "webhook", "connect", "database", "smtp", "account", "cookie", "session",
 	"jwt", "redact", "config", "setting", "register", "rotate", "import", "user", "payment", "card", "checkout", "oauth",
 	"identity", "signing", "encrypt", "decrypt", "hash", "ssh", "kube", "cluster", "git", "deploy", "integration",
-	"registry", "psql", "postgres", "mysql", "gateway", "permission", "access", "密码", "凭证", "密钥", "令牌", "認証", "パスワード", "비밀번호"}
+	"registry", "psql", "postgres", "mysql", "gateway", "permission", "access", "github", "gitlab", "application", "client",
+	"resource server", "api", "密码", "凭证", "密钥", "令牌", "認証", "パスワード", "비밀번호"}
 
 // secretRequests reports parameters that ask for a credential on a tool
 // whose name and summary are about something else.
@@ -248,7 +249,7 @@ func (ti *toolInfo) secretRequests(texts []Text) []Finding {
 		if asksForSecret(t.Value) && !keyForData(texts, t.Field) {
 			ti.lower()
 			for _, w := range secretPurposeWords {
-				if strings.Contains(ti.purpose, w) || strings.Contains(ti.about, w) {
+				if purposeWord(ti.purpose, w) || purposeWord(ti.about, w) {
 					return nil
 				}
 			}
@@ -257,6 +258,38 @@ func (ti *toolInfo) secretRequests(texts []Text) []Finding {
 		}
 	}
 	return nil
+}
+
+// purposeWord reports w in s as a word. An entry of four letters or more
+// may begin a longer word ("credential" in "credentials", "auth" in
+// "auth0"); a shorter one must be the word itself or its plural ("key",
+// not "keyword"; "git", not "digit"). Entries of scripts without spaces,
+// or with a space of their own, are matched as they are.
+func purposeWord(s, w string) bool {
+	if w == "" {
+		return false
+	}
+	if w[0] >= 0x80 || strings.IndexByte(w, ' ') >= 0 {
+		return strings.Contains(s, w)
+	}
+	for i := 0; ; {
+		k := strings.Index(s[i:], w)
+		if k < 0 {
+			return false
+		}
+		k += i
+		start := k == 0 || !isWordByte(s[k-1])
+		end := k + len(w)
+		rest := end
+		for rest < len(s) && isWordByte(s[rest]) {
+			rest++
+		}
+		tail := s[end:rest]
+		if start && (tail == "" || tail == "s" || tail == "es" || len(w) >= 4) {
+			return true
+		}
+		i = k + 1
+	}
 }
 
 // keyForData reports a parameter whose description says it decrypts or
@@ -286,8 +319,8 @@ func asksForSecret(name string) bool {
 		if secretParamWords[w] {
 			return true
 		}
-		if w == "token" && i > 0 && tokenOwners[words[i-1]] {
-			return true
+		if (w == "token" || w == "pat") && i > 0 && tokenOwners[words[i-1]] {
+			return true // "github_pat": a personal access token
 		}
 		if i+1 < len(words) {
 			for _, p := range secretParamPairs {
@@ -383,7 +416,7 @@ func constructiveName(name string) bool {
 
 // strongDestroy reports a verb of irreversible loss in a finding's words.
 func strongDestroy(verb string) bool {
-	for _, v := range []string{"delete", "purge", "terminate", "drop", "overwrite", "wipe", "erase", "destroy", "truncate", "uninstall", "shred", "nuke", "format", "kill"} {
+	for _, v := range []string{"delete", "purge", "terminate", "drop", "overwrite", "wipe", "erase", "destroy", "truncate", "uninstall", "shred", "nuke", "format", "kill", "revoke"} {
 		if strings.Contains(verb, v) {
 			return true
 		}
@@ -395,10 +428,15 @@ func strongDestroy(verb string) bool {
 // destroys, and whether the name has a verb that decides: a reading verb
 // decides that the tool reads.
 func destructiveName(name string) (string, bool) {
-	for _, w := range splitIdent(name) {
+	words := splitIdent(name)
+	// "cleanup_preview", "delete_dry_run": a read word anywhere in the
+	// name makes the destroying word its object.
+	for _, w := range words {
 		if readNameVerbs[w] {
 			return "", true
 		}
+	}
+	for _, w := range words {
 		if destroyVerbs[w] && w != "format" && w != "empty" {
 			return "its name says it " + w + "s", true
 		}
@@ -438,8 +476,21 @@ func destructiveDescription(d string) string {
 			return "its description says it " + strings.Fields(p)[0]
 		}
 	}
+	// What cannot be taken back, whatever the verb: history rewritten, a
+	// device reset, money sent, every key revoked.
+	for _, p := range irreversiblePhrases {
+		if i := strings.Index(low, p); i >= 0 && !strings.Contains(low[max(0, i-12):i], "not ") && !strings.Contains(low[max(0, i-12):i], "never ") {
+			return "its description says it " + strings.TrimSpace(p)
+		}
+	}
 	return ""
 }
+
+// irreversiblePhrases are effects no read-only or harmless tool has.
+var irreversiblePhrases = []string{"force-push", "force push", "push --force", "push -f ", "rewriting remote history", "rewrites history",
+	"rewriting history", "factory-reset", "factory reset", "erasing all", "erases all", "discarding", "wire transfer", "transfers the",
+	"transfers funds", "transfers money", "sends money", "revokes every", "revokes all", "drop table", "drops the table", "deleting all",
+	"deletes all", "wiping", "is final", "cannot be undone", "can't be undone", "permanently delet", "permanently remov", "irreversibl"}
 
 // destroyVerbOf returns w when it is the third person of a verb that
 // destroys.
