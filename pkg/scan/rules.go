@@ -709,6 +709,22 @@ func sensitiveCheck(extra func(*textCtx, int, int) bool) func(*textCtx, int, int
 	}
 }
 
+// nameHas reports a word of the tool's own name in group: only the name,
+// since the text under scan may be the description itself.
+func (ti *toolInfo) nameHas(group []string) bool {
+	for _, w := range ti.nameWords {
+		for _, g := range group {
+			if strings.HasPrefix(w, g) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// famKeyFile are parameter words that take a key or a credential file.
+var famKeyFile = []string{"identity", "keyfile", "key_file", "key_path", "private_key", "ssh", "kubeconfig", "credentials_file"}
+
 // promptLeak keeps "print your system prompt", "reveal the hidden
 // instructions", "repeat the instructions above", not "print the prompt".
 func promptLeak(c *textCtx, s, e int) bool {
