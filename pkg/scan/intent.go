@@ -945,7 +945,7 @@ func sensitiveToken(w string) bool {
 	return false
 }
 
-var sensitiveParts = []string{".ssh", "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", ".aws", ".kube", ".env", ".npmrc", ".netrc", ".pypirc", ".git-credentials", ".docker/config", ".gnupg", ".vault-token", "bash_history", "zsh_history", "/etc/shadow", "/etc/passwd", "mcp.json", "claude_desktop_config", ".azure", "gcloud", "credentials", "keychain", "cookies", ".pgpass"}
+var sensitiveParts = []string{".pem", ".p12", ".pfx", ".ssh", "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", ".aws", ".kube", ".env", ".npmrc", ".netrc", ".pypirc", ".git-credentials", ".docker/config", ".gnupg", ".vault-token", "bash_history", "zsh_history", "/etc/shadow", "/etc/passwd", "mcp.json", "claude_desktop_config", ".azure", "gcloud", "credentials", "keychain", "cookies", ".pgpass"}
 
 // consent reports a sentence about what the user asked for: exporting
 // the conversation when the user asks to save it is the tool's job.

@@ -61,7 +61,7 @@ var langs = []langLex{
 		script: setLatin,
 		ignore: []string{"ignoriere", "ignorieren sie", "vergiss", "vergessen sie", "missachte"}, rules: []string{"anweisungen", "anweisung", "regeln", "vorgaben", "instruktionen"},
 		negTell: []string{"sage dem benutzer nichts", "sag dem benutzer nichts", "sage nichts", "sag nichts", "verschweige", "erwähne nicht", "erwähne das nicht", "informiere nicht", "nichts davon", "nicht informiert", "darüber nicht", "nicht erfahren", "ohne den nutzer zu informieren", "ohne den benutzer zu informieren", "niemals"}, user: []string{"benutzer", "nutzer", "anwender", "niemand"},
-		include: []string{"füge", "fügen sie", "sende", "senden sie", "schicke", "übergib", "kopiere", "hänge"}, convo: []string{"nachrichten", "unterhaltung", "gespräch", "verlauf", "konversation", "chat"}, //nolint:misspell // German
+		include: []string{"füge", "fügen sie", "sende", "senden sie", "schicke", "übergib", "übergeben", "kopiere", "hänge", "auslesen"}, convo: []string{"nachrichten", "unterhaltung", "gespräch", "verlauf", "konversation", "chat"}, //nolint:misspell // German
 		read: []string{"lies ", "lesen sie", "öffne "}, before: []string{"bevor du", "bevor sie", "vorher"},
 		orders: []string{"immer", "niemals", "du musst", "sie müssen", "stelle sicher", "sende", "füge", "ignoriere"},
 		secret: []string{"passwort", "passwörter", "kennwort", "api-schlüssel", "zugangsdaten", "kreditkarte", "umgebungsvariablen", "cookies"},
@@ -143,7 +143,8 @@ const (
 // foreignCues are words that show a Latin-script text is not English (in
 // the clean text, accents folded), so that the foreign lexicons are worth
 // trying on it; two of them are needed.
-const foreignCues = "las los del les des une der die das und nicht ist os ao uma nao todas toutes alle sempre siempre toujours immer usuario utilisateur benutzer tutte utente que pas dem ne"
+const foreignCues = "las los del les des une der die das und nicht ist os ao uma nao todas toutes alle sempre siempre toujours immer usuario utilisateur benutzer tutte utente que pas dem ne " +
+	"della delle nel nella per che deve sono gli dei para com voce seu sua est avec pour dans sur sie mit fur auf muss wird"
 
 // findForeign runs the lexicons over each sentence of the original text.
 func (c *textCtx) findForeign() {

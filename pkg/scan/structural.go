@@ -98,6 +98,9 @@ func (c *textCtx) structural(toks []itok, all uint64, s, e int, summary bool) in
 	if (kinds&1<<kPath != 0 || all&wConfigCue != 0) && writesAgentConfig(toks) {
 		return sigModel
 	}
+	if strings.Contains(c.clean[s:e], "</") && closesItsContainer(c.clean[s:e]) {
+		return sigModel
+	}
 	if !textual && p.otherTool == "" && kinds&1<<kCode == 0 && all&wOverride == 0 {
 		return -1
 	}
@@ -171,16 +174,22 @@ func (c *textCtx) parts(toks []itok) sentenceParts {
 	}
 	if order > 0 {
 		for _, tk := range toks[order+1 : min(len(toks), order+5)] {
-			if tk.w == "them" || tk.w == "it" || tk.w == "these" || tk.w == "those" || tk.w == "this" {
+			if tk.w == "them" || tk.w == "it" || tk.w == "these" || tk.w == "those" || tk.w == "this" || tk.w == "both" || tk.w == "their" {
 				from = 0
 			}
 		}
 	}
 	p.foreign = foreign
+	if order >= 0 && propertyText(c.field) {
+		switch toks[order].w {
+		case "append", "include", "add", "put", "insert", "replace", "fill", "fills", "set", "paste", "prepend", "places", "puts", "appends", "includes":
+			p.paramSink = true // an order in a parameter's own text puts it in that parameter
+		}
+	}
 	for k, tk := range toks {
 		after := order >= 0 && (k > from || (from == 0 && k >= 0))
 		switch tk.kind {
-		case kURL, kEmail:
+		case kURL, kEmail, kPhone:
 			p.extSink = true
 		case kPath:
 			if after && sensitiveToken(tk.w) {
@@ -204,14 +213,20 @@ func (c *textCtx) parts(toks []itok) sentenceParts {
 		if after && !foreign && tk.kind == kWord && tk.cls&wPriv != 0 && !measureNoun(toks, k) && !strings.ContainsRune(tk.w, '_') {
 			p.convoSrc = true
 		}
+		if after && !foreign && usersData(toks, k) {
+			p.convoSrc = true
+		}
 		// A parameter named in a code span or quotes, or bare after
 		// "into" or before "parameter".
 		if ti != nil && !p.paramSink && (tk.kind == kCode || tk.kind == kQuoted ||
-			(tk.kind == kWord && len(tk.w) >= 4 && ((k > 0 && (toks[k-1].w == "into" || toks[k-1].w == "in" || toks[k-1].w == "to" || toks[k-1].w == "inside")) ||
+			(tk.kind == kWord && len(tk.w) >= 4 && ((k > 0 && (toks[k-1].w == "into" || toks[k-1].w == "in" || toks[k-1].w == "to" || toks[k-1].w == "inside" || toks[k-1].w == "set")) ||
 				(k+1 < len(toks) && (toks[k+1].w == "parameter" || toks[k+1].w == "field" || toks[k+1].w == "argument"))))) {
 			w := tk.w
 			if !isASCIIWord(w) {
 				w = c.origWord(tk) // folding changed its letters; compare what was written
+			}
+			if i := strings.IndexByte(w, '.'); i > 0 {
+				w = w[:i] // "target.content": a member of the parameter
 			}
 			for _, prm := range ti.params {
 				if strings.EqualFold(w, prm) {
@@ -219,6 +234,12 @@ func (c *textCtx) parts(toks []itok) sentenceParts {
 					break
 				}
 			}
+		}
+		if c.field == "instructions" && (tk.kind == kCode || (tk.w == "tool" && k > 0 && toks[k-1].kind == kWord && toks[k-1].w != "this")) {
+			p.paramSink = true // a parameter or a tool of the server the instructions speak for
+		}
+		if (tk.w == "value" || tk.w == "field") && k > 0 && toks[k-1].w == "this" && strings.HasPrefix(c.field, "inputSchema.") {
+			p.paramSink = true
 		}
 		hereOrder := false
 		for j := max(0, k-3); j < k; j++ {
@@ -269,7 +290,11 @@ func transferVerb(toks []itok, k int) bool {
 	}
 	switch {
 	case tk.cls&wTransmit != 0 || tk.w == "set" || tk.w == "copy" || tk.w == "paste" || tk.w == "append" || tk.w == "serialise" ||
-		tk.w == "serialize" || tk.w == "retry" || tk.w == "call" || tk.w == "invoke" || tk.w == "read":
+		tk.w == "serialize" || tk.w == "retry" || tk.w == "call" || tk.w == "invoke" || tk.w == "read" || tk.w == "replace" || tk.w == "fill" ||
+		tk.w == "populate" || tk.w == "substitute":
+		if k > 0 && pluralModel(toks[k-1].w) {
+			return true // "clients put ...", "agents include ..."
+		}
 		if ok, neg := directive(toks, k); ok {
 			return !neg
 		}
@@ -316,14 +341,26 @@ func strongSecret(toks []itok, k int) bool {
 		next = toks[k+1].w
 	}
 	switch tk.w {
-	case "password", "passwords", "passphrase", "passphrases", "passwd", "credentials", "kubeconfig", "printenv", "cvv", "seed":
+	case "password", "passwords", "passphrase", "passphrases", "passwd", "credentials", "kubeconfig", "printenv", "cvv", "passcode":
 		return next != "expiration" && next != "policy" && next != "reset" && next != "length"
-	case "key", "keys":
-		return prev == "api" || prev == "private" || prev == "secret" || prev == "ssh" || prev == "signing"
-	case "token", "tokens":
-		return prev == "access" || prev == "auth" || prev == "bearer" || prev == "session" || prev == "oauth" || prev == "refresh" || prev == "api"
-	case "cookie", "cookies":
-		return prev == "session" || prev == "auth" || prev == "browser"
+	case "seed", "recovery":
+		return next == "phrase" || next == "phrases" || next == "words"
+	case "card", "account":
+		return strings.HasPrefix(next, "number")
+	case "security":
+		return strings.HasPrefix(next, "code") || strings.HasPrefix(next, "question")
+	case "social":
+		return next == "security"
+	case "key", "keys", "token", "tokens", "cookie", "cookies":
+		// "API key", "access token", "session cookie"; "any tokens",
+		// "the user's GitHub token": a secret, not a unit or a map key.
+		switch prev {
+		case "api", "private", "secret", "ssh", "signing", "access", "auth", "bearer", "session", "oauth", "refresh", "browser", "your", "their":
+			return true
+		case "any", "all", "every":
+			return strings.HasSuffix(tk.w, "s")
+		}
+		return (k > 0 && toks[k-1].poss) || (k > 1 && toks[k-2].poss && toks[k-2].cls&wUser != 0)
 	case "connection":
 		return strings.HasPrefix(next, "string")
 	case "authentication", "auth":
@@ -345,12 +382,14 @@ func toolRef(toks []itok, k int) string {
 	if toks[k].kind == kCode {
 		return id
 	}
+	// A quoted or bare identifier is a tool only beside a word that makes
+	// it one; JSON keys and option names are not.
 	near := func(j int) bool {
 		if j < 0 || j >= len(toks) {
 			return false
 		}
 		switch toks[j].w {
-		case "call", "calling", "calls", "use", "using", "invoke", "invoking", "tool", "tools", "run", "via", "through":
+		case "call", "calling", "calls", "use", "using", "invoke", "invoking", "tool", "tools", "run", "via", "through", "with":
 			return true
 		}
 		return false
@@ -404,15 +443,26 @@ func isParam(ti *toolInfo, w string) bool {
 	return false
 }
 
-// destroysOrPays reports an identifier whose words destroy or move money.
+// destroysOrPays reports an identifier whose words destroy or move money,
+// or that starts with a verb that grants or signs off (approve_pull_request,
+// add_collaborator): the tools an attacker has the model call.
 func destroysOrPays(id string) bool {
-	for _, w := range splitIdent(id) {
+	words := splitIdent(id)
+	for _, w := range words {
 		if lexicon[w]&wDanger != 0 {
 			return true
 		}
 		switch w {
 		case "transfer", "pay", "payout", "refund", "purchase", "buy", "withdraw", "wire":
 			return true
+		}
+	}
+	if len(words) > 1 {
+		switch words[0] {
+		case "approve", "merge", "grant":
+			return true
+		case "add":
+			return words[1] == "collaborator" || words[1] == "admin" || words[1] == "owner" || words[1] == "member"
 		}
 	}
 	return false
@@ -920,12 +970,17 @@ var orderVerbs = map[string]bool{"populate": true, "upload": true, "grant": true
 // the subject ending at toks[k]: within three words, with no clause
 // boundary between.
 func modelSubject(toks []itok, k int) bool {
-	for j := k; j >= 0 && j >= k-3; j-- {
+	conj := false
+	for j := k; j >= 0; j-- {
 		switch toks[j].w {
 		case "assistant", "agent", "model", "ai", "llm", "client", "integration", "assistants", "agents", "clients":
-			return true
+			// Near, or further back across "and"/"then" joining a second
+			// verb to the subject's first ("the agent calls ... and passes").
+			return j >= k-3 || conj
+		case "and", "then":
+			conj = true
 		}
-		if toks[j].brk {
+		if toks[j].brk && j < k-3 && !conj {
 			return false
 		}
 	}
@@ -982,7 +1037,8 @@ func riskyCodeSpan(toks []itok) bool {
 }
 
 var leakCommandParts = []string{"os.environ", "env |", "printenv |", "-d @-", "--data @-", "core.hookspath", "push --mirror", "--mirror git@",
-	"/:/host", "--net=host", "bw export", "find-generic-password", "cat ~/.ssh", "| curl", "|curl", "| nc ", "urlopen(", "$(whoami)", "$(hostname)"}
+	"/:/host", "--net=host", "bw export", "find-generic-password", "cat ~/.ssh", "| curl", "|curl", "| nc ", "urlopen(", "$(whoami)", "$(hostname)",
+	"remote add", "push mirror", "&& git push", "; git push"}
 
 // strongWaiver reports a waiver that needs nothing beside it to be an
 // attack: no honest tool asks the model to approve for the user.
@@ -1004,4 +1060,54 @@ func strongWaiver(text string) bool {
 func deniedBefore(text string, i int) bool {
 	before := " " + text[max(0, i-24):i]
 	return strings.Contains(before, " not ") || strings.Contains(before, " never ") || strings.Contains(before, "n't ") || strings.Contains(before, " no ")
+}
+
+// propertyText reports a field that belongs to one parameter: its
+// description, title, default, examples, or a definition it refers to.
+func propertyText(field string) bool {
+	return (strings.HasPrefix(field, "inputSchema.properties.") || strings.HasPrefix(field, "inputSchema.$defs.") || strings.HasPrefix(field, "inputSchema.definitions.")) &&
+		(strings.HasSuffix(field, ".description") || strings.HasSuffix(field, ".title") || strings.HasSuffix(field, ".default") || strings.Contains(field, ".examples"))
+}
+
+// usersData reports private data of the user at toks[k]: files, messages
+// or documents qualified as the user's, as all of them, or as what was
+// opened, read or said in the session.
+func usersData(toks []itok, k int) bool {
+	tk := toks[k]
+	if tk.kind != kWord || (tk.cls&wPrivUser == 0 && !privateHoldings[tk.w]) || measureNoun(toks, k) {
+		return false
+	}
+	for j := max(0, k-3); j < k; j++ {
+		w := toks[j].w
+		if w == "every" || w == "all" || w == "any" || w == "entire" || w == "full" || w == "their" || (toks[j].poss && toks[j].cls&wUser != 0) {
+			return true
+		}
+	}
+	for j := k + 1; j < min(len(toks), k+7); j++ {
+		switch toks[j].w {
+		case "opened", "opens", "read", "seen", "received", "mentioned", "typed", "earlier", "session", "conversation", "shared", "pasted":
+			return true
+		}
+	}
+	return false
+}
+
+// privateHoldings are what a person keeps that the lexicon does not class:
+// their calendar, their keychain.
+var privateHoldings = map[string]bool{"calendar": true, "keychain": true, "inbox": true, "mailbox": true, "photos": true, "transcript": true}
+
+func pluralModel(w string) bool {
+	return w == "clients" || w == "agents" || w == "assistants" || w == "models" || w == "integrations"
+}
+
+// closesItsContainer reports text that closes the element a client wraps a
+// tool's description in, to speak as something else after it: a
+// description has no reason to write "</description>" or "</tool>".
+func closesItsContainer(text string) bool {
+	for _, t := range [...]string{"</description>", "</tool>", "</tool_description>", "</function>", "</tools>", "</system>", "</user>"} {
+		if strings.Contains(text, t) {
+			return true
+		}
+	}
+	return false
 }
