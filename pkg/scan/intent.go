@@ -224,9 +224,10 @@ const (
 // lower-case forms are built on first use: most tools never need them.
 type toolInfo struct {
 	name        string
-	nameLower   string   // the name in lower case, made on first use
-	nameWords   []string // the name split at _ - . and case changes, lower case
-	params      []string // property names of the input schema
+	nameLower   string     // the name in lower case, made on first use
+	paramWords  [][]string // the parameters' names split into words, made on first use
+	nameWords   []string   // the name split at _ - . and case changes, lower case
+	params      []string   // property names of the input schema
 	title, desc string
 	purpose     string // the name's words and the description's first sentence, lower case
 	about       string // the title and the whole description, lower case
@@ -307,8 +308,15 @@ func (ti *toolInfo) paramIn(group []string) bool {
 	if ti == nil {
 		return false
 	}
-	for _, p := range ti.params {
-		for _, w := range splitIdent(p) {
+	if ti.paramWords == nil {
+		// Split once per tool: several rules ask, some for every text.
+		ti.paramWords = make([][]string, len(ti.params))
+		for i, p := range ti.params {
+			ti.paramWords[i] = splitIdent(p)
+		}
+	}
+	for _, words := range ti.paramWords {
+		for _, w := range words {
 			for _, g := range group {
 				if strings.HasPrefix(w, g) {
 					return true

@@ -254,13 +254,12 @@ func (s *Scanner) Scan(texts []Text) []Finding {
 		c.reset(t.Value, field == "name")
 		c.field = field
 		c.analyse(sh)
-		keyTool := c.tool != nil && (c.tool.nameHas(famSecret) || c.tool.paramIn(famKeyFile))
 		for _, h := range c.hits {
 			k := key{h.sig, field}
 			if seenHas(k) {
 				continue
 			}
-			if h.sig == sigSensitive && keyTool {
+			if h.sig == sigSensitive && c.tool != nil && (c.tool.nameHas(famSecret) || c.tool.paramIn(famKeyFile)) {
 				// A tool about keys, SSH or credentials names their files
 				// because that is its job ("Path to a private key, e.g.
 				// ~/.ssh/id_ed25519"); an order to read or send one is
