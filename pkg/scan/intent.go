@@ -159,7 +159,8 @@ var lexicon = func() map[string]uint64 {
 		"backdoor leaks server's instead whenever even time about dropping untrusted")
 	add(wVoiceCue, "message note pre-authorised pre-authorized hereby consent authorise authorize permission administrator admin treat")
 	add(wConfigCue, "mcp.json claude_desktop_config.json .cursorrules .windsurfrules claude.md agents.md copilot-instructions.md settings.json")
-	add(wStructSrc, "connection authentication environment printenv passwords password passphrase credentials kubeconfig cvv seed")
+	add(wStructSrc, "connection authentication environment printenv passwords password passphrase credentials kubeconfig cvv seed "+
+		"recovery card account security social passcode calendar keychain inbox mailbox photos transcript")
 	add(wStructSink, "here field argument parameter param into")
 	for w := range phraseIdx.heads {
 		m[w] |= wHead

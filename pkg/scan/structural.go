@@ -60,7 +60,7 @@ func (c *textCtx) structural(toks []itok, all uint64, s, e int, summary bool) in
 		}
 	}
 	const pathOrCode, sinks = 1<<kPath | 1<<kCode, 1<<kURL | 1<<kEmail | 1<<kCode | 1<<kQuoted
-	source := kinds&pathOrCode != 0 || all&(wSecret|wPriv|wStructSrc) != 0
+	source := kinds&pathOrCode != 0 || all&(wSecret|wPriv|wPrivUser|wStructSrc) != 0
 	sink := kinds&sinks != 0 || all&wStructSink != 0 || ident
 	textual := all&wStructCue != 0
 	propDesc := strings.HasPrefix(c.field, "inputSchema.") || strings.HasPrefix(c.field, "outputSchema.")
@@ -69,8 +69,10 @@ func (c *textCtx) structural(toks []itok, all uint64, s, e int, summary bool) in
 	}
 	ti := c.tool
 	var p sentenceParts
-	if (source && sink) || kinds&1<<kCode != 0 || ident {
-		p = c.parts(toks)
+	if source {
+		p = c.parts(toks, true)
+	} else if kinds&1<<kCode != 0 || ident {
+		p = c.parts(toks, false)
 	}
 
 	// Secrets or the conversation into a sink.
@@ -147,7 +149,11 @@ var (
 // counts only after an order to move data (a directive transfer verb, or
 // a modal with a participle: "must be included"), so that a description
 // that only documents a credential or the chat is not an order to send it.
-func (c *textCtx) parts(toks []itok) sentenceParts {
+//
+// full asks for the sources and the order; without it only the sinks and
+// the tools a sentence names are found, which is all the rules need of a
+// sentence with no source.
+func (c *textCtx) parts(toks []itok, full bool) sentenceParts {
 	var p sentenceParts
 	ti := c.tool
 	self := ""
@@ -156,14 +162,17 @@ func (c *textCtx) parts(toks []itok) sentenceParts {
 	}
 	// A sentence with no English in it is judged by what it puts side by
 	// side, whatever its verbs: the order is the sentence.
-	foreign := otherLanguage(toks)
+	foreign, foreignKnown := false, full
 	order := -1
-	if foreign {
-		order = 0
-	}
-	for k := range toks {
-		if order < 0 && transferVerb(toks, k) {
-			order = k
+	if full {
+		foreign = otherLanguage(toks)
+		if foreign {
+			order = 0
+		}
+		for k := range toks {
+			if order < 0 && transferVerb(toks, k) {
+				order = k
+			}
 		}
 	}
 	// "If the user mentioned passwords ..., copy all of them into notes":
@@ -253,6 +262,11 @@ func (c *textCtx) parts(toks []itok) sentenceParts {
 		id := ""
 		if tk.kind == kCode || strings.IndexByte(tk.w, '_') > 0 || strings.IndexByte(tk.w, '-') > 0 {
 			id = toolRef(toks, k)
+		}
+		if id == "" && strings.ContainsRune(tk.w, '_') && destroysOrPays(strings.SplitN(tk.w, "_", 2)[0]) {
+			if !foreignKnown {
+				foreign, foreignKnown = otherLanguage(toks), true
+			}
 		}
 		if id == "" && foreign && strings.ContainsRune(tk.w, '_') && destroysOrPays(strings.SplitN(tk.w, "_", 2)[0]) {
 			// No English word to say it is a tool: a snake_case name that
@@ -1083,10 +1097,24 @@ func usersData(toks []itok, k int) bool {
 			return true
 		}
 	}
+	// "every file you have opened", "files the user shared", "messages
+	// received earlier": a relative clause says whose and when. "the
+	// first N lines of a file, or the tail parameter to read ..." has none.
+	subject := false
 	for j := k + 1; j < min(len(toks), k+7); j++ {
-		switch toks[j].w {
-		case "opened", "opens", "read", "seen", "received", "mentioned", "typed", "earlier", "session", "conversation", "shared", "pasted":
+		w := toks[j].w
+		switch w {
+		case "you", "user", "they", "he", "she", "has", "have", "had", "were", "was":
+			subject = true
+		case "session", "conversation", "earlier":
 			return true
+		case "opened", "opens", "read", "seen", "received", "mentioned", "typed", "shared", "pasted":
+			if subject || j == k+1 {
+				return true
+			}
+		}
+		if toks[j].brk {
+			break
 		}
 	}
 	return false
