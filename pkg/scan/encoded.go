@@ -446,7 +446,7 @@ func namedComment(t string, k int, body string) bool {
 		return false
 	}
 	lo, hi := sentenceBounds(t, k, k+4)
-	for _, v := range []string{"strip", "remov", "sanitiz", "sanitis", "drop", "escap", "clean", "filter"} {
+	for _, v := range []string{"strip", "remov", "sanitiz", "sanitis", "drop", "escap", "clean", "filter", "comments such as", "comments like", "comment such as", "comments (e.g.", "comments, e.g."} {
 		if strings.Contains(t[lo:hi], v) {
 			return true
 		}

@@ -259,7 +259,16 @@ func (s *Scanner) Scan(texts []Text) []Finding {
 			if seenHas(k) {
 				continue
 			}
-			if h.sig == sigSensitive && c.tool != nil && (c.tool.nameHas(famSecret) || c.tool.paramIn(famKeyFile)) {
+			if (h.sig == sigModel || h.sig == sigExfil) && c.tool != nil && c.tool.nameHas(famDetector) && mentioned(c.orig, h.start) {
+				// A scanner or sanitiser quotes the attacks it looks for
+				// ("phrases like 'ignore previous instructions'"): a
+				// mention, not an order.
+				continue
+			}
+			if h.sig == sigModel && c.tool != nil && c.tool.nameHas(famChatFormat) && h.start < len(c.orig) && c.orig[h.start] == '<' {
+				continue // a converter of chat formats names their role markers
+			}
+			if h.sig == sigSensitive && c.tool != nil && (c.tool.nameHas(famSecret) || c.tool.nameHas(famDetector) || c.tool.paramIn(famKeyFile)) {
 				// A tool about keys, SSH or credentials names their files
 				// because that is its job ("Path to a private key, e.g.
 				// ~/.ssh/id_ed25519"); an order to read or send one is
@@ -378,4 +387,76 @@ func visibleField(f string) string {
 		}
 	}
 	return f
+}
+
+// famChatFormat are name words of tools that convert or render chat
+// transcripts and prompts: their text names role markers such as
+// <|im_start|>.
+var famChatFormat = []string{"chatml", "transcript", "template", "tokeniz"}
+
+// famDetector are name words of tools that look for attacks: their text
+// quotes what they look for, and names the pseudo-tags they flag.
+var famDetector = []string{"inject", "poison", "jailbreak", "guard", "sanitiz", "sanitis", "moderat", "detect", "classif", "scan",
+	"firewall", "security", "threat", "prompt"}
+
+// insideQuotes reports whether offset i of s lies within quotes opened in
+// the same sentence: an odd number of double quotes, curly quotes or
+// single quotes that are not apostrophes ("user's") before it.
+func insideQuotes(s string, i int) bool {
+	if i > len(s) {
+		return false
+	}
+	lo := i
+	for lo > 0 && i-lo < 400 {
+		b := s[lo-1]
+		if b == '\n' || ((b == '.' || b == '!' || b == '?') && lo < len(s) && s[lo] == ' ') {
+			break
+		}
+		lo--
+	}
+	dq, sq, curly := 0, 0, 0
+	for k := lo; k < i; k++ {
+		switch b := s[k]; b {
+		case '"':
+			dq++
+		case '\'':
+			letterBefore := k > 0 && isWordByte(s[k-1])
+			letterAfter := k+1 < len(s) && isWordByte(s[k+1])
+			if !(letterBefore && letterAfter) {
+				sq++
+			}
+		case 0xE2: // “ and ” are E2 80 9C and E2 80 9D
+			if k+2 < len(s) && s[k+1] == 0x80 && (s[k+2] == 0x9C || s[k+2] == 0x9D) {
+				curly++
+			}
+		}
+	}
+	return dq%2 == 1 || sq%2 == 1 || curly%2 == 1
+}
+
+// mentioned reports a hit that a text lists as an example rather than
+// says: inside quotes, or a pseudo-tag, introduced by "such as", "like",
+// "e.g.", "patterns", "phrases" just before. The marker is required: a
+// detector's name alone must not let its text quote an order it means.
+func mentioned(s string, i int) bool {
+	if i >= len(s) {
+		return false
+	}
+	at := i
+	if s[i] != '<' {
+		if !insideQuotes(s, i) {
+			return false
+		}
+		at = strings.LastIndexAny(s[:i], "\"'\u201c")
+		if at < 0 {
+			return false
+		}
+	}
+	before := strings.ToLower(s[max(0, at-48):at])
+	for _, m := range [...]string{"such as", "like ", "e.g", "for example", "phrases", "patterns", "strings", "including", "fake "} {
+		if strings.Contains(before, m) {
+			return true
+		}
+	}
+	return false
 }
