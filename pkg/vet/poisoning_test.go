@@ -442,6 +442,7 @@ func TestPoisoningHeldOut(t *testing.T) {
 		{"heldout2", heldOut2Caught, heldOut2Flagged},
 		{"heldout3", heldOut3Caught, heldOut3Flagged},
 		{"heldout4", heldOut4Caught, heldOut4Flagged},
+		{"heldout5", heldOut5Caught, heldOut5Flagged},
 	} {
 		attacks := loadPoisonCases(t, set.name+"-attacks.jsonl")
 		benign := loadPoisonCases(t, set.name+"-benign.jsonl")
@@ -508,4 +509,14 @@ const (
 const (
 	heldOut4Caught  = 128
 	heldOut4Flagged = 4
+)
+
+// heldout5 was written blind once the rules generalised from heldout3 and
+// heldout4 were in, and run once: it caught 102 of 124 attacks (82%) and
+// flagged 4 of 98 look-alikes (4.1%). It is the current estimate of how
+// the scan does on attacks nobody here has seen; its misses are not used
+// to tune the rules, so it stays a measure rather than a target.
+const (
+	heldOut5Caught  = 102
+	heldOut5Flagged = 4
 )
