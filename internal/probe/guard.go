@@ -10,8 +10,10 @@ import (
 
 // refusedPrefixes are the link-local ranges, where every cloud's instance
 // metadata service lives (169.254.169.254 on AWS, GCP, Azure, OpenStack),
-// and the metadata addresses outside them: Alibaba Cloud's 100.100.100.200
-// and the IPv6 endpoint of AWS's instance metadata, fd00:ec2::254.
+// and the metadata addresses outside them: Alibaba Cloud's 100.100.100.200,
+// the IPv6 endpoint of AWS's instance metadata, fd00:ec2::254, and Azure's
+// WireServer, 168.63.129.16, which hands a VM its extension settings and
+// certificates.
 // Whoever may create an MCPServer chooses the URL and the headers; without
 // this, the operator would fetch the node's cloud credentials for them.
 var refusedPrefixes = []netip.Prefix{
@@ -19,6 +21,7 @@ var refusedPrefixes = []netip.Prefix{
 	netip.MustParsePrefix("fe80::/10"),
 	netip.MustParsePrefix("100.100.100.200/32"),
 	netip.MustParsePrefix("fd00:ec2::254/128"),
+	netip.MustParsePrefix("168.63.129.16/32"),
 }
 
 // refusedAddress reports whether a probe must not connect to ip.

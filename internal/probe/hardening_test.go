@@ -265,7 +265,7 @@ func TestFinding6MetadataAddressesRefused(t *testing.T) {
 		if transport == toolgatev1alpha1.TransportSSE {
 			port = ssePort
 		}
-		for _, host := range []string{"169.254.169.254", "[fe80::1]", "[fd00:ec2::254]", "100.100.100.200", "[::ffff:169.254.169.254]",
+		for _, host := range []string{"169.254.169.254", "[fe80::1]", "[fd00:ec2::254]", "100.100.100.200", "168.63.129.16", "[::ffff:169.254.169.254]",
 			"metadata.test", "ipv6.test", "alibaba.test", "mapped.test", "linklocal6.test", "mixed.test"} {
 			t.Run(string(transport)+"/"+host, func(t *testing.T) {
 				before := len(fake.dials())
@@ -318,7 +318,7 @@ func TestFinding6MetadataAddressesRefused(t *testing.T) {
 func TestProbeRefusedAddressTable(t *testing.T) {
 	for addr, want := range map[string]bool{
 		"169.254.169.254": true, "169.254.0.1": true, "fe80::1": true, "febf::1": true, "100.100.100.200": true,
-		"fd00:ec2::254": true, "::ffff:169.254.169.254": true,
+		"fd00:ec2::254": true, "::ffff:169.254.169.254": true, "168.63.129.16": true, "168.63.129.17": false,
 		"127.0.0.1": false, "::1": false, "10.0.0.1": false, "100.100.100.201": false, "fd00:ec2::253": false, "fec0::1": false, "8.8.8.8": false,
 	} {
 		if got := refusedAddress(netip.MustParseAddr(addr)); got != want {
