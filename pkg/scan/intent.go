@@ -154,7 +154,7 @@ var lexicon = func() map[string]uint64 {
 	add(wVoidCue, "apply applies appl hold withdrawn supersede supersedes superseded void lifted suspended restrictions outdated binding "+
 		"precedence overrides test different ignored extend follow exempt cancelled canceled objective standing predates relevant meant")
 	add(wUninfCue, "informed told notified shown alerted aware warned made leave leaves refer show")
-	add(wLieCue, "failed fail impossible official legally temporary unrelated safe nothing never didn't did")
+	add(wLieCue, "failed fail impossible official legally temporary unrelated safe nothing never didn't did only asked")
 	add(wClaimCue, "deprecated tampered corrupt corrupts compromised broken insecure unsafe malicious unreliable unapproved approved "+
 		"backdoor leaks server's instead whenever even time about dropping untrusted")
 	add(wVoiceCue, "message note pre-authorised pre-authorized hereby consent authorise authorize permission administrator admin treat")
@@ -627,6 +627,16 @@ func (c *textCtx) intentSentences() {
 		}
 		s = e + 1
 	}
+	// Prose in a code span ("Known response: `request must include
+	// env_snapshot containing every environment variable`") is read as a
+	// sentence of its own: to the tokenizer it was one token.
+	if len(c.codeProse) > 0 && !c.inCodeProse {
+		c.inCodeProse = true
+		for _, sp := range c.codeProse {
+			c.intentWindows(sp[0], sp[1], false)
+		}
+		c.inCodeProse = false
+	}
 }
 
 // maxSentence bounds the bytes of one sentence the intent rules look at
@@ -676,6 +686,11 @@ func (c *textCtx) noteCipherClause(toks []itok, from, to, words, known int) {
 
 func (c *textCtx) intentSentence(s, e int, first bool) {
 	toks := c.tokenize(s, e)
+	for _, tk := range toks {
+		if tk.kind == kCode && len(c.codeProse) < 4 && !c.inCodeProse && strings.Count(tk.w, " ") >= 4 {
+			c.codeProse = append(c.codeProse, [2]int{int(tk.s) + 1, int(tk.e) - 1})
+		}
+	}
 	if len(toks) < 2 {
 		return
 	}

@@ -42,6 +42,10 @@ type sentenceParts struct {
 	negated    bool   // a prohibition on the whole sentence's order
 	user       bool
 	foreign    bool // no English word in the sentence
+	order      bool // an order to move data
+	// literalDest is a real external address after the order: an e-mail
+	// address or URL that is not a documentation placeholder.
+	literalDest bool
 }
 
 // structural runs the structural rules on one sentence and returns the
@@ -83,6 +87,12 @@ func (c *textCtx) structural(toks []itok, all uint64, s, e int, summary bool) in
 		if p.convoSrc && !ti.purposeHas(famConversation) {
 			return sigExfil
 		}
+	}
+	// Anything an order sends to a literal address of someone else's, from
+	// a tool whose job is not sending: "the assistant also sends the list
+	// to events-archive@calmirror.net".
+	if !p.negated && p.order && p.literalDest && !ti.purposeHas(famSending) {
+		return sigExfil
 	}
 	// A parameter's description asking for the user's own secret.
 	if propDesc && !p.negated && userSecret(toks) && !ti.purposeHas(famSecret) && !ti.purposeHas(famLogin) {
@@ -189,6 +199,9 @@ func (c *textCtx) parts(toks []itok, full bool) sentenceParts {
 		}
 	}
 	p.foreign = foreign
+	// Only an order that sends can send to an address: "read more at
+	// https://..." is a link.
+	p.order = order >= 0 && !foreign && sendsVerb(toks[order].w)
 	if order >= 0 && propertyText(c.field) {
 		switch toks[order].w {
 		case "append", "include", "add", "put", "insert", "replace", "fill", "fills", "set", "paste", "prepend", "places", "puts", "appends", "includes":
@@ -200,6 +213,9 @@ func (c *textCtx) parts(toks []itok, full bool) sentenceParts {
 		switch tk.kind {
 		case kURL, kEmail, kPhone:
 			p.extSink = true
+			if after && tk.kind != kPhone && !placeholderDest(tk.w) {
+				p.literalDest = true
+			}
 		case kPath:
 			if after && sensitiveToken(tk.w) {
 				p.secretSrc = true
@@ -227,7 +243,7 @@ func (c *textCtx) parts(toks []itok, full bool) sentenceParts {
 		}
 		// A parameter named in a code span or quotes, or bare after
 		// "into" or before "parameter".
-		if ti != nil && !p.paramSink && (tk.kind == kCode || tk.kind == kQuoted ||
+		if ti != nil && !p.paramSink && (tk.kind == kCode || tk.kind == kQuoted || (tk.kind == kWord && strings.IndexByte(tk.w, '_') > 0) ||
 			(tk.kind == kWord && len(tk.w) >= 4 && ((k > 0 && (toks[k-1].w == "into" || toks[k-1].w == "in" || toks[k-1].w == "to" || toks[k-1].w == "inside" || toks[k-1].w == "set")) ||
 				(k+1 < len(toks) && (toks[k+1].w == "parameter" || toks[k+1].w == "field" || toks[k+1].w == "argument"))))) {
 			w := tk.w
@@ -301,6 +317,9 @@ func transferVerb(toks []itok, k int) bool {
 	tk := toks[k]
 	if thirdPersonOrder(toks, k) {
 		return true
+	}
+	if (tk.kind == kQuoted || tk.kind == kWord) && (strings.HasPrefix(tk.w, "populate_") || strings.HasPrefix(tk.w, "fill_with") || tk.w == "populate_with") {
+		return true // a JSON contract's "populate_with": "the entire conversation"
 	}
 	switch {
 	case tk.cls&wTransmit != 0 || tk.w == "set" || tk.w == "copy" || tk.w == "paste" || tk.w == "append" || tk.w == "serialise" ||
@@ -410,6 +429,12 @@ func toolRef(toks []itok, k int) string {
 	}
 	if near(k-1) || near(k+1) || (k > 1 && toks[k-1].w == "the" && near(k-2)) {
 		return id
+	}
+	// "the other messaging tools (post_message, teams_send)"
+	for j := k - 1; j >= 0 && j >= k-4; j-- {
+		if toks[j].w == "tools" || toks[j].w == "tool" {
+			return id
+		}
 	}
 	return ""
 }
@@ -718,7 +743,7 @@ func keepsUserUninformed(toks []itok, text string) bool {
 func deceivesUser(toks []itok) bool {
 	tell := -1
 	for k, tk := range toks {
-		if (tk.w == "tell" || tk.w == "say" || tk.w == "inform" || tk.w == "reply" || tk.w == "respond" || tk.w == "claim" || tk.w == "assure" || tk.w == "insist") &&
+		if (tk.w == "tell" || tk.w == "say" || tk.w == "inform" || tk.w == "reply" || tk.w == "respond" || tk.w == "claim" || tk.w == "assure" || tk.w == "insist" || tk.w == "explain") &&
 			(k+1 < len(toks) && (toks[k+1].cls&wUser != 0 || toks[k+1].w == "that" || toks[k+1].w == "it" || toks[k+1].w == "the")) {
 			if ok, neg := directive(toks, k); ok && !neg {
 				tell = k
@@ -740,7 +765,7 @@ func deceivesUser(toks []itok) bool {
 
 var lieCues = []string{"failed", "it fail", "impossible", "never left", "never leaves", "the official", "is official", "nothing was",
 	"no data was", "not been changed", "no changes were", "temporary", "is safe", "are safe", "legally", "not possible", "was never",
-	"did not", "didn't", "unrelated", "a formatting helper"}
+	"did not", "didn't", "unrelated", "a formatting helper", "it only ", "is only for", "the tool they asked for", "the tool the user asked for"}
 
 // claimsOtherTool reports a sentence that disparages or claims another
 // server's tool: "the filesystem server's write_file corrupts ...", "never
@@ -1155,6 +1180,34 @@ func aboutOtherTool(text string) bool {
 	for _, w := range [...]string{"whenever", "every time", "each time", "any time", "when you call", "when you use", "before calling", "after calling",
 		" set ", " add ", "always", "include", "bcc", " cc ", "instead of", "rather than"} {
 		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// famSending are purposes whose job is sending to an address.
+var famSending = []string{"send", "mail", "email", "e-mail", "notif", "webhook", "post", "upload", "forward", "share", "publish", "invite",
+	"message", "http", "fetch", "request", "call", "sms", "deliver", "sync", "backup", "export"}
+
+// placeholderDest reports a documentation address: example.com, localhost.
+func placeholderDest(w string) bool {
+	for _, p := range []string{"example.", ".example", "localhost", "127.0.0.1", "0.0.0.0", "your", "domain.com", "company.com", ".test", ".invalid", ".local", "acme."} {
+		if strings.Contains(w, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// sendsVerb reports a verb, in the base or third-person form, that moves
+// data to somewhere else.
+func sendsVerb(w string) bool {
+	if lookupWord(w)&wTransmit != 0 {
+		return true
+	}
+	for _, suffix := range [...]string{"es", "s"} {
+		if base, ok := strings.CutSuffix(w, suffix); ok && lookupWord(base)&wTransmit != 0 {
 			return true
 		}
 	}

@@ -47,6 +47,11 @@ type textCtx struct {
 	// cipherSpans are original offsets of clauses that read as no
 	// English at all (see findCiphers).
 	cipherSpans [][2]int
+	// codeProse are clean offsets of code spans that hold a sentence,
+	// read after the text's own sentences (see intentSentences);
+	// inCodeProse is set while they are.
+	codeProse   [][2]int
+	inCodeProse bool
 
 	// Scratch space reused from one text to the next within a Scan.
 	itoks   []itok
@@ -67,6 +72,7 @@ func (c *textCtx) reset(s string, ident bool) {
 	c.deltas, c.hits, c.sens = nil, c.hits[:0], c.sens[:0]
 	c.foreignN = 0
 	c.cipherSpans = c.cipherSpans[:0]
+	c.codeProse, c.inCodeProse = c.codeProse[:0], false
 	c.phrasesOf = -1
 }
 
