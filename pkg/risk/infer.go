@@ -49,6 +49,7 @@ type signals struct {
 	optionMutations   []string // the distinct mutating verbs among a tool's operations
 	unknownVerb       string   // a word of the name the description uses as a verb the lexicon lacks
 	public            string   // why a change is visible to anyone: public DNS, a public link or visibility
+	params            []param  // the input schema's parameters, read once for every rule that asks
 }
 
 var blastOrder = map[string]int{"item": 0, "namespace": 1, "cluster": 2, "organization": 3, "global": 4}
@@ -130,6 +131,7 @@ func readSignals(t *tooldef.Tool) signals {
 	if s.verb == "resolve" && primary >= 0 && !resolvesName(tokens, primary) {
 		s.act = actMutate // resolving an issue or a comment changes it
 	}
+	s.objects = make([]string, 0, len(tokens)) // at most every token but the verb
 	for i, tok := range tokens {
 		if i != primary {
 			if _, isVerb := verbs[tok]; !isVerb || i > primary {
@@ -316,6 +318,7 @@ var actionParamWords = map[string]bool{"mode": true, "action": true, "operation"
 // destructive options, scope and sensitivity.
 func readSchema(s *signals, schema any) {
 	params := schemaParams(schema)
+	s.params = params
 	for _, prm := range params {
 		if !prm.nested {
 			s.propCount++
@@ -512,7 +515,7 @@ func Assess(in Input) Assessment {
 		a.Reasons = append(a.Reasons, fmt.Sprintf("%q is used as a verb the engine does not know: assumed to change state", s.unknownVerb))
 	}
 	if act == actNone {
-		if readShapedSchema(t.InputSchema) {
+		if readShapedSchema(s.params) {
 			act, readShaped = actRead, true
 			a.Reasons = append(a.Reasons, "no verb in the name, title or description, and every parameter only selects what to return: read")
 		} else {

@@ -160,11 +160,10 @@ var readParamWords = map[string]bool{"id": true, "ids": true, "uuid": true, "sid
 	"owner": true, "repo": true, "region": true, "context": true, "version": true, "date": true, "time": true,
 	"path": true, "url": true, "level": true, "verbose": true, "detail": true, "mode": true, "output": true}
 
-// readShapedSchema says every parameter of a schema only selects what to
-// read: a tool named by a noun with such a schema reads. A schema with no
-// parameters says nothing and is not read-shaped.
-func readShapedSchema(schema any) bool {
-	params := schemaParams(schema)
+// readShapedSchema says every parameter of a schema (schemaParams) only
+// selects what to read: a tool named by a noun with such a schema reads. A
+// schema with no parameters says nothing and is not read-shaped.
+func readShapedSchema(params []param) bool {
 	if len(params) == 0 {
 		return false
 	}

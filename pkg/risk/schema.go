@@ -1,10 +1,9 @@
 package risk
 
 import (
+	"slices"
 	"sort"
 	"strings"
-
-	"github.com/toolgate/toolgate/pkg/tooldef"
 )
 
 // param is one property of an input schema, wherever it was declared.
@@ -37,13 +36,21 @@ func schemaParams(schema any) []param {
 		return nil
 	}
 	var out []param
-	seenRef := map[string]bool{}
+	// Most schemas have no $ref: the set is made on the first one.
+	var seenRef map[string]bool
+	// names holds each object's property names, sorted, while its
+	// properties are read; nested objects push theirs after them, so one
+	// buffer serves the whole walk.
+	var names []string
 	var walk func(node map[string]any, depth int, nested, requiredCtx bool)
 	walk = func(node map[string]any, depth int, nested, requiredCtx bool) {
 		if node == nil || depth > maxSchemaDepth || len(out) >= maxParams {
 			return
 		}
 		if ref, ok := node["$ref"].(string); ok && !seenRef[ref] {
+			if seenRef == nil {
+				seenRef = map[string]bool{}
+			}
 			seenRef[ref] = true
 			walk(resolveRef(root, ref), depth+1, nested, requiredCtx)
 		}
@@ -66,7 +73,14 @@ func schemaParams(schema any) []param {
 		if out == nil {
 			out = make([]param, 0, len(props))
 		}
-		for _, name := range tooldef.SortedKeys(props) {
+		base := len(names)
+		for k := range props {
+			names = append(names, k)
+		}
+		slices.Sort(names[base:])
+		defer func() { names = names[:base] }()
+		for i := base; i < base+len(props); i++ {
+			name := names[i]
 			if len(out) >= maxParams {
 				return
 			}

@@ -101,17 +101,33 @@ func isDigit(b byte) bool { return b >= '0' && b <= '9' }
 
 // tokenizeASCII is Tokenize for the common case of an ASCII name: the same
 // rules, without converting to runes, and with tokens that need no
-// lower-casing sliced from the name rather than copied.
+// lower-casing sliced from the name rather than copied. The tokens are
+// counted first so that the result is allocated once at its size; a
+// closure appending to it would also have moved the slice to the heap.
 func tokenizeASCII(s string) []string {
-	var tokens []string
-	start := -1
+	n := scanASCII(s, nil)
+	if n == 0 {
+		return nil
+	}
+	tokens := make([]string, 0, n)
+	scanASCII(s, func(tok string) { tokens = append(tokens, lowerASCII(tok)) })
+	return tokens
+}
+
+// scanASCII finds the words of an ASCII name, at most maxTokens, gives each
+// to emit when emit is set, and returns how many there are.
+func scanASCII(s string, emit func(string)) int {
+	n, start := 0, -1
 	flush := func(end int) {
 		if start >= 0 && end > start {
-			tokens = append(tokens, lowerASCII(s[start:end]))
+			if emit != nil {
+				emit(s[start:end])
+			}
+			n++
 		}
 		start = -1
 	}
-	for i := 0; i < len(s) && len(tokens) < maxTokens; i++ {
+	for i := 0; i < len(s) && n < maxTokens; i++ {
 		b := s[i]
 		switch {
 		case isUpper(b) || isLower(b):
@@ -135,13 +151,10 @@ func tokenizeASCII(s string) []string {
 			flush(i)
 		}
 	}
-	if len(tokens) < maxTokens {
+	if n < maxTokens {
 		flush(len(s))
 	}
-	if len(tokens) > maxTokens {
-		tokens = tokens[:maxTokens]
-	}
-	return tokens
+	return n
 }
 
 func lowerASCII(s string) string {
@@ -154,9 +167,12 @@ func lowerASCII(s string) string {
 }
 
 // lowerText lower-cases a description. ASCII text, nearly all of it, is
-// converted in one pass; anything else goes to strings.ToLower.
+// converted in one pass into a builder, whose String is the buffer itself:
+// one allocation, where converting a byte slice would copy it into a
+// second. Anything else goes to strings.ToLower.
 func lowerText(s string) string {
-	b := make([]byte, len(s))
+	var b strings.Builder
+	b.Grow(len(s))
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x80 {
@@ -165,7 +181,7 @@ func lowerText(s string) string {
 		if c >= 'A' && c <= 'Z' {
 			c += 'a' - 'A'
 		}
-		b[i] = c
+		b.WriteByte(c)
 	}
-	return string(b)
+	return b.String()
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf16"
 
@@ -191,11 +192,12 @@ func ParseToolValue(v any) (*Tool, error) {
 // server that starts or stops spelling out a default does not change the
 // fingerprint, and records which hints were declared.
 func (t *Tool) normaliseAnnotations() error {
-	ann := map[string]any{}
+	var ann map[string]any
 	switch v := t.Object["annotations"].(type) {
 	case map[string]any:
 		ann = v
 	case nil:
+		ann = make(map[string]any, len(hintNames))
 	default:
 		return errors.New("annotations is not a JSON object")
 	}
@@ -234,10 +236,16 @@ func (t *Tool) computeDigests() error {
 	w.keys = w.keys[len(w.keys):]
 	defer func() { clear(keys); w.keys = keys[:0] }()
 
-	t.partDigests = make(map[string]string, len(Parts))
+	// The parts' sums are gathered first and written out as one string that
+	// every part digest is a slice of: one allocation for up to eight
+	// digests, which live and die together in the map. The fingerprint has
+	// its own, as callers keep it long after the parts.
+	var sums [8]partSum // the seven parts MCP names and the other members
+	n := 0
 	whole := w.buf[:0]
 	defer func() { w.buf = whole[:0] }()
-	var other []byte
+	other := w.other[:0]
+	defer func() { w.other = other[:0] }()
 	whole = append(whole, '{')
 	for i, key := range keys {
 		if i > 0 {
@@ -259,9 +267,10 @@ func (t *Tool) computeDigests() error {
 		}
 		switch key {
 		case PartName, PartTitle, PartDescription, PartInputSchema, PartOutputSchema, PartAnnotations, PartMeta:
-			t.partDigests[key] = digest(whole[valueStart:])
+			sums[n] = partSum{key, sha256.Sum256(whole[valueStart:])}
+			n++
 		default:
-			if other == nil {
+			if len(other) == 0 {
 				other = append(other, '{')
 			} else {
 				other = append(other, ',')
@@ -270,12 +279,31 @@ func (t *Tool) computeDigests() error {
 		}
 	}
 	whole = append(whole, '}')
-	if other != nil {
-		t.partDigests[PartOther] = digest(append(other, '}'))
+	if len(other) > 0 {
+		other = append(other, '}')
+		sums[n] = partSum{PartOther, sha256.Sum256(other)}
+		n++
 	}
 	t.canonical = bytes.Clone(whole)
 	t.fingerprint = digest(whole)
+
+	var out strings.Builder
+	out.Grow(n * digestLen)
+	for i := range sums[:n] {
+		appendDigest(&out, &sums[i].sum)
+	}
+	all := out.String()
+	t.partDigests = make(map[string]string, n)
+	for i, ps := range sums[:n] {
+		t.partDigests[ps.part] = all[i*digestLen : (i+1)*digestLen]
+	}
 	return nil
+}
+
+// partSum is the SHA-256 of one part's canonical form.
+type partSum struct {
+	part string
+	sum  [sha256.Size]byte
 }
 
 // writers holds canonical writers with their buffers, reused across tools.
@@ -290,6 +318,9 @@ type canonicalWriter struct {
 	keys []string
 	// buf is the buffer computeDigests writes a tool's whole form into.
 	buf []byte
+	// other is where computeDigests gathers the members MCP does not
+	// define.
+	other []byte
 }
 
 // appendCanonical appends the RFC 8785 form of a decoded JSON value.
@@ -449,15 +480,28 @@ func isASCII(s string) bool {
 	return true
 }
 
+// digestPrefix and digestLen describe a digest: "sha256:" and 64 hex digits.
+const (
+	digestPrefix = "sha256:"
+	digestLen    = len(digestPrefix) + 2*sha256.Size
+)
+
 func digest(b []byte) string {
-	const prefix = "sha256:"
 	sum := sha256.Sum256(b)
 	// One allocation, the string itself, instead of one for the hex and one
 	// for the concatenation.
-	var out [len(prefix) + 2*sha256.Size]byte
-	copy(out[:], prefix)
-	hex.Encode(out[len(prefix):], sum[:])
-	return string(out[:])
+	var out strings.Builder
+	out.Grow(digestLen)
+	appendDigest(&out, &sum)
+	return out.String()
+}
+
+// appendDigest writes a sum as a digest, "sha256:" and its hex.
+func appendDigest(out *strings.Builder, sum *[sha256.Size]byte) {
+	var hx [2 * sha256.Size]byte
+	hex.Encode(hx[:], sum[:])
+	out.WriteString(digestPrefix)
+	out.Write(hx[:])
 }
 
 // Catalogue is the tools of one server, with what it said of itself.
@@ -571,7 +615,10 @@ func ParseCatalogue(data []byte, limits Limits) (*Catalogue, error) {
 	if limits.MaxTools > 0 && len(list) > limits.MaxTools {
 		return nil, &limitError{fmt.Sprintf("%d tools, over the limit of %d", len(list), limits.MaxTools)}
 	}
-	seen := map[string]int{}
+	seen := make(map[string]int, len(list))
+	if len(list) > 0 {
+		cat.Tools = make([]*Tool, 0, len(list))
+	}
 	for i, v := range list {
 		t, err := ParseToolValue(v)
 		if err != nil {
