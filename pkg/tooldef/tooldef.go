@@ -234,7 +234,13 @@ func (t *Tool) computeDigests() error {
 	keys := w.keys
 	sortNames(keys)
 	w.keys = w.keys[len(w.keys):]
-	defer func() { clear(keys); w.keys = keys[:0] }()
+	defer func() {
+		clear(keys)
+		w.keys = keys[:0]
+		// An error leaves members on the stack; none may stay in the pool.
+		clear(w.members)
+		w.members = w.members[:0]
+	}()
 
 	// The parts' sums are gathered first and written out as one string that
 	// every part digest is a slice of: one allocation for up to eight
@@ -316,6 +322,8 @@ const maxDepth = 128
 // names across objects so that sorting them allocates nothing per object.
 type canonicalWriter struct {
 	keys []string
+	// members is the stack of nested objects' members, sorted per object.
+	members []member
 	// buf is the buffer computeDigests writes a tool's whole form into.
 	buf []byte
 	// other is where computeDigests gathers the members MCP does not
@@ -366,29 +374,32 @@ func (w *canonicalWriter) append(b []byte, v any, depth int) ([]byte, error) {
 		}
 		return append(b, ']'), nil
 	case map[string]any:
-		// This object's names live at the end of the shared buffer while
-		// its members are written; nested objects push theirs after them.
-		base := len(w.keys)
-		for k := range x {
-			w.keys = append(w.keys, k)
+		// This object's members live at the end of the shared stack while
+		// they are written; nested objects push theirs after them. Taking
+		// each value with its name spares a lookup per member.
+		base := len(w.members)
+		for k, v := range x {
+			w.members = append(w.members, member{k, v})
 		}
-		sortNames(w.keys[base:])
+		sortMembers(w.members[base:])
 		b = append(b, '{')
-		for i := base; i < len(w.keys) && i-base < len(x); i++ {
-			k := w.keys[i]
+		for i := base; i < base+len(x); i++ {
 			if i > base {
 				b = append(b, ',')
 			}
-			b = appendCanonicalString(b, k)
+			// Indexed afresh each time: a nested object may have grown
+			// the stack.
+			m := w.members[i]
+			b = appendCanonicalString(b, m.key)
 			b = append(b, ':')
 			var err error
-			if b, err = w.append(b, x[k], depth+1); err != nil {
+			if b, err = w.append(b, m.val, depth+1); err != nil {
 				return nil, err
 			}
-			// A nested object may have grown the buffer; this object's
-			// names are still at base … base+len(x).
 		}
-		w.keys = w.keys[:base]
+		// The pooled stack must not keep this tool's values alive.
+		clear(w.members[base:])
+		w.members = w.members[:base]
 		return append(b, '}'), nil
 	}
 	return nil, fmt.Errorf("unexpected JSON value %T", v)
@@ -442,6 +453,17 @@ func sortNames(keys []string) {
 		}
 	}
 	slices.Sort(keys)
+}
+
+// sortMembers sorts an object's members by name as sortNames does.
+func sortMembers(ms []member) {
+	for _, m := range ms {
+		if !isASCII(m.key) {
+			slices.SortFunc(ms, func(a, b member) int { return compareUTF16(a.key, b.key) })
+			return
+		}
+	}
+	slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.key, b.key) })
 }
 
 // compareUTF16 is lessUTF16 as a three-way comparison, for slices.SortFunc.
