@@ -495,6 +495,10 @@ func Assess(in Input) Assessment {
 	t := in.Tool
 	s := readSignals(t)
 	var a Assessment
+	// Nearly every judgement gives three or four reasons (the blast radius
+	// and riskLevel always among them): made once, the slice is not grown
+	// three times.
+	a.Reasons = make([]string, 0, 4)
 	level := L0
 	raise := func(l Level, why string) {
 		if l > level {
