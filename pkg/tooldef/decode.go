@@ -107,9 +107,9 @@ type member struct {
 	val any
 }
 
-// Boxed values of the strings that fill most schemas ("type": "string"): a
-// string stored in an interface costs an allocation unless it is one of
-// these.
+// Boxed values of the strings that fill most schemas ("type": "string",
+// and the "$schema" that generators write into every schema): a string
+// stored in an interface costs an allocation unless it is one of these.
 var (
 	boxedString  any = "string"
 	boxedObject  any = "object"
@@ -117,6 +117,14 @@ var (
 	boxedNumber  any = "number"
 	boxedBoolean any = "boolean"
 	boxedArray   any = "array"
+	boxedNull    any = "null"
+	boxedDraft7  any = draft7
+	boxedDraft12 any = draft202012
+)
+
+const (
+	draft7      = "http://json-schema.org/draft-07/schema#"
+	draft202012 = "https://json-schema.org/draft/2020-12/schema"
 )
 
 func box(s string) any {
@@ -133,6 +141,12 @@ func box(s string) any {
 		return boxedBoolean
 	case "array":
 		return boxedArray
+	case "null":
+		return boxedNull
+	case draft7:
+		return boxedDraft7
+	case draft202012:
+		return boxedDraft12
 	}
 	return s
 }
