@@ -225,10 +225,11 @@ const (
 // lower-case forms are built on first use: most tools never need them.
 type toolInfo struct {
 	name        string
-	nameLower   string     // the name in lower case, made on first use
-	paramWords  [][]string // the parameters' names split into words, made on first use
-	nameWords   []string   // the name split at _ - . and case changes, lower case
-	params      []string   // property names of the input schema
+	nameLower   string              // the name in lower case, made on first use
+	paramWords  [][]string          // the parameters' names split into words, made on first use
+	paramSet    map[string]struct{} // the parameters' names in lower case, made on first use
+	nameWords   []string            // the name split at _ - . and case changes, lower case
+	params      []string            // property names of the input schema
 	title, desc string
 	purpose     string // the name's words and the description's first sentence, lower case
 	about       string // the title and the whole description, lower case

@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"bytes"
 	"strings"
 	"unicode/utf8"
 )
@@ -272,18 +273,24 @@ func stripQuoted(s string) string {
 	}
 	b := []byte(s)
 	for _, q := range [][2]string{{`"`, `"`}, {"“", "”"}, {"«", "»"}, {"„", "“"}} {
-		for {
-			i := strings.Index(string(b), q[0])
+		// One pass per quote kind: each search starts where the last pair
+		// ended, so the work is linear in the sentence whatever it holds.
+		from := 0
+		for from < len(b) {
+			i := bytes.Index(b[from:], []byte(q[0]))
 			if i < 0 {
 				break
 			}
-			j := strings.Index(string(b[i+len(q[0]):]), q[1])
+			i += from
+			j := bytes.Index(b[i+len(q[0]):], []byte(q[1]))
 			if j < 0 {
 				break
 			}
-			for k := i; k < i+len(q[0])+j+len(q[1]); k++ {
+			end := i + len(q[0]) + j + len(q[1])
+			for k := i; k < end; k++ {
 				b[k] = ' '
 			}
+			from = end
 		}
 	}
 	return string(b)

@@ -253,11 +253,8 @@ func (c *textCtx) parts(toks []itok, full bool) sentenceParts {
 			if i := strings.IndexByte(w, '.'); i > 0 {
 				w = w[:i] // "target.content": a member of the parameter
 			}
-			for _, prm := range ti.params {
-				if strings.EqualFold(w, prm) {
-					p.paramSink = true
-					break
-				}
+			if ti.hasParam(w) {
+				p.paramSink = true
 			}
 		}
 		if c.field == "instructions" && (tk.kind == kCode || (tk.w == "tool" && k > 0 && toks[k-1].kind == kWord && toks[k-1].w != "this")) {
@@ -471,15 +468,22 @@ func toolIdent(tk itok) string {
 }
 
 func isParam(ti *toolInfo, w string) bool {
-	if ti == nil {
-		return false
-	}
-	for _, p := range ti.params {
-		if strings.EqualFold(p, w) {
-			return true
+	return ti != nil && ti.hasParam(w)
+}
+
+// hasParam reports a parameter of the tool named w, whatever the case.
+// The set is made once per tool: a sentence may name hundreds of words
+// and a hostile schema thousands of parameters, and comparing each with
+// each would be quadratic.
+func (ti *toolInfo) hasParam(w string) bool {
+	if ti.paramSet == nil {
+		ti.paramSet = make(map[string]struct{}, len(ti.params))
+		for _, p := range ti.params {
+			ti.paramSet[strings.ToLower(p)] = struct{}{}
 		}
 	}
-	return false
+	_, ok := ti.paramSet[strings.ToLower(w)]
+	return ok
 }
 
 // destroysOrPays reports an identifier whose words destroy or move money,
