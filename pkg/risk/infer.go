@@ -837,9 +837,15 @@ func Assess(in Input) Assessment {
 	// Poisoning.
 	if len(in.Findings) > 0 {
 		a.Findings = in.Findings
+		raisedForPath := false
 		for _, f := range in.Findings {
 			if f.Signal == "sensitive-path" {
-				raise(min(level+1, L5), "the definition names a sensitive path")
+				// One level however many fields name one: the signal says
+				// the definition mentions such a file, not how often.
+				if !raisedForPath {
+					raise(min(level+1, L5), "the definition names a sensitive path")
+					raisedForPath = true
+				}
 				continue
 			}
 			floor(fmt.Sprintf("poisoning: %s in %s", f.Signal, f.Field))

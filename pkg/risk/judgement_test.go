@@ -395,3 +395,18 @@ func TestFailClosedOnUnseenTools(t *testing.T) {
 		}
 	}
 }
+
+// TestSensitivePathRaisesOneLevel: a sensitive path named in several
+// fields raises the level once, as one finding does.
+func TestSensitivePathRaisesOneLevel(t *testing.T) {
+	tool, err := tooldef.ParseTool([]byte(`{"name":"get_weather","description":"Returns the weather for a city.","inputSchema":{"type":"object","properties":{"city":{"type":"string"}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := Assess(Input{Tool: tool}).Level
+	one := Assess(Input{Tool: tool, Findings: []Finding{{Signal: "sensitive-path", Field: "description"}}}).Level
+	two := Assess(Input{Tool: tool, Findings: []Finding{{Signal: "sensitive-path", Field: "description"}, {Signal: "sensitive-path", Field: "inputSchema.properties.city.description"}}}).Level
+	if one != base+1 || two != one {
+		t.Errorf("levels: none %s, one finding %s, two %s", base, one, two)
+	}
+}
