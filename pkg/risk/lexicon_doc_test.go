@@ -85,6 +85,61 @@ func lexiconLists() map[string][]string {
 
 var listBlock = regexp.MustCompile("(?s)<!-- list:([a-z-]+) -->\\s*\n```\n(.*?)```")
 
+// phraseLists are the phrase lists docs/risk-model.md must print exactly,
+// one phrase per line: phrases hold spaces, so they cannot be read as a
+// list of words.
+func phraseLists() map[string][]string {
+	lists := map[string][]string{
+		"read-only-claims": readOnlyPhrases, "enforced-read-only": enforcedReadOnly,
+		"param-read-only": paramReadOnlyPhrases, "secret-phrases": secretPhrases, "auth-phrases": authPhrases,
+		"any-request": anyRequestPhrases, "executed-words": executedWords,
+	}
+	out := map[string][]string{}
+	for name, l := range lists {
+		out[name] = slices.Sorted(slices.Values(l))
+	}
+	return out
+}
+
+var phraseBlock = regexp.MustCompile("(?s)<!-- phrases:([a-z-]+) -->\\s*\n```\n(.*?)```")
+
+func TestRiskModelDocListsThePhrases(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "risk-model.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := phraseLists()
+	found := map[string]bool{}
+	for _, m := range phraseBlock.FindAllStringSubmatch(string(data), -1) {
+		found[m[1]] = true
+		var got []string
+		for _, line := range strings.Split(strings.TrimRight(m[2], "\n"), "\n") {
+			got = append(got, strings.TrimSuffix(line, "⏎")) // a phrase may end in a space, marked so it shows
+		}
+		sort.Strings(got)
+		if !slices.Equal(got, want[m[1]]) {
+			t.Errorf("docs/risk-model.md phrases %q differ from the code; they should read (one per line):\n%s", m[1], strings.Join(markSpaces(want[m[1]]), "\n"))
+		}
+	}
+	for name := range want {
+		if !found[name] {
+			t.Errorf("docs/risk-model.md has no phrases %q; add:\n<!-- phrases:%s -->\n```\n%s\n```", name, name, strings.Join(markSpaces(want[name]), "\n"))
+		}
+	}
+}
+
+// markSpaces ends a phrase that ends in a space with a visible mark.
+func markSpaces(ps []string) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p
+		if strings.HasSuffix(p, " ") {
+			out[i] = p + "⏎"
+		}
+	}
+	return out
+}
+
 func TestRiskModelDocListsTheLexicon(t *testing.T) {
 	path := filepath.Join("..", "..", "docs", "risk-model.md")
 	data, err := os.ReadFile(path)
