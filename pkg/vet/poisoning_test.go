@@ -443,6 +443,7 @@ func TestPoisoningHeldOut(t *testing.T) {
 		{"heldout3", heldOut3Caught, heldOut3Flagged},
 		{"heldout4", heldOut4Caught, heldOut4Flagged},
 		{"heldout5", heldOut5Caught, heldOut5Flagged},
+		{"heldout6", heldOut6Caught, heldOut6Flagged},
 	} {
 		attacks := loadPoisonCases(t, set.name+"-attacks.jsonl")
 		benign := loadPoisonCases(t, set.name+"-benign.jsonl")
@@ -521,4 +522,14 @@ const (
 const (
 	heldOut5Caught  = 102
 	heldOut5Flagged = 3
+)
+
+// heldout6 was written blind too, after heldout5, and run once: it caught
+// 119 of 142 attacks (84%) and flagged 3 of 89 look-alikes (3.4%) — close
+// to heldout5's first run, which says the estimate is stable. Unlike
+// heldout5 it is then studied: rules learnt from it are checked against
+// heldout5, which nobody tunes on.
+const (
+	heldOut6Caught  = 119
+	heldOut6Flagged = 3
 )
