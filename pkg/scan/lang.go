@@ -72,7 +72,7 @@ var langs = []langLex{
 		script: setLatin,
 		ignore: []string{"ignore", "ignora", "esqueça", "desconsidere"}, rules: []string{"instruções", "instrucoes", "regras", "orientações"},
 		negTell: []string{"não conte", "não diga", "não informe", "não mencione", "não revele", "nao conte", "nao diga", "sem avisar", "sem informar"}, user: []string{"usuário", "usuario", "utilizador", "ninguém"},
-		include: []string{"inclua", "incluir", "adicione", "coloque", "envie", "passe ", "anexe", "copie"}, convo: []string{"mensagens", "conversa", "histórico", "historico"},
+		include: []string{"inclua", "incluir", "adicione", "coloque", "envie", "passe ", "anexe", "copie", "ponha", "insira"}, convo: []string{"mensagens", "conversa", "histórico", "historico"},
 		read: []string{"leia", "ler ", "abra "}, before: []string{"antes de usar", "antes de utilizar"},
 		orders: []string{"sempre", "nunca", "você deve", "certifique-se", "não diga", "envie", "inclua", "ignore"},
 		secret: []string{"senha", "senhas", "chave de api", "chaves de api", "cartão de crédito", "variáveis de ambiente", "credenciais", "cookies"},

@@ -490,7 +490,8 @@ func destructiveDescription(d string) string {
 var irreversiblePhrases = []string{"force-push", "force push", "push --force", "push -f ", "rewriting remote history", "rewrites history",
 	"rewriting history", "factory-reset", "factory reset", "erasing all", "erases all", "discarding", "wire transfer", "transfers the",
 	"transfers funds", "transfers money", "sends money", "revokes every", "revokes all", "drop table", "drops the table", "deleting all",
-	"deletes all", "wiping", "is final", "cannot be undone", "can't be undone", "permanently delet", "permanently remov", "irreversibl"}
+	"deletes all", "wiping", "is final", "cannot be undone", "can't be undone", "permanently delet", "permanently remov", "irreversibl",
+	"liquidat", "cancels every", "cancels all", "closes all positions", "sells all"}
 
 // destroyVerbOf returns w when it is the third person of a verb that
 // destroys.
