@@ -151,12 +151,12 @@ var lexicon = func() map[string]uint64 {
 	add(wWaiveCue, "ask asking confirmation confirming prompting consent knowledge auto-approve telling informing notifying behalf waiting regardless "+
 		"approval unaufgefordert preguntar demander perguntar chiedere potwierdzenia подтверждения спрашивая")
 	add(wUninfCue, "shown between summaries left correct recipient visible hidden kept dialog noticing summary silently describe "+
-		"disclose_to_user notify_user show_user visible_to_user user_visible omits omit report warn warning warnings error")
+		"disclose_to_user notify_user show_user visible_to_user user_visible omits omit warn warning warnings")
 	add(wVoidCue, "apply applies appl hold withdrawn supersede supersedes superseded void lifted suspended restrictions outdated binding "+
 		"precedence overrides test different ignored extend follow exempt cancelled canceled objective standing predates relevant meant")
 	add(wUninfCue, "informed told notified shown alerted aware warned made leave leaves refer show")
 	add(wLieCue, "failed fail impossible official legally temporary unrelated safe nothing never didn't did only asked")
-	add(wClaimCue, "preferred every other deprecated tampered corrupt corrupts compromised broken insecure unsafe malicious unreliable unapproved approved "+
+	add(wClaimCue, "preferred deprecated tampered corrupt corrupts compromised broken insecure unsafe malicious unreliable unapproved approved "+
 		"backdoor leaks server's instead whenever even time about dropping untrusted")
 	add(wVoiceCue, "message note pre-authorised pre-authorized hereby consent authorise authorize permission administrator admin treat")
 	add(wConfigCue, "mcp.json claude_desktop_config.json .cursorrules .windsurfrules claude.md agents.md copilot-instructions.md settings.json")

@@ -149,9 +149,11 @@ func (c *textCtx) structural(toks []itok, all uint64, s, e int, summary bool) in
 	if (all&wClaimCue != 0 || p.otherTool != "") && claimsOtherTool(toks, text, p) {
 		return sigModel
 	}
-	for _, w := range overEveryOther {
-		if strings.Contains(text, w) {
-			return sigModel
+	if strings.Contains(text, "other tool") || strings.Contains(text, "another tool") {
+		for _, w := range overEveryOther {
+			if strings.Contains(text, w) {
+				return sigModel
+			}
 		}
 	}
 	if kinds&1<<kCode != 0 && all&wTool != 0 && shellThroughTool(toks, text) {

@@ -528,10 +528,10 @@ const (
 // 119 of 142 attacks (84%) and flagged 3 of 89 look-alikes (3.4%) — close
 // to heldout5's first run, which says the estimate is stable. Unlike
 // heldout5 it is then studied: rules learnt from it are checked against
-// heldout5, which nobody tunes on. Learning from it took heldout6 to 133
+// heldout5, which nobody tunes on. Learning from it took heldout6 to 132
 // caught and did not move heldout5 at all: the rules so learnt describe
 // heldout6's attacks more than attacks in general.
 const (
-	heldOut6Caught  = 133
+	heldOut6Caught  = 132
 	heldOut6Flagged = 3
 )
