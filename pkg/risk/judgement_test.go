@@ -385,6 +385,13 @@ func TestFailClosedOnUnseenTools(t *testing.T) {
 		{`{"name":"upsert_dns_record","description":"Creates or updates a record in a zone.",` + id + `}`, L4, "mutate", "high", "global"},
 		{`{"name":"share_doc","description":"Shares a document with anyone with the link.",` + id + `}`, L4, "mutate", "high", "global"},
 		{`{"name":"restore_snapshot","description":"Restores a volume from a snapshot, replacing its current data.",` + id + `}`, L5, "destroy", "", ""},
+		{`{"name":"fire_employee","description":"Terminates an employee's contract and revokes their access.",` + id + `}`, L5, "mutate", "critical", ""},
+		{`{"name":"change_owner","description":"Transfers ownership of the organization to another user.",` + id + `}`, L5, "mutate", "critical", ""},
+		{`{"name":"disable_audit_logging","description":"Turns off audit logging for the organization.",` + id + `}`, L5, "mutate", "critical", ""},
+		{`{"name":"update_branch_protection","description":"Changes the protection rules of a branch.",` + id + `}`, L5, "mutate", "critical", ""},
+		{`{"name":"sign_transaction","description":"Signs and broadcasts a blockchain transaction.",` + id + `}`, L5, "mutate", "critical", ""},
+		{`{"name":"withdraw","description":"Withdraws funds to an external wallet.",` + id + `}`, L5, "mutate", "critical", ""},
+		{`{"name":"unlock_door","description":"Unlocks the front door.",` + id + `}`, L4, "mutate", "high", ""},
 		// A negated claim is no claim.
 		{`{"name":"create_draft","description":"Creates a draft. Creating it does not make it public.",` + id + `}`, L3, "mutate", "medium", "item"},
 	} {

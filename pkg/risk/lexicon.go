@@ -106,7 +106,8 @@ var verbs = map[string]action{
 	"activate": actMutate, "confirm": actMutate, "accept": actMutate, "decline": actMutate,
 	"escalate": actMutate, "append": actMutate, "reconfigure": actMutate, "enroll": actMutate,
 	"unenroll": actMutate, "impersonate": actMutate, "elevate": actMutate, "assume": actMutate,
-	"ban": actMutate, "kick": actMutate, "evict": actMutate, "purchase": actMutate,
+	"ban": actMutate, "kick": actMutate, "evict": actMutate, "purchase": actMutate, "withdraw": actMutate,
+	"disarm": actMutate,
 
 	// send: externally visible and not recallable.
 	"send": actSend, "post": actSend, "publish": actSend, "reply": actSend, "comment": actMutate,
@@ -207,7 +208,7 @@ func executionRecord(objects []string) bool {
 // bills for it.
 var movesMoney = map[string]bool{"refund": true, "refunds": true, "payout": true, "payouts": true,
 	"transfer": true, "transfers": true, "charge": true, "charges": true, "pay": true, "buy": true,
-	"purchase": true}
+	"purchase": true, "withdraw": true, "withdrawal": true}
 
 // recordingNouns are what a start or stop only observes.
 var recordingNouns = map[string]bool{"recording": true, "tracing": true, "trace": true, "video": true,
@@ -245,7 +246,7 @@ var privilegeNouns = map[string]bool{
 	"apikey": true, "sshkey": true, "credential": true, "credentials": true, "token": true, "tokens": true,
 	"password": true, "secret": true, "secrets": true, "config": true, "configuration": true,
 	"settings": true, "auth": true, "mfa": true, "2fa": true, "otp": true, "sso": true, "saml": true,
-	"visibility": true, "sharing": true,
+	"visibility": true, "sharing": true, "owner": true, "ownership": true, "protection": true,
 }
 
 // moneyNouns mark tools that move money.

@@ -65,6 +65,7 @@ func lexiconLists() map[string][]string {
 		"not-plural": notPlural, "state-heads": stateHeads, "id-words": idWords, "not-items": notItems,
 		"registry-nouns": registryNouns, "public-network-nouns": publicNetworkNouns,
 		"unattended-nouns": unattendedNouns, "change-verbs": changeVerbs,
+		"security-controls": securityControls, "disabling-verbs": disablingVerbs, "physical-locks": physicalLocks,
 	} {
 		keys(name, m)
 	}

@@ -84,10 +84,18 @@ func severity(s signals, act action, blast string) (string, string) {
 	switch {
 	case s.privilege != "":
 		return "critical", fmt.Sprintf("changes %s: who may do what", s.privilege)
+	case accessInDescription(s.desc):
+		return "critical", "the description says it grants or revokes access: who may do what"
+	case (containsAnyMap(s.objects, securityControls) && disablingVerbs[s.verb]) || s.verb == "disarm":
+		return "critical", fmt.Sprintf("%q turns off a security control", s.verb)
+	case s.verb == "sign" && containsAny(s.objects, "transaction", "tx", "transfer", "payment"):
+		return "critical", "signs a transaction that moves funds"
 	case s.money != "" && movesMoney[s.money]:
 		return "critical", "moves money (" + s.money + ")"
 	case act == actSend:
 		return "high", fmt.Sprintf("%q is visible outside the system and cannot be recalled", s.verb)
+	case (s.verb == "unlock" || s.verb == "open") && containsAnyMap(s.objects, physicalLocks):
+		return "high", "opens a physical lock"
 	case s.public != "":
 		return "high", "externally visible: " + s.public
 	case highImpactVerbs[s.verb]:
@@ -130,6 +138,29 @@ func severity(s signals, act action, blast string) (string, string) {
 // owner wrote, not code the caller supplies.
 var automationNouns = map[string]bool{"pipeline": true, "workflow": true, "job": true, "build": true,
 	"actor": true, "task": true, "evaluation": true, "test": true, "suite": true}
+
+// securityControls are what keeps an account or a place safe: turning one
+// off opens everything it guards.
+var securityControls = map[string]bool{"audit": true, "logging": true, "mfa": true, "2fa": true, "firewall": true,
+	"protection": true, "encryption": true, "antivirus": true, "guardrail": true}
+
+// disablingVerbs turn something off; "disarm" needs no object to say so.
+var disablingVerbs = map[string]bool{"disable": true, "deactivate": true, "turn": true, "suspend": true, "bypass": true}
+
+// physicalLocks keep a place or a vehicle shut.
+var physicalLocks = map[string]bool{"door": true, "lock": true, "gate": true, "garage": true, "vehicle": true, "car": true,
+	"safe": true}
+
+// accessInDescription says the description's opening grants or revokes
+// access, whatever the name calls the tool ("Terminates an employee's
+// contract and revokes their access").
+func accessInDescription(desc string) bool {
+	head := desc[:min(len(desc), 300)]
+	if !strings.Contains(head, "revoke") && !strings.Contains(head, "grant") {
+		return false
+	}
+	return strings.Contains(head, "access") || strings.Contains(head, "permission") || strings.Contains(head, " role") || strings.Contains(head, "privilege")
+}
 
 // unattendedNouns are automations that run later on their own — on a
 // schedule, an event or a trigger: changing one changes what will run
