@@ -843,7 +843,12 @@ func exampleDest(m string) bool {
 	if len(ds) == 0 {
 		return false
 	}
-	d := ds[len(ds)-1]
+	return placeholderDest(ds[len(ds)-1])
+}
+
+// placeholderDest reports a documentation address: example.com,
+// localhost, your-domain, a reserved test name.
+func placeholderDest(d string) bool {
 	for _, p := range []string{"example.", ".example", "localhost", "127.0.0.1", "0.0.0.0", "your", "domain.com", "company.com", ".test", ".invalid", ".local"} {
 		if strings.Contains(d, p) {
 			return true

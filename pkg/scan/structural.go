@@ -150,10 +150,8 @@ func (c *textCtx) structural(toks []itok, all uint64, s, e int, summary bool) in
 		return sigModel
 	}
 	if strings.Contains(text, "other tool") || strings.Contains(text, "another tool") {
-		for _, w := range overEveryOther {
-			if strings.Contains(text, w) {
-				return sigModel
-			}
+		if anyIn(text, overEveryOther) {
+			return sigModel
 		}
 	}
 	if kinds&1<<kCode != 0 && all&wTool != 0 && shellThroughTool(toks, text) {
@@ -667,11 +665,8 @@ func waivesConsent(text string) bool {
 		if i < 0 {
 			continue
 		}
-		if !strings.Contains(p, "not ") && !strings.Contains(p, "n't") && !strings.Contains(p, "never") && !strings.HasPrefix(p, "no ") {
-			before := " " + text[:i]
-			if strings.Contains(before, " not ") || strings.Contains(before, " never ") || strings.Contains(before, "n't ") || strings.Contains(before, " no ") {
-				continue
-			}
+		if !negation(" "+p) && negation(" "+text[:i]) {
+			continue // the waiver's own words are no negation, but the order's are
 		}
 		return true
 	}
@@ -704,22 +699,7 @@ func dangerous(toks []itok) bool {
 // voidsRules reports a sentence that says rules, instructions or
 // guidelines no longer hold.
 func voidsRules(text string) bool {
-	rule := false
-	for _, w := range ruleNouns {
-		if strings.Contains(text, w) {
-			rule = true
-			break
-		}
-	}
-	if !rule {
-		return false
-	}
-	for _, p := range ruleVoiders {
-		if strings.Contains(text, p) {
-			return true
-		}
-	}
-	return false
+	return anyIn(text, ruleNouns) && anyIn(text, ruleVoiders)
 }
 
 var ruleNouns = []string{"instruction", "rules", "rule ", "guideline", "guidance", "policy", "policies", "restriction", "guardrail",
@@ -774,10 +754,8 @@ func keepsUserUninformed(toks []itok, text string) bool {
 		(strings.Contains(text, "before show") || strings.Contains(text, "before display") || strings.Contains(text, "from the answer") || strings.Contains(text, "from its answer") || strings.Contains(text, "from the user")) {
 		return true
 	}
-	for _, p := range hiddenFromUser {
-		if strings.Contains(text, p) {
-			return true
-		}
+	if anyIn(text, hiddenFromUser) {
+		return true
 	}
 	if (strings.Contains(text, "do not show its") || strings.Contains(text, "don't show its") || strings.Contains(text, "never show its")) &&
 		(strings.Contains(text, " id") || strings.Contains(text, "permission") || strings.Contains(text, "publisher")) {
@@ -808,12 +786,7 @@ func deceivesUser(toks []itok) bool {
 		return false
 	}
 	rest := joinWords(toks[tell+1:])
-	for _, lie := range lieCues {
-		if strings.Contains(rest, lie) {
-			return true
-		}
-	}
-	return false
+	return anyIn(rest, lieCues)
 }
 
 var lieCues = []string{"failed", "it fail", "impossible", "never left", "never leaves", "the official", "is official", "nothing was",
@@ -1133,10 +1106,8 @@ func riskyCodeSpan(toks []itok) bool {
 		if riskyCommand(tk.w) {
 			return true
 		}
-		for _, p := range leakCommandParts {
-			if strings.Contains(tk.w, p) {
-				return true
-			}
+		if anyIn(tk.w, leakCommandParts) {
+			return true
 		}
 	}
 	return false
@@ -1165,8 +1136,12 @@ func strongWaiver(text string) bool {
 
 // deniedBefore says a phrase at i is denied by the words just before it.
 func deniedBefore(text string, i int) bool {
-	before := " " + text[max(0, i-24):i]
-	return strings.Contains(before, " not ") || strings.Contains(before, " never ") || strings.Contains(before, "n't ") || strings.Contains(before, " no ")
+	return negation(" " + text[max(0, i-24):i])
+}
+
+// negation reports a negating word in s (which starts with a space).
+func negation(s string) bool {
+	return strings.Contains(s, " not ") || strings.Contains(s, " never ") || strings.Contains(s, "n't ") || strings.Contains(s, " no ")
 }
 
 // propertyText reports a field that belongs to one parameter: its
@@ -1237,10 +1212,8 @@ func closesItsContainer(text string) bool {
 // tool: it disparages it, puts a condition on its use, or changes what it
 // is called with.
 func aboutOtherTool(text string) bool {
-	for _, w := range disparagement {
-		if strings.Contains(text, w) {
-			return true
-		}
+	if anyIn(text, disparagement) {
+		return true
 	}
 	for _, w := range [...]string{"whenever", "every time", "each time", "any time", "when you call", "when you use", "before calling", "after calling",
 		" set ", " add ", "always", "include", "bcc", " cc ", "instead of", "rather than"} {
@@ -1254,16 +1227,6 @@ func aboutOtherTool(text string) bool {
 // famSending are purposes whose job is sending to an address.
 var famSending = []string{"send", "mail", "email", "e-mail", "notif", "webhook", "post", "upload", "forward", "share", "publish", "invite",
 	"message", "http", "fetch", "request", "call", "sms", "deliver", "sync", "backup", "export"}
-
-// placeholderDest reports a documentation address: example.com, localhost.
-func placeholderDest(w string) bool {
-	for _, p := range []string{"example.", ".example", "localhost", "127.0.0.1", "0.0.0.0", "your", "domain.com", "company.com", ".test", ".invalid", ".local", "acme."} {
-		if strings.Contains(w, p) {
-			return true
-		}
-	}
-	return false
-}
 
 // sendsVerb reports a verb, in the base or third-person form, that moves
 // data to somewhere else.
