@@ -40,10 +40,8 @@ type sentenceParts struct {
 	otherTool  string
 	dangerTool string // another tool whose name destroys or moves money
 	negated    bool   // a prohibition on the whole sentence's order
-	user       bool
-	foreign    bool // no English word in the sentence
-	order      bool // an order to move data
-	quantified bool // what the order moves is "every", "all", "the whole" of something
+	order      bool   // an order to move data
+	quantified bool   // what the order moves is "every", "all", "the whole" of something
 	// literalDest is a real external address after the order: an e-mail
 	// address or URL that is not a documentation placeholder.
 	literalDest bool
@@ -218,7 +216,6 @@ func (c *textCtx) parts(toks []itok, full bool) sentenceParts {
 			}
 		}
 	}
-	p.foreign = foreign
 	// Only an order that sends can send to an address: "read more at
 	// https://..." is a link.
 	p.order = order >= 0 && !foreign && sendsVerb(toks[order].w)
@@ -261,9 +258,6 @@ func (c *textCtx) parts(toks []itok, full bool) sentenceParts {
 			if after && sensitiveToken(tk.w) {
 				p.secretSrc = true
 			}
-		}
-		if tk.kind == kWord && tk.cls&wUser != 0 && tk.w != "their" && tk.w != "they" && tk.w != "them" {
-			p.user = true
 		}
 		if after && !foreign && strongSecret(toks, k) {
 			p.secretSrc = true
