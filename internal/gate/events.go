@@ -244,15 +244,8 @@ func (g *Gate) relistAsync(st *state, ss *serverState, v via) {
 func (g *Gate) serveSSEStream(x *exchange) {
 	ctx, cancel := context.WithCancel(x.r.Context())
 	defer cancel()
-	req, err := newUpstreamRequest(ctx, x.ss, http.MethodGet, x.ss.cfg.Upstream.URL, nil, x.r.Header)
-	if err != nil {
-		g.upstreamFailed(x, err)
-		return
-	}
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err := x.ss.client.Do(req)
-	if err != nil {
-		g.upstreamFailed(x, err)
+	resp := g.sendForAgent(ctx, x, http.MethodGet, x.ss.cfg.Upstream.URL, nil, "text/event-stream")
+	if resp == nil {
 		return
 	}
 	defer resp.Body.Close()

@@ -297,17 +297,10 @@ func (g *Gate) forward(x *exchange) {
 	w := x.w
 	ctx, cancel := context.WithCancel(x.r.Context())
 	defer cancel()
-	req, err := newUpstreamRequest(ctx, x.ss, http.MethodPost, x.target(), bytes.NewReader(x.body), x.r.Header)
-	if err != nil {
-		g.upstreamFailed(x, err)
-		return
-	}
-	req.ContentLength = int64(len(x.body))
 	t0 := time.Now()
-	resp, err := x.ss.client.Do(req)
-	if err != nil {
+	resp := g.sendForAgent(ctx, x, http.MethodPost, x.target(), x.body, "")
+	if resp == nil {
 		x.upstream += time.Since(t0)
-		g.upstreamFailed(x, err)
 		return
 	}
 	listen := x.msg.Method == rpcmsg.MethodSubscriptionsListen
@@ -384,6 +377,31 @@ func (g *Gate) checkStatus(x *exchange, resp *http.Response, body io.Reader) boo
 		_, _ = io.Copy(x.w, io.LimitReader(body, 64<<10))
 		return false
 	}
+}
+
+// sendForAgent sends one request to the server on behalf of the agent's
+// exchange. When the server cannot be reached the agent has already been
+// answered and the response is nil.
+func (g *Gate) sendForAgent(ctx context.Context, x *exchange, method, target string, body []byte, accept string) *http.Response {
+	var rd io.Reader
+	if body != nil {
+		// A bytes.Reader lets the request carry its Content-Length.
+		rd = bytes.NewReader(body)
+	}
+	req, err := newUpstreamRequest(ctx, x.ss, method, target, rd, x.r.Header)
+	if err != nil {
+		g.upstreamFailed(x, err)
+		return nil
+	}
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	resp, err := x.ss.client.Do(req)
+	if err != nil {
+		g.upstreamFailed(x, err)
+		return nil
+	}
+	return resp
 }
 
 func (g *Gate) upstreamFailed(x *exchange, err error) {
@@ -499,14 +517,8 @@ func (g *Gate) serveGET(x *exchange) {
 		}
 		x.sess = s
 	}
-	req, err := newUpstreamRequest(ctx, x.ss, http.MethodGet, x.ss.cfg.Upstream.URL, nil, x.r.Header)
-	if err != nil {
-		g.upstreamFailed(x, err)
-		return
-	}
-	resp, err := x.ss.client.Do(req)
-	if err != nil {
-		g.upstreamFailed(x, err)
+	resp := g.sendForAgent(ctx, x, http.MethodGet, x.ss.cfg.Upstream.URL, nil, "")
+	if resp == nil {
 		return
 	}
 	defer resp.Body.Close()
@@ -538,14 +550,8 @@ func (g *Gate) serveDELETE(x *exchange) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	req, err := newUpstreamRequest(x.r.Context(), x.ss, http.MethodDelete, x.ss.cfg.Upstream.URL, nil, x.r.Header)
-	if err != nil {
-		g.upstreamFailed(x, err)
-		return
-	}
-	resp, err := x.ss.client.Do(req)
-	if err != nil {
-		g.upstreamFailed(x, err)
+	resp := g.sendForAgent(x.r.Context(), x, http.MethodDelete, x.ss.cfg.Upstream.URL, nil, "")
+	if resp == nil {
 		return
 	}
 	defer resp.Body.Close()
