@@ -23,6 +23,9 @@ type GateConfigBuilder struct {
 	// Reader is the manager's cache (or its client, which reads the
 	// cache); it must carry the field indexes RegisterIndexes adds.
 	Reader client.Reader
+	// Ceilings are the cluster's default ceiling and cap; they must be
+	// the ToolPolicy reconciler's, so that status says what gates do.
+	Ceilings policy.Ceilings
 }
 
 // Build returns the configuration for one pod, read from the informer cache.
@@ -39,7 +42,7 @@ func (b *GateConfigBuilder) Build(ctx context.Context, pod *corev1.Pod) (*gatepr
 	if err := b.Reader.List(ctx, &list, client.InNamespace(pod.Namespace)); err != nil {
 		return nil, fmt.Errorf("listing the ToolPolicies of %s: %w", pod.Namespace, err)
 	}
-	in, err := gatherPolicyInputs(ctx, b.Reader, pod.Namespace, policy.Matching(list.Items, pod.Labels))
+	in, err := gatherPolicyInputs(ctx, b.Reader, pod.Namespace, policy.Matching(list.Items, pod.Labels), b.Ceilings)
 	if err != nil {
 		return nil, err
 	}

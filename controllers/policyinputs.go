@@ -17,8 +17,8 @@ import (
 // the namespace's labels, the servers the policies reference and those
 // servers' pins. A server that does not exist is left out (the evaluation
 // reports it); any other read error is returned.
-func gatherPolicyInputs(ctx context.Context, c client.Reader, namespace string, policies []toolgatev1alpha1.ToolPolicy) (policy.Input, error) {
-	in := policy.Input{Namespace: namespace, Policies: policies}
+func gatherPolicyInputs(ctx context.Context, c client.Reader, namespace string, policies []toolgatev1alpha1.ToolPolicy, ceilings policy.Ceilings) (policy.Input, error) {
+	in := policy.Input{Namespace: namespace, Policies: policies, Ceilings: ceilings}
 	var ns corev1.Namespace
 	switch err := c.Get(ctx, client.ObjectKey{Name: namespace}, &ns); {
 	case err == nil:

@@ -13,6 +13,7 @@ import (
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/lifecycle"
+	"github.com/toolgate/toolgate/internal/policy"
 	"github.com/toolgate/toolgate/internal/probe"
 )
 
@@ -53,6 +54,9 @@ type Options struct {
 	// ProbeAllowLinkLocal lets probes reach link-local and cloud metadata
 	// addresses, which they refuse by default.
 	ProbeAllowLinkLocal bool
+	// Ceilings are the cluster's default ceiling, for policies that name
+	// none, and its cap; GateConfigBuilder must be given the same.
+	Ceilings policy.Ceilings
 }
 
 // SetupWithManager registers every toolgate reconciler with mgr. The manager
@@ -75,7 +79,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		ProbeAllowLinkLocal: opts.ProbeAllowLinkLocal}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the MCPServer controller: %w", err)
 	}
-	if err := (&ToolPolicyReconciler{Client: c, Scheme: s, Recorder: rec}).SetupWithManager(mgr); err != nil {
+	if err := (&ToolPolicyReconciler{Client: c, Scheme: s, Recorder: rec, Ceilings: opts.Ceilings}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the ToolPolicy controller: %w", err)
 	}
 	return nil

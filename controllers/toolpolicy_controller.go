@@ -31,6 +31,8 @@ type ToolPolicyReconciler struct {
 	client.Client
 	Scheme   *runtime.Scheme
 	Recorder events.EventRecorder
+	// Ceilings are the cluster's default ceiling and cap.
+	Ceilings policy.Ceilings
 }
 
 // +kubebuilder:rbac:groups=toolgate.dev,resources=toolpolicies,verbs=get;list;watch
@@ -52,7 +54,7 @@ func (r *ToolPolicyReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	if len(list.Items) == 0 {
 		return ctrl.Result{}, nil
 	}
-	in, err := gatherPolicyInputs(ctx, r.Client, req.Namespace, list.Items)
+	in, err := gatherPolicyInputs(ctx, r.Client, req.Namespace, list.Items, r.Ceilings)
 	if err != nil {
 		return ctrl.Result{}, err
 	}

@@ -15,6 +15,12 @@ const (
 	LevelCritical Level = "L5"
 )
 
+// Valid reports whether l is one of the six levels (what the CRDs' enum
+// allows), for values that come from elsewhere than the API server.
+func (l Level) Valid() bool {
+	return len(l) == 2 && l[0] == 'L' && l[1] >= '0' && l[1] <= '5'
+}
+
 // RiskLevel is SEP-2793's graded risk classification.
 // +kubebuilder:validation:Enum=low;medium;high;critical
 type RiskLevel string

@@ -28,7 +28,10 @@ const (
 	// DefaultConsumersFrom is MCPServer spec.consumers.from's default.
 	DefaultConsumersFrom = NamespacesFromSame
 
-	// DefaultMaxLevel is ToolPolicy spec.maxLevel's default: the ceiling.
+	// DefaultMaxLevel is the ceiling of a ToolPolicy that leaves
+	// spec.maxLevel out, unless the operator is started with another
+	// (--default-max-level). It is not a CRD default, so that the
+	// operator's setting reaches policies already stored.
 	DefaultMaxLevel = LevelModerate
 	// DefaultAgentTrustLevel is ToolPolicy spec.agentTrustLevel's default.
 	DefaultAgentTrustLevel = 2

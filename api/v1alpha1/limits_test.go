@@ -91,7 +91,6 @@ func TestDefaultsMatchTheCRDs(t *testing.T) {
 		{"mcpservers", "spec.probe.timeout", DefaultProbeTimeout},
 		{"mcpservers", "spec.probe.maxTools", float64(DefaultMaxTools)},
 		{"mcpservers", "spec.consumers.from", string(DefaultConsumersFrom)},
-		{"toolpolicies", "spec.maxLevel", string(DefaultMaxLevel)},
 		{"toolpolicies", "spec.agentTrustLevel", float64(DefaultAgentTrustLevel)},
 		{"toolpolicies", "spec.mode", string(DefaultPolicyMode)},
 		{"toolpolicies", "spec.approval.timeout", DefaultApprovalTimeout},

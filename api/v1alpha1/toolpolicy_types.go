@@ -19,7 +19,7 @@ const (
 )
 
 // ToolPolicySpec says what the agents of one namespace may see and call.
-// +kubebuilder:validation:XValidation:rule="!has(self.approval) || !has(self.approval.minLevel) || self.approval.minLevel <= self.maxLevel",message="approval.minLevel above maxLevel can never apply: tools above maxLevel are withheld"
+// +kubebuilder:validation:XValidation:rule="!has(self.approval) || !has(self.approval.minLevel) || !has(self.maxLevel) || self.approval.minLevel <= self.maxLevel",message="approval.minLevel above maxLevel can never apply: tools above maxLevel are withheld"
 type ToolPolicySpec struct {
 	// podSelector picks the agent pods of this namespace the policy applies
 	// to. An empty selector picks every pod.
@@ -37,9 +37,11 @@ type ToolPolicySpec struct {
 	Servers []ServerReference `json:"servers"`
 
 	// maxLevel is the ceiling: tools above it are never shown to an agent
-	// and have no approval path.
+	// and have no approval path. Left out, the cluster's default ceiling
+	// applies (the operator's --default-max-level, L3 unless the platform
+	// team set another); the cluster's cap (--max-level-cap) bounds it
+	// either way. status.ceiling shows the ceiling in force.
 	// +optional
-	// +kubebuilder:default=L3
 	MaxLevel Level `json:"maxLevel,omitempty"`
 
 	// agentTrustLevel is the agents' trust on SEP-2793's 1–5 scale (1 an
@@ -153,6 +155,12 @@ type ToolPolicyStatus struct {
 	// +optional
 	ApprovalGated int32 `json:"approvalGated,omitempty"`
 
+	// ceiling is the ceiling in force for this policy's tools: its
+	// maxLevel, or the cluster's default when it has none, bounded by the
+	// cluster's cap.
+	// +optional
+	Ceiling Level `json:"ceiling,omitempty"`
+
 	// tools lists up to 200 tools with the policy's decision and its reason,
 	// withheld ones first.
 	// +optional
@@ -213,7 +221,7 @@ type PolicyToolDecision struct {
 // +kubebuilder:resource:shortName=tgpolicy;tgpol,categories=toolgate
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Mode",type=string,JSONPath=`.spec.mode`
-// +kubebuilder:printcolumn:name="Ceiling",type=string,JSONPath=`.spec.maxLevel`
+// +kubebuilder:printcolumn:name="Ceiling",type=string,JSONPath=`.status.ceiling`
 // +kubebuilder:printcolumn:name="Trust",type=integer,JSONPath=`.spec.agentTrustLevel`
 // +kubebuilder:printcolumn:name="Exposed",type=integer,JSONPath=`.status.exposed`
 // +kubebuilder:printcolumn:name="Withheld",type=integer,JSONPath=`.status.withheld`

@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolgate/toolgate/controllers"
 	"github.com/toolgate/toolgate/internal/gateserver"
+	"github.com/toolgate/toolgate/internal/policy"
 )
 
 // setupGateServer adds the server that streams each gate its
@@ -32,7 +33,7 @@ func setupGateServer(mgr ctrl.Manager, o *options, certs *certificates) error {
 	srv, err := gateserver.New(gateserver.Options{
 		BindAddress: net.JoinHostPort(o.gateBindAddress, strconv.Itoa(o.gatePort)),
 		CertDir:     certDir, CertName: certName, KeyName: keyName,
-		Builder: gateBuilder(mgr),
+		Builder: gateBuilder(mgr, o.ceilings),
 		// Writes go to the API server; pods are read there too, not from
 		// a cache: the operator may get pods, not list or watch them.
 		Client: mgr.GetClient(), PodReader: mgr.GetAPIReader(),
@@ -79,8 +80,8 @@ func webhookCert(mgr ctrl.Manager, o *options) (dir, cert, key string) {
 // gateBuilder evaluates the policies that select a pod, from the manager's
 // cache. The cache's field indexes are registered with the controllers,
 // before this runs.
-func gateBuilder(mgr ctrl.Manager) gateserver.Builder {
-	return &controllers.GateConfigBuilder{Reader: mgr.GetClient()}
+func gateBuilder(mgr ctrl.Manager, ceilings policy.Ceilings) gateserver.Builder {
+	return &controllers.GateConfigBuilder{Reader: mgr.GetClient(), Ceilings: ceilings}
 }
 
 // gateInvalidation registers informer handlers on policies, servers, pins,

@@ -10,7 +10,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/gateserver"
+	"github.com/toolgate/toolgate/internal/policy"
 	"github.com/toolgate/toolgate/internal/probe"
 )
 
@@ -40,6 +42,9 @@ type options struct {
 	probeMemoryBudget    quantity
 	probeMemoryPerServer quantity
 	probeAllowLinkLocal  bool
+	defaultMaxLevel      string
+	maxLevelCap          string
+	ceilings             policy.Ceilings
 
 	// The gates' configuration server (issue 9, point 3).
 	gatePort          int
@@ -130,6 +135,11 @@ func bindFlags(fs *flag.FlagSet) *options {
 	fs.BoolVar(&o.probeAllowLinkLocal, "probe-allow-link-local", false,
 		"let probes connect to link-local and cloud metadata addresses (169.254.0.0/16, fe80::/10, 100.100.100.200, fd00:ec2::254), "+
 			"refused by default because whoever creates an MCPServer chooses its URL and headers")
+
+	fs.StringVar(&o.defaultMaxLevel, "default-max-level", string(toolgatev1alpha1.DefaultMaxLevel),
+		"the ceiling (L0–L5) of a ToolPolicy that sets no spec.maxLevel")
+	fs.StringVar(&o.maxLevelCap, "max-level-cap", string(toolgatev1alpha1.LevelCritical),
+		"the highest ceiling (L0–L5) any ToolPolicy may have: a higher spec.maxLevel is lowered to it, and status.ceiling says so")
 
 	fs.IntVar(&o.gatePort, "gate-port", gateserver.DefaultPort,
 		"port on which gates stream their configuration, over TLS with the webhook server's certificate and HTTP/2; 0 disables it")
@@ -241,6 +251,15 @@ func (o *options) complete(getenv func(string) string) error {
 	if o.probeMemoryBudget > 0 && o.probeMemoryBudget < o.probeMemoryPerServer {
 		return fmt.Errorf("--probe-memory-budget (%s) is less than --probe-memory-per-server (%s): the largest catalogue allowed could never be probed",
 			&o.probeMemoryBudget, &o.probeMemoryPerServer)
+	}
+	for _, l := range []struct {
+		flag, value string
+		into        *toolgatev1alpha1.Level
+	}{{"--default-max-level", o.defaultMaxLevel, &o.ceilings.Default}, {"--max-level-cap", o.maxLevelCap, &o.ceilings.Cap}} {
+		if !toolgatev1alpha1.Level(l.value).Valid() {
+			return fmt.Errorf("%s is %q: want a level L0 to L5", l.flag, l.value)
+		}
+		*l.into = toolgatev1alpha1.Level(l.value)
 	}
 	if o.gatePort < 0 || o.gatePort > 65535 {
 		return fmt.Errorf("--gate-port is %d: want a port, or 0 to serve no gates", o.gatePort)

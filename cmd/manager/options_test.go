@@ -97,6 +97,20 @@ func TestOptions(t *testing.T) {
 		{name: "certificate rotation needs the namespace", args: []string{"--operator-user=op", "--cert-rotation", "--webhook-cert-dir=/certs", "--cert-validating-webhooks=v"},
 			wantErr: "--cert-rotation needs --operator-namespace"},
 		{name: "a gate port out of range", args: []string{"--operator-user=op", "--gate-port=70000"}, wantErr: "--gate-port is 70000"},
+		{name: "the cluster's ceilings", args: []string{"--operator-user=op", "--default-max-level=L2", "--max-level-cap=L4"},
+			check: func(t *testing.T, o *options) {
+				if o.ceilings.Default != "L2" || o.ceilings.Cap != "L4" {
+					t.Errorf("ceilings %+v", o.ceilings)
+				}
+			}},
+		{name: "ceilings by default: L3, no cap", args: []string{"--operator-user=op"},
+			check: func(t *testing.T, o *options) {
+				if o.ceilings.Default != "L3" || o.ceilings.Cap != "L5" {
+					t.Errorf("ceilings %+v", o.ceilings)
+				}
+			}},
+		{name: "a default ceiling that is no level", args: []string{"--operator-user=op", "--default-max-level=high"}, wantErr: `--default-max-level is "high"`},
+		{name: "a cap that is no level", args: []string{"--operator-user=op", "--max-level-cap=L6"}, wantErr: `--max-level-cap is "L6"`},
 		{name: "a gate stream shorter than its heartbeats", args: []string{"--operator-user=op", "--gate-max-stream-lifetime=20s"},
 			wantErr: "--gate-max-stream-lifetime (20s) is less than two --gate-heartbeat-interval (15s)"},
 		{name: "no injection by default", args: []string{"--operator-user=op"}, check: func(t *testing.T, o *options) {
@@ -155,7 +169,7 @@ func TestOptions(t *testing.T) {
 // it, and the logger's flags, besides its own.
 func TestFlagSet(t *testing.T) {
 	fs, _, _ := newFlagSet()
-	for _, name := range []string{"kubeconfig", "zap-log-level", "operator-user", "admin-users", "admin-groups", "probe-concurrency", "gate-port", "gate-bind-address", "gate-image", "operator-ca-file", "gate-operator-url", "operator-namespace", "cert-rotation", "cert-secret", "cert-mutating-webhooks", "cert-validating-webhooks"} {
+	for _, name := range []string{"kubeconfig", "zap-log-level", "operator-user", "admin-users", "admin-groups", "probe-concurrency", "default-max-level", "max-level-cap", "gate-port", "gate-bind-address", "gate-image", "operator-ca-file", "gate-operator-url", "operator-namespace", "cert-rotation", "cert-secret", "cert-mutating-webhooks", "cert-validating-webhooks"} {
 		if fs.Lookup(name) == nil {
 			t.Errorf("no --%s flag", name)
 		}

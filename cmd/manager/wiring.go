@@ -83,7 +83,7 @@ func wire(mgr ctrl.Manager, o *options, certs *certificates) error {
 		ProbeConcurrency: o.probeConcurrency, MaxProbeTimeout: o.maxProbeTimeout,
 		RemovedPinRetention: o.removedRetention, MaxRemovedPins: o.maxRemovedPins,
 		ProbeMemoryBudget: int64(o.probeMemoryBudget), ProbeMemoryPerServer: int64(o.probeMemoryPerServer),
-		ProbeAllowLinkLocal: o.probeAllowLinkLocal,
+		ProbeAllowLinkLocal: o.probeAllowLinkLocal, Ceilings: o.ceilings,
 	}); err != nil {
 		return err
 	}

@@ -31,6 +31,25 @@ type Input struct {
 	// could not be resolved (a Secret or a CA missing): the server is then
 	// not ready, whatever its status says.
 	Unresolved map[string]string
+	// Ceilings are the cluster's default ceiling and cap.
+	Ceilings Ceilings
+}
+
+// Ceilings are the cluster's settings, from the operator's flags: the
+// ceiling of a policy that names none, and a cap no policy rises above.
+// The zero value is DefaultMaxLevel and no cap.
+type Ceilings struct {
+	Default toolgatev1alpha1.Level
+	Cap     toolgatev1alpha1.Level
+}
+
+// Of is the ceiling in force for one policy.
+func (c Ceilings) Of(p *toolgatev1alpha1.ToolPolicy) toolgatev1alpha1.Level {
+	l := cmp.Or(p.Spec.MaxLevel, c.Default, toolgatev1alpha1.DefaultMaxLevel)
+	if c.Cap != "" && rank(c.Cap) < rank(l) {
+		l = c.Cap
+	}
+	return l
 }
 
 // Result is the decision on every tool of every referenced server, under
@@ -117,7 +136,7 @@ func Evaluate(in Input) Result {
 		if cmp.Or(p.Spec.Mode, toolgatev1alpha1.DefaultPolicyMode) != toolgatev1alpha1.PolicyAudit {
 			res.Mode = gateproto.ModeEnforce
 		}
-		if c := cmp.Or(p.Spec.MaxLevel, toolgatev1alpha1.DefaultMaxLevel); rank(c) < rank(res.Ceiling) {
+		if c := in.Ceilings.Of(p); rank(c) < rank(res.Ceiling) {
 			res.Ceiling = c
 		}
 		res.TrustLevel = min(res.TrustLevel, cmp.Or(p.Spec.AgentTrustLevel, toolgatev1alpha1.DefaultAgentTrustLevel))

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -652,5 +653,60 @@ func TestDeterministic(t *testing.T) {
 	}
 	if string(want) != string(first)+"\n" {
 		t.Errorf("the configuration differs from %s (go test -update rewrites it):\n%s", golden, first)
+	}
+}
+
+// TestClusterCeilings: a policy without maxLevel takes the cluster's
+// default ceiling, and the cluster's cap bounds every policy, its own
+// maxLevel included; status.ceiling shows the ceiling in force.
+func TestClusterCeilings(t *testing.T) {
+	servers := []toolgatev1alpha1.MCPServer{readyServer(agentsNS, "files")}
+	pins := []toolgatev1alpha1.ToolPin{
+		trustedPin(agentsNS, "files", "read", 1, toolgatev1alpha1.LevelLow, toolgatev1alpha1.CategoryRead, 1),
+		trustedPin(agentsNS, "files", "write", 2, toolgatev1alpha1.LevelHigh, toolgatev1alpha1.CategoryMutate, 1),
+		trustedPin(agentsNS, "files", "drop", 3, toolgatev1alpha1.LevelCritical, toolgatev1alpha1.CategoryDestroy, 1),
+	}
+	unset := policy("unset", ref(local), trust(5))
+	critical := policy("critical", ref(local), ceiling(toolgatev1alpha1.LevelCritical), trust(5))
+	for _, c := range []struct {
+		name     string
+		p        toolgatev1alpha1.ToolPolicy
+		ceilings Ceilings
+		want     toolgatev1alpha1.Level
+		exposed  []string
+	}{
+		{"no maxLevel, no cluster setting: L3", unset, Ceilings{}, toolgatev1alpha1.LevelModerate, []string{"read"}},
+		{"no maxLevel takes the cluster's default", unset, Ceilings{Default: toolgatev1alpha1.LevelHigh}, toolgatev1alpha1.LevelHigh, []string{"read", "write"}},
+		{"a lower default is lower", unset, Ceilings{Default: toolgatev1alpha1.LevelLow}, toolgatev1alpha1.LevelLow, []string{"read"}},
+		{"the policy's own maxLevel wins over the default", critical, Ceilings{Default: toolgatev1alpha1.LevelLow}, toolgatev1alpha1.LevelCritical, []string{"read", "write", "drop"}},
+		{"the cap bounds the policy's own maxLevel", critical, Ceilings{Cap: toolgatev1alpha1.LevelHigh}, toolgatev1alpha1.LevelHigh, []string{"read", "write"}},
+		{"the cap bounds the default", unset, Ceilings{Default: toolgatev1alpha1.LevelCritical, Cap: toolgatev1alpha1.LevelModerate}, toolgatev1alpha1.LevelModerate, []string{"read"}},
+		{"a cap above the ceiling changes nothing", unset, Ceilings{Cap: toolgatev1alpha1.LevelCritical}, toolgatev1alpha1.LevelModerate, []string{"read"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := Input{Namespace: agentsNS, Policies: []toolgatev1alpha1.ToolPolicy{c.p}, Servers: servers, Pins: pins, Ceilings: c.ceilings}
+			res := Evaluate(in)
+			if res.Ceiling != c.want {
+				t.Errorf("ceiling %s, want %s", res.Ceiling, c.want)
+			}
+			var exposed []string
+			for _, s := range res.Servers {
+				for _, tool := range s.Tools {
+					if tool.Decision == gateproto.DecisionExposed {
+						exposed = append(exposed, tool.Name)
+					} else if tool.Reason != gateproto.ReasonAboveCeiling {
+						t.Errorf("%s withheld for %s, not the ceiling", tool.Name, tool.Reason)
+					}
+				}
+			}
+			slices.Sort(exposed)
+			want := slices.Sorted(slices.Values(c.exposed))
+			if !slices.Equal(exposed, want) {
+				t.Errorf("exposed %v, want %v", exposed, want)
+			}
+			if st := Status(&c.p, in); st.Ceiling != c.want {
+				t.Errorf("status.ceiling %s, want %s", st.Ceiling, c.want)
+			}
+		})
 	}
 }

@@ -18,7 +18,7 @@ import (
 func Status(p *toolgatev1alpha1.ToolPolicy, in Input) toolgatev1alpha1.ToolPolicyStatus {
 	in.Policies = []toolgatev1alpha1.ToolPolicy{*p}
 	acc := Accept(p, in)
-	st := toolgatev1alpha1.ToolPolicyStatus{ObservedGeneration: p.Generation}
+	st := toolgatev1alpha1.ToolPolicyStatus{ObservedGeneration: p.Generation, Ceiling: in.Ceilings.Of(p)}
 	accepted := metav1.Condition{Type: toolgatev1alpha1.ConditionAccepted, Status: metav1.ConditionTrue, Reason: acc.Reason, Message: acc.Message, ObservedGeneration: p.Generation}
 	if !acc.Accepted {
 		accepted.Status = metav1.ConditionFalse

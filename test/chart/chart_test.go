@@ -3,6 +3,7 @@ package chart
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -151,7 +152,8 @@ func withoutCRDBodies(t *testing.T, rendered []byte) []byte {
 // a value of the wrong shape, so a typo fails the install.
 func TestRejectsUnknownValues(t *testing.T) {
 	h := helmBinary(t)
-	for _, set := range []string{"replica=3", "gate.resource.limits.cpu=1", "approval.serviceAccounts[0]=alice", "approval.requiredApprovers=1", "certificates.rotation=false"} {
+	for _, set := range []string{"replica=3", "gate.resource.limits.cpu=1", "approval.serviceAccounts[0]=alice", "approval.requiredApprovers=1", "certificates.rotation=false",
+		"resources.request.cpu=1", "leaderElection=false", "podDisruptionBudget.minAvailable=most", "ceilings.defaultMaxLevel=L6", "ceilings.maxLevelCap=high"} {
 		out, err := exec.Command(h, "template", "toolgate", filepath.Join(root(), "charts", "toolgate"), "--set", set).CombinedOutput()
 		if err == nil {
 			t.Errorf("--set %s rendered:\n%.300s", set, out)
@@ -348,6 +350,19 @@ func TestOperator(t *testing.T) {
 			if get(c, "volumeMounts", 0, "mountPath") != certDir || get(pod, "volumes", 0, "secret", "secretName") != "toolgate-webhook-cert" {
 				t.Errorf("the certificate is not mounted at %s: %v %v", certDir, get(c, "volumeMounts"), get(pod, "volumes"))
 			}
+			svc := find(t, objs, "Service", "toolgate-operator")
+			var gatePort any
+			for i := 0; get(svc, "spec", "ports", i) != nil; i++ {
+				if get(svc, "spec", "ports", i, "name") == "gate" {
+					gatePort = get(svc, "spec", "ports", i, "port")
+				}
+			}
+			if want := fmt.Sprintf("https://toolgate-operator.toolgate-system.svc:%v", gatePort); flagValue(a, "gate-operator-url") != want {
+				t.Errorf("--gate-operator-url=%q: injected gates would not reach the Service's gate port (%s)", flagValue(a, "gate-operator-url"), want)
+			}
+			if flagValue(a, "default-max-level") != "L3" || flagValue(a, "max-level-cap") != "L5" {
+				t.Errorf("ceilings: --default-max-level=%q --max-level-cap=%q", flagValue(a, "default-max-level"), flagValue(a, "max-level-cap"))
+			}
 			find(t, objs, "PodDisruptionBudget", "toolgate")
 			find(t, objs, "Role", "toolgate-leader-election")
 			find(t, objs, "Service", "toolgate-operator")
@@ -442,5 +457,22 @@ func TestExternalOperator(t *testing.T) {
 		if out, err := exec.Command(h, args...).CombinedOutput(); err == nil {
 			t.Errorf("--set %v rendered:\n%.300s", sets, out)
 		}
+	}
+}
+
+// TestGatePortFollowsTheService: a non-default Service port reaches the
+// injected gates' operator URL, not only the Service.
+func TestGatePortFollowsTheService(t *testing.T) {
+	out, err := exec.Command(helmBinary(t), "template", "toolgate", filepath.Join(root(), "charts", "toolgate"),
+		"--namespace", "toolgate-system", "--set", "service.gatePort=8444", "--set", "ceilings.defaultMaxLevel=L2").CombinedOutput()
+	if err != nil {
+		t.Fatalf("helm template: %v\n%s", err, out)
+	}
+	a := args(t, objects(t, out))
+	if v := flagValue(a, "gate-operator-url"); v != "https://toolgate-operator.toolgate-system.svc:8444" {
+		t.Errorf("--gate-operator-url=%q with service.gatePort=8444", v)
+	}
+	if v := flagValue(a, "default-max-level"); v != "L2" {
+		t.Errorf("--default-max-level=%q with ceilings.defaultMaxLevel=L2", v)
 	}
 }
