@@ -25,10 +25,25 @@ heading() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 note() { printf '   %s\n' "$*"; }
 # run prints a command as you would type it, then runs it.
 run() { printf '\n$ %s\n' "$*"; "$@"; }
+# lookup prints a command whose output the demo keeps (VAR="$(lookup ...)"),
+# on standard error so that it shows while the output is captured.
+lookup() { printf '\n$ %s\n' "$*" >&2; "$@"; }
+
+for tool in go kubectl node npm curl column base64; do
+  command -v "$tool" >/dev/null 2>&1 || { echo "demo: $tool is not on PATH; the demo needs it (see the README)" >&2; exit 1; }
+done
 
 DIR="$(mktemp -d "${TMPDIR:-/tmp}/toolgate-demo.XXXXXX")"
 PIDS="$DIR/pids"
 echo $$ >"$PIDS"
+# make demo-down finds the running demo through this file, from the start:
+# stopping a demo that is still building works too. A run for tests
+# (DEMO_EXIT) leaves it alone, so that it never points at another demo.
+DEMO_PIDS="$CACHE/demo.pids"
+if [ -z "${DEMO_EXIT:-}" ]; then
+  mkdir -p "$CACHE"
+  echo "$PIDS" >"$DEMO_PIDS"
+fi
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
@@ -36,6 +51,10 @@ cleanup() {
   # the wait would wait for it
   for p in $(jobs -p); do kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
+  # The pids are gone: a later make demo-down must not kill whatever
+  # process reuses them.
+  rm -f "$PIDS"
+  if [ "$(cat "$DEMO_PIDS" 2>/dev/null)" = "$PIDS" ]; then rm -f "$DEMO_PIDS"; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -185,7 +204,7 @@ note "The webhook added the gate as a native sidecar, and told the agent where e
 run kubectl get pod agent-0 -n agents -o jsonpath='{range .spec.initContainers[*]}init {.name}  {.image}  restartPolicy={.restartPolicy}{"\n"}{end}{range .spec.containers[*].env[*]}env  {.name}={.value}{"\n"}{end}'
 
 heading "The gate, with the token the API server mints for that pod"
-POD_UID="$(kubectl get pod agent-0 -n agents -o jsonpath='{.metadata.uid}')"
+POD_UID="$(lookup kubectl get pod agent-0 -n agents -o jsonpath='{.metadata.uid}')"
 printf '\n$ kubectl create token agent -n agents --audience toolgate.dev/gate --bound-object-kind Pod --bound-object-name agent-0 --bound-object-uid %s > %s\n' "$POD_UID" "$DIR/gate.token"
 kubectl create token agent -n agents --audience toolgate.dev/gate \
   --bound-object-kind Pod --bound-object-name agent-0 --bound-object-uid "$POD_UID" >"$DIR/gate.token"
@@ -209,11 +228,11 @@ run curl -s -X POST "${SAMPLE_URL%/mcp}/update"
 note "The gate recomputes every fingerprint on each list, and withholds the tool at once:"
 run bin/agent -url "$DEMO_URL" list
 run bin/agent -url "$DEMO_URL" call get_weather city=Paris
-PIN="$(kubectl get toolpins -n tools -o jsonpath='{range .items[?(@.spec.toolName=="get_weather")]}{.metadata.name}{end}')"
+PIN="$(lookup kubectl get toolpins -n tools -o jsonpath='{range .items[?(@.spec.toolName=="get_weather")]}{.metadata.name}{end}')"
 wait_for 60 "the operator to see the change" bash -c "[ \"\$(kubectl get toolpin $PIN -n tools -o jsonpath='{.status.state}')\" = AwaitingReview ]"
 note "The operator's next probe puts the pin back into review, with what changed:"
 run kubectl get toolpin "$PIN" -n tools -o jsonpath='{.status.state}{"\n"}{.status.change.details}{"\n"}'
-FP="$(kubectl get toolpin "$PIN" -n tools -o jsonpath='{.status.observedFingerprint}')"
+FP="$(lookup kubectl get toolpin "$PIN" -n tools -o jsonpath='{.status.observedFingerprint}')"
 note "alice, an approver (the chart's approver role), approves the new definition:"
 run kubectl --kubeconfig "$ALICE_KUBECONFIG" patch toolpin "$PIN" -n tools --subresource=status --type=json \
   -p "[{\"op\":\"add\",\"path\":\"/status/decisions/-\",\"value\":{\"action\":\"Approve\",\"fingerprint\":\"$FP\",\"comment\":\"metric units are fine\"}}]"
@@ -224,9 +243,9 @@ heading "A call held for a human: echo needs approval"
 bin/agent -url "$EVERY_URL" call echo message="hello from the agent" >"$DIR/held.out" 2>&1 &
 HELD=$!; pids+=($HELD)
 note "the agent called echo; the gate holds the call ..."
-ECHO_PIN="$(kubectl get toolpins -n tools -o jsonpath='{range .items[?(@.spec.toolName=="echo")]}{.metadata.name}{end}')"
+ECHO_PIN="$(lookup kubectl get toolpins -n tools -o jsonpath='{range .items[?(@.spec.toolName=="echo")]}{.metadata.name}{end}')"
 wait_for 30 "the held call" bash -c "[ -n \"\$(kubectl get toolpin $ECHO_PIN -n tools -o jsonpath='{.status.pendingCalls[0].id}')\" ]"
-CALL="$(kubectl get toolpin "$ECHO_PIN" -n tools -o jsonpath='{.status.pendingCalls[0].id}')"
+CALL="$(lookup kubectl get toolpin "$ECHO_PIN" -n tools -o jsonpath='{.status.pendingCalls[0].id}')"
 run kubectl toolgate pending -A
 run env KUBECONFIG="$ALICE_KUBECONFIG" kubectl toolgate approve "$ECHO_PIN" -n tools --call "$CALL" --comment "echo is harmless"
 wait "$HELD" || true
@@ -236,7 +255,8 @@ sed 's/^/   /' "$DIR/held.out"
 heading "The gate's audit lines and a metric"
 run bin/agent audit "$DIR/gate.log"
 printf '\n$ curl -s http://127.0.0.1:%s/metrics | grep ^toolgate_gate_calls_total\n' "$GATE_METRICS_PORT"
-curl -s "http://127.0.0.1:$GATE_METRICS_PORT/metrics" | grep '^toolgate_gate_calls_total' || true
+curl -s "http://127.0.0.1:$GATE_METRICS_PORT/metrics" | grep '^toolgate_gate_calls_total' ||
+  note "(the gate reported no toolgate_gate_calls_total; see $DIR/gate.log)"
 
 cat <<TEXT
 
@@ -264,8 +284,6 @@ TEXT
 if [ -n "${DEMO_EXIT:-}" ]; then
   exit 0
 fi
-mkdir -p "$CACHE"
-echo "$PIDS" >"$CACHE/demo.pids"
 printf '\n==> running; press Ctrl-C to stop\n'
 # sleep in the background and wait: bash runs a trap only once the
 # foreground command ends, and wait returns at once on a signal, so

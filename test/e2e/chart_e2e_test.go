@@ -218,9 +218,7 @@ func manifestObjects(t *testing.T, manifest string) []chartObject {
 // mints for that pod, and a real MCP client through the gate to a
 // third-party server from npm and a Go SDK server that redefines a tool.
 func TestChartEndToEnd(t *testing.T) {
-	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Skip("kubectl is not on PATH: the test drives the cluster as a user does")
-	}
+	testenv.Kubectl(t, "the test drives the cluster as a user does")
 	helmBin := helmCLI(t)
 	entry := everythingServer(t)
 	env := startControlPlaneWith(t, testenv.Options{NoCRDs: true})

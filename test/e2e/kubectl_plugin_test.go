@@ -33,10 +33,7 @@ type pluginRunner struct {
 
 func newPluginRunner(t *testing.T, dir, kubeconfig string) *pluginRunner {
 	t.Helper()
-	kubectl, err := exec.LookPath("kubectl")
-	if err != nil {
-		t.Skip("kubectl is not on PATH: the plugin is tested through kubectl")
-	}
+	kubectl := testenv.Kubectl(t, "the plugin is tested through kubectl")
 	bin := filepath.Join(dir, "plugin-bin")
 	if out, err := exec.Command("go", "build", "-o", filepath.Join(bin, "kubectl-toolgate"), "github.com/toolgate/toolgate/cmd/toolgate").CombinedOutput(); err != nil {
 		t.Fatalf("building kubectl-toolgate: %v\n%s", err, out)

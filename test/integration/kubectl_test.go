@@ -19,10 +19,7 @@ import (
 // installed the test is skipped with a message saying so.
 func kubectl(t *testing.T, args ...string) string {
 	t.Helper()
-	path, err := exec.LookPath("kubectl")
-	if err != nil {
-		t.Skip("kubectl is not on PATH: skipping the cases that drive the API through kubectl")
-	}
+	path := testenv.Kubectl(t, "the cases that drive the API through kubectl")
 	kubeconfig, err := env.AdminKubeconfig()
 	if err != nil {
 		t.Fatal(err)
