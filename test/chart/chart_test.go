@@ -476,3 +476,30 @@ func TestGatePortFollowsTheService(t *testing.T) {
 		t.Errorf("--default-max-level=%q with ceilings.defaultMaxLevel=L2", v)
 	}
 }
+
+// TestServiceMonitorAuthorization: the ServiceMonitor scrapes with the
+// token Secret given, in the Prometheus Operator's current field, and
+// falls back to Prometheus' own token file.
+func TestServiceMonitorAuthorization(t *testing.T) {
+	for _, c := range []struct {
+		set      []string
+		wantFile bool
+	}{
+		{[]string{"metrics.serviceMonitor.enabled=true"}, true},
+		{[]string{"metrics.serviceMonitor.enabled=true", "metrics.serviceMonitor.tokenSecret.name=prom-token"}, false},
+	} {
+		args := []string{"template", "toolgate", filepath.Join(root(), "charts", "toolgate"), "--namespace", "toolgate-system"}
+		for _, s := range c.set {
+			args = append(args, "--set", s)
+		}
+		out, err := exec.Command(helmBinary(t), args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("helm template %v: %v\n%s", c.set, err, out)
+		}
+		ep := get(find(t, objects(t, out), "ServiceMonitor", "toolgate"), "spec", "endpoints", 0)
+		file, secret := get(ep, "bearerTokenFile"), get(ep, "authorization", "credentials", "name")
+		if c.wantFile && (file == nil || secret != nil) || !c.wantFile && (file != nil || secret != "prom-token" || get(ep, "authorization", "type") != "Bearer") {
+			t.Errorf("%v: bearerTokenFile %v, authorization %v", c.set, file, get(ep, "authorization"))
+		}
+	}
+}
