@@ -47,24 +47,34 @@ func (r *Reader) Reset(rd io.Reader) {
 	r.raw, r.data = r.raw[:0], r.data[:0]
 }
 
-// Next returns the next event. At the end of the stream it returns io.EOF,
-// with whatever partial event preceded it in Raw (which a proxy still
-// forwards, byte for byte).
+// ErrUnterminated is returned, at the end of the stream, with an event
+// that the stream ended inside of: its last line or the blank line that
+// ends it is missing. The event's fields are parsed as far as the stream
+// went, because a lenient client (the Go SDK's, for one) still dispatches
+// such an event: a proxy must judge it like any other, never relay its raw
+// bytes unread.
+var ErrUnterminated = errors.New("server-sent event not terminated")
+
+// Next returns the next event. At the end of the stream it returns io.EOF
+// when nothing preceded it, and ErrUnterminated with the partial event
+// (Raw, and the fields read so far) when something did.
 func (r *Reader) Next() (Event, error) {
 	r.raw, r.data = r.raw[:0], r.data[:0]
 	var ev Event
 	hasData := false
 	for {
 		line, err := r.readLine()
-		if err != nil {
+		if err != nil && (!errors.Is(err, io.EOF) || len(r.raw) == 0) {
 			ev.Raw = r.raw
-			if errors.Is(err, io.EOF) && len(r.raw) > 0 && !bytes.HasSuffix(r.raw, []byte("\n")) {
-				return ev, io.ErrUnexpectedEOF
-			}
 			return ev, err
 		}
 		body := bytes.TrimRight(line, "\r\n")
 		if len(body) == 0 {
+			if err != nil {
+				// The stream ended after a complete line, before the blank
+				// line that would end the event.
+				return r.unterminated(ev)
+			}
 			if len(r.raw) == len(line) {
 				// A blank line before any field: keep-alive padding.
 				ev.Raw = r.raw
@@ -76,27 +86,39 @@ func (r *Reader) Next() (Event, error) {
 			}
 			return ev, nil
 		}
-		if body[0] == ':' {
-			continue // a comment
-		}
-		field, value, _ := bytes.Cut(body, []byte(":"))
-		value = bytes.TrimPrefix(value, []byte(" "))
-		switch string(field) {
-		case "data":
-			if hasData {
-				r.data = append(r.data, '\n')
+		if body[0] != ':' { // a comment otherwise
+			field, value, _ := bytes.Cut(body, []byte(":"))
+			value = bytes.TrimPrefix(value, []byte(" "))
+			switch string(field) {
+			case "data":
+				if hasData {
+					r.data = append(r.data, '\n')
+				}
+				hasData = true
+				r.data = append(r.data, value...)
+			case "event":
+				ev.Name = string(value)
+			case "id":
+				ev.ID = string(value)
 			}
-			hasData = true
-			r.data = append(r.data, value...)
-		case "event":
-			ev.Name = string(value)
-		case "id":
-			ev.ID = string(value)
+		}
+		if err != nil {
+			// A last line with no newline, read as a line.
+			return r.unterminated(ev)
 		}
 	}
 }
 
-// readLine appends one line to r.raw and returns it.
+func (r *Reader) unterminated(ev Event) (Event, error) {
+	ev.Raw, ev.Data = r.raw, r.data
+	if ev.Name == "" {
+		ev.Name = "message"
+	}
+	return ev, ErrUnterminated
+}
+
+// readLine appends one line to r.raw and returns it. A last line with no
+// newline is returned with io.EOF; io.EOF alone means no line was left.
 func (r *Reader) readLine() ([]byte, error) {
 	start := len(r.raw)
 	for {
@@ -110,10 +132,8 @@ func (r *Reader) readLine() ([]byte, error) {
 			return r.raw[start:], nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
-		case errors.Is(err, io.EOF) && len(r.raw) > start:
-			// A last line with no newline: not an event, but bytes the
-			// caller forwards.
-			return nil, io.EOF
+		case errors.Is(err, io.EOF):
+			return r.raw[start:], io.EOF
 		default:
 			return nil, err
 		}

@@ -58,3 +58,27 @@ func FuzzReader(f *testing.F) {
 		_ = AppendEvent(nil, "1", b)
 	})
 }
+
+// An event the stream ends inside of is parsed as far as it went: a client
+// may still dispatch it, so a proxy must be able to judge it.
+func TestReaderParsesAnUnterminatedEvent(t *testing.T) {
+	for _, in := range []string{
+		"id: 4\ndata: {\"a\":1}",
+		"id: 4\ndata: {\"a\":1}\n",
+		"id: 4\ndata: {\"a\":1}\r\n",
+	} {
+		r := NewReader(strings.NewReader("data: first\n\n"+in), 0)
+		if ev, err := r.Next(); err != nil || string(ev.Data) != "first" {
+			t.Fatalf("%q: first event %+v %v", in, ev, err)
+		}
+		ev, err := r.Next()
+		if !errors.Is(err, ErrUnterminated) || string(ev.Data) != `{"a":1}` || ev.ID != "4" || ev.Name != "message" || string(ev.Raw) != in {
+			t.Fatalf("%q: %+v %v", in, ev, err)
+		}
+	}
+	r := NewReader(strings.NewReader("data: x\n\n"), 0)
+	_, _ = r.Next()
+	if ev, err := r.Next(); !errors.Is(err, io.EOF) || len(ev.Raw) != 0 {
+		t.Fatalf("a clean end: %+v %v", ev, err)
+	}
+}
