@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -44,10 +45,26 @@ type ListOptions struct {
 	Keep func(l *Listed) bool
 	// Cache rewrites the result's cache fields: cacheScope becomes
 	// PrivateScope (added when absent, since absent means public), and
-	// ttlMs is lowered to MaxTTLMs when it is above it.
+	// ttlMs becomes a non-negative integer no greater than MaxTTLMs (a
+	// negative MaxTTLMs counts as zero): a fraction is rounded down, and
+	// a value that is not a finite non-negative number becomes 0, so that
+	// a client whose parser reads 1e400, -1 or "60000" its own way never
+	// caches the list for longer than the gate allows.
 	Cache    bool
 	MaxTTLMs int64
+	// Charge, when set, is told the estimated heap every tool costs as it
+	// is decoded (tooldef.DecodeOptions.Charge), its canonical form and
+	// its entry in ListResult.Tools. An error from it stops FilterList,
+	// which returns an error wrapping it: the caller's memory budget.
+	Charge func(bytes int64) error
 }
+
+// listedOverhead is the heap an entry of ListResult.Tools costs besides its
+// name and the canonical form its fingerprint is computed from: the entry
+// and its share of the slice, the parsed tool, its fingerprint and hash
+// (about 1.5 KiB measured for the smallest tool; the probe charges the
+// same 1 KiB beside the tree it has charged already).
+const listedOverhead = 1 << 10
 
 // ListResult is what FilterList found.
 type ListResult struct {
@@ -77,6 +94,7 @@ func FilterList(dst, msg []byte, opts ListOptions) ([]byte, ListResult, error) {
 		ttlStart, ttlEnd     = -1, -1
 		resultOpen           = -1 // offset just after the result's '{'
 		ttl                  int64
+		ttlExact             bool // ttlMs is written as the integer ttl
 	)
 
 	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
@@ -117,7 +135,7 @@ func FilterList(dst, msg []byte, opts ListOptions) ([]byte, ListResult, error) {
 					return nil, res, errors.New("tools/list result: tools is not an array")
 				}
 				toolsStart = start
-				if err := readTools(dec, msg, &res); err != nil {
+				if err := readTools(dec, msg, &res, opts.Charge); err != nil {
 					return nil, res, err
 				}
 				toolsEnd = int(dec.InputOffset())
@@ -135,18 +153,21 @@ func FilterList(dst, msg []byte, opts ListOptions) ([]byte, ListResult, error) {
 				}
 				scopeStart, scopeEnd = start, int(dec.InputOffset())
 			case "ttlMs":
+				if dec.PeekKind() != '0' {
+					// Not a number: replaced by 0 below.
+					if err := dec.SkipValue(); err != nil {
+						return nil, res, fmt.Errorf("tools/list result ttlMs: %w", err)
+					}
+					ttlStart, ttlEnd = start, int(dec.InputOffset())
+					ttl, ttlExact = 0, false
+					break
+				}
 				t, err := dec.ReadToken()
 				if err != nil {
 					return nil, res, fmt.Errorf("tools/list result ttlMs: %w", err)
 				}
 				ttlStart, ttlEnd = start, int(dec.InputOffset())
-				if t.Kind() == '0' {
-					if v, err := strconv.ParseFloat(t.String(), 64); err == nil {
-						ttl = int64(v)
-					}
-				} else {
-					ttl = -1 // not a number: replaced below
-				}
+				ttl, ttlExact = readTTL(t)
 			default:
 				if err := dec.SkipValue(); err != nil {
 					return nil, res, fmt.Errorf("tools/list result: %w", err)
@@ -220,7 +241,7 @@ func FilterList(dst, msg []byte, opts ListOptions) ([]byte, ListResult, error) {
 	spans := []span{
 		{toolsStart, toolsEnd, arr, !keepAll},
 		{scopeStart, scopeEnd, []byte(`"` + PrivateScope + `"`), opts.Cache && scopeStart >= 0 && !bytes.Equal(msg[scopeStart:scopeEnd], []byte(`"`+PrivateScope+`"`))},
-		{ttlStart, ttlEnd, []byte(strconv.FormatInt(max(opts.MaxTTLMs, 0), 10)), opts.Cache && ttlStart >= 0 && (ttl < 0 || ttl > opts.MaxTTLMs)},
+		{ttlStart, ttlEnd, []byte(strconv.FormatInt(min(ttl, max(opts.MaxTTLMs, 0)), 10)), opts.Cache && ttlStart >= 0 && (!ttlExact || ttl > max(opts.MaxTTLMs, 0))},
 	}
 	for _, s := range spans {
 		if s.ok {
@@ -248,26 +269,55 @@ func FilterList(dst, msg []byte, opts ListOptions) ([]byte, ListResult, error) {
 	return out, res, nil
 }
 
-// readTools reads the tools array, fingerprinting every entry.
-func readTools(dec *jsontext.Decoder, msg []byte, res *ListResult) error {
+// readTTL reads a ttlMs token: the whole milliseconds it allows, never
+// negative (0 for anything that is not a finite non-negative number), and
+// whether the token is exactly that integer written plainly — the only
+// form passed on unchanged.
+func readTTL(t jsontext.Token) (int64, bool) {
+	text := t.String()
+	if n, err := strconv.ParseInt(text, 10, 64); err == nil && n >= 0 && text[0] != '-' {
+		return n, true // jsontext has refused leading zeros and a plus sign
+	}
+	v, err := strconv.ParseFloat(text, 64)
+	switch {
+	case err != nil || math.IsNaN(v) || v < 0:
+		// Out of range (1e400) or negative: no caching at all.
+		return 0, false
+	case v >= math.MaxInt64:
+		return math.MaxInt64, false
+	}
+	return int64(v), false
+}
+
+// readTools reads the tools array, fingerprinting every entry and charging
+// what it decodes to charge, when set.
+func readTools(dec *jsontext.Decoder, msg []byte, res *ListResult, charge func(int64) error) error {
 	if _, err := dec.ReadToken(); err != nil {
 		return fmt.Errorf("tools/list result tools: %w", err)
 	}
+	opts := tooldef.DecodeOptions{Charge: charge}
 	for dec.PeekKind() != ']' {
 		start := skipSeparators(msg, int(dec.InputOffset()))
-		v, err := tooldef.DecodeValue(dec, tooldef.DecodeOptions{})
+		v, err := tooldef.DecodeValue(dec, opts)
 		if err != nil {
 			return fmt.Errorf("tools/list result tools[%d]: %w", len(res.Tools), err)
 		}
 		end := int(dec.InputOffset())
 		l := Listed{Raw: msg[start:end:end]}
+		cost := int64(listedOverhead)
 		if t, err := tooldef.ParseToolValue(v); err != nil {
 			l.Err = err
 			if obj, ok := v.(map[string]any); ok {
 				l.Name, _ = obj["name"].(string)
 			}
 		} else {
+			cost += int64(len(t.Canonical()))
 			l.Name, l.Fingerprint = t.Name, t.Fingerprint()
+		}
+		if charge != nil {
+			if err := charge(cost + int64(len(l.Name))); err != nil {
+				return fmt.Errorf("tools/list result tools[%d]: %w", len(res.Tools), err)
+			}
 		}
 		res.Tools = append(res.Tools, l)
 	}

@@ -3,6 +3,7 @@ package rpcmsg
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -156,4 +157,72 @@ func FuzzFilter(f *testing.F) {
 			}
 		}
 	})
+}
+
+// ttlMs reaches the agent as a non-negative integer no greater than the
+// gate allows, however the server wrote it.
+func TestFilterListNormalisesTTL(t *testing.T) {
+	for _, tc := range []struct {
+		ttl  string
+		max  int64
+		want string
+	}{
+		{`60000`, 100000, `60000`},
+		{`60000`, 1500, `1500`},
+		{`0`, 0, `0`},
+		{`0.9`, 1500, `0`},
+		{`1.5e3`, 100000, `1500`},
+		{`1e400`, 1500, `0`},
+		{`-1e400`, 1500, `0`},
+		{`-5`, 1500, `0`},
+		{`-0`, 1500, `0`},
+		{`99999999999999999999`, 1500, `1500`},
+		{`"60000"`, 1500, `0`},
+		{`null`, 1500, `0`},
+		{`{"ms":1}`, 1500, `0`},
+		{`60000`, -1, `0`},
+	} {
+		in := `{"jsonrpc":"2.0","id":1,"result":{"tools":[],"cacheScope":"public","ttlMs":` + tc.ttl + `}}`
+		out, _, err := FilterList(nil, []byte(in), ListOptions{Cache: true, MaxTTLMs: tc.max})
+		if err != nil {
+			t.Fatalf("ttlMs %s: %v", tc.ttl, err)
+		}
+		if !strings.Contains(string(out), `"ttlMs":`+tc.want+`}`) || !strings.Contains(string(out), `"cacheScope":"private"`) {
+			t.Errorf("ttlMs %s under %d: %s, want ttlMs %s", tc.ttl, tc.max, out, tc.want)
+		}
+	}
+}
+
+// Charge sees what the list costs decoded, and an error from it stops
+// FilterList with an error that wraps it.
+func TestFilterListCharges(t *testing.T) {
+	errBudget := errors.New("over budget")
+	var charged int64
+	charge := func(n int64) error {
+		charged += n
+		if charged > 64<<10 {
+			return errBudget
+		}
+		return nil
+	}
+	in := `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{"type":"object","x":[` + strings.Repeat("[],", 10000) + `[]]}}]}}`
+	if _, _, err := FilterList(nil, []byte(in), ListOptions{Charge: charge}); !errors.Is(err, errBudget) {
+		t.Fatalf("a list over its budget: %v", err)
+	}
+	charged = 0
+	in = `{"jsonrpc":"2.0","id":1,"result":{"tools":[` + strings.Repeat(`{"name":"a"},`, 100) + `{"name":"a"}]}}`
+	if _, _, err := FilterList(nil, []byte(in), ListOptions{Charge: charge}); !errors.Is(err, errBudget) {
+		t.Fatalf("a list of many tiny tools over its budget: %v", err)
+	}
+	charged = 0
+	if _, _, err := FilterList(nil, []byte(listMsg), ListOptions{Charge: charge}); err != nil || charged == 0 {
+		t.Fatalf("a small list: charged %d, %v", charged, err)
+	}
+}
+
+func TestScanReadsURI(t *testing.T) {
+	m, err := Scan([]byte(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"file:///a"}}`))
+	if err != nil || m.URI != "file:///a" {
+		t.Fatalf("%+v %v", m, err)
+	}
 }

@@ -37,6 +37,9 @@ type Message struct {
 	HasResult, HasError bool
 	// Name is params.name when params is an object holding a string name.
 	Name string
+	// URI is params.uri when params is an object holding a string uri
+	// (resources/read names its resource so).
+	URI string
 	// Arguments is the raw JSON of params.arguments, nil when absent.
 	Arguments []byte
 	// Meta is the raw JSON of params._meta, nil when absent.
@@ -178,6 +181,18 @@ func scanParams(dec *jsontext.Decoder, m *Message) error {
 				return fmt.Errorf("message params.name: %w", err)
 			}
 			m.Name = t.String()
+		case "uri":
+			if dec.PeekKind() != '"' {
+				if err := dec.SkipValue(); err != nil {
+					return fmt.Errorf("message params.uri: %w", err)
+				}
+				continue
+			}
+			t, err := dec.ReadToken()
+			if err != nil {
+				return fmt.Errorf("message params.uri: %w", err)
+			}
+			m.URI = t.String()
 		case "arguments", "_meta":
 			key := tok.String() // a token is void after the next read
 			v, err := dec.ReadValue()

@@ -18,6 +18,7 @@ func appendString(b []byte, s string) []byte {
 const (
 	CodeParseError     = -32700
 	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
 	CodeInvalidParams  = -32602
 	CodeInternalError  = -32603
 	// CodeGate is the code of errors that come from the gate rather than the
