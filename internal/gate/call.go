@@ -248,7 +248,7 @@ func (g *Gate) establish(ctx context.Context, st *state, ss *serverState, v via)
 // session, so the gate sees what the agent would be shown, and records it.
 func (g *Gate) listServer(ctx context.Context, st *state, ss *serverState, v via) error {
 	var meta []byte
-	if v.protocol >= protocolStateless {
+	if statelessProtocol(v.protocol) {
 		meta = rpcmsg.ClientMeta(v.meta, v.protocol)
 	}
 	cursor := ""
@@ -258,10 +258,16 @@ func (g *Gate) listServer(ctx context.Context, st *state, ss *serverState, v via
 		if err != nil {
 			return err
 		}
+		meter := g.newListMeter()
 		_, res, err := rpcmsg.FilterList(nil, data, rpcmsg.ListOptions{
 			Observe: func(tools []rpcmsg.Listed) { g.record(st, ss, tools) },
+			Charge:  meter.charge,
 		})
+		meter.close()
 		if err != nil {
+			if errors.Is(err, errDecodeBudget) {
+				g.limitHit("list-decoded-bytes", "tools/list over its memory budget", "server", ss.cfg.ID, "error", err)
+			}
 			return err
 		}
 		if res.IsError {
@@ -302,8 +308,8 @@ func (g *Gate) roundTrip(ctx context.Context, ss *serverState, v via, id, body [
 	if v.protocol != "" {
 		req.Header.Set("Mcp-Protocol-Version", v.protocol)
 	}
-	if v.protocol >= protocolStateless {
-		req.Header.Set("Mcp-Method", rpcmsg.MethodToolsList)
+	if statelessProtocol(v.protocol) {
+		req.Header.Set(headerMethod, rpcmsg.MethodToolsList)
 	}
 	resp, err := ss.client.Do(req)
 	if err != nil {

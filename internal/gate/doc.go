@@ -22,6 +22,14 @@
 // allowed calls and their results, streamed event by event. Resources and
 // prompts are not judged yet: the operator does not review them.
 //
+// What it never passes: a message it cannot read. Every event of a stream
+// is scanned as a JSON-RPC message, and one the gate cannot read (or that
+// answers another request than the stream's) is dropped or replaced by an
+// error, since the agent's client may read it otherwise; a stream that ends
+// inside an event has that event judged, not copied; an answer of a media
+// type MCP does not use is refused; a judged method written in another case
+// is refused; and a tools/list is decoded within a memory budget.
+//
 // What it does not do: fetch its configuration (gateclient does, and calls
 // Apply), decide policy (the operator does), or hold Kubernetes rights.
 //

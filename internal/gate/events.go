@@ -19,12 +19,13 @@ import (
 type pumpOptions struct {
 	// listID is the id key of the tools/list this stream answers.
 	listID string
+	// requestID is the id key of the request whose POST this stream
+	// answers; empty on the streams of GET and subscriptions/listen.
+	requestID string
 	// sess is the session whose pending lists and waiters may be answered
 	// on this stream.
 	sess *session
 }
-
-var toolsChangedBytes = []byte(rpcmsg.NotificationToolsChanged)
 
 var eventReaders = sync.Pool{New: func() any { return sse.NewReader(eofReader{}, 0) }}
 
@@ -58,58 +59,97 @@ func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
 func (g *Gate) pumpFrom(x *exchange, rd *sse.Reader, s *stream, opts pumpOptions) {
 	for {
 		ev, err := rd.Next()
-		if err != nil {
-			if len(ev.Raw) > 0 && !errors.Is(err, sse.ErrEventTooLarge) {
-				_ = s.write(ev.Raw)
+		switch {
+		case err == nil:
+		case errors.Is(err, sse.ErrUnterminated):
+			// The stream ended inside an event, which a lenient client still
+			// dispatches: it is judged like any other and, if it passes,
+			// sent terminated. Its raw bytes never go out unread.
+			if len(ev.Data) == 0 {
+				return
 			}
-			if errors.Is(err, sse.ErrEventTooLarge) {
-				g.limitHit("event-bytes", "server-sent event too large", "server", x.ss.cfg.ID, "max", g.limits.MaxEventBytes)
-				if opts.listID != "" {
-					_ = s.writeMessage(rpcmsg.ErrorResponse(x.msg.ID, rpcmsg.CodeGate,
-						fmt.Sprintf("toolgate: the server sent an event over %d bytes", g.limits.MaxEventBytes)))
-				}
+			if out, act := g.judgeEvent(x, &ev, opts); act != skip {
+				_ = s.write(terminate(out))
 			}
 			return
+		case errors.Is(err, sse.ErrEventTooLarge):
+			g.limitHit("event-bytes", "server-sent event too large", "server", x.ss.cfg.ID, "max", g.limits.MaxEventBytes)
+			if opts.listID != "" {
+				_ = s.writeMessage(rpcmsg.ErrorResponse(x.msg.ID, rpcmsg.CodeGate,
+					fmt.Sprintf("toolgate: the server sent an event over %d bytes", g.limits.MaxEventBytes)))
+			}
+			return
+		default:
+			// The end of the stream, or a read that failed part way through
+			// an event: what was read of it is not an event, and is dropped.
+			return
 		}
-		out, drop := g.judgeEvent(x, &ev, opts)
-		if drop {
+		out, act := g.judgeEvent(x, &ev, opts)
+		if act == skip {
 			continue
 		}
-		if err := s.write(out); err != nil {
+		if err := s.write(out); err != nil || act == stop {
 			return
 		}
 	}
 }
 
-func (g *Gate) judgeEvent(x *exchange, ev *sse.Event, opts pumpOptions) ([]byte, bool) {
+// terminate makes an event end with the blank line that dispatches it.
+func terminate(ev []byte) []byte {
+	switch {
+	case bytes.HasSuffix(ev, []byte("\n\n")) || bytes.HasSuffix(ev, []byte("\r\n\r\n")):
+		return ev
+	case bytes.HasSuffix(ev, []byte("\n")):
+		return append(ev, '\n')
+	}
+	return append(ev, "\n\n"...)
+}
+
+// eventAction is what the pump does with a judged event.
+type eventAction int
+
+const (
+	relay eventAction = iota // write the bytes judgeEvent returned
+	skip                     // write nothing
+	stop                     // write the bytes, then end the stream
+)
+
+// judgeEvent decides one event and returns the bytes to write. Every event
+// that carries data is read as a JSON-RPC message: one the gate cannot
+// read is never relayed, since the agent's client may read it differently
+// (a duplicate member, invalid UTF-8 …) and take it for the answer to a
+// tools/list. On a POST's stream such an event is replaced by a JSON-RPC
+// error answering the POST's request, and ends the stream; on other
+// streams it is dropped.
+func (g *Gate) judgeEvent(x *exchange, ev *sse.Event, opts pumpOptions) ([]byte, eventAction) {
 	data := ev.Data
 	if len(data) == 0 {
-		return ev.Raw, false
-	}
-	expecting := opts.listID != "" || (opts.sess != nil && opts.sess.expecting())
-	changed := bytes.Contains(data, toolsChangedBytes)
-	if !expecting && !changed {
-		return ev.Raw, false
+		return ev.Raw, relay
 	}
 	m, err := rpcmsg.Scan(data)
 	if err != nil {
-		return ev.Raw, false // not a message the gate judges; the agent's client refuses it
+		const why = "the server sent an event that is not a JSON-RPC message the gate can read"
+		g.eventRefused(x, why, err)
+		if opts.requestID != "" {
+			return sse.AppendEvent(nil, "", rpcmsg.ErrorResponse(x.msg.ID, rpcmsg.CodeGate, "toolgate: "+why)), stop
+		}
+		return nil, skip
 	}
 	if m.Method == rpcmsg.NotificationToolsChanged {
 		// What the gate observed is stale from now on: a call must wait
 		// for a fresh list, not race the one started here.
 		x.ss.watch.forget()
 		g.relistAsync(x.st, x.ss, x.via())
-		return ev.Raw, false
+		return ev.Raw, relay
 	}
 	if !m.IsResponse() {
-		return ev.Raw, false
+		return ev.Raw, relay
 	}
 	k := rpcmsg.IDKey(m.ID)
 	if opts.sess != nil {
 		if ch := opts.sess.takeWaiter(k); ch != nil {
 			ch <- bytes.Clone(data)
-			return nil, true
+			return nil, skip
 		}
 	}
 	isList := k == opts.listID
@@ -117,30 +157,41 @@ func (g *Gate) judgeEvent(x *exchange, ev *sse.Event, opts pumpOptions) ([]byte,
 		isList = opts.sess.takePending(k)
 	}
 	if !isList {
-		return ev.Raw, false
+		if opts.requestID != "" && k != opts.requestID {
+			// A POST's stream answers that POST. An answer to another
+			// request here could be the agent's client's answer to a
+			// tools/list the gate sent elsewhere, unfiltered.
+			g.eventRefused(x, "the server answered another request on a request's stream", nil)
+			return nil, skip
+		}
+		return ev.Raw, relay
 	}
 	// Judge by the configuration in force now: a stream may have been
 	// opened under an older one.
 	lx := *x
 	lx.msg = rpcmsg.Message{ID: m.ID, Method: rpcmsg.MethodToolsList}
 	if !lx.refresh(g) {
-		return sse.AppendEvent(nil, ev.ID, rpcmsg.ErrorResponse(m.ID, rpcmsg.CodeGate, errServerNotReady.Error())), false
+		return sse.AppendEvent(nil, ev.ID, rpcmsg.ErrorResponse(m.ID, rpcmsg.CodeGate, errServerNotReady.Error())), relay
 	}
 	if int64(len(data)) > g.limits.MaxListBytes {
 		g.limitHit("list-bytes", "tools/list response too large", "server", x.ss.cfg.ID, "max", g.limits.MaxListBytes)
 		return sse.AppendEvent(nil, ev.ID, rpcmsg.ErrorResponse(m.ID, rpcmsg.CodeGate,
-			fmt.Sprintf("toolgate: the server's tools/list response exceeds %d bytes", g.limits.MaxListBytes))), false
+			fmt.Sprintf("toolgate: the server's tools/list response exceeds %d bytes", g.limits.MaxListBytes))), relay
 	}
 	out, err := g.filterForAgent(&lx, data)
 	if err != nil {
-		g.metrics.Errors.WithLabelValues("bad-list").Inc()
-		g.log.Warn("tools/list response refused", "server", x.ss.cfg.ID, "error", err)
-		out = rpcmsg.ErrorResponse(m.ID, rpcmsg.CodeGate, "toolgate: the server's tools/list response could not be checked")
+		out = rpcmsg.ErrorResponse(m.ID, rpcmsg.CodeGate, g.listRefused(x, err))
 	}
 	if bytes.Equal(out, data) {
-		return ev.Raw, false
+		return ev.Raw, relay
 	}
-	return sse.AppendEvent(nil, ev.ID, out), false
+	return sse.AppendEvent(nil, ev.ID, out), relay
+}
+
+// eventRefused counts and logs an event the gate does not relay.
+func (g *Gate) eventRefused(x *exchange, why string, err error) {
+	g.metrics.Errors.WithLabelValues("bad-event").Inc()
+	g.log.Warn("server-sent event not relayed: "+why, "server", x.ss.cfg.ID, "method", x.msg.Method, "error", err)
 }
 
 // filterForAgent observes a tools/list response and returns it with only
@@ -149,6 +200,8 @@ func (g *Gate) filterForAgent(x *exchange, data []byte) ([]byte, error) {
 	st, ss := x.st, x.ss
 	audit := st.cfg.Mode == gateproto.ModeAudit
 	var blocked map[string]bool
+	meter := g.newListMeter()
+	defer meter.close()
 	out, res, err := rpcmsg.FilterList(nil, data, rpcmsg.ListOptions{
 		Observe: func(tools []rpcmsg.Listed) {
 			g.record(st, ss, tools)
@@ -165,8 +218,9 @@ func (g *Gate) filterForAgent(x *exchange, data []byte) ([]byte, error) {
 			}
 			return audit && t.AuditForwardable
 		},
-		Cache:    x.protocol >= protocolStateless,
+		Cache:    statelessProtocol(x.protocol),
 		MaxTTLMs: g.limits.ListTTL.Milliseconds(),
+		Charge:   meter.charge,
 	})
 	if err != nil {
 		return nil, err

@@ -25,6 +25,16 @@ type Limits struct {
 	// MaxListBytes bounds one tools/list response from a server, the only
 	// response the gate reads whole.
 	MaxListBytes int64
+	// MaxListDecodedBytes bounds the memory decoding one tools/list response
+	// may take, as pkg/tooldef estimates it node by node before allocating:
+	// a list of many tiny values (nested empty arrays, say) takes dozens of
+	// times its size once decoded, and a real catalogue about ten times.
+	// Zero means MaxListBytes.
+	MaxListDecodedBytes int64
+	// ListDecodeBudget bounds the same for every list the gate decodes at
+	// once; a list that finds it taken is refused. Zero means twice
+	// MaxListBytes.
+	ListDecodeBudget int64
 	// MaxEventBytes bounds one server-sent event of any stream.
 	MaxEventBytes int
 	// MaxListPages bounds the pages the gate reads when it lists a server
@@ -90,6 +100,8 @@ type Gate struct {
 	metrics  *gatemetrics.Metrics
 	limits   Limits
 	inflight chan struct{}
+	// decode is the memory every tools/list decoded at once shares.
+	decode *decodeBudget
 
 	state atomic.Pointer[state]
 	// applyMu serialises Apply, so generations and blocks move in order.
@@ -132,6 +144,8 @@ func New(o Options) *Gate {
 	d := DefaultLimits
 	l.MaxRequestBytes = orDefault(l.MaxRequestBytes, d.MaxRequestBytes)
 	l.MaxListBytes = orDefault(l.MaxListBytes, d.MaxListBytes)
+	l.MaxListDecodedBytes = orDefault(l.MaxListDecodedBytes, l.MaxListBytes)
+	l.ListDecodeBudget = max(orDefault(l.ListDecodeBudget, 2*l.MaxListBytes), l.MaxListDecodedBytes)
 	l.MaxEventBytes = orDefault(l.MaxEventBytes, d.MaxEventBytes)
 	l.MaxListPages = orDefault(l.MaxListPages, d.MaxListPages)
 	l.MaxInFlight = orDefault(l.MaxInFlight, d.MaxInFlight)
@@ -147,6 +161,7 @@ func New(o Options) *Gate {
 		metrics:  o.Metrics,
 		limits:   l,
 		inflight: make(chan struct{}, l.MaxInFlight),
+		decode:   &decodeBudget{limit: l.ListDecodeBudget},
 		watches:  map[string]*watch{},
 		clients:  map[clientKey]*http.Client{},
 		sessions: map[string]*session{},

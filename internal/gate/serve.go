@@ -17,11 +17,6 @@ import (
 	"github.com/toolgate/toolgate/internal/gate/rpcmsg"
 )
 
-// protocolStateless is the first MCP revision with per-request protocol
-// versions, subscriptions/listen and cacheable list results. Revisions are
-// dates, so they compare as strings.
-const protocolStateless = "2026-07-28"
-
 // exchange is one agent request in flight.
 type exchange struct {
 	st       *state
@@ -114,6 +109,9 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	x := &exchange{st: st, ss: ss, w: w, r: r, start: time.Now(), protocol: r.Header.Get("Mcp-Protocol-Version")}
+	// The agent's Mcp-Method and Mcp-Name never reach the server: a POST's
+	// are rewritten from the message the gate judged (servePOST).
+	setStandardHeaders(r.Header, nil, x.protocol)
 	switch r.Method {
 	case http.MethodPost:
 		g.servePOST(x)
@@ -203,6 +201,7 @@ func (g *Gate) servePOST(x *exchange) {
 		return
 	}
 	x.msg = msg
+	setStandardHeaders(r.Header, &x.msg, x.protocol)
 	if strings.HasPrefix(rpcmsg.IDKey(msg.ID), "s:"+internalIDPrefix) {
 		// The gate's own requests share the session; an agent must not be
 		// able to pose as it.
@@ -227,6 +226,13 @@ func (g *Gate) servePOST(x *exchange) {
 		x.sess = s
 	}
 
+	if disguisedMethod(msg.Method) {
+		// A server may match method names more loosely than the gate.
+		g.metrics.Errors.WithLabelValues("disguised-method").Inc()
+		g.log.Warn("request refused: a judged method written another way", "server", x.ss.cfg.ID, "method", msg.Method)
+		g.refuseMethod(x)
+		return
+	}
 	switch {
 	case msg.Method == rpcmsg.MethodToolsCall:
 		if msg.ID == nil {
@@ -249,6 +255,26 @@ func (g *Gate) servePOST(x *exchange) {
 		g.forward(x)
 		g.observeLatency(x)
 	}
+}
+
+// refuseMethod answers a request whose method the gate does not let
+// through with JSON-RPC's "method not found", where the agent reads
+// responses: on the SSE transport, the session's stream. A notification has
+// no response to carry it, and is refused with the HTTP status alone.
+func (g *Gate) refuseMethod(x *exchange) {
+	const text = "toolgate: method not available through the gate"
+	if x.msg.ID == nil {
+		writeRPCError(x.w, http.StatusBadRequest, nil, rpcmsg.CodeMethodNotFound, text)
+		return
+	}
+	resp := rpcmsg.ErrorResponse(x.msg.ID, rpcmsg.CodeMethodNotFound, text)
+	if x.ss.sse && x.sess != nil {
+		if s := x.sess.getStream(); s != nil && s.writeMessage(resp) == nil {
+			x.w.WriteHeader(http.StatusAccepted)
+			return
+		}
+	}
+	writeRPCError(x.w, http.StatusOK, x.msg.ID, rpcmsg.CodeMethodNotFound, text)
 }
 
 func (g *Gate) sessionsFull() bool {
@@ -324,7 +350,11 @@ func (g *Gate) forward(x *exchange) {
 	}
 	copyResponseHeaders(w.Header(), resp.Header)
 	isList := x.msg.Method == rpcmsg.MethodToolsList && x.msg.ID != nil
-	switch mediaType(resp.Header.Get("Content-Type")) {
+	mt := mediaType(resp.Header.Get("Content-Type"))
+	if mt != "" {
+		w.Header().Set("Content-Type", cleanContentType(resp.Header.Get("Content-Type"), mt))
+	}
+	switch mt {
 	case "text/event-stream":
 		s := newStream(w)
 		if listen {
@@ -341,6 +371,9 @@ func (g *Gate) forward(x *exchange) {
 			s.flushHeadersSoon()
 		}
 		opts := pumpOptions{sess: x.sess}
+		if x.msg.ID != nil && !listen {
+			opts.requestID = rpcmsg.IDKey(x.msg.ID)
+		}
 		if isList {
 			opts.listID = rpcmsg.IDKey(x.msg.ID)
 		}
@@ -353,9 +386,34 @@ func (g *Gate) forward(x *exchange) {
 		w.WriteHeader(resp.StatusCode)
 		copyFlushing(w, body)
 	default:
-		w.WriteHeader(resp.StatusCode)
-		copyFlushing(w, io.LimitReader(body, g.limits.MaxListBytes))
+		g.relayOther(x, resp, body)
 	}
+}
+
+// relayOther answers the agent when the server's answer to a POST is of a
+// media type the gate does not read (or cannot parse): MCP answers a
+// request with JSON or an event stream, and a notification or a response
+// with 202 and nothing. Such a body is never copied unread — the agent's
+// client might parse its type more leniently and read a message in it — so
+// only an empty answer passes; on the SSE transport, whose messages come
+// on the stream, the body of a POST's answer is dropped; anything else is
+// refused with 502.
+func (g *Gate) relayOther(x *exchange, resp *http.Response, body io.Reader) {
+	var one [1]byte
+	n, _ := io.ReadFull(body, one[:])
+	if n == 0 || x.ss.sse {
+		x.w.Header().Del("Content-Type")
+		x.w.Header().Del("Content-Length")
+		x.w.WriteHeader(resp.StatusCode)
+		return
+	}
+	ct := resp.Header.Get("Content-Type")
+	g.metrics.Errors.WithLabelValues("upstream-content-type").Inc()
+	g.log.Warn("server's answer refused: a media type the gate does not read", "server", x.ss.cfg.ID, "method", x.msg.Method, "contentType", ct)
+	for _, k := range forwardedResponseHeaders {
+		x.w.Header().Del(k)
+	}
+	writeRPCError(x.w, http.StatusBadGateway, x.msg.ID, rpcmsg.CodeGate, fmt.Sprintf("toolgate: the server answered with content type %q, which is neither JSON nor an event stream", ct))
 }
 
 // checkStatus answers the agent itself when the server's status is not a
@@ -426,12 +484,26 @@ func (g *Gate) upstreamFailed(x *exchange, err error) {
 	writeRPCError(x.w, http.StatusBadGateway, x.msg.ID, rpcmsg.CodeGate, text)
 }
 
+// mediaType is the media type of a Content-Type, lower-case, without
+// parameters. Parameters that do not parse (application/json;;) do not hide
+// the type: a client lenient about them reads the body as that type, so
+// the gate must judge it as that type too.
 func mediaType(ct string) string {
 	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil {
+	if err != nil && !errors.Is(err, mime.ErrInvalidMediaParameter) {
 		return ""
 	}
 	return mt
+}
+
+// cleanContentType is the Content-Type the agent is given for an answer of
+// media type mt: the server's own when it parses, mt alone when its
+// parameters do not, so that the agent reads what the gate judged.
+func cleanContentType(ct, mt string) string {
+	if _, _, err := mime.ParseMediaType(ct); err != nil {
+		return mt
+	}
+	return ct
 }
 
 var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
@@ -494,15 +566,33 @@ func readBounded(r io.Reader, limit int64) ([]byte, error) {
 }
 
 func (g *Gate) listFailed(x *exchange, err error) {
-	text := "toolgate: the server's tools/list response could not be checked"
-	if errors.Is(err, errListTooLarge) {
+	writeRPCError(x.w, http.StatusBadGateway, x.msg.ID, rpcmsg.CodeGate, g.listRefused(x, err))
+}
+
+// listRefused counts and logs a tools/list response the gate will not
+// relay, and returns what the agent is told instead.
+func (g *Gate) listRefused(x *exchange, err error) string {
+	switch {
+	case errors.Is(err, errListTooLarge):
 		g.limitHit("list-bytes", "tools/list response too large", "server", x.ss.cfg.ID, "max", g.limits.MaxListBytes)
-		text = fmt.Sprintf("toolgate: the server's tools/list response exceeds %d bytes", g.limits.MaxListBytes)
-	} else {
-		g.metrics.Errors.WithLabelValues("bad-list").Inc()
-		g.log.Warn("tools/list response refused", "server", x.ss.cfg.ID, "error", err)
+		return fmt.Sprintf("toolgate: the server's tools/list response exceeds %d bytes", g.limits.MaxListBytes)
+	case errors.Is(err, errDecodeBudget):
+		g.limitHit("list-decoded-bytes", "tools/list over its memory budget", "server", x.ss.cfg.ID, "error", err)
+		return "toolgate: the server's tools/list response needs more memory to check than the gate allows (" + rootCause(err) + ")"
 	}
-	writeRPCError(x.w, http.StatusBadGateway, x.msg.ID, rpcmsg.CodeGate, text)
+	g.metrics.Errors.WithLabelValues("bad-list").Inc()
+	g.log.Warn("tools/list response refused", "server", x.ss.cfg.ID, "error", err)
+	return "toolgate: the server's tools/list response could not be checked"
+}
+
+// rootCause is the part of a budget error that says which bound it hit,
+// without the position in the list it was hit at.
+func rootCause(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, errDecodeBudget.Error()+": "); i >= 0 {
+		return msg[i+len(errDecodeBudget.Error())+2:]
+	}
+	return msg
 }
 
 func (g *Gate) serveGET(x *exchange) {
@@ -527,8 +617,9 @@ func (g *Gate) serveGET(x *exchange) {
 	}
 	copyResponseHeaders(x.w.Header(), resp.Header)
 	if mediaType(resp.Header.Get("Content-Type")) != "text/event-stream" {
-		x.w.WriteHeader(resp.StatusCode)
-		copyFlushing(x.w, io.LimitReader(resp.Body, 64<<10))
+		// A GET answers with an event stream or nothing: any other body
+		// could hold a message the agent's client reads unjudged.
+		g.relayOther(x, resp, resp.Body)
 		return
 	}
 	s := newStream(x.w)

@@ -106,14 +106,6 @@ func (s *session) addPending(k string) {
 	s.mu.Unlock()
 }
 
-// expecting reports whether a response on the GET stream may need the
-// gate: a list it must filter or an answer it waits for.
-func (s *session) expecting() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.pending) > 0 || len(s.waiters) > 0
-}
-
 func (s *session) takePending(k string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
