@@ -49,6 +49,21 @@ const (
 	// token of the gate's audience, which would hand the agent what the
 	// gate uses to fetch upstream credentials; it is refused.
 	ReasonForeignGateToken Reason = "ForeignGateToken"
+	// ReasonSharedProcessNamespace: the pod's containers share one process
+	// namespace, in which any of them reads the gate's token through
+	// /proc/<gate's pid>/root; it is refused.
+	ReasonSharedProcessNamespace Reason = "SharedProcessNamespace"
+	// ReasonHostPID: the pod sees the node's processes, the gate's among
+	// them, and so its token the same way; it is refused.
+	ReasonHostPID Reason = "HostPID"
+	// ReasonHostIPC: the pod shares the node's IPC namespace, which no
+	// gated agent needs and which opens the node's shared memory to it;
+	// it is refused.
+	ReasonHostIPC Reason = "HostIPC"
+	// ReasonHostPath: a volume of the node's file system, through which
+	// the kubelet's pod directories, the gate's token among them, can be
+	// reached; it is refused.
+	ReasonHostPath Reason = "HostPath"
 )
 
 // Decision is Decide's answer. At most one of Inject and Deny is true;
@@ -83,16 +98,54 @@ func Decide(pod *corev1.Pod, namespace string, namespaceLabels map[string]string
 			namespace, toolgatev1alpha1.LabelInjection, toolgatev1alpha1.InjectionEnabled)}
 	case pod.Labels[toolgatev1alpha1.LabelInject] == toolgatev1alpha1.InjectOptOut:
 		return Decision{Reason: ReasonOptedOut, Message: fmt.Sprintf("the pod carries %s=%s", toolgatev1alpha1.LabelInject, toolgatev1alpha1.InjectOptOut)}
-	case pod.Spec.HostNetwork:
-		return Decision{Deny: true, Reason: ReasonHostNetwork, Message: fmt.Sprintf(
-			"a pod on the host network cannot run behind the gate (its loopback listener would be the node's); drop hostNetwork, or have a trusted identity create it with %s=%s",
-			toolgatev1alpha1.LabelInject, toolgatev1alpha1.InjectOptOut)}
 	}
-	if v := foreignGateToken(pod); v != "" {
-		return Decision{Deny: true, Reason: ReasonForeignGateToken, Message: fmt.Sprintf(
-			"volume %s requests a service-account token of audience %s, which only the injected gate may hold", v, gateproto.Audience)}
+	if d, refused := refusal(pod); refused {
+		return d
 	}
 	return Decision{Inject: true, Reason: ReasonInject, Message: "the namespace is opted in"}
+}
+
+// optOutHint ends the message of every refusal: a pod that really needs
+// one of these is run ungated, by someone trusted with the opt-out.
+func optOutHint() string {
+	return fmt.Sprintf("or have an identity trusted with the opt-out create it with %s=%s",
+		toolgatev1alpha1.LabelInject, toolgatev1alpha1.InjectOptOut)
+}
+
+// refusal says whether pod could not run behind the gate safely: each
+// case either breaks the gate or hands an agent container a way to the
+// gate's token, which fetches upstream credentials. It is the part of
+// Decide that CheckGate applies again to a live pod.
+func refusal(pod *corev1.Pod) (Decision, bool) {
+	deny := func(r Reason, format string, args ...any) (Decision, bool) {
+		return Decision{Deny: true, Reason: r, Message: fmt.Sprintf(format, args...) + ", " + optOutHint()}, true
+	}
+	spec := &pod.Spec
+	switch {
+	case spec.HostNetwork:
+		return deny(ReasonHostNetwork,
+			"a pod on the host network (spec.hostNetwork) cannot run behind the gate, whose loopback listener would be the node's; drop hostNetwork")
+	case spec.ShareProcessNamespace != nil && *spec.ShareProcessNamespace:
+		return deny(ReasonSharedProcessNamespace,
+			"a pod whose containers share a process namespace (spec.shareProcessNamespace) cannot run behind the gate: every container could read the gate's token through /proc; drop shareProcessNamespace")
+	case spec.HostPID:
+		return deny(ReasonHostPID,
+			"a pod in the node's process namespace (spec.hostPID) cannot run behind the gate: it could read the gate's token through /proc; drop hostPID")
+	case spec.HostIPC:
+		return deny(ReasonHostIPC,
+			"a pod in the node's IPC namespace (spec.hostIPC) cannot run behind the gate; drop hostIPC")
+	}
+	for _, v := range spec.Volumes {
+		if v.HostPath != nil {
+			return deny(ReasonHostPath,
+				"volume %s is a hostPath volume (spec.volumes[].hostPath), through which the kubelet's pod directories and the gate's token can be reached; a pod behind the gate may not mount the node's file system; drop it", v.Name)
+		}
+	}
+	if v := foreignGateToken(pod); v != "" {
+		return deny(ReasonForeignGateToken,
+			"volume %s requests a service-account token of audience %s, which only the injected gate may hold; drop it", v, gateproto.Audience)
+	}
+	return Decision{}, false
 }
 
 // foreignGateToken names a volume, other than the gate's own, that

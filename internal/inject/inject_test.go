@@ -43,6 +43,9 @@ var goldenCases = map[string][]string{
 	"existing":  {"tools/search"},
 	"forged":    {"tools/github"},
 	"noservers": nil,
+	// The same servers as basic: the webhook is called again for the
+	// same pod.
+	"reinvoked": {"tools/github", "tools/kubernetes"},
 }
 
 func readPod(t *testing.T, path string) *corev1.Pod {
@@ -118,6 +121,10 @@ func checkInvariants(t *testing.T, p *corev1.Pod, servers int) {
 	if sc == nil || !*sc.RunAsNonRoot || *sc.RunAsUser == 0 || !*sc.ReadOnlyRootFilesystem || *sc.AllowPrivilegeEscalation ||
 		len(sc.Capabilities.Drop) != 1 || sc.Capabilities.Drop[0] != "ALL" || sc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
 		t.Errorf("the gate's security context is not locked down: %+v", sc)
+	}
+	// What the injector writes is what the operator accepts as intact.
+	if injected, err := CheckGate(p); !injected || err != nil {
+		t.Errorf("CheckGate of a freshly injected pod: injected %v, %v", injected, err)
 	}
 	if g.StartupProbe == nil || g.StartupProbe.HTTPGet.Path != "/readyz" || g.LivenessProbe.HTTPGet.Path != "/healthz" {
 		t.Error("the gate's probes are wrong")
@@ -257,6 +264,9 @@ func TestDecide(t *testing.T) {
 			Sources: []corev1.VolumeProjection{{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Audience: gateproto.Audience, ExpirationSeconds: &exp}}},
 		}}}}
 	}
+	hostPath := func(p *corev1.Pod) {
+		p.Spec.Volumes = []corev1.Volume{{Name: "kubelet", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/var/lib/kubelet"}}}}
+	}
 	for _, tc := range []struct {
 		name     string
 		pod      *corev1.Pod
@@ -278,6 +288,13 @@ func TestDecide(t *testing.T) {
 		{"host network refused", pod(nil, func(p *corev1.Pod) { p.Spec.HostNetwork = true }), "agents", enabled, ReasonHostNetwork, false, true},
 		{"host network opted out passes", pod(optOut, func(p *corev1.Pod) { p.Spec.HostNetwork = true }), "agents", enabled, ReasonOptedOut, false, false},
 		{"a gate token for the agent refused", pod(nil, foreign), "agents", enabled, ReasonForeignGateToken, false, true},
+		{"a shared process namespace refused", pod(nil, func(p *corev1.Pod) { p.Spec.ShareProcessNamespace = ptr(true) }), "agents", enabled, ReasonSharedProcessNamespace, false, true},
+		{"shareProcessNamespace false passes", pod(nil, func(p *corev1.Pod) { p.Spec.ShareProcessNamespace = ptr(false) }), "agents", enabled, ReasonInject, true, false},
+		{"host PID refused", pod(nil, func(p *corev1.Pod) { p.Spec.HostPID = true }), "agents", enabled, ReasonHostPID, false, true},
+		{"host IPC refused", pod(nil, func(p *corev1.Pod) { p.Spec.HostIPC = true }), "agents", enabled, ReasonHostIPC, false, true},
+		{"a hostPath volume refused", pod(nil, hostPath), "agents", enabled, ReasonHostPath, false, true},
+		{"host PID opted out passes", pod(optOut, func(p *corev1.Pod) { p.Spec.HostPID = true }), "agents", enabled, ReasonOptedOut, false, false},
+		{"hostPath outside opted-in namespaces passes", pod(nil, hostPath), "default", nil, ReasonNamespaceNotEnabled, false, false},
 		{"a forged gate is injected over", pod(nil, func(p *corev1.Pod) {
 			p.Annotations = map[string]string{toolgatev1alpha1.AnnotationInjected: "{}"}
 			p.Spec.Containers = []corev1.Container{{Name: ContainerName, Image: "attacker"}}
@@ -287,6 +304,112 @@ func TestDecide(t *testing.T) {
 			d := Decide(tc.pod, tc.ns, tc.nsLabels, settings)
 			if d.Reason != tc.want || d.Inject != tc.inject || d.Deny != tc.deny || d.Message == "" {
 				t.Errorf("got %+v, want reason %s inject %v deny %v", d, tc.want, tc.inject, tc.deny)
+			}
+			// A refusal names the field the pod's author has to change.
+			if field := refusedField[tc.want]; tc.deny && !strings.Contains(d.Message, field) {
+				t.Errorf("the refusal %q does not name %s", d.Message, field)
+			}
+		})
+	}
+}
+
+// refusedField is what each refusal's message must name.
+var refusedField = map[Reason]string{
+	ReasonHostNetwork:            "spec.hostNetwork",
+	ReasonSharedProcessNamespace: "spec.shareProcessNamespace",
+	ReasonHostPID:                "spec.hostPID",
+	ReasonHostIPC:                "spec.hostIPC",
+	ReasonHostPath:               "hostPath",
+	ReasonForeignGateToken:       gateproto.Audience,
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// TestCheckGate: a pod the injector wrote passes, and each change that
+// would hand the gate's token or its configuration to something other
+// than the injected gate is caught, whichever admission step was meant
+// to stop it.
+func TestCheckGate(t *testing.T) {
+	injected, err := Mutate(readPod(t, filepath.Join("testdata", "basic.yaml")), testTemplate(), []string{"tools/github"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := func(p *corev1.Pod) *corev1.Container { return &p.Spec.InitContainers[0] }
+	for _, tc := range []struct {
+		name     string
+		mod      func(*corev1.Pod)
+		injected bool
+		problem  string // in the error; "" for none
+	}{
+		{"as injected", func(*corev1.Pod) {}, true, ""},
+		{"never injected", func(p *corev1.Pod) { *p = *readPod(t, filepath.Join("testdata", "basic.yaml")) }, false, ""},
+		{"image swapped", func(p *corev1.Pod) { gate(p).Image = "evil.example/gate:1" }, true, "evil.example/gate:1"},
+		{"image and record swapped together pass this check (the policy guards the record)", func(p *corev1.Pod) {
+			gate(p).Image = "evil.example/gate:1"
+			p.Annotations[toolgatev1alpha1.AnnotationInjected] = `{"image":"evil.example/gate:1","revision":"x"}`
+		}, true, ""},
+		{"record removed", func(p *corev1.Pod) { delete(p.Annotations, toolgatev1alpha1.AnnotationInjected) }, true, "annotation"},
+		{"record unreadable", func(p *corev1.Pod) { p.Annotations[toolgatev1alpha1.AnnotationInjected] = "{" }, true, "image"},
+		{"gate gone, record kept", func(p *corev1.Pod) { p.Spec.InitContainers = p.Spec.InitContainers[1:] }, true, "no init container"},
+		{"gate moved among the containers", func(p *corev1.Pod) {
+			p.Spec.Containers = append(p.Spec.Containers, *gate(p))
+			p.Spec.InitContainers = p.Spec.InitContainers[1:]
+		}, true, "no init container"},
+		{"gate mounts no token", func(p *corev1.Pod) { gate(p).VolumeMounts = nil }, true, "does not mount"},
+		{"gate's mount writable", func(p *corev1.Pod) { gate(p).VolumeMounts[0].ReadOnly = false }, true, "does not mount"},
+		{"gate's volume an emptyDir", func(p *corev1.Pod) {
+			p.Spec.Volumes[len(p.Spec.Volumes)-1].VolumeSource = corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}
+		}, true, "does not project"},
+		{"gate's volume gone", func(p *corev1.Pod) { p.Spec.Volumes = nil }, true, "no volume"},
+		{"agent mounts the gate's volume", func(p *corev1.Pod) {
+			p.Spec.Containers[0].VolumeMounts = append(p.Spec.Containers[0].VolumeMounts, corev1.VolumeMount{Name: VolumeName, MountPath: "/stolen"})
+		}, true, "container agent"},
+		{"another init container mounts it", func(p *corev1.Pod) {
+			p.Spec.InitContainers = append(p.Spec.InitContainers, corev1.Container{Name: "setup", VolumeMounts: []corev1.VolumeMount{{Name: VolumeName, MountPath: "/t"}}})
+		}, true, "container setup"},
+		{"an ephemeral container targets the gate", func(p *corev1.Pod) {
+			p.Spec.EphemeralContainers = []corev1.EphemeralContainer{{TargetContainerName: ContainerName,
+				EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "debugger", Image: "busybox"}}}
+		}, true, "container debugger"},
+		{"an ephemeral container mounts the gate's volume", func(p *corev1.Pod) {
+			p.Spec.EphemeralContainers = []corev1.EphemeralContainer{{EphemeralContainerCommon: corev1.EphemeralContainerCommon{
+				Name: "thief", Image: "busybox", VolumeMounts: []corev1.VolumeMount{{Name: VolumeName, MountPath: "/t"}}}}}
+		}, true, "container thief"},
+		{"an ephemeral container on the agent passes", func(p *corev1.Pod) {
+			p.Spec.EphemeralContainers = []corev1.EphemeralContainer{{TargetContainerName: "agent",
+				EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "debugger", Image: "busybox"}}}
+		}, true, ""},
+		{"an ephemeral container named like the gate", func(p *corev1.Pod) {
+			p.Spec.EphemeralContainers = []corev1.EphemeralContainer{{EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: ContainerName, Image: "evil"}}}
+		}, true, "no init container"},
+		{"a forged gate with no record", func(p *corev1.Pod) {
+			*p = *readPod(t, filepath.Join("testdata", "basic.yaml"))
+			p.Spec.InitContainers = []corev1.Container{{Name: ContainerName, Image: "evil"}}
+		}, true, "annotation"},
+		{"a shared process namespace", func(p *corev1.Pod) { p.Spec.ShareProcessNamespace = ptr(true) }, true, "spec.shareProcessNamespace"},
+		{"host PID", func(p *corev1.Pod) { p.Spec.HostPID = true }, true, "spec.hostPID"},
+		{"a hostPath volume", func(p *corev1.Pod) {
+			p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: "node", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/"}}})
+		}, true, "hostPath"},
+		{"a second gate-audience token", func(p *corev1.Pod) {
+			exp := int64(600)
+			p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: "mine", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
+				Sources: []corev1.VolumeProjection{{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Audience: gateproto.Audience, ExpirationSeconds: &exp, Path: "t"}}},
+			}}})
+		}, true, gateproto.Audience},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := injected.DeepCopy()
+			tc.mod(p)
+			got, err := CheckGate(p)
+			if got != tc.injected {
+				t.Errorf("injected %v, want %v", got, tc.injected)
+			}
+			switch {
+			case tc.problem == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tc.problem != "" && (err == nil || !strings.Contains(err.Error(), tc.problem)):
+				t.Errorf("error %v, want one about %q", err, tc.problem)
 			}
 		})
 	}

@@ -232,6 +232,14 @@ func gateContainer(t Template) corev1.Container {
 // it and the operator knows the pod it comes from.
 func volume(t Template) corev1.Volume {
 	expiry := t.TokenExpirySeconds
+	// 0644, not 0400: the kubelet makes the token file the gate's own
+	// (and 0600) only when every container of the pod runs as one
+	// runAsUser; otherwise it writes the file as root with this mode, and
+	// 0400 or 0440 would lock out the gate, which runs as UID 65532.
+	// Read access to the file is not what guards the token: the volume is
+	// mounted into the gate's container alone, whose only process is the
+	// gate, and Decide refuses the pods (shared process namespace, host
+	// PID, hostPath) through which another container could reach it.
 	mode := int32(0o644)
 	return corev1.Volume{Name: VolumeName, VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
 		DefaultMode: &mode,
