@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/toolgate/toolgate/internal/gateproto"
+	"github.com/toolgate/toolgate/internal/inject"
 )
 
 // The extras the API server puts in the user info of a token bound to a
@@ -79,6 +80,7 @@ const (
 	failPodUID        = "pod_uid_mismatch"
 	failPodSA         = "service_account_mismatch"
 	failPodTerminates = "pod_terminating"
+	failGateTampered  = "gate_tampered"
 	failPodLookup     = "pod_lookup_error"
 	failTooManyStream = "too_many_streams"
 	failShutdown      = "shutting_down"
@@ -248,7 +250,11 @@ func tokenExpiry(token string) time.Time {
 }
 
 // checkPod fetches the pod the token names and checks it is the one the
-// token was bound to, still running under the token's service account.
+// token was bound to, still running under the token's service account,
+// and, when it was injected, still running the injected gate: a pod whose
+// gate image was swapped after creation, or whose token another container
+// can now read, is refused even where the guard policy that forbids those
+// changes is missing.
 func checkPod(ctx context.Context, r client.Reader, id identity) (*corev1.Pod, *refusal) {
 	pod := &corev1.Pod{}
 	if err := r.Get(ctx, client.ObjectKey{Namespace: id.Namespace, Name: id.Pod}, pod); err != nil {
@@ -265,6 +271,11 @@ func checkPod(ctx context.Context, r client.Reader, id identity) (*corev1.Pod, *
 		return nil, refuse(http.StatusForbidden, failPodSA, "the pod does not run as the token's service account")
 	case pod.DeletionTimestamp != nil:
 		return nil, refuse(http.StatusForbidden, failPodTerminates, "the token's pod is terminating")
+	}
+	// A pod with no sign of the gate is served as before: a gate run by
+	// hand beside an agent has no annotation to compare with.
+	if _, err := inject.CheckGate(pod); err != nil {
+		return nil, refuse(http.StatusForbidden, failGateTampered, "the pod's gate is not the one injected: "+err.Error())
 	}
 	return pod, nil
 }

@@ -1,0 +1,114 @@
+package gateserver
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/toolgate/toolgate/internal/gateproto"
+	"github.com/toolgate/toolgate/internal/inject"
+)
+
+// createInjectedPod creates a pod of the agent's service account as the
+// injection webhook would have written it.
+func (a *agent) createInjectedPod(ctx context.Context, t *testing.T, name string) *corev1.Pod {
+	t.Helper()
+	ca, err := os.ReadFile(caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	automount := false
+	plain := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: a.ns, Name: name},
+		Spec: corev1.PodSpec{
+			ServiceAccountName: a.sa, AutomountServiceAccountToken: &automount,
+			Containers: []corev1.Container{{Name: "agent", Image: "agent:latest"}},
+		},
+	}
+	pod, err := inject.Mutate(plain, inject.Template{
+		Image: "example.com/toolgate/gate:test", OperatorURL: "https://127.0.0.1:9444", CAPEM: string(ca),
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Create(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	return pod
+}
+
+// TestTamperedGateIsRefused: the server's own check behind the guard
+// policy, which this control plane does not run, as if it had been
+// removed. A gate whose image is swapped in the live pod loses its stream
+// and cannot connect again, though its token stays valid and its review
+// is cached; so does the gate of a pod given an ephemeral container that
+// shares the gate's process namespace.
+func TestTamperedGateIsRefused(t *testing.T) {
+	ctx := testContext(t)
+	a := newAgent(ctx, t)
+	b := newBuilder()
+	srv := startServer(t, b, "127.0.0.1:0", func(o *Options) { o.ReviewCacheTTL = time.Hour })
+	refused := func() float64 { return testutil.ToFloat64(srv.metrics.authFailures.WithLabelValues(failGateTampered)) }
+
+	swapped := a.createInjectedPod(ctx, t, "swapped")
+	swappedToken := a.token(ctx, t, swapped, gateproto.Audience)
+	g := startGate(t, srv.url, writeToken(t, swappedToken))
+	eventually(t, "the injected pod's gate has its configuration", func() bool { return len(g.configs()) == 1 })
+
+	// kubectl set image pod/swapped toolgate-gate=evil.example/gate:1
+	var live corev1.Pod
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(swapped), &live); err != nil {
+		t.Fatal(err)
+	}
+	live.Spec.InitContainers[0].Image = "evil.example/gate:1"
+	if err := env.Client.Update(ctx, &live); err != nil {
+		t.Fatalf("swapping the gate's image: %v", err)
+	}
+	srv.Invalidate(a.ns)
+	eventually(t, "the swapped gate's stream closes", func() bool { return !g.Connected() })
+	if !g.logged("the operator closed the stream: the pod's gate is not the one injected") {
+		t.Fatal("the gate was not told why its stream closed")
+	}
+	g.stop()
+	code, body := status(t, srv.url, swappedToken)
+	if code != http.StatusForbidden || !strings.Contains(body, "evil.example/gate:1") {
+		t.Fatalf("the swapped gate reconnecting: status %d (%s), want 403 naming the image", code, body)
+	}
+	if got := refused(); got != 1 {
+		t.Fatalf("auth failures{reason=%s} = %v, want the refused reconnect", failGateTampered, got)
+	}
+
+	// kubectl debug --target=toolgate-gate
+	debugged := a.createInjectedPod(ctx, t, "debugged")
+	debuggedToken := a.token(ctx, t, debugged, gateproto.Audience)
+	if code, body := status(t, srv.url, debuggedToken); code != http.StatusOK {
+		t.Fatalf("the pod before it is debugged: status %d (%s)", code, body)
+	}
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(debugged), &live); err != nil {
+		t.Fatal(err)
+	}
+	live.Spec.EphemeralContainers = []corev1.EphemeralContainer{{TargetContainerName: inject.ContainerName,
+		EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "debugger", Image: "busybox",
+			TerminationMessagePolicy: corev1.TerminationMessageReadFile, ImagePullPolicy: corev1.PullIfNotPresent}}}
+	if err := env.Client.SubResource("ephemeralcontainers").Update(ctx, &live); err != nil {
+		t.Fatalf("adding an ephemeral container: %v", err)
+	}
+	if code, body := status(t, srv.url, debuggedToken); code != http.StatusForbidden || !strings.Contains(body, "container debugger") {
+		t.Fatalf("the debugged pod's gate: status %d (%s), want 403 naming the debugger", code, body)
+	}
+
+	// An untouched injected pod is served, so the refusals above are the
+	// changes', not the injection's.
+	intact := a.createInjectedPod(ctx, t, "intact")
+	if code, body := status(t, srv.url, a.token(ctx, t, intact, gateproto.Audience)); code != http.StatusOK {
+		t.Fatalf("an intact injected pod: status %d (%s)", code, body)
+	}
+}
