@@ -53,15 +53,15 @@ const (
 	trustedGroup  = "toolgate-optout"
 )
 
-// creatorRole lets a user create pods and workloads, and nothing about
-// toolgate.
+// creatorRole lets a user create pods and workloads, patch pods (images,
+// ephemeral containers, resizes), and nothing about toolgate.
 const creatorRole = `apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
 metadata:
   name: workload-creator
 rules:
 - apiGroups: [""]
-  resources: [pods]
+  resources: [pods, pods/ephemeralcontainers, pods/resize, replicationcontrollers]
   verbs: [create, get, update, patch, delete]
 - apiGroups: [apps]
   resources: [deployments, replicasets, statefulsets, daemonsets]

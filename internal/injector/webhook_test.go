@@ -1,12 +1,14 @@
 package injector
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -188,18 +190,34 @@ func TestForgedGateReplaced(t *testing.T) {
 // admitted ungated.
 func TestRefusedPods(t *testing.T) {
 	ns := namespace(t, "agents-refused", enabledLabels())
-	host := agentPod(ns, "host")
-	host.Spec.HostNetwork = true
-	if err := untrusted.Create(t.Context(), host); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "host network") {
-		t.Errorf("a host-network pod: %v, want refused", err)
-	}
 	exp := int64(600)
-	thief := agentPod(ns, "thief")
-	thief.Spec.Volumes = []corev1.Volume{{Name: "mine", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
-		Sources: []corev1.VolumeProjection{{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Audience: gateproto.Audience, ExpirationSeconds: &exp, Path: "t"}}},
-	}}}}
-	if err := untrusted.Create(t.Context(), thief); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), gateproto.Audience) {
-		t.Errorf("a pod asking for a gate token: %v, want refused", err)
+	for _, tc := range []struct {
+		name, want string
+		mod        func(*corev1.Pod)
+	}{
+		{"host network", "spec.hostNetwork", func(p *corev1.Pod) { p.Spec.HostNetwork = true }},
+		{"shared process namespace", "spec.shareProcessNamespace", func(p *corev1.Pod) {
+			yes := true
+			p.Spec.ShareProcessNamespace = &yes
+		}},
+		{"host PID", "spec.hostPID", func(p *corev1.Pod) { p.Spec.HostPID = true }},
+		{"host IPC", "spec.hostIPC", func(p *corev1.Pod) { p.Spec.HostIPC = true }},
+		{"hostPath", "hostPath", func(p *corev1.Pod) {
+			p.Spec.Volumes = []corev1.Volume{{Name: "kubelet", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/var/lib/kubelet/pods"}}}}
+		}},
+		{"a gate token for the agent", gateproto.Audience, func(p *corev1.Pod) {
+			p.Spec.Volumes = []corev1.Volume{{Name: "mine", VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
+				Sources: []corev1.VolumeProjection{{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Audience: gateproto.Audience, ExpirationSeconds: &exp, Path: "t"}}},
+			}}}}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := agentPod(ns, "refused")
+			tc.mod(p)
+			if err := untrusted.Create(t.Context(), p); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%v, want refused naming %s", err, tc.want)
+			}
+		})
 	}
 }
 
@@ -284,6 +302,25 @@ func TestOptOut(t *testing.T) {
 	if err := untrusted.Update(t.Context(), d); !apierrors.IsForbidden(err) {
 		t.Errorf("an untrusted change of an opted-out template: %v, want refused", err)
 	}
+	// A ReplicationController stamps pods out of its template as a
+	// Deployment's ReplicaSet does, under a trusted controller's identity.
+	rc := func(name string) *corev1.ReplicationController {
+		tmpl := optedOutPod(ns, "")
+		replicas := int32(1)
+		return &corev1.ReplicationController{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: corev1.ReplicationControllerSpec{
+				Replicas: &replicas, Selector: map[string]string{"app": "agent"},
+				Template: &corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: tmpl.Labels}, Spec: tmpl.Spec},
+			},
+		}
+	}
+	if err := untrusted.Create(t.Context(), rc("untrusted-optout")); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "ReplicationController that opts out") {
+		t.Errorf("an untrusted creator's opted-out ReplicationController: %v, want refused", err)
+	}
+	if err := trusted.Create(t.Context(), rc("trusted-optout")); err != nil {
+		t.Errorf("a trusted creator's opted-out ReplicationController: %v", err)
+	}
 	// Adding the opt-out to a gated Deployment is an opt-out too.
 	g := &appsv1.Deployment{}
 	if err := untrusted.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: "untrusted-gated"}, g); err != nil {
@@ -292,6 +329,92 @@ func TestOptOut(t *testing.T) {
 	g.Spec.Template.Labels[toolgatev1alpha1.LabelInject] = toolgatev1alpha1.InjectOptOut
 	if err := untrusted.Update(t.Context(), g); !apierrors.IsForbidden(err) {
 		t.Errorf("an untrusted opt-out added to a Deployment: %v, want refused", err)
+	}
+}
+
+// TestInjectedGateGuarded: after admission, whoever may patch pods in an
+// opted-in namespace can change neither the gate nor what records it,
+// nor put an ephemeral container beside it; the agent's own containers
+// stay theirs to change.
+func TestInjectedGateGuarded(t *testing.T) {
+	ns := namespace(t, "agents-guarded", enabledLabels())
+	pod := agentPod(ns, "gated")
+	if err := untrusted.Create(t.Context(), pod); err != nil {
+		t.Fatal(err)
+	}
+	if gateOf(pod) == nil {
+		t.Fatal("the pod was not injected")
+	}
+	patch := func(c client.Client, mod func(*corev1.Pod), sub ...string) error {
+		var live corev1.Pod
+		if err := c.Get(t.Context(), client.ObjectKeyFromObject(pod), &live); err != nil {
+			t.Fatal(err)
+		}
+		before := live.DeepCopy()
+		mod(&live)
+		if len(sub) > 0 {
+			return c.SubResource(sub[0]).Patch(t.Context(), &live, client.StrategicMergeFrom(before))
+		}
+		return c.Patch(t.Context(), &live, client.StrategicMergeFrom(before))
+	}
+	refused := func(what string, err error, want string) {
+		t.Helper()
+		if !apierrors.IsForbidden(err) && !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want refused with %q", what, err, want)
+		}
+	}
+
+	// kubectl set image pod/gated toolgate-gate=evil.example/gate:1
+	refused("swapping the gate's image", patch(untrusted, func(p *corev1.Pod) { gateOf(p).Image = "evil.example/gate:1" }),
+		"the gate container toolgate-gate is written by the injector")
+	refused("a trusted identity swapping the gate's image", patch(trusted, func(p *corev1.Pod) { gateOf(p).Image = "evil.example/gate:1" }),
+		"the gate container toolgate-gate is written by the injector")
+	refused("rewriting the injection record", patch(untrusted, func(p *corev1.Pod) {
+		p.Annotations[toolgatev1alpha1.AnnotationInjected] = `{"image":"evil.example/gate:1","revision":"x"}`
+	}), "toolgate.dev/injected is written by the injector")
+	refused("shrinking the gate in place", patch(untrusted, func(p *corev1.Pod) {
+		gateOf(p).Resources.Limits[corev1.ResourceMemory] = resource.MustParse("64Mi")
+	}, "resize"), "the gate container toolgate-gate is written by the injector")
+
+	debugger := func(target string, mounts ...corev1.VolumeMount) func(*corev1.Pod) {
+		return func(p *corev1.Pod) {
+			p.Spec.EphemeralContainers = append(p.Spec.EphemeralContainers, corev1.EphemeralContainer{
+				TargetContainerName: target,
+				EphemeralContainerCommon: corev1.EphemeralContainerCommon{
+					Name: fmt.Sprintf("debugger-%d", len(p.Spec.EphemeralContainers)), Image: "busybox", VolumeMounts: mounts,
+					TerminationMessagePolicy: corev1.TerminationMessageReadFile, ImagePullPolicy: corev1.PullIfNotPresent,
+				},
+			})
+		}
+	}
+	// kubectl debug --target=toolgate-gate, by anyone.
+	refused("an untrusted debugger of the gate", patch(untrusted, debugger(inject.ContainerName), "ephemeralcontainers"),
+		"only identities toolgate trusts may add an ephemeral container")
+	refused("an untrusted debugger of the agent", patch(untrusted, debugger("agent"), "ephemeralcontainers"),
+		"only identities toolgate trusts may add an ephemeral container")
+	refused("a trusted debugger of the gate", patch(trusted, debugger(inject.ContainerName), "ephemeralcontainers"),
+		"no ephemeral container may target the gate")
+	refused("a trusted debugger mounting the gate's token", patch(trusted,
+		debugger("", corev1.VolumeMount{Name: inject.VolumeName, MountPath: "/t"}), "ephemeralcontainers"),
+		"no ephemeral container may target the gate")
+
+	// What the guard leaves alone: the agent's own image, and a trusted
+	// debugger of the agent.
+	if err := patch(untrusted, func(p *corev1.Pod) { p.Spec.Containers[0].Image = "example.com/agent:2" }); err != nil {
+		t.Errorf("changing the agent's image: %v", err)
+	}
+	if err := patch(trusted, debugger("agent"), "ephemeralcontainers"); err != nil {
+		t.Errorf("a trusted debugger of the agent: %v", err)
+	}
+	var live corev1.Pod
+	if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(pod), &live); err != nil {
+		t.Fatal(err)
+	}
+	if g := gateOf(&live); g == nil || g.Image != "example.com/toolgate/gate:test" {
+		t.Errorf("the gate changed: %+v", g)
+	}
+	if injected, err := inject.CheckGate(&live); !injected || err != nil {
+		t.Errorf("after what the guard allowed, the operator would refuse the pod: %v", err)
 	}
 }
 
