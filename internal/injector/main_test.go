@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/toolgate/toolgate/internal/inject"
 	"github.com/toolgate/toolgate/internal/testenv"
@@ -142,6 +143,7 @@ func TestMain(m *testing.M) {
 		if err != nil {
 			return nil, err
 		}
+		registerLaterSidecar(mgr.GetWebhookServer(), admission.NewDecoder(e.Scheme))
 		if err := Setup(mgr, Config{Template: testTemplate(e.WebhookCA()), Settings: inject.Settings{OperatorNamespace: operatorNamespace}}); err != nil {
 			return nil, err
 		}
