@@ -697,19 +697,25 @@ func expectOptOutGuarded(t *testing.T, env *testenv.Env) {
 			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "agent", Image: "agent:1"}}},
 		}
 	}
+	// Only the guard's own refusal counts: any other error (RBAC, a
+	// webhook that is down, a malformed pod) would pass for it otherwise.
+	const guardMessage = "only identities toolgate trusts may create a Pod that opts out of the gate"
 	var err2 error
-	eventually(t, 30*time.Second, "dev is refused the opt-out, not RBAC", func() error {
+	eventually(t, 30*time.Second, "dev is refused the opt-out by the guard", func() error {
 		err2 = dev.Create(ctx, optOut("no-gate"))
-		if err2 == nil {
+		switch {
+		case err2 == nil:
+			return nil
+		case apierrors.IsForbidden(err2) && strings.Contains(err2.Error(), guardMessage):
 			return nil
 		}
-		if apierrors.IsForbidden(err2) && strings.Contains(err2.Error(), "pods is forbidden") {
-			return err2 // RBAC not yet in force
-		}
-		return nil
+		return err2 // RBAC not yet in force, or not the guard
 	})
 	if err2 == nil {
 		t.Fatal("an untrusted creator made a pod that opts out of the gate")
+	}
+	if !strings.Contains(err2.Error(), "toolgate-inject-opt-out") || !strings.Contains(err2.Error(), "dev is not one of them") {
+		t.Fatalf("the opt-out was refused, but not by the guard for dev: %v", err2)
 	}
 	t.Logf("the opt-out refused: %v", err2)
 }
