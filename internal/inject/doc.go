@@ -2,10 +2,11 @@
 // half of the injection webhook, in the manner of Istio's injector.
 //
 // Decide reads only the pod, its namespace's labels and the injector's
-// settings; Mutate reads only the pod, a Template and the servers the pod's
-// ToolPolicies reference. Neither touches the network, a clock or a
-// client, so both are tested with golden files and an idempotency check
-// (Mutate of its own output changes nothing).
+// settings; Mutate reads only the pod, a Template and the servers the
+// pod's ToolPolicies reference; CheckGate reads only the pod. None touches
+// the network, a clock or a client, so they are tested with tables, golden
+// files and an idempotency check (Mutate of its own output changes
+// nothing).
 //
 // What Mutate adds:
 //
@@ -32,6 +33,14 @@
 // pod annotation is written by this webhook at creation, and the downward
 // API projects it as a file next to the token, where the gate already
 // reads it. The guard policy refuses any later change of that annotation.
+//
+// # Checking a live pod
+//
+// CheckGate applies to a running pod what Mutate wrote and Decide
+// refuses: the operator calls it before it serves a gate, so that a pod
+// changed after admission (a swapped gate image, an ephemeral container
+// beside the gate) gets no configuration even where the guard policy that
+// refuses those changes is missing.
 //
 // The package owns no admission plumbing (internal/injector does) and no
 // Kubernetes access.
