@@ -64,6 +64,7 @@ type options struct {
 	gateMemoryLimit     string
 	operatorService     string
 	operatorNamespace   string
+	gateServeUninjected bool
 	gateOperatorURL     string
 	operatorCAFile      string
 	injectExcludedFlag  string
@@ -154,6 +155,9 @@ func bindFlags(fs *flag.FlagSet) *options {
 	fs.DurationVar(&o.gateMaxStreamLife, "gate-max-stream-lifetime", gateserver.DefaultMaxStreamLifetime,
 		"longest a configuration stream lasts before the gate reconnects and is authenticated again, however long its token lives")
 
+	fs.BoolVar(&o.gateServeUninjected, "gate-serve-uninjected-pods", false,
+		"serve gates of pods the injection webhook never injected, in namespaces not labelled toolgate.dev/injection=enabled "+
+			"(gates run by hand, for development); off, any pod may otherwise project a token of the gate's audience and receive upstream credentials")
 	fs.StringVar(&o.gateImage, "gate-image", "",
 		"image of the gate the injection webhook adds to pods of opted-in namespaces; empty serves no injection webhook, "+
 			"and with its webhook configuration installed pods there are then refused (failurePolicy Fail)")

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/gateproto"
 	"github.com/toolgate/toolgate/internal/inject"
 )
@@ -81,6 +82,7 @@ const (
 	failPodSA         = "service_account_mismatch"
 	failPodTerminates = "pod_terminating"
 	failGateTampered  = "gate_tampered"
+	failNotInjected   = "pod_not_injected"
 	failPodLookup     = "pod_lookup_error"
 	failTooManyStream = "too_many_streams"
 	failShutdown      = "shutting_down"
@@ -255,7 +257,7 @@ func tokenExpiry(token string) time.Time {
 // gate image was swapped after creation, or whose token another container
 // can now read, is refused even where the guard policy that forbids those
 // changes is missing.
-func checkPod(ctx context.Context, r client.Reader, id identity) (*corev1.Pod, *refusal) {
+func checkPod(ctx context.Context, r client.Reader, id identity, serveUninjected bool) (*corev1.Pod, *refusal) {
 	pod := &corev1.Pod{}
 	if err := r.Get(ctx, client.ObjectKey{Namespace: id.Namespace, Name: id.Pod}, pod); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -272,10 +274,33 @@ func checkPod(ctx context.Context, r client.Reader, id identity) (*corev1.Pod, *
 	case pod.DeletionTimestamp != nil:
 		return nil, refuse(http.StatusForbidden, failPodTerminates, "the token's pod is terminating")
 	}
-	// A pod with no sign of the gate is served as before: a gate run by
-	// hand beside an agent has no annotation to compare with.
-	if _, err := inject.CheckGate(pod); err != nil {
+	injected, err := inject.CheckGate(pod)
+	if err != nil {
 		return nil, refuse(http.StatusForbidden, failGateTampered, "the pod's gate is not the one injected: "+err.Error())
+	}
+	if serveUninjected {
+		return pod, nil
+	}
+	// Only a gate the webhook injected, in a namespace the webhook and the
+	// guard policy cover, is served. Anyone who may create a pod may give
+	// it a projected token of the gate's audience; without these checks
+	// such a pod, in a namespace that has a ToolPolicy but was never
+	// enabled for injection, would receive the upstream credentials with
+	// no gate between its agent and the servers.
+	if !injected {
+		return nil, refuse(http.StatusForbidden, failNotInjected, "the pod was not injected with the gate")
+	}
+	var ns corev1.Namespace
+	if err := r.Get(ctx, client.ObjectKey{Name: id.Namespace}, &ns); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, refuse(http.StatusForbidden, failNotInjected, "the pod's namespace does not exist")
+		}
+		return nil, refuse(http.StatusServiceUnavailable, failPodLookup,
+			fmt.Sprintf("the pod's namespace could not be read: %v", errSummary(err)))
+	}
+	if ns.Labels[toolgatev1alpha1.LabelInjection] != toolgatev1alpha1.InjectionEnabled {
+		return nil, refuse(http.StatusForbidden, failNotInjected,
+			fmt.Sprintf("the pod's namespace is not labelled %s=%s", toolgatev1alpha1.LabelInjection, toolgatev1alpha1.InjectionEnabled))
 	}
 	return pod, nil
 }

@@ -180,7 +180,10 @@ func startServer(t *testing.T, b Builder, addr string, tweak func(*Options)) *ru
 	t.Helper()
 	o := Options{
 		BindAddress: addr, CertDir: certDir, Builder: b, Client: operator, PodReader: operator,
-		HeartbeatInterval: 200 * time.Millisecond, Debounce: 50 * time.Millisecond,
+		// Most tests run a gate by hand for a plain pod; TestOnlyInjectedPods
+		// turns this off, as the manager runs.
+		ServeUninjectedPods: true,
+		HeartbeatInterval:   200 * time.Millisecond, Debounce: 50 * time.Millisecond,
 		Registerer: prometheus.NewRegistry(),
 		Logger:     zap.New(zap.UseDevMode(true), zap.WriteTo(testLogWriter{t})),
 	}

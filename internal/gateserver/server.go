@@ -86,6 +86,12 @@ type Options struct {
 	// server, not a cache: a pod recreated under the same name must be
 	// seen at once, and the operator holds get on pods, not list/watch.
 	PodReader client.Reader
+	// ServeUninjectedPods serves gates of pods the injection webhook never
+	// injected, in namespaces not labelled for injection: gates run by
+	// hand, for development and tests. Off, such a pod is refused (403),
+	// since nothing then keeps its agent from the token and the upstream
+	// credentials.
+	ServeUninjectedPods bool
 
 	// Pins reads ToolPins while calls wait: the manager's cache, which
 	// every replica runs, so that a call held on a replica that is not the

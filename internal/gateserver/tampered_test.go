@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/gateproto"
 	"github.com/toolgate/toolgate/internal/inject"
 )
@@ -111,4 +112,57 @@ func TestTamperedGateIsRefused(t *testing.T) {
 	if code, body := status(t, srv.url, a.token(ctx, t, intact, gateproto.Audience)); code != http.StatusOK {
 		t.Fatalf("an intact injected pod: status %d (%s)", code, body)
 	}
+}
+
+// TestOnlyInjectedPods: as the manager runs it, the server serves only a
+// gate the webhook injected, in a namespace labelled for injection. A pod
+// that projects a token of the gate's audience itself (anyone who may
+// create pods can) gets nothing, and neither does an injected-looking pod
+// in a namespace the webhook and the guard policy do not cover.
+func TestOnlyInjectedPods(t *testing.T) {
+	ctx := testContext(t)
+	a := newAgent(ctx, t)
+	b := newBuilder()
+	srv := startServer(t, b, "127.0.0.1:0", func(o *Options) { o.ServeUninjectedPods = false })
+	refused := func() float64 { return testutil.ToFloat64(srv.metrics.authFailures.WithLabelValues(failNotInjected)) }
+
+	code := func(pod *corev1.Pod) int {
+		t.Helper()
+		c, _ := status(t, srv.url, a.token(ctx, t, pod, gateproto.Audience))
+		return c
+	}
+	// A plain pod, the agent's own.
+	if got := code(a.pod); got != http.StatusForbidden {
+		t.Fatalf("a pod that was never injected: HTTP %d, want 403", got)
+	}
+	// Injected-looking, in a namespace not labelled for injection.
+	injected := a.createInjectedPod(ctx, t, "injected")
+	if got := code(injected); got != http.StatusForbidden {
+		t.Fatalf("an injected pod in a namespace not labelled for injection: HTTP %d, want 403", got)
+	}
+	if refused() != 2 {
+		t.Fatalf("%v refusals counted as %s, want 2", refused(), failNotInjected)
+	}
+
+	var ns corev1.Namespace
+	if err := env.Client.Get(ctx, client.ObjectKey{Name: a.ns}, &ns); err != nil {
+		t.Fatal(err)
+	}
+	ns.Labels = map[string]string{toolgatev1alpha1.LabelInjection: toolgatev1alpha1.InjectionEnabled}
+	if err := env.Client.Update(ctx, &ns); err != nil {
+		t.Fatal(err)
+	}
+	g := startGate(t, srv.url, writeToken(t, a.token(ctx, t, injected, gateproto.Audience)))
+	eventually(t, "the injected pod's gate in a labelled namespace has its configuration", func() bool { return len(g.configs()) == 1 })
+	if got := code(a.pod); got != http.StatusForbidden {
+		t.Fatalf("a plain pod in a labelled namespace: HTTP %d, want 403", got)
+	}
+
+	// The namespace loses its label: the stream closes at its next check.
+	ns.Labels = nil
+	if err := env.Client.Update(ctx, &ns); err != nil {
+		t.Fatal(err)
+	}
+	srv.Invalidate(a.ns)
+	eventually(t, "the gate's stream closes once its namespace is no longer labelled", func() bool { return !g.Connected() })
 }

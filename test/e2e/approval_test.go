@@ -76,7 +76,10 @@ func TestCallApprovalEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	startOperator(t, op, dir, "operator")
+	// This test's agent pod is created without the injection webhook (the
+	// gate test covers injection); the operator is told to serve its
+	// hand-run gate, which it refuses by default.
+	startOperator(t, op, dir, "operator", "--gate-serve-uninjected-pods")
 	approverRole := filepath.Join(testenv.RepoRoot(), "config", "rbac", "approver_role.yaml")
 	kubeconfigs := map[string]string{}
 	for _, who := range []string{"alice", "bob"} {
