@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -8,11 +9,15 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/gowebpki/jcs"
 
 	"github.com/toolgate/toolgate/internal/gateproto"
 	"github.com/toolgate/toolgate/pkg/clip"
+	"github.com/toolgate/toolgate/pkg/scan"
 )
 
 // Approver decides calls to approval-gated tools. Approve blocks until a
@@ -51,42 +56,133 @@ func ArgumentsDigest(raw []byte) (string, error) {
 	return "sha256:" + hex.EncodeToString(sum[:]), nil
 }
 
-// secretKey matches argument names whose values must not reach a reviewer's
-// screen or the audit trail.
-var secretKey = regexp.MustCompile(`(?i)(pass(word|wd)?|secret|token|api[-_]?key|auth|credential|private[-_]?key|cookie|session)`)
+// secretWords are the parts of a name whose value must not reach a
+// reviewer's screen or the audit trail.
+const secretWords = `pass(?:word|wd)?|secret|token|api[-_]?key|auth|credential|private[-_]?key|cookie|session`
+
+// secretKey matches argument names whose values are redacted whole.
+var secretKey = regexp.MustCompile(`(?i)(?:` + secretWords + `)`)
+
+// secretAssignment matches a secret-named setting written inside a value —
+// "password=…", "Authorization: Bearer …", "--api-key=…", "TOKEN: '…'" —
+// up to the end of its value; group 1 is what stays (the name and the
+// sign), the rest is redacted. A header's scheme word is taken with the
+// value, so that "Authorization: Basic dXNlcjpwYXNz" loses its
+// credentials, not just the word "Basic".
+var secretAssignment = regexp.MustCompile(`(?i)([A-Za-z0-9_.-]*(?:` + secretWords + `)[A-Za-z0-9_.-]*["']?\s*[:=]\s*)` +
+	`(?:(?:bearer|basic|digest|token)\s+)?["']?[^\s"'&;,]+`)
+
+// Bounds of the preview beyond its total length.
+const (
+	// previewValueBytes bounds one string (a key or a value) in the
+	// preview, so that one long value does not take the room of the others.
+	previewValueBytes = 256
+	// previewDepth is how deep the preview follows nested objects and
+	// arrays; anything deeper is shown as "[…]".
+	previewDepth = 32
+)
 
 // ArgumentsPreview is a bounded, human-readable form of the arguments for
-// the reviewer, with the values of secret-looking members redacted.
+// the reviewer: JSON with sorted keys, every string at most
+// previewValueBytes, the whole at most gateproto.MaxArgumentsPreview. It
+// hides what looks secret whatever its name: the value of a member whose
+// name looks secret ("password", "apiKey", "authorization", …), any
+// literal secret the scanner recognises in a key or value (tokens, keys,
+// JWTs, private key blocks: scan.MaskSecrets), and the value of a
+// secret-named setting written inside a string ("--password=…",
+// "Authorization: Bearer …"). Secrets are masked before strings are
+// clipped, so a clip never leaves a recognisable secret's head unmasked.
+// Arguments that are not JSON have no preview.
 func ArgumentsPreview(raw []byte) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // numbers as written, not as float64
 	var v any
-	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+	if dec.Decode(&v) != nil {
 		return ""
 	}
-	v = redact(v, 0)
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	return clip.String(string(b), gateproto.MaxArgumentsPreview)
+	p := preview{limit: gateproto.MaxArgumentsPreview}
+	p.value(v, 0)
+	return clip.String(p.b.String(), gateproto.MaxArgumentsPreview)
 }
 
-func redact(v any, depth int) any {
-	if depth > 32 {
-		return "[…]"
+// preview writes a redacted value, and stops writing once it has written
+// past its limit, so that huge arguments cost no more than the preview.
+type preview struct {
+	b     strings.Builder
+	limit int
+}
+
+func (p *preview) full() bool { return p.b.Len() > p.limit }
+
+func (p *preview) value(v any, depth int) {
+	if p.full() {
+		return
+	}
+	if depth > previewDepth {
+		p.b.WriteString(`"[…]"`)
+		return
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		for k, val := range x {
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		p.b.WriteByte('{')
+		for i, k := range keys {
+			if p.full() {
+				return
+			}
+			if i > 0 {
+				p.b.WriteByte(',')
+			}
+			p.str(k)
+			p.b.WriteByte(':')
 			if secretKey.MatchString(k) {
-				x[k] = "[redacted]"
+				p.b.WriteString(`"[redacted]"`)
 				continue
 			}
-			x[k] = redact(val, depth+1)
+			p.value(x[k], depth+1)
 		}
+		p.b.WriteByte('}')
 	case []any:
-		for i := range x {
-			x[i] = redact(x[i], depth+1)
+		p.b.WriteByte('[')
+		for i, e := range x {
+			if p.full() {
+				return
+			}
+			if i > 0 {
+				p.b.WriteByte(',')
+			}
+			p.value(e, depth+1)
 		}
+		p.b.WriteByte(']')
+	case string:
+		p.str(x)
+	case json.Number:
+		p.b.WriteString(clip.String(x.String(), previewValueBytes))
+	case bool:
+		p.b.WriteString(strconv.FormatBool(x))
+	default:
+		p.b.WriteString("null")
 	}
-	return v
+}
+
+// str writes s as a JSON string, masked, then clipped.
+func (p *preview) str(s string) {
+	s, _ = scan.MaskSecrets(s)
+	s = secretAssignment.ReplaceAllString(s, "${1}[redacted]")
+	s = clip.String(s, previewValueBytes)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // "<" is shown as "<" to the reviewer
+	if enc.Encode(s) != nil {
+		p.b.WriteString(`""`)
+		return
+	}
+	p.b.Write(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 }

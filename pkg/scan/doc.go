@@ -35,4 +35,8 @@
 // fetching or parsing catalogues belongs to the probe and package tooldef.
 // It does no I/O, keeps no state between calls, imports nothing from
 // Kubernetes, and is safe for concurrent use.
+//
+// One function serves text that is not a definition: MaskSecrets masks the
+// literal secrets the scan recognises in any string, for text shown to
+// people, such as the arguments of a call awaiting approval.
 package scan

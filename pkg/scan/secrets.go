@@ -1,7 +1,9 @@
 package scan
 
 import (
+	"cmp"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -181,4 +183,64 @@ func maskSecret(m string) string {
 		keep = len(m)
 	}
 	return m[:keep] + "…[redacted]"
+}
+
+// privateKeyBlock runs from a private key's BEGIN line to its END line, or
+// to the end of the text when the block is cut: MaskSecrets hides the
+// whole key, where a finding only needs its first line to be recognised.
+var privateKeyBlock = regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END [A-Z0-9 ]*-----|\z)`)
+
+// MaskSecrets returns s with every literal secret of the formats the scan
+// detects (AWS access keys, GitHub, Slack, Stripe, OpenAI, Anthropic,
+// Google, npm, GitLab, Hugging Face and PyPI tokens, bearer tokens, JWTs,
+// private key blocks) masked as findings mask them — the start that names
+// the kind kept, the rest replaced by "…[redacted]" — and whether it
+// masked any. A private key block is masked whole, up to its END line.
+//
+// Unlike Scan it does not pass over documentation placeholders: it is for
+// text shown to people (the arguments of a call awaiting approval), where
+// masking a placeholder costs nothing and showing a key leaks it. Work is
+// linear in the length of s.
+func MaskSecrets(s string) (string, bool) {
+	var spans [][2]int
+	for kind, re := range secretWholeRes {
+		if kind == secretPEM {
+			re = privateKeyBlock
+		}
+		for _, m := range re.FindAllStringIndex(s, -1) {
+			spans = append(spans, [2]int{m[0], m[1]})
+		}
+	}
+	if len(spans) == 0 {
+		return s, false
+	}
+	slices.SortFunc(spans, func(a, b [2]int) int { return cmp.Compare(a[0], b[0]) })
+	var b strings.Builder
+	at := 0
+	for i := 0; i < len(spans); {
+		start, end := spans[i][0], spans[i][1]
+		// Overlapping matches (a JWT after "Bearer ") are masked as one.
+		for i++; i < len(spans) && spans[i][0] < end; i++ {
+			end = max(end, spans[i][1])
+		}
+		if start < at {
+			start = at
+		}
+		b.WriteString(s[at:start])
+		m := s[start:end]
+		if strings.HasPrefix(m, "-----BEGIN") {
+			// Keep the BEGIN line only: maskSecret would keep up to the
+			// END line, and so the key.
+			if k := strings.Index(m[len("-----BEGIN"):], "-----"); k >= 0 {
+				b.WriteString(m[:len("-----BEGIN")+k+5] + "…[redacted]")
+			} else {
+				b.WriteString("-----BEGIN…[redacted]")
+			}
+		} else {
+			b.WriteString(maskSecret(m))
+		}
+		at = end
+	}
+	b.WriteString(s[at:])
+	return b.String(), true
 }
