@@ -112,4 +112,16 @@ const (
 	// of the tool could be recorded. A decision without a comment is never
 	// refused by it.
 	MaxCommentBytes = 64 << 10
+
+	// MaxPendingCallsPerPod and MaxPendingCallsPerNamespace are the shares
+	// of one pin's MaxPendingCalls that one agent pod, and all the agent
+	// pods of one namespace, may hold at once. A pin is shared by every
+	// namespace whose policies admit its server, so without a share one
+	// agent could hold every slot and block the tool for all of them. A
+	// namespace gets half the slots, so one namespace alone never fills a
+	// pin; a pod gets 8, room for the parallel calls of a model's turn
+	// (a person decides them one by one anyway) while four busy pods still
+	// fit in their namespace's share.
+	MaxPendingCallsPerPod       = 8
+	MaxPendingCallsPerNamespace = MaxPendingCalls / 2
 )

@@ -252,9 +252,9 @@ func (s *Server) openCall(ctx context.Context, key client.ObjectKey, call toolga
 			return fmt.Errorf("call %s already exists on %s", call.ID, key)
 		}
 		sweepStale(st, call.RequestedTime)
-		if len(st.PendingCalls) >= toolgatev1alpha1.MaxPendingCalls {
+		if why := lifecycle.CallShareRefusal(st, call.Agent); why != "" {
 			status = http.StatusTooManyRequests
-			return fmt.Errorf("ToolPin %s already holds %d pending calls, the most it may", key, len(st.PendingCalls))
+			return fmt.Errorf("ToolPin %s: %s", key, why)
 		}
 		st.PendingCalls = append(st.PendingCalls, call)
 		if st.Decisions == nil {

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -124,6 +125,34 @@ func ResolveCall(st *toolgatev1alpha1.ToolPinStatus, id string, verdict toolgate
 		st.CallHistory = st.CallHistory[n-toolgatev1alpha1.MaxCallHistory:]
 	}
 	return true
+}
+
+// CallShareRefusal says why agent may not open one more pending call on a
+// pin whose status is st, or "" when it may: the pin holds at most
+// MaxPendingCalls, of which one namespace's pods at most
+// MaxPendingCallsPerNamespace and one pod at most MaxPendingCallsPerPod.
+// The narrowest bound reached is named, so that the agent's operator reads
+// whose calls fill the pin.
+func CallShareRefusal(st *toolgatev1alpha1.ToolPinStatus, agent toolgatev1alpha1.AgentIdentity) string {
+	pod, namespace := 0, 0
+	for _, c := range st.PendingCalls {
+		if c.Agent.Namespace != agent.Namespace {
+			continue
+		}
+		namespace++
+		if c.Agent.Pod == agent.Pod {
+			pod++
+		}
+	}
+	switch {
+	case pod >= toolgatev1alpha1.MaxPendingCallsPerPod:
+		return fmt.Sprintf("pod %s/%s already holds %d pending calls on this tool, its share", agent.Namespace, agent.Pod, pod)
+	case namespace >= toolgatev1alpha1.MaxPendingCallsPerNamespace:
+		return fmt.Sprintf("namespace %s already holds %d pending calls on this tool, its share", agent.Namespace, namespace)
+	case len(st.PendingCalls) >= toolgatev1alpha1.MaxPendingCalls:
+		return fmt.Sprintf("the tool already holds %d pending calls, the most it may", len(st.PendingCalls))
+	}
+	return ""
 }
 
 // StaleCalls returns the ids of pending calls whose expiry is before

@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -105,5 +106,43 @@ func TestStaleCalls(t *testing.T) {
 	st := toolgatev1alpha1.ToolPinStatus{PendingCalls: []toolgatev1alpha1.PendingCall{{ID: "old", ExpiryTime: old}, {ID: "live", ExpiryTime: later}}}
 	if got := StaleCalls(&st, now); len(got) != 1 || got[0] != "old" {
 		t.Fatalf("stale %v", got)
+	}
+}
+
+func TestCallShareRefusal(t *testing.T) {
+	me := toolgatev1alpha1.AgentIdentity{Namespace: "team-a", Pod: "agent-0"}
+	calls := func(ns, pod string, n int) []toolgatev1alpha1.PendingCall {
+		out := make([]toolgatev1alpha1.PendingCall, n)
+		for i := range out {
+			out[i] = toolgatev1alpha1.PendingCall{ID: fmt.Sprintf("%s-%s-%d", ns, pod, i), Agent: toolgatev1alpha1.AgentIdentity{Namespace: ns, Pod: pod}}
+		}
+		return out
+	}
+	per, perNS, all := toolgatev1alpha1.MaxPendingCallsPerPod, toolgatev1alpha1.MaxPendingCallsPerNamespace, toolgatev1alpha1.MaxPendingCalls
+	for _, tc := range []struct {
+		name    string
+		pending [][]toolgatev1alpha1.PendingCall
+		want    string // a part of the refusal; "" when the call may open
+	}{
+		{"an empty pin", nil, ""},
+		{"the pod's last slot", [][]toolgatev1alpha1.PendingCall{calls("team-a", "agent-0", per-1)}, ""},
+		{"the pod's share is full", [][]toolgatev1alpha1.PendingCall{calls("team-a", "agent-0", per)}, "pod team-a/agent-0 already holds 8"},
+		{"another pod's calls are not mine", [][]toolgatev1alpha1.PendingCall{calls("team-a", "agent-1", per)}, ""},
+		{"a pod of the same name in another namespace is another pod", [][]toolgatev1alpha1.PendingCall{calls("team-b", "agent-0", per)}, ""},
+		{"the namespace's last slot", [][]toolgatev1alpha1.PendingCall{calls("team-a", "agent-1", per), calls("team-a", "agent-2", per), calls("team-a", "agent-3", perNS-2*per-1)}, ""},
+		{"the namespace's share is full", [][]toolgatev1alpha1.PendingCall{calls("team-a", "agent-1", per), calls("team-a", "agent-2", per), calls("team-a", "agent-3", per), calls("team-a", "agent-4", perNS-3*per)}, "namespace team-a already holds 32"},
+		{"other namespaces fill the pin", [][]toolgatev1alpha1.PendingCall{calls("team-b", "x", perNS), calls("team-c", "y", all-perNS)}, "the tool already holds 64"},
+		{"other namespaces leave one slot", [][]toolgatev1alpha1.PendingCall{calls("team-b", "x", perNS), calls("team-c", "y", all-perNS-1)}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := &toolgatev1alpha1.ToolPinStatus{}
+			for _, c := range tc.pending {
+				st.PendingCalls = append(st.PendingCalls, c...)
+			}
+			got := CallShareRefusal(st, me)
+			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+				t.Fatalf("CallShareRefusal = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
