@@ -2,7 +2,9 @@ package controllers
 
 import (
 	"context"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -37,52 +39,84 @@ type ToolPinReconciler struct {
 
 // Reconcile re-runs the lifecycle of a pin on its last observation, so that
 // a decision appended to its status or an override in its spec takes
-// effect; and keeps the record of a pin whose server is gone.
+// effect; keeps the record of a pin whose server is gone; and resolves as
+// Expired the pending calls a dead gate server left behind, looking again
+// when the next pending call comes due.
 func (r *ToolPinReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	log := logf.FromContext(ctx)
 	var pin toolgatev1alpha1.ToolPin
 	if err := r.Get(ctx, req.NamespacedName, &pin); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	now := r.now()
+	var expired []string
+	var next time.Time
+	// expire is applied to the status each path computes, before its one
+	// write, so that the expired calls leave in that write.
+	expire := func(st *toolgatev1alpha1.ToolPinStatus) { expired, next = lifecycle.ExpireCalls(st, now) }
+	if err := r.reconcile(ctx, &pin, now, expire); err != nil {
+		return ctrl.Result{}, err
+	}
+	for _, id := range expired {
+		if r.Recorder != nil {
+			r.Recorder.Eventf(&pin, nil, corev1.EventTypeWarning, reasonCallResolved, "Resolve",
+				"call %s: Expired; nobody decided before its expiry and the gate server holding it is gone", id)
+		}
+	}
+	if next.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	return ctrl.Result{RequeueAfter: max(next.Sub(now.Time), time.Second)}, nil
+}
+
+// reasonCallResolved is the reason of the Event of a resolved call, as the
+// gate server records it.
+const reasonCallResolved = "CallResolved"
+
+func (r *ToolPinReconciler) reconcile(ctx context.Context, pin *toolgatev1alpha1.ToolPin, now metav1.Time, expire func(*toolgatev1alpha1.ToolPinStatus)) error {
+	log := logf.FromContext(ctx)
 	var server toolgatev1alpha1.MCPServer
 	if err := r.Get(ctx, client.ObjectKey{Namespace: pin.Namespace, Name: pin.Spec.ServerRef.Name}, &server); apierrors.IsNotFound(err) {
-		return ctrl.Result{}, r.orphaned(ctx, &pin)
+		return r.orphaned(ctx, pin, now, expire)
 	} else if err != nil {
-		return ctrl.Result{}, err
+		return err
 	}
 
 	if pin.Status.State == "" && pin.Labels[toolgatev1alpha1.LabelState] != "" {
 		// Created by the MCPServer controller (with the labels of its first
 		// decision), which is writing its first observation right now;
-		// writing too would only conflict.
-		return ctrl.Result{}, nil
+		// writing too would only conflict. (It has no pending calls: a
+		// call is only opened on a Trusted pin.)
+		return nil
 	}
 	if pin.Status.ObservedDefinition == "" || pin.Status.State == toolgatev1alpha1.PinRemoved {
 		// Never observed (or gone): nothing to decide on; keep the record
 		// well-formed so approvers can append to it.
-		return ctrl.Result{}, r.keepRecord(ctx, &pin)
+		return r.keepRecord(ctx, pin, expire)
 	}
 
 	tool, err := tooldef.ParseTool([]byte(pin.Status.ObservedDefinition))
 	if err != nil {
 		// The definition was written by the controller; if it no longer
-		// parses, the pin cannot be trusted until the next probe.
+		// parses, the pin cannot be trusted until the next probe. Its
+		// record is still kept, and its stale calls still expire.
 		log.Error(err, "the observed definition does not parse")
-		return ctrl.Result{}, nil
+		return r.keepRecord(ctx, pin, expire)
 	}
 	// No new judgement: the computed risk in status stands.
 	out := lifecycle.Next(lifecycle.Input{
 		Status: pin.Status, Tool: tool, Risk: nil, FirstUse: server.Spec.FirstUse, Origin: pin.Status.ObservedOrigin,
-		RequiredApprovers: r.RequiredApprovers, Now: r.now(),
+		RequiredApprovers: r.RequiredApprovers, Now: now,
 	})
 	// A decision never changes when the tool was last seen.
 	out.Status.LastSeenTime = pin.Status.LastSeenTime
-	return ctrl.Result{}, writePin(ctx, r.Client, r.Recorder, &server, &pin, out)
+	expire(&out.Status)
+	return writePin(ctx, r.Client, r.Recorder, &server, pin, out)
 }
 
 // keepRecord gives a pin with nothing to decide on a well-formed status.
-func (r *ToolPinReconciler) keepRecord(ctx context.Context, pin *toolgatev1alpha1.ToolPin) error {
+func (r *ToolPinReconciler) keepRecord(ctx context.Context, pin *toolgatev1alpha1.ToolPin, expire func(*toolgatev1alpha1.ToolPinStatus)) error {
 	orig := pin.DeepCopy()
+	expire(&pin.Status)
 	if pin.Status.Decisions == nil {
 		pin.Status.Decisions = []toolgatev1alpha1.Decision{}
 	}
@@ -100,7 +134,7 @@ func (r *ToolPinReconciler) keepRecord(ctx context.Context, pin *toolgatev1alpha
 // history. A pin that holds nothing worth keeping — observed, no
 // decision, and a definition that was trusted — is deleted; any other is
 // marked Removed and stays.
-func (r *ToolPinReconciler) orphaned(ctx context.Context, pin *toolgatev1alpha1.ToolPin) error {
+func (r *ToolPinReconciler) orphaned(ctx context.Context, pin *toolgatev1alpha1.ToolPin, now metav1.Time, expire func(*toolgatev1alpha1.ToolPinStatus)) error {
 	if pin.Status.State != "" && len(pin.Status.Decisions) == 0 && !lifecycle.Untrusted(pin.Status) {
 		uid, version := pin.UID, pin.ResourceVersion
 		err := r.Delete(ctx, pin, client.Preconditions{UID: &uid, ResourceVersion: &version})
@@ -110,10 +144,11 @@ func (r *ToolPinReconciler) orphaned(ctx context.Context, pin *toolgatev1alpha1.
 		return err
 	}
 	if pin.Status.State == "" || pin.Status.State == toolgatev1alpha1.PinRemoved {
-		return r.keepRecord(ctx, pin)
+		return r.keepRecord(ctx, pin, expire)
 	}
-	out := lifecycle.Next(lifecycle.Input{Status: pin.Status, Tool: nil, Now: r.now()})
+	out := lifecycle.Next(lifecycle.Input{Status: pin.Status, Tool: nil, Now: now})
 	out.Message = "the tool's MCPServer is gone; the pin keeps its review record for a server re-created under the same name"
+	expire(&out.Status)
 	return writePin(ctx, r.Client, r.Recorder, nil, pin, out)
 }
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -153,6 +154,33 @@ func CallShareRefusal(st *toolgatev1alpha1.ToolPinStatus, agent toolgatev1alpha1
 		return fmt.Sprintf("the tool already holds %d pending calls, the most it may", len(st.PendingCalls))
 	}
 	return ""
+}
+
+// CallExpiryGrace is how long past its expiry a pending call stays before
+// the ToolPin controller resolves it as Expired. The replica holding a call
+// resolves it itself at its expiry; the controller is for the calls of a
+// replica that died. By then the gate has given up on the call on its own
+// too (its bound is the approval timeout plus the same few seconds), so
+// nothing still waits for the call it records.
+const CallExpiryGrace = 5 * time.Second
+
+// ExpireCalls resolves as Expired (ResolveCall) the pending calls of st
+// that expired CallExpiryGrace or more before now, and returns their ids
+// and when the next of the calls still pending comes due (zero when none
+// is pending), for the caller to look again then.
+func ExpireCalls(st *toolgatev1alpha1.ToolPinStatus, now metav1.Time) (expired []string, next time.Time) {
+	for _, c := range slices.Clone(st.PendingCalls) {
+		due := c.ExpiryTime.Add(CallExpiryGrace)
+		if !now.Time.Before(due) {
+			ResolveCall(st, c.ID, toolgatev1alpha1.CallExpired, now)
+			expired = append(expired, c.ID)
+			continue
+		}
+		if next.IsZero() || due.Before(next) {
+			next = due
+		}
+	}
+	return expired, next
 }
 
 // StaleCalls returns the ids of pending calls whose expiry is before

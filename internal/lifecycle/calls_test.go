@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -142,6 +143,73 @@ func TestCallShareRefusal(t *testing.T) {
 			got := CallShareRefusal(st, me)
 			if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 				t.Fatalf("CallShareRefusal = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestExpireCalls(t *testing.T) {
+	now := metav1.NewTime(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
+	call := func(id string, expiresIn time.Duration) toolgatev1alpha1.PendingCall {
+		return toolgatev1alpha1.PendingCall{ID: id, Fingerprint: callFP, ArgumentsDigest: callDigest,
+			RequestedTime: metav1.NewTime(now.Add(-time.Minute)), ExpiryTime: metav1.NewTime(now.Add(expiresIn))}
+	}
+	for _, tc := range []struct {
+		name      string
+		pending   []toolgatev1alpha1.PendingCall
+		expired   []string
+		remaining []string
+		next      time.Duration // from now; 0 for none
+	}{
+		{name: "nothing pending"},
+		{name: "a call still within its time", pending: []toolgatev1alpha1.PendingCall{call("a", time.Minute)},
+			remaining: []string{"a"}, next: time.Minute + CallExpiryGrace},
+		{name: "a call just expired, within the grace its replica has", pending: []toolgatev1alpha1.PendingCall{call("a", -CallExpiryGrace+time.Second)},
+			remaining: []string{"a"}, next: time.Second},
+		{name: "a call expired the grace ago", pending: []toolgatev1alpha1.PendingCall{call("a", -CallExpiryGrace)},
+			expired: []string{"a"}},
+		{name: "some expired, the earliest of the rest comes next",
+			pending:   []toolgatev1alpha1.PendingCall{call("old", -time.Hour), call("late", time.Hour), call("soon", 10*time.Second), call("older", -2*time.Hour)},
+			expired:   []string{"old", "older"},
+			remaining: []string{"late", "soon"}, next: 10*time.Second + CallExpiryGrace},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := &toolgatev1alpha1.ToolPinStatus{PendingCalls: tc.pending, Decisions: []toolgatev1alpha1.Decision{
+				callDecision("alice", toolgatev1alpha1.DecisionApprove, "old", callFP),
+				callDecision("alice", toolgatev1alpha1.DecisionApprove, "", callFP),
+			}}
+			expired, next := ExpireCalls(st, now)
+			if fmt.Sprint(expired) != fmt.Sprint(tc.expired) {
+				t.Errorf("expired %v, want %v", expired, tc.expired)
+			}
+			var remaining []string
+			for _, c := range st.PendingCalls {
+				remaining = append(remaining, c.ID)
+			}
+			if fmt.Sprint(remaining) != fmt.Sprint(tc.remaining) {
+				t.Errorf("still pending %v, want %v", remaining, tc.remaining)
+			}
+			for _, id := range tc.expired {
+				r := ResolvedCall(st, id)
+				if r == nil || r.Verdict != toolgatev1alpha1.CallExpired || !r.ResolvedTime.Equal(&now) {
+					t.Errorf("the record of %s: %+v, want Expired at %v", id, r, now)
+				}
+			}
+			if want := now.Add(tc.next); (tc.next == 0) != next.IsZero() || (tc.next != 0 && !next.Equal(want)) {
+				t.Errorf("next due %v, want %v", next, want)
+			}
+			// The call's decisions go with it to its record; the
+			// definition's stay.
+			for _, d := range st.Decisions {
+				if slices.Contains(tc.expired, d.CallID) {
+					t.Errorf("a decision on %s, no longer pending, stayed in the log", d.CallID)
+				}
+			}
+			if r := ResolvedCall(st, "old"); r != nil && len(r.Decisions) != 1 {
+				t.Errorf("the record of old holds %d decisions, want its one", len(r.Decisions))
+			}
+			if len(st.Decisions) == 0 {
+				t.Error("the decision on the definition went")
 			}
 		})
 	}
