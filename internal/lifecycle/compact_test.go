@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -69,5 +70,48 @@ func TestCompactDecisions(t *testing.T) {
 				t.Fatalf("the tally changed: %v %d %q → %v %d %q", a1, h1, r1, a2, h2, r2)
 			}
 		})
+	}
+}
+
+// TestCompactionKeepsWhatTrustRestsOn: however full the log of a pin
+// trusted by approval, compaction keeps the approvals its trust rests on,
+// and the pin stays Trusted on them.
+func TestCompactionKeepsWhatTrustRestsOn(t *testing.T) {
+	multi := risk(toolgatev1alpha1.LevelHigh, toolgatev1alpha1.ApprovalMulti)
+	st := trusted(t)
+	originalFP := st.Pinned.Fingerprint
+	changed := tool(t, rugPull)
+	fp := toolgatev1alpha1.Fingerprint(changed.Fingerprint())
+	st = Next(Input{Status: st, Tool: changed, Risk: multi, RequiredApprovers: 2, Now: t1}).Status
+	// The approvals come first, then a long history of decisions on
+	// definitions since superseded, which fills the log.
+	st = decide(decide(st, "alice", toolgatev1alpha1.DecisionApprove, string(fp)), "bob", toolgatev1alpha1.DecisionApprove, string(fp))
+	st = decide(st, "carol", toolgatev1alpha1.DecisionReject, string(originalFP))
+	for i := range toolgatev1alpha1.MaxDecisions - 4 {
+		st = decide(st, "reviewer"+string(rune('a'+i%26)), toolgatev1alpha1.DecisionApprove, "sha256:"+strings.Repeat(string("0123456789abcdef"[i%16]), 64))
+	}
+	out := Next(Input{Status: st, Tool: changed, Risk: multi, RequiredApprovers: 2, Now: t1})
+	if out.Status.State != toolgatev1alpha1.PinTrusted || out.Status.Pinned.Fingerprint != fp {
+		t.Fatalf("before compaction: %s at %s", out.Status.State, out.Status.Pinned.Fingerprint)
+	}
+	st = out.Status
+	st.Decisions = CompactDecisions(&st)
+	var kept []string
+	for _, d := range st.Decisions {
+		kept = append(kept, d.User+" "+string(d.Action)+" "+d.Fingerprint.Short())
+	}
+	want := []string{"alice Approve " + fp.Short(), "bob Approve " + fp.Short()}
+	if !slices.Equal(kept, want) {
+		t.Fatalf("compaction kept %q, want the approvals trust rests on, %q", kept, want)
+	}
+	again := Next(Input{Status: st, Tool: changed, Risk: multi, RequiredApprovers: 2, Now: t1})
+	if again.Status.State != toolgatev1alpha1.PinTrusted || !slices.Equal(again.Status.Pinned.Approvers, []string{"alice", "bob"}) || again.Reason != "" {
+		t.Fatalf("after compaction the pin is %s (%s), pinned by %v", again.Status.State, again.Reason, again.Status.Pinned.Approvers)
+	}
+	// The superseded original, back, is withheld whether or not carol's
+	// rejection of it was kept: it is reviewed afresh.
+	back := Next(Input{Status: st, Tool: tool(t, original), Risk: multi, RequiredApprovers: 2, Now: t1})
+	if back.Status.State == toolgatev1alpha1.PinTrusted {
+		t.Fatal("a superseded definition whose decisions were compacted away came back trusted")
 	}
 }
