@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/lifecycle"
 )
 
 // Kinds of pending item.
@@ -58,11 +59,12 @@ type PendingItem struct {
 	Reason  string   `json:"reason,omitempty"`
 	Kinds   []string `json:"kinds,omitempty"`
 	Details []string `json:"details,omitempty"`
-	// Approvals counts the distinct approvers of the observed fingerprint
-	// so far; Needed is how many it takes, 0 when it cannot be derived
-	// from the pin (multi tools need --required-approvers people, 2 by
-	// default, a flag of the operator the pin does not record until a
-	// first approval).
+	// Approvals counts the distinct approvers so far of the observed
+	// fingerprint, or of the call; Needed is how many it takes, 0 when it
+	// cannot be derived from the pin (multi tools need
+	// --required-approvers people, 2 by default, a flag of the operator
+	// the pin records only in the Ready message of a definition under
+	// review).
 	Approvals int  `json:"approvals"`
 	Needed    int  `json:"needed,omitempty"`
 	Multi     bool `json:"multi,omitempty"`
@@ -117,6 +119,7 @@ func PendingItems(pins []toolgatev1alpha1.ToolPin) []PendingItem {
 			it.Arguments = call.Arguments
 			it.Since = call.RequestedTime.DeepCopy()
 			it.Expiry = call.ExpiryTime.DeepCopy()
+			it.Approvals, it.Needed, it.Multi = callApprovalCount(p, &call)
 			items = append(items, it)
 		}
 	}
@@ -173,6 +176,34 @@ func approvalCount(p *toolgatev1alpha1.ToolPin) (have, needed int, multi bool) {
 	return have, needed, true
 }
 
+// callApprovalCount counts the approvals of one pending call as the
+// operator counts them (lifecycle.DecideCall): the latest decision of each
+// person on the call at its fingerprint, people only for multi, and
+// identities that are never a person left out. For multi the number
+// needed is the operator's flag, which the pin does not record: 0.
+func callApprovalCount(p *toolgatev1alpha1.ToolPin, call *toolgatev1alpha1.PendingCall) (have, needed int, multi bool) {
+	needed, multi = lifecycle.CallApprovalsNeeded(&p.Status, 0)
+	latest := map[string]toolgatev1alpha1.DecisionAction{}
+	for _, d := range p.Status.Decisions {
+		if d.CallID != call.ID || d.Fingerprint != call.Fingerprint || d.User == "" || lifecycle.NeverAPerson(d.User, d.Groups) != "" {
+			continue
+		}
+		if multi && strings.HasPrefix(d.User, "system:serviceaccount:") {
+			continue
+		}
+		latest[d.User] = d.Action
+	}
+	for _, a := range latest {
+		if a == toolgatev1alpha1.DecisionApprove {
+			have++
+		}
+	}
+	if multi {
+		needed = 0
+	}
+	return have, needed, multi
+}
+
 // WritePendingTable renders items for people; ages are relative to now.
 func WritePendingTable(w io.Writer, items []PendingItem, allNamespaces bool, now time.Time) {
 	if len(items) == 0 {
@@ -192,13 +223,12 @@ func WritePendingTable(w io.Writer, items []PendingItem, allNamespaces bool, now
 		if it.EffectiveLevel != "" && it.EffectiveLevel != it.Level {
 			level += "→" + it.EffectiveLevel
 		}
-		kind, by, approvals := it.Kind, "-", "-"
+		kind, by := it.Kind, "-"
 		if it.Kind == PendingCallKind {
 			kind = "call " + it.CallID
 			by = agentString(it.Agent)
-		} else {
-			approvals = approvalString(it)
 		}
+		approvals := approvalString(it)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", it.Pin, printable(kind), it.Server, printable(it.Tool), level,
 			age(it.Since, now), by, approvals, what(it, now))
 	}

@@ -30,9 +30,10 @@ func canonical(t *testing.T, raw string) (string, toolgatev1alpha1.Fingerprint) 
 	return string(tool.Canonical()), toolgatev1alpha1.Fingerprint(tool.Fingerprint())
 }
 
-// fixturePins are three pins a reviewer meets: a rug pull, a new multi tool
-// with one approval of two, and a trusted tool with a held call whose
-// arguments carry a terminal escape.
+// fixturePins are four pins a reviewer meets: a rug pull, a new multi tool
+// with one approval of two, a trusted tool with a held call whose
+// arguments carry a terminal escape, and a trusted multi tool with two
+// held calls, one approved by one person.
 func fixturePins(t *testing.T) []toolgatev1alpha1.ToolPin {
 	t.Helper()
 	v1, fp1 := canonical(t, `{"name":"get_weather","description":"Returns the current weather for a city.","inputSchema":{"type":"object","properties":{"city":{"type":"string"}}},"annotations":{"readOnlyHint":true}}`)
@@ -97,6 +98,35 @@ func fixturePins(t *testing.T) []toolgatev1alpha1.ToolPin {
 				}},
 			},
 		},
+		{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "ops", Name: "toolbox-delete-repository-0011223344556677"},
+			Spec:       toolgatev1alpha1.ToolPinSpec{ServerRef: toolgatev1alpha1.LocalObjectReference{Name: "toolbox"}, ToolName: "delete_repository"},
+			Status: toolgatev1alpha1.ToolPinStatus{
+				State:               toolgatev1alpha1.PinTrusted,
+				Pinned:              &toolgatev1alpha1.PinnedDefinition{Fingerprint: fpDel, Time: tofu, Source: toolgatev1alpha1.PinnedByApproval, Approvers: []string{"alice", "bob"}, Definition: del},
+				ObservedFingerprint: fpDel, ObservedDefinition: del,
+				Risk:         risk("L5", toolgatev1alpha1.ApprovalMulti),
+				ComputedRisk: risk("L5", toolgatev1alpha1.ApprovalMulti),
+				// One person has approved c-1, and a service account, which
+				// does not count for multi; c-2 has no decision yet.
+				Decisions: []toolgatev1alpha1.Decision{
+					{Action: toolgatev1alpha1.DecisionApprove, Fingerprint: fpDel, CallID: "c-1", User: "alice", Time: &approved},
+					{Action: toolgatev1alpha1.DecisionApprove, Fingerprint: fpDel, CallID: "c-1", User: "system:serviceaccount:reviewers:bot", Time: &approved},
+				},
+				PendingCalls: []toolgatev1alpha1.PendingCall{
+					{
+						ID: "c-1", Fingerprint: fpDel, ArgumentsDigest: toolgatev1alpha1.Fingerprint("sha256:" + strings.Repeat("cd", 32)),
+						Agent:     toolgatev1alpha1.AgentIdentity{Namespace: "agents", Pod: "agent-1", ServiceAccount: "agent"},
+						Arguments: `{"repo":"old-site"}`, RequestedTime: ago(2 * time.Minute), ExpiryTime: metav1.NewTime(fixtureNow.Add(8 * time.Minute)),
+					},
+					{
+						ID: "c-2", Fingerprint: fpDel, ArgumentsDigest: toolgatev1alpha1.Fingerprint("sha256:" + strings.Repeat("ef", 32)),
+						Agent:     toolgatev1alpha1.AgentIdentity{Namespace: "agents", Pod: "agent-1", ServiceAccount: "agent"},
+						Arguments: `{"repo":"main"}`, RequestedTime: ago(30 * time.Second), ExpiryTime: metav1.NewTime(fixtureNow.Add(9 * time.Minute)),
+					},
+				},
+			},
+		},
 	}
 }
 
@@ -136,8 +166,26 @@ func TestPendingTableGolden(t *testing.T) {
 
 func TestPendingItems(t *testing.T) {
 	items := PendingItems(fixturePins(t))
-	if len(items) != 3 {
-		t.Fatalf("want 3 items (two definitions, one call), got %+v", items)
+	if len(items) != 5 {
+		t.Fatalf("want 5 items (two definitions, three calls), got %+v", items)
+	}
+	// Calls of a multi tool count their own approvals, people only; the
+	// number needed is the operator's flag, which the pin does not hold.
+	for _, it := range items {
+		switch it.CallID {
+		case "c-1":
+			if it.Approvals != 1 || it.Needed != 0 || !it.Multi {
+				t.Errorf("call c-1 approvals = %d/%d multi=%v, want 1/? multi", it.Approvals, it.Needed, it.Multi)
+			}
+		case "c-2":
+			if it.Approvals != 0 || !it.Multi {
+				t.Errorf("call c-2 approvals = %d multi=%v, want 0 multi", it.Approvals, it.Multi)
+			}
+		case "c-7f3a":
+			if it.Approvals != 0 || it.Needed != 1 || it.Multi {
+				t.Errorf("call c-7f3a approvals = %d/%d multi=%v, want 0/1", it.Approvals, it.Needed, it.Multi)
+			}
+		}
 	}
 	// Sorted by namespace: the call in "data" first.
 	call := items[0]
