@@ -57,6 +57,9 @@ type Options struct {
 	// Ceilings are the cluster's default ceiling, for policies that name
 	// none, and its cap; GateConfigBuilder must be given the same.
 	Ceilings policy.Ceilings
+	// RequireInjection: the gate server serves only namespaces labelled
+	// for injection, so policies elsewhere are reported not Ready.
+	RequireInjection bool
 }
 
 // SetupWithManager registers every toolgate reconciler with mgr. The manager
@@ -79,7 +82,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		ProbeAllowLinkLocal: opts.ProbeAllowLinkLocal}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the MCPServer controller: %w", err)
 	}
-	if err := (&ToolPolicyReconciler{Client: c, Scheme: s, Recorder: rec, Ceilings: opts.Ceilings}).SetupWithManager(mgr); err != nil {
+	if err := (&ToolPolicyReconciler{Client: c, Scheme: s, Recorder: rec, Ceilings: opts.Ceilings, RequireInjection: opts.RequireInjection}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the ToolPolicy controller: %w", err)
 	}
 	return nil

@@ -33,6 +33,9 @@ type ToolPolicyReconciler struct {
 	Recorder events.EventRecorder
 	// Ceilings are the cluster's default ceiling and cap.
 	Ceilings policy.Ceilings
+	// RequireInjection marks policies of namespaces not labelled for
+	// injection not Ready: the gate server serves no gate there.
+	RequireInjection bool
 }
 
 // +kubebuilder:rbac:groups=toolgate.dev,resources=toolpolicies,verbs=get;list;watch
@@ -58,6 +61,7 @@ func (r *ToolPolicyReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	in.RequireInjection = r.RequireInjection
 	var errs []error
 	for i := range list.Items {
 		p := &list.Items[i]

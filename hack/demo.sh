@@ -181,15 +181,17 @@ heading "The servers and their tools, scored and pinned (trust on first use)"
 run kubectl get toolgate -n tools
 
 heading "What the policy exposes and withholds, and why"
-wait_for 60 "the policy" bash -c '[ -n "$(kubectl get toolpolicy agents -n agents -o jsonpath="{.status.tools}")" ]'
+note "A policy is enforced in namespaces enabled for injection: their pods get the gate."
+run kubectl label namespace agents toolgate.dev/injection=enabled
+wait_for 60 "the policy" bash -c '[ -n "$(kubectl get toolpolicy agents -n agents -o jsonpath="{.status.tools}")" ] &&
+  [ "$(kubectl get toolpolicy agents -n agents -o jsonpath="{.status.conditions[?(@.type==\"Ready\")].status}")" = True ]'
 run kubectl get toolpolicy agents -n agents
 printf '\n$ kubectl get toolpolicy agents -n agents -o jsonpath=...   # one line per tool\n'
 { echo "SERVER|TOOL|DECISION|WHY"
   kubectl get toolpolicy agents -n agents -o jsonpath='{range .status.tools[*]}{.server}|{.tool}|{.decision}|{.reason}{"\n"}{end}'
 } | column -t -s '|'
 
-heading "An agent pod in a namespace labelled for injection"
-run kubectl label namespace agents toolgate.dev/injection=enabled
+heading "An agent pod in the namespace labelled for injection"
 run kubectl create serviceaccount agent -n agents
 cat >"$DIR/pod.yaml" <<YAML
 apiVersion: v1

@@ -89,6 +89,10 @@ const (
 	// ReasonServersNotReady: some referenced MCPServer is not Ready (or is
 	// being deleted); its tools are withheld until it is.
 	ReasonServersNotReady = "ServersNotReady"
+	// ReasonInjectionNotEnabled: the policy's namespace is not labelled
+	// toolgate.dev/injection=enabled, so no pod there gets a gate and the
+	// operator serves no gate there: the policy enforces nothing yet.
+	ReasonInjectionNotEnabled = "InjectionNotEnabled"
 )
 
 // Reasons of a ToolPin's Ready condition besides the pin states, which

@@ -84,6 +84,7 @@ func wire(mgr ctrl.Manager, o *options, certs *certificates) error {
 		RemovedPinRetention: o.removedRetention, MaxRemovedPins: o.maxRemovedPins,
 		ProbeMemoryBudget: int64(o.probeMemoryBudget), ProbeMemoryPerServer: int64(o.probeMemoryPerServer),
 		ProbeAllowLinkLocal: o.probeAllowLinkLocal, Ceilings: o.ceilings,
+		RequireInjection: !o.gateServeUninjected,
 	}); err != nil {
 		return err
 	}

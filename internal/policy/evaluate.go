@@ -33,6 +33,10 @@ type Input struct {
 	Unresolved map[string]string
 	// Ceilings are the cluster's default ceiling and cap.
 	Ceilings Ceilings
+	// RequireInjection says the operator serves gates only in namespaces
+	// labelled for injection (as it does unless told to serve gates run by
+	// hand): a policy elsewhere is then not Ready.
+	RequireInjection bool
 }
 
 // Ceilings are the cluster's settings, from the operator's flags: the

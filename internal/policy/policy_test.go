@@ -710,3 +710,38 @@ func TestClusterCeilings(t *testing.T) {
 		})
 	}
 }
+
+// TestReadyNeedsInjection: where the operator serves only namespaces
+// labelled for injection, a policy elsewhere says plainly that it
+// enforces nothing; its decisions are still listed.
+func TestReadyNeedsInjection(t *testing.T) {
+	servers := []toolgatev1alpha1.MCPServer{readyServer(agentsNS, "files")}
+	pins := []toolgatev1alpha1.ToolPin{trustedPin(agentsNS, "files", "read", 1, toolgatev1alpha1.LevelLow, toolgatev1alpha1.CategoryRead, 1)}
+	p := policy("p", refs(local))
+	enabled := map[string]string{toolgatev1alpha1.LabelInjection: toolgatev1alpha1.InjectionEnabled}
+	for _, c := range []struct {
+		name    string
+		require bool
+		labels  map[string]string
+		reason  string
+	}{
+		{"required, not labelled", true, nil, toolgatev1alpha1.ReasonInjectionNotEnabled},
+		{"required, labelled another value", true, map[string]string{toolgatev1alpha1.LabelInjection: "true"}, toolgatev1alpha1.ReasonInjectionNotEnabled},
+		{"required, labelled", true, enabled, toolgatev1alpha1.ReasonEvaluated},
+		{"gates run by hand are served", false, nil, toolgatev1alpha1.ReasonEvaluated},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st := Status(&p, Input{Namespace: agentsNS, NamespaceLabels: c.labels, Servers: servers, Pins: pins, RequireInjection: c.require})
+			ready := st.Conditions[1]
+			if ready.Reason != c.reason || (ready.Status == metav1.ConditionTrue) != (c.reason == toolgatev1alpha1.ReasonEvaluated) {
+				t.Fatalf("Ready %s %s: %s", ready.Status, ready.Reason, ready.Message)
+			}
+			if c.reason == toolgatev1alpha1.ReasonInjectionNotEnabled && !strings.Contains(ready.Message, "toolgate.dev/injection=enabled") {
+				t.Errorf("the message does not say which label: %q", ready.Message)
+			}
+			if st.Exposed != 1 {
+				t.Errorf("exposed %d: the decisions are listed either way", st.Exposed)
+			}
+		})
+	}
+}

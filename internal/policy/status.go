@@ -34,6 +34,10 @@ func Status(p *toolgatev1alpha1.ToolPolicy, in Input) toolgatev1alpha1.ToolPolic
 	switch {
 	case !acc.Accepted:
 		ready.Status, ready.Reason, ready.Message = metav1.ConditionFalse, toolgatev1alpha1.ReasonNotAccepted, "the policy is not accepted: "+acc.Message
+	case in.RequireInjection && in.NamespaceLabels[toolgatev1alpha1.LabelInjection] != toolgatev1alpha1.InjectionEnabled:
+		ready.Status, ready.Reason = metav1.ConditionFalse, toolgatev1alpha1.ReasonInjectionNotEnabled
+		ready.Message = fmt.Sprintf("namespace %s is not labelled %s=%s: no pod here gets a gate, so this policy enforces nothing until it is",
+			p.Namespace, toolgatev1alpha1.LabelInjection, toolgatev1alpha1.InjectionEnabled)
 	case len(sum.NotReady) > 0:
 		ready.Status, ready.Reason, ready.Message = metav1.ConditionFalse, toolgatev1alpha1.ReasonServersNotReady,
 			strings.Join(sum.NotReady, "; ")+"; their tools are withheld until they are ready"
