@@ -26,7 +26,7 @@ func setupInjector(mgr ctrl.Manager, o *options) error {
 	return injector.Setup(mgr, injector.Config{
 		Template: inject.Template{
 			Image: o.gateImage, ImagePullPolicy: corev1.PullPolicy(o.gateImagePullPolicy),
-			Resources: o.gateResources, OperatorURL: o.gateOperatorURL, CAPEM: string(ca),
+			Resources: o.gateResources, OperatorURL: o.gateOperatorURL, CAPEM: string(ca), Args: o.gateArgs,
 		},
 		Settings: inject.Settings{OperatorNamespace: o.operatorNamespace, ExcludedNamespaces: o.injectExcluded},
 	})

@@ -12,6 +12,7 @@ import (
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/gateserver"
+	"github.com/toolgate/toolgate/internal/inject"
 	"github.com/toolgate/toolgate/internal/policy"
 	"github.com/toolgate/toolgate/internal/probe"
 )
@@ -64,6 +65,8 @@ type options struct {
 	gateMemoryLimit     string
 	operatorService     string
 	operatorNamespace   string
+	gateArgsFlag        string
+	gateArgs            []string
 	gateServeUninjected bool
 	gateOperatorURL     string
 	operatorCAFile      string
@@ -166,6 +169,8 @@ func bindFlags(fs *flag.FlagSet) *options {
 	fs.StringVar(&o.gateMemoryRequest, "gate-memory-request", "32Mi", "memory request of the injected gate; empty for none")
 	fs.StringVar(&o.gateCPULimit, "gate-cpu-limit", "", "CPU limit of the injected gate; none by default, as throttling a proxy adds latency to every call")
 	fs.StringVar(&o.gateMemoryLimit, "gate-memory-limit", "128Mi", "memory limit of the injected gate; empty for none")
+	fs.StringVar(&o.gateArgsFlag, "gate-args", "",
+		"comma-separated flags added to every injected gate, --name=value, among --"+strings.Join(inject.TunableGateFlags, ", --"))
 	fs.StringVar(&o.operatorService, "operator-service", "toolgate-operator",
 		"name of the operator's Service in its namespace, which injected gates reach the gate server through")
 	fs.StringVar(&o.operatorNamespace, "operator-namespace", "",
@@ -303,6 +308,12 @@ func (o *options) completeInjection(getenv func(string) string) error {
 			return errors.New("--gate-image needs the gate server (--gate-port) or --gate-operator-url")
 		}
 		o.gateOperatorURL = fmt.Sprintf("https://%s.%s.svc:%d", o.operatorService, o.operatorNamespace, o.gatePort)
+	}
+	o.gateArgs = splitList(o.gateArgsFlag)
+	for _, a := range o.gateArgs {
+		if err := inject.CheckGateArg(a); err != nil {
+			return fmt.Errorf("--gate-args: %w", err)
+		}
 	}
 	switch corev1.PullPolicy(o.gateImagePullPolicy) {
 	case corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:

@@ -134,6 +134,14 @@ func TestOptions(t *testing.T) {
 		{name: "injection needs the CA", env: inPod, args: []string{"--gate-image=gate:1"}, wantErr: "--operator-ca-file is required"},
 		{name: "injection needs the operator namespace", args: []string{"--operator-user=op", "--gate-image=gate:1", "--operator-ca-file=ca"},
 			wantErr: "--operator-namespace is required"},
+		{name: "tunable gate flags", env: inPod, args: []string{"--gate-image=gate:1", "--operator-ca-file=ca", "--gate-args=--log-level=debug, --max-sessions=64"},
+			check: func(t *testing.T, o *options) {
+				if !slices.Equal(o.gateArgs, []string{"--log-level=debug", "--max-sessions=64"}) {
+					t.Errorf("gate args %q", o.gateArgs)
+				}
+			}},
+		{name: "a gate flag that would detach the gate", env: inPod, args: []string{"--gate-image=gate:1", "--operator-ca-file=ca", "--gate-args=--config-file=/open.json"},
+			wantErr: "--config-file is not one of"},
 		{name: "injection needs a way to the operator", env: inPod, args: []string{"--gate-image=gate:1", "--operator-ca-file=ca", "--gate-port=0"},
 			wantErr: "needs the gate server"},
 		{name: "a gate request above its limit", env: inPod, args: []string{"--gate-image=gate:1", "--operator-ca-file=ca", "--gate-memory-request=1Gi"},

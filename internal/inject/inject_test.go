@@ -215,6 +215,12 @@ func TestTemplateValidate(t *testing.T) {
 		"http url":     func(t *Template) { t.OperatorURL = "http://op:9444" },
 		"no ca":        func(t *Template) { t.CAPEM = "" },
 		"short expiry": func(t *Template) { t.TokenExpirySeconds = 60 },
+		// Flags that would detach the gate from the operator, or move it.
+		"gate arg --config-file":  func(t *Template) { t.Args = []string{"--config-file=/tmp/open.json"} },
+		"gate arg --operator-url": func(t *Template) { t.Args = []string{"--operator-url=https://evil.example"} },
+		"gate arg --listen":       func(t *Template) { t.Args = []string{"--listen=0.0.0.0:15000"} },
+		"gate arg without value":  func(t *Template) { t.Args = []string{"--log-level"} },
+		"gate arg without dashes": func(t *Template) { t.Args = []string{"log-level=debug"} },
 	} {
 		tmpl := testTemplate()
 		mod(&tmpl)
@@ -412,5 +418,26 @@ func TestCheckGate(t *testing.T) {
 				t.Errorf("error %v, want one about %q", err, tc.problem)
 			}
 		})
+	}
+}
+
+// TestGateArgs: a template's tunable flags reach the gate, before the
+// injector's own, and change the revision so that pods are re-injected.
+func TestGateArgs(t *testing.T) {
+	tmpl := testTemplate()
+	tmpl.Args = []string{"--log-level=debug", "--max-sessions=64"}
+	p, err := Mutate(&corev1.Pod{}, tmpl, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := p.Spec.InitContainers[0].Args
+	if len(args) < 3 || args[0] != "--log-level=debug" || args[1] != "--max-sessions=64" || !strings.HasPrefix(args[len(args)-1], "--operator-ca-file=") {
+		t.Errorf("gate args %q", args)
+	}
+	if tmpl.Revision() == testTemplate().Revision() {
+		t.Error("other gate flags, the same revision")
+	}
+	if _, err := CheckGate(p); err != nil {
+		t.Errorf("a gate with tunable flags does not pass CheckGate: %v", err)
 	}
 }

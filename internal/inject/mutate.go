@@ -65,6 +65,30 @@ type Template struct {
 	// TokenExpirySeconds of the gate's token; DefaultTokenExpirySeconds
 	// when zero.
 	TokenExpirySeconds int64 `json:"tokenExpirySeconds,omitempty"`
+	// Args are more of the gate's flags, --name=value, each one of
+	// TunableGateFlags: the gate's log level and bounds.
+	Args []string `json:"args,omitempty"`
+}
+
+// TunableGateFlags are the gate flags a Template may add. The rest are
+// the injector's: where the gate listens, whom it trusts and where its
+// token is. A flag such as --config-file or --operator-url would let
+// whoever sets the template detach every gate from the operator.
+var TunableGateFlags = []string{
+	"log-level", "memory-limit-bytes", "max-request-bytes", "max-list-bytes", "max-event-bytes",
+	"max-in-flight", "max-sessions", "upstream-timeout", "upstream-idle-timeout", "session-idle-timeout", "list-ttl",
+}
+
+// CheckGateArg says why arg is not one a Template may add.
+func CheckGateArg(arg string) error {
+	name, value, ok := strings.Cut(strings.TrimPrefix(arg, "--"), "=")
+	switch {
+	case !strings.HasPrefix(arg, "--") || !ok || value == "":
+		return fmt.Errorf("gate argument %q is not --name=value", arg)
+	case !slices.Contains(TunableGateFlags, name):
+		return fmt.Errorf("gate argument %q: --%s is not one of %s", arg, name, strings.Join(TunableGateFlags, ", "))
+	}
+	return nil
 }
 
 // Validate says whether t can inject a working gate.
@@ -81,6 +105,11 @@ func (t Template) Validate() error {
 	}
 	if t.UID < 0 {
 		errs = append(errs, errors.New("negative gate UID"))
+	}
+	for _, a := range t.Args {
+		if err := CheckGateArg(a); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if t.TokenExpirySeconds != 0 && t.TokenExpirySeconds < DefaultTokenExpirySeconds {
 		errs = append(errs, fmt.Errorf("token expiry %ds is under the API server's minimum of %ds", t.TokenExpirySeconds, DefaultTokenExpirySeconds))
@@ -194,13 +223,15 @@ func gateContainer(t Template) corev1.Container {
 		Name:            ContainerName,
 		Image:           t.Image,
 		ImagePullPolicy: t.ImagePullPolicy,
-		Args: []string{
-			"--listen=127.0.0.1:" + strconv.Itoa(ListenPort),
-			"--metrics-addr=:" + strconv.Itoa(MetricsPort),
-			"--operator-url=" + t.OperatorURL,
-			"--token-file=" + MountPath + "/" + TokenFile,
-			"--operator-ca-file=" + MountPath + "/" + CAFile,
-		},
+		// The tunable flags come first: the gate's flag package keeps the
+		// last value of a flag given twice, so the injector's own win.
+		Args: append(slices.Clone(t.Args),
+			"--listen=127.0.0.1:"+strconv.Itoa(ListenPort),
+			"--metrics-addr=:"+strconv.Itoa(MetricsPort),
+			"--operator-url="+t.OperatorURL,
+			"--token-file="+MountPath+"/"+TokenFile,
+			"--operator-ca-file="+MountPath+"/"+CAFile,
+		),
 		Ports:         []corev1.ContainerPort{{Name: "gate-metrics", ContainerPort: MetricsPort, Protocol: corev1.ProtocolTCP}},
 		RestartPolicy: &always,
 		Resources:     t.Resources,

@@ -2,6 +2,7 @@ package chart
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -17,6 +18,8 @@ import (
 
 	"github.com/pmezard/go-difflib/difflib"
 	"sigs.k8s.io/yaml"
+
+	"github.com/toolgate/toolgate/internal/inject"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -153,7 +156,8 @@ func withoutCRDBodies(t *testing.T, rendered []byte) []byte {
 func TestRejectsUnknownValues(t *testing.T) {
 	h := helmBinary(t)
 	for _, set := range []string{"replica=3", "gate.resource.limits.cpu=1", "approval.serviceAccounts[0]=alice", "approval.requiredApprovers=1", "certificates.rotation=false",
-		"resources.request.cpu=1", "leaderElection=false", "podDisruptionBudget.minAvailable=most", "ceilings.defaultMaxLevel=L6", "ceilings.maxLevelCap=high"} {
+		"resources.request.cpu=1", "leaderElection=false", "podDisruptionBudget.minAvailable=most", "ceilings.defaultMaxLevel=L6", "ceilings.maxLevelCap=high",
+		"gate.args={--config-file=/open.json}", "gate.args={--operator-url=https://evil.example}", "gate.logLevel=trace"} {
 		out, err := exec.Command(h, "template", "toolgate", filepath.Join(root(), "charts", "toolgate"), "--set", set).CombinedOutput()
 		if err == nil {
 			t.Errorf("--set %s rendered:\n%.300s", set, out)
@@ -501,5 +505,27 @@ func TestServiceMonitorAuthorization(t *testing.T) {
 		if c.wantFile && (file == nil || secret != nil) || !c.wantFile && (file != nil || secret != "prom-token" || get(ep, "authorization", "type") != "Bearer") {
 			t.Errorf("%v: bearerTokenFile %v, authorization %v", c.set, file, get(ep, "authorization"))
 		}
+	}
+}
+
+// TestGateArgsSchemaFollowsTheInjector: the schema's pattern for gate.args
+// names exactly the flags the injector lets a template add, so that the
+// chart refuses at install what the operator would refuse at start.
+func TestGateArgsSchemaFollowsTheInjector(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(root(), "charts", "toolgate", "values.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema map[string]any
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		t.Fatal(err)
+	}
+	pattern, _ := get(schema, "properties", "gate", "properties", "args", "items", "pattern").(string)
+	inner, ok := strings.CutPrefix(pattern, "^--(")
+	if inner, ok = strings.CutSuffix(inner, ")=[^,]+$"); !ok {
+		t.Fatalf("gate.args pattern %q is not ^--(a|b|...)=[^,]+$", pattern)
+	}
+	if got, want := strings.Split(inner, "|"), inject.TunableGateFlags; !slices.Equal(got, want) {
+		t.Errorf("gate.args allows %v; the injector allows %v", got, want)
 	}
 }
