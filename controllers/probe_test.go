@@ -652,6 +652,26 @@ func TestHeadersFromASecret(t *testing.T) {
 		ok, d := conditionIs(s.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionFalse, toolgatev1alpha1.ReasonSecretNotFound, s.Generation)
 		return ok && strings.Contains(d, "secret nowhere not found"), d
 	})
+	// A header the gate sets itself would desynchronise what the gate
+	// judged from what the server reads; the gate refuses it, so the
+	// operator makes this one server not ready rather than build a
+	// configuration the gate refuses whole.
+	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "session-headers", Namespace: ns, Labels: map[string]string{toolgatev1alpha1.LabelCredentials: "true"}},
+		StringData: map[string]string{"X-Api-Key": "k-123", "Mcp-Session-Id": "fixed"}})
+	reserved := &toolgatev1alpha1.MCPServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "bank-reserved", Namespace: ns},
+		Spec: toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: guard.URL},
+			Auth: &toolgatev1alpha1.MCPServerAuth{HeadersFrom: &toolgatev1alpha1.LocalObjectReference{Name: "session-headers"}}},
+	}
+	create(t, reserved)
+	eventually(t, "a header the gate sets itself is refused", func() (bool, string) {
+		var s toolgatev1alpha1.MCPServer
+		if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(reserved), &s); err != nil {
+			return false, err.Error()
+		}
+		ok, d := conditionIs(s.Status.Conditions, toolgatev1alpha1.ConditionReady, metav1.ConditionFalse, toolgatev1alpha1.ReasonInvalidSecret, s.Generation)
+		return ok && strings.Contains(d, `"Mcp-Session-Id" is set by the gate`), d
+	})
 }
 
 func TestProbeTimeoutIsCapped(t *testing.T) {

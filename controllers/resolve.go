@@ -76,7 +76,11 @@ func resolveEndpoint(ctx context.Context, c client.Reader, s *toolgatev1alpha1.M
 			if err != nil {
 				return e, err
 			}
-			e.header.Set("Authorization", "Bearer "+strings.TrimSpace(token))
+			bearer := "Bearer " + strings.TrimSpace(token)
+			if err := gateproto.CheckHeader("Authorization", bearer); err != nil {
+				return e, &configError{toolgatev1alpha1.ReasonInvalidSecret, fmt.Sprintf("secret %s: key %q is not a valid bearer token: %v", ref.Name, ref.Key, err)}
+			}
+			e.header.Set("Authorization", bearer)
 			e.authenticated = true
 		}
 		if ref := auth.HeadersFrom; ref != nil {
@@ -85,8 +89,10 @@ func resolveEndpoint(ctx context.Context, c client.Reader, s *toolgatev1alpha1.M
 				return e, err
 			}
 			for k, v := range secret.Data {
-				if http.CanonicalHeaderKey(k) == "" || strings.ContainsAny(k, " \t\r\n:") || strings.ContainsAny(string(v), "\r\n") {
-					return e, &configError{toolgatev1alpha1.ReasonInvalidSecret, fmt.Sprintf("secret %s: key %q is not a valid HTTP header", ref.Name, k)}
+				// The gate's own rule: a header it would refuse makes this
+				// server not ready, not the pod's whole configuration invalid.
+				if err := gateproto.CheckHeader(k, string(v)); err != nil {
+					return e, &configError{toolgatev1alpha1.ReasonInvalidSecret, fmt.Sprintf("secret %s: %v", ref.Name, err)}
 				}
 				e.header.Set(k, string(v))
 			}

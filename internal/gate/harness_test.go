@@ -156,7 +156,7 @@ func config(t *testing.T, mode gateproto.Mode, u *upstream, fps map[string]strin
 		URL: u.srv.URL, Transport: u.transport(), Headers: map[string]string{"Authorization": "Bearer upstream-secret"},
 	}}
 	for _, ts := range tools {
-		tl := gateproto.Tool{Name: ts.name, Decision: ts.decision, Pin: "pin-" + ts.name, Fingerprint: fps[ts.name], Level: "L2"}
+		tl := gateproto.Tool{Name: ts.name, Decision: ts.decision, Pin: "pin-" + strings.ReplaceAll(ts.name, "_", "-"), Fingerprint: fps[ts.name], Level: "L2"}
 		if ts.fingerprint != "" {
 			tl.Fingerprint = ts.fingerprint
 		}

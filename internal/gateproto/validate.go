@@ -2,10 +2,12 @@ package gateproto
 
 import (
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
@@ -26,6 +28,10 @@ const (
 	MaxFrameBytes       = 16 << 20
 	MaxPolicies         = 64
 	MaxArgumentsPreview = 4096
+	// MaxURLBytes and MaxServerNameBytes are the MCPServer's own bounds on
+	// spec.endpoint.url and spec.tls.serverName.
+	MaxURLBytes        = 2048
+	MaxServerNameBytes = 253
 )
 
 // Duration is a time.Duration that travels as a Go duration string ("10m").
@@ -82,11 +88,32 @@ func (c *Config) Validate() error {
 	if want := c.ComputeRevision(); c.Revision != want {
 		return fmt.Errorf("config.revision %q does not match the content (%q)", c.Revision, want)
 	}
+	// The pod is named in every audit line: a name no pod can have would
+	// make the audit trail point nowhere.
+	if len(c.Namespace) > 63 || !dns1123RE.MatchString(c.Namespace) {
+		return fmt.Errorf("config.namespace %q: not a namespace name", c.Namespace)
+	}
+	if !isObjectName(c.Pod) {
+		return fmt.Errorf("config.pod %q: not a pod name", c.Pod)
+	}
 	if c.Mode != ModeEnforce && c.Mode != ModeAudit {
 		return fmt.Errorf("config.mode %q: want %s or %s", c.Mode, ModeEnforce, ModeAudit)
 	}
+	if c.ApprovalTimeout.Duration < 0 {
+		return fmt.Errorf("config.approvalTimeout %s: negative", c.ApprovalTimeout)
+	}
 	if len(c.Policies) > MaxPolicies {
 		return fmt.Errorf("config.policies: %d entries, at most %d", len(c.Policies), MaxPolicies)
+	}
+	policies := make(map[string]bool, len(c.Policies))
+	for i, p := range c.Policies {
+		if !isObjectName(p) {
+			return fmt.Errorf("config.policies[%d] %q: not a ToolPolicy name", i, p)
+		}
+		if policies[p] {
+			return fmt.Errorf("config.policies[%d] %q: duplicate", i, p)
+		}
+		policies[p] = true
 	}
 	if len(c.Servers) > MaxServers {
 		return fmt.Errorf("config.servers: %d entries, at most %d", len(c.Servers), MaxServers)
@@ -119,6 +146,8 @@ func (s *Server) validate() error {
 		return errors.New("upstream: set on a server that is not ready")
 	case !s.Ready && s.Reason != ReasonNotAdmitted && s.Reason != ReasonServerNotReady:
 		return fmt.Errorf("reason %q: a server that is not ready is %s or %s", s.Reason, ReasonNotAdmitted, ReasonServerNotReady)
+	case s.Ready && s.Reason != "":
+		return fmt.Errorf("reason %q: set on a ready server", s.Reason)
 	}
 	if s.Upstream != nil {
 		if err := s.Upstream.validate(); err != nil {
@@ -143,6 +172,9 @@ func (s *Server) validate() error {
 }
 
 func (u *Upstream) validate() error {
+	if len(u.URL) > MaxURLBytes {
+		return fmt.Errorf("url: longer than %d bytes", MaxURLBytes)
+	}
 	p, err := url.Parse(u.URL)
 	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
 		return fmt.Errorf("url %q: want an absolute http or https URL", u.URL)
@@ -154,11 +186,20 @@ func (u *Upstream) validate() error {
 		return fmt.Errorf("headers: %d entries, at most %d", len(u.Headers), MaxHeaders)
 	}
 	size := 0
+	canonical := make(map[string]bool, len(u.Headers))
 	for k, v := range u.Headers {
 		size += len(k) + len(v)
-		if k == "" || strings.ContainsAny(k, " \t\r\n:") || strings.ContainsAny(v, "\r\n") {
-			return fmt.Errorf("headers: %q is not a valid HTTP header", k)
+		if err := CheckHeader(k, v); err != nil {
+			return fmt.Errorf("headers: %w", err)
 		}
+		// The gate sets each header with http.Header.Set: two names that
+		// differ only in case would leave it to map order which credential
+		// the server receives.
+		ck := http.CanonicalHeaderKey(k)
+		if canonical[ck] {
+			return fmt.Errorf("headers: %q is given twice", ck)
+		}
+		canonical[ck] = true
 	}
 	if size > MaxHeaderBytes {
 		return fmt.Errorf("headers: %d bytes, at most %d", size, MaxHeaderBytes)
@@ -166,8 +207,66 @@ func (u *Upstream) validate() error {
 	if len(u.CAPEM) > MaxCAPEMBytes {
 		return fmt.Errorf("caPEM: %d bytes, at most %d", len(u.CAPEM), MaxCAPEMBytes)
 	}
+	// A CA that holds no certificate would make the gate refuse the
+	// configuration at Apply; refusing it here keeps the two in step.
+	if u.CAPEM != "" && !x509.NewCertPool().AppendCertsFromPEM([]byte(u.CAPEM)) {
+		return errors.New("caPEM: holds no PEM certificate")
+	}
+	if len(u.ServerName) > MaxServerNameBytes || strings.ContainsFunc(u.ServerName, isSpaceOrControl) {
+		return fmt.Errorf("serverName %q: want a host name of at most %d bytes", u.ServerName, MaxServerNameBytes)
+	}
+	if u.Timeout.Duration < 0 {
+		return fmt.Errorf("timeout %s: negative", u.Timeout)
+	}
 	return nil
 }
+
+// reservedHeaders are the headers the gate or Go's HTTP client set
+// themselves: framing and hop-by-hop headers, and the MCP headers the gate
+// relays from the agent. A configured value would override them, and the
+// server would then read a message other than the one the gate judged.
+var reservedHeaders = map[string]bool{
+	"Host": true, "Content-Length": true, "Transfer-Encoding": true, "Connection": true,
+	"Keep-Alive": true, "Proxy-Connection": true, "Te": true, "Trailer": true, "Upgrade": true,
+	"Accept": true, "Content-Type": true, "Last-Event-Id": true,
+	"Mcp-Session-Id": true, "Mcp-Protocol-Version": true, "Mcp-Method": true, "Mcp-Name": true,
+}
+
+// CheckHeader reports whether name and value may be sent to a server as a
+// credential: name an RFC 9110 token that the gate does not set itself,
+// value without control characters (a CR or LF would split the request).
+// The operator checks a Secret's headers with it, so that a header the gate
+// would refuse makes one server not ready rather than the whole
+// configuration invalid.
+func CheckHeader(name, value string) error {
+	if name == "" || strings.ContainsFunc(name, func(r rune) bool { return !isTokenChar(r) }) {
+		return fmt.Errorf("%q is not a valid HTTP header name", name)
+	}
+	ck := http.CanonicalHeaderKey(name)
+	if reservedHeaders[ck] || strings.HasPrefix(ck, "Mcp-Param-") {
+		return fmt.Errorf("%q is set by the gate itself", ck)
+	}
+	for i := 0; i < len(value); i++ {
+		if b := value[i]; (b < 0x20 && b != '\t') || b == 0x7f {
+			return fmt.Errorf("the value of %q holds a control character", name)
+		}
+	}
+	return nil
+}
+
+func isTokenChar(r rune) bool {
+	switch {
+	case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+		return true
+	}
+	return strings.ContainsRune("!#$%&'*+-.^_`|~", r)
+}
+
+func isSpaceOrControl(r rune) bool { return r <= ' ' || r == 0x7f }
+
+// isObjectName reports whether s is a Kubernetes object name (a DNS
+// subdomain).
+func isObjectName(s string) bool { return len(s) <= 253 && serverNameRE.MatchString(s) }
 
 func (t *Tool) validate(serverReady bool) error {
 	if t.Name == "" || len(t.Name) > MaxToolNameLength {
@@ -175,6 +274,9 @@ func (t *Tool) validate(serverReady bool) error {
 	}
 	if len(t.Message) > MaxMessageLength || len(t.ApprovalRule) > MaxMessageLength {
 		return fmt.Errorf("tool %q: message or approvalRule longer than %d bytes", t.Name, MaxMessageLength)
+	}
+	if t.Pin != "" && !isObjectName(t.Pin) {
+		return fmt.Errorf("pin %q: not a ToolPin name", t.Pin)
 	}
 	if t.Fingerprint != "" && !fingerprintRE.MatchString(t.Fingerprint) {
 		return fmt.Errorf("fingerprint %q: want sha256: and 64 hex digits", t.Fingerprint)
@@ -202,6 +304,9 @@ func (t *Tool) validate(serverReady bool) error {
 		if t.Reason == "" {
 			return fmt.Errorf("tool %q: withheld without a reason", t.Name)
 		}
+		if !knownReasons[t.Reason] {
+			return fmt.Errorf("reason %q: not a reason this gate knows", t.Reason)
+		}
 		if t.AuditForwardable && (t.Fingerprint == "" || !serverReady) {
 			return fmt.Errorf("tool %q: audit-forwardable without a fingerprint on a ready server", t.Name)
 		}
@@ -209,6 +314,14 @@ func (t *Tool) validate(serverReady bool) error {
 		return fmt.Errorf("decision %q: want %s, %s or %s", t.Decision, DecisionExposed, DecisionApprovalGated, DecisionWithheld)
 	}
 	return nil
+}
+
+// knownReasons are the reasons a tool may be withheld for; the audit line
+// records one, and a reviewer must be able to read it.
+var knownReasons = map[Reason]bool{
+	ReasonNotAdmitted: true, ReasonServerNotReady: true, ReasonNotListed: true, ReasonRemoved: true,
+	ReasonRejected: true, ReasonAwaitingReview: true, ReasonPoisoning: true, ReasonAboveCeiling: true,
+	ReasonTrustLevel: true,
 }
 
 // ComputeRevision is a digest of the configuration's content, Revision
@@ -252,7 +365,7 @@ func (r *CallRequest) Validate() error {
 		return fmt.Errorf("call.callID %q: want 1 to 64 of A-Z a-z 0-9 . _ -", r.CallID)
 	case r.Tool == "" || len(r.Tool) > MaxToolNameLength:
 		return fmt.Errorf("call.tool: want 1 to %d bytes", MaxToolNameLength)
-	case r.Pin == "" || len(r.Pin) > 253 || !serverNameRE.MatchString(r.Pin):
+	case !isObjectName(r.Pin):
 		return fmt.Errorf("call.pin %q: not a ToolPin name", r.Pin)
 	case !fingerprintRE.MatchString(r.Fingerprint):
 		return fmt.Errorf("call.fingerprint %q: want sha256: and 64 hex digits", r.Fingerprint)
@@ -267,15 +380,26 @@ func (r *CallRequest) Validate() error {
 	return nil
 }
 
-// Validate checks a CallOutcome against the request it answers.
+// Validate checks a CallOutcome against the request it answers. An
+// approval counts only when it names this call and exactly its arguments;
+// req must be the request as sent, but a request that is missing or
+// malformed never lets an outcome pass.
 func (o *CallOutcome) Validate(req *CallRequest) error {
 	switch {
 	case o == nil:
 		return errors.New("outcome: missing")
+	case req == nil:
+		return errors.New("outcome: answers no request")
+	case !callIDRE.MatchString(o.CallID):
+		return fmt.Errorf("outcome.callID %q: want 1 to 64 of A-Z a-z 0-9 . _ -", o.CallID)
 	case o.CallID != req.CallID:
 		return fmt.Errorf("outcome.callID %q answers another call than %q", o.CallID, req.CallID)
 	case o.Verdict != CallApproved && o.Verdict != CallRejected && o.Verdict != CallExpired:
 		return fmt.Errorf("outcome.verdict %q: want %s, %s or %s", o.Verdict, CallApproved, CallRejected, CallExpired)
+	case o.ArgumentsDigest != "" && !fingerprintRE.MatchString(o.ArgumentsDigest):
+		return fmt.Errorf("outcome.argumentsDigest %q: want sha256: and 64 hex digits", o.ArgumentsDigest)
+	case o.Verdict == CallApproved && o.ArgumentsDigest == "":
+		return errors.New("outcome.argumentsDigest: an approval must name the arguments it covers")
 	case o.Verdict == CallApproved && o.ArgumentsDigest != req.ArgumentsDigest:
 		return fmt.Errorf("outcome.argumentsDigest %q: the approval covers other arguments than %q", o.ArgumentsDigest, req.ArgumentsDigest)
 	case len(o.By) > MaxMessageLength || len(o.Comment) > MaxMessageLength:

@@ -2,6 +2,7 @@ package gateserver
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -432,7 +433,8 @@ func (b labelBuilder) Build(ctx context.Context, pod *corev1.Pod) (*gateproto.Co
 	if err != nil {
 		return nil, err
 	}
-	c.Policies = []string{"label-" + pod.Labels["policy"]}
+	// A policy name, as validation wants, for an unlabelled pod too.
+	c.Policies = []string{"label-" + cmp.Or(pod.Labels["policy"], "none")}
 	c.Revision = c.ComputeRevision()
 	return c, nil
 }
@@ -447,7 +449,7 @@ func TestResyncFollowsThePodsLabels(t *testing.T) {
 	srv := startServer(t, labelBuilder{newBuilder()}, "127.0.0.1:0", func(o *Options) { o.Resync = 500 * time.Millisecond })
 	g := startGate(t, srv.url, writeToken(t, a.token(ctx, t, pod, gateproto.Audience)))
 	eventually(t, "the first configuration is applied", func() bool { return len(g.configs()) == 1 })
-	if got := g.last().Policies[0]; got != "label-" {
+	if got := g.last().Policies[0]; got != "label-none" {
 		t.Fatalf("first configuration for %q", got)
 	}
 	patch := []byte(`{"metadata":{"labels":{"policy":"strict"}}}`)

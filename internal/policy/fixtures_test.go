@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -56,7 +57,7 @@ type pinOpt func(*toolgatev1alpha1.ToolPin)
 // level, category and minTrustLevel given.
 func trustedPin(ns, server, tool string, n int, level toolgatev1alpha1.Level, category toolgatev1alpha1.Category, minTrust int32, opts ...pinOpt) toolgatev1alpha1.ToolPin {
 	p := toolgatev1alpha1.ToolPin{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: server + "-" + tool},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: server + "-" + strings.ReplaceAll(tool, "_", "-")}, // an object name, as pins have
 		Spec:       toolgatev1alpha1.ToolPinSpec{ServerRef: toolgatev1alpha1.LocalObjectReference{Name: server}, ToolName: tool},
 		Status: toolgatev1alpha1.ToolPinStatus{
 			State:               toolgatev1alpha1.PinTrusted,

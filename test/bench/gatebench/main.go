@@ -173,7 +173,7 @@ func run(bin string, dur time.Duration) error {
 		}
 		slices.Sort(names)
 		for _, n := range names {
-			srv.Tools = append(srv.Tools, gateproto.Tool{Name: n, Decision: gateproto.DecisionExposed, Fingerprint: s.fps[n], Level: "L1", Pin: n})
+			srv.Tools = append(srv.Tools, gateproto.Tool{Name: n, Decision: gateproto.DecisionExposed, Fingerprint: s.fps[n], Level: "L1", Pin: strings.ReplaceAll(n, "_", "-")})
 		}
 		cfg.Servers = append(cfg.Servers, srv)
 	}
