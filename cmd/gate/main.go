@@ -80,7 +80,7 @@ func run() error {
 	}
 	src := gatemetrics.Sources{}
 	if client != nil {
-		src.Connected = client.Connected
+		src.Connected, src.RefusedFrames = client.Connected, client.Refused
 	}
 	// Gated calls are asked of the operator over the stream's connection;
 	// a gate run from a file has nobody to ask, and refuses them.
@@ -122,11 +122,10 @@ func run() error {
 		}
 	} else {
 		go func() {
-			errs <- client.Run(ctx, func(c *gateproto.Config) {
-				// gateclient validated it; Apply validates again and keeps the
-				// last good configuration on error.
-				_ = g.Apply(c)
-			})
+			// gateclient validated the configuration; Apply validates it
+			// again and keeps the last good one on error, which the client
+			// then does not record as applied.
+			errs <- client.Run(ctx, g.Apply)
 		}()
 	}
 

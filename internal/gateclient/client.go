@@ -84,8 +84,12 @@ type Stats struct {
 	// Connections counts the streams that were opened (HTTP 200).
 	Connections uint64
 	// Refused counts frames refused: malformed, of another protocol
-	// version, or carrying a configuration that fails Validate.
+	// version, carrying a configuration that fails Validate, or one the
+	// gate's apply refused.
 	Refused uint64
+	// LastRefusal says which configuration was last refused and why; empty
+	// when none was.
+	LastRefusal string
 	// LastError says why the last connection attempt or stream ended.
 	LastError string
 }
@@ -133,7 +137,11 @@ func New(o Options) (*Client, error) {
 // with every valid configuration whose revision differs from the last one
 // applied; apply must not block for long. Nothing else ever reaches apply:
 // a gate that never reached the operator is never given a configuration.
-func (c *Client) Run(ctx context.Context, apply func(*gateproto.Config)) error {
+// A configuration apply returns an error for is refused like an invalid
+// one: counted, logged, and not recorded as applied, so the revision last
+// applied stays that of the configuration in force, and the same revision
+// is offered to apply again when the operator sends it again.
+func (c *Client) Run(ctx context.Context, apply func(*gateproto.Config) error) error {
 	b := backoff.NewExponentialBackOff()
 	b.InitialInterval = c.opts.InitialBackoff
 	b.MaxInterval = c.opts.MaxBackoff
@@ -207,7 +215,7 @@ func (c *Client) setConnected(v bool) {
 // stream opens one stream and reads it until it ends. healthy is true when
 // the stream delivered a good configuration and lasted healthyAfter, which
 // resets the backoff; the error says why the stream ended.
-func (c *Client) stream(ctx context.Context, apply func(*gateproto.Config)) (healthy bool, err error) {
+func (c *Client) stream(ctx context.Context, apply func(*gateproto.Config) error) (healthy bool, err error) {
 	token, err := readBounded(c.opts.TokenFile, maxTokenBytes)
 	if err != nil {
 		return false, fmt.Errorf("reading the token: %w", err)
@@ -297,7 +305,7 @@ func causeOr(ctx context.Context, err error) error {
 
 // handle acts on one frame. done is true when the operator ends the
 // stream; good when the frame gave the gate a valid configuration.
-func (c *Client) handle(line []byte, apply func(*gateproto.Config)) (done, good bool, err error) {
+func (c *Client) handle(line []byte, apply func(*gateproto.Config) error) (done, good bool, err error) {
 	var f gateproto.Frame
 	if err := json.Unmarshal(line, &f); err != nil {
 		c.refuse("a frame is not valid JSON", "error", err.Error())
@@ -318,7 +326,7 @@ func (c *Client) handle(line []byte, apply func(*gateproto.Config)) (done, good 
 			if f.Config != nil {
 				rev = f.Config.Revision
 			}
-			c.refuse("a configuration fails validation; the last good one is kept", "revision", rev, "error", err.Error())
+			c.refuseConfig("a configuration fails validation; the last good one is kept", rev, err)
 			return false, false, nil
 		}
 		c.mu.Lock()
@@ -327,7 +335,10 @@ func (c *Client) handle(line []byte, apply func(*gateproto.Config)) (done, good 
 		if same {
 			return false, true, nil
 		}
-		apply(f.Config)
+		if err := apply(f.Config); err != nil {
+			c.refuseConfig("the gate refused a configuration; the last good one is kept", f.Config.Revision, err)
+			return false, false, nil
+		}
 		c.mu.Lock()
 		c.stats.Revision, c.stats.AppliedAt = f.Config.Revision, time.Now()
 		c.mu.Unlock()
@@ -340,6 +351,14 @@ func (c *Client) handle(line []byte, apply func(*gateproto.Config)) (done, good 
 		c.opts.Logger.Debug("ignoring a frame", "type", string(f.Type))
 		return false, false, nil
 	}
+}
+
+// refuseConfig counts, logs and records a refused configuration.
+func (c *Client) refuseConfig(msg, revision string, err error) {
+	c.mu.Lock()
+	c.stats.LastRefusal = fmt.Sprintf("revision %q: %v", revision, err)
+	c.mu.Unlock()
+	c.refuse(msg, "revision", revision, "error", err.Error())
 }
 
 // refuse counts and logs a refused frame.

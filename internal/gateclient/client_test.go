@@ -124,18 +124,66 @@ func (w testWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// applied records what the client applied.
-type applied struct {
-	mu   sync.Mutex
-	revs []string
-	pols []string
+// logLines keeps the client's log lines for a test to read.
+type logLines struct {
+	mu    sync.Mutex
+	lines []string
 }
 
-func (a *applied) apply(c *gateproto.Config) {
+func (l *logLines) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, string(b))
+	return len(b), nil
+}
+
+func (l *logLines) find(s string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, line := range l.lines {
+		if strings.Contains(line, s) {
+			return line
+		}
+	}
+	return ""
+}
+
+// applied records what the client applied. A configuration whose policy
+// is in refuse is refused, as a gate refuses one it cannot put in force;
+// offered records every configuration apply was given.
+type applied struct {
+	mu      sync.Mutex
+	revs    []string
+	pols    []string
+	offered []string
+	refuse  map[string]bool
+}
+
+func (a *applied) apply(c *gateproto.Config) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.offered = append(a.offered, c.Policies[0])
+	if a.refuse[c.Policies[0]] {
+		return fmt.Errorf("cannot put %s in force", c.Policies[0])
+	}
 	a.revs = append(a.revs, c.Revision)
 	a.pols = append(a.pols, c.Policies[0])
+	return nil
+}
+
+func (a *applied) setRefused(policy string, refused bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.refuse == nil {
+		a.refuse = map[string]bool{}
+	}
+	a.refuse[policy] = refused
+}
+
+func (a *applied) offers() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.offered...)
 }
 
 func (a *applied) policies() []string {
@@ -328,5 +376,73 @@ func TestOperatorErrorFrameEndsTheStream(t *testing.T) {
 func TestNewRefusesPlainHTTP(t *testing.T) {
 	if _, err := New(Options{URL: "http://operator:9444", TokenFile: "t", CAFile: "c"}); err == nil {
 		t.Fatal("New accepted an http URL: the token would travel in clear")
+	}
+}
+
+// A configuration the gate refuses is not the one in force: the client
+// must not record it as applied, or it would skip the same revision when
+// the operator sends it again and report a revision the gate never
+// enforced.
+func TestConfigurationTheGateRefusesIsNotRecorded(t *testing.T) {
+	steps := make(chan string)
+	s := newScripted(t, func(w http.ResponseWriter, r *http.Request, _ int) {
+		for {
+			select {
+			case marker := <-steps:
+				_, _ = io.WriteString(w, line(t, gateproto.Frame{Type: gateproto.FrameConfig, Config: config(marker)}))
+				w.(http.Flusher).Flush()
+			case <-r.Context().Done():
+				return
+			}
+		}
+	})
+	logs := &logLines{}
+	c := s.client(t, Options{Logger: slog.New(slog.NewJSONHandler(io.MultiWriter(logs, testWriter{t}), nil))})
+	a := &applied{}
+	a.setRefused("refused", true)
+	run(t, c, a)
+	send := func(marker string) {
+		t.Helper()
+		select {
+		case steps <- marker:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the stream is not open")
+		}
+	}
+
+	send("first")
+	eventually(t, "the first configuration is applied", func() bool { return len(a.policies()) == 1 })
+	send("refused")
+	eventually(t, "the gate is offered the second configuration", func() bool { return len(a.offers()) == 2 })
+	eventually(t, "the refusal is counted", func() bool { return c.Refused() == 1 })
+
+	if rev, _ := c.LastApplied(); rev != config("first").Revision {
+		t.Fatalf("LastApplied = %q after the gate refused a configuration, want the first one's %q", rev, config("first").Revision)
+	}
+	st := c.Stats()
+	if !strings.Contains(st.LastRefusal, config("refused").Revision) || !strings.Contains(st.LastRefusal, "cannot put refused in force") {
+		t.Fatalf("LastRefusal = %q, want the refused revision and the gate's reason", st.LastRefusal)
+	}
+	if !st.Connected {
+		t.Fatal("a refused configuration closed the stream; the operator's next one would not arrive")
+	}
+	logged := logs.find("the gate refused a configuration")
+	if !strings.Contains(logged, config("refused").Revision) || !strings.Contains(logged, "cannot put refused in force") || !strings.Contains(logged, `"level":"WARN"`) {
+		t.Fatalf("the refusal was not logged with its revision and reason: %q", logged)
+	}
+
+	// The same revision sent again is offered again, not taken as already
+	// in force, and applied once the gate can take it.
+	a.setRefused("refused", false)
+	send("refused")
+	eventually(t, "the configuration refused before is applied", func() bool { return len(a.policies()) == 2 })
+	if rev, _ := c.LastApplied(); rev != config("refused").Revision {
+		t.Fatalf("LastApplied = %q, want the configuration applied last", rev)
+	}
+	if got := a.offers(); fmt.Sprint(got) != "[first refused refused]" {
+		t.Fatalf("offered %v", got)
+	}
+	if c.Refused() != 1 {
+		t.Fatalf("Refused = %d, want the one refusal", c.Refused())
 	}
 }

@@ -346,10 +346,11 @@ func startGate(t *testing.T, url, tokenFile string) *gate {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = c.Run(ctx, func(cfg *gateproto.Config) {
+		_ = c.Run(ctx, func(cfg *gateproto.Config) error {
 			g.mu.Lock()
 			defer g.mu.Unlock()
 			g.applied = append(g.applied, cfg)
+			return nil
 		})
 	}()
 	var once sync.Once

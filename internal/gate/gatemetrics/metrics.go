@@ -50,6 +50,10 @@ type Sources struct {
 	ConfigAge func() (time.Duration, bool)
 	// Connected reports whether the stream to the operator is up.
 	Connected func() bool
+	// RefusedFrames is how many frames from the operator the gate's
+	// client refused, configurations that failed validation included:
+	// those never reach the gate's own count of refused configurations.
+	RefusedFrames func() uint64
 }
 
 // New registers the gate's metrics on a new registry.
@@ -116,6 +120,11 @@ func New(src Sources) *Metrics {
 			}
 			return 0
 		}))
+	}
+	if src.RefusedFrames != nil {
+		r.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "toolgate_gate_frames_refused_total", Help: "Frames from the operator refused: malformed, of another protocol version, or a configuration refused.",
+		}, func() float64 { return float64(src.RefusedFrames()) }))
 	}
 	return m
 }
