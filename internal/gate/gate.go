@@ -265,6 +265,17 @@ func (g *Gate) Apply(cfg *gateproto.Config) error {
 			g.notifyToolsChanged(ss.watch)
 		}
 	}
+	// A server no longer configured is not exposing or withholding
+	// anything: its gauges would otherwise report the last configuration
+	// it was in for as long as the gate runs.
+	if old != nil {
+		for id := range old.servers {
+			if st.servers[id] == nil {
+				g.metrics.Tools.DeleteLabelValues(id, "exposed")
+				g.metrics.Tools.DeleteLabelValues(id, "withheld")
+			}
+		}
+	}
 	return nil
 }
 
@@ -295,6 +306,9 @@ func (g *Gate) watch(id string) *watch {
 }
 
 func (g *Gate) setToolGauges(ss *serverState) {
+	if cur := g.state.Load(); cur == nil || cur.servers[ss.cfg.ID] == nil {
+		return // a list that ends after its server was dropped sets nothing
+	}
 	exposed, withheld := 0, 0
 	blocked := ss.watch.blockedSet()
 	for name, t := range ss.tools {

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -97,4 +98,69 @@ func TestNoConfigExposesNothing(t *testing.T) {
 		t.Fatal("an invalid configuration was applied")
 	}
 	_ = context.Background()
+}
+
+// toolGauges returns toolgate_gate_tools by "server state".
+func toolGauges(t *testing.T, g *testGate) map[string]float64 {
+	t.Helper()
+	families, err := g.Metrics().Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() != "toolgate_gate_tools" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			out[labels["server"]+" "+labels["state"]] = m.GetGauge().GetValue()
+		}
+	}
+	return out
+}
+
+func TestToolGaugesFollowTheConfiguration(t *testing.T) {
+	s := newMCPServer(catalogue)
+	u := startUpstream(t, genStateless, s)
+	fps := fingerprints(t, s)
+	g := startGate(t, Options{})
+	both := standardConfig(t, gateproto.ModeEnforce, u, fps)
+	other := both.Servers[0]
+	other.ID = "tools/other"
+	other.Tools = []gateproto.Tool{other.Tools[0]}
+	both.Servers = append(both.Servers, other)
+	both.Revision = both.ComputeRevision()
+	if err := g.Apply(both); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{
+		testServerID + " exposed": 2, testServerID + " withheld": 2,
+		"tools/other exposed": 1, "tools/other withheld": 0,
+	}
+	if got := toolGauges(t, g); !maps.Equal(got, want) {
+		t.Fatalf("gauges %v, want %v", got, want)
+	}
+
+	// tools/other leaves the configuration: its gauges go with it, the
+	// remaining server's stay.
+	if err := g.Apply(standardConfig(t, gateproto.ModeEnforce, u, fps)); err != nil {
+		t.Fatal(err)
+	}
+	delete(want, "tools/other exposed")
+	delete(want, "tools/other withheld")
+	if got := toolGauges(t, g); !maps.Equal(got, want) {
+		t.Fatalf("after tools/other left the configuration: gauges %v, want %v", got, want)
+	}
+	// A list of the remaining server still sets its own.
+	a := connect(t, genStateless, g.url())
+	if got := a.listNames(t); !slices.Equal(got, []string{"deploy", "echo"}) {
+		t.Fatalf("listed %v", got)
+	}
+	if got := toolGauges(t, g); !maps.Equal(got, want) {
+		t.Fatalf("after a list: gauges %v, want %v", got, want)
+	}
 }
