@@ -179,11 +179,13 @@ func (g *Gate) approve(x *exchange, t *gateproto.Tool, v verdict) verdict {
 		ctx, stop = context.WithTimeout(ctx, d+approvalGrace)
 		defer stop()
 	}
+	// Deferred, so that an approver that panics does not leave the
+	// keep-alive writing to a response whose handler has returned.
 	release := g.holdCall(x, cancel)
+	defer release()
 	stopKeepAlive := g.keepAlive(x, req.CallID)
+	defer stopKeepAlive()
 	out, err := g.approver.Approve(ctx, req)
-	stopKeepAlive()
-	release()
 	if err == nil && out.Verdict == gateproto.CallApproved && (out.CallID != req.CallID || out.ArgumentsDigest != digest) {
 		// An approval covers one call and its arguments only.
 		err = fmt.Errorf("the approval names call %s with arguments %s, not call %s with %s", out.CallID, out.ArgumentsDigest, req.CallID, digest)
