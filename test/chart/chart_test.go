@@ -521,8 +521,9 @@ func TestGateArgsSchemaFollowsTheInjector(t *testing.T) {
 		t.Fatal(err)
 	}
 	pattern, _ := get(schema, "properties", "gate", "properties", "args", "items", "pattern").(string)
-	inner, ok := strings.CutPrefix(pattern, "^--(")
-	if inner, ok = strings.CutSuffix(inner, ")=[^,]+$"); !ok {
+	inner, prefixed := strings.CutPrefix(pattern, "^--(")
+	inner, suffixed := strings.CutSuffix(inner, ")=[^,]+$")
+	if !prefixed || !suffixed {
 		t.Fatalf("gate.args pattern %q is not ^--(a|b|...)=[^,]+$", pattern)
 	}
 	if got, want := strings.Split(inner, "|"), inject.TunableGateFlags; !slices.Equal(got, want) {
