@@ -76,6 +76,7 @@ helm: ## Build the helm CLI into the cache, when missing (the chart's golden tes
 
 .PHONY: test
 test: envtest helm ## Run every test, the ones against a real API server included, and print the risk engine's corpus figures.
+	kubectl_dir="$$($(ENVTEST_BINARIES) --kubectl)" && PATH="$${kubectl_dir:+$$kubectl_dir:}$$PATH" \
 	KUBEBUILDER_ASSETS="$$($(ENVTEST_BINARIES))" TOOLGATE_HELM="$$($(HELM_BINARY))" $(GO) test $(GOTESTFLAGS) ./...
 	@$(MAKE) --no-print-directory corpus-figures
 

@@ -29,6 +29,9 @@ run() { printf '\n$ %s\n' "$*"; "$@"; }
 # on standard error so that it shows while the output is captured.
 lookup() { printf '\n$ %s\n' "$*" >&2; "$@"; }
 
+# kubectl is built of the control plane's version where none is installed.
+kubectl_dir="$(hack/envtest-binaries.sh --kubectl)"
+export PATH="${kubectl_dir:+$kubectl_dir:}$PATH"
 for tool in go kubectl node npm curl column base64; do
   command -v "$tool" >/dev/null 2>&1 || { echo "demo: $tool is not on PATH; the demo needs it (see the README)" >&2; exit 1; }
 done

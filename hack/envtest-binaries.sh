@@ -25,11 +25,13 @@ STAGING_VERSION="v0.${K8S_VERSION#*.}"
 
 have() { [ -x "$DEST/$1" ] && "$DEST/$1" --version >/dev/null 2>&1; }
 
-build_kube_apiserver() {
-  local work
+# build_kubernetes_command NAME builds k8s.io/kubernetes/cmd/NAME at
+# K8S_VERSION into $DEST/NAME.
+build_kubernetes_command() {
+  local name=$1 work
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' RETURN
-  log "building kube-apiserver v${K8S_VERSION} (cold build: several CPU-minutes)"
+  log "building ${name} v${K8S_VERSION} (cold build: several CPU-minutes)"
   local kmod
   kmod="$(cd "$work" && go mod download -json "k8s.io/kubernetes@v${K8S_VERSION}" | sed -n 's/^\s*"GoMod": "\(.*\)",\{0,1\}$/\1/p')"
   [ -f "$kmod" ] || { log "cannot read go.mod of k8s.io/kubernetes@v${K8S_VERSION}"; return 1; }
@@ -39,7 +41,7 @@ build_kube_apiserver() {
   # version instead. Derive the list from the go.mod itself so it stays
   # right when the version changes.
   {
-    echo "module toolgate.dev/envtest/kube-apiserver"
+    echo "module toolgate.dev/envtest/${name}"
     echo
     echo "go $(go env GOVERSION | sed 's/^go//; s/^\([0-9]*\.[0-9]*\).*/\1/')"
     echo
@@ -61,9 +63,9 @@ build_kube_apiserver() {
     cd "$work"
     # -mod=mod lets the go command complete the requirements and go.sum of
     # this throwaway module from the proxy.
-    GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -o "$DEST/kube-apiserver" \
+    GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -o "$DEST/${name}" \
       -ldflags "-s -w -X ${pkg}.gitVersion=v${K8S_VERSION} -X ${pkg}.gitMajor=${K8S_VERSION%%.*} -X ${pkg}.gitMinor=$(echo "$K8S_VERSION" | cut -d. -f2) -X ${pkg}.gitTreeState=clean -X ${pkg}.buildDate=${date}" \
-      k8s.io/kubernetes/cmd/kube-apiserver
+      "k8s.io/kubernetes/cmd/${name}"
   )
 }
 
@@ -86,7 +88,20 @@ build_etcd() {
 }
 
 mkdir -p "$DEST"
-have kube-apiserver || build_kube_apiserver
+# --kubectl: make sure there is a kubectl for the tests and the demo, which
+# drive the cluster with it. With one on PATH, print nothing; otherwise
+# build one of the control plane's version and print its directory, for
+# PATH.
+if [ "${1:-}" = "--kubectl" ]; then
+  if command -v kubectl >/dev/null; then
+    exit 0
+  fi
+  [ -x "$DEST/kubectl" ] && "$DEST/kubectl" version --client >/dev/null 2>&1 || build_kubernetes_command kubectl
+  "$DEST/kubectl" version --client >/dev/null 2>&1 || { log "kubectl did not build"; exit 1; }
+  echo "$DEST"
+  exit 0
+fi
+have kube-apiserver || build_kubernetes_command kube-apiserver
 have etcd || build_etcd
 have kube-apiserver || { log "kube-apiserver did not build"; exit 1; }
 have etcd || { log "etcd did not build"; exit 1; }
