@@ -150,7 +150,7 @@ func withheld(name string, r gateproto.Reason, forwardable bool) toolSpec {
 const testServerID = "agents/upstream"
 
 // config builds a valid configuration of one server.
-func config(t *testing.T, mode gateproto.Mode, u *upstream, fps map[string]string, tools ...toolSpec) *gateproto.Config {
+func config(t testing.TB, mode gateproto.Mode, u *upstream, fps map[string]string, tools ...toolSpec) *gateproto.Config {
 	t.Helper()
 	s := gateproto.Server{ID: testServerID, Ready: true, Upstream: &gateproto.Upstream{
 		URL: u.srv.URL, Transport: u.transport(), Headers: map[string]string{"Authorization": "Bearer upstream-secret"},
@@ -224,7 +224,7 @@ type testGate struct {
 	audit *auditSink
 }
 
-func startGate(t *testing.T, o Options) *testGate {
+func startGate(t testing.TB, o Options) *testGate {
 	t.Helper()
 	a := &auditSink{}
 	o.Audit = slog.New(slog.NewJSONHandler(a, nil))
@@ -237,7 +237,7 @@ func startGate(t *testing.T, o Options) *testGate {
 	return &testGate{Gate: g, srv: srv, audit: a}
 }
 
-type testWriter struct{ t *testing.T }
+type testWriter struct{ t testing.TB }
 
 func (w *testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimSpace(string(p)))

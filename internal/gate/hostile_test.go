@@ -83,7 +83,7 @@ func hostileServer(t *testing.T, listed func(w http.ResponseWriter, id json.RawM
 }
 
 // hostileConfig exposes echo as pinned and withholds rm above the ceiling.
-func hostileConfig(t *testing.T, u *upstream) *gateproto.Config {
+func hostileConfig(t testing.TB, u *upstream) *gateproto.Config {
 	t.Helper()
 	_, res, err := rpcmsg.FilterList(nil, []byte(listAnswer([]byte("1"), cleanEcho, rmTool)), rpcmsg.ListOptions{})
 	if err != nil {
