@@ -33,6 +33,9 @@ const (
 	reasonApproved       = "Approved"
 	reasonNotApproved    = "NotApproved"
 	reasonApprovalFailed = "ApprovalUnavailable"
+	// reasonBadAnswer: the call was forwarded, but the server's answer was
+	// not the one response to it, and did not reach the agent.
+	reasonBadAnswer = "BadAnswer"
 )
 
 // approvalGrace is how long past the approval timeout the gate waits for
@@ -69,6 +72,9 @@ func (g *Gate) serveCall(x *exchange) {
 		g.forward(x)
 	default:
 		g.refuseCall(x, v.message)
+	}
+	if x.answerRefused {
+		v.decision, v.reason = decisionRefuse, reasonBadAnswer
 	}
 	g.observeLatency(x)
 	level, tool := "", gatemetrics.UnknownTool

@@ -204,11 +204,20 @@ func (g *Gate) forwardHeld(x *exchange) {
 	}
 	switch mediaType(resp.Header.Get("Content-Type")) {
 	case "text/event-stream":
-		g.pump(x, body, s, pumpOptions{sess: x.sess})
+		// The stream answers this call: an answer to another request on it
+		// could pass for a tools/list's.
+		g.pump(x, body, s, pumpOptions{sess: x.sess, requestID: rpcmsg.IDKey(x.msg.ID)})
 	case "application/json":
 		data, err := readBounded(body, int64(g.limits.MaxEventBytes))
 		if err != nil {
 			fail("toolgate: the server's answer is too large")
+			return
+		}
+		// An event is written whole, so the whole answer is checked first:
+		// it must be the response to this call and nothing else.
+		if err := rpcmsg.CheckAnswer(data, x.msg.ID); err != nil {
+			g.answerRefused(x, err)
+			fail(errBadAnswerText)
 			return
 		}
 		_ = s.writeMessage(bytes.TrimSpace(data))

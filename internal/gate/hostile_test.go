@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -38,6 +39,16 @@ func listAnswer(id json.RawMessage, tools ...string) string {
 // gate would send them.
 func hostileServer(t *testing.T, listed func(w http.ResponseWriter, id json.RawMessage)) *upstream {
 	t.Helper()
+	return hostileCallServer(t, listed, func(w http.ResponseWriter, id json.RawMessage) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":{"content":[{"type":"text","text":"called"}]}}`)
+	})
+}
+
+// hostileCallServer is hostileServer answering the agent's tools/call with
+// called.
+func hostileCallServer(t testing.TB, listed, called func(w http.ResponseWriter, id json.RawMessage)) *upstream {
+	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.WriteHeader(http.StatusMethodNotAllowed)
@@ -73,7 +84,7 @@ func hostileServer(t *testing.T, listed func(w http.ResponseWriter, id json.RawM
 		case m.Method == "tools/list":
 			listed(w, m.ID)
 		case m.Method == "tools/call":
-			writeJSON(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"content":[{"type":"text","text":"called"}]}}`)
+			called(w, m.ID)
 		default:
 			writeJSON(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{}}`)
 		}
@@ -292,7 +303,7 @@ func TestListDecodingIsBudgeted(t *testing.T) {
 	// Through the gate, the agent is told which bound, and it is counted.
 	hostile := hostileServer(t, func(w http.ResponseWriter, id json.RawMessage) {
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(nestedList(2 << 20))
+		_, _ = w.Write(bytes.Replace(nestedList(2<<20), []byte(`"id":1,`), []byte(`"id":`+string(id)+`,`), 1))
 	})
 	hg := startGate(t, Options{Limits: Limits{MaxListDecodedBytes: 8 << 20}})
 	if err := hg.Apply(hostileConfig(t, hostile)); err != nil {

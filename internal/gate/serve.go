@@ -32,6 +32,13 @@ type exchange struct {
 	// held is the event stream the response began as while the call
 	// waited for a human (see hold.go); nil otherwise.
 	held *stream
+	// answerRefused says the server's answer was not the one response to
+	// the request, and did not reach the agent whole (the audit line says
+	// so).
+	answerRefused bool
+	// abort says the response to the agent has begun and must end broken,
+	// not completed: ServeHTTP aborts it once everything is recorded.
+	abort bool
 }
 
 // via is how the gate reaches a server on an agent's behalf: the session
@@ -126,6 +133,12 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	}
+	if x.abort {
+		// The way net/http ends a response part way through its body: the
+		// connection (HTTP/1.1) or stream (HTTP/2) is reset, and the
+		// agent's client reads an error, never a whole body.
+		panic(http.ErrAbortHandler)
 	}
 }
 
@@ -379,12 +392,14 @@ func (g *Gate) forward(x *exchange) {
 		}
 		g.pump(x, body, s, opts)
 	case "application/json":
-		if isList {
+		switch {
+		case isList:
 			g.serveListJSON(x, resp, body)
-			return
+		case !x.msg.IsRequest() || x.ss.sse:
+			g.relayBodiless(x, resp, body)
+		default:
+			g.relayAnswer(x, resp, body)
 		}
-		w.WriteHeader(resp.StatusCode)
-		copyFlushing(w, body)
 	default:
 		g.relayOther(x, resp, body)
 	}
@@ -508,34 +523,157 @@ func cleanContentType(ct, mt string) string {
 
 var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
-// copyFlushing copies a response as it arrives: a JSON body is not
-// buffered whole, and each read is flushed to the agent.
-func copyFlushing(w http.ResponseWriter, r io.Reader) {
+// heldSpace bounds the whitespace the gate holds back after the last byte
+// of an answer it has not written yet; more than that is dropped. It means
+// nothing to JSON, and a server must not make the gate hold much memory.
+const heldSpace = 512
+
+// relayAnswer streams the JSON answer to the agent's request as it arrives
+// (a result may be large, and is never buffered whole), through an
+// rpcmsg.AnswerCheck: the agent's client routes a JSON body by the id in
+// it, so a body that is not exactly one response to this request — one
+// carrying the id of a tools/list pending elsewhere and an unfiltered list,
+// a batch, a request, two ids — must never reach it whole.
+//
+// To that end the last byte that is not whitespace (the object's closing
+// brace) is always held back, and written only once the check has accepted
+// the whole body. A body refused before anything was written is answered
+// with a JSON-RPC error instead; the first buffer (32 KiB) is read whole
+// before anything is written, so that a small answer is always refused
+// that way. A body refused later has its response aborted, which the
+// agent's client reads as a failed request. The server's Content-Length is
+// never passed on (copyResponseHeaders does not copy it), since the agent
+// may be given fewer bytes.
+func (g *Gate) relayAnswer(x *exchange, resp *http.Response, body io.Reader) {
+	check := rpcmsg.NewAnswerCheck(x.msg.ID)
 	bp := copyBuffers.Get().(*[]byte)
 	defer copyBuffers.Put(bp)
-	rc := http.NewResponseController(w)
 	buf := *bp
+	rc := http.NewResponseController(x.w)
+	x.w.Header().Del("Content-Length")
+	var held [1 + heldSpace]byte
+	nheld, started := 0, false
+	n, err := io.ReadFull(body, buf)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		err = io.EOF
+	}
 	for {
-		n, err := r.Read(buf)
 		if n > 0 {
-			if _, werr := w.Write(buf[:n]); werr != nil {
+			data := buf[:n]
+			if cerr := check.Write(data); cerr != nil {
+				g.refuseAnswer(x, started, cerr)
 				return
+			}
+			if last := lastNonSpace(data); last >= 0 {
+				if !started {
+					x.w.WriteHeader(resp.StatusCode)
+					started = true
+				}
+				if _, werr := x.w.Write(held[:nheld]); werr != nil {
+					return
+				}
+				if _, werr := x.w.Write(data[:last]); werr != nil {
+					return
+				}
+				nheld = copy(held[:], data[last:])
+			} else {
+				nheld += copy(held[nheld:], data)
+			}
+			if started && err == nil && n < len(buf) {
+				_ = rc.Flush()
 			}
 		}
 		if err != nil {
-			_ = rc.Flush()
+			break
+		}
+		n, err = body.Read(buf)
+	}
+	if !errors.Is(err, io.EOF) {
+		// The server's answer broke off (or went silent past the idle
+		// timeout): what came of it is not a whole answer.
+		if !started {
+			g.upstreamFailed(x, err)
 			return
 		}
-		if n < len(buf) {
-			_ = rc.Flush()
+		g.log.Warn("server's answer broke off; the agent's response is aborted", "server", x.ss.cfg.ID, "method", x.msg.Method, "error", err)
+		x.abort = true
+		return
+	}
+	if cerr := check.Close(); cerr != nil {
+		g.refuseAnswer(x, started, cerr)
+		return
+	}
+	if !started {
+		x.w.WriteHeader(resp.StatusCode)
+	}
+	_, _ = x.w.Write(held[:nheld])
+	_ = rc.Flush()
+}
+
+// lastNonSpace is the index of the last byte of p that is not JSON
+// whitespace, -1 when there is none.
+func lastNonSpace(p []byte) int {
+	for i := len(p) - 1; i >= 0; i-- {
+		switch p[i] {
+		case ' ', '\t', '\r', '\n':
+		default:
+			return i
 		}
 	}
+	return -1
+}
+
+// errBadAnswerText is what the agent is told when a server's answer is not
+// the response to its request.
+const errBadAnswerText = "toolgate: the server's answer is not a JSON-RPC response to this request"
+
+// answerRefused counts and logs a server's answer that is not the one
+// response to the request.
+func (g *Gate) answerRefused(x *exchange, err error) {
+	x.answerRefused = true
+	g.metrics.Errors.WithLabelValues("bad-answer").Inc()
+	g.log.Warn("server's answer refused: not the one JSON-RPC response to the request", "server", x.ss.cfg.ID, "method", x.msg.Method, "error", err)
+}
+
+// refuseAnswer refuses a server's answer: with a JSON-RPC error when
+// nothing of it was written, by aborting the response when it had begun.
+func (g *Gate) refuseAnswer(x *exchange, started bool, err error) {
+	g.answerRefused(x, err)
+	if started {
+		x.abort = true
+		return
+	}
+	for _, k := range forwardedResponseHeaders {
+		x.w.Header().Del(k)
+	}
+	writeRPCError(x.w, http.StatusBadGateway, x.msg.ID, rpcmsg.CodeGate, errBadAnswerText)
+}
+
+// relayBodiless answers a POST whose answer carries no message — a
+// notification's or a response's (202, nothing), or any POST's on the SSE
+// transport, whose messages come on the stream — with the server's status
+// alone: a body there is no answer to anything, and could carry a message
+// a lenient client reads unjudged.
+func (g *Gate) relayBodiless(x *exchange, resp *http.Response, body io.Reader) {
+	var one [1]byte
+	if n, _ := io.ReadFull(body, one[:]); n > 0 {
+		g.log.Debug("body of an answer that carries no message dropped", "server", x.ss.cfg.ID, "method", x.msg.Method, "status", resp.StatusCode)
+	}
+	x.w.Header().Del("Content-Type")
+	x.w.Header().Del("Content-Length")
+	x.w.WriteHeader(resp.StatusCode)
 }
 
 func (g *Gate) serveListJSON(x *exchange, resp *http.Response, body io.Reader) {
 	data, err := readBounded(body, g.limits.MaxListBytes)
 	if err != nil {
 		g.listFailed(x, err)
+		return
+	}
+	if err := rpcmsg.CheckAnswer(data, x.msg.ID); err != nil {
+		// Filtered or not, the answer to another request must not pass
+		// for this one's.
+		g.refuseAnswer(x, false, err)
 		return
 	}
 	if !x.refresh(g) {
