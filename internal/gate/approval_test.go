@@ -92,8 +92,17 @@ func TestApprovalBindsCallAndArguments(t *testing.T) {
 					if err != nil || out != "deployed:hi" || calls.Load() != 1 {
 						t.Fatalf("an approved call: %q, %v, %d calls upstream; want it forwarded once", out, err, calls.Load())
 					}
-					if l := g.audit.find("deploy", decisionForward); l == nil || l["reason"] != reasonApproved || l["decidedBy"] != "alice" {
+					l := g.audit.find("deploy", decisionForward)
+					if l == nil || l["reason"] != reasonApproved || l["decidedBy"] != "alice" {
 						t.Fatalf("audit line of the approved call: %v", l)
+					}
+					// The line joins the pin's record of the call by its id,
+					// and keeps the agent's own request id beside it.
+					ap.mu.Lock()
+					recorded := ap.seen[0].CallID
+					ap.mu.Unlock()
+					if l["callID"] != recorded || l["rpcID"] == "" || l["rpcID"] == recorded {
+						t.Fatalf("audit callID %v, rpcID %v; the operator recorded the call as %s", l["callID"], l["rpcID"], recorded)
 					}
 					return
 				}

@@ -14,6 +14,7 @@ import (
 	"github.com/toolgate/toolgate/internal/gate/rpcmsg"
 	"github.com/toolgate/toolgate/internal/gate/sse"
 	"github.com/toolgate/toolgate/internal/gateproto"
+	"github.com/toolgate/toolgate/pkg/clip"
 )
 
 // internalIDPrefix starts the ids of the gate's own requests to a server.
@@ -56,6 +57,9 @@ type verdict struct {
 	tool                      *gateproto.Tool
 	fingerprint               string
 	approvedBy                string
+	// callID is the id the operator recorded the call under on its
+	// ToolPin (pendingCalls, callHistory), when it asked for approval.
+	callID string
 }
 
 func refuse(reason string, t *gateproto.Tool) verdict {
@@ -64,7 +68,6 @@ func refuse(reason string, t *gateproto.Tool) verdict {
 
 func (g *Gate) serveCall(x *exchange) {
 	v := g.decideCall(x)
-	callID := string(bytes.Trim(x.msg.ID, `"`))
 	switch {
 	case v.forward && x.held != nil:
 		g.forwardHeld(x)
@@ -83,8 +86,8 @@ func (g *Gate) serveCall(x *exchange) {
 	}
 	g.metrics.Calls.WithLabelValues(x.ss.cfg.ID, tool, level, v.decision).Inc()
 	g.auditLine(x.st, x.ss, decisionLine{
-		tool: x.msg.Name, fingerprint: v.fingerprint, level: level, decision: v.decision,
-		reason: v.reason, enforce: v.enforce, callID: callID, upstream: x.upstream, by: v.approvedBy,
+		tool: clip.String(x.msg.Name, 256), fingerprint: v.fingerprint, level: level, decision: v.decision,
+		reason: v.reason, enforce: v.enforce, callID: v.callID, rpcID: clip.String(string(x.msg.ID), 128), upstream: x.upstream, by: v.approvedBy,
 	})
 }
 
@@ -200,28 +203,30 @@ func (g *Gate) approve(x *exchange, t *gateproto.Tool, v verdict) verdict {
 		// The agent gave up as the outcome came: the call stays withdrawn.
 		err = ctx.Err()
 	}
+	var r verdict
 	switch {
 	case errors.Is(err, ErrApprovalRequired):
-		r := refuse(reasonApproval, t)
+		r = refuse(reasonApproval, t)
 		r.message = "approval required"
-		return r
 	case err != nil:
 		g.log.Warn("approval failed; call refused", "server", x.ss.cfg.ID, "tool", t.Name, "error", err)
-		r := refuse(reasonApprovalFailed, t)
+		r = refuse(reasonApprovalFailed, t)
 		r.message = "approval required"
-		return r
 	case out.Verdict == gateproto.CallApproved:
-		v.reason, v.approvedBy = reasonApproved, out.By
-		return v
+		r = v
+		r.reason, r.approvedBy = reasonApproved, out.By
 	default:
-		r := refuse(reasonNotApproved, t)
+		r = refuse(reasonNotApproved, t)
 		r.approvedBy = out.By
 		r.message = "call not approved"
 		if out.Verdict == gateproto.CallExpired {
 			r.message = "approval timed out"
 		}
-		return r
 	}
+	// The audit line carries the id the pin records the call under, so
+	// that the two can be joined.
+	r.callID = req.CallID
+	return r
 }
 
 // establish makes sure the gate has observed the server's live catalogue
@@ -371,8 +376,8 @@ func (g *Gate) roundTrip(ctx context.Context, ss *serverState, v via, id, body [
 
 // decisionLine is one audit line.
 type decisionLine struct {
-	tool, fingerprint, level, decision, reason, enforce, callID, by string
-	upstream                                                        time.Duration
+	tool, fingerprint, level, decision, reason, enforce, callID, rpcID, by string
+	upstream                                                               time.Duration
 }
 
 // auditLine writes one structured line per decision: the pod, the server,
@@ -385,7 +390,7 @@ func (g *Gate) auditLine(st *state, ss *serverState, d decisionLine) {
 	attrs := []any{
 		"namespace", st.cfg.Namespace, "pod", st.cfg.Pod, "server", ss.cfg.ID,
 		"tool", d.tool, "fingerprint", d.fingerprint, "level", d.level,
-		"decision", d.decision, "reason", d.reason, "callID", d.callID,
+		"decision", d.decision, "reason", d.reason, "callID", d.callID, "rpcID", d.rpcID,
 		"upstreamLatencyMs", float64(d.upstream.Microseconds()) / 1000,
 		"mode", string(st.cfg.Mode), "revision", st.cfg.Revision,
 	}

@@ -74,7 +74,9 @@ func (g *Gate) pumpFrom(x *exchange, rd *sse.Reader, s *stream, opts pumpOptions
 			return
 		case errors.Is(err, sse.ErrEventTooLarge):
 			g.limitHit("event-bytes", "server-sent event too large", "server", x.ss.cfg.ID, "max", g.limits.MaxEventBytes)
-			if opts.listID != "" {
+			// The answer the agent waits for on this stream will not come:
+			// it gets an error naming the bound instead of a silence.
+			if opts.listID != "" || x.r.Method == http.MethodPost && x.msg.ID != nil {
 				_ = s.writeMessage(rpcmsg.ErrorResponse(x.msg.ID, rpcmsg.CodeGate,
 					fmt.Sprintf("toolgate: the server sent an event over %d bytes", g.limits.MaxEventBytes)))
 			}

@@ -192,7 +192,7 @@ func (g *Gate) forwardHeld(x *exchange) {
 		fail("toolgate: the server is unreachable")
 		return
 	}
-	body := newIdleBody(resp.Body, g.limits.IdleTimeout, cancel)
+	body := newIdleBody(resp.Body, g.limits.IdleTimeout, g.onIdle(x, cancel))
 	defer func() {
 		_ = body.Close()
 		x.upstream += time.Since(t0)

@@ -179,6 +179,10 @@ func TestEventSizeBound(t *testing.T) {
 		t.Fatalf("a result of %d bytes crossed a bound of %d", 2*maxEvent, maxEvent)
 	}
 	t.Logf("the agent read: %v %v after %v", res, err, time.Since(start))
+	// ... and the agent is told why, rather than left to its own timeout.
+	if err == nil || !strings.Contains(err.Error(), "toolgate: the server sent an event over 4096 bytes") || ctx.Err() != nil {
+		t.Fatalf("a result over the event bound: %v", err)
+	}
 	if n := limitHits(g, "event-bytes"); n != 1 {
 		t.Fatalf("the event bound was counted %v times", n)
 	}
@@ -301,7 +305,7 @@ func TestIdleTimeout(t *testing.T) {
 	s := newMCPServer(map[string]string{"echo": "Echoes its text.", "stall": "Never finishes."})
 	cut := make(chan struct{}, 1)
 	u := stallingUpstream(t, s, cut)
-	g, _ := startLoggedGate(t, Options{Limits: Limits{IdleTimeout: idle}})
+	g, glog := startLoggedGate(t, Options{Limits: Limits{IdleTimeout: idle}})
 	if err := g.Apply(config(t, gateproto.ModeEnforce, u, fingerprints(t, s), exposed("echo"), exposed("stall"))); err != nil {
 		t.Fatal(err)
 	}
@@ -324,6 +328,9 @@ func TestIdleTimeout(t *testing.T) {
 	case <-cut:
 	case <-time.After(5 * time.Second):
 		t.Fatal("the gate did not cancel the request to the silent server")
+	}
+	if n := limitHits(g, "upstream-idle-timeout"); n != 1 || !glog.has("bound hit: the server went silent within its answer") {
+		t.Errorf("the idle bound was hit %v times, or not logged", n)
 	}
 	if out, err := a.call(t, "echo"); err != nil || out != "echo:hi" {
 		t.Fatalf("a call after the idle bound: %q %v", out, err)
@@ -366,6 +373,9 @@ func TestHostMustBeLoopback(t *testing.T) {
 	}
 	if got := connect(t, genStateless, g.url()).listNames(t); !slices.Equal(got, []string{"deploy", "echo"}) {
 		t.Fatalf("a real agent after the refusals listed %v", got)
+	}
+	if n := testutil.ToFloat64(g.Metrics().Errors.WithLabelValues("host-refused")); n != 6 {
+		t.Errorf("%v refused Hosts counted, want 6", n)
 	}
 }
 

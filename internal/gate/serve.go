@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/gate/rpcmsg"
+	"github.com/toolgate/toolgate/pkg/clip"
 )
 
 // exchange is one agent request in flight.
@@ -83,6 +84,10 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	if !hostAllowed(r) {
+		// A page the agent's browser visits, rebinding a name to
+		// loopback: worth seeing in the log.
+		g.metrics.Errors.WithLabelValues("host-refused").Inc()
+		g.log.Warn("refused a request whose Host is not a loopback name", "host", clip.String(r.Host, 256), "remote", r.RemoteAddr)
 		http.Error(w, "toolgate: Host must be a loopback name", http.StatusForbidden)
 		return
 	}
@@ -139,6 +144,16 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// connection (HTTP/1.1) or stream (HTTP/2) is reset, and the
 		// agent's client reads an error, never a whole body.
 		panic(http.ErrAbortHandler)
+	}
+}
+
+// onIdle is what an idle timeout does: it says so, then cancels the
+// request to the server, which ends the agent's answer.
+func (g *Gate) onIdle(x *exchange, cancel context.CancelFunc) context.CancelFunc {
+	return func() {
+		g.limitHit("upstream-idle-timeout", "the server went silent within its answer", "server", x.ss.cfg.ID,
+			"method", x.msg.Method, "timeout", g.limits.IdleTimeout)
+		cancel()
 	}
 }
 
@@ -345,7 +360,7 @@ func (g *Gate) forward(x *exchange) {
 	listen := x.msg.Method == rpcmsg.MethodSubscriptionsListen
 	body := resp.Body
 	if !listen {
-		body = newIdleBody(resp.Body, g.limits.IdleTimeout, cancel)
+		body = newIdleBody(resp.Body, g.limits.IdleTimeout, g.onIdle(x, cancel))
 	}
 	defer func() {
 		_ = body.Close()
