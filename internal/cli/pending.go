@@ -150,21 +150,9 @@ var approvalsOf = regexp.MustCompile(`(\d+) of (\d+) approvals`)
 // only, for multi), and how many are needed when the pin says.
 func approvalCount(p *toolgatev1alpha1.ToolPin) (have, needed int, multi bool) {
 	multi = p.Status.ComputedRisk != nil && p.Status.ComputedRisk.ApprovalRecommendation == toolgatev1alpha1.ApprovalMulti
-	latest := map[string]toolgatev1alpha1.DecisionAction{}
-	for _, d := range p.Status.Decisions {
-		if d.CallID != "" || d.Fingerprint != p.Status.ObservedFingerprint || d.User == "" {
-			continue
-		}
-		if multi && strings.HasPrefix(d.User, "system:serviceaccount:") {
-			continue
-		}
-		latest[d.User] = d.Action
-	}
-	for _, a := range latest {
-		if a == toolgatev1alpha1.DecisionApprove {
-			have++
-		}
-	}
+	have = approvers(p.Status.Decisions, multi, func(d *toolgatev1alpha1.Decision) bool {
+		return d.CallID == "" && d.Fingerprint == p.Status.ObservedFingerprint
+	})
 	if !multi {
 		return have, 1, false
 	}
@@ -176,6 +164,26 @@ func approvalCount(p *toolgatev1alpha1.ToolPin) (have, needed int, multi bool) {
 	return have, needed, true
 }
 
+// approvers counts the identities whose latest decision among those that
+// count is an approval; for multi, people only (no service account).
+func approvers(decisions []toolgatev1alpha1.Decision, multi bool, counts func(*toolgatev1alpha1.Decision) bool) int {
+	latest := map[string]toolgatev1alpha1.DecisionAction{}
+	for i := range decisions {
+		d := &decisions[i]
+		if d.User == "" || !counts(d) || multi && strings.HasPrefix(d.User, "system:serviceaccount:") {
+			continue
+		}
+		latest[d.User] = d.Action
+	}
+	n := 0
+	for _, a := range latest {
+		if a == toolgatev1alpha1.DecisionApprove {
+			n++
+		}
+	}
+	return n
+}
+
 // callApprovalCount counts the approvals of one pending call as the
 // operator counts them (lifecycle.DecideCall): the latest decision of each
 // person on the call at its fingerprint, people only for multi, and
@@ -183,21 +191,9 @@ func approvalCount(p *toolgatev1alpha1.ToolPin) (have, needed int, multi bool) {
 // needed is the operator's flag, which the pin does not record: 0.
 func callApprovalCount(p *toolgatev1alpha1.ToolPin, call *toolgatev1alpha1.PendingCall) (have, needed int, multi bool) {
 	needed, multi = lifecycle.CallApprovalsNeeded(&p.Status, 0)
-	latest := map[string]toolgatev1alpha1.DecisionAction{}
-	for _, d := range p.Status.Decisions {
-		if d.CallID != call.ID || d.Fingerprint != call.Fingerprint || d.User == "" || lifecycle.NeverAPerson(d.User, d.Groups) != "" {
-			continue
-		}
-		if multi && strings.HasPrefix(d.User, "system:serviceaccount:") {
-			continue
-		}
-		latest[d.User] = d.Action
-	}
-	for _, a := range latest {
-		if a == toolgatev1alpha1.DecisionApprove {
-			have++
-		}
-	}
+	have = approvers(p.Status.Decisions, multi, func(d *toolgatev1alpha1.Decision) bool {
+		return d.CallID == call.ID && d.Fingerprint == call.Fingerprint && lifecycle.NeverAPerson(d.User, d.Groups) == ""
+	})
 	if multi {
 		needed = 0
 	}
