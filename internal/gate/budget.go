@@ -3,39 +3,16 @@ package gate
 import (
 	"errors"
 	"fmt"
-	"sync"
 )
 
 // errDecodeBudget is wrapped by the error of a tools/list whose decoding
 // would take more memory than the gate gives it.
 var errDecodeBudget = errors.New("tools/list decoding over the memory budget")
 
-// decodeBudget is the memory shared by every tools/list the gate decodes at
-// once. A list charges it, node by node as pkg/tooldef decodes, before the
-// node is allocated, and gives it all back when it is judged. A list that
-// cannot get its share is refused at once rather than wait: lists waiting
-// on one another's shares could hold them until their deadlines.
-type decodeBudget struct {
-	limit int64
-	mu    sync.Mutex
-	used  int64
-}
-
-func (b *decodeBudget) take(n int64) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.used+n > b.limit {
-		return false
-	}
-	b.used += n
-	return true
-}
-
-func (b *decodeBudget) give(n int64) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.used = max(0, b.used-n)
-}
+// The gate's decode budget (Gate.decode) is the memory shared by every
+// tools/list it decodes at once. A list charges it, node by node as
+// pkg/tooldef decodes, before the node is allocated, and gives it all back
+// when it is judged; one that cannot get its share is refused at once.
 
 // listMeter charges one list's decoding to its own bound and to the gate's
 // budget. What a list decodes is garbage once the list is judged, but it is
@@ -53,8 +30,8 @@ func (m *listMeter) charge(n int64) error {
 	if limit := m.g.limits.MaxListDecodedBytes; m.used+n > limit {
 		return fmt.Errorf("%w: decoding it needs more than %d bytes of memory, the bound on one list", errDecodeBudget, limit)
 	}
-	if !m.g.decode.take(n) {
-		return fmt.Errorf("%w: the gate's %d bytes for decoding lists, shared by every list being checked, are taken", errDecodeBudget, m.g.decode.limit)
+	if !m.g.decode.Take(n) {
+		return fmt.Errorf("%w: the gate's %d bytes for decoding lists, shared by every list being checked, are taken", errDecodeBudget, m.g.decode.Limit())
 	}
 	m.used += n
 	m.held += n
@@ -63,6 +40,6 @@ func (m *listMeter) charge(n int64) error {
 
 // close gives back what the list holds of the gate's budget.
 func (m *listMeter) close() {
-	m.g.decode.give(m.held)
+	m.g.decode.Give(m.held)
 	m.held = 0
 }

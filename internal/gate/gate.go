@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/gate/gatemetrics"
 	"github.com/toolgate/toolgate/internal/gateproto"
+	"github.com/toolgate/toolgate/internal/membudget"
 )
 
 // Limits bound what an agent or a server can make the gate hold or wait
@@ -101,7 +102,7 @@ type Gate struct {
 	limits   Limits
 	inflight chan struct{}
 	// decode is the memory every tools/list decoded at once shares.
-	decode *decodeBudget
+	decode *membudget.Budget
 
 	state atomic.Pointer[state]
 	// applyMu serialises Apply, so generations and blocks move in order.
@@ -161,7 +162,7 @@ func New(o Options) *Gate {
 		metrics:  o.Metrics,
 		limits:   l,
 		inflight: make(chan struct{}, l.MaxInFlight),
-		decode:   &decodeBudget{limit: l.ListDecodeBudget},
+		decode:   membudget.New(l.ListDecodeBudget),
 		watches:  map[string]*watch{},
 		clients:  map[clientKey]*http.Client{},
 		sessions: map[string]*session{},

@@ -296,7 +296,7 @@ func TestListDecodingIsBudgeted(t *testing.T) {
 		}
 		t.Logf("%s: %d MiB on the wire, refused after allocating %d MiB", name, len(list)>>20, allocated>>20)
 	}
-	if used := g.decode.used; used != 0 {
+	if used := g.decode.Used(); used != 0 {
 		t.Fatalf("the refused lists still hold %d bytes of the budget", used)
 	}
 

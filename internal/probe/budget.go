@@ -4,70 +4,20 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/toolgate/toolgate/internal/membudget"
 )
 
 // Budget is memory shared by every probe of a process. A probe charges it
 // for what it decodes (the estimated heap of the catalogue's trees and
 // canonical forms) and for the response bytes the SDK holds while it
 // decodes them, and gives it all back when it returns. A probe that cannot
-// get its share fails at once with TooLarge rather than wait: waiting
-// probes that each hold part of the budget could starve one another until
-// their deadlines, and the server is probed again at its next interval.
-//
-// A nil *Budget is unlimited.
-type Budget struct {
-	limit int64
-	mu    sync.Mutex
-	used  int64
-}
+// get its share fails at once with TooLarge, and the server is probed
+// again at its next interval. A nil *Budget is unlimited.
+type Budget = membudget.Budget
 
 // NewBudget returns a budget of limit bytes; zero or less is unlimited.
-func NewBudget(limit int64) *Budget {
-	if limit <= 0 {
-		return nil
-	}
-	return &Budget{limit: limit}
-}
-
-// Limit is the budget's size in bytes; zero when unlimited.
-func (b *Budget) Limit() int64 {
-	if b == nil {
-		return 0
-	}
-	return b.limit
-}
-
-// Used is how many bytes the probes running now hold.
-func (b *Budget) Used() int64 {
-	if b == nil {
-		return 0
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.used
-}
-
-func (b *Budget) take(n int64) bool {
-	if b == nil {
-		return true
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.used+n > b.limit {
-		return false
-	}
-	b.used += n
-	return true
-}
-
-func (b *Budget) give(n int64) {
-	if b == nil || n == 0 {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.used = max(0, b.used-n)
-}
+func NewBudget(limit int64) *Budget { return membudget.New(limit) }
 
 // meter bounds and observes one probe: its HTTP traffic (the last status,
 // whether anything answered, the bytes on the wire) and its memory (what it
@@ -130,7 +80,7 @@ func (m *meter) chargeDecoded(n int64) error {
 	if limit := m.limits.MaxDecodedBytes; limit > 0 && m.decoded+n > limit {
 		return m.fail(fmt.Errorf("the catalogue needs more than %d bytes of memory decoded, the per-probe budget", limit))
 	}
-	if !m.global.take(n) {
+	if !m.global.Take(n) {
 		return m.fail(fmt.Errorf("the operator's memory budget for probes (%d bytes, shared by every probe running) is exhausted; the server is probed again at its next interval", m.global.Limit()))
 	}
 	m.decoded += n
@@ -145,7 +95,7 @@ func (m *meter) chargeBuffered(n int64) error {
 		return m.fail(errors.New("the probe is over"))
 	}
 	n *= 2
-	if !m.global.take(n) {
+	if !m.global.Take(n) {
 		return m.fail(fmt.Errorf("the operator's memory budget for probes (%d bytes, shared by every probe running) is exhausted; the server is probed again at its next interval", m.global.Limit()))
 	}
 	m.buffered += n
@@ -161,14 +111,14 @@ func (m *meter) releaseBuffered(n int64) {
 	n = min(2*n, m.buffered)
 	m.buffered -= n
 	m.held -= n
-	m.global.give(n)
+	m.global.Give(n)
 }
 
 // close gives back everything the probe holds of the global budget.
 func (m *meter) close() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.global.give(m.held)
+	m.global.Give(m.held)
 	m.held, m.buffered, m.decoded = 0, 0, 0
 	m.closed = true
 }
