@@ -213,6 +213,15 @@ func (g *Gate) approve(x *exchange, t *gateproto.Tool, v verdict) verdict {
 		r = refuse(reasonApprovalFailed, t)
 		r.message = "approval required"
 	case out.Verdict == gateproto.CallApproved:
+		if why := g.stillApproved(x, t); why != "" {
+			// The human approved the call as it was asked; the gate has
+			// since seen the definition change, or a new configuration
+			// stopped gating the tool. The approval does not carry over.
+			g.log.Warn("an approved call no longer stands; refused", "server", x.ss.cfg.ID, "tool", t.Name, "reason", why)
+			r = refuse(why, t)
+			r.approvedBy = out.By
+			break
+		}
 		r = v
 		r.reason, r.approvedBy = reasonApproved, out.By
 	default:
@@ -227,6 +236,54 @@ func (g *Gate) approve(x *exchange, t *gateproto.Tool, v verdict) verdict {
 	// that the two can be joined.
 	r.callID = req.CallID
 	return r
+}
+
+// stillApproved checks an approved call again against what the gate knows
+// now, since the human may have taken minutes: the configuration in force
+// must still offer the tool at the approved pin and fingerprint, and the
+// server's live definition must still be that fingerprint. It returns why
+// not, or "" and points the exchange at the current configuration, whose
+// upstream the call then goes to.
+func (g *Gate) stillApproved(x *exchange, approved *gateproto.Tool) string {
+	name := x.msg.Name
+	cur := g.state.Load()
+	if cur == nil {
+		return reasonUnknown
+	}
+	ss := cur.servers[x.ss.cfg.ID]
+	switch {
+	case ss == nil:
+		return reasonUnknown
+	case !ss.cfg.Ready:
+		return string(gateproto.ReasonServerNotReady)
+	}
+	t := ss.tools[name]
+	switch {
+	case t == nil:
+		return reasonUnknown
+	case t.Decision == gateproto.DecisionWithheld:
+		return string(t.Reason)
+	case t.Pin != approved.Pin || t.Fingerprint != approved.Fingerprint || ss.watch.isBlocked(name):
+		return reasonChanged
+	}
+	o, ok := ss.watch.observation(name)
+	if !ok || o.gen != cur.gen {
+		ctx, cancel := context.WithTimeout(x.r.Context(), 2*ss.headerTimeout)
+		err := g.establish(ctx, cur, ss, x.via())
+		cancel()
+		if err != nil {
+			g.log.Warn("listing the server before an approved call failed", "server", ss.cfg.ID, "tool", name, "error", err)
+		}
+		o, ok = ss.watch.observation(name)
+	}
+	switch {
+	case !ok || o.gen != cur.gen:
+		return reasonNotObserved
+	case ss.watch.isBlocked(name) || o.fingerprint != approved.Fingerprint:
+		return reasonChanged
+	}
+	x.st, x.ss = cur, ss
+	return ""
 }
 
 // establish makes sure the gate has observed the server's live catalogue
