@@ -33,7 +33,7 @@ func setupGateServer(mgr ctrl.Manager, o *options, certs *certificates) error {
 	srv, err := gateserver.New(gateserver.Options{
 		BindAddress: net.JoinHostPort(o.gateBindAddress, strconv.Itoa(o.gatePort)),
 		CertDir:     certDir, CertName: certName, KeyName: keyName,
-		Builder: gateBuilder(mgr, o.ceilings), ServeUninjectedPods: o.gateServeUninjected,
+		Builder: gateBuilder(mgr, o.ceilings), ServeUninjectedPods: o.gateServeUninjected, CheckServed: o.servedPods(),
 		// Writes go to the API server; pods are read there too, not from
 		// a cache: the operator may get pods, not list or watch them.
 		Client: mgr.GetClient(), PodReader: mgr.GetAPIReader(),

@@ -67,6 +67,8 @@ type options struct {
 	operatorNamespace   string
 	gateArgsFlag        string
 	gateArgs            []string
+	gateAcceptedFlag    string
+	gateAcceptedImages  []string
 	gateServeUninjected bool
 	gateOperatorURL     string
 	operatorCAFile      string
@@ -158,6 +160,9 @@ func bindFlags(fs *flag.FlagSet) *options {
 	fs.DurationVar(&o.gateMaxStreamLife, "gate-max-stream-lifetime", gateserver.DefaultMaxStreamLifetime,
 		"longest a configuration stream lasts before the gate reconnects and is authenticated again, however long its token lives")
 
+	fs.StringVar(&o.gateAcceptedFlag, "gate-accepted-images", "",
+		"comma-separated gate images, besides --gate-image, whose pods the gate server still serves: the images of an earlier release, "+
+			"while its agent pods are restarted onto the new one")
 	fs.BoolVar(&o.gateServeUninjected, "gate-serve-uninjected-pods", false,
 		"serve gates of pods the injection webhook never injected, in namespaces not labelled toolgate.dev/injection=enabled "+
 			"(gates run by hand, for development); off, any pod may otherwise project a token of the gate's audience and receive upstream credentials")
@@ -310,6 +315,7 @@ func (o *options) completeInjection(getenv func(string) string) error {
 		o.gateOperatorURL = fmt.Sprintf("https://%s.%s.svc:%d", o.operatorService, o.operatorNamespace, o.gatePort)
 	}
 	o.gateArgs = splitList(o.gateArgsFlag)
+	o.gateAcceptedImages = splitList(o.gateAcceptedFlag)
 	for _, a := range o.gateArgs {
 		if err := inject.CheckGateArg(a); err != nil {
 			return fmt.Errorf("--gate-args: %w", err)

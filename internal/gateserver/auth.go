@@ -257,7 +257,7 @@ func tokenExpiry(token string) time.Time {
 // gate image was swapped after creation, or whose token another container
 // can now read, is refused even where the guard policy that forbids those
 // changes is missing.
-func checkPod(ctx context.Context, r client.Reader, id identity, serveUninjected bool) (*corev1.Pod, *refusal) {
+func checkPod(ctx context.Context, r client.Reader, id identity, serveUninjected bool, served func(*corev1.Pod, map[string]string) error) (*corev1.Pod, *refusal) {
 	pod := &corev1.Pod{}
 	if err := r.Get(ctx, client.ObjectKey{Namespace: id.Namespace, Name: id.Pod}, pod); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -301,6 +301,13 @@ func checkPod(ctx context.Context, r client.Reader, id identity, serveUninjected
 	if ns.Labels[toolgatev1alpha1.LabelInjection] != toolgatev1alpha1.InjectionEnabled {
 		return nil, refuse(http.StatusForbidden, failNotInjected,
 			fmt.Sprintf("the pod's namespace is not labelled %s=%s", toolgatev1alpha1.LabelInjection, toolgatev1alpha1.InjectionEnabled))
+	}
+	// The pod's own record is its author's word; the operator's template
+	// is not.
+	if served != nil {
+		if err := served(pod, ns.Labels); err != nil {
+			return nil, refuse(http.StatusForbidden, failNotInjected, "the pod's gate is not one this operator injects: "+err.Error())
+		}
 	}
 	return pod, nil
 }

@@ -92,6 +92,11 @@ type Options struct {
 	// since nothing then keeps its agent from the token and the upstream
 	// credentials.
 	ServeUninjectedPods bool
+	// CheckServed, when set, says why a pod's gate is not one the operator
+	// injects (inject.CheckServed with its template); without it a pod
+	// must carry an injected gate, by its own record, in a namespace
+	// labelled for injection.
+	CheckServed func(pod *corev1.Pod, namespaceLabels map[string]string) error
 
 	// Pins reads ToolPins while calls wait: the manager's cache, which
 	// every replica runs, so that a call held on a replica that is not the

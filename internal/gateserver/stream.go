@@ -73,7 +73,7 @@ func (s *Server) authenticate(ctx context.Context, r *http.Request) (identity, *
 	if ref != nil {
 		return identity{}, nil, ref
 	}
-	pod, ref := checkPod(ctx, s.o.PodReader, id, s.o.ServeUninjectedPods)
+	pod, ref := checkPod(ctx, s.o.PodReader, id, s.o.ServeUninjectedPods, s.o.CheckServed)
 	return id, pod, ref
 }
 
@@ -173,7 +173,7 @@ func (s *Server) run(w http.ResponseWriter, st *stream, pod *corev1.Pod) {
 		case <-rebuild:
 			rebuild = nil
 			checkCtx, cancel := context.WithTimeout(st.ctx, reviewTimeout)
-			pod, ref := checkPod(checkCtx, s.o.PodReader, st.id, s.o.ServeUninjectedPods)
+			pod, ref := checkPod(checkCtx, s.o.PodReader, st.id, s.o.ServeUninjectedPods, s.o.CheckServed)
 			cancel()
 			if ref != nil {
 				log.Info("closing a gate's stream: "+ref.reason, "reason", ref.label)

@@ -166,3 +166,40 @@ func TestOnlyInjectedPods(t *testing.T) {
 	srv.Invalidate(a.ns)
 	eventually(t, "the gate's stream closes once its namespace is no longer labelled", func() bool { return !g.Connected() })
 }
+
+// TestServedOnlyTheOperatorsGate: with the operator's template to compare
+// with, a pod whose record and gate agree with each other but name an
+// image this operator does not inject — written by the pod's author
+// before its namespace was labelled — gets nothing; the same pod is
+// served by an operator that injects that image.
+func TestServedOnlyTheOperatorsGate(t *testing.T) {
+	ctx := testContext(t)
+	a := newAgent(ctx, t)
+	var ns corev1.Namespace
+	if err := env.Client.Get(ctx, client.ObjectKey{Name: a.ns}, &ns); err != nil {
+		t.Fatal(err)
+	}
+	ns.Labels = map[string]string{toolgatev1alpha1.LabelInjection: toolgatev1alpha1.InjectionEnabled}
+	if err := env.Client.Update(ctx, &ns); err != nil {
+		t.Fatal(err)
+	}
+	pod := a.createInjectedPod(ctx, t, "self-made") // image example.com/toolgate/gate:test
+	token := a.token(ctx, t, pod, gateproto.Audience)
+	served := func(image string) func(*corev1.Pod, map[string]string) error {
+		tmpl := inject.Template{Image: image, OperatorURL: "https://127.0.0.1:9444"}
+		return func(p *corev1.Pod, labels map[string]string) error {
+			return inject.CheckServed(p, labels, tmpl, inject.Settings{OperatorNamespace: "toolgate-system"}, nil)
+		}
+	}
+	other := startServer(t, newBuilder(), "127.0.0.1:0", func(o *Options) {
+		o.ServeUninjectedPods, o.CheckServed = false, served("ghcr.io/toolgate/gate:0.1.0")
+	})
+	if code, body := status(t, other.url, token); code != http.StatusForbidden || !strings.Contains(body, "not one this operator injects") {
+		t.Fatalf("a gate of an image this operator does not inject: HTTP %d %s", code, body)
+	}
+	same := startServer(t, newBuilder(), "127.0.0.1:0", func(o *Options) {
+		o.ServeUninjectedPods, o.CheckServed = false, served("example.com/toolgate/gate:test")
+	})
+	g := startGate(t, same.url, writeToken(t, token))
+	eventually(t, "the gate this operator injects has its configuration", func() bool { return len(g.configs()) == 1 })
+}

@@ -441,3 +441,82 @@ func TestGateArgs(t *testing.T) {
 		t.Errorf("a gate with tunable flags does not pass CheckGate: %v", err)
 	}
 }
+
+// TestCheckServed: the operator serves only a gate it would have injected
+// itself. A pod whose author wrote a matching record for a gate of their
+// own image — before the namespace was labelled, or where the webhook
+// never runs — is refused, and so are opted-out pods and pods in the
+// namespaces the injector skips.
+func TestCheckServed(t *testing.T) {
+	tmpl := testTemplate()
+	s := Settings{OperatorNamespace: "toolgate-system", ExcludedNamespaces: []string{"legacy"}}
+	enabled := map[string]string{toolgatev1alpha1.LabelInjection: toolgatev1alpha1.InjectionEnabled}
+	injected := func(t *testing.T, ns string, tm Template) *corev1.Pod {
+		t.Helper()
+		p := readPod(t, filepath.Join("testdata", "basic.yaml"))
+		p.Namespace = ns
+		out, err := Mutate(p, tm, []string{"tools/github"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	forged := testTemplate()
+	forged.Image = "evil.example/exfil:1"
+	forgedURL := testTemplate()
+	forgedURL.OperatorURL = "https://evil.example:9444"
+	tuned := testTemplate()
+	tuned.Args = []string{"--log-level=debug"}
+	for _, tc := range []struct {
+		name     string
+		pod      func(t *testing.T) *corev1.Pod
+		labels   map[string]string
+		accepted []string
+		problem  string // in the error; "" when served
+	}{
+		{"injected by this template", func(t *testing.T) *corev1.Pod { return injected(t, "agents", tmpl) }, enabled, nil, ""},
+		{"tunable flags of another setting", func(t *testing.T) *corev1.Pod { return injected(t, "agents", tuned) }, enabled, nil, ""},
+		{"a gate of the author's image, its record matching", func(t *testing.T) *corev1.Pod { return injected(t, "agents", forged) }, enabled, nil, "evil.example/exfil:1"},
+		{"an earlier image the operator still accepts", func(t *testing.T) *corev1.Pod { return injected(t, "agents", forged) }, enabled, []string{"evil.example/exfil:1"}, ""},
+		{"the operator URL rewritten", func(t *testing.T) *corev1.Pod { return injected(t, "agents", forgedURL) }, enabled, nil, "--operator-url=https://toolgate-operator"},
+		{"a flag the injector never adds", func(t *testing.T) *corev1.Pod {
+			p := injected(t, "agents", tmpl)
+			p.Spec.InitContainers[0].Args = append(p.Spec.InitContainers[0].Args, "--config-file=/open.json")
+			return p
+		}, enabled, nil, "--config-file"},
+		{"the command replaced", func(t *testing.T) *corev1.Pod {
+			p := injected(t, "agents", tmpl)
+			p.Spec.InitContainers[0].Command = []string{"/bin/sh", "-c", "cat /var/run/secrets/toolgate/token"}
+			return p
+		}, enabled, nil, "command"},
+		{"the security context loosened", func(t *testing.T) *corev1.Pod {
+			p := injected(t, "agents", tmpl)
+			p.Spec.InitContainers[0].SecurityContext.RunAsNonRoot = nil
+			return p
+		}, enabled, nil, "security context"},
+		{"namespace not labelled", func(t *testing.T) *corev1.Pod { return injected(t, "agents", tmpl) }, nil, nil, "does not carry"},
+		{"an excluded namespace", func(t *testing.T) *corev1.Pod { return injected(t, "legacy", tmpl) }, enabled, nil, "never injected"},
+		{"the operator's namespace", func(t *testing.T) *corev1.Pod { return injected(t, "toolgate-system", tmpl) }, enabled, nil, "never injected"},
+		{"a system namespace", func(t *testing.T) *corev1.Pod { return injected(t, "kube-system", tmpl) }, enabled, nil, "never injected"},
+		{"opted out", func(t *testing.T) *corev1.Pod {
+			p := injected(t, "agents", tmpl)
+			p.Labels = map[string]string{toolgatev1alpha1.LabelInject: toolgatev1alpha1.InjectOptOut}
+			return p
+		}, enabled, nil, toolgatev1alpha1.LabelInject},
+		{"never injected", func(t *testing.T) *corev1.Pod {
+			p := readPod(t, filepath.Join("testdata", "basic.yaml"))
+			p.Namespace = "agents"
+			return p
+		}, enabled, nil, "not injected"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckServed(tc.pod(t), tc.labels, tmpl, s, tc.accepted)
+			switch {
+			case tc.problem == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.problem != "" && (err == nil || !strings.Contains(err.Error(), tc.problem)):
+				t.Fatalf("error %v, want one naming %q", err, tc.problem)
+			}
+		})
+	}
+}
