@@ -3,6 +3,7 @@ package inject
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -64,7 +65,24 @@ const (
 	// the kubelet's pod directories, the gate's token among them, can be
 	// reached; it is refused.
 	ReasonHostPath Reason = "HostPath"
+	// ReasonPrivileged: a privileged container, which can mount the
+	// node's disk and read the gate's token from the kubelet's pod
+	// directory; it is refused.
+	ReasonPrivileged Reason = "Privileged"
+	// ReasonCapability: a container given a capability that reaches past
+	// its own namespaces (see escapingCapabilities); it is refused.
+	ReasonCapability Reason = "Capability"
 )
+
+// escapingCapabilities are the capabilities through which a container
+// reaches what another container of its pod holds: the node's disks and
+// file handles (SYS_ADMIN, DAC_READ_SEARCH, SYS_RAWIO, SYS_MODULE), other
+// processes (SYS_PTRACE, BPF, PERFMON), or the packets of the pod's shared
+// network namespace, where the gate's requests carry the upstream
+// credentials (NET_RAW, NET_ADMIN).
+var escapingCapabilities = []corev1.Capability{
+	"ALL", "SYS_ADMIN", "DAC_READ_SEARCH", "SYS_RAWIO", "SYS_MODULE", "SYS_PTRACE", "BPF", "PERFMON", "NET_RAW", "NET_ADMIN",
+}
 
 // Decision is Decide's answer. At most one of Inject and Deny is true;
 // neither means the pod is admitted as it is.
@@ -139,6 +157,25 @@ func refusal(pod *corev1.Pod) (Decision, bool) {
 		if v.HostPath != nil {
 			return deny(ReasonHostPath,
 				"volume %s is a hostPath volume (spec.volumes[].hostPath), through which the kubelet's pod directories and the gate's token can be reached; a pod behind the gate may not mount the node's file system; drop it", v.Name)
+		}
+	}
+	for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+		for _, c := range cs {
+			if c.Name == ContainerName || c.SecurityContext == nil {
+				continue
+			}
+			if sc := c.SecurityContext; sc.Privileged != nil && *sc.Privileged {
+				return deny(ReasonPrivileged,
+					"container %s is privileged (securityContext.privileged): it could mount the node's disk and read the gate's token; drop privileged", c.Name)
+			}
+			if caps := c.SecurityContext.Capabilities; caps != nil {
+				for _, a := range caps.Add {
+					if slices.Contains(escapingCapabilities, corev1.Capability(strings.TrimPrefix(strings.ToUpper(string(a)), "CAP_"))) {
+						return deny(ReasonCapability,
+							"container %s adds capability %s (securityContext.capabilities.add), through which it could reach the gate's token or its credentials; drop it", c.Name, a)
+					}
+				}
+			}
 		}
 	}
 	if v := foreignGateToken(pod); v != "" {

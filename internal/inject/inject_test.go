@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -299,6 +300,18 @@ func TestDecide(t *testing.T) {
 		{"host PID refused", pod(nil, func(p *corev1.Pod) { p.Spec.HostPID = true }), "agents", enabled, ReasonHostPID, false, true},
 		{"host IPC refused", pod(nil, func(p *corev1.Pod) { p.Spec.HostIPC = true }), "agents", enabled, ReasonHostIPC, false, true},
 		{"a hostPath volume refused", pod(nil, hostPath), "agents", enabled, ReasonHostPath, false, true},
+		{"a privileged container refused", pod(nil, func(p *corev1.Pod) {
+			p.Spec.Containers = []corev1.Container{{Name: "agent", SecurityContext: &corev1.SecurityContext{Privileged: ptr(true)}}}
+		}), "agents", enabled, ReasonPrivileged, false, true},
+		{"NET_RAW added refused", pod(nil, func(p *corev1.Pod) {
+			p.Spec.Containers = []corev1.Container{{Name: "agent", SecurityContext: &corev1.SecurityContext{Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"NET_RAW"}}}}}
+		}), "agents", enabled, ReasonCapability, false, true},
+		{"CAP_SYS_ADMIN in an init container refused", pod(nil, func(p *corev1.Pod) {
+			p.Spec.InitContainers = []corev1.Container{{Name: "setup", SecurityContext: &corev1.SecurityContext{Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"cap_sys_admin"}}}}}
+		}), "agents", enabled, ReasonCapability, false, true},
+		{"a harmless capability passes", pod(nil, func(p *corev1.Pod) {
+			p.Spec.Containers = []corev1.Container{{Name: "agent", SecurityContext: &corev1.SecurityContext{Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"NET_BIND_SERVICE"}}}}}
+		}), "agents", enabled, ReasonInject, true, false},
 		{"host PID opted out passes", pod(optOut, func(p *corev1.Pod) { p.Spec.HostPID = true }), "agents", enabled, ReasonOptedOut, false, false},
 		{"hostPath outside opted-in namespaces passes", pod(nil, hostPath), "default", nil, ReasonNamespaceNotEnabled, false, false},
 		{"a forged gate is injected over", pod(nil, func(p *corev1.Pod) {
@@ -326,6 +339,8 @@ var refusedField = map[Reason]string{
 	ReasonHostPID:                "spec.hostPID",
 	ReasonHostIPC:                "spec.hostIPC",
 	ReasonHostPath:               "hostPath",
+	ReasonPrivileged:             "securityContext.privileged",
+	ReasonCapability:             "securityContext.capabilities.add",
 	ReasonForeignGateToken:       gateproto.Audience,
 }
 
@@ -518,5 +533,37 @@ func TestCheckServed(t *testing.T) {
 				t.Fatalf("error %v, want one naming %q", err, tc.problem)
 			}
 		})
+	}
+}
+
+// TestAgentsDropNetRaw: every agent container loses NET_RAW, once, and a
+// container that drops everything already is left as it is.
+func TestAgentsDropNetRaw(t *testing.T) {
+	p := &corev1.Pod{Spec: corev1.PodSpec{
+		InitContainers: []corev1.Container{{Name: "setup"}},
+		Containers: []corev1.Container{
+			{Name: "agent"},
+			{Name: "strict", SecurityContext: &corev1.SecurityContext{Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}}},
+			{Name: "some", SecurityContext: &corev1.SecurityContext{Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"MKNOD"}}}},
+		},
+	}}
+	once, err := Mutate(p, testTemplate(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	twice, err := Mutate(once, testTemplate(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]corev1.Capability{"setup": {"NET_RAW"}, "agent": {"NET_RAW"}, "strict": {"ALL"}, "some": {"MKNOD", "NET_RAW"}}
+	for _, cs := range [][]corev1.Container{twice.Spec.InitContainers, twice.Spec.Containers} {
+		for _, c := range cs {
+			if c.Name == ContainerName {
+				continue
+			}
+			if got := c.SecurityContext.Capabilities.Drop; !slices.Equal(got, want[c.Name]) {
+				t.Errorf("container %s drops %v, want %v", c.Name, got, want[c.Name])
+			}
+		}
 	}
 }

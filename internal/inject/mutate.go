@@ -191,9 +191,21 @@ func Mutate(pod *corev1.Pod, t Template, servers []string) (*corev1.Pod, error) 
 
 func isGate(c corev1.Container) bool { return c.Name == ContainerName }
 
-// agent gives one of the agent's containers the gate's endpoints and takes
-// away any mount of the gate's volume: its token is the gate's alone.
+// agent gives one of the agent's containers the gate's endpoints, takes
+// away any mount of the gate's volume (its token is the gate's alone), and
+// drops NET_RAW, which container runtimes grant by default: the agent
+// shares the gate's network namespace, and with raw sockets it could read
+// the gate's requests to a plain-HTTP server, credentials included.
 func agent(c *corev1.Container, env []corev1.EnvVar) {
+	if c.SecurityContext == nil {
+		c.SecurityContext = &corev1.SecurityContext{}
+	}
+	if c.SecurityContext.Capabilities == nil {
+		c.SecurityContext.Capabilities = &corev1.Capabilities{}
+	}
+	if drop := c.SecurityContext.Capabilities.Drop; !slices.Contains(drop, "NET_RAW") && !slices.Contains(drop, "ALL") {
+		c.SecurityContext.Capabilities.Drop = append(drop, "NET_RAW")
+	}
 	c.Env = slices.DeleteFunc(c.Env, func(e corev1.EnvVar) bool { return strings.HasPrefix(e.Name, EnvPrefix) })
 	c.Env = append(c.Env, env...)
 	c.VolumeMounts = slices.DeleteFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool { return m.Name == VolumeName })
