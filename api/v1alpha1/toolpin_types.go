@@ -432,6 +432,14 @@ type PendingCall struct {
 	// +kubebuilder:validation:MaxLength=2048
 	Arguments string `json:"arguments,omitempty"`
 
+	// argumentsComplete is true when arguments shows every argument in
+	// full: nothing redacted, masked or cut. When it is not, approving
+	// approves arguments the reviewer cannot all see (argumentsDigest
+	// still covers them all); kubectl toolgate approve asks for
+	// --accept-partial-arguments.
+	// +optional
+	ArgumentsComplete bool `json:"argumentsComplete,omitempty"`
+
 	// requestedTime is when the gate held the call.
 	// +required
 	RequestedTime metav1.Time `json:"requestedTime"`

@@ -30,6 +30,9 @@ type DecisionRequest struct {
 	// (from `toolgate describe`): the decision is refused unless it is
 	// still the one to decide on.
 	Fingerprint toolgatev1alpha1.Fingerprint
+	// AcceptPartialArguments lets an approval through for a call whose
+	// preview does not show every argument in full.
+	AcceptPartialArguments bool
 }
 
 // ErrChangedSinceRead reports that the API server refused the patch's test
@@ -81,6 +84,11 @@ func BuildDecisionPatch(pin *toolgatev1alpha1.ToolPin, req DecisionRequest) ([]b
 		fp = call.Fingerprint
 		if req.Fingerprint != "" && req.Fingerprint != fp {
 			return nil, "", fmt.Errorf("%s: call %s was made against %s (status.pendingCalls[%d].fingerprint), not the %s given", name, call.ID, fp, idx, req.Fingerprint)
+		}
+		if req.Action == toolgatev1alpha1.DecisionApprove && !call.ArgumentsComplete && !req.AcceptPartialArguments {
+			return nil, "", fmt.Errorf("%s: the preview of call %s does not show every argument in full (status.pendingCalls[%d].argumentsComplete is not true: "+
+				"something was redacted or cut), yet the approval covers them all (argumentsDigest %s); read it with `toolgate describe`, "+
+				"and add --accept-partial-arguments to approve it all the same", name, call.ID, idx, call.ArgumentsDigest)
 		}
 		base := fmt.Sprintf("/status/pendingCalls/%d", idx)
 		ops = append(ops,
@@ -197,7 +205,8 @@ func runDecide(ctx context.Context, action toolgatev1alpha1.DecisionAction, args
 	comment := fs.String("comment", "", "a note for the audit trail")
 	fingerprint := fs.String("fingerprint", "", "the fingerprint you reviewed: refuse unless it is still the one to decide on")
 	dryRun := fs.Bool("dry-run", false, "print the patch and the equivalent kubectl command without sending it")
-	usage := fmt.Sprintf("Usage: toolgate %s PIN [-n NAMESPACE] [--call ID] [--comment TEXT] [--fingerprint FP]\n\n"+
+	acceptPartial := fs.Bool("accept-partial-arguments", false, "approve a call whose argument preview was redacted or cut (the approval covers every argument)")
+	usage := fmt.Sprintf("Usage: toolgate %s PIN [-n NAMESPACE] [--call ID [--accept-partial-arguments]] [--comment TEXT] [--fingerprint FP]\n\n"+
 		"%ss the definition a ToolPin observes now, or one of its pending calls, by appending a decision to its\n"+
 		"status: the same JSON patch as `kubectl patch toolpin PIN --subresource=status --type=json`.", verb, string(action))
 	pos, code, ok := parseCommand(fs, args, stderr, usage)
@@ -208,7 +217,7 @@ func runDecide(ctx context.Context, action toolgatev1alpha1.DecisionAction, args
 		fmt.Fprintf(stderr, "toolgate %s: want one PIN, got %d arguments\n", verb, len(pos))
 		return ExitUsage
 	}
-	req := DecisionRequest{Action: action, CallID: *callID, Comment: *comment, Fingerprint: toolgatev1alpha1.Fingerprint(*fingerprint)}
+	req := DecisionRequest{Action: action, CallID: *callID, Comment: *comment, Fingerprint: toolgatev1alpha1.Fingerprint(*fingerprint), AcceptPartialArguments: *acceptPartial}
 	c, ns, err := kf.client()
 	if err != nil {
 		fmt.Fprintf(stderr, "toolgate %s: %v\n", verb, err)
@@ -231,6 +240,15 @@ func runDecide(ctx context.Context, action toolgatev1alpha1.DecisionAction, args
 		on = "call " + req.CallID + " to tool " + printable(pin.Spec.ToolName)
 	}
 	fmt.Fprintf(stdout, "%s %s: %s of server %s, fingerprint %s\n", string(action), pin.Name, on, pin.Spec.ServerRef.Name, fp)
+	for _, call := range pin.Status.PendingCalls {
+		if call.ID == req.CallID && req.CallID != "" {
+			shown := "in full"
+			if !call.ArgumentsComplete {
+				shown = "partly: redacted or cut"
+			}
+			fmt.Fprintf(stdout, "arguments (%s, digest %s): %s\n", shown, call.ArgumentsDigest, printable(call.Arguments))
+		}
+	}
 	fmt.Fprintf(stdout, "equivalent: %s\n", KubectlPatchCommand(pin.Namespace, pin.Name, patch))
 	if *dryRun {
 		return ExitOK

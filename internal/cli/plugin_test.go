@@ -292,6 +292,21 @@ func TestBuildDecisionPatch(t *testing.T) {
 		}
 	}
 
+	// An approval of a call whose preview was redacted or cut approves
+	// arguments the reviewer could not all see: only on purpose.
+	if _, _, err := BuildDecisionPatch(trusted, DecisionRequest{Action: toolgatev1alpha1.DecisionApprove, CallID: "c-7f3a"}); err == nil ||
+		!strings.Contains(err.Error(), "--accept-partial-arguments") {
+		t.Errorf("approving a call with a partial preview: %v", err)
+	}
+	if _, _, err := BuildDecisionPatch(trusted, DecisionRequest{Action: toolgatev1alpha1.DecisionApprove, CallID: "c-7f3a", AcceptPartialArguments: true}); err != nil {
+		t.Errorf("approving a partial preview on purpose: %v", err)
+	}
+	complete := trusted.DeepCopy()
+	complete.Status.PendingCalls[0].ArgumentsComplete = true
+	if _, _, err := BuildDecisionPatch(complete, DecisionRequest{Action: toolgatev1alpha1.DecisionApprove, CallID: "c-7f3a"}); err != nil {
+		t.Errorf("approving a call shown in full: %v", err)
+	}
+
 	removed := rug.DeepCopy()
 	removed.Status.State = toolgatev1alpha1.PinRemoved
 	noLog := rug.DeepCopy()

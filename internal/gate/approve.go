@@ -94,18 +94,31 @@ const (
 // clipped, so a clip never leaves a recognisable secret's head unmasked.
 // Arguments that are not JSON have no preview.
 func ArgumentsPreview(raw []byte) string {
-	if len(raw) == 0 {
-		return ""
+	s, _ := Preview(raw)
+	return s
+}
+
+// Preview is ArgumentsPreview, and whether it shows every argument in
+// full: nothing redacted, masked, clipped or cut short. A reviewer told
+// that it does not is approving arguments they cannot all see (the
+// digest still covers them all).
+func Preview(raw []byte) (text string, complete bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", true
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber() // numbers as written, not as float64
 	var v any
 	if dec.Decode(&v) != nil {
-		return ""
+		return "", false
 	}
 	p := preview{limit: gateproto.MaxArgumentsPreview}
 	p.value(v, 0)
-	return clip.String(p.b.String(), gateproto.MaxArgumentsPreview)
+	out := p.b.String()
+	if len(out) > gateproto.MaxArgumentsPreview {
+		out, p.partial = clip.String(out, gateproto.MaxArgumentsPreview), true
+	}
+	return out, !p.partial
 }
 
 // preview writes a redacted value, and stops writing once it has written
@@ -113,9 +126,17 @@ func ArgumentsPreview(raw []byte) string {
 type preview struct {
 	b     strings.Builder
 	limit int
+	// partial: something was left out of the preview.
+	partial bool
 }
 
-func (p *preview) full() bool { return p.b.Len() > p.limit }
+func (p *preview) full() bool {
+	if p.b.Len() > p.limit {
+		p.partial = true
+		return true
+	}
+	return false
+}
 
 func (p *preview) value(v any, depth int) {
 	if p.full() {
@@ -123,6 +144,7 @@ func (p *preview) value(v any, depth int) {
 	}
 	if depth > previewDepth {
 		p.b.WriteString(`"[…]"`)
+		p.partial = true
 		return
 	}
 	switch x := v.(type) {
@@ -144,6 +166,7 @@ func (p *preview) value(v any, depth int) {
 			p.b.WriteByte(':')
 			if secretKey.MatchString(k) {
 				p.b.WriteString(`"[redacted]"`)
+				p.partial = true
 				continue
 			}
 			p.value(x[k], depth+1)
@@ -164,6 +187,9 @@ func (p *preview) value(v any, depth int) {
 	case string:
 		p.str(x)
 	case json.Number:
+		if len(x.String()) > previewValueBytes {
+			p.partial = true
+		}
 		p.b.WriteString(clip.String(x.String(), previewValueBytes))
 	case bool:
 		p.b.WriteString(strconv.FormatBool(x))
@@ -174,9 +200,13 @@ func (p *preview) value(v any, depth int) {
 
 // str writes s as a JSON string, masked, then clipped.
 func (p *preview) str(s string) {
+	orig := s
 	s, _ = scan.MaskSecrets(s)
 	s = secretAssignment.ReplaceAllString(s, "${1}[redacted]")
 	s = clip.String(s, previewValueBytes)
+	if s != orig {
+		p.partial = true
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // "<" is shown as "<" to the reviewer

@@ -212,3 +212,40 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// TestPreviewSaysWhenItIsPartial: the preview says whether it shows every
+// argument in full, so that a reviewer is never told "these arguments"
+// of something redacted or cut.
+func TestPreviewSaysWhenItIsPartial(t *testing.T) {
+	for _, tc := range []struct {
+		name, args string
+		complete   bool
+	}{
+		{"plain", `{"repo":"toolgate","force":false,"n":3}`, true},
+		{"none", ``, true},
+		{"null", `null`, true},
+		{"a secret-named key", `{"password":"hunter2"}`, false},
+		{"a secret in a value", `{"q":"ghp_` + strings.Repeat("a", 36) + `"}`, false},
+		{"a setting in a value", `{"cmd":"curl -H 'Authorization: Bearer abcdefgh'"}`, false},
+		{"a long value", `{"body":"` + strings.Repeat("x", previewValueBytes+1) + `"}`, false},
+		{"a long number", `{"n":1` + strings.Repeat("0", previewValueBytes+1) + `}`, false},
+		{"too deep", strings.Repeat(`{"a":`, previewDepth+3) + `1` + strings.Repeat(`}`, previewDepth+3), false},
+		{"too many", mustJSON(t, map[string]string{"a": strings.Repeat("x", 200), "b": strings.Repeat("y", 200), "c": strings.Repeat("z", 200),
+			"d": strings.Repeat("x", 200), "e": strings.Repeat("x", 200), "f": strings.Repeat("x", 200), "g": strings.Repeat("x", 200),
+			"h": strings.Repeat("x", 200), "i": strings.Repeat("x", 200), "j": strings.Repeat("x", 200), "k": strings.Repeat("x", 200),
+			"l": strings.Repeat("x", 200), "m": strings.Repeat("x", 200), "n": strings.Repeat("x", 200), "o": strings.Repeat("x", 200),
+			"p": strings.Repeat("x", 200), "q": strings.Repeat("x", 200), "r": strings.Repeat("x", 200), "s": strings.Repeat("x", 200),
+			"t": strings.Repeat("x", 200), "u": strings.Repeat("x", 200)}), false},
+		{"not JSON", `{"a":`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text, complete := Preview([]byte(tc.args))
+			if complete != tc.complete {
+				t.Errorf("complete = %v, want %v (preview %.120q)", complete, tc.complete, text)
+			}
+			if text != ArgumentsPreview([]byte(tc.args)) {
+				t.Error("Preview and ArgumentsPreview differ")
+			}
+		})
+	}
+}

@@ -167,6 +167,7 @@ func (g *Gate) approve(x *exchange, t *gateproto.Tool, v verdict) verdict {
 	if err != nil {
 		return refuse(reasonApprovalFailed, t)
 	}
+	preview, complete := Preview(x.msg.Arguments)
 	req := gateproto.CallRequest{
 		Version:          gateproto.Version,
 		CallID:           randomKey(),
@@ -175,7 +176,7 @@ func (g *Gate) approve(x *exchange, t *gateproto.Tool, v verdict) verdict {
 		Pin:              t.Pin,
 		Fingerprint:      t.Fingerprint,
 		ArgumentsDigest:  digest,
-		ArgumentsPreview: ArgumentsPreview(x.msg.Arguments),
+		ArgumentsPreview: preview, ArgumentsComplete: complete,
 	}
 	// The operator sends Expired at the timeout; the gate's own bound
 	// comes a little later, so that it is the operator's record (Expired,

@@ -208,6 +208,8 @@ type CallRequest struct {
 	ArgumentsDigest string `json:"argumentsDigest"`
 	// ArgumentsPreview is a bounded preview, secret-looking values redacted.
 	ArgumentsPreview string `json:"argumentsPreview,omitempty"`
+	// ArgumentsComplete says the preview shows every argument in full.
+	ArgumentsComplete bool `json:"argumentsComplete,omitempty"`
 }
 
 // CallVerdict is the outcome of a pending call.

@@ -154,7 +154,9 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request) {
 		Agent:           toolgatev1alpha1.AgentIdentity{Namespace: id.Namespace, Pod: id.Pod, ServiceAccount: id.ServiceAccount},
 		ArgumentsDigest: toolgatev1alpha1.Fingerprint(req.ArgumentsDigest),
 		Arguments:       clip.String(req.ArgumentsPreview, toolgatev1alpha1.MaxCallPreviewLength),
-		RequestedTime:   metav1.NewTime(now),
+		// The gate's word, and nothing cut here.
+		ArgumentsComplete: req.ArgumentsComplete && len(req.ArgumentsPreview) <= toolgatev1alpha1.MaxCallPreviewLength,
+		RequestedTime:     metav1.NewTime(now),
 		// Whole seconds up: the call never expires before its timeout.
 		ExpiryTime: metav1.NewTime(now.Add(timeout + time.Second)),
 	}
