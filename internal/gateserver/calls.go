@@ -106,6 +106,12 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	log := s.log.WithValues("namespace", id.Namespace, "pod", id.Pod)
+	if full := s.callRates.allow(id.Namespace, string(id.PodUID), time.Now()); full != "" {
+		log.Info("refused a call: opened too fast", "by", full)
+		http.Error(w, fmt.Sprintf("this %s opens calls faster than a person can decide them (%v a second, bursts of %d, per pod; %d times that per namespace): wait",
+			full, s.o.CallsPerSecond, s.o.CallBurst, CallRateScale), http.StatusTooManyRequests)
+		return
+	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, gateproto.MaxCallRequestBytes+1))
 	if err != nil {
 		http.Error(w, "reading the call failed", http.StatusBadRequest)

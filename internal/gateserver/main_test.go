@@ -183,7 +183,10 @@ func startServer(t *testing.T, b Builder, addr string, tweak func(*Options)) *ru
 		// Most tests run a gate by hand for a plain pod; TestOnlyInjectedPods
 		// turns this off, as the manager runs.
 		ServeUninjectedPods: true,
-		HeartbeatInterval:   200 * time.Millisecond, Debounce: 50 * time.Millisecond,
+		// The tests open calls back to back; TestCallsOpenedTooFast
+		// keeps the defaults.
+		CallsPerSecond: 1000, CallBurst: 1000,
+		HeartbeatInterval: 200 * time.Millisecond, Debounce: 50 * time.Millisecond,
 		Registerer: prometheus.NewRegistry(),
 		Logger:     zap.New(zap.UseDevMode(true), zap.WriteTo(testLogWriter{t})),
 	}

@@ -111,6 +111,11 @@ type Options struct {
 	// RequiredApprovers is how many distinct people approve one call of a
 	// tool whose approvalRecommendation is multi (at least 2).
 	RequiredApprovers int
+	// CallsPerSecond and CallBurst bound how fast one pod opens pending
+	// calls (a namespace's pods together: CallRateScale times as much);
+	// DefaultCallsPerSecond and DefaultCallBurst when zero.
+	CallsPerSecond float64
+	CallBurst      int
 
 	// HeartbeatInterval is how often an idle stream gets a heartbeat.
 	HeartbeatInterval time.Duration
@@ -166,6 +171,12 @@ func (o *Options) setDefaults() {
 	def(&o.MaxStreamLifetime, DefaultMaxStreamLifetime)
 	def(&o.ReviewCacheTTL, DefaultReviewCacheTTL)
 	def(&o.WriteTimeout, DefaultWriteTimeout)
+	if o.CallsPerSecond <= 0 {
+		o.CallsPerSecond = DefaultCallsPerSecond
+	}
+	if o.CallBurst <= 0 {
+		o.CallBurst = DefaultCallBurst
+	}
 	def(&o.BuildTimeout, DefaultBuildTimeout)
 	if o.MaxStreams <= 0 {
 		o.MaxStreams = DefaultMaxStreams
@@ -196,8 +207,10 @@ type Server struct {
 	byPod map[string][]*stream
 	// waiters are the calls waiting on each ToolPin ("namespace/name").
 	waiters map[string]map[chan struct{}]struct{}
-	addr    net.Addr
-	closed  bool
+	// callRates bound how fast each pod and namespace opens calls.
+	callRates *callRates
+	addr      net.Addr
+	closed    bool
 }
 
 var (
@@ -215,13 +228,14 @@ func New(o Options) (*Server, error) {
 	}
 	o.setDefaults()
 	return &Server{
-		o:       o,
-		auth:    newAuthenticator(o.Client, o.ReviewCacheTTL, maxReviewCacheEntries),
-		metrics: newMetrics(o.Registerer),
-		log:     o.Logger,
-		byNS:    map[string]map[*stream]struct{}{},
-		byPod:   map[string][]*stream{},
-		waiters: map[string]map[chan struct{}]struct{}{},
+		o:         o,
+		auth:      newAuthenticator(o.Client, o.ReviewCacheTTL, maxReviewCacheEntries),
+		metrics:   newMetrics(o.Registerer),
+		log:       o.Logger,
+		byNS:      map[string]map[*stream]struct{}{},
+		byPod:     map[string][]*stream{},
+		waiters:   map[string]map[chan struct{}]struct{}{},
+		callRates: newCallRates(o.CallsPerSecond, o.CallBurst),
 	}, nil
 }
 
