@@ -23,18 +23,39 @@ EVERYTHING_VERSION=2026.8.31
 
 heading() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 note() { printf '   %s\n' "$*"; }
+# cmdline prints its arguments as one shell command line, each argument the
+# shell would split or expand in single quotes, so that it can be pasted.
+cmdline() {
+  local out="" a unsafe='[^A-Za-z0-9_./:=@,+%-]' q="'"
+  for a in "$@"; do
+    if [[ -z $a || $a =~ $unsafe ]]; then a="'${a//$q/$q\\$q$q}'"; fi
+    out+="${out:+ }$a"
+  done
+  printf '%s' "$out"
+}
 # run prints a command as you would type it, then runs it.
-run() { printf '\n$ %s\n' "$*"; "$@"; }
+run() { printf '\n$ %s\n' "$(cmdline "$@")"; "$@"; }
 # lookup prints a command whose output the demo keeps (VAR="$(lookup ...)"),
 # on standard error so that it shows while the output is captured.
-lookup() { printf '\n$ %s\n' "$*" >&2; "$@"; }
+lookup() { printf '\n$ %s\n' "$(cmdline "$@")" >&2; "$@"; }
+# quiet prints a command as you would type it, then runs it with its output
+# appended to $DIR/commands.log: for the commands whose output tells nothing.
+quiet() {
+  printf '\n$ %s\n' "$(cmdline "$@")"
+  "$@" >>"$DIR/commands.log" 2>&1 || { echo "demo: that failed; see $DIR/commands.log" >&2; return 1; }
+}
 
+need() {
+  for tool in "$@"; do
+    command -v "$tool" >/dev/null 2>&1 || { echo "demo: $tool is not on PATH; the demo needs it (see the README)" >&2; exit 1; }
+  done
+}
+# Go builds everything below, kubectl included where none is installed.
+need go node npm curl column base64
 # kubectl is built of the control plane's version where none is installed.
 kubectl_dir="$(hack/envtest-binaries.sh --kubectl)"
 export PATH="${kubectl_dir:+$kubectl_dir:}$PATH"
-for tool in go kubectl node npm curl column base64; do
-  command -v "$tool" >/dev/null 2>&1 || { echo "demo: $tool is not on PATH; the demo needs it (see the README)" >&2; exit 1; }
-done
+need kubectl
 
 DIR="$(mktemp -d "${TMPDIR:-/tmp}/toolgate-demo.XXXXXX")"
 PIDS="$DIR/pids"
@@ -61,8 +82,9 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-start() { # start LOG COMMAND...: in the background, its pid recorded
+start() { # start LOG COMMAND...: printed, then run in the background, its pid recorded
   local log=$1; shift
+  printf '\n$ %s >%s 2>&1 &\n' "$(cmdline "$@")" "$(cmdline "$log")"
   "$@" >"$log" 2>&1 &
   pids+=($!); echo $! >>"$PIDS"
 }
@@ -113,16 +135,18 @@ run kubectl get serviceaccounts,clusterroles,mutatingwebhookconfigurations,valid
 heading "Starting the operator as the chart's ServiceAccount"
 note "A token from the TokenRequest API, as the kubelet would mount it, in a kubeconfig of its own:"
 OPERATOR_KUBECONFIG="$DIR/operator.kubeconfig"
-SERVER="$(kubectl config view --raw --minify -o jsonpath='{.clusters[0].cluster.server}')"
-kubectl config view --raw --minify -o jsonpath='{.clusters[0].cluster.certificate-authority-data}' | base64 -d >"$DIR/apiserver-ca.crt"
+SERVER="$(lookup kubectl config view --raw --minify -o 'jsonpath={.clusters[0].cluster.server}')"
+CA_JSONPATH='jsonpath={.clusters[0].cluster.certificate-authority-data}'
+printf '\n$ %s | base64 -d >%s\n' "$(cmdline kubectl config view --raw --minify -o "$CA_JSONPATH")" "$(cmdline "$DIR/apiserver-ca.crt")"
+kubectl config view --raw --minify -o "$CA_JSONPATH" | base64 -d >"$DIR/apiserver-ca.crt"
 printf '\n$ TOKEN=$(kubectl create token toolgate-operator -n toolgate-system --duration 24h)\n'
 TOKEN="$(kubectl create token toolgate-operator -n toolgate-system --duration 24h)"
-printf '$ kubectl --kubeconfig %s config set-cluster local --server %s --certificate-authority %s --embed-certs\n' "$OPERATOR_KUBECONFIG" "$SERVER" "$DIR/apiserver-ca.crt"
-printf '$ kubectl --kubeconfig %s config set-credentials toolgate-operator --token "$TOKEN"\n' "$OPERATOR_KUBECONFIG"
-kubectl --kubeconfig "$OPERATOR_KUBECONFIG" config set-cluster local --server "$SERVER" --certificate-authority "$DIR/apiserver-ca.crt" --embed-certs >/dev/null
-kubectl --kubeconfig "$OPERATOR_KUBECONFIG" config set-credentials toolgate-operator --token "$TOKEN" >/dev/null
-kubectl --kubeconfig "$OPERATOR_KUBECONFIG" config set-context toolgate-operator --cluster local --user toolgate-operator >/dev/null
-kubectl --kubeconfig "$OPERATOR_KUBECONFIG" config use-context toolgate-operator >/dev/null
+quiet kubectl --kubeconfig "$OPERATOR_KUBECONFIG" config set-cluster local --server "$SERVER" --certificate-authority "$DIR/apiserver-ca.crt" --embed-certs
+# The token is a credential: printed as the variable it is in, not its value.
+printf '\n$ kubectl --kubeconfig %s config set-credentials toolgate-operator --token "$TOKEN"\n' "$(cmdline "$OPERATOR_KUBECONFIG")"
+kubectl --kubeconfig "$OPERATOR_KUBECONFIG" config set-credentials toolgate-operator --token "$TOKEN" >>"$DIR/commands.log"
+quiet kubectl --kubeconfig "$OPERATOR_KUBECONFIG" config set-context toolgate-operator --cluster local --user toolgate-operator
+quiet kubectl --kubeconfig "$OPERATOR_KUBECONFIG" config use-context toolgate-operator
 run kubectl --kubeconfig "$OPERATOR_KUBECONFIG" auth whoami
 start "$DIR/operator.log" bin/manager --kubeconfig "$OPERATOR_KUBECONFIG" \
   --operator-user system:serviceaccount:toolgate-system:toolgate-operator \
@@ -137,15 +161,15 @@ heading "Starting two MCP servers"
 start "$DIR/sampleserver.log" bin/sampleserver -url-file "$DIR/sample.url"
 wait_for 30 "the sample server" test -s "$DIR/sample.url"
 SAMPLE_URL="$(cat "$DIR/sample.url")"
-PORT="$EVERYTHING_PORT" start "$DIR/everything.log" node "$EVERYTHING/node_modules/@modelcontextprotocol/server-everything/dist/index.js" streamableHttp
+start "$DIR/everything.log" env PORT="$EVERYTHING_PORT" node "$EVERYTHING/node_modules/@modelcontextprotocol/server-everything/dist/index.js" streamableHttp
 EVERYTHING_URL="http://127.0.0.1:$EVERYTHING_PORT/mcp"
 wait_for 30 "the npm server" curl -s -o /dev/null "$EVERYTHING_URL"
 note "demo        the Go SDK sample server        $SAMPLE_URL"
 note "everything  @modelcontextprotocol/server-everything@$EVERYTHING_VERSION (npm)  $EVERYTHING_URL"
 
 heading "Registering the servers and a policy for the agents"
-run kubectl create namespace tools >/dev/null
-run kubectl create namespace agents >/dev/null
+quiet kubectl create namespace tools
+quiet kubectl create namespace agents
 cat >"$DIR/toolgate.yaml" <<YAML
 apiVersion: toolgate.dev/v1alpha1
 kind: MCPServer
@@ -189,9 +213,12 @@ run kubectl label namespace agents toolgate.dev/injection=enabled
 wait_for 60 "the policy" bash -c '[ -n "$(kubectl get toolpolicy agents -n agents -o jsonpath="{.status.tools}")" ] &&
   [ "$(kubectl get toolpolicy agents -n agents -o jsonpath="{.status.conditions[?(@.type==\"Ready\")].status}")" = True ]'
 run kubectl get toolpolicy agents -n agents
-printf '\n$ kubectl get toolpolicy agents -n agents -o jsonpath=...   # one line per tool\n'
+note "One line per tool:"
+TOOLS_JSONPATH='jsonpath={range .status.tools[*]}{.server}|{.tool}|{.decision}|{.reason}{"\n"}{end}'
+printf '\n$ { echo "SERVER|TOOL|DECISION|WHY"; %s; } | column -t -s %s\n' \
+  "$(cmdline kubectl get toolpolicy agents -n agents -o "$TOOLS_JSONPATH")" "$(cmdline '|')"
 { echo "SERVER|TOOL|DECISION|WHY"
-  kubectl get toolpolicy agents -n agents -o jsonpath='{range .status.tools[*]}{.server}|{.tool}|{.decision}|{.reason}{"\n"}{end}'
+  kubectl get toolpolicy agents -n agents -o "$TOOLS_JSONPATH"
 } | column -t -s '|'
 
 heading "An agent pod in the namespace labelled for injection"
@@ -210,8 +237,9 @@ run kubectl get pod agent-0 -n agents -o jsonpath='{range .spec.initContainers[*
 
 heading "The gate, with the token the API server mints for that pod"
 POD_UID="$(lookup kubectl get pod agent-0 -n agents -o jsonpath='{.metadata.uid}')"
-printf '\n$ kubectl create token agent -n agents --audience toolgate.dev/gate --bound-object-kind Pod --bound-object-name agent-0 --bound-object-uid %s > %s\n' "$POD_UID" "$DIR/gate.token"
-kubectl create token agent -n agents --audience toolgate.dev/gate \
+# 24h, as the operator's: a demo left running outlives the default hour.
+printf '\n$ kubectl create token agent -n agents --audience toolgate.dev/gate --duration 24h --bound-object-kind Pod --bound-object-name agent-0 --bound-object-uid %s >%s\n' "$POD_UID" "$(cmdline "$DIR/gate.token")"
+kubectl create token agent -n agents --audience toolgate.dev/gate --duration 24h \
   --bound-object-kind Pod --bound-object-name agent-0 --bound-object-uid "$POD_UID" >"$DIR/gate.token"
 note "(written to $DIR/gate.token, as the kubelet would project it into the gate container)"
 start "$DIR/gate.log" bin/gate --listen "127.0.0.1:$GATE_PORT" --metrics-addr "127.0.0.1:$GATE_METRICS_PORT" \
@@ -219,8 +247,11 @@ start "$DIR/gate.log" bin/gate --listen "127.0.0.1:$GATE_PORT" --metrics-addr "1
 wait_for 60 "the gate's configuration" curl -sf "http://127.0.0.1:$GATE_METRICS_PORT/readyz"
 note "bin/gate listens on 127.0.0.1:$GATE_PORT (log and audit lines: $DIR/gate.log)"
 GATE="http://127.0.0.1:$GATE_PORT"
-DEMO_URL="$(kubectl get pod agent-0 -n agents -o jsonpath='{.spec.containers[0].env[?(@.name=="TOOLGATE_MCP_DEMO_URL")].value}' | sed "s|http://127.0.0.1:[0-9]*|$GATE|")"
-EVERY_URL="$(kubectl get pod agent-0 -n agents -o jsonpath='{.spec.containers[0].env[?(@.name=="TOOLGATE_MCP_EVERYTHING_URL")].value}' | sed "s|http://127.0.0.1:[0-9]*|$GATE|")"
+note "The agent's URLs, from its pod's environment, with the port of this gate:"
+DEMO_URL="$(lookup kubectl get pod agent-0 -n agents -o 'jsonpath={.spec.containers[0].env[?(@.name=="TOOLGATE_MCP_DEMO_URL")].value}' | sed "s|http://127.0.0.1:[0-9]*|$GATE|")"
+EVERY_URL="$(lookup kubectl get pod agent-0 -n agents -o 'jsonpath={.spec.containers[0].env[?(@.name=="TOOLGATE_MCP_EVERYTHING_URL")].value}' | sed "s|http://127.0.0.1:[0-9]*|$GATE|")"
+note "demo        $DEMO_URL"
+note "everything  $EVERY_URL"
 
 heading "What the agent sees through the gate (a Go SDK MCP client)"
 run bin/agent -url "$DEMO_URL" list
@@ -245,6 +276,7 @@ wait_for 30 "the gate to take the approval" bash -c "bin/agent -url '$DEMO_URL' 
 run bin/agent -url "$DEMO_URL" call get_weather city=Paris
 
 heading "A call held for a human: echo needs approval"
+printf '\n$ %s >%s 2>&1 &\n' "$(cmdline bin/agent -url "$EVERY_URL" call echo message="hello from the agent")" "$(cmdline "$DIR/held.out")"
 bin/agent -url "$EVERY_URL" call echo message="hello from the agent" >"$DIR/held.out" 2>&1 &
 HELD=$!; pids+=($HELD)
 note "the agent called echo; the gate holds the call ..."
@@ -263,12 +295,16 @@ printf '\n$ curl -s http://127.0.0.1:%s/metrics | grep ^toolgate_gate_calls_tota
 curl -s "http://127.0.0.1:$GATE_METRICS_PORT/metrics" | grep '^toolgate_gate_calls_total' ||
   note "(the gate reported no toolgate_gate_calls_total; see $DIR/gate.log)"
 
+# The PATH of this shell, for another: the demo's binaries and kubectl's
+# toolgate plugin, helm from the cache, and kubectl where it was built.
+HINT_PATH="$ROOT/bin:$(dirname "$HELM")${kubectl_dir:+:$kubectl_dir}"
 cat <<TEXT
 
 == The demo is up. In another shell:
 
+  cd $ROOT
   export KUBECONFIG=$ADMIN_KUBECONFIG
-  export PATH=$ROOT/bin:\$PATH
+  export PATH=$HINT_PATH:\$PATH
   kubectl get toolgate -A
   kubectl describe toolpin $PIN -n tools
 

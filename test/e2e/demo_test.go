@@ -70,6 +70,16 @@ func TestDemo(t *testing.T) {
 		"the audit line of the approved call": `tools/everything\s+echo\s+L1\s+forward\s+Approved\s+alice`,
 		"the withheld rug pull in the audit":  `tools/demo\s+get_weather\s+L2\s+withhold\s+FingerprintChanged`,
 		"a metric":                            `toolgate_gate_calls_total\{decision="forward"`,
+		// Every command printed, so that it can be run again: the ones
+		// whose output the demo puts away too.
+		"the namespace created":              `(?m)^\$ kubectl create namespace tools$`,
+		"the operator's kubeconfig context":  `(?m)^\$ kubectl --kubeconfig \S+ config set-context toolgate-operator --cluster local --user toolgate-operator$`,
+		"the operator's kubeconfig selected": `(?m)^\$ kubectl --kubeconfig \S+ config use-context toolgate-operator$`,
+		"the API server's CA written":        `(?m)^\$ kubectl config view --raw --minify -o 'jsonpath=\{\.clusters\[0\]\.cluster\.certificate-authority-data\}' \| base64 -d >\S+apiserver-ca\.crt$`,
+		"the policy table's whole command":   `(?m)^\$ \{ echo "SERVER\|TOOL\|DECISION\|WHY"; kubectl get toolpolicy agents -n agents -o 'jsonpath=\{range \.status\.tools\[\*\]\}`,
+		"the gate's token for a day":         `(?m)^\$ kubectl create token agent -n agents --audience toolgate.dev/gate --duration 24h `,
+		"the operator's command line":        `(?m)^\$ bin/manager --kubeconfig \S+ --operator-user system:serviceaccount:toolgate-system:toolgate-operator `,
+		"helm on the closing hint's PATH":    `(?m)^  export PATH=\S+/bin:\S+/helm-[^/:]+[:$]`,
 	} {
 		if !regexp.MustCompile(want).MatchString(text) {
 			t.Errorf("the demo does not show %s (%s)", what, want)
