@@ -152,15 +152,63 @@ func withoutCRDBodies(t *testing.T, rendered []byte) []byte {
 }
 
 // TestRejectsUnknownValues: the schema refuses a key it does not know and
-// a value of the wrong shape, so a typo fails the install.
+// a value of the wrong shape, and the templates a value that would render
+// something the cluster refuses or that never works, so a mistake fails the
+// install. Each case names what the error must point at, so that a case
+// refused for another reason (a typo in the case itself) does not pass.
 func TestRejectsUnknownValues(t *testing.T) {
 	h := helmBinary(t)
-	for _, set := range []string{"replica=3", "gate.resource.limits.cpu=1", "approval.serviceAccounts[0]=alice", "approval.requiredApprovers=1", "certificates.rotation=false",
-		"resources.request.cpu=1", "leaderElection=false", "podDisruptionBudget.minAvailable=most", "ceilings.defaultMaxLevel=L6", "ceilings.maxLevelCap=high",
-		"gate.args={--config-file=/open.json}", "gate.args={--operator-url=https://evil.example}", "gate.logLevel=trace"} {
-		out, err := exec.Command(h, "template", "toolgate", filepath.Join(root(), "charts", "toolgate"), "--set", set).CombinedOutput()
+	for _, c := range []struct{ set, why string }{
+		{"replica=3", "'replica' not allowed"},
+		{"gate.resource.limits.cpu=1", "'resource' not allowed"},
+		{"approval.serviceAccounts[0]=alice", "/approval/serviceAccounts/0"},
+		{"approval.requiredApprovers=1", "/approval/requiredApprovers"},
+		{"certificates.rotation=false", "the webhooks need a certificate"},
+		{"resources.request.cpu=1", "'request' not allowed"},
+		{"leaderElection=false", "/leaderElection"},
+		{"podDisruptionBudget.minAvailable=most", "/podDisruptionBudget/minAvailable"},
+		{"ceilings.defaultMaxLevel=L6", "/ceilings/defaultMaxLevel"},
+		{"ceilings.maxLevelCap=high", "/ceilings/maxLevelCap"},
+		{"gate.args={--config-file=/open.json}", "/gate/args/0"},
+		{"gate.args={--operator-url=https://evil.example}", "/gate/args/0"},
+		{"gate.logLevel=trace", "/gate/logLevel"},
+		// A budget that keeps every replica blocks every drain (the
+		// Deployment rolls with maxUnavailable 0).
+		{"podDisruptionBudget.minAvailable=2", "podDisruptionBudget.minAvailable 2 keeps all 2 replicas"},
+		{"replicas=3,podDisruptionBudget.minAvailable=5", "podDisruptionBudget.minAvailable 5 keeps all 3 replicas"},
+		{"podDisruptionBudget.minAvailable=100%", "podDisruptionBudget.minAvailable 100% keeps all 2 replicas"},
+		{"replicas=3,podDisruptionBudget.minAvailable=67%", "podDisruptionBudget.minAvailable 67% keeps all 3 replicas"},
+		// The API server refuses an empty quantity; only the gate's
+		// resources take "" for none.
+		{"resources.requests.cpu=", "/resources/requests/cpu"},
+		{"resources.requests.memory=", "/resources/requests/memory"},
+		{"resources.limits.cpu=", "/resources/limits/cpu"},
+		{"resources.limits.memory=", "/resources/limits/memory"},
+		// The container's other ports.
+		{"metrics.port=9443", "/metrics/port"},
+		{"metrics.port=9444", "/metrics/port"},
+		{"metrics.port=8081", "/metrics/port"},
+		{"nameOverride=Tool_Gate", "/nameOverride"},
+		{"nameOverride=toolgate-", "/nameOverride"},
+		{"fullnameOverride=My.Gate", "/fullnameOverride"},
+		{"fullnameOverride=-toolgate", "/fullnameOverride"},
+		// Serving pods without the gate is for development only.
+		{"extraArgs={--gate-serve-uninjected-pods}", "/extraArgs/0"},
+		{"extraArgs={--zap-devel,--gate-serve-uninjected-pods=true}", "/extraArgs/1"},
+	} {
+		out, err := exec.Command(h, "template", "toolgate", filepath.Join(root(), "charts", "toolgate"), "--set", c.set).CombinedOutput()
 		if err == nil {
-			t.Errorf("--set %s rendered:\n%.300s", set, out)
+			t.Errorf("--set %s rendered:\n%.300s", c.set, out)
+		} else if !strings.Contains(string(out), c.why) {
+			t.Errorf("--set %s was refused, but not for %q:\n%.600s", c.set, c.why, out)
+		}
+	}
+	// The values next to those refused still render.
+	for _, set := range []string{"podDisruptionBudget.minAvailable=1", "podDisruptionBudget.minAvailable=50%", "replicas=3,podDisruptionBudget.minAvailable=2",
+		"replicas=1,podDisruptionBudget.minAvailable=1", "gate.resources.requests.cpu=", "metrics.port=9090", "nameOverride=tg", "fullnameOverride=tg-prod",
+		"extraArgs={--zap-devel}"} {
+		if out, err := exec.Command(h, "template", "toolgate", filepath.Join(root(), "charts", "toolgate"), "--set", set).CombinedOutput(); err != nil {
+			t.Errorf("--set %s was refused:\n%.600s", set, out)
 		}
 	}
 }
