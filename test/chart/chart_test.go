@@ -151,6 +151,54 @@ func withoutCRDBodies(t *testing.T, rendered []byte) []byte {
 	return []byte(strings.Join(docs, "---"))
 }
 
+// TestNotes: what helm prints after an install names only what the mode
+// rendered, and carries its own example instead of pointing at files of the
+// repository, which a user of the packaged chart does not have.
+func TestNotes(t *testing.T) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) {
+			args := []string{"install", "toolgate", filepath.Join(root(), "charts", "toolgate"), "--namespace", "toolgate-system", "--dry-run=client"}
+			if m.values != "" {
+				args = append(args, "--values", m.values)
+			}
+			out := string(helm(t, args...))
+			_, notes, ok := strings.Cut(out, "\nNOTES:\n")
+			if !ok {
+				t.Fatalf("helm printed no NOTES:\n%.600s", out)
+			}
+			objs := objects(t, render(t, m.values))
+			for _, want := range []string{"kind: MCPServer", "kind: ToolPolicy", "kubectl get mcpservers,toolpins -A", "toolgate-approver"} {
+				if !strings.Contains(notes, want) {
+					t.Errorf("the notes lack %q:\n%s", want, notes)
+				}
+			}
+			if strings.Contains(notes, "config/samples") {
+				t.Errorf("the notes point at config/samples, which the packaged chart lacks:\n%s", notes)
+			}
+			// Every Deployment and Secret the notes name is one this mode renders.
+			for _, ref := range regexp.MustCompile(`deployment/([a-z0-9-]+)`).FindAllStringSubmatch(notes, -1) {
+				find(t, objs, "Deployment", ref[1])
+			}
+			for _, ref := range regexp.MustCompile(`Secret ([a-z0-9-]+)`).FindAllStringSubmatch(notes, -1) {
+				find(t, objs, "Secret", ref[1])
+			}
+			if m.external {
+				for _, want := range []string{"https://127.0.0.1:9443", "kubectl create token toolgate-operator -n toolgate-system",
+					"--operator-user system:serviceaccount:toolgate-system:toolgate-operator", "--webhook-cert-dir"} {
+					if !strings.Contains(notes, want) {
+						t.Errorf("the notes of an external operator lack %q:\n%s", want, notes)
+					}
+				}
+				if strings.Contains(notes, "rollout status") {
+					t.Errorf("the notes of an external operator wait for a Deployment:\n%s", notes)
+				}
+			} else if !strings.Contains(notes, "rollout status deployment/toolgate-operator") {
+				t.Errorf("the notes do not say how to wait for the operator:\n%s", notes)
+			}
+		})
+	}
+}
+
 // TestRejectsUnknownValues: the schema refuses a key it does not know and
 // a value of the wrong shape, and the templates a value that would render
 // something the cluster refuses or that never works, so a mistake fails the
