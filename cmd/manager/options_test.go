@@ -3,6 +3,9 @@ package main
 import (
 	"flag"
 	"io"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -181,5 +184,44 @@ func TestFlagSet(t *testing.T) {
 		if fs.Lookup(name) == nil {
 			t.Errorf("no --%s flag", name)
 		}
+	}
+}
+
+// TestFlagsDocumented: every flag newFlagSet declares is named, as
+// `--name`, in the flag table of docs/lifecycle.md ("Running the
+// operator"), and every flag the table names exists, so that the table
+// cannot drift from the code again.
+func TestFlagsDocumented(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "lifecycle.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(raw), "\n## Running the operator\n")
+	if !ok {
+		t.Fatal(`docs/lifecycle.md has no section "Running the operator"`)
+	}
+	if next := strings.Index(section, "\n## "); next >= 0 {
+		section = section[:next]
+	}
+	// The table's rows: their first cells name the flags.
+	named := map[string]bool{}
+	for _, row := range strings.Split(section, "\n") {
+		if !strings.HasPrefix(row, "| `--") {
+			continue
+		}
+		cell := strings.SplitN(row, "|", 3)[1]
+		for _, m := range regexp.MustCompile("`--([a-z0-9-]+)`").FindAllStringSubmatch(cell, -1) {
+			named[m[1]] = true
+		}
+	}
+	fs, _, _ := newFlagSet()
+	fs.VisitAll(func(f *flag.Flag) {
+		if !named[f.Name] {
+			t.Errorf("docs/lifecycle.md's flag table does not name --%s", f.Name)
+		}
+		delete(named, f.Name)
+	})
+	for name := range named {
+		t.Errorf("docs/lifecycle.md's flag table names --%s, which the manager does not have", name)
 	}
 }
