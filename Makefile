@@ -19,7 +19,11 @@ ENVTEST_BINARIES := hack/envtest-binaries.sh
 HELM_BINARY := hack/helm.sh
 
 # Extra flags for go test, e.g. make test GOTESTFLAGS='-run TestKubectl -v'.
+# make test runs go test with -timeout $(TEST_TIMEOUT) before them (a
+# -timeout in GOTESTFLAGS wins): go test's default of 10 minutes per package
+# is too close to the e2e package's 5 on a fast machine.
 GOTESTFLAGS ?=
+TEST_TIMEOUT ?= 30m
 # Extra flags for golangci-lint run, e.g. make lint LINTFLAGS=--fix.
 LINTFLAGS ?=
 
@@ -77,7 +81,7 @@ helm: ## Build the helm CLI into the cache, when missing (the chart's golden tes
 .PHONY: test
 test: envtest helm ## Run every test, the ones against a real API server included, and print the risk engine's corpus figures.
 	kubectl_dir="$$($(ENVTEST_BINARIES) --kubectl)" && PATH="$${kubectl_dir:+$$kubectl_dir:}$$PATH" \
-	KUBEBUILDER_ASSETS="$$($(ENVTEST_BINARIES))" TOOLGATE_HELM="$$($(HELM_BINARY))" $(GO) test $(GOTESTFLAGS) ./...
+	KUBEBUILDER_ASSETS="$$($(ENVTEST_BINARIES))" TOOLGATE_HELM="$$($(HELM_BINARY))" $(GO) test -timeout $(TEST_TIMEOUT) $(GOTESTFLAGS) ./...
 	@$(MAKE) --no-print-directory corpus-figures
 
 # test-unit picks its packages from the import graph (hack/test-packages.sh):
