@@ -83,7 +83,7 @@ func TestApprovalBindsCallAndArguments(t *testing.T) {
 					return tc.outcome(req), nil
 				}}
 				g := startGate(t, Options{Approver: ap})
-				if err := g.Apply(config(t, gateproto.ModeEnforce, u, fingerprints(t, s), gated("deploy"))); err != nil {
+				if err := g.Apply(config(t, gateproto.ModeEnforce, u, fingerprints(t, s), gated())); err != nil {
 					t.Fatal(err)
 				}
 				a := connect(t, gen, g.url())
@@ -150,7 +150,7 @@ func TestCancelledWithdrawsAHeldCall(t *testing.T) {
 		return gateproto.CallOutcome{CallID: req.CallID, Verdict: gateproto.CallApproved, ArgumentsDigest: req.ArgumentsDigest, By: "alice"}, nil
 	}}
 	g := startGate(t, Options{Approver: ap})
-	if err := g.Apply(config(t, gateproto.ModeEnforce, u, fingerprints(t, s), gated("deploy"))); err != nil {
+	if err := g.Apply(config(t, gateproto.ModeEnforce, u, fingerprints(t, s), gated())); err != nil {
 		t.Fatal(err)
 	}
 	// A real SDK agent opens the session; the call and its cancellation
@@ -242,7 +242,7 @@ func TestApprovalDoesNotOutliveTheDecision(t *testing.T) {
 					return gateproto.CallOutcome{CallID: req.CallID, Verdict: gateproto.CallApproved, ArgumentsDigest: req.ArgumentsDigest, By: "alice"}, nil
 				}}
 				g := startGate(t, Options{Approver: ap})
-				if err := g.Apply(config(t, gateproto.ModeEnforce, u, fps, gated("deploy"))); err != nil {
+				if err := g.Apply(config(t, gateproto.ModeEnforce, u, fps, gated())); err != nil {
 					t.Fatal(err)
 				}
 				a := connect(t, gen, g.url())

@@ -20,7 +20,7 @@ var catalogue = map[string]string{
 
 func standardConfig(t *testing.T, mode gateproto.Mode, u *upstream, fps map[string]string) *gateproto.Config {
 	return config(t, mode, u, fps,
-		exposed("echo"), gated("deploy"),
+		exposed("echo"), gated(),
 		withheld("delete_all", gateproto.ReasonAboveCeiling, true),
 		withheld("secret", gateproto.ReasonNotListed, false))
 }

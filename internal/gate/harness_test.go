@@ -140,8 +140,9 @@ type toolSpec struct {
 }
 
 func exposed(name string) toolSpec { return toolSpec{name: name, decision: gateproto.DecisionExposed} }
-func gated(name string) toolSpec {
-	return toolSpec{name: name, decision: gateproto.DecisionApprovalGated}
+// gated is the approval-gated tool of the approval tests, deploy.
+func gated() toolSpec {
+	return toolSpec{name: "deploy", decision: gateproto.DecisionApprovalGated}
 }
 func withheld(name string, r gateproto.Reason, forwardable bool) toolSpec {
 	return toolSpec{name: name, decision: gateproto.DecisionWithheld, reason: r, forwardable: forwardable}

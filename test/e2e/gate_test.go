@@ -375,7 +375,11 @@ func TestGateEndToEnd(t *testing.T) {
 	// serve gates.
 	grantLeaderElection(t, env, "toolgate-system")
 	replica := []string{"--leader-elect", "--leader-election-namespace", "toolgate-system",
-		"--gate-image", "ghcr.io/toolgate/gate:e2e", "--operator-ca-file", caFile, "--operator-namespace", "toolgate-system"}
+		"--gate-image", "ghcr.io/toolgate/gate:e2e", "--operator-ca-file", caFile, "--operator-namespace", "toolgate-system",
+		// One URL for both replicas, as the chart gives them: each serves
+		// only the gate it would inject itself, and the follower's own
+		// --gate-port below would otherwise make another.
+		"--gate-operator-url", "https://toolgate-operator.toolgate-system.svc:9444"}
 	operator := startOperator(t, op, dir, "operator", replica...)
 	aliceConfig, err := env.KubeconfigFor(dir, "alice", filepath.Join(testenv.RepoRoot(), "config", "rbac", "approver_role.yaml"))
 	if err != nil {
