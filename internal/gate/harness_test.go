@@ -140,6 +140,7 @@ type toolSpec struct {
 }
 
 func exposed(name string) toolSpec { return toolSpec{name: name, decision: gateproto.DecisionExposed} }
+
 // gated is the approval-gated tool of the approval tests, deploy.
 func gated() toolSpec {
 	return toolSpec{name: "deploy", decision: gateproto.DecisionApprovalGated}
