@@ -22,6 +22,9 @@ type pumpOptions struct {
 	// requestID is the id key of the request whose POST this stream
 	// answers; empty on the streams of GET and subscriptions/listen.
 	requestID string
+	// listenID is the id key of the subscriptions/listen request whose
+	// stream this is, whose own final response ends it.
+	listenID string
 	// sess is the session whose pending lists and waiters may be answered
 	// on this stream.
 	sess *session
@@ -155,17 +158,28 @@ func (g *Gate) judgeEvent(x *exchange, ev *sse.Event, opts pumpOptions) ([]byte,
 		}
 	}
 	isList := k == opts.listID
-	if !isList && opts.sess != nil {
-		isList = opts.sess.takePending(k)
-	}
-	if !isList {
-		if opts.requestID != "" && k != opts.requestID {
-			// A POST's stream answers that POST. An answer to another
-			// request here could be the agent's client's answer to a
-			// tools/list the gate sent elsewhere, unfiltered.
-			g.eventRefused(x, "the server answered another request on a request's stream", nil)
+	switch {
+	case isList || opts.requestID != "" && k == opts.requestID:
+		x.answered = true
+	case opts.listenID != "" && k == opts.listenID:
+		return ev.Raw, relay
+	default:
+		// An answer to some other request: the agent's client will route
+		// it by its id whatever stream it came on, so it passes only when
+		// it answers a request the agent has outstanding, and as a list's
+		// answer only filtered.
+		method, ok := x.ss.watch.requests.take(x.recordSession(), k)
+		if !ok {
+			why := "the server answered no request the agent has outstanding"
+			if opts.requestID != "" {
+				why = "the server answered another request on a request's stream"
+			}
+			g.eventRefused(x, why, nil)
 			return nil, skip
 		}
+		isList = method == rpcmsg.MethodToolsList
+	}
+	if !isList {
 		return ev.Raw, relay
 	}
 	// Judge by the configuration in force now: a stream may have been

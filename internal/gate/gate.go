@@ -45,6 +45,10 @@ type Limits struct {
 	MaxInFlight int
 	// MaxSessions bounds the MCP sessions the gate tracks.
 	MaxSessions int
+	// MaxOutstanding bounds the requests of one agent session (or of the
+	// agents without one) a server has not answered yet, which the gate
+	// records to judge the responses a server writes on other streams.
+	MaxOutstanding int
 	// ResponseHeaderTimeout bounds the wait for a server's response headers
 	// when its Upstream.Timeout is not set.
 	ResponseHeaderTimeout time.Duration
@@ -70,6 +74,7 @@ var DefaultLimits = Limits{
 	MaxListPages:          64,
 	MaxInFlight:           256,
 	MaxSessions:           256,
+	MaxOutstanding:        1024,
 	ResponseHeaderTimeout: 60 * time.Second,
 	IdleTimeout:           5 * time.Minute,
 	SessionIdleTimeout:    30 * time.Minute,
@@ -151,6 +156,7 @@ func New(o Options) *Gate {
 	l.MaxListPages = orDefault(l.MaxListPages, d.MaxListPages)
 	l.MaxInFlight = orDefault(l.MaxInFlight, d.MaxInFlight)
 	l.MaxSessions = orDefault(l.MaxSessions, d.MaxSessions)
+	l.MaxOutstanding = orDefault(l.MaxOutstanding, d.MaxOutstanding)
 	l.ResponseHeaderTimeout = orDefault(l.ResponseHeaderTimeout, d.ResponseHeaderTimeout)
 	l.IdleTimeout = orDefault(l.IdleTimeout, d.IdleTimeout)
 	l.SessionIdleTimeout = orDefault(l.SessionIdleTimeout, d.SessionIdleTimeout)

@@ -40,6 +40,55 @@ type exchange struct {
 	// abort says the response to the agent has begun and must end broken,
 	// not completed: ServeHTTP aborts it once everything is recorded.
 	abort bool
+	// answered says the request's own answer reached the agent on its
+	// POST's stream; answerElsewhere that the exchange ends before its
+	// answer came, which may still come on another stream (a stream the
+	// agent resumes, the SSE transport's). Together they decide whether the
+	// request stays in the server's outstanding record after the exchange.
+	answered, answerElsewhere bool
+	// tracked is the token of the request in the outstanding record.
+	tracked uint64
+}
+
+// recordSession is the session under which the server's record of
+// outstanding requests keeps this exchange's: the agent's Mcp-Session-Id,
+// the gate's session key on the SSE transport, "" when there is none.
+func (x *exchange) recordSession() string {
+	if x.ss.sse {
+		if x.sess != nil {
+			return x.sess.id
+		}
+		return ""
+	}
+	return x.r.Header.Get("Mcp-Session-Id")
+}
+
+// trackRequest records a request in the server's outstanding record before
+// it is forwarded; when it cannot, it answers the agent itself and reports
+// false. A request is never forwarded untracked: its answer, should it come
+// on another stream, could not be judged.
+func (g *Gate) trackRequest(x *exchange) bool {
+	token, ok := x.ss.watch.requests.register(x.recordSession(), rpcmsg.IDKey(x.msg.ID), x.msg.Method, g.limits.MaxOutstanding, g.limits.IdleTimeout)
+	if ok {
+		x.tracked = token
+		return true
+	}
+	g.limitHit("outstanding-requests", "too many requests not answered yet in one session", "server", x.ss.cfg.ID, "max", g.limits.MaxOutstanding)
+	x.w.Header().Set("Retry-After", "1")
+	writeRPCError(x.w, http.StatusServiceUnavailable, x.msg.ID, rpcmsg.CodeGate,
+		fmt.Sprintf("toolgate: more than %d requests of this session not answered yet", g.limits.MaxOutstanding))
+	return false
+}
+
+// untrackRequest ends the exchange's part in the outstanding record: the
+// request is forgotten, unless its answer may still come elsewhere.
+func (g *Gate) untrackRequest(x *exchange) {
+	k := rpcmsg.IDKey(x.msg.ID)
+	if x.answerElsewhere && !x.answered {
+		x.ss.watch.requests.detach(x.recordSession(), k, x.tracked)
+		return
+	}
+	x.ss.watch.requests.release(x.recordSession(), k, x.tracked)
 }
 
 // via is how the gate reaches a server on an agent's behalf: the session
@@ -261,6 +310,12 @@ func (g *Gate) servePOST(x *exchange) {
 		g.refuseMethod(x)
 		return
 	}
+	if msg.IsRequest() {
+		if !g.trackRequest(x) {
+			return
+		}
+		defer g.untrackRequest(x)
+	}
 	switch {
 	case msg.Method == rpcmsg.MethodToolsCall:
 		if msg.ID == nil {
@@ -274,11 +329,6 @@ func (g *Gate) servePOST(x *exchange) {
 	default:
 		if msg.Method == notificationCancelled {
 			g.cancelHeld(x)
-		}
-		if msg.Method == rpcmsg.MethodToolsList && msg.ID != nil && x.sess != nil {
-			// The response may come on the session's GET stream (always,
-			// on the SSE transport).
-			x.sess.addPending(rpcmsg.IDKey(msg.ID))
 		}
 		g.forward(x)
 		g.observeLatency(x)
@@ -377,7 +427,15 @@ func (g *Gate) forward(x *exchange) {
 		}
 	}
 	copyResponseHeaders(w.Header(), resp.Header)
-	isList := x.msg.Method == rpcmsg.MethodToolsList && x.msg.ID != nil
+	if !x.msg.IsRequest() || x.ss.sse {
+		// Nothing answers here: a notification or a response expects no
+		// message back, and on the SSE transport the answer to a request
+		// comes on the session's stream, whatever this body holds.
+		x.answerElsewhere = x.ss.sse
+		g.relayBodiless(x, resp, body)
+		return
+	}
+	isList := x.msg.Method == rpcmsg.MethodToolsList
 	mt := mediaType(resp.Header.Get("Content-Type"))
 	if mt != "" {
 		w.Header().Set("Content-Type", cleanContentType(resp.Header.Get("Content-Type"), mt))
@@ -399,20 +457,22 @@ func (g *Gate) forward(x *exchange) {
 			s.flushHeadersSoon()
 		}
 		opts := pumpOptions{sess: x.sess}
-		if x.msg.ID != nil && !listen {
+		if listen {
+			opts.listenID = rpcmsg.IDKey(x.msg.ID)
+		} else {
 			opts.requestID = rpcmsg.IDKey(x.msg.ID)
 		}
 		if isList {
 			opts.listID = rpcmsg.IDKey(x.msg.ID)
 		}
 		g.pump(x, body, s, opts)
+		// A stream that ended without the answer may be resumed by the
+		// agent on a GET (MCP 2025-11-25), where the answer then comes.
+		x.answerElsewhere = !listen
 	case "application/json":
-		switch {
-		case isList:
+		if isList {
 			g.serveListJSON(x, resp, body)
-		case !x.msg.IsRequest() || x.ss.sse:
-			g.relayBodiless(x, resp, body)
-		default:
+		} else {
 			g.relayAnswer(x, resp, body)
 		}
 	default:
@@ -420,18 +480,16 @@ func (g *Gate) forward(x *exchange) {
 	}
 }
 
-// relayOther answers the agent when the server's answer to a POST is of a
-// media type the gate does not read (or cannot parse): MCP answers a
-// request with JSON or an event stream, and a notification or a response
-// with 202 and nothing. Such a body is never copied unread — the agent's
-// client might parse its type more leniently and read a message in it — so
-// only an empty answer passes; on the SSE transport, whose messages come
-// on the stream, the body of a POST's answer is dropped; anything else is
-// refused with 502.
+// relayOther answers the agent when the server's answer to a request (or
+// a GET) is of a media type the gate does not read (or cannot parse): MCP
+// answers a request with JSON or an event stream. Such a body is never
+// copied unread — the agent's client might parse its type more leniently
+// and read a message in it — so only an empty answer passes; anything else
+// is refused with 502.
 func (g *Gate) relayOther(x *exchange, resp *http.Response, body io.Reader) {
 	var one [1]byte
 	n, _ := io.ReadFull(body, one[:])
-	if n == 0 || x.ss.sse {
+	if n == 0 {
 		x.w.Header().Del("Content-Type")
 		x.w.Header().Del("Content-Length")
 		x.w.WriteHeader(resp.StatusCode)

@@ -15,12 +15,15 @@ import (
 type session struct {
 	key    string
 	server string
+	// id is the session's id: the server's Mcp-Session-Id, or the gate's
+	// own key on the SSE transport. The server's record of outstanding
+	// requests is kept under it.
+	id string
 	// endpoint is the server's message URL (SSE transport only).
 	endpoint string
 
 	mu       sync.Mutex
 	get      *stream
-	pending  map[string]struct{}    // agent tools/list awaiting a response on the GET stream
 	waiters  map[string]chan []byte // the gate's own requests, by id
 	lastUsed time.Time
 }
@@ -49,7 +52,7 @@ func (g *Gate) session(server, id, endpoint string, create bool) (*session, bool
 			return nil, false
 		}
 	}
-	s := &session{key: key, server: server, endpoint: endpoint, pending: map[string]struct{}{}, waiters: map[string]chan []byte{}, lastUsed: now}
+	s := &session{key: key, server: server, id: id, endpoint: endpoint, waiters: map[string]chan []byte{}, lastUsed: now}
 	g.sessions[key] = s
 	g.metrics.Sessions.Set(float64(len(g.sessions)))
 	return s, true
@@ -64,6 +67,7 @@ func (g *Gate) sweepLocked(now time.Time) {
 		s.mu.Unlock()
 		if idle {
 			delete(g.sessions, k)
+			g.dropOutstandingLocked(s)
 		}
 	}
 	g.metrics.Sessions.Set(float64(len(g.sessions)))
@@ -73,9 +77,18 @@ func (g *Gate) dropSession(s *session) {
 	g.mu.Lock()
 	if g.sessions[s.key] == s {
 		delete(g.sessions, s.key)
+		g.dropOutstandingLocked(s)
 	}
 	g.metrics.Sessions.Set(float64(len(g.sessions)))
 	g.mu.Unlock()
+}
+
+// dropOutstandingLocked forgets the requests a gone session had
+// outstanding: no stream of it remains to answer them. g.mu is held.
+func (g *Gate) dropOutstandingLocked(s *session) {
+	if w := g.watches[s.server]; w != nil {
+		w.requests.drop(s.id)
+	}
 }
 
 func (s *session) setGet(st *stream) {
@@ -96,22 +109,6 @@ func (s *session) clearGet(st *stream) {
 		s.get = nil
 	}
 	s.mu.Unlock()
-}
-
-func (s *session) addPending(k string) {
-	s.mu.Lock()
-	if len(s.pending) < 4096 {
-		s.pending[k] = struct{}{}
-	}
-	s.mu.Unlock()
-}
-
-func (s *session) takePending(k string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.pending[k]
-	delete(s.pending, k)
-	return ok
 }
 
 func (s *session) addWaiter(k string) chan []byte {

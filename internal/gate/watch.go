@@ -29,6 +29,8 @@ type watch struct {
 	// listing is the gate's own listing in progress, shared by the calls
 	// that wait on it.
 	listing *listing
+	// requests are the agents' requests to the server not answered yet.
+	requests *outstanding
 }
 
 type observation struct {
@@ -43,7 +45,7 @@ type listing struct {
 }
 
 func newWatch(id string) *watch {
-	return &watch{id: id, observed: map[string]observation{}, blocked: map[string]string{}, streams: map[*stream]struct{}{}}
+	return &watch{id: id, observed: map[string]observation{}, blocked: map[string]string{}, streams: map[*stream]struct{}{}, requests: newOutstanding()}
 }
 
 // lift removes the blocks that ss's configuration resolves: those whose
