@@ -144,7 +144,7 @@ func (g *Gate) judgeEvent(x *exchange, ev *sse.Event, opts pumpOptions) ([]byte,
 		// What the gate observed is stale from now on: a call must wait
 		// for a fresh list, not race the one started here.
 		x.ss.watch.forget()
-		g.relistAsync(x.st, x.ss, x.via())
+		g.relistAsync(x.ss, x.via())
 		return ev.Raw, relay
 	}
 	if !m.IsResponse() {
@@ -276,36 +276,70 @@ func (g *Gate) record(st *state, ss *serverState, tools []rpcmsg.Listed) {
 }
 
 // notifyToolsChanged tells every open agent stream of a server that its
-// tool list changed. Each write runs on its own: an agent that does not
-// read its stream must not hold up the others, or Apply.
+// tool list changed. It only marks each stream: the stream's own notice
+// writer writes the notice, so that an agent that does not read its stream
+// holds up neither the others nor Apply, and notices coalesce — a stream
+// has at most one waiting, however many changes came.
 func (g *Gate) notifyToolsChanged(w *watch) {
 	w.mu.Lock()
-	streams := make([]*stream, 0, len(w.streams))
+	defer w.mu.Unlock()
 	for s := range w.streams {
-		streams = append(streams, s)
-	}
-	w.mu.Unlock()
-	for _, s := range streams {
-		go func() { _ = s.writeMessage(rpcmsg.ToolsChanged(s.subscription)) }()
+		s.noticeDue()
 	}
 }
 
 // relistAsync lists a server again after it said its list changed, so that
-// a changed definition is withheld before the agent lists it.
-func (g *Gate) relistAsync(st *state, ss *serverState, v via) {
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*ss.headerTimeout)
-		defer cancel()
-		if cur := g.state.Load(); cur != nil && cur.servers[ss.cfg.ID] != nil {
-			st, ss = cur, cur.servers[ss.cfg.ID]
-		}
-		if !ss.cfg.Ready {
+// a changed definition is withheld before the agent lists it. Listings
+// coalesce: at most one runs per server, and a change it did not see
+// makes it run once more, however many changes came meanwhile — a server
+// must not make the gate hold a goroutine per notification.
+func (g *Gate) relistAsync(ss *serverState, v via) {
+	w := ss.watch
+	w.mu.Lock()
+	w.relistVia = v
+	if w.relisting {
+		w.relistAgain = true
+		w.mu.Unlock()
+		return
+	}
+	w.relisting = true
+	w.mu.Unlock()
+	go g.relistLoop(ss, v)
+}
+
+func (g *Gate) relistLoop(ss *serverState, v via) {
+	w := ss.watch
+	for {
+		g.relist(ss, v)
+		w.mu.Lock()
+		if !w.relistAgain {
+			w.relisting = false
+			w.relistVia = via{}
+			w.mu.Unlock()
 			return
 		}
-		if err := g.establish(ctx, st, ss, v); err != nil {
-			g.log.Warn("listing the server after its list changed failed", "server", ss.cfg.ID, "error", err)
-		}
-	}()
+		w.relistAgain = false
+		v = w.relistVia
+		w.mu.Unlock()
+	}
+}
+
+// relist lists a server once, under the configuration in force.
+func (g *Gate) relist(ss *serverState, v via) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*ss.headerTimeout)
+	defer cancel()
+	cur := g.state.Load()
+	if cur == nil || cur.servers[ss.cfg.ID] == nil {
+		return
+	}
+	st := cur
+	ss = cur.servers[ss.cfg.ID]
+	if !ss.cfg.Ready {
+		return
+	}
+	if err := g.establish(ctx, st, ss, v); err != nil {
+		g.log.Warn("listing the server after its list changed failed", "server", ss.cfg.ID, "error", err)
+	}
 }
 
 // serveSSEStream serves the GET of the SSE transport: it opens the

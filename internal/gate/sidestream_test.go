@@ -5,8 +5,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,6 +27,8 @@ type sideServer struct {
 	// resumed answers a GET carrying Last-Event-ID: a stream the agent
 	// resumes.
 	resumed func(w http.ResponseWriter, r *http.Request)
+	// internalList, when set, is told of each of the gate's own lists.
+	internalList func()
 
 	mu     sync.Mutex
 	side   *sideStream
@@ -127,6 +131,9 @@ func (s *sideServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case m.Method == "subscriptions/listen":
 		s.holdSide(w, r, `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{}}`)
 	case m.Method == "tools/list" && strings.HasPrefix(string(m.ID), `"`+internalIDPrefix):
+		if s.internalList != nil {
+			s.internalList()
+		}
 		writeJSON(listAnswer(m.ID, cleanEcho, rmTool))
 	case m.Method == "tools/list":
 		s.answerList(m.ID, w, r, s.waitSide())
@@ -316,5 +323,92 @@ func TestListAnsweredOnAResumedStream(t *testing.T) {
 	a := connect(t, genSession, g.url())
 	if got := a.listNames(t); len(got) != 1 || got[0] != "echo" {
 		t.Fatalf("the resumed list: %v", got)
+	}
+}
+
+// A server flooding list_changed notifications makes the gate hold neither
+// a goroutine nor memory per notification: its re-listings and the notices
+// it relays coalesce. Once the flood is over the gate has listed the server
+// again and still serves the agent.
+func TestListChangedFloodIsCoalesced(t *testing.T) {
+	const flood = 100_000
+	var internalLists atomic.Int64
+	s := &sideServer{sessionID: "sess-1", answerList: func(id json.RawMessage, w http.ResponseWriter, _ *http.Request, _ *sideStream) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, listAnswer(id, cleanEcho, rmTool))
+	}}
+	s.internalList = func() { internalLists.Add(1) }
+	u := startSideServer(t, s)
+	g := startGate(t, Options{})
+	if err := g.Apply(hostileConfig(t, u)); err != nil {
+		t.Fatal(err)
+	}
+	a := connect(t, genSession, g.url())
+	side := s.waitSide()
+	if side == nil {
+		t.Fatal("the agent opened no GET stream")
+	}
+	a.listNames(t)
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	baseline := runtime.NumGoroutine()
+	listsBefore := internalLists.Load()
+
+	peak := make(chan int)
+	stop := make(chan struct{})
+	go func() {
+		most := 0
+		for {
+			select {
+			case <-stop:
+				peak <- most
+				return
+			default:
+			}
+			most = max(most, runtime.NumGoroutine())
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	var peakHeap uint64
+	batch := strings.Repeat("event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n", 1000)
+	for i := range flood / 1000 {
+		side.mu.Lock()
+		_, _ = io.WriteString(side.w, batch)
+		side.w.(http.Flusher).Flush()
+		side.mu.Unlock()
+		if i%10 == 0 {
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			peakHeap = max(peakHeap, m.HeapAlloc)
+		}
+	}
+	// Events are judged in order: once an answer to nobody written after
+	// the flood is refused, the flood has been read, and once no
+	// re-listing runs, it has been acted on.
+	side.event(`{"jsonrpc":"2.0","id":"after-the-flood","result":{}}`)
+	g.Gate.mu.Lock()
+	w := g.watches[testServerID]
+	g.Gate.mu.Unlock()
+	relisting := func() bool { w.mu.Lock(); defer w.mu.Unlock(); return w.relisting }
+	deadline := time.Now().Add(20 * time.Second)
+	for (testutil.ToFloat64(g.Metrics().Errors.WithLabelValues("bad-event")) < 1 || relisting()) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	close(stop)
+	most := <-peak
+	t.Logf("goroutines: %d before, %d at most during %d notifications; heap %d MiB before, %d MiB at most; %d re-listings",
+		baseline, most, flood, before.HeapAlloc>>20, peakHeap>>20, internalLists.Load()-listsBefore)
+	if most > baseline+50 {
+		t.Fatalf("%d goroutines during the flood, %d before", most, baseline)
+	}
+	if peakHeap > before.HeapAlloc+64<<20 {
+		t.Fatalf("the heap grew from %d MiB to %d MiB during the flood", before.HeapAlloc>>20, peakHeap>>20)
+	}
+	if internalLists.Load() == listsBefore {
+		t.Fatal("the gate did not list the server again after its list changed")
+	}
+	if got := a.listNames(t); len(got) != 1 || got[0] != "echo" {
+		t.Fatalf("after the flood the agent listed %v", got)
 	}
 }

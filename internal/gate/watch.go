@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/gate/rpcmsg"
 	"github.com/toolgate/toolgate/internal/gate/sse"
 	"github.com/toolgate/toolgate/internal/gateproto"
 )
@@ -31,6 +32,11 @@ type watch struct {
 	listing *listing
 	// requests are the agents' requests to the server not answered yet.
 	requests *outstanding
+	// relisting says the gate's re-listing after a list change runs;
+	// relistAgain that another change came since it began, and relistVia
+	// the agent session to list in then.
+	relisting, relistAgain bool
+	relistVia              via
 }
 
 type observation struct {
@@ -141,6 +147,10 @@ type stream struct {
 	// the _meta of notifications written on its stream.
 	subscription []byte
 	buf          []byte
+	// notice holds the one list_changed notice due on the stream, which
+	// its notice writer writes; noticesDone ends the writer.
+	notice      chan struct{}
+	noticesDone chan struct{}
 }
 
 func newStream(w http.ResponseWriter) *stream {
@@ -207,7 +217,12 @@ func (s *stream) close() {
 	s.mu.Unlock()
 }
 
+// addStream makes s a stream the gate tells of list changes, with a notice
+// writer of its own for as long as it is open.
 func (w *watch) addStream(s *stream) {
+	s.notice = make(chan struct{}, 1)
+	s.noticesDone = make(chan struct{})
+	go s.writeNotices()
 	w.mu.Lock()
 	w.streams[s] = struct{}{}
 	w.mu.Unlock()
@@ -218,4 +233,28 @@ func (w *watch) removeStream(s *stream) {
 	w.mu.Lock()
 	delete(w.streams, s)
 	w.mu.Unlock()
+	close(s.noticesDone)
+}
+
+// noticeDue marks a list_changed notice due on the stream; one already due
+// covers this change too.
+func (s *stream) noticeDue() {
+	select {
+	case s.notice <- struct{}{}:
+	default:
+	}
+}
+
+// writeNotices writes the stream's due notices until it closes.
+func (s *stream) writeNotices() {
+	for {
+		select {
+		case <-s.notice:
+			if s.writeMessage(rpcmsg.ToolsChanged(s.subscription)) != nil {
+				return
+			}
+		case <-s.noticesDone:
+			return
+		}
+	}
 }
