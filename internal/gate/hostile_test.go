@@ -138,6 +138,17 @@ func TestUnreadableListNeverReachesTheAgent(t *testing.T) {
 			metric: "bad-event",
 		},
 		{
+			// A result member named but for case: the gate's reader takes
+			// the empty list, a decoder matching names loosely the last.
+			name: "a member named but for case in an event",
+			list: func(w http.ResponseWriter, id json.RawMessage) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = io.WriteString(w, "event: message\ndata: "+
+					`{"jsonrpc":"2.0","id":`+string(id)+`,"result":{"tools":[]},"Result":{"tools":[`+poisonedEcho+`,`+rmTool+`]}}`+"\n\n")
+			},
+			metric: "bad-event",
+		},
+		{
 			name: "invalid UTF-8 in an event",
 			list: func(w http.ResponseWriter, id json.RawMessage) {
 				w.Header().Set("Content-Type", "text/event-stream")

@@ -30,6 +30,16 @@ func TestScan(t *testing.T) {
 		{in: `{"id":{},"method":"ping"}`, wantErr: true},
 		{in: `{"id":1,"method":"ping"} {}`, wantErr: true},
 		{in: `{}`, wantErr: true},
+		// A name that is a member's but for case: a loose decoder reads
+		// the second id, or the list, as the message's own.
+		{in: `{"jsonrpc":"2.0","id":5,"ID":7,"result":{"tools":[]}}`, wantErr: true},
+		{in: `{"jsonrpc":"2.0","id":5,"Result":{"tools":[]},"error":{"code":1,"message":"x"}}`, wantErr: true},
+		{in: `{"jsonrpc":"2.0","id":5,"reſult":{}}`, wantErr: true},
+		{in: `{"jsonrpc":"2.0","id":5,"\u0049D":7,"result":{}}`, wantErr: true},
+		{in: `{"jsonrpc":"2.0","METHOD":"tools/list","id":5,"result":{}}`, wantErr: true},
+		{in: `{"jsonrpc":"2.0","Error":{},"id":5,"result":{}}`, wantErr: true},
+		// Names merely close to a member's pass.
+		{in: `{"jsonrpc":"2.0","id":5,"ids":7,"result":{}}`, id: "5"},
 	} {
 		m, err := Scan([]byte(tc.in))
 		if (err != nil) != tc.wantErr {

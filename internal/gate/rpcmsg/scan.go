@@ -25,6 +25,11 @@ const (
 // of one would let the others through unjudged, so it refuses them whole.
 var ErrBatch = errors.New("JSON-RPC batches are not supported")
 
+// ErrFoldedName is returned for a message with a member whose name differs
+// from id, result, error or method only in case, which a decoder matching
+// names loosely takes for that member.
+var ErrFoldedName = errors.New("message has a member whose name differs from id, result, error or method only in case")
+
 // Message is what a scan learnt of one JSON-RPC message. Byte slices alias
 // nothing: they are copies, safe to keep after the input is reused.
 type Message struct {
@@ -136,6 +141,13 @@ func Scan(b []byte) (Message, error) {
 				return m, err
 			}
 		default:
+			// A name that is id, result, error or method but for case
+			// ("ID", "reſult") is the member itself to a client whose
+			// decoder matches names loosely (encoding/json does): a
+			// response of one id to the gate would be of another to it.
+			if foldsToMember([]byte(tok.String())) {
+				return m, ErrFoldedName
+			}
 			if err := dec.SkipValue(); err != nil {
 				return m, fmt.Errorf("message: %w", err)
 			}
