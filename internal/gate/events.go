@@ -353,7 +353,7 @@ func (g *Gate) serveSSEStream(x *exchange) {
 		return
 	}
 	defer resp.Body.Close()
-	if !g.checkStatus(x, resp, resp.Body) {
+	if !g.checkStatus(x, resp) {
 		return
 	}
 	rd := g.eventReader(resp.Body)

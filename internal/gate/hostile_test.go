@@ -241,6 +241,42 @@ func TestAnswerOfAnotherMediaTypeIsRefused(t *testing.T) {
 	}
 }
 
+// An error status is answered with the gate's own JSON-RPC error naming
+// it: the server's body, whatever its type, never reaches the agent.
+func TestErrorStatusBodyIsNotRelayed(t *testing.T) {
+	u := hostileServer(t, func(w http.ResponseWriter, id json.RawMessage) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusInternalServerError)
+		_, _ = io.WriteString(w, "event: message\ndata: "+listAnswer(id, poisonedEcho, rmTool)+"\n\n")
+	})
+	g := startGate(t, Options{})
+	if err := g.Apply(hostileConfig(t, u)); err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodPost, g.url(), strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusInternalServerError || resp.Header.Get("Content-Type") != "application/json" ||
+		strings.Contains(string(body), "rm") || !strings.Contains(string(body), "toolgate: the server answered HTTP 500") {
+		t.Fatalf("an error status answered %d %q %s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+	if n := testutil.ToFloat64(g.Metrics().Errors.WithLabelValues("upstream-status")); n != 1 {
+		t.Fatalf("upstream-status counted %v times", n)
+	}
+	a := connect(t, genSession, g.url())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if res, err := a.cs.ListTools(ctx, nil); err == nil {
+		t.Fatalf("the agent listed %v from an error status", res.Tools)
+	}
+}
+
 // A response to another request on a request's stream is dropped: it could
 // be taken by the agent's client for the answer to its tools/list.
 func TestForeignAnswerOnARequestStreamIsDropped(t *testing.T) {

@@ -416,7 +416,7 @@ func (g *Gate) forward(x *exchange) {
 		_ = body.Close()
 		x.upstream += time.Since(t0)
 	}()
-	if !g.checkStatus(x, resp, body) {
+	if !g.checkStatus(x, resp) {
 		return
 	}
 	if x.msg.Method == rpcmsg.MethodInitialize && x.sess == nil && !x.ss.sse {
@@ -506,7 +506,7 @@ func (g *Gate) relayOther(x *exchange, resp *http.Response, body io.Reader) {
 
 // checkStatus answers the agent itself when the server's status is not a
 // success, and reports whether the response should be relayed.
-func (g *Gate) checkStatus(x *exchange, resp *http.Response, body io.Reader) bool {
+func (g *Gate) checkStatus(x *exchange, resp *http.Response) bool {
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
 		return true
@@ -518,9 +518,17 @@ func (g *Gate) checkStatus(x *exchange, resp *http.Response, body io.Reader) boo
 		writeRPCError(x.w, http.StatusBadGateway, x.msg.ID, rpcmsg.CodeGate, "toolgate: the server refused the gate's credentials")
 		return false
 	default:
-		copyResponseHeaders(x.w.Header(), resp.Header)
-		x.w.WriteHeader(resp.StatusCode)
-		_, _ = io.Copy(x.w, io.LimitReader(body, 64<<10))
+		// The body is never relayed: whatever its type says, the agent's
+		// client may read a message in it, unjudged. The status passes (a
+		// 404 tells the agent its session is gone), with the gate's own
+		// error naming it.
+		g.metrics.Errors.WithLabelValues("upstream-status").Inc()
+		g.log.Warn("server answered with an error status", "server", x.ss.cfg.ID, "method", x.msg.Method, "status", resp.StatusCode)
+		status := resp.StatusCode
+		if status < 400 {
+			status = http.StatusBadGateway
+		}
+		writeRPCError(x.w, status, x.msg.ID, rpcmsg.CodeGate, fmt.Sprintf("toolgate: the server answered HTTP %d", resp.StatusCode))
 		return false
 	}
 }
@@ -823,7 +831,7 @@ func (g *Gate) serveGET(x *exchange) {
 		return
 	}
 	defer resp.Body.Close()
-	if !g.checkStatus(x, resp, resp.Body) {
+	if !g.checkStatus(x, resp) {
 		return
 	}
 	copyResponseHeaders(x.w.Header(), resp.Header)
@@ -862,7 +870,7 @@ func (g *Gate) serveDELETE(x *exchange) {
 			g.dropSession(s)
 		}
 	}
-	if !g.checkStatus(x, resp, resp.Body) {
+	if !g.checkStatus(x, resp) {
 		return
 	}
 	copyResponseHeaders(x.w.Header(), resp.Header)
