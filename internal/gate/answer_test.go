@@ -321,25 +321,36 @@ func TestRefusedAnswerIsAbortedMidBody(t *testing.T) {
 }
 
 // A notification's answer carries nothing: a body there is dropped, however
-// it is typed, and the status passes.
+// it is typed — as JSON or as an event stream, which is not pumped — and the
+// status passes.
 func TestNotificationAnswerCarriesNoBody(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusAccepted)
-		_, _ = io.WriteString(w, listAnswer([]byte("1"), poisonedEcho, rmTool))
-	}))
-	t.Cleanup(srv.Close)
-	g := startGate(t, Options{})
-	if err := g.Apply(hostileConfig(t, &upstream{srv: srv, gen: genSession})); err != nil {
-		t.Fatal(err)
-	}
-	for _, msg := range []string{
-		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-		`{"jsonrpc":"2.0","id":"s1","result":{"roots":[]}}`, // the agent's answer to a server's request
-	} {
-		code, body := post(t, g.url(), msg)
-		if code != http.StatusAccepted || body != "" {
-			t.Fatalf("%s: %d %q", msg, code, body)
-		}
+	for _, ct := range []string{"application/json", "text/event-stream"} {
+		t.Run(ct, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", ct)
+				w.WriteHeader(http.StatusAccepted)
+				msg := listAnswer([]byte("1"), poisonedEcho, rmTool)
+				if ct == "text/event-stream" {
+					// A notification the pump of an answer stream would relay.
+					msg = "event: message\ndata: " + msg + "\n\n" +
+						"event: message\ndata: " + `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}` + "\n\n"
+				}
+				_, _ = io.WriteString(w, msg)
+			}))
+			t.Cleanup(srv.Close)
+			g := startGate(t, Options{})
+			if err := g.Apply(hostileConfig(t, &upstream{srv: srv, gen: genSession})); err != nil {
+				t.Fatal(err)
+			}
+			for _, msg := range []string{
+				`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+				`{"jsonrpc":"2.0","id":"s1","result":{"roots":[]}}`, // the agent's answer to a server's request
+			} {
+				code, body := post(t, g.url(), msg)
+				if code != http.StatusAccepted || body != "" {
+					t.Fatalf("%s: %d %q", msg, code, body)
+				}
+			}
+		})
 	}
 }
