@@ -232,9 +232,7 @@ func TestOutstandingRecordForgetsAnsweredRequests(t *testing.T) {
 	for range 4199 {
 		a.listNames(t)
 	}
-	g.Gate.mu.Lock()
-	w := g.watches[testServerID]
-	g.Gate.mu.Unlock()
+	w := g.watch(testServerID)
 	// The last exchange may still be ending as the agent reads its answer.
 	left := 1
 	for deadline := time.Now().Add(2 * time.Second); left != 0 && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
@@ -387,9 +385,7 @@ func TestListChangedFloodIsCoalesced(t *testing.T) {
 	// the flood is refused, the flood has been read, and once no
 	// re-listing runs, it has been acted on.
 	side.event(`{"jsonrpc":"2.0","id":"after-the-flood","result":{}}`)
-	g.Gate.mu.Lock()
-	w := g.watches[testServerID]
-	g.Gate.mu.Unlock()
+	w := g.watch(testServerID)
 	relisting := func() bool { w.mu.Lock(); defer w.mu.Unlock(); return w.relisting }
 	deadline := time.Now().Add(20 * time.Second)
 	for (testutil.ToFloat64(g.Metrics().Errors.WithLabelValues("bad-event")) < 1 || relisting()) && time.Now().Before(deadline) {
