@@ -80,6 +80,7 @@ func (g *Gate) pumpFrom(x *exchange, rd *sse.Reader, s *stream, opts pumpOptions
 			// The answer the agent waits for on this stream will not come:
 			// it gets an error naming the bound instead of a silence.
 			if opts.listID != "" || x.r.Method == http.MethodPost && x.msg.ID != nil {
+				x.answered = true
 				_ = s.writeMessage(rpcmsg.ErrorResponse(x.msg.ID, rpcmsg.CodeGate,
 					fmt.Sprintf("toolgate: the server sent an event over %d bytes", g.limits.MaxEventBytes)))
 			}
@@ -136,6 +137,7 @@ func (g *Gate) judgeEvent(x *exchange, ev *sse.Event, opts pumpOptions) ([]byte,
 		const why = "the server sent an event that is not a JSON-RPC message the gate can read"
 		g.eventRefused(x, why, err)
 		if opts.requestID != "" {
+			x.answered = true // with the error, which ends the stream
 			return sse.AppendEvent(nil, "", rpcmsg.ErrorResponse(x.msg.ID, rpcmsg.CodeGate, "toolgate: "+why)), stop
 		}
 		return nil, skip
