@@ -17,7 +17,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/gateproto"
 	"github.com/toolgate/toolgate/pkg/clip"
-	"github.com/toolgate/toolgate/pkg/scan"
+	"github.com/toolgate/toolgate/pkg/secretmask"
 )
 
 // Approver decides calls to approval-gated tools. Approve blocks until a
@@ -88,7 +88,7 @@ const (
 // hides what looks secret whatever its name: the value of a member whose
 // name looks secret ("password", "apiKey", "authorization", …), any
 // literal secret the scanner recognises in a key or value (tokens, keys,
-// JWTs, private key blocks: scan.MaskSecrets), and the value of a
+// JWTs, private key blocks: secretmask.MaskAll), and the value of a
 // secret-named setting written inside a string ("--password=…",
 // "Authorization: Bearer …"). Secrets are masked before strings are
 // clipped, so a clip never leaves a recognisable secret's head unmasked.
@@ -201,7 +201,7 @@ func (p *preview) value(v any, depth int) {
 // str writes s as a JSON string, masked, then clipped.
 func (p *preview) str(s string) {
 	orig := s
-	s, _ = scan.MaskSecrets(s)
+	s, _ = secretmask.MaskAll(s)
 	s = secretAssignment.ReplaceAllString(s, "${1}[redacted]")
 	s = clip.String(s, previewValueBytes)
 	if s != orig {

@@ -36,7 +36,7 @@
 // It does no I/O, keeps no state between calls, imports nothing from
 // Kubernetes, and is safe for concurrent use.
 //
-// One function serves text that is not a definition: MaskSecrets masks the
-// literal secrets the scan recognises in any string, for text shown to
-// people, such as the arguments of a call awaiting approval.
+// The formats of the literal secrets it recognises are pkg/secretmask's,
+// which also masks them in text that is not a definition (the arguments of
+// a call awaiting approval) without linking the scan's lexicons.
 package scan

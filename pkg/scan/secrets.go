@@ -1,42 +1,25 @@
 package scan
 
 import (
-	"cmp"
-	"regexp"
-	"slices"
 	"strings"
+
+	"github.com/toolgate/toolgate/pkg/secretmask"
 )
 
-// Secret kinds, each with the expression for its documented format. The
-// expressions are anchored at the word that starts the secret and run on
-// the original text, case-sensitively.
+// Secret kinds and their expressions are secretmask's, which the gate
+// links without the rest of the scan.
 const (
-	secretAWS = iota
-	secretGitHub
-	secretSlack
-	secretPEM
-	secretBearer
-	secretJWT
-	secretKey // Stripe, OpenAI, Anthropic
-	secretOther
+	secretAWS    = int(secretmask.AWS)
+	secretGitHub = int(secretmask.GitHub)
+	secretSlack  = int(secretmask.Slack)
+	secretPEM    = int(secretmask.PEM)
+	secretBearer = int(secretmask.Bearer)
+	secretJWT    = int(secretmask.JWT)
+	secretKey    = int(secretmask.Key)
+	secretOther  = int(secretmask.Other)
 )
 
-var secretRes, secretWholeRes = func() (anchored, whole []*regexp.Regexp) {
-	for _, p := range []string{
-		secretAWS:    `(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`,
-		secretGitHub: `gh[pousr]_[A-Za-z0-9]{36,}\b|github_pat_[A-Za-z0-9_]{40,}`,
-		secretSlack:  `xox[abposre]-[A-Za-z0-9-]{10,}`,
-		secretPEM:    `-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:\s|\\n|\\r)*(?:[A-Za-z0-9+/=]{32,}|Proc-Type:)`,
-		secretBearer: `(?i:bearer)\s+[A-Za-z0-9._~+/-]{30,}=*`,
-		secretJWT:    `eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`,
-		secretKey:    `[sr]k_live_[0-9a-zA-Z]{20,}|sk-(?:proj-|ant-(?:api|admin)\d\d-)?[A-Za-z0-9_-]{32,}`,
-		secretOther:  `AIza[0-9A-Za-z_-]{35}\b|npm_[A-Za-z0-9]{36}\b|glpat-[A-Za-z0-9_-]{20,}|hf_[A-Za-z0-9]{34,}\b|pypi-AgE[A-Za-z0-9_-]{50,}`,
-	} {
-		anchored = append(anchored, regexp.MustCompile(`^(?:`+p+`)`))
-		whole = append(whole, regexp.MustCompile(p))
-	}
-	return
-}()
+var secretRes, secretWholeRes = secretmask.Anchored, secretmask.Whole
 
 // secretAnchor returns the kind of secret a clean-text word may start, or
 // -1.
@@ -94,7 +77,7 @@ func (c *textCtx) findSecrets(at []secretHit) {
 	}
 	for _, a := range at {
 		op := c.origOff(int(a.pos))
-		if a.kind == secretPEM {
+		if int(a.kind) == secretPEM {
 			if op < 5 || o[op-5:op] != "-----" {
 				continue
 			}
@@ -168,79 +151,5 @@ func plausibleSecret(m string) bool {
 }
 
 // maskSecret keeps enough of a secret to identify its kind and hides the
-// rest: findings end up in status, events and logs, which must not become
-// the leak they report.
-func maskSecret(m string) string {
-	keep := 8
-	if strings.HasPrefix(m, "-----BEGIN") {
-		if k := strings.LastIndex(m, "-----"); k > 0 {
-			keep = k + 5
-		}
-	} else if k := strings.LastIndexAny(m, " \t"); k >= 0 && k+5 < len(m) {
-		keep = k + 5
-	}
-	if keep > len(m) {
-		keep = len(m)
-	}
-	return m[:keep] + "…[redacted]"
-}
-
-// privateKeyBlock runs from a private key's BEGIN line to its END line, or
-// to the end of the text when the block is cut: MaskSecrets hides the
-// whole key, where a finding only needs its first line to be recognised.
-var privateKeyBlock = regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END [A-Z0-9 ]*-----|\z)`)
-
-// MaskSecrets returns s with every literal secret of the formats the scan
-// detects (AWS access keys, GitHub, Slack, Stripe, OpenAI, Anthropic,
-// Google, npm, GitLab, Hugging Face and PyPI tokens, bearer tokens, JWTs,
-// private key blocks) masked as findings mask them — the start that names
-// the kind kept, the rest replaced by "…[redacted]" — and whether it
-// masked any. A private key block is masked whole, up to its END line.
-//
-// Unlike Scan it does not pass over documentation placeholders: it is for
-// text shown to people (the arguments of a call awaiting approval), where
-// masking a placeholder costs nothing and showing a key leaks it. Work is
-// linear in the length of s.
-func MaskSecrets(s string) (string, bool) {
-	var spans [][2]int
-	for kind, re := range secretWholeRes {
-		if kind == secretPEM {
-			re = privateKeyBlock
-		}
-		for _, m := range re.FindAllStringIndex(s, -1) {
-			spans = append(spans, [2]int{m[0], m[1]})
-		}
-	}
-	if len(spans) == 0 {
-		return s, false
-	}
-	slices.SortFunc(spans, func(a, b [2]int) int { return cmp.Compare(a[0], b[0]) })
-	var b strings.Builder
-	at := 0
-	for i := 0; i < len(spans); {
-		start, end := spans[i][0], spans[i][1]
-		// Overlapping matches (a JWT after "Bearer ") are masked as one.
-		for i++; i < len(spans) && spans[i][0] < end; i++ {
-			end = max(end, spans[i][1])
-		}
-		if start < at {
-			start = at
-		}
-		b.WriteString(s[at:start])
-		m := s[start:end]
-		if strings.HasPrefix(m, "-----BEGIN") {
-			// Keep the BEGIN line only: maskSecret would keep up to the
-			// END line, and so the key.
-			if k := strings.Index(m[len("-----BEGIN"):], "-----"); k >= 0 {
-				b.WriteString(m[:len("-----BEGIN")+k+5] + "…[redacted]")
-			} else {
-				b.WriteString("-----BEGIN…[redacted]")
-			}
-		} else {
-			b.WriteString(maskSecret(m))
-		}
-		at = end
-	}
-	b.WriteString(s[at:])
-	return b.String(), true
-}
+// rest (secretmask.Mask).
+func maskSecret(m string) string { return secretmask.Mask(m) }
