@@ -22,25 +22,33 @@ const (
 	Other
 )
 
-// Anchored holds each kind's expression anchored at the start of the text,
-// for a scanner that knows where a secret may begin; Whole the same
-// expressions unanchored. Both run case-sensitively on the original text.
-var Anchored, Whole = func() (anchored, whole []*regexp.Regexp) {
-	for _, p := range []string{
-		AWS:    `(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`,
-		GitHub: `gh[pousr]_[A-Za-z0-9]{36,}\b|github_pat_[A-Za-z0-9_]{40,}`,
-		Slack:  `xox[abposre]-[A-Za-z0-9-]{10,}`,
-		PEM:    `-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:\s|\\n|\\r)*(?:[A-Za-z0-9+/=]{32,}|Proc-Type:)`,
-		Bearer: `(?i:bearer)\s+[A-Za-z0-9._~+/-]{30,}=*`,
-		JWT:    `eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`,
-		Key:    `[sr]k_live_[0-9a-zA-Z]{20,}|sk-(?:proj-|ant-(?:api|admin)\d\d-)?[A-Za-z0-9_-]{32,}`,
-		Other:  `AIza[0-9A-Za-z_-]{35}\b|npm_[A-Za-z0-9]{36}\b|glpat-[A-Za-z0-9_-]{20,}|hf_[A-Za-z0-9]{34,}\b|pypi-AgE[A-Za-z0-9_-]{50,}`,
-	} {
-		anchored = append(anchored, regexp.MustCompile(`^(?:`+p+`)`))
-		whole = append(whole, regexp.MustCompile(p))
+// patterns are the kinds' expressions, indexed by Kind.
+var patterns = []string{
+	AWS:    `(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`,
+	GitHub: `gh[pousr]_[A-Za-z0-9]{36,}\b|github_pat_[A-Za-z0-9_]{40,}`,
+	Slack:  `xox[abposre]-[A-Za-z0-9-]{10,}`,
+	PEM:    `-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:\s|\\n|\\r)*(?:[A-Za-z0-9+/=]{32,}|Proc-Type:)`,
+	Bearer: `(?i:bearer)\s+[A-Za-z0-9._~+/-]{30,}=*`,
+	JWT:    `eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`,
+	Key:    `[sr]k_live_[0-9a-zA-Z]{20,}|sk-(?:proj-|ant-(?:api|admin)\d\d-)?[A-Za-z0-9_-]{32,}`,
+	Other:  `AIza[0-9A-Za-z_-]{35}\b|npm_[A-Za-z0-9]{36}\b|glpat-[A-Za-z0-9_-]{20,}|hf_[A-Za-z0-9]{34,}\b|pypi-AgE[A-Za-z0-9_-]{50,}`,
+}
+
+// Anchored holds each kind's expression anchored at the start of the
+// text, for a scanner that knows where a secret may begin; it runs
+// case-sensitively on the original text.
+var Anchored = compile(`^(?:`, `)`)
+
+// Whole holds the same expressions unanchored.
+var Whole = compile(``, ``)
+
+func compile(prefix, suffix string) []*regexp.Regexp {
+	out := make([]*regexp.Regexp, len(patterns))
+	for k, p := range patterns {
+		out[k] = regexp.MustCompile(prefix + p + suffix)
 	}
-	return
-}()
+	return out
+}
 
 // Mask keeps enough of one secret to identify its kind and hides the rest:
 // what reports a leak (a status, an event, a log line) must not become it.
