@@ -45,31 +45,47 @@ func hostileServer(t *testing.T, listed func(w http.ResponseWriter, id json.RawM
 	})
 }
 
+// hostileRequest is what a hand-written server reads of the agent's
+// message.
+type hostileRequest struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	} `json:"params"`
+}
+
+// readHostileRequest reads a POST's message, answering 405 or 400 itself
+// when there is none to read.
+func readHostileRequest(w http.ResponseWriter, r *http.Request) (hostileRequest, bool) {
+	var m hostileRequest
+	if r.Method != http.MethodPost {
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return m, false
+	}
+	body, _ := io.ReadAll(r.Body)
+	if json.Unmarshal(body, &m) != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		return m, false
+	}
+	return m, true
+}
+
+func writeHostileJSON(w http.ResponseWriter, s string) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, s)
+}
+
 // hostileCallServer is hostileServer answering the agent's tools/call with
 // called.
 func hostileCallServer(t testing.TB, listed, called func(w http.ResponseWriter, id json.RawMessage)) *upstream {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			w.WriteHeader(http.StatusMethodNotAllowed)
+		m, ok := readHostileRequest(w, r)
+		if !ok {
 			return
 		}
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				ProtocolVersion string `json:"protocolVersion"`
-			} `json:"params"`
-		}
-		body, _ := io.ReadAll(r.Body)
-		if json.Unmarshal(body, &m) != nil {
-			w.WriteHeader(http.StatusBadRequest)
-			return
-		}
-		writeJSON := func(s string) {
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = io.WriteString(w, s)
-		}
+		writeJSON := func(s string) { writeHostileJSON(w, s) }
 		switch {
 		case m.ID == nil:
 			// A notification: accepted with an empty body, whatever the

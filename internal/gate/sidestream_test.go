@@ -99,26 +99,11 @@ func (s *sideServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.holdSide(w, r, "")
 		return
 	}
-	if r.Method != http.MethodPost {
-		w.WriteHeader(http.StatusMethodNotAllowed)
+	m, ok := readHostileRequest(w, r)
+	if !ok {
 		return
 	}
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params struct {
-			ProtocolVersion string `json:"protocolVersion"`
-		} `json:"params"`
-	}
-	body, _ := io.ReadAll(r.Body)
-	if json.Unmarshal(body, &m) != nil {
-		w.WriteHeader(http.StatusBadRequest)
-		return
-	}
-	writeJSON := func(s string) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, s)
-	}
+	writeJSON := func(s string) { writeHostileJSON(w, s) }
 	switch {
 	case m.ID == nil:
 		w.WriteHeader(http.StatusAccepted)
