@@ -16,17 +16,34 @@ import (
 
 func post(t *testing.T, url, body string) (int, string) {
 	t.Helper()
+	resp, b := postMessage(t, url, body, withProtocol)
+	return resp.StatusCode, b
+}
+
+// listMessage is a client's first tools/list.
+const listMessage = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+
+// withProtocol names a session-based protocol version on a request.
+func withProtocol(r *http.Request) { r.Header.Set("Mcp-Protocol-Version", "2025-06-18") }
+
+// postMessage posts one JSON-RPC message as an MCP client sends it, after
+// mod (when given) adjusts the request, and returns the response, its
+// body read and closed.
+func postMessage(t testing.TB, url, body string, mod func(*http.Request)) (*http.Response, string) {
+	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	if mod != nil {
+		mod(req)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return resp, string(b)
 }
 
 func TestBounds(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -109,16 +108,8 @@ func fingerprints(t *testing.T, s *mcp.Server) map[string]string {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
 	srv := httptest.NewServer(h)
 	defer srv.Close()
-	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
+	_, raw := postMessage(t, srv.URL, listMessage, withProtocol)
+	body := []byte(raw)
 	_, res, err := rpcmsg.FilterList(nil, body, rpcmsg.ListOptions{})
 	if err != nil {
 		t.Fatalf("listing for fingerprints: %v: %s", err, body)

@@ -269,17 +269,9 @@ func TestErrorStatusBodyIsNotRelayed(t *testing.T) {
 	if err := g.Apply(hostileConfig(t, u)); err != nil {
 		t.Fatal(err)
 	}
-	req, _ := http.NewRequest(http.MethodPost, g.url(), strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
+	resp, body := postMessage(t, g.url(), listMessage, nil)
 	if resp.StatusCode != http.StatusInternalServerError || resp.Header.Get("Content-Type") != "application/json" ||
-		strings.Contains(string(body), "rm") || !strings.Contains(string(body), "toolgate: the server answered HTTP 500") {
+		strings.Contains(body, "rm") || !strings.Contains(body, "toolgate: the server answered HTTP 500") {
 		t.Fatalf("an error status answered %d %q %s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
 	}
 	if n := testutil.ToFloat64(g.Metrics().Errors.WithLabelValues("upstream-status")); n != 1 {

@@ -347,17 +347,8 @@ func TestHostMustBeLoopback(t *testing.T) {
 	_, port, _ := strings.Cut(strings.TrimPrefix(g.srv.URL, "http://"), ":")
 	list := func(host string) (int, string) {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, g.url(), strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
-		req.Host = host
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		resp, b := postMessage(t, g.url(), listMessage, func(r *http.Request) { r.Host = host })
+		return resp.StatusCode, b
 	}
 	// A page the agent's browser opens on a name it controls, rebound to
 	// 127.0.0.1, reaches the gate with its own name as Host.
