@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -19,24 +20,8 @@ import (
 // is a superset of what encoding/json matches (upper case of lower case),
 // and of ASCII case-insensitivity.
 func Key(name string) string {
-	ascii := true
-	for i := 0; i < len(name); i++ {
-		if name[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		// The smallest rune of an ASCII letter's orbit is its upper case
-		// ('K' before the Kelvin sign, 'S' before the long s).
-		return strings.ToUpper(name)
-	}
-	var b strings.Builder
-	b.Grow(len(name))
-	for _, r := range name {
-		b.WriteRune(orbitMin(r))
-	}
-	return b.String()
+	var buf [64]byte
+	return string(appendKey(buf[:0], []byte(name)))
 }
 
 func orbitMin(r rune) rune {
@@ -116,28 +101,56 @@ func (e *Error) Is(target error) bool { return target == ErrAmbiguous }
 // top is the Level of the value when it is an object (nil: colliding
 // names only).
 func Check(msg []byte, top *Level) error {
-	dec := jsontext.NewDecoder(bytes.NewReader(msg))
-	c := checker{dec: dec}
+	c := checkers.Get().(*checker)
+	defer c.release()
+	c.rd.Reset(msg)
+	c.dec.Reset(&c.rd)
 	if err := c.value(top); err != nil {
 		return err
 	}
-	if _, err := dec.ReadToken(); !errors.Is(err, io.EOF) {
+	if _, err := c.dec.ReadToken(); !errors.Is(err, io.EOF) {
 		return errors.New("unexpected data after the JSON value")
 	}
 	return nil
 }
 
+var checkers = sync.Pool{New: func() any { return &checker{dec: jsontext.NewDecoder(bytes.NewReader(nil))} }}
+
+// checker reads one message. Names and their keys are written into one
+// arena, reused from message to message, so that a message of small
+// objects costs no allocation.
 type checker struct {
+	rd  bytes.Reader
 	dec *jsontext.Decoder
 	// at is the path to the value being read, one segment a level, for
-	// an error's Path; an index is its decimal text.
+	// an error's Path.
 	at []segment
+	// arena holds the names (unescaped) and keys of the members of every
+	// object open on the path; names indexes them.
+	arena []byte
+	names []span
 }
 
 type segment struct {
-	name  string
+	name  span
 	index int // -1 for a member
 }
+
+// span is a member's name and Key, as offsets into the arena.
+type span struct{ name, key [2]int }
+
+func (c *checker) release() {
+	c.rd.Reset(nil)
+	c.dec.Reset(&c.rd)
+	c.at, c.names = c.at[:0], c.names[:0]
+	if cap(c.arena) > 64<<10 {
+		c.arena = nil
+	}
+	c.arena = c.arena[:0]
+	checkers.Put(c)
+}
+
+func (c *checker) str(r [2]int) string { return string(c.arena[r[0]:r[1]]) }
 
 func (c *checker) path() string {
 	var b strings.Builder
@@ -146,7 +159,7 @@ func (c *checker) path() string {
 		if s.index >= 0 {
 			b.WriteString(strconv.Itoa(s.index))
 		} else {
-			b.WriteString(escapePointer(s.name))
+			b.WriteString(escapePointer(c.str(s.name.name)))
 		}
 	}
 	return b.String()
@@ -174,43 +187,67 @@ func (c *checker) value(l *Level) error {
 	}
 }
 
-// seen is one member name of the object being read and its Key.
-type seen struct{ name, key string }
-
 func (c *checker) object(l *Level) error {
 	if _, err := c.dec.ReadToken(); err != nil {
 		return err
 	}
-	var small [8]seen
-	names := small[:0]
+	first, arenaMark := len(c.names), len(c.arena)
 	for c.dec.PeekKind() != '}' {
-		tok, err := c.dec.ReadToken()
+		raw, err := c.dec.ReadValue()
 		if err != nil {
 			return err
 		}
-		name := tok.String()
-		key := Key(name)
-		for _, s := range names {
-			if s.key == key {
-				return &Error{Path: c.path(), Name: name, Other: s.name}
+		var sp span
+		sp.name[0] = len(c.arena)
+		if c.arena, err = jsontext.AppendUnquote(c.arena, raw); err != nil {
+			return err
+		}
+		sp.name[1] = len(c.arena)
+		sp.key[0] = len(c.arena)
+		c.arena = appendKey(c.arena, c.arena[sp.name[0]:sp.name[1]])
+		sp.key[1] = len(c.arena)
+		key := c.arena[sp.key[0]:sp.key[1]]
+		for _, s := range c.names[first:] {
+			if bytes.Equal(c.arena[s.key[0]:s.key[1]], key) {
+				return &Error{Path: c.path(), Name: c.str(sp.name), Other: c.str(s.name)}
 			}
 		}
-		names = append(names, seen{name, key})
+		c.names = append(c.names, sp)
 		var next *Level
 		if l != nil {
-			if d, ok := l.keys[key]; ok && d != name {
-				return &Error{Path: c.path(), Name: name, Other: d, Defined: true}
+			if d, ok := l.keys[string(key)]; ok && d != string(c.arena[sp.name[0]:sp.name[1]]) {
+				return &Error{Path: c.path(), Name: c.str(sp.name), Other: d, Defined: true}
 			}
-			next = l.Members[name]
+			next = l.Members[string(c.arena[sp.name[0]:sp.name[1]])]
 		}
-		c.at = append(c.at, segment{name: name, index: -1})
+		c.at = append(c.at, segment{name: sp, index: -1})
 		if err := c.value(next); err != nil {
 			return err
 		}
 		c.at = c.at[:len(c.at)-1]
 	}
+	c.names, c.arena = c.names[:first], c.arena[:arenaMark]
 	_, err := c.dec.ReadToken()
 	return err
+}
+
+// appendKey appends Key(name) to dst.
+func appendKey(dst, name []byte) []byte {
+	for i := 0; i < len(name); {
+		b := name[i]
+		if b < utf8.RuneSelf {
+			if 'a' <= b && b <= 'z' {
+				b -= 'a' - 'A'
+			}
+			dst = append(dst, b)
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(name[i:])
+		dst = utf8.AppendRune(dst, orbitMin(r))
+		i += n
+	}
+	return dst
 }
 
 // escapePointer escapes a member name for a JSON Pointer.
