@@ -1,0 +1,32 @@
+// Package conformance is the gate's differential conformance suite: it
+// proves from outside that the gate and the real MCP peers on either side
+// of it never read one message two ways.
+//
+// The gate binary runs as a process, configured with --config-file, between
+// real implementations of MCP: the official Go SDK, mark3labs/mcp-go and
+// the TypeScript SDK (installed from npm into the cache by the suite), each
+// as a server and as a client, in every protocol generation it speaks.
+// Hostile messages are not a fixed list: a seeded grammar spells the names
+// MCP defines (name, arguments, params, method, id, tools, instructions,
+// nextCursor, description, inputSchema, result, and the arguments' own
+// names) as a case-insensitive decoder still reads them — other cases,
+// Unicode simple-fold partners (ſ for s, K for k), \u escapes, exact
+// duplicates — and places each before, after or instead of the real
+// member, at every level of a request or an answer.
+//
+// The oracles are what the peers did, never what the gate says it did:
+//
+//   - agent side: each real server records every tool it runs and the
+//     arguments it received; a withheld tool never runs, a gated tool never
+//     runs (a gate run from a file has no approver, so every gated call is
+//     refused), and the exposed tool runs only with the arguments the gate
+//     judged;
+//   - server side: a hostile upstream writes the generated members into its
+//     initialize, server/discover and tools/list answers; the tools each
+//     real client library parsed are exactly pinned definitions the gate
+//     exposes, and the instructions it parsed are the reviewed ones or none.
+//
+// The package owns no production code, only its tests and the TypeScript
+// peers under testdata/node. It does not test the gate's decisions on
+// policy (internal/gate and test/e2e do), nor the operator.
+package conformance
