@@ -35,6 +35,7 @@ type meter struct {
 	over     error // the first bound exceeded
 	decoded  int64 // decoded bytes held, against limits.MaxDecodedBytes
 	buffered int64 // response bytes the SDK holds, estimated
+	whole    int64 // bytes of messages held whole while they are checked
 	held     int64 // what this probe holds of global
 	closed   bool  // the probe returned; nothing more is charged
 }
@@ -114,11 +115,40 @@ func (m *meter) releaseBuffered(n int64) {
 	m.global.Give(n)
 }
 
+// chargeHeld accounts for a message of n bytes held whole while its member
+// names are checked and it is decoded.
+func (m *meter) chargeHeld(n int64) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.over != nil {
+		return m.over
+	}
+	if m.closed {
+		return m.fail(errors.New("the probe is over"))
+	}
+	if !m.global.Take(n) {
+		return m.fail(fmt.Errorf("the operator's memory budget for probes (%d bytes, shared by every probe running) is exhausted; the server is probed again at its next interval", m.global.Limit()))
+	}
+	m.whole += n
+	m.held += n
+	return nil
+}
+
+// releaseHeld gives back what chargeHeld took for a message of n bytes.
+func (m *meter) releaseHeld(n int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n = min(n, m.whole)
+	m.whole -= n
+	m.held -= n
+	m.global.Give(n)
+}
+
 // close gives back everything the probe holds of the global budget.
 func (m *meter) close() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.global.Give(m.held)
-	m.held, m.buffered, m.decoded = 0, 0, 0
+	m.held, m.buffered, m.decoded, m.whole = 0, 0, 0, 0
 	m.closed = true
 }

@@ -8,7 +8,11 @@
 // page without its tools: the SDK's typed tool drops annotation fields it
 // does not model (SEP-2793's among them), the fingerprint must cover
 // everything the model would see, and a page decoded once is a page held
-// once. Duplicate members are refused at every level.
+// once. Duplicate members are refused at every level, and so is every
+// answer whose member names a case-insensitive decoder reads otherwise
+// (two names that fold alike, or one of MCP's names in another case, at
+// the levels package mcpshape defines): the gate refuses those, and the
+// probe must not judge a message an agent reads another way.
 //
 // Every probe has a total deadline and a connect deadline; every HTTP
 // response body, the whole probe, each string, the number of tools and

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/go-json-experiment/json/jsontext"
 )
 
 // eventRewriter reads a stream of server-sent events and hands the SDK the
@@ -16,8 +14,8 @@ import (
 // page of a tools/list call without its tools, other messages whole. The
 // SDK's own event reader would buffer each event (up to the response cap)
 // two or three times over before decoding it; here the data of a message
-// is decoded token by token as it arrives, so a page is never held whole.
-// Other events (the SSE transport's endpoint) are passed on as they are,
+// is held once, its member names checked (checkNames), and decoded before
+// the SDK reads any of it. Other events (the SSE transport's endpoint) are passed on as they are,
 // up to the string limit.
 type eventRewriter struct {
 	body   io.ReadCloser
@@ -90,7 +88,11 @@ func (r *eventRewriter) next() error {
 				r.emit(name, id, retry, nil)
 				return nil
 			}
-			msg, err := r.cat.decodeMessage(jsontext.NewDecoder(d), r.cat.inFlight)
+			data, err := r.messageData(d)
+			if err != nil {
+				return err
+			}
+			msg, err := r.cat.decodeWhole(data, r.cat.inFlight)
 			if err != nil {
 				return err
 			}
@@ -208,6 +210,25 @@ func (r *eventRewriter) rawData() ([]byte, error) {
 		return nil, r.cat.failWith(&Error{Reason: TooLarge, Msg: fmt.Sprintf("an event of more than %d bytes", limit)})
 	}
 	return bytes.TrimSpace(data), nil
+}
+
+// messageData reads the data of a message event whole, up to the response
+// cap, so that its member names are checked before it is decoded.
+func (r *eventRewriter) messageData(d *eventData) ([]byte, error) {
+	limit := r.limits.MaxResponseBytes
+	if limit <= 0 {
+		limit = 8 << 20
+	}
+	data, err := io.ReadAll(io.LimitReader(d, limit+1))
+	if err != nil {
+		r.cat.mu.Lock()
+		defer r.cat.mu.Unlock()
+		return nil, r.cat.fail(r.cat.decodeError("a message from the server", "", err))
+	}
+	if int64(len(data)) > limit {
+		return nil, r.cat.failWith(&Error{Reason: TooLarge, Msg: fmt.Sprintf("an event of more than %d bytes", limit)})
+	}
+	return data, nil
 }
 
 var errLineTooLong = errors.New("line too long")

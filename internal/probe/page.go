@@ -31,11 +31,12 @@ const toolOverhead = 1 << 10
 // page's size several times over, in trees of map[string]any).
 //
 // A page is decoded before the SDK sees it: a plain JSON answer to a
-// streamable HTTP POST off the wire, token by token, in the HTTP
-// transport; a stream of server-sent events (the SSE transport, or a
-// streamable server that streams its answer) event by event, by the
-// eventRewriter the SDK reads through. Either way its bytes are never
-// held whole. Should a page reach the connection undecoded all the same,
+// streamable HTTP POST in the HTTP transport; a stream of server-sent
+// events (the SSE transport, or a streamable server that streams its
+// answer) event by event, by the eventRewriter the SDK reads through.
+// Either way the message's bytes are held once, charged to the budget,
+// while its member names are checked and it is decoded; every other
+// answer is checked the same way before the SDK reads it. Should a page reach the connection undecoded all the same,
 // captureConn decodes it from the delivered message; the bytes the SDK
 // buffered for it are charged to the budget while they are held.
 type catalogue struct {
@@ -48,6 +49,10 @@ type catalogue struct {
 	// wire already.
 	current any
 	decoded bool
+	// awaiting is the method of the last call sent: the answer read next
+	// is checked as an answer to it (the probe has one call in flight at
+	// a time).
+	awaiting string
 	// pages counts the pages decoded; delivered the pages whose (empty)
 	// result reached the SDK.
 	pages, delivered int
@@ -206,6 +211,8 @@ var knownNames = map[string]bool{}
 func init() {
 	for _, n := range strings.Fields(`jsonrpc id result error tools nextCursor _meta name title description
 		inputSchema outputSchema annotations readOnlyHint destructiveHint idempotentHint openWorldHint icons
+		execution cacheScope ttlMs protocolVersion capabilities serverInfo instructions version websiteUrl
+		resources prompts logging completions experimental extensions code message data method params
 		type properties required items additionalProperties enum const default examples format pattern
 		minimum maximum minLength maxLength minItems maxItems anyOf oneOf allOf not $ref $defs definitions
 		$schema $id patternProperties prefixItems contains dependentSchemas if then else`) {
@@ -370,9 +377,12 @@ type captureConn struct {
 }
 
 func (c *captureConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "tools/list" && req.ID.IsValid() {
+	if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
 		c.cat.mu.Lock()
-		c.cat.current, c.cat.decoded = req.ID.Raw(), false
+		c.cat.awaiting = req.Method
+		if req.Method == "tools/list" {
+			c.cat.current, c.cat.decoded = req.ID.Raw(), false
+		}
 		c.cat.mu.Unlock()
 	}
 	return c.Connection.Write(ctx, msg)

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -428,14 +427,29 @@ func (t *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		// events again encoded, pages without their tools.
 		resp.Body = newEventRewriter(body, t.cat, t.meter.limits)
 	case "application/json":
+		// The answer is read whole (within the response cap) and its
+		// member names checked before anything decodes it.
 		if !list {
+			// The SDK decodes it from these bytes; they are charged
+			// as it buffers them, until the connection delivers the
+			// message.
 			body.buffered = true
+		}
+		data, err := io.ReadAll(body)
+		body.Close()
+		if err != nil {
+			return nil, err
+		}
+		if !list {
+			if perr := t.cat.checkNames(data); perr != nil {
+				return nil, perr
+			}
+			resp.Body = io.NopCloser(bytes.NewReader(data))
 			break
 		}
-		// A page: decoded here, off the wire; the SDK reads the page
-		// without its tools.
-		out, err := t.cat.decodeMessage(jsontext.NewDecoder(body), func() bool { return true })
-		body.Close()
+		// A page: decoded here; the SDK reads the page without its
+		// tools.
+		out, err := t.cat.decodeWhole(data, func() bool { return true })
 		if err != nil {
 			return nil, err
 		}
