@@ -37,6 +37,10 @@ const (
 	// reasonBadAnswer: the call was forwarded, but the server's answer was
 	// not the one response to it, and did not reach the agent.
 	reasonBadAnswer = "BadAnswer"
+	// reasonAmbiguous: the message had member names a peer could read as
+	// other members (rpcmsg.CheckRequest), so which tool it names, or with
+	// which arguments, cannot be told.
+	reasonAmbiguous = "AmbiguousMessage"
 )
 
 // approvalGrace is how long past the approval timeout the gate waits for
@@ -152,6 +156,7 @@ func (g *Gate) decideCall(x *exchange) verdict {
 		r.fingerprint = o.fingerprint
 		return r
 	}
+	x.schema = o.schema
 	if t.Decision != gateproto.DecisionApprovalGated {
 		return v
 	}
@@ -283,7 +288,7 @@ func (g *Gate) stillApproved(x *exchange, approved *gateproto.Tool) string {
 	case ss.watch.isBlocked(name) || o.fingerprint != approved.Fingerprint:
 		return reasonChanged
 	}
-	x.st, x.ss = cur, ss
+	x.st, x.ss, x.schema = cur, ss, o.schema
 	return ""
 }
 

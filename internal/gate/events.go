@@ -259,7 +259,7 @@ func (g *Gate) filterForAgent(x *exchange, data []byte) ([]byte, error) {
 func (g *Gate) record(st *state, ss *serverState, tools []rpcmsg.Listed) {
 	lt := make([]listedTool, 0, len(tools))
 	for _, t := range tools {
-		lt = append(lt, listedTool{name: t.Name, fingerprint: t.Fingerprint})
+		lt = append(lt, listedTool{name: t.Name, fingerprint: t.Fingerprint, raw: t.Raw})
 	}
 	mm := ss.watch.record(ss, st.gen, lt)
 	for _, m := range mm {

@@ -299,7 +299,7 @@ func (a *agent) listNames(t *testing.T) []string {
 // call calls a tool and returns its text, or the error.
 func (a *agent) call(t *testing.T, name string) (string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	res, err := a.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{"text": "hi"}})
 	if err != nil {

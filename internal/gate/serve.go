@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/gate/gatemetrics"
 	"github.com/toolgate/toolgate/internal/gate/rpcmsg"
 	"github.com/toolgate/toolgate/pkg/clip"
 )
@@ -48,6 +49,9 @@ type exchange struct {
 	answered, answerElsewhere bool
 	// tracked is the token of the request in the outstanding record.
 	tracked uint64
+	// schema is the approved inputSchema of the tool a call names, once
+	// decideCall has checked the server still sends that definition.
+	schema []byte
 }
 
 // recordSession is the session under which the server's record of
@@ -267,6 +271,13 @@ func (g *Gate) servePOST(x *exchange) {
 	}
 	x.body = buf.Bytes()
 	msg, err := rpcmsg.Scan(x.body)
+	folded := errors.Is(err, rpcmsg.ErrFoldedName)
+	if folded {
+		// Read whole, and refused below with CheckRequest's refusals once
+		// the session is known, so that the agent reads the refusal where
+		// it reads answers, and a call's is audited.
+		err = nil
+	}
 	if err != nil {
 		g.metrics.Errors.WithLabelValues("bad-request").Inc()
 		code, text := rpcmsg.CodeParseError, "toolgate: the message is not valid JSON-RPC"
@@ -310,6 +321,15 @@ func (g *Gate) servePOST(x *exchange) {
 		g.refuseMethod(x)
 		return
 	}
+	if err := rpcmsg.CheckRequest(x.body); err != nil || folded {
+		if err == nil {
+			err = rpcmsg.ErrFoldedName
+		}
+		// Scan has read the message whole, so this is a name a peer
+		// folding names reads as another member.
+		g.refuseAmbiguous(x, err)
+		return
+	}
 	if msg.IsRequest() {
 		if !g.trackRequest(x) {
 			return
@@ -322,6 +342,9 @@ func (g *Gate) servePOST(x *exchange) {
 			writeRPCError(w, http.StatusBadRequest, nil, rpcmsg.CodeInvalidRequest, "toolgate: tools/call must be a request")
 			return
 		}
+		// The server is sent the call the gate judged, written anew:
+		// nothing of the agent's bytes but the arguments and _meta it read.
+		x.body = rpcmsg.CallRequest(msg.ID, msg.Name, msg.Arguments, msg.Meta)
 		g.serveCall(x)
 	case msg.Method == rpcmsg.MethodInitialize && !x.ss.sse && g.sessionsFull():
 		g.limitHit("sessions", "too many sessions", "max", g.limits.MaxSessions)
@@ -333,6 +356,37 @@ func (g *Gate) servePOST(x *exchange) {
 		g.forward(x)
 		g.observeLatency(x)
 	}
+}
+
+// refuseAmbiguous refuses a message whose member names a peer could read
+// otherwise than the gate did (rpcmsg.CheckRequest): with JSON-RPC's
+// "invalid request", where the agent reads responses, a log line naming
+// the member, a count, and for a tools/call an audit line whose tool is
+// unknown — which of the names the server would have run cannot be told.
+func (g *Gate) refuseAmbiguous(x *exchange, err error) {
+	g.metrics.Errors.WithLabelValues("ambiguous-request").Inc()
+	g.log.Warn("request refused: member names a peer may read otherwise", "server", x.ss.cfg.ID,
+		"method", clip.String(x.msg.Method, 128), "error", clip.String(err.Error(), 512))
+	if x.msg.Method == rpcmsg.MethodToolsCall {
+		g.metrics.Calls.WithLabelValues(x.ss.cfg.ID, gatemetrics.UnknownTool, "", decisionRefuse).Inc()
+		g.auditLine(x.st, x.ss, decisionLine{
+			tool: gatemetrics.UnknownTool, decision: decisionRefuse, reason: reasonAmbiguous,
+			rpcID: clip.String(string(x.msg.ID), 128),
+		})
+	}
+	const text = "toolgate: the message has member names a server may read another way"
+	if x.msg.ID == nil {
+		writeRPCError(x.w, http.StatusBadRequest, nil, rpcmsg.CodeInvalidRequest, text)
+		return
+	}
+	resp := rpcmsg.ErrorResponse(x.msg.ID, rpcmsg.CodeInvalidRequest, text)
+	if x.ss.sse && x.sess != nil {
+		if s := x.sess.getStream(); s != nil && s.writeMessage(resp) == nil {
+			x.w.WriteHeader(http.StatusAccepted)
+			return
+		}
+	}
+	writeRPCError(x.w, http.StatusOK, x.msg.ID, rpcmsg.CodeInvalidRequest, text)
 }
 
 // refuseMethod answers a request whose method the gate does not let
@@ -546,6 +600,9 @@ func (g *Gate) sendForAgent(ctx context.Context, x *exchange, method, target str
 	if err != nil {
 		g.upstreamFailed(x, err)
 		return nil
+	}
+	if x.msg.Method == rpcmsg.MethodToolsCall && statelessProtocol(x.protocol) {
+		paramHeaders(req.Header, x.schema, x.msg.Arguments)
 	}
 	if accept != "" {
 		req.Header.Set("Accept", accept)
@@ -798,6 +855,10 @@ func (g *Gate) listRefused(x *exchange, err error) string {
 	case errors.Is(err, errDecodeBudget):
 		g.limitHit("list-decoded-bytes", "tools/list over its memory budget", "server", x.ss.cfg.ID, "error", err)
 		return "toolgate: the server's tools/list response needs more memory to check than the gate allows (" + rootCause(err) + ")"
+	case errors.Is(err, rpcmsg.ErrAmbiguous):
+		g.metrics.Errors.WithLabelValues("ambiguous-answer").Inc()
+		g.log.Warn("tools/list response refused: member names a peer may read otherwise", "server", x.ss.cfg.ID, "error", clip.String(err.Error(), 512))
+		return "toolgate: the server's tools/list response has member names a client may read another way"
 	}
 	g.metrics.Errors.WithLabelValues("bad-list").Inc()
 	g.log.Warn("tools/list response refused", "server", x.ss.cfg.ID, "error", err)

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/toolgate/toolgate/internal/gateproto"
@@ -71,9 +70,13 @@ func (g *Gate) client(u *gateproto.Upstream) (*http.Client, error) {
 // forwardedRequestHeaders are the only agent headers the gate passes on:
 // what MCP's HTTP transports define. Authorization, cookies, proxy and
 // forwarding headers stay behind — the gate sets the server's credentials
-// itself, and an agent must not be able to replace or add to them.
+// itself, and an agent must not be able to replace or add to them. The
+// agent's Mcp-Method and Mcp-Name are replaced by values written from the
+// judged message (setStandardHeaders), and its Mcp-Param-* never pass: the
+// gate writes them from the judged arguments (paramHeaders), so that no
+// header says anything the body the gate judged does not.
 var forwardedRequestHeaders = []string{
-	"Accept", "Content-Type", "Last-Event-Id",
+	"Accept", "Content-Type", "Last-Event-Id", "User-Agent",
 	"Mcp-Session-Id", "Mcp-Protocol-Version", "Mcp-Method", "Mcp-Name",
 }
 
@@ -87,13 +90,6 @@ var forwardedResponseHeaders = []string{
 func copyRequestHeaders(dst, src http.Header) {
 	for _, k := range forwardedRequestHeaders {
 		if v := src.Values(k); len(v) > 0 {
-			dst[k] = v
-		}
-	}
-	for k, v := range src {
-		// Mcp-Param-* carry call arguments the server checks against the
-		// body (SEP-2243); they cannot name another tool.
-		if strings.HasPrefix(k, "Mcp-Param-") {
 			dst[k] = v
 		}
 	}
@@ -117,7 +113,13 @@ func newUpstreamRequest(ctx context.Context, ss *serverState, method, target str
 	if agent != nil {
 		copyRequestHeaders(req.Header, agent)
 	}
-	req.Header.Set("User-Agent", "toolgate-gate")
+	if req.Header.Get("User-Agent") == "" {
+		// The gate does not announce itself: a server that could tell it
+		// from the agent, or from the operator's probe, could show each
+		// something else. The agent's own User-Agent passes; without one,
+		// the one Go's HTTP client sends by default.
+		req.Header.Set("User-Agent", "Go-http-client/1.1")
+	}
 	for k, v := range ss.cfg.Upstream.Headers {
 		req.Header.Set(k, v)
 	}

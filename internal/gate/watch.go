@@ -42,6 +42,10 @@ type watch struct {
 type observation struct {
 	fingerprint string
 	gen         uint64
+	// schema is the raw inputSchema of the definition observed, kept when
+	// it is the approved one: what a call's arguments are checked against
+	// and its Mcp-Param-* headers are written from.
+	schema []byte
 }
 
 type listing struct {
@@ -117,8 +121,18 @@ func (w *watch) record(ss *serverState, gen uint64, tools []listedTool) []mismat
 		if l.name == "" {
 			continue
 		}
-		w.observed[l.name] = observation{fingerprint: l.fingerprint, gen: gen}
 		t := ss.tools[l.name]
+		o := observation{fingerprint: l.fingerprint, gen: gen}
+		if t != nil && l.fingerprint != "" && l.fingerprint == t.Fingerprint {
+			// The approved definition: its schema judges the calls. One
+			// fingerprint is one schema, so a list seen again costs nothing.
+			if old, ok := w.observed[l.name]; ok && old.fingerprint == l.fingerprint && old.schema != nil {
+				o.schema = old.schema
+			} else {
+				o.schema = rpcmsg.InputSchema(l.raw)
+			}
+		}
+		w.observed[l.name] = o
 		if t == nil || t.Fingerprint == "" || l.fingerprint == "" || l.fingerprint == t.Fingerprint {
 			continue
 		}
@@ -130,7 +144,11 @@ func (w *watch) record(ss *serverState, gen uint64, tools []listedTool) []mismat
 	return out
 }
 
-type listedTool struct{ name, fingerprint string }
+type listedTool struct {
+	name, fingerprint string
+	// raw is the definition as the server sent it (aliasing the list).
+	raw []byte
+}
 
 // stream is one open response to the agent that carries server-sent
 // events, into which the gate may write events of its own.

@@ -231,7 +231,9 @@ func (c *checker) object(l *Level) error {
 	return err
 }
 
-// appendKey appends Key(name) to dst.
+// AppendKey appends Key(name) to dst.
+func AppendKey(dst, name []byte) []byte { return appendKey(dst, name) }
+
 func appendKey(dst, name []byte) []byte {
 	for i := 0; i < len(name); {
 		b := name[i]

@@ -2,8 +2,9 @@ package rpcmsg
 
 import (
 	"bytes"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/toolgate/toolgate/pkg/namefold"
 )
 
 // ErrBadAnswer is what every error of an AnswerCheck wraps: the body is not
@@ -550,53 +551,24 @@ func (c *AnswerCheck) afterValue(b byte) {
 	}
 }
 
-// foldsToMember reports whether a name is id, result, error or method
-// under the case folding encoding/json matches names with: ASCII case, and
-// each rune taken for the smallest of its Unicode fold set (so the long s
-// ſ counts as s).
+// foldsToMember reports whether a name that is not itself a member of a
+// JSON-RPC message (jsonrpc, id, method, params, result, error) is one of
+// them under the case folding a case-insensitive decoder matches names with
+// (namefold.Key): "ID", "Params", "reſult".
 func foldsToMember(name []byte) bool {
-	if len(name) > 4*len("method") {
+	if len(name) > 4*len("jsonrpc") {
 		return false
 	}
-	var buf [4 * 6]byte
-	n := 0
-	for i := 0; i < len(name); {
-		r, size := rune(name[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRune(name[i:])
-		}
-		i += size
-		r = foldRune(r)
-		if r >= utf8.RuneSelf || n == len(buf) {
-			// Every member looked for folds to ASCII.
+	var buf [4 * 7]byte
+	switch string(namefold.AppendKey(buf[:0], name)) {
+	case "JSONRPC", "ID", "METHOD", "PARAMS", "RESULT", "ERROR":
+		switch string(name) {
+		case "jsonrpc", "id", "method", "params", "result", "error":
 			return false
 		}
-		buf[n] = byte(r)
-		n++
-	}
-	switch string(buf[:n]) {
-	case "ID", "RESULT", "ERROR", "METHOD":
 		return true
 	}
 	return false
-}
-
-// foldRune is the smallest rune of r's fold set, upper-case for ASCII: the
-// form encoding/json compares names in.
-func foldRune(r rune) rune {
-	if r < utf8.RuneSelf {
-		if 'a' <= r && r <= 'z' {
-			r -= 'a' - 'A'
-		}
-		return r
-	}
-	for {
-		r2 := unicode.SimpleFold(r)
-		if r2 <= r {
-			return r2
-		}
-		r = r2
-	}
 }
 
 func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }

@@ -83,8 +83,17 @@ type ListResult struct {
 // server sent them and every byte outside the tools array (and the cache
 // fields, when asked) left as it was. The output aliases msg when nothing
 // changed; otherwise it is appended to dst.
+//
+// A response a peer could read otherwise — two members of one object whose
+// names fold equal, or a member of the message, its result or a tool that
+// is a defined one but for case ("Tools", "toolſ", "Description") — is
+// refused with an error wrapping ErrAmbiguous: the gate filters the tools
+// member, and an agent folding names would read the other.
 func FilterList(dst, msg []byte, opts ListOptions) ([]byte, ListResult, error) {
 	var res ListResult
+	if err := checkShape(msg, listShape); err != nil {
+		return nil, res, fmt.Errorf("tools/list response: %w", err)
+	}
 	dec := getDecoder(msg)
 	defer putDecoder(dec)
 

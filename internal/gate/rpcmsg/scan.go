@@ -26,9 +26,10 @@ const (
 var ErrBatch = errors.New("JSON-RPC batches are not supported")
 
 // ErrFoldedName is returned for a message with a member whose name differs
-// from id, result, error or method only in case, which a decoder matching
-// names loosely takes for that member.
-var ErrFoldedName = errors.New("message has a member whose name differs from id, result, error or method only in case")
+// from jsonrpc, id, method, params, result or error only in case, which a
+// decoder matching names loosely takes for that member. The Message is
+// filled all the same.
+var ErrFoldedName = errors.New("message has a member whose name differs from a JSON-RPC member's only in case")
 
 // Message is what a scan learnt of one JSON-RPC message. Byte slices alias
 // nothing: they are copies, safe to keep after the input is reused.
@@ -92,6 +93,7 @@ func Scan(b []byte) (Message, error) {
 	}
 	dec := getDecoder(b)
 	defer putDecoder(dec)
+	folded := false
 	tok, err := dec.ReadToken()
 	if err != nil {
 		return m, fmt.Errorf("message is not JSON: %w", err)
@@ -146,7 +148,9 @@ func Scan(b []byte) (Message, error) {
 			// decoder matches names loosely (encoding/json does): a
 			// response of one id to the gate would be of another to it.
 			if foldsToMember([]byte(tok.String())) {
-				return m, ErrFoldedName
+				// Read on, so that the caller learns the rest of the
+				// message (the tool a refused call named, for the audit).
+				folded = true
 			}
 			if err := dec.SkipValue(); err != nil {
 				return m, fmt.Errorf("message: %w", err)
@@ -161,6 +165,9 @@ func Scan(b []byte) (Message, error) {
 	}
 	if m.Method == "" && m.ID == nil {
 		return m, errors.New("message has neither a method nor an id")
+	}
+	if folded {
+		return m, ErrFoldedName
 	}
 	return m, nil
 }
