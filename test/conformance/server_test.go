@@ -421,8 +421,13 @@ func checkListing(c answerCase, l listing) string {
 		return fmt.Sprintf("the benign listing parsed %v, want every tool of %v", l.Tools, reflect.ValueOf(pinned).MapKeys())
 	}
 	if l.Instructions != "" {
+		// The instructions the gate read, or, where it could read none
+		// (two members of that name), the reviewed ones the server meant.
 		want, ok := judgedInstructions(c.init)
-		if !ok || l.Instructions != want {
+		if !ok {
+			want = instructions
+		}
+		if l.Instructions != want {
 			return fmt.Sprintf("parsed the instructions %q where the gate read %q", l.Instructions, want)
 		}
 	}
