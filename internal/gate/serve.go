@@ -344,7 +344,7 @@ func (g *Gate) servePOST(x *exchange) {
 		}
 		// The server is sent the call the gate judged, written anew:
 		// nothing of the agent's bytes but the arguments and _meta it read.
-		x.body = rpcmsg.CallRequest(msg.ID, msg.Name, msg.Arguments, msg.Meta)
+		x.body = rpcmsg.CallRequest(msg.ID, &x.msg)
 		g.serveCall(x)
 	case msg.Method == rpcmsg.MethodInitialize && !x.ss.sse && g.sessionsFull():
 		g.limitHit("sessions", "too many sessions", "max", g.limits.MaxSessions)

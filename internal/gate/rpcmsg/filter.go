@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/toolgate/toolgate/internal/mcpshape"
 	"github.com/toolgate/toolgate/pkg/tooldef"
 )
 
@@ -91,7 +92,7 @@ type ListResult struct {
 // member, and an agent folding names would read the other.
 func FilterList(dst, msg []byte, opts ListOptions) ([]byte, ListResult, error) {
 	var res ListResult
-	if err := checkShape(msg, listShape); err != nil {
+	if err := checkShape(msg, mcpshape.ListResponse); err != nil {
 		return nil, res, fmt.Errorf("tools/list response: %w", err)
 	}
 	dec := getDecoder(msg)

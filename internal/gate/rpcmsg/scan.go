@@ -50,6 +50,10 @@ type Message struct {
 	Arguments []byte
 	// Meta is the raw JSON of params._meta, nil when absent.
 	Meta []byte
+	// InputResponses and RequestState are the raw JSON of the members of
+	// that name in params, nil when absent: what a tools/call retried
+	// with the answers to a server's questions carries (MCP 2026-07-28).
+	InputResponses, RequestState []byte
 }
 
 // IsRequest reports whether the message is a request that expects a
@@ -212,16 +216,21 @@ func scanParams(dec *jsontext.Decoder, m *Message) error {
 				return fmt.Errorf("message params.uri: %w", err)
 			}
 			m.URI = t.String()
-		case "arguments", "_meta":
+		case "arguments", "_meta", "inputResponses", "requestState":
 			key := tok.String() // a token is void after the next read
 			v, err := dec.ReadValue()
 			if err != nil {
 				return fmt.Errorf("message params.%s: %w", key, err)
 			}
-			if key == "arguments" {
+			switch key {
+			case "arguments":
 				m.Arguments = bytes.Clone(v)
-			} else {
+			case "_meta":
 				m.Meta = bytes.Clone(v)
+			case "inputResponses":
+				m.InputResponses = bytes.Clone(v)
+			default:
+				m.RequestState = bytes.Clone(v)
 			}
 		default:
 			if err := dec.SkipValue(); err != nil {
