@@ -130,6 +130,25 @@ help: ## Show this help.
 	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z_-]+:.*?##/ { printf "  %-12s %s\n", $$1, $$2 } /^##@/ { printf "\n%s\n", substr($$0, 5) }' $(MAKEFILE_LIST)
 
 .PHONY: bench-gate
+# The fuzz targets of the gate's wire: each package and target, and how
+# long each runs. A finding is written under the package's testdata/fuzz/
+# and fails every later go test until it is fixed: commit it with the fix.
+FUZZTIME ?= 60s
+FUZZ_TARGETS := \
+	./internal/gate/rpcmsg:FuzzCallReading \
+	./internal/gate/rpcmsg:FuzzListReading \
+	./internal/gate/rpcmsg:FuzzAnswerCheck \
+	./internal/gate/argcheck:FuzzCheck \
+	./pkg/namefold:FuzzCheck
+
+.PHONY: fuzz
+fuzz: ## Run each fuzz target of the gate's wire for FUZZTIME (60s): what the gate reads against what encoding/json reads, the answer check, the argument check.
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz: $$name in $$pkg for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	done
+
 bench-gate: ## Measure the gate against a plain reverse proxy and a direct connection (latency at 1/16/64 clients, 100-tool lists, RSS).
 	$(GO) build -o bin/gate ./cmd/gate
 	$(GO) run ./test/bench/gatebench --gate-bin bin/gate

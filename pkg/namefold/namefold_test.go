@@ -106,3 +106,42 @@ func BenchmarkCheckCall(b *testing.B) {
 		}
 	}
 }
+
+// A value Check accepts is valid JSON in which no object has two members of
+// one Key; one it refuses with an *Error has such a pair, or a defined name
+// in another case.
+func FuzzCheck(f *testing.F) {
+	for _, s := range []string{`{"name":"a","Name":"b"}`, `{"a":[{"x":1},{"X":2}]}`, `{"toolſ":[]}`, `[1,{"k":1,"\u212a":2}]`, `{"params":{"NAME":1}}`} {
+		f.Add([]byte(s))
+	}
+	top := NewLevel(map[string]*Level{"params": Names("name", "arguments"), "tools": nil})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		err := Check(b, top)
+		if err != nil {
+			return
+		}
+		var v any
+		if jerr := json.Unmarshal(b, &v); jerr != nil {
+			t.Fatalf("accepted what encoding/json cannot read: %v", jerr)
+		}
+		var walk func(v any)
+		walk = func(v any) {
+			switch v := v.(type) {
+			case map[string]any:
+				keys := map[string]string{}
+				for k, e := range v {
+					if other, ok := keys[Key(k)]; ok {
+						t.Fatalf("accepted %q beside %q in %s", k, other, b)
+					}
+					keys[Key(k)] = k
+					walk(e)
+				}
+			case []any:
+				for _, e := range v {
+					walk(e)
+				}
+			}
+		}
+		walk(v)
+	})
+}
