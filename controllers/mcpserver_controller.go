@@ -47,8 +47,6 @@ type MCPServerReconciler struct {
 	// RequiredApprovers is how many distinct humans approve a tool whose
 	// approvalRecommendation is multi.
 	RequiredApprovers int
-	// ClientVersion is reported to servers in initialize.
-	ClientVersion string
 	// Concurrency is how many servers are probed at once.
 	Concurrency int
 	// MaxProbeTimeout caps spec.probe.timeout, so that a few servers that
@@ -170,7 +168,6 @@ func (r *MCPServerReconciler) gather(ctx context.Context, server *toolgatev1alph
 	}
 	p.digest = digest
 
-	cfg.ClientVersion = r.ClientVersion
 	cfg.Budget, cfg.AllowLinkLocal = r.ProbeBudget, r.ProbeAllowLinkLocal
 	if r.ProbeMemoryPerServer > 0 {
 		cfg.Limits.MaxDecodedBytes = r.ProbeMemoryPerServer

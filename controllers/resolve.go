@@ -134,6 +134,9 @@ func resolveProbe(ctx context.Context, c client.Reader, s *toolgatev1alpha1.MCPS
 		return cfg, posture, err
 	}
 	cfg.URL, cfg.Transport, cfg.Header, cfg.Timeout = e.url, e.transport, e.header, e.timeout
+	if ci := s.Spec.Probe.ClientInfo; ci != nil {
+		cfg.ClientName, cfg.ClientVersion = ci.Name, ci.Version
+	}
 	posture.URL, posture.InCluster, posture.Authenticated = e.url, e.inCluster, e.authenticated
 	posture.Transport = risk.TransportStreamableHTTP
 	if e.transport == toolgatev1alpha1.TransportSSE {

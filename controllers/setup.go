@@ -31,8 +31,6 @@ type Options struct {
 	// RequiredApprovers is how many distinct humans must approve a tool
 	// whose approvalRecommendation is multi; at least 2.
 	RequiredApprovers int
-	// Version is reported to MCP servers in initialize.
-	Version string
 	// ProbeConcurrency is how many servers are probed at once.
 	ProbeConcurrency int
 	// MaxProbeTimeout caps every server's probe timeout; zero leaves
@@ -75,7 +73,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if err := (&ToolPinReconciler{Client: c, Scheme: s, Recorder: rec, RequiredApprovers: approvers}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the ToolPin controller: %w", err)
 	}
-	if err := (&MCPServerReconciler{Client: c, Scheme: s, Recorder: rec, RequiredApprovers: approvers, ClientVersion: opts.Version,
+	if err := (&MCPServerReconciler{Client: c, Scheme: s, Recorder: rec, RequiredApprovers: approvers,
 		Concurrency: max(1, opts.ProbeConcurrency), MaxProbeTimeout: opts.MaxProbeTimeout,
 		Retention:   lifecycle.Retention{After: opts.RemovedPinRetention, MaxRemoved: opts.MaxRemovedPins},
 		ProbeBudget: probe.NewBudget(opts.ProbeMemoryBudget), ProbeMemoryPerServer: opts.ProbeMemoryPerServer,

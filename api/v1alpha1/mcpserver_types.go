@@ -206,6 +206,32 @@ type ProbeSpec struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=5000
 	MaxTools int32 `json:"maxTools,omitempty"`
+
+	// clientInfo is the name and version the probe gives the server in
+	// initialize. A server can tell a client by them, and one that knows
+	// the probe's could show it clean instructions and tools and agents
+	// others. Unset, the probe says what an agent built on the MCP Python
+	// SDK says when its author named nothing (name "mcp", version "0.1.0"),
+	// an identity many agents share; set it to what this server's agents
+	// send.
+	// +optional
+	ClientInfo *ProbeClientInfo `json:"clientInfo,omitempty"`
+}
+
+// ProbeClientInfo is the identity the probe gives a server, as an MCP
+// client's Implementation.
+type ProbeClientInfo struct {
+	// name the probe gives in clientInfo.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
+	Name string `json:"name"`
+
+	// version the probe gives in clientInfo.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	Version string `json:"version"`
 }
 
 // ConsumerSpec selects the namespaces whose ToolPolicies may use a server.

@@ -51,6 +51,7 @@ func run(args []string) error {
 		return err
 	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(zapOpts)))
+	ctrl.Log.WithName("setup").Info("starting", "version", version)
 
 	certs := newCertificates(opts)
 	mgr, err := newManager(opts, certs)

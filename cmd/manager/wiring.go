@@ -79,8 +79,8 @@ func wire(mgr ctrl.Manager, o *options, certs *certificates) error {
 		return fmt.Errorf("setting up the certificate rotation: %w", err)
 	}
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
-		RequiredApprovers: o.requiredApprovers, Version: version,
-		ProbeConcurrency: o.probeConcurrency, MaxProbeTimeout: o.maxProbeTimeout,
+		RequiredApprovers: o.requiredApprovers,
+		ProbeConcurrency:  o.probeConcurrency, MaxProbeTimeout: o.maxProbeTimeout,
 		RemovedPinRetention: o.removedRetention, MaxRemovedPins: o.maxRemovedPins,
 		ProbeMemoryBudget: int64(o.probeMemoryBudget), ProbeMemoryPerServer: int64(o.probeMemoryPerServer),
 		ProbeAllowLinkLocal: o.probeAllowLinkLocal, Ceilings: o.ceilings,

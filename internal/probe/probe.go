@@ -120,6 +120,18 @@ const (
 	DefaultGlobalBudget    = 64 << 20
 )
 
+// DefaultClientName and DefaultClientVersion are the clientInfo a probe
+// gives unless configured: what the MCP Python SDK's ClientSession sends
+// for an agent whose author named nothing, so the most agents send it too.
+// A name of the probe's own would let a server show the probe one face and
+// agents another. Nothing else the probe sends names it: its requests carry
+// Go's own User-Agent, as any Go agent's do, or the one the MCPServer's
+// headers set.
+const (
+	DefaultClientName    = "mcp"
+	DefaultClientVersion = "0.1.0"
+)
+
 // Config says how to reach one server.
 type Config struct {
 	// URL of the MCP endpoint.
@@ -138,8 +150,9 @@ type Config struct {
 	ConnectTimeout time.Duration
 	// Limits bound what the server may send.
 	Limits Limits
-	// ClientVersion is reported to the server in initialize.
-	ClientVersion string
+	// ClientName and ClientVersion are the clientInfo the probe gives in
+	// initialize; empty, DefaultClientName and DefaultClientVersion.
+	ClientName, ClientVersion string
 	// RootCAsPEM is the PEM bundle TLS.RootCAs was built from. The probe
 	// does not read it; it identifies the configuration, so that a rotated
 	// CA triggers a probe.
@@ -206,7 +219,10 @@ func Probe(ctx context.Context, cfg Config) (*Result, error) {
 	default:
 		return nil, invalid("unknown transport %q", cfg.Transport)
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "toolgate", Version: cfg.ClientVersion}, nil)
+	if cfg.ClientName == "" {
+		cfg.ClientName, cfg.ClientVersion = DefaultClientName, DefaultClientVersion
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: cfg.ClientName, Version: cfg.ClientVersion}, nil)
 	session, err := client.Connect(ctx, &captureTransport{inner: transport, cat: cat}, nil)
 	if err != nil {
 		return nil, classify(ctx, cfg, meter, cat, "initialize", err)
