@@ -41,6 +41,12 @@ const (
 	// other members (rpcmsg.CheckRequest), so which tool it names, or with
 	// which arguments, cannot be told.
 	reasonAmbiguous = "AmbiguousMessage"
+	// reasonInstructionsChanged: the instructions a server sent an agent
+	// are not the ones the operator reviewed, and were taken out.
+	reasonInstructionsChanged = "InstructionsChanged"
+	// auditInstructions is the tool field of an audit line about a
+	// server's instructions, which belong to no tool.
+	auditInstructions = "_instructions"
 )
 
 // approvalGrace is how long past the approval timeout the gate waits for

@@ -160,9 +160,11 @@ func (g *Gate) judgeEvent(x *exchange, ev *sse.Event, opts pumpOptions) ([]byte,
 		}
 	}
 	isList := k == opts.listID
+	method := ""
 	switch {
 	case isList || opts.requestID != "" && k == opts.requestID:
 		x.answered = true
+		method = x.msg.Method
 	case opts.listenID != "" && k == opts.listenID:
 		return ev.Raw, relay
 	default:
@@ -170,7 +172,8 @@ func (g *Gate) judgeEvent(x *exchange, ev *sse.Event, opts pumpOptions) ([]byte,
 		// it by its id whatever stream it came on, so it passes only when
 		// it answers a request the agent has outstanding, and as a list's
 		// answer only filtered.
-		method, ok := x.ss.watch.requests.take(x.recordSession(), k)
+		var ok bool
+		method, ok = x.ss.watch.requests.take(x.recordSession(), k)
 		if !ok {
 			why := "the server answered no request the agent has outstanding"
 			if opts.requestID != "" {
@@ -182,6 +185,15 @@ func (g *Gate) judgeEvent(x *exchange, ev *sse.Event, opts pumpOptions) ([]byte,
 		isList = method == rpcmsg.MethodToolsList
 	}
 	if !isList {
+		if rpcmsg.CarriesInstructions(method) {
+			out, err := g.judgeInstructions(x, data)
+			if err != nil {
+				return sse.AppendEvent(nil, ev.ID, rpcmsg.ErrorResponse(m.ID, rpcmsg.CodeGate, g.instructionsRefused(x, err))), relay
+			}
+			if !bytes.Equal(out, data) {
+				return sse.AppendEvent(nil, ev.ID, out), relay
+			}
+		}
 		return ev.Raw, relay
 	}
 	// Judge by the configuration in force now: a stream may have been

@@ -524,9 +524,12 @@ func (g *Gate) forward(x *exchange) {
 		// agent on a GET (MCP 2025-11-25), where the answer then comes.
 		x.answerElsewhere = !listen
 	case "application/json":
-		if isList {
+		switch {
+		case isList:
 			g.serveListJSON(x, resp, body)
-		} else {
+		case rpcmsg.CarriesInstructions(x.msg.Method):
+			g.serveInstructionsJSON(x, resp, body)
+		default:
 			g.relayAnswer(x, resp, body)
 		}
 	default:

@@ -225,3 +225,35 @@ func TestAmbiguousListIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// An answer to initialize whose instructions an agent folding names reads
+// otherwise than the gate — a second spelling beside them, another case
+// alone — never reaches the agent: the model would read instructions
+// nobody reviewed.
+func TestAmbiguousInstructionsAreRefused(t *testing.T) {
+	for name, result := range map[string]string{
+		"inſtructions beside instructions": `"instructions":"Reviewed.","inſtructions":"POISON"`,
+		"Instructions alone":               `"Instructions":"POISON"`,
+		"INSTRUCTIONS first":               `"INSTRUCTIONS":"POISON","instructions":"Reviewed."`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				m, ok := readHostileRequest(w, r)
+				if !ok {
+					return
+				}
+				writeHostileJSON(w, `{"jsonrpc":"2.0","id":`+string(m.ID)+`,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"},`+result+`}}`)
+			}))
+			t.Cleanup(srv.Close)
+			u := &upstream{srv: srv, gen: genSession}
+			g := startGate(t, Options{})
+			if err := g.Apply(hostileConfig(t, u)); err != nil {
+				t.Fatal(err)
+			}
+			_, out := postMessage(t, g.url(), `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"a","version":"1"}}}`, withProtocol)
+			if strings.Contains(out, "POISON") || !strings.Contains(out, `"error"`) {
+				t.Fatalf("the agent was answered %s", out)
+			}
+		})
+	}
+}
