@@ -13,8 +13,8 @@ func TestInstructions(t *testing.T) {
 		err                      error
 	}{
 		{name: "in the middle",
-			msg:     `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","instructions":"Use it well.","serverInfo":{"name":"s","version":"1"}}}`,
-			text:    "Use it well.", present: true,
+			msg:  `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","instructions":"Use it well.","serverInfo":{"name":"s","version":"1"}}}`,
+			text: "Use it well.", present: true,
 			without: `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","serverInfo":{"name":"s","version":"1"}}}`},
 		{name: "last", msg: `{"id":1,"result":{"capabilities":{} , "instructions" : "x\n"}}`, text: "x\n", present: true,
 			without: `{"id":1,"result":{"capabilities":{} }}`},
