@@ -19,9 +19,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/lifecycle"
 	"github.com/toolgate/toolgate/internal/testenv"
 )
 
@@ -55,6 +57,27 @@ func decide(t *testing.T, c client.Client, pin *toolgatev1alpha1.ToolPin, value 
 		err = c.Status().Patch(t.Context(), target.DeepCopy(), client.RawPatch(types.JSONPatchType, body))
 	}
 	return err
+}
+
+// settledPin runs the ToolPin controller's pass over a tool's pin once,
+// here and now, as the operator, and returns the pin as it then is: what
+// the decisions recorded so far mean has been applied to it. A test that
+// asserts a decision did not move a pin reads it through this; after a
+// sleep, it could read a pin the manager had not reconciled yet and pass
+// whatever the controller would do.
+func settledPin(t *testing.T, ns, server, tool string) *toolgatev1alpha1.ToolPin {
+	t.Helper()
+	r := &ToolPinReconciler{Client: operatorClient(t), Scheme: env.Scheme, RequiredApprovers: 2}
+	req := ctrl.Request{NamespacedName: types.NamespacedName{Namespace: ns, Name: lifecycle.PinName(server, tool)}}
+	retryOnConflict(t, "reconciling the pin", func() error {
+		_, err := r.Reconcile(t.Context(), req)
+		return err
+	})
+	p, err := getPin(t, ns, server, tool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // rejectOnceTrusted waits until a tool is trusted on first use, has the
@@ -175,8 +198,7 @@ func TestMultiApprovalNeedsTwoPeople(t *testing.T) {
 		p, _ := getPin(t, ns, "trash", "delete_note")
 		return len(p.Status.Decisions) == 2 && p.Status.State == toolgatev1alpha1.PinAwaitingReview, string(p.Status.State)
 	})
-	p, _ := getPin(t, ns, "trash", "delete_note")
-	if p.Status.State != toolgatev1alpha1.PinAwaitingReview {
+	if p := settledPin(t, ns, "trash", "delete_note"); p.Status.State != toolgatev1alpha1.PinAwaitingReview {
 		t.Fatalf("one approver moved a multi pin: %s", p.Status.State)
 	}
 	if err := decide(t, dave, pin, map[string]any{"action": "Approve", "fingerprint": observed}); err != nil {
@@ -255,8 +277,7 @@ func TestReviewedAbuses(t *testing.T) {
 		p, _ := getPin(t, ns, "vault", "delete_secret")
 		return len(p.Status.Decisions) == 2, fmt.Sprint(len(p.Status.Decisions))
 	})
-	time.Sleep(500 * time.Millisecond)
-	p, _ := getPin(t, ns, "vault", "delete_secret")
+	p := settledPin(t, ns, "vault", "delete_secret")
 	if p.Status.State != toolgatev1alpha1.PinAwaitingReview {
 		t.Fatalf("one person and a service account approved a multi tool: %s", p.Status.State)
 	}
@@ -669,8 +690,7 @@ func TestFinding16SystemIdentitiesNeverApprove(t *testing.T) {
 	if err := decide(t, approver(t, "uma"), pin, map[string]any{"action": "Approve", "fingerprint": observed}); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
-	p, _ := getPin(t, ns, "db", "drop_table")
+	p := settledPin(t, ns, "db", "drop_table")
 	if len(p.Status.Decisions) != 1 || p.Status.State != toolgatev1alpha1.PinAwaitingReview {
 		t.Fatalf("state %s with decisions %+v: system identities counted", p.Status.State, p.Status.Decisions)
 	}

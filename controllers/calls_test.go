@@ -59,11 +59,20 @@ func TestExpiredCallsLeaveWithoutAnotherCall(t *testing.T) {
 		}
 	}
 	dueSoon := now.Add(3 * time.Second)
-	orig := pin.DeepCopy()
-	pin.Status.PendingCalls = []toolgatev1alpha1.PendingCall{call("left-by-a-dead-replica", dueSoon), call("still-waiting", now.Add(time.Hour))}
-	if err := operatorClient(t).Status().Patch(t.Context(), pin, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
-		t.Fatalf("recording the pending calls: %v", err)
-	}
+	// Written as a gate server replica writes, with an optimistic lock; the
+	// controllers may still be writing the pin they just trusted, so a
+	// conflict is retried on the pin read again.
+	operator := operatorClient(t)
+	retryOnConflict(t, "recording the pending calls", func() error {
+		p, err := getPin(t, ns, "ops", "deploy")
+		if err != nil {
+			return err
+		}
+		pin = p
+		orig := pin.DeepCopy()
+		pin.Status.PendingCalls = []toolgatev1alpha1.PendingCall{call("left-by-a-dead-replica", dueSoon), call("still-waiting", now.Add(time.Hour))}
+		return operator.Status().Patch(t.Context(), pin, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
+	})
 
 	var st toolgatev1alpha1.ToolPinStatus
 	eventually(t, "the expired call leaves the pending list", func() (bool, string) {

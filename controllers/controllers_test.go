@@ -9,15 +9,25 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 )
 
-// eventually polls cond every 50ms until it holds or 20s pass.
+// eventuallyTimeout bounds every wait on a controller: long enough for a
+// probe, a pin write and a status write to land on a loaded two-core
+// machine that runs other packages' control planes too. A wait that
+// succeeds returns as soon as its condition holds, so only a failing test
+// pays for it.
+const eventuallyTimeout = 60 * time.Second
+
+// eventually polls cond every 50ms until it holds or eventuallyTimeout
+// passes.
 func eventually(t testing.TB, what string, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(eventuallyTimeout)
 	var last string
 	for time.Now().Before(deadline) {
 		ok, detail := cond()
@@ -28,6 +38,21 @@ func eventually(t testing.TB, what string, cond func() (bool, string)) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("timed out waiting until %s; last seen: %s", what, last)
+}
+
+// conflictBackoff paces a test's retries of a write that conflicted with a
+// controller's: a dozen attempts over about five seconds, enough for the
+// controllers to stop writing the object on a loaded machine.
+var conflictBackoff = wait.Backoff{Steps: 12, Duration: 10 * time.Millisecond, Factor: 1.6, Jitter: 0.1}
+
+// retryOnConflict runs write, which must read the object afresh, again
+// while it fails with a conflict: the controllers write the same objects,
+// and a write made with a resourceVersion loses to theirs.
+func retryOnConflict(t testing.TB, what string, write func() error) {
+	t.Helper()
+	if err := retry.RetryOnConflict(conflictBackoff, write); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
 }
 
 func create(t testing.TB, obj client.Object) {

@@ -264,8 +264,7 @@ func TestRugPullNeedsReviewAndApproval(t *testing.T) {
 	if err := decide(t, approver(t, "ivan"), changed, map[string]any{"action": "Approve", "fingerprint": string(changed.Status.ObservedFingerprint)}); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second)
-	if pin, _ := getPin(t, ns, "weather", "get_weather"); pin.Status.State != toolgatev1alpha1.PinAwaitingReview {
+	if pin := settledPin(t, ns, "weather", "get_weather"); pin.Status.State != toolgatev1alpha1.PinAwaitingReview {
 		t.Fatalf("one approval of a multi change moved the pin to %s", pin.Status.State)
 	}
 	if err := decide(t, approver(t, "judy"), changed, map[string]any{"action": "Approve", "fingerprint": string(changed.Status.ObservedFingerprint)}); err != nil {
@@ -412,8 +411,14 @@ func TestBlastRadiusFollowsTheServersOwnReach(t *testing.T) {
 		return pin.Status.Risk.BlastRadius == toolgatev1alpha1.BlastCluster && pin.Status.Risk.Level >= toolgatev1alpha1.LevelHigh,
 			fmt.Sprintf("%s %s", pin.Status.Risk.BlastRadius, pin.Status.Risk.Level)
 	})
-	read, _ := getPin(t, ns, "k8s", "get_pod")
-	if read.Status.Risk == nil || read.Status.Risk.BlastRadius == toolgatev1alpha1.BlastCluster {
+	// Pinned in the same pass, but not necessarily written first.
+	var read *toolgatev1alpha1.ToolPin
+	eventually(t, "the read-only tool is judged", func() (bool, string) {
+		p, err := getPin(t, ns, "k8s", "get_pod")
+		read = p
+		return err == nil && p.Status.Risk != nil, fmt.Sprint(err)
+	})
+	if read.Status.Risk.BlastRadius == toolgatev1alpha1.BlastCluster {
 		t.Errorf("a read-only tool must not be widened by delete rights: %+v", read.Status.Risk)
 	}
 	// Given the same reach, `toolgate score` reaches the operator's verdict

@@ -294,12 +294,10 @@ func TestCrossNamespaceAdmission(t *testing.T) {
 	waitForReady(t, "the server is probed again after its edit", server, metav1.ConditionTrue, toolgatev1alpha1.ReasonProbed)
 
 	inv.reset()
-	var ns corev1.Namespace
-	if err := env.Client.Get(t.Context(), client.ObjectKey{Name: agentNS}, &ns); err != nil {
-		t.Fatal(err)
-	}
-	ns.Labels["toolgate.dev/test-team"] = team
-	if err := env.Client.Update(t.Context(), &ns); err != nil {
+	// A merge patch of the one label: no resourceVersion to lose to another
+	// writer of the namespace.
+	label := fmt.Sprintf(`{"metadata":{"labels":{"toolgate.dev/test-team":%q}}}`, team)
+	if err := env.Client.Patch(t.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: agentNS}}, client.RawPatch(types.MergePatchType, []byte(label))); err != nil {
 		t.Fatal(err)
 	}
 	inv.wait(t, "the label change invalidates the namespace's gates", agentNS)

@@ -3,6 +3,7 @@ package controllers
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -57,10 +58,17 @@ func expectSameVerdictOffline(t *testing.T, url, reach, ns, server string, tools
 		fingerprints[tool.Name] = tool.Fingerprint
 	}
 	for _, name := range tools {
-		pin, err := getPin(t, ns, server, name)
-		if err != nil || pin.Status.ComputedRisk == nil || offline[name] == nil {
-			t.Fatalf("%s: pin %v, offline verdict %v", name, err, offline[name])
+		if offline[name] == nil {
+			t.Fatalf("%s: no offline verdict", name)
 		}
+		// The operator's pins of one probe are written one after another:
+		// wait for this one's judgement.
+		var pin *toolgatev1alpha1.ToolPin
+		eventually(t, name+" is judged by the operator", func() (bool, string) {
+			p, err := getPin(t, ns, server, name)
+			pin = p
+			return err == nil && p.Status.ComputedRisk != nil, fmt.Sprint(err)
+		})
 		if string(pin.Status.ObservedFingerprint) != fingerprints[name] {
 			t.Fatalf("%s: the capture is not the definition the operator judged (%s, %s)", name, fingerprints[name], pin.Status.ObservedFingerprint)
 		}
