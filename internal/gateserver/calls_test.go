@@ -16,6 +16,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
@@ -104,12 +105,21 @@ func newCallFixture(ctx context.Context, t *testing.T) *callFixture {
 	return f
 }
 
-// setStatus changes the pin's status as an administrator.
+// setStatus changes the pin's status as an administrator. The server
+// writes the same status (opening, resolving and sweeping calls), so an
+// update that loses to one of its writes is made again on the pin read
+// afresh: change must apply to whatever status it is given.
 func (f *callFixture) setStatus(ctx context.Context, t *testing.T, change func(*toolgatev1alpha1.ToolPinStatus)) {
 	t.Helper()
-	pin := f.get(ctx, t)
-	change(&pin.Status)
-	if err := env.Client.Status().Update(ctx, pin); err != nil {
+	err := retry.RetryOnConflict(conflictBackoff, func() error {
+		pin := &toolgatev1alpha1.ToolPin{}
+		if err := env.Client.Get(ctx, f.pin, pin); err != nil {
+			return err
+		}
+		change(&pin.Status)
+		return env.Client.Status().Update(ctx, pin)
+	})
+	if err != nil {
 		t.Fatalf("updating the pin's status: %v", err)
 	}
 	f.srv.notify(f.pin)
@@ -365,7 +375,7 @@ func TestADefinitionChangeRejectsAWaitingCall(t *testing.T) {
 				t.Fatalf("call %s: %v", id, r.err)
 			}
 			return r.out
-		case <-time.After(20 * time.Second):
+		case <-time.After(eventuallyTimeout):
 			t.Fatalf("call %s: no outcome", id)
 		}
 		return gateproto.CallOutcome{}

@@ -25,6 +25,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -337,8 +338,11 @@ func startGate(t *testing.T, url, tokenFile string) *gate {
 	g := &gate{}
 	c, err := gateclient.New(gateclient.Options{
 		URL: url, TokenFile: tokenFile, CAFile: caFile,
-		Logger:           slog.New(slog.NewTextHandler(io.MultiWriter(g, testLogWriter{t}), nil)),
-		HeartbeatTimeout: 2 * time.Second, ConnectTimeout: 2 * time.Second,
+		Logger: slog.New(slog.NewTextHandler(io.MultiWriter(g, testLogWriter{t}), nil)),
+		// Ten times the tests' heartbeat interval, and more than a token
+		// review takes on a loaded machine: a gate that reconnects for a
+		// late heartbeat would break the tests that count its connections.
+		HeartbeatTimeout: 10 * time.Second, ConnectTimeout: 10 * time.Second,
 		InitialBackoff: 50 * time.Millisecond, MaxBackoff: 300 * time.Millisecond,
 	})
 	if err != nil {
@@ -369,9 +373,18 @@ func testContext(t *testing.T) context.Context {
 	return ctx
 }
 
+// eventuallyTimeout bounds every wait here: long enough for a token
+// review, a pod read and a status write on a loaded two-core machine. A
+// wait returns as soon as its condition holds.
+const eventuallyTimeout = 60 * time.Second
+
+// conflictBackoff paces a test's retries of a write that conflicted with
+// the server's: a dozen attempts over about five seconds.
+var conflictBackoff = wait.Backoff{Steps: 12, Duration: 10 * time.Millisecond, Factor: 1.6, Jitter: 0.1}
+
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(eventuallyTimeout)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting until %s", what)

@@ -28,7 +28,10 @@ func TestStreamServesTheTokensPodAndPushesOnInvalidate(t *testing.T) {
 	a := newAgent(ctx, t)
 	other := a.createPod(ctx, t, "agent-1")
 	b := newBuilder()
-	srv := startServer(t, b, "127.0.0.1:0", nil)
+	// A debounce long enough that the burst below lands inside it however
+	// the machine schedules this goroutine and the stream's.
+	const debounce = 500 * time.Millisecond
+	srv := startServer(t, b, "127.0.0.1:0", func(o *Options) { o.Debounce = debounce })
 
 	// The token is the second pod's: that is the pod served, whatever
 	// else exists under the same service account.
@@ -66,7 +69,9 @@ func TestStreamServesTheTokensPodAndPushesOnInvalidate(t *testing.T) {
 	}
 	srv.Invalidate("some-other-namespace")
 	eventually(t, "the burst is rebuilt", func() bool { return len(b.builds()) > buildsBefore })
-	time.Sleep(300 * time.Millisecond)
+	// A second build would start one debounce after an invalidation the
+	// first did not absorb: give it two.
+	time.Sleep(2 * debounce)
 	if got := len(b.builds()) - buildsBefore; got != 1 {
 		t.Fatalf("a burst of invalidations cost %d builds, want 1", got)
 	}
@@ -256,7 +261,7 @@ func TestOperatorGoesAwayAndComesBack(t *testing.T) {
 
 	// A gate that starts while no operator answers is given nothing.
 	fresh := startGate(t, srv.url, tokenFile)
-	time.Sleep(1500 * time.Millisecond)
+	eventually(t, "the fresh gate tried to connect and failed", func() bool { return fresh.Stats().LastError != "" })
 	if n := len(fresh.configs()); n != 0 {
 		t.Fatalf("a gate that never reached the operator applied %d configurations", n)
 	}
