@@ -152,6 +152,10 @@ func TestCallApprovalEndToEnd(t *testing.T) {
 	agent := &agentSession{cs: cs}
 	expectTools(t, agent, "the gated tools are listed", "delete_repository", "get_weather", "list_files")
 
+	// callWithin bounds how long a decided call takes to reach the agent
+	// through the API server, the operator, the gate and the upstream, on a
+	// loaded machine; the latency itself is measured below, not asserted.
+	const callWithin = 30 * time.Second
 	type result struct {
 		text string
 		err  error
@@ -179,7 +183,7 @@ func TestCallApprovalEndToEnd(t *testing.T) {
 			done <- r
 		}()
 		var call toolgatev1alpha1.PendingCall
-		eventually(t, 15*time.Second, "the call is pending on the pin", func() error {
+		eventually(t, 30*time.Second, "the call is pending on the pin", func() error {
 			p := getPin(tool)
 			if len(p.Status.PendingCalls) <= before {
 				return fmt.Errorf("pending %d", len(p.Status.PendingCalls))
@@ -219,7 +223,7 @@ func TestCallApprovalEndToEnd(t *testing.T) {
 	}
 	expectRecord := func(tool, id string, verdict toolgatev1alpha1.CallVerdict) {
 		t.Helper()
-		eventually(t, 15*time.Second, "the call is on record as "+string(verdict), func() error {
+		eventually(t, 30*time.Second, "the call is on record as "+string(verdict), func() error {
 			p := getPin(tool)
 			if lifecycle.PendingCall(&p.Status, id) != nil {
 				return errors.New("still pending")
@@ -289,7 +293,7 @@ func TestCallApprovalEndToEnd(t *testing.T) {
 	if err := kubectl("alice", "list_files", patchCmd(toolgatev1alpha1.DecisionApprove, call)); err != nil {
 		t.Fatal(err)
 	}
-	if r := wait(done, 10*time.Second); r.err != nil || r.text != "list_files done" {
+	if r := wait(done, callWithin); r.err != nil || r.text != "list_files done" {
 		t.Fatalf("the approved call: %q, %v", r.text, r.err)
 	}
 	t.Logf("approved → completed in %s", time.Since(start))
@@ -309,7 +313,7 @@ func TestCallApprovalEndToEnd(t *testing.T) {
 	if err := kubectl("bob", "list_files", patchCmd(toolgatev1alpha1.DecisionReject, call)); err != nil {
 		t.Fatal(err)
 	}
-	if r := wait(done, 10*time.Second); r.err == nil || !strings.Contains(r.err.Error(), "not approved") {
+	if r := wait(done, callWithin); r.err == nil || !strings.Contains(r.err.Error(), "not approved") {
 		t.Fatalf("the rejected call: %q, %v", r.text, r.err)
 	}
 	expectRecord("list_files", call.ID, toolgatev1alpha1.CallRejected)
@@ -324,7 +328,7 @@ func TestCallApprovalEndToEnd(t *testing.T) {
 		"--call", call.ID, "--comment", "reading the workspace is fine"); !strings.Contains(out, string(call.Fingerprint)) {
 		t.Fatalf("approve does not name the fingerprint it approves:\n%s", out)
 	}
-	if r := wait(done, 10*time.Second); r.err != nil || r.text != "list_files done" {
+	if r := wait(done, callWithin); r.err != nil || r.text != "list_files done" {
 		t.Fatalf("the call approved with kubectl toolgate: %q, %v", r.text, r.err)
 	}
 	expectRecord("list_files", call.ID, toolgatev1alpha1.CallApproved)
@@ -333,12 +337,14 @@ func TestCallApprovalEndToEnd(t *testing.T) {
 	}
 
 	t.Log("an agent that gives up has its call withdrawn, never forwarded later")
-	giveUp, stop := context.WithTimeout(ctx, 3*time.Second)
+	// It gives up once its call is held: a deadline set before the call
+	// could pass before a loaded machine had even recorded it.
+	giveUp, stop := context.WithCancel(ctx)
 	call, done = hold(giveUp, "list_files")
-	if r := wait(done, 10*time.Second); r.err == nil {
+	stop()
+	if r := wait(done, callWithin); r.err == nil {
 		t.Fatalf("the abandoned call returned %q", r.text)
 	}
-	stop()
 	expectRecord("list_files", call.ID, toolgatev1alpha1.CallWithdrawn)
 	if err := kubectl("alice", "list_files", patchCmd(toolgatev1alpha1.DecisionApprove, call)); err == nil || !strings.Contains(err.Error(), "Withdrawn") {
 		t.Fatalf("approving a withdrawn call: %v", err)
@@ -350,7 +356,7 @@ func TestCallApprovalEndToEnd(t *testing.T) {
 
 	t.Log("a call nobody decides is refused at the timeout")
 	call, done = hold(ctx, "list_files")
-	if r := wait(done, timeout+10*time.Second); r.err == nil || !strings.Contains(r.err.Error(), "timed out") {
+	if r := wait(done, timeout+callWithin); r.err == nil || !strings.Contains(r.err.Error(), "timed out") {
 		t.Fatalf("the undecided call: %q, %v", r.text, r.err)
 	}
 	expectRecord("list_files", call.ID, toolgatev1alpha1.CallExpired)
@@ -371,7 +377,7 @@ func TestCallApprovalEndToEnd(t *testing.T) {
 	if err := kubectl("bob", "delete_repository", patchCmd(toolgatev1alpha1.DecisionApprove, call)); err != nil {
 		t.Fatal(err)
 	}
-	if r := wait(done, 10*time.Second); r.err != nil || r.text != "delete_repository done" {
+	if r := wait(done, callWithin); r.err != nil || r.text != "delete_repository done" {
 		t.Fatalf("the call approved by two: %q, %v", r.text, r.err)
 	}
 	expectRecord("delete_repository", call.ID, toolgatev1alpha1.CallApproved)
@@ -390,7 +396,7 @@ func TestCallApprovalEndToEnd(t *testing.T) {
 			client.RawPatch(types.JSONPatchType, []byte(patchCmd(toolgatev1alpha1.DecisionApprove, call)))); err != nil {
 			t.Fatal(err)
 		}
-		r := wait(done, 10*time.Second)
+		r := wait(done, callWithin)
 		if r.err != nil {
 			t.Fatal(r.err)
 		}

@@ -541,7 +541,7 @@ func TestGateEndToEnd(t *testing.T) {
 	// of the forwarded call, with what Enforce would have done.
 	// The line is written once the answer has gone back to the agent, so
 	// it may land a moment after the call returns.
-	eventually(t, 10*time.Second, "the audit line of the forwarded call", func() error {
+	eventually(t, 30*time.Second, "the audit line of the forwarded call", func() error {
 		if !auditLineFor(g.logText(t), "delete_repository", "audit-forward") {
 			return fmt.Errorf("missing")
 		}
@@ -565,7 +565,16 @@ func TestGateEndToEnd(t *testing.T) {
 	expectTools(t, session, "the list with the operator down", "get_weather", "list_files")
 	expectCall(t, session, "get_weather")
 	late := startGateProcess(t, gateBin, dir, "gate-late", gateArgs(tokenFile)...)
-	time.Sleep(3 * time.Second)
+	for _, gp := range []*gateProcess{late, intruder} {
+		// What a gate serves is checked once it has tried the operator and
+		// failed, not after a pause a loaded machine may not fill.
+		eventually(t, 30*time.Second, gp.log+" tried the operator and failed", func() error {
+			if !strings.Contains(gp.logText(t), "configuration stream ended; reconnecting") {
+				return fmt.Errorf("no failed attempt logged yet")
+			}
+			return nil
+		})
+	}
 	for _, gp := range []*gateProcess{late, intruder} {
 		if rev := gp.ready(); rev != "" {
 			t.Fatalf("%s is ready with %s", gp.log, rev)

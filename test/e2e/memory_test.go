@@ -79,10 +79,12 @@ func TestFinding3OperatorMemoryUnderHostileServers(t *testing.T) {
 		}
 	}
 
-	// Two rounds: the first probe of every server, and the next one.
+	// Two rounds: the first probe of every server, and the next one; and
+	// on a loaded machine, longer, until every server has been judged (the
+	// peak can only grow with it).
 	start := time.Now()
 	var tooLarge int
-	for time.Since(start) < 2*interval.Duration+5*time.Second {
+	for time.Since(start) < 2*interval.Duration+5*time.Second || tooLarge != servers && time.Since(start) < 2*time.Minute {
 		if cmd.ProcessState != nil {
 			t.Fatalf("the operator exited; see %s", filepath.Join(dir, "manager.log"))
 		}

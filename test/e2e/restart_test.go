@@ -127,16 +127,10 @@ func TestOperatorRestartLosesNothing(t *testing.T) {
 		}
 		patch := fmt.Sprintf(`[{"op":"add","path":"/status/decisions/-","value":{"action":"Approve","fingerprint":%q}}]`, p.Status.ObservedFingerprint)
 		target := &toolgatev1alpha1.ToolPin{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}}
-		var err error
-		for range 50 { // the webhook server may still be starting
-			if err = alice.Status().Patch(ctx, target, client.RawPatch(types.JSONPatchType, []byte(patch))); err == nil {
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		if err != nil {
-			t.Fatalf("approving %s after the restart: %v", name, err)
-		}
+		// The webhook server may still be starting.
+		eventually(t, 30*time.Second, "approving "+name+" after the restart", func() error {
+			return alice.Status().Patch(ctx, target, client.RawPatch(types.JSONPatchType, []byte(patch)))
+		})
 	}
 	deadline = time.Now().Add(time.Minute)
 	for {
