@@ -46,7 +46,7 @@ const (
 
 // serverKinds are the kinds of hostile answer the suite serves. A kind
 // joins the list once the gate passes it with every client.
-var serverKinds = []string{kindResultTools, kindResultCursor, kindToolName, kindToolDesc, kindToolSchema, kindAnswerResult, kindAnswerID}
+var serverKinds = []string{kindResultTools, kindResultCursor, kindToolName, kindToolDesc, kindToolSchema, kindAnswerResult, kindAnswerID, kindInstructions}
 
 // answerCase is what the hostile upstream answers on one path.
 type answerCase struct {
