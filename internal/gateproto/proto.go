@@ -143,6 +143,25 @@ type Server struct {
 	// Tools are the server's tools and the decision on each, exposed and
 	// gated first, then withheld, each group sorted by name.
 	Tools []Tool `json:"tools,omitempty"`
+	// Instructions are what the operator reviewed of the server's
+	// initialize instructions, from the probe the server is Ready by; set
+	// only when Ready. Nil says nothing was reviewed or the operator does
+	// not know: it is not "no instructions" (Instructions.None is).
+	Instructions *Instructions `json:"instructions,omitempty"`
+}
+
+// Instructions are the server's initialize instructions as the operator's
+// probe read and scanned them: exactly one of Fingerprint and None is set.
+// The gate compares what the server sends an agent with it, computing
+// tooldef.InstructionsFingerprint of the instructions it reads (an empty
+// text being none).
+type Instructions struct {
+	// Fingerprint is tooldef.InstructionsFingerprint of the instructions
+	// reviewed: "sha256:" and the hex SHA-256 of their exact UTF-8 text.
+	Fingerprint string `json:"fingerprint,omitempty"`
+	// None says the server sent no instructions (or an empty text) when
+	// it was probed.
+	None bool `json:"none,omitempty"`
 }
 
 // Upstream is the address and credentials of an MCP server.

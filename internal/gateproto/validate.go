@@ -154,6 +154,16 @@ func (s *Server) validate() error {
 			return fmt.Errorf("upstream.%w", err)
 		}
 	}
+	if in := s.Instructions; in != nil {
+		switch {
+		case !s.Ready:
+			return errors.New("instructions: set on a server that is not ready")
+		case in.None && in.Fingerprint != "":
+			return errors.New("instructions: both none and a fingerprint")
+		case !in.None && !fingerprintRE.MatchString(in.Fingerprint):
+			return fmt.Errorf("instructions.fingerprint %q: want sha256: and 64 hex digits, or none", in.Fingerprint)
+		}
+	}
 	if len(s.Tools) > MaxToolsPerServer {
 		return fmt.Errorf("tools: %d entries, at most %d", len(s.Tools), MaxToolsPerServer)
 	}

@@ -67,6 +67,7 @@ func validConfig() *Config {
 					{Name: "push", Pin: "github-push", Fingerprint: fpA, Level: "L3", Decision: DecisionWithheld,
 						Reason: ReasonTrustLevel, AuditForwardable: true},
 				},
+				Instructions: &Instructions{Fingerprint: fpB},
 			},
 			{
 				ID: "tools/legacy", Ready: false, Reason: ReasonServerNotReady, Message: "the last probe failed",
@@ -87,10 +88,12 @@ func TestValidConfigPasses(t *testing.T) {
 			c.Servers[0].Upstream = &Upstream{URL: "http://10.0.0.1/sse", Transport: "SSE"}
 			return c
 		}()),
-		"at every bound":   restamp(atEveryBound()),
-		"not admitted":     restamp(func() *Config { c := validConfig(); c.Servers[1].Reason = ReasonNotAdmitted; return c }()),
-		"namespace 63":     restamp(func() *Config { c := validConfig(); c.Namespace = strings.Repeat("n", 63); return c }()),
-		"no approval time": restamp(func() *Config { c := validConfig(); c.ApprovalTimeout = Duration{}; return c }()),
+		"at every bound":            restamp(atEveryBound()),
+		"not admitted":              restamp(func() *Config { c := validConfig(); c.Servers[1].Reason = ReasonNotAdmitted; return c }()),
+		"namespace 63":              restamp(func() *Config { c := validConfig(); c.Namespace = strings.Repeat("n", 63); return c }()),
+		"no approval time":          restamp(func() *Config { c := validConfig(); c.ApprovalTimeout = Duration{}; return c }()),
+		"no instructions":           restamp(func() *Config { c := validConfig(); c.Servers[0].Instructions = &Instructions{None: true}; return c }()),
+		"instructions not reviewed": restamp(func() *Config { c := validConfig(); c.Servers[0].Instructions = nil; return c }()),
 	} {
 		if err := c.Validate(); err != nil {
 			t.Errorf("%s: a valid configuration is refused: %v", name, err)
@@ -173,6 +176,10 @@ func TestValidateRefusesEachBrokenField(t *testing.T) {
 		{"server duplicate", func(c *Config) { notReady(c).ID = srv(c).ID }, false, "config.servers[1].id \"tools/github\": duplicate"},
 
 		// A server.
+		{"instructions on a server not ready", func(c *Config) { notReady(c).Instructions = &Instructions{None: true} }, false, "config.servers[1]: instructions: set on a server that is not ready"},
+		{"instructions both none and a fingerprint", func(c *Config) { srv(c).Instructions = &Instructions{None: true, Fingerprint: fpA} }, false, "config.servers[0]: instructions: both"},
+		{"instructions neither", func(c *Config) { srv(c).Instructions = &Instructions{} }, false, "config.servers[0]: instructions.fingerprint"},
+		{"instructions fingerprint malformed", func(c *Config) { srv(c).Instructions = &Instructions{Fingerprint: "sha256:ABC"} }, false, "config.servers[0]: instructions.fingerprint"},
 		{"server id without namespace", func(c *Config) { srv(c).ID = "github" }, false, "config.servers[0]: id"},
 		{"server id upper case", func(c *Config) { srv(c).ID = "Tools/github" }, false, "config.servers[0]: id"},
 		{"server id empty name", func(c *Config) { srv(c).ID = "tools/" }, false, "config.servers[0]: id"},
