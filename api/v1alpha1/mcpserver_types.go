@@ -329,8 +329,10 @@ type ServerInfo struct {
 	// +kubebuilder:validation:MaxLength=32
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
 
-	// instructionsFingerprint is the SHA-256 of the server's instructions,
-	// so a change of instructions is visible.
+	// instructionsFingerprint is the SHA-256 of the instructions the probe
+	// read and scanned ("sha256:" and the hex digest of their exact UTF-8
+	// text), so a change of instructions is visible; empty when the server
+	// sent none. Gates compare what the server sends agents with it.
 	// +optional
 	InstructionsFingerprint Fingerprint `json:"instructionsFingerprint,omitempty"`
 }

@@ -49,6 +49,16 @@
 // the approval gate's one-band credit, as do findings in the server's
 // instructions.
 //
+// # Instructions
+//
+// A ready server's configuration carries what its probe reviewed of its
+// initialize instructions: the fingerprint status.serverInfo records of
+// the text the probe read and scanned, or None when it read none. A status
+// without serverInfo claims nothing (nil), and a server that is not ready
+// carries nothing. Findings in the instructions are not decided here
+// again: they already floor every tool of the server to L5 and forfeit the
+// approval gate's credit.
+//
 // # Approval gating
 //
 // An exposed tool that matches an approval rule (minLevel, a category, or

@@ -83,6 +83,10 @@ type Server struct {
 	// Tools are exposed and gated first, then withheld, each group sorted
 	// by name.
 	Tools []gateproto.Tool
+	// Instructions are what the probe the server is Ready by read and
+	// scanned of its instructions; nil when it is not ready or its status
+	// does not say (see reviewedInstructions).
+	Instructions *gateproto.Instructions
 }
 
 // rule is one approval rule of one policy, in evaluation order.
@@ -226,6 +230,9 @@ func (e evaluator) server(id string, s *toolgatev1alpha1.MCPServer, in Input, na
 		out.Ready, out.Reason, out.Message = false, gateproto.ReasonServerNotReady, fmt.Sprintf("MCPServer %s cannot be reached: %s", id, why)
 	}
 	out.Message = clip.String(out.Message, gateproto.MaxMessageLength)
+	if out.Ready {
+		out.Instructions = reviewedInstructions(s)
+	}
 
 	byName := map[string][]*toolgatev1alpha1.ToolPin{}
 	for _, p := range pins {
@@ -391,4 +398,27 @@ func describe(t gateproto.Tool) string {
 		msg = "audit, forwarded: " + msg
 	}
 	return strings.TrimSpace(msg)
+}
+
+// reviewedInstructions are a ready server's instructions as its last probe
+// read them: the fingerprint status records of the instructions the probe
+// scanned, or None when that probe read none. The server is Ready at its
+// current generation, so the probe that wrote serverInfo is the one that
+// made it Ready (a failed probe makes it not ready and writes none). A
+// status without serverInfo says nothing, and nothing is claimed.
+//
+// Instructions the scan found poisoning in still have their fingerprint
+// here: what they say is judged elsewhere. Their findings floor every tool
+// of the server to L5 (status.risk, then each pin's risk) and forfeit the
+// approval gate's credit (see the package's doc), so the server's tools are
+// withheld under any ceiling below L5 whatever the gate does with the text.
+func reviewedInstructions(s *toolgatev1alpha1.MCPServer) *gateproto.Instructions {
+	info := s.Status.ServerInfo
+	if info == nil {
+		return nil
+	}
+	if info.InstructionsFingerprint == "" {
+		return &gateproto.Instructions{None: true}
+	}
+	return &gateproto.Instructions{Fingerprint: string(info.InstructionsFingerprint)}
 }

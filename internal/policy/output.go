@@ -136,6 +136,10 @@ func (r Result) Config(namespace, pod string, upstreams map[string]*gateproto.Up
 		}
 		out := gateproto.Server{ID: srv.ID, Ready: srv.Ready, Reason: srv.Reason, Message: srv.Message, Tools: slices.Clone(srv.Tools)}
 		if srv.Ready {
+			if in := srv.Instructions; in != nil {
+				cp := *in
+				out.Instructions = &cp
+			}
 			if u := upstreams[srv.ID]; u != nil {
 				cp := *u
 				cp.Headers = maps.Clone(u.Headers)
@@ -156,7 +160,7 @@ func (r Result) Config(namespace, pod string, upstreams map[string]*gateproto.Up
 // notReady withholds every tool of a server for a reason found after
 // evaluation.
 func notReady(s gateproto.Server, msg string) gateproto.Server {
-	s.Ready, s.Reason, s.Message, s.Upstream = false, gateproto.ReasonServerNotReady, clip.String(msg, gateproto.MaxMessageLength), nil
+	s.Ready, s.Reason, s.Message, s.Upstream, s.Instructions = false, gateproto.ReasonServerNotReady, clip.String(msg, gateproto.MaxMessageLength), nil, nil
 	tools := make([]gateproto.Tool, len(s.Tools))
 	for i, t := range s.Tools {
 		tools[i] = gateproto.Tool{Name: t.Name, Pin: t.Pin, Level: t.Level, Decision: gateproto.DecisionWithheld, Reason: s.Reason, Message: s.Message}

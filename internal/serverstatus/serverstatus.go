@@ -16,6 +16,7 @@ import (
 	"github.com/toolgate/toolgate/internal/probe"
 	"github.com/toolgate/toolgate/internal/verdict"
 	"github.com/toolgate/toolgate/pkg/clip"
+	"github.com/toolgate/toolgate/pkg/tooldef"
 	"github.com/toolgate/toolgate/pkg/vet"
 )
 
@@ -208,10 +209,9 @@ func Next(prev toolgatev1alpha1.MCPServerStatus, in Input) (toolgatev1alpha1.MCP
 		Version:         clip.String(res.ServerVersion, toolgatev1alpha1.MaxServerVersionLength),
 		ProtocolVersion: clip.String(res.ProtocolVersion, toolgatev1alpha1.MaxProtocolVersionLength),
 	}
-	if res.Instructions != "" {
-		sum := sha256.Sum256([]byte(res.Instructions))
-		st.ServerInfo.InstructionsFingerprint = toolgatev1alpha1.Fingerprint("sha256:" + hex.EncodeToString(sum[:]))
-	}
+	// The instructions scanned (res.Catalogue carries them to the scan);
+	// the gate compares what a server sends its agents with this.
+	st.ServerInfo.InstructionsFingerprint = toolgatev1alpha1.Fingerprint(tooldef.InstructionsFingerprint(res.Instructions))
 	st.Risk = verdict.ServerRisk(c.Server)
 	st.Reach = clip.Strings(c.Reach, toolgatev1alpha1.MaxReachFindings, toolgatev1alpha1.MaxReachFindingLength)
 	st.ToolCount = int32(len(res.Catalogue.Tools))

@@ -188,13 +188,37 @@ func TestNext(t *testing.T) {
 				if st.ToolCount != 2 || st.HighestLevel != "L4" || len(st.Tools) != 2 || st.Tools[0].Name != "t1" {
 					t.Errorf("tools %d, highest %s, summaries %+v", st.ToolCount, st.HighestLevel, st.Tools)
 				}
-				if st.ServerInfo.Name != "srv" || !strings.HasPrefix(string(st.ServerInfo.InstructionsFingerprint), "sha256:") {
+				if st.ServerInfo.Name != "srv" || string(st.ServerInfo.InstructionsFingerprint) != tooldef.InstructionsFingerprint("Use me.") {
 					t.Errorf("server info %+v", st.ServerInfo)
 				}
 				if st.Risk.Level != "L3" || len(st.Reach) != 1 {
 					t.Errorf("risk %+v, reach %v", st.Risk, st.Reach)
 				}
 				expectEvents(t, events, "Normal/PinnedOnFirstUse", "Normal/Probed")
+			}},
+		{"a probe that read no instructions records none, in place of the last ones", func() toolgatev1alpha1.MCPServerStatus {
+			st := ready(toolgatev1alpha1.ReasonProbed, metav1.ConditionTrue)
+			st.ServerInfo = &toolgatev1alpha1.ServerInfo{Name: "srv", InstructionsFingerprint: toolgatev1alpha1.Fingerprint(tooldef.InstructionsFingerprint("Use me."))}
+			return st
+		}(), func() Input {
+			in := probed(0, 0)
+			in.Probed.Result.Instructions = ""
+			return in
+		}(),
+			func(t *testing.T, st toolgatev1alpha1.MCPServerStatus, _ []Event) {
+				if st.ServerInfo == nil || st.ServerInfo.InstructionsFingerprint != "" {
+					t.Errorf("server info %+v", st.ServerInfo)
+				}
+			}},
+		{"an answer refused for member names a case-insensitive decoder reads otherwise is an invalid response", ready(toolgatev1alpha1.ReasonProbed, metav1.ConditionTrue),
+			Input{Generation: 3, Now: t0, ProbeFailed: ProbeFailure(&probe.Error{Reason: probe.InvalidResponse,
+				Msg: `tools/list: the members "tools" and "Tools" in the result are one name to a decoder that ignores case`})},
+			func(t *testing.T, st toolgatev1alpha1.MCPServerStatus, events []Event) {
+				expectCondition(t, st, toolgatev1alpha1.ConditionReady, metav1.ConditionFalse, toolgatev1alpha1.ReasonInvalidResponse, 3)
+				if msg := meta.FindStatusCondition(st.Conditions, toolgatev1alpha1.ConditionReady).Message; !strings.Contains(msg, `"tools" and "Tools"`) {
+					t.Errorf("ready message %q", msg)
+				}
+				expectEvents(t, events, "Warning/InvalidResponse")
 			}},
 		{"tools whose names no pin can hold are said to be withheld", ready(toolgatev1alpha1.ReasonProbed, metav1.ConditionTrue), probed(3, 0),
 			func(t *testing.T, st toolgatev1alpha1.MCPServerStatus, events []Event) {
