@@ -41,6 +41,9 @@ const (
 	// other members (rpcmsg.CheckRequest), so which tool it names, or with
 	// which arguments, cannot be told.
 	reasonAmbiguous = "AmbiguousMessage"
+	// reasonInvalidArguments: the call's arguments are not what the
+	// approved definition's inputSchema allows (argcheck).
+	reasonInvalidArguments = "InvalidArguments"
 	// reasonInstructionsChanged: the instructions a server sent an agent
 	// are not the ones the operator reviewed, and were taken out.
 	reasonInstructionsChanged = "InstructionsChanged"
@@ -163,6 +166,14 @@ func (g *Gate) decideCall(x *exchange) verdict {
 		return r
 	}
 	x.schema = o.schema
+	if err := g.args.Check(t.Fingerprint, func() []byte { return o.schema }, x.msg.Arguments); err != nil {
+		// Arguments the reviewer never saw, or of another shape than the
+		// definition approved, reach neither the server nor a human: in
+		// Audit mode too, since the schema is no policy choice.
+		r := refuse(reasonInvalidArguments, t)
+		r.message = "toolgate: " + err.Error()
+		return r
+	}
 	if t.Decision != gateproto.DecisionApprovalGated {
 		return v
 	}

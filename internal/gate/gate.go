@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/gate/argcheck"
 	"github.com/toolgate/toolgate/internal/gate/gatemetrics"
 	"github.com/toolgate/toolgate/internal/gateproto"
 	"github.com/toolgate/toolgate/internal/membudget"
@@ -108,6 +109,9 @@ type Gate struct {
 	inflight chan struct{}
 	// decode is the memory every tools/list decoded at once shares.
 	decode *membudget.Budget
+	// args holds each approved definition's inputSchema compiled once,
+	// by fingerprint, that every call's arguments are checked against.
+	args *argcheck.Checker
 
 	state atomic.Pointer[state]
 	// applyMu serialises Apply, so generations and blocks move in order.
@@ -169,6 +173,7 @@ func New(o Options) *Gate {
 		limits:   l,
 		inflight: make(chan struct{}, l.MaxInFlight),
 		decode:   membudget.New(l.ListDecodeBudget),
+		args:     argcheck.NewChecker(0),
 		watches:  map[string]*watch{},
 		clients:  map[clientKey]*http.Client{},
 		sessions: map[string]*session{},

@@ -257,3 +257,48 @@ func TestAmbiguousInstructionsAreRefused(t *testing.T) {
 		})
 	}
 }
+
+// A call whose arguments the approved inputSchema does not allow is refused
+// before it is forwarded or held, with JSON-RPC's invalid params naming the
+// argument (never its value): an argument the reviewer never saw (the notes
+// a poisoned definition asked for), one of the wrong type, one named as a
+// declared argument but for case (which a server binding arguments
+// case-insensitively reads as the declared one).
+func TestCallsMatchThePinnedSchema(t *testing.T) {
+	rs := newRecordingServer(t, echoWithHeader)
+	g := startGate(t, Options{})
+	if err := g.Apply(wireConfig(t, rs.upstream, echoWithHeader)); err != nil {
+		t.Fatal(err)
+	}
+	for args, argument := range map[string]string{
+		`{"text":"hi","notes":"-----BEGIN OPENSSH PRIVATE KEY-----"}`: `"/notes"`,
+		`{"text":7}`:       `"/text"`,
+		`{"TEXT":"hi"}`:    `"/TEXT"`,
+		`{"teſt":"hi"}`:    `"/teſt"`,
+		`["hi"]`:           `arguments`,
+		`{"region":false}`: `"/region"`,
+	} {
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":` + args + `}}`
+		_, out := postMessage(t, g.url(), body, withProtocol)
+		var answer struct {
+			Error struct {
+				Code    int
+				Message string
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(out), &answer); err != nil || answer.Error.Code != rpcmsg.CodeInvalidParams ||
+			!strings.Contains(answer.Error.Message, argument) || strings.Contains(answer.Error.Message, "OPENSSH") {
+			t.Errorf("%s: answered %s, want invalid params naming %s", args, out, argument)
+		}
+	}
+	if calls := rs.recorded(); len(calls) != 0 {
+		t.Fatalf("the server was called %d times; first: %s", len(calls), calls[0].body)
+	}
+	if line := g.audit.find("echo", decisionRefuse); line == nil || line["reason"] != reasonInvalidArguments {
+		t.Fatalf("audit line: %v", line)
+	}
+	body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi","region":"eu"}}}`
+	if _, out := postMessage(t, g.url(), body, withProtocol); !strings.Contains(out, "called") {
+		t.Fatalf("a call the schema allows: %s", out)
+	}
+}

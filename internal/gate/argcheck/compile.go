@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/toolgate/toolgate/pkg/namefold"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -39,6 +41,11 @@ type compiled struct {
 	resolved *jsonschema.Resolved
 	root     *jsonschema.Schema
 	refs     map[*jsonschema.Schema][]*jsonschema.Schema // $ref and $dynamicRef targets
+	// declared maps the namefold.Key of each top-level property to its
+	// name: an argument of the same key but another name is the property
+	// to a server decoding case-insensitively, and an unknown one to JSON
+	// Schema.
+	declared map[string]string
 }
 
 // uncheckable is the Error every call gets when its pinned schema cannot be
@@ -98,7 +105,11 @@ func compile(raw []byte) (c *compiled, e *Error) {
 	if err := cost(root, refs); err != nil {
 		return nil, uncheckable("it is too costly to evaluate", err)
 	}
-	return &compiled{resolved: resolved, root: root, refs: refs}, nil
+	declared := make(map[string]string, len(root.Properties))
+	for name := range root.Properties {
+		declared[namefold.Key(name)] = name
+	}
+	return &compiled{resolved: resolved, root: root, refs: refs, declared: declared}, nil
 }
 
 // scanSchema refuses what encoding/json (which jsonschema-go decodes with)

@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/toolgate/toolgate/pkg/namefold"
 )
 
 // maxExplainSteps bounds the walk that names the offending argument; it
@@ -25,6 +27,14 @@ func (c *compiled) check(raw []byte) (e *Error) {
 	args, e := decodeArguments(raw)
 	if e != nil {
 		return e
+	}
+	for name := range args {
+		// Whatever additionalProperties allows: a server binding
+		// arguments to fields case-insensitively (encoding/json) reads
+		// this argument as the declared one, which the gate did not check.
+		if d, ok := c.declared[namefold.Key(name)]; ok && d != name {
+			return refuse(pointer("", name), "an argument named as the declared "+strconv.Quote(d)+" but for case")
+		}
 	}
 	defer func() {
 		if recover() != nil {
