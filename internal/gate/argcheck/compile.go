@@ -12,8 +12,8 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/toolgate/toolgate/pkg/namefold"
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/toolgate/toolgate/pkg/namefold"
 )
 
 // MaxSchemaSize is the largest inputSchema Compile accepts, in bytes.
