@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/toolgate/toolgate/pkg/namefold"
 )
 
