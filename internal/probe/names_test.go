@@ -91,13 +91,13 @@ func TestProbeRefusesNamesACaseInsensitiveDecoderReadsOtherwise(t *testing.T) {
 		}},
 	}
 	for _, f := range framings {
-		server := func(t *testing.T, old, new string) string {
+		server := func(t *testing.T, from, to string) string {
 			s := newServer(&mcp.ServerOptions{Instructions: instructions},
 				&mcp.Tool{Name: "ping", Description: description, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}})
 			h := f.handler(s)
 			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if old != "" {
-					w = &replacingWriter{ResponseWriter: w, old: []byte(old), new: []byte(new)}
+				if from != "" {
+					w = &replacingWriter{ResponseWriter: w, old: []byte(from), new: []byte(to)}
 				}
 				h.ServeHTTP(w, r)
 			}))
