@@ -149,7 +149,7 @@ func buildCall(g *grammar, kind, fam, how, gen string, n int) callCase {
 
 // agentKinds are the kinds of hostile call the suite sends. A kind joins
 // the list once the gate passes it with every peer.
-var agentKinds = []string{kindParamsName, kindParamsArgs, kindParamsNameArgs, kindTopParams, kindTopMethod, kindTopID, kindHeaders}
+var agentKinds = []string{kindParamsName, kindParamsArgs, kindParamsNameArgs, kindTopParams, kindTopMethod, kindTopID, kindHeaders, kindArgsMember}
 
 // TestHostileCallsNeverRunWhatTheGateRefused sends every kind of hostile
 // call through the gate binary to each real server in each generation it

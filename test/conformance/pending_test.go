@@ -13,15 +13,19 @@ func pending(t *testing.T) {
 	}
 }
 
-// The kinds of hostile message the gate does not pass yet with every peer.
-// Each moves to agentKinds or serverKinds once it passes.
+// The kinds of hostile message the gate does not pass yet with every peer
+// (none today). A kind starts here when it is written, and moves to
+// agentKinds or serverKinds once it passes.
 var (
-	pendingAgentKinds  = []string{kindArgsMember}
-	pendingServerKinds = []string{}
+	pendingAgentKinds  []string
+	pendingServerKinds []string
 )
 
 func TestPendingHostileCalls(t *testing.T) {
 	pending(t)
+	if len(pendingAgentKinds) == 0 {
+		t.Skip("no pending kind of hostile call")
+	}
 	peers := append(startGoSDKPeers(t), startMCPGoPeers(t)...)
 	peers = append(peers, startTSPeer(t, nodePeers(t)))
 	runHostileCalls(t, peers, pendingAgentKinds)
@@ -29,5 +33,8 @@ func TestPendingHostileCalls(t *testing.T) {
 
 func TestPendingHostileAnswers(t *testing.T) {
 	pending(t)
+	if len(pendingServerKinds) == 0 {
+		t.Skip("no pending kind of hostile answer")
+	}
 	runHostileAnswers(t, pendingServerKinds)
 }
