@@ -63,6 +63,19 @@ var InitializeResult = namefold.NewLevel(map[string]*namefold.Level{
 	"_meta":           nil,
 })
 
+// DiscoverResult is the result of server/discover (SEP-2575), which the Go
+// SDK asks before initialize and, when the server answers it, reads in
+// place of initialize's result: the instructions among them.
+var DiscoverResult = namefold.NewLevel(map[string]*namefold.Level{
+	"resultType":        nil,
+	"_meta":             nil,
+	"supportedVersions": nil,
+	"capabilities":      Capabilities,
+	"instructions":      nil,
+	"cacheScope":        nil,
+	"ttlMs":             nil,
+})
+
 // Message is any JSON-RPC message: its own members only (a notification's
 // or a request's params, a response's result, are walked for colliding
 // names alone).
@@ -73,6 +86,9 @@ var ListResponse = message(ListResult, nil)
 
 // InitializeResponse is a message answering initialize.
 var InitializeResponse = message(InitializeResult, nil)
+
+// DiscoverResponse is a message answering server/discover.
+var DiscoverResponse = message(DiscoverResult, nil)
 
 // RequestParams are the params of the requests an agent sends through the
 // gate: tools/call's name, arguments and _meta, a list's cursor, a
@@ -89,14 +105,16 @@ var Request = namefold.NewLevel(map[string]*namefold.Level{
 })
 
 // ResponseTo is the level of a message answering a request of method:
-// ListResponse for tools/list, InitializeResponse for initialize, Message
-// for any other.
+// ListResponse for tools/list, InitializeResponse for initialize,
+// DiscoverResponse for server/discover, Message for any other.
 func ResponseTo(method string) *namefold.Level {
 	switch method {
 	case "tools/list":
 		return ListResponse
 	case "initialize":
 		return InitializeResponse
+	case "server/discover":
+		return DiscoverResponse
 	}
 	return Message
 }

@@ -32,6 +32,7 @@ func TestLevels(t *testing.T) {
 		{"Instructions", InitializeResponse, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"},"Instructions":"i"}}`, "/result"},
 		{"serverInfo's NAME", InitializeResponse, `{"jsonrpc":"2.0","id":0,"result":{"serverInfo":{"NAME":"s"}}}`, "/result/serverInfo"},
 		{"capabilities' Tools", InitializeResponse, `{"jsonrpc":"2.0","id":0,"result":{"capabilities":{"Tools":{}}}}`, "/result/capabilities"},
+		{"discover's Instructions", DiscoverResponse, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{},"INSTRUCTIONS":"i"}}`, "/result"},
 		{"a call", Request, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"Name":1}}}`, ""},
 		{"a call's Arguments", Request, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","Arguments":{}}}`, "/params"},
 		{"a list's cursor in another case", Request, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"CURSOR":"c"}}`, "/params"},
@@ -80,6 +81,8 @@ func TestLevelsNameWhatTheSDKReads(t *testing.T) {
 		{ServerInfo, mcp.Implementation{}},
 		{Capabilities, mcp.ServerCapabilities{}},
 		{RequestParams, mcp.CallToolParams{}},
+		{DiscoverResult, mcp.DiscoverResult{}},
+		{DiscoverResult, mcp.Cacheable{}},
 	} {
 		typ := reflect.TypeOf(tc.typ)
 		for i := range typ.NumField() {
@@ -102,7 +105,7 @@ func TestLevelsNameWhatTheSDKReads(t *testing.T) {
 }
 
 func TestResponseTo(t *testing.T) {
-	if ResponseTo("tools/list") != ListResponse || ResponseTo("initialize") != InitializeResponse || ResponseTo("ping") != Message {
+	if ResponseTo("tools/list") != ListResponse || ResponseTo("initialize") != InitializeResponse || ResponseTo("server/discover") != DiscoverResponse || ResponseTo("ping") != Message {
 		t.Error("ResponseTo picks the wrong level")
 	}
 }

@@ -41,9 +41,10 @@ func (w *replacingWriter) Flush() {
 }
 
 // TestProbeRefusesNamesACaseInsensitiveDecoderReadsOtherwise: a real Go
-// SDK server whose answers to initialize or tools/list carry a member that
-// a case-insensitive decoder reads as another (two names that fold alike,
-// or one of MCP's names in another case) fails the probe with
+// SDK server whose answers to server/discover, initialize or tools/list
+// carry a member that a case-insensitive decoder reads as another (two
+// names that fold alike, or one of MCP's names in another case) fails the
+// probe with
 // InvalidResponse, in every framing: a plain JSON answer, a streamed
 // answer, the SSE transport. The message names the member and where it
 // is, and quotes nothing else of the answer. The same server unaltered
@@ -70,6 +71,8 @@ func TestProbeRefusesNamesACaseInsensitiveDecoderReadsOtherwise(t *testing.T) {
 			[]string{"tools/list", `"ReadOnlyHint"`, "tools[0].annotations"}},
 		{"Instructions beside instructions", `"instructions":"` + instructions + `"`, `"instructions":"` + instructions + `","Instructions":"` + hidden + `"`,
 			[]string{"initialize", `"instructions" and "Instructions"`, "in the result"}},
+		{"server/discover's SupportedVersions", `"supportedVersions":`, `"SupportedVersions":`,
+			[]string{"initialize", `"SupportedVersions"`, `is the member "supportedVersions" but for case`}},
 		{"serverInfo's NAME", `"serverInfo":{"name":`, `"serverInfo":{"NAME":`,
 			[]string{"initialize", `"NAME"`, "serverInfo"}},
 		{"a long member name is clipped", `"tools":[{`, `"tools":[],"` + strings.Repeat("T", 200) + `":[],"` + strings.Repeat("t", 200) + `":[{`,

@@ -228,6 +228,12 @@ func Probe(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, classify(ctx, cfg, meter, cat, "initialize", err)
 	}
 	defer session.Close()
+	// An answer refused on the way fails the probe even when the SDK got
+	// past it: it falls back from server/discover to initialize on any
+	// error, and an agent's client may read the answer the probe refused.
+	if perr := cat.failure(); perr != nil {
+		return nil, classify(ctx, cfg, meter, cat, "initialize", perr)
+	}
 
 	init := session.InitializeResult()
 	res := &Result{}
