@@ -7,6 +7,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/gate/rpcmsg"
 	"github.com/toolgate/toolgate/pkg/clip"
+	"github.com/toolgate/toolgate/pkg/tooldef"
 )
 
 // serveInstructionsJSON answers an initialize (or server/discover) whose
@@ -67,9 +68,21 @@ func (g *Gate) instructionsRefused(x *exchange, err error) string {
 }
 
 // instructionsUnreviewed says why instructions an agent would receive are
-// not the reviewed ones, or "" when they are.
+// not the reviewed ones, or "" when they are. The configuration says what
+// the operator's probe read and scanned; a server that gives the probe one
+// text and agents another is caught here, as a changed definition is.
 func (g *Gate) instructionsUnreviewed(x *exchange, text string) string {
-	_ = x
-	_ = text
+	if text == "" {
+		return ""
+	}
+	reviewed := x.ss.cfg.Instructions
+	switch {
+	case reviewed == nil:
+		return "the operator has not reviewed this server's instructions"
+	case reviewed.None:
+		return "the operator's probe was sent no instructions"
+	case reviewed.Fingerprint != tooldef.InstructionsFingerprint(text):
+		return "they are not the instructions the operator reviewed"
+	}
 	return ""
 }
