@@ -186,7 +186,7 @@ func (g *Gate) judgeEvent(x *exchange, ev *sse.Event, opts pumpOptions) ([]byte,
 	}
 	if !isList {
 		if rpcmsg.CarriesInstructions(method) {
-			out, err := g.judgeInstructions(x, data)
+			out, err := g.judgeInstructions(x, method, data)
 			if err != nil {
 				return sse.AppendEvent(nil, ev.ID, rpcmsg.ErrorResponse(m.ID, rpcmsg.CodeGate, g.instructionsRefused(x, err))), relay
 			}

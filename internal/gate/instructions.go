@@ -26,7 +26,7 @@ func (g *Gate) serveInstructionsJSON(x *exchange, resp *http.Response, body io.R
 		g.refuseAnswer(x, false, err)
 		return
 	}
-	out, err := g.judgeInstructions(x, data)
+	out, err := g.judgeInstructions(x, x.msg.Method, data)
 	if err != nil {
 		writeRPCError(x.w, http.StatusBadGateway, x.msg.ID, rpcmsg.CodeGate, g.instructionsRefused(x, err))
 		return
@@ -40,8 +40,8 @@ func (g *Gate) serveInstructionsJSON(x *exchange, resp *http.Response, body io.R
 // may see it: refused when its member names could be read another way
 // (two instructions members, "Instructions"), and without its
 // instructions when they are not the ones the operator reviewed.
-func (g *Gate) judgeInstructions(x *exchange, data []byte) ([]byte, error) {
-	text, present, err := rpcmsg.Instructions(data)
+func (g *Gate) judgeInstructions(x *exchange, method string, data []byte) ([]byte, error) {
+	text, present, err := rpcmsg.Instructions(data, method)
 	if err != nil || !present {
 		return data, err
 	}
@@ -49,7 +49,7 @@ func (g *Gate) judgeInstructions(x *exchange, data []byte) ([]byte, error) {
 		g.metrics.Errors.WithLabelValues("instructions-withheld").Inc()
 		g.log.Warn("server's instructions withheld: "+why, "server", x.ss.cfg.ID, "length", len(text))
 		g.auditLine(x.st, x.ss, decisionLine{tool: auditInstructions, decision: decisionWithhold, reason: reasonInstructionsChanged})
-		return rpcmsg.WithoutInstructions(data)
+		return rpcmsg.WithoutInstructions(data, method)
 	}
 	return data, nil
 }

@@ -55,6 +55,7 @@ func dateShaped(v string) bool {
 // unjudged.
 var judgedMethods = []string{
 	rpcmsg.MethodInitialize,
+	rpcmsg.MethodServerDiscover,
 	rpcmsg.MethodToolsList,
 	rpcmsg.MethodToolsCall,
 	rpcmsg.MethodSubscriptionsListen,

@@ -20,9 +20,12 @@ var ErrAmbiguous = namefold.ErrAmbiguous
 // or of its params whose name is a defined one but for case.
 func CheckRequest(msg []byte) error { return checkShape(msg, mcpshape.Request) }
 
-// CheckInitialize is CheckRequest for a server's answer to initialize: the
-// result's instructions, capabilities and serverInfo included.
-func CheckInitialize(msg []byte) error { return checkShape(msg, mcpshape.InitializeResponse) }
+// CheckInitialize is CheckRequest for a server's answer to initialize or,
+// in the stateless revision, server/discover (method): the result's
+// instructions, capabilities and serverInfo included.
+func CheckInitialize(msg []byte, method string) error {
+	return checkShape(msg, mcpshape.ResponseTo(method))
+}
 
 func checkShape(msg []byte, l *namefold.Level) error {
 	err := namefold.Check(msg, l)

@@ -17,12 +17,13 @@ func CarriesInstructions(method string) bool {
 	return method == MethodInitialize || method == MethodServerDiscover
 }
 
-// Instructions reads a server's answer to initialize or server/discover,
+// Instructions reads a server's answer to initialize or server/discover
+// (method),
 // refusing one whose member names a peer could read otherwise
 // (CheckInitialize), and returns result.instructions: its text, and
 // whether the member is there at all. An error answer has none.
-func Instructions(msg []byte) (text string, present bool, err error) {
-	if err := CheckInitialize(msg); err != nil {
+func Instructions(msg []byte, method string) (text string, present bool, err error) {
+	if err := CheckInitialize(msg, method); err != nil {
 		return "", false, err
 	}
 	_, text, present, err = instructionsSpan(msg)
@@ -91,8 +92,8 @@ func instructionsSpan(msg []byte) (span, string, bool, error) {
 // WithoutInstructions is an answer to initialize or server/discover with
 // result.instructions taken out, every other byte as the server sent it:
 // what the agent is given when the instructions are not the reviewed ones.
-func WithoutInstructions(msg []byte) ([]byte, error) {
-	if err := CheckInitialize(msg); err != nil {
+func WithoutInstructions(msg []byte, method string) ([]byte, error) {
+	if err := CheckInitialize(msg, method); err != nil {
 		return nil, err
 	}
 	sp, _, present, err := instructionsSpan(msg)

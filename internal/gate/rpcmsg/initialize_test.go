@@ -26,12 +26,12 @@ func TestInstructions(t *testing.T) {
 		{name: "Result beside result", msg: `{"id":1,"result":{},"Result":{"instructions":"b"}}`, err: ErrAmbiguous},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			text, present, err := Instructions([]byte(tc.msg))
+			text, present, err := Instructions([]byte(tc.msg), MethodInitialize)
 			if tc.err != nil {
 				if !errors.Is(err, tc.err) {
 					t.Fatalf("got %v, want %v", err, tc.err)
 				}
-				if _, err := WithoutInstructions([]byte(tc.msg)); !errors.Is(err, tc.err) {
+				if _, err := WithoutInstructions([]byte(tc.msg), MethodInitialize); !errors.Is(err, tc.err) {
 					t.Fatalf("WithoutInstructions: got %v, want %v", err, tc.err)
 				}
 				return
@@ -39,7 +39,7 @@ func TestInstructions(t *testing.T) {
 			if err != nil || text != tc.text || present != tc.present {
 				t.Fatalf("got %q %v %v", text, present, err)
 			}
-			out, err := WithoutInstructions([]byte(tc.msg))
+			out, err := WithoutInstructions([]byte(tc.msg), MethodInitialize)
 			if err != nil || string(out) != tc.without {
 				t.Fatalf("without: %s %v", out, err)
 			}
@@ -48,7 +48,7 @@ func TestInstructions(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := Instructions([]byte(`{"id":1,"result":{"instructions":"a","instructions":"b"}}`)); err == nil {
+	if _, _, err := Instructions([]byte(`{"id":1,"result":{"instructions":"a","instructions":"b"}}`), MethodServerDiscover); err == nil {
 		t.Fatal("a duplicate instructions member was read")
 	}
 }
