@@ -211,7 +211,8 @@ func (g *gateProcess) url(serverID string) string {
 // the fingerprints a first listing gave, get_weather exposed, deploy
 // gated, delete_repository withheld.
 func serverConfig(id, url string, fps map[string]string) gateproto.Server {
-	s := gateproto.Server{ID: id, Ready: true, Upstream: &gateproto.Upstream{URL: url, Transport: "StreamableHTTP"}}
+	s := gateproto.Server{ID: id, Ready: true, Upstream: &gateproto.Upstream{URL: url, Transport: "StreamableHTTP"},
+		Instructions: &gateproto.Instructions{Fingerprint: tooldef.InstructionsFingerprint(instructions)}}
 	s.Tools = []gateproto.Tool{
 		{Name: toolGated, Pin: "pin-deploy", Fingerprint: fps[toolGated], Level: "L4", Decision: gateproto.DecisionApprovalGated, ApprovalRule: "minLevel L4"},
 		{Name: toolExposed, Pin: "pin-get-weather", Fingerprint: fps[toolExposed], Level: "L1", Decision: gateproto.DecisionExposed},

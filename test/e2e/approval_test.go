@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -152,6 +154,28 @@ func TestCallApprovalEndToEnd(t *testing.T) {
 	agent := &agentSession{cs: cs}
 	expectTools(t, agent, "the gated tools are listed", "delete_repository", "get_weather", "list_files")
 
+	// A call whose member names a case-insensitive server (encoding/json,
+	// mcp-go) reads otherwise than the gate is refused before anything is
+	// asked of a human or run: a gated call carrying a second arguments
+	// (the human would approve one, the server run the other), an exposed
+	// tool's name hiding a gated one.
+	for i, body := range []string{
+		`{"jsonrpc":"2.0","id":"w1","method":"tools/call","params":{"name":"list_files","arguments":{"path":"/work"},"Arguments":{"path":"/"}}}`,
+		`{"jsonrpc":"2.0","id":"w2","method":"tools/call","params":{"name":"list_files","arguments":{"path":"/work"},"argumentſ":{"path":"/"}}}`,
+		`{"jsonrpc":"2.0","id":"w3","method":"tools/call","params":{"name":"get_weather","Name":"delete_repository","arguments":{}}}`,
+	} {
+		out := postRaw(t, g.url("tools/toolbox"), body)
+		if !strings.Contains(out, `"code":-32600`) {
+			t.Fatalf("ambiguous call %d answered %s", i, out)
+		}
+	}
+	for _, tool := range []string{"list_files", "delete_repository"} {
+		if p := getPin(tool); len(p.Status.PendingCalls) != 0 || len(p.Status.CallHistory) != 0 || tb.called(tool) != 0 {
+			t.Fatalf("an ambiguous call of %s reached a human or the server: pending %v, history %v, ran %d",
+				tool, p.Status.PendingCalls, p.Status.CallHistory, tb.called(tool))
+		}
+	}
+
 	// callWithin bounds how long a decided call takes to reach the agent
 	// through the API server, the operator, the gate and the upstream, on a
 	// loaded machine; the latency itself is measured below, not asserted.
@@ -170,7 +194,13 @@ func TestCallApprovalEndToEnd(t *testing.T) {
 		before := len(getPin(tool).Status.PendingCalls)
 		done := make(chan result, 1)
 		go func() {
-			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"path": "/work", "repo": "r", "n": seq},
+			// Arguments of the tool's own schema (the gate refuses others),
+			// distinct from call to call.
+			args := map[string]any{"path": "/work/" + strconv.Itoa(seq)}
+			if tool == "delete_repository" {
+				args = map[string]any{"repo": "r" + strconv.Itoa(seq)}
+			}
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args,
 				Meta: mcp.Meta{"progressToken": "p" + strconv.Itoa(seq)}})
 			r := result{err: err, at: time.Now()}
 			if err == nil {
@@ -244,7 +274,7 @@ func TestCallApprovalEndToEnd(t *testing.T) {
 	t.Log("a gated call is held, recorded with the token's identity, approved with kubectl patch, and completes")
 	call, done := hold(ctx, "list_files")
 	if call.Agent != (toolgatev1alpha1.AgentIdentity{Namespace: "agents", Pod: "agent-0", ServiceAccount: "agent"}) ||
-		!strings.Contains(call.Arguments, `"/work"`) || call.ArgumentsDigest == "" || !call.ExpiryTime.After(call.RequestedTime.Time) {
+		!strings.Contains(call.Arguments, `"/work/`) || call.ArgumentsDigest == "" || !call.ExpiryTime.After(call.RequestedTime.Time) {
 		t.Fatalf("pending call %+v", call)
 	}
 	time.Sleep(time.Second)
@@ -407,6 +437,26 @@ func TestCallApprovalEndToEnd(t *testing.T) {
 }
 
 // backoffStop makes eventually fail at once with why.
+// postRaw posts one JSON-RPC message to the gate as an MCP client would,
+// and returns the body of the answer.
+func postRaw(t *testing.T, url, body string) string {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return string(out)
+}
+
 func backoffStop(t *testing.T, why string) error {
 	t.Helper()
 	t.Fatal(why)
