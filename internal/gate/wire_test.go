@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -9,6 +10,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgate/toolgate/internal/gate/rpcmsg"
 	"github.com/toolgate/toolgate/internal/gateproto"
@@ -369,5 +373,53 @@ func TestOnlyReviewedInstructionsReachTheAgent(t *testing.T) {
 	}
 	if line := g.audit.find(auditInstructions, decisionWithhold); line == nil || line["reason"] != reasonInstructionsChanged {
 		t.Fatalf("audit line: %v", line)
+	}
+}
+
+// The Mcp-Param-* headers the gate writes are the ones a real server of the
+// stateless revision checks against the body (the Go SDK's refuses a call
+// whose header is missing or differs): a Go SDK agent's calls through the
+// gate run, and a header an agent forged never reaches the server.
+func TestParamHeadersAgreeWithARealServer(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "upstream", Version: "v1"}, nil)
+	var mu sync.Mutex
+	var ran []string
+	s.AddTool(&mcp.Tool{Name: "route", Description: "Routes a request to a region.",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer"}},"required":["region"]}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var in struct{ Region string }
+			_ = json.Unmarshal(req.Params.Arguments, &in)
+			mu.Lock()
+			ran = append(ran, in.Region)
+			mu.Unlock()
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "routed " + in.Region}}}, nil
+		})
+	u := startUpstream(t, genStateless, s)
+	g := startGate(t, Options{})
+	if err := g.Apply(config(t, gateproto.ModeEnforce, u, fingerprints(t, s), exposed("route"))); err != nil {
+		t.Fatal(err)
+	}
+	a := connect(t, genStateless, g.url())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := a.cs.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.cs.CallTool(ctx, &mcp.CallToolParams{Name: "route", Arguments: map[string]any{"region": "eu west", "n": 1}})
+	if err != nil || res.IsError {
+		t.Fatalf("the SDK agent's call through the gate: %v %+v", err, res)
+	}
+	forge := func(r *http.Request) {
+		r.Header.Set("Mcp-Protocol-Version", protocolStateless)
+		r.Header.Set("Mcp-Param-Region", "us")
+	}
+	body := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"route","arguments":{"region":"eu"},"_meta":{"io.modelcontextprotocol/protocolVersion":"` + protocolStateless + `","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`
+	if _, out := postMessage(t, g.url(), body, forge); !strings.Contains(out, "routed eu") {
+		t.Fatalf("a call with a forged header: %s", out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(ran) != 2 || ran[0] != "eu west" || ran[1] != "eu" {
+		t.Fatalf("the server ran %q", ran)
 	}
 }
