@@ -67,7 +67,11 @@ func TestCallsOpenedTooFast(t *testing.T) {
 	f := newCallFixture(ctx, t)
 	f.srv = startServer(t, f.b, "127.0.0.1:0", func(o *Options) {
 		o.Pins = operator
-		o.CallsPerSecond, o.CallBurst = DefaultCallsPerSecond, DefaultCallBurst
+		// The default burst, refilled once an hour rather than once a
+		// second: each call here is a TLS handshake and a token review, and
+		// a loaded machine takes more than a second over the burst, which
+		// at the default rate would earn the pod its next call back.
+		o.CallsPerSecond, o.CallBurst = 1.0/3600, DefaultCallBurst
 	})
 	token := f.agent.token(ctx, t, f.agent.pod, gateproto.Audience)
 	req := f.request("fast")
