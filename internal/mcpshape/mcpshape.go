@@ -5,16 +5,17 @@ import "github.com/toolgate/toolgate/pkg/namefold"
 // The levels below are built once and never changed: namefold only reads
 // them, so they are safe to share between goroutines.
 
-// message is the members JSON-RPC 2.0 defines on a message, with
-// the level of each value given by the caller.
-func message(result, params *namefold.Level) *namefold.Level {
+// response is the members JSON-RPC 2.0 defines on a message, with the
+// level of a result given by the caller (a response's params is never
+// read).
+func response(result *namefold.Level) *namefold.Level {
 	return namefold.NewLevel(map[string]*namefold.Level{
 		"jsonrpc": nil,
 		"id":      nil,
 		"result":  result,
 		"error":   rpcError,
 		"method":  nil,
-		"params":  params,
+		"params":  nil,
 	})
 }
 
@@ -79,16 +80,16 @@ var DiscoverResult = namefold.NewLevel(map[string]*namefold.Level{
 // Message is any JSON-RPC message: its own members only (a notification's
 // or a request's params, a response's result, are walked for colliding
 // names alone).
-var Message = message(nil, nil)
+var Message = response(nil)
 
 // ListResponse is a message answering tools/list.
-var ListResponse = message(ListResult, nil)
+var ListResponse = response(ListResult)
 
 // InitializeResponse is a message answering initialize.
-var InitializeResponse = message(InitializeResult, nil)
+var InitializeResponse = response(InitializeResult)
 
 // DiscoverResponse is a message answering server/discover.
-var DiscoverResponse = message(DiscoverResult, nil)
+var DiscoverResponse = response(DiscoverResult)
 
 // RequestParams are the params of the requests an agent sends through the
 // gate: tools/call's name, arguments and _meta, a list's cursor, a

@@ -86,8 +86,7 @@ func buildCall(g *grammar, kind, fam, how, gen string, n int) callCase {
 	build := func() {
 		top = []member{{"jsonrpc", `"2.0"`}, {"id", strconv.Itoa(n)}, {"method", quote(method)}, {"params", object(params...)}}
 	}
-	switch kind {
-	case kindArgsMember:
+	if kind == kindArgsMember {
 		sp := g.spell("city", fam)
 		args = place(args, "city", how, member{sp.text, quote(evil)})
 	}

@@ -248,12 +248,12 @@ func object(ms ...member) string {
 	return b.String()
 }
 
-// place puts decoys beside (or instead of) the member whose key is real.
-func place(ms []member, real string, how string, decoys ...member) []member {
+// place puts decoys beside (or instead of) the member whose key is key.
+func place(ms []member, key string, how string, decoys ...member) []member {
 	out := make([]member, 0, len(ms)+len(decoys))
 	found := false
 	for _, m := range ms {
-		if m.key != real || found {
+		if m.key != key || found {
 			out = append(out, m)
 			continue
 		}

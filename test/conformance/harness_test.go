@@ -91,7 +91,7 @@ func gateBinary(t *testing.T) string {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
 		if out, err := exec.CommandContext(ctx, "go", "build", "-o", gateBin, "github.com/toolgate/toolgate/cmd/gate").CombinedOutput(); err != nil {
-			gateErr = fmt.Errorf("building the gate: %v\n%s", err, out)
+			gateErr = fmt.Errorf("building the gate: %w\n%s", err, out)
 		}
 	})
 	if gateErr != nil {

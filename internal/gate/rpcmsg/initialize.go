@@ -6,9 +6,9 @@ import (
 	"io"
 )
 
-// Methods whose results carry the server's instructions to the model: the
-// session-based revisions' initialize, and the stateless revision's
-// server/discover.
+// MethodServerDiscover is the stateless revision's request for what a
+// server is and offers; its result carries the server's instructions to
+// the model, as initialize's does in the session-based revisions.
 const MethodServerDiscover = "server/discover"
 
 // CarriesInstructions reports whether the answer to a request of method
