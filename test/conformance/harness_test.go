@@ -78,9 +78,14 @@ var (
 	gateErr  error
 )
 
-// gateBinary builds cmd/gate once per test binary.
+// gateBinary builds cmd/gate once per test binary; TOOLGATE_CONFORMANCE_GATE
+// names a gate binary to test instead (an earlier build, to show what the
+// suite catches).
 func gateBinary(t *testing.T) string {
 	t.Helper()
+	if bin := os.Getenv("TOOLGATE_CONFORMANCE_GATE"); bin != "" {
+		return bin
+	}
 	gateOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "toolgate-conformance-")
 		if err != nil {
