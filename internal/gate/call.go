@@ -166,7 +166,7 @@ func (g *Gate) decideCall(x *exchange) verdict {
 		return r
 	}
 	x.schema = o.schema
-	if err := g.args.Check(t.Fingerprint, func() []byte { return o.schema }, x.msg.Arguments); err != nil {
+	if err := g.args.Check(t.Fingerprint, func() []byte { return schemaOrLoose(o.schema) }, x.msg.Arguments); err != nil {
 		// Arguments the reviewer never saw, or of another shape than the
 		// definition approved, reach neither the server nor a human: in
 		// Audit mode too, since the schema is no policy choice.
@@ -182,6 +182,18 @@ func (g *Gate) decideCall(x *exchange) verdict {
 		return v
 	}
 	return g.approve(x, t, v)
+}
+
+// looseSchema stands for a definition that states no inputSchema (or
+// null), which MCP requires but some servers omit: it says nothing of the
+// arguments but that they are an object, which is all the gate checks.
+var looseSchema = []byte(`{"type":"object"}`)
+
+func schemaOrLoose(schema []byte) []byte {
+	if len(schema) == 0 || string(schema) == "null" {
+		return looseSchema
+	}
+	return schema
 }
 
 func (g *Gate) approve(x *exchange, t *gateproto.Tool, v verdict) verdict {

@@ -423,3 +423,24 @@ func TestParamHeadersAgreeWithARealServer(t *testing.T) {
 		t.Fatalf("the server ran %q", ran)
 	}
 }
+
+// A definition without an inputSchema (MCP requires one; some servers omit
+// it, or write null) says nothing of the arguments: its calls are checked
+// for an object, not refused as uncheckable.
+func TestDefinitionWithoutSchemaTakesAnyObject(t *testing.T) {
+	for _, echo := range []string{`{"name":"echo","description":"Echoes its text."}`, `{"name":"echo","description":"Echoes.","inputSchema":null}`} {
+		rs := newRecordingServer(t, echo)
+		g := startGate(t, Options{})
+		if err := g.Apply(wireConfig(t, rs.upstream, echo)); err != nil {
+			t.Fatal(err)
+		}
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`
+		if _, out := postMessage(t, g.url(), body, withProtocol); !strings.Contains(out, "called") {
+			t.Fatalf("%s: a call with object arguments: %s", echo, out)
+		}
+		body = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":"hi"}}`
+		if _, out := postMessage(t, g.url(), body, withProtocol); !strings.Contains(out, `"code":-32602`) {
+			t.Fatalf("%s: a call with string arguments: %s", echo, out)
+		}
+	}
+}
