@@ -36,7 +36,7 @@ var (
 	errAnswerOtherID     = answerError("the answer's id is not the request's")
 	errAnswerTwoOutcomes = answerError("the answer has more than one result or error")
 	errAnswerNoOutcome   = answerError("the answer has neither a result nor an error")
-	errAnswerFoldedName  = answerError("the answer has a member whose name differs from id, result, error or method only in case")
+	errAnswerFoldedName  = answerError("the answer has a member whose name differs from a JSON-RPC member's only in case")
 )
 
 // maxAnswerDepth is how deep the check follows nesting. The Go SDK refuses

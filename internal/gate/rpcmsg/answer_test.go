@@ -151,8 +151,8 @@ func referenceAnswer(body, requestID []byte) bool {
 		case "method":
 			return false
 		default:
-			for _, member := range []string{"id", "result", "error", "method"} {
-				if strings.EqualFold(name, member) {
+			for _, member := range []string{"jsonrpc", "id", "result", "error", "method", "params"} {
+				if name != member && strings.EqualFold(name, member) {
 					return false
 				}
 			}
