@@ -183,6 +183,9 @@ func (g *Gate) forwardHeld(x *exchange) {
 		return
 	}
 	req.ContentLength = int64(len(x.body))
+	if statelessProtocol(x.protocol) {
+		paramHeaders(req.Header, x.schema, x.msg.Arguments)
+	}
 	t0 := time.Now()
 	resp, err := x.ss.client.Do(req)
 	if err != nil {

@@ -254,6 +254,13 @@ func (g *Gate) servePOST(x *exchange) {
 			bodyBuffers.Put(buf)
 		}
 	}()
+	if !utf8Body(r.Header.Get("Content-Type")) {
+		// The gate reads a message as UTF-8; a server that honoured
+		// another charset would read other members from the same bytes.
+		g.metrics.Errors.WithLabelValues("bad-request").Inc()
+		writeRPCError(w, http.StatusUnsupportedMediaType, nil, rpcmsg.CodeInvalidRequest, "toolgate: a message must be JSON in UTF-8")
+		return
+	}
 	if r.ContentLength > g.limits.MaxRequestBytes {
 		g.limitHit("request-bytes", "request body too large", "bytes", r.ContentLength)
 		writeRPCError(w, http.StatusRequestEntityTooLarge, nil, rpcmsg.CodeInvalidRequest, fmt.Sprintf("toolgate: request body exceeds %d bytes", g.limits.MaxRequestBytes))
@@ -492,7 +499,7 @@ func (g *Gate) forward(x *exchange) {
 	isList := x.msg.Method == rpcmsg.MethodToolsList
 	mt := mediaType(resp.Header.Get("Content-Type"))
 	if mt != "" {
-		w.Header().Set("Content-Type", cleanContentType(resp.Header.Get("Content-Type"), mt))
+		w.Header().Set("Content-Type", mt)
 	}
 	switch mt {
 	case "text/event-stream":
@@ -652,14 +659,15 @@ func mediaType(ct string) string {
 	return mt
 }
 
-// cleanContentType is the Content-Type the agent is given for an answer of
-// media type mt: the server's own when it parses, mt alone when its
-// parameters do not, so that the agent reads what the gate judged.
-func cleanContentType(ct, mt string) string {
-	if _, _, err := mime.ParseMediaType(ct); err != nil {
-		return mt
+// utf8Body reports whether a request's Content-Type lets its body be read
+// as UTF-8: no charset, or utf-8 by any spelling of its name.
+func utf8Body(ct string) bool {
+	_, params, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return !strings.Contains(strings.ToLower(ct), "charset")
 	}
-	return ct
+	cs, ok := params["charset"]
+	return !ok || strings.EqualFold(cs, "utf-8") || strings.EqualFold(cs, "utf8")
 }
 
 var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
@@ -905,6 +913,7 @@ func (g *Gate) serveGET(x *exchange) {
 		g.relayOther(x, resp, resp.Body)
 		return
 	}
+	x.w.Header().Set("Content-Type", "text/event-stream")
 	s := newStream(x.w)
 	x.ss.watch.addStream(s)
 	defer x.ss.watch.removeStream(s)

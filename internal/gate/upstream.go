@@ -76,15 +76,17 @@ func (g *Gate) client(u *gateproto.Upstream) (*http.Client, error) {
 // gate writes them from the judged arguments (paramHeaders), so that no
 // header says anything the body the gate judged does not.
 var forwardedRequestHeaders = []string{
-	"Accept", "Content-Type", "Last-Event-Id", "User-Agent",
+	"Accept", "Last-Event-Id", "User-Agent",
 	"Mcp-Session-Id", "Mcp-Protocol-Version", "Mcp-Method", "Mcp-Name",
 }
 
 // forwardedResponseHeaders are the server headers the agent sees. Cookies
 // and authentication challenges are the gate's business with the server,
-// not the agent's.
+// not the agent's. Content-Type is the gate's own, the bare media type it
+// judged the body as: a charset would have a client decode the bytes as
+// something other than the UTF-8 the gate read.
 var forwardedResponseHeaders = []string{
-	"Content-Type", "Cache-Control", "Mcp-Session-Id", "Mcp-Protocol-Version", "Allow", "Retry-After",
+	"Cache-Control", "Mcp-Session-Id", "Mcp-Protocol-Version", "Allow", "Retry-After",
 }
 
 func copyRequestHeaders(dst, src http.Header) {
@@ -112,6 +114,12 @@ func newUpstreamRequest(ctx context.Context, ss *serverState, method, target str
 	}
 	if agent != nil {
 		copyRequestHeaders(req.Header, agent)
+	}
+	if body != nil {
+		// The gate read the body as UTF-8 JSON, and says so: a charset
+		// of the agent's (utf-7, utf-16) would have the server decode
+		// other members from the same bytes.
+		req.Header.Set("Content-Type", "application/json")
 	}
 	if req.Header.Get("User-Agent") == "" {
 		// The gate does not announce itself: a server that could tell it

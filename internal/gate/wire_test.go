@@ -444,3 +444,50 @@ func TestDefinitionWithoutSchemaTakesAnyObject(t *testing.T) {
 		}
 	}
 }
+
+// The body is read as UTF-8 on every side: an agent's message declared in
+// another charset (which a server honouring it would decode to other
+// members — utf-7's +ACI- is a quote) is refused, the server is told
+// application/json, and an answer reaches the agent without the server's
+// charset.
+func TestMessagesAreUTF8OnEverySide(t *testing.T) {
+	rs := newRecordingServer(t, cleanEcho)
+	g := startGate(t, Options{})
+	if err := g.Apply(wireConfig(t, rs.upstream, cleanEcho)); err != nil {
+		t.Fatal(err)
+	}
+	utf7 := func(r *http.Request) {
+		withProtocol(r)
+		r.Header.Set("Content-Type", "application/json; charset=utf-7")
+	}
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi+ACI-},+ACI-name+ACI-:+ACI-rm+ACI-,+ACI-arguments+ACI-:{+ACI-text+ACI-:+ACI-x"}}}`
+	if resp, out := postMessage(t, g.url(), body, utf7); resp.StatusCode != http.StatusUnsupportedMediaType {
+		t.Fatalf("a utf-7 message: HTTP %d %s", resp.StatusCode, out)
+	}
+	if calls := rs.recorded(); len(calls) != 0 {
+		t.Fatalf("the server was called: %s", calls[0].body)
+	}
+	utf8 := func(r *http.Request) {
+		withProtocol(r)
+		r.Header.Set("Content-Type", "application/json; charset=UTF-8")
+	}
+	resp, out := postMessage(t, g.url(), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{}}}`, utf8)
+	if !strings.Contains(out, "called") {
+		t.Fatalf("a utf-8 message: HTTP %d %s", resp.StatusCode, out)
+	}
+	if ct := rs.recorded()[0].header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("the server was told Content-Type %q", ct)
+	}
+
+	u := hostileServer(t, func(w http.ResponseWriter, id json.RawMessage) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-7")
+		_, _ = w.Write([]byte(listAnswer(id, cleanEcho)))
+	})
+	g2 := startGate(t, Options{})
+	if err := g2.Apply(hostileConfig(t, u)); err != nil {
+		t.Fatal(err)
+	}
+	if resp, _ := postMessage(t, g2.url(), listMessage, withProtocol); resp.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("the agent was given Content-Type %q", resp.Header.Get("Content-Type"))
+	}
+}
