@@ -53,6 +53,8 @@ func TestCheck(t *testing.T) {
 		{"declared empty, any argument refused", `{"type":"object","properties":{}}`, `{"a":1}`, "/a", "unknown argument"},
 		{"declared empty, none ok", `{"type":"object","properties":{}}`, `{}`, "", ""},
 		{"a declared name in another case, beside open additional properties", `{"type":"object","properties":{"city":{"type":"string"}},"additionalProperties":true}`, `{"CITY":"x"}`, "/CITY", `an argument named as the declared "city" but for case`},
+		{"a nested declared name in another case", `{"type":"object","properties":{"options":{"type":"object","properties":{"dryRun":{"const":true}}}}}`, `{"options":{"DryRun":false}}`, "/options/DryRun", `an argument named as the declared "dryRun" but for case`},
+		{"a name declared through $ref in another case", `{"$ref":"#/$defs/A","$defs":{"A":{"type":"object","properties":{"path":{"type":"string"}}}}}`, `{"PATH":"/etc/passwd"}`, "/PATH", `an argument named as the declared "path" but for case`},
 		{"a declared name folded", `{"type":"object","properties":{"keys":{}},"additionalProperties":true}`, `{"\u212aeys":1}`, "/\u212aeys", `an argument named as the declared "keys" but for case`},
 		{"explicit additionalProperties true keeps meaning", `{"type":"object","properties":{"a":{}},"additionalProperties":true}`, `{"b":1}`, "", ""},
 		{"additionalProperties schema keeps meaning", `{"type":"object","properties":{"a":{}},"additionalProperties":{"type":"string"}}`, `{"b":1}`, "/b", "wrong type: want string, got integer"},

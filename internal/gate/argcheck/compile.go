@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -41,11 +42,12 @@ type compiled struct {
 	resolved *jsonschema.Resolved
 	root     *jsonschema.Schema
 	refs     map[*jsonschema.Schema][]*jsonschema.Schema // $ref and $dynamicRef targets
-	// declared maps the namefold.Key of each top-level property to its
-	// name: an argument of the same key but another name is the property
-	// to a server decoding case-insensitively, and an unknown one to JSON
-	// Schema.
-	declared map[string]string
+	// declared maps the namefold.Key of every property name the schema
+	// declares, at any depth and under any applicator, to those names: an
+	// argument of the same key but none of those names is a declared
+	// property to a server decoding case-insensitively, and something
+	// else to JSON Schema.
+	declared map[string][]string
 }
 
 // uncheckable is the Error every call gets when its pinned schema cannot be
@@ -105,11 +107,7 @@ func compile(raw []byte) (c *compiled, e *Error) {
 	if err := cost(root, refs); err != nil {
 		return nil, uncheckable("it is too costly to evaluate", err)
 	}
-	declared := make(map[string]string, len(root.Properties))
-	for name := range root.Properties {
-		declared[namefold.Key(name)] = name
-	}
-	return &compiled{resolved: resolved, root: root, refs: refs, declared: declared}, nil
+	return &compiled{resolved: resolved, root: root, refs: refs, declared: declaredNames(raw)}, nil
 }
 
 // scanSchema refuses what encoding/json (which jsonschema-go decodes with)
@@ -290,4 +288,72 @@ func elements(s *jsonschema.Schema) []*jsonschema.Schema {
 		}
 	}
 	return cs
+}
+
+// declaredNames collects the member names of every "properties" object in
+// a schema, wherever it is (a nested object's, an allOf branch's, a $defs
+// entry's), by their namefold.Key. Reading the raw JSON over-collects at
+// worst (a "properties" inside an enum value), which only refuses more
+// arguments named as a declared one but for case.
+func declaredNames(raw []byte) map[string][]string {
+	out := map[string][]string{}
+	dec := jsontext.NewDecoder(bytes.NewReader(raw))
+	var walk func(depth int) error
+	walk = func(depth int) error {
+		switch dec.PeekKind() {
+		case '{':
+			if _, err := dec.ReadToken(); err != nil {
+				return err
+			}
+			for dec.PeekKind() != '}' {
+				tok, err := dec.ReadToken()
+				if err != nil {
+					return err
+				}
+				if tok.String() == "properties" && dec.PeekKind() == '{' && depth < MaxSchemaDepth {
+					if _, err := dec.ReadToken(); err != nil {
+						return err
+					}
+					for dec.PeekKind() != '}' {
+						name, err := dec.ReadToken()
+						if err != nil {
+							return err
+						}
+						n := name.String()
+						k := namefold.Key(n)
+						if !slices.Contains(out[k], n) {
+							out[k] = append(out[k], n)
+						}
+						if err := walk(depth + 1); err != nil {
+							return err
+						}
+					}
+					if _, err := dec.ReadToken(); err != nil {
+						return err
+					}
+					continue
+				}
+				if err := walk(depth + 1); err != nil {
+					return err
+				}
+			}
+			_, err := dec.ReadToken()
+			return err
+		case '[':
+			if _, err := dec.ReadToken(); err != nil {
+				return err
+			}
+			for dec.PeekKind() != ']' {
+				if err := walk(depth + 1); err != nil {
+					return err
+				}
+			}
+			_, err := dec.ReadToken()
+			return err
+		default:
+			return dec.SkipValue()
+		}
+	}
+	_ = walk(0) // the schema was read whole by scanSchema already
+	return out
 }

@@ -53,11 +53,12 @@
 // schema), "patternProperties" or "unevaluatedProperties" keeps its JSON
 // Schema meaning. Nested objects keep their JSON Schema meaning too.
 //
-// Whatever "additionalProperties" says, an argument whose name is a
-// top-level declared property's but for case or Unicode folding ("CITY"
-// for "city") is refused: a server binding arguments to fields
-// case-insensitively (Go's encoding/json) reads it as the declared
-// argument, which the schema was not asked about.
+// Whatever "additionalProperties" says, a member of the arguments, at any
+// depth, whose name is that of a property the schema declares anywhere (in
+// any "properties", under any applicator or $defs) but for case or Unicode
+// folding ("CITY" for "city", "DryRun" for "dryRun") is refused: a server
+// binding arguments to fields case-insensitively (Go's encoding/json)
+// reads it as the declared argument, which the schema was not asked about.
 //
 // A schema too loose to say anything — no "properties" and no
 // "additionalProperties", such as {"type": "object"} — checks only that the

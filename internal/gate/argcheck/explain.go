@@ -28,13 +28,11 @@ func (c *compiled) check(raw []byte) (e *Error) {
 	if e != nil {
 		return e
 	}
-	for name := range args {
-		// Whatever additionalProperties allows: a server binding
-		// arguments to fields case-insensitively (encoding/json) reads
-		// this argument as the declared one, which the gate did not check.
-		if d, ok := c.declared[namefold.Key(name)]; ok && d != name {
-			return refuse(pointer("", name), "an argument named as the declared "+strconv.Quote(d)+" but for case")
-		}
+	// Whatever additionalProperties allows: a server binding arguments to
+	// fields case-insensitively (encoding/json) reads such an argument as
+	// the declared one, which the schema was not asked about.
+	if e := c.foldedNames(args, "", 0); e != nil {
+		return e
 	}
 	defer func() {
 		if recover() != nil {
@@ -365,4 +363,30 @@ func bound(s string) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// foldedNames refuses a member, at any depth of the arguments, whose name
+// is a property the schema declares but for case or Unicode folding.
+func (c *compiled) foldedNames(v any, p string, depth int) *Error {
+	if depth > MaxArgumentDepth {
+		return nil // deeper than decodeArguments lets through
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for name, member := range v {
+			if names, ok := c.declared[namefold.Key(name)]; ok && !slices.Contains(names, name) {
+				return refuse(pointer(p, name), "an argument named as the declared "+strconv.Quote(names[0])+" but for case")
+			}
+			if e := c.foldedNames(member, pointer(p, name), depth+1); e != nil {
+				return e
+			}
+		}
+	case []any:
+		for i, item := range v {
+			if e := c.foldedNames(item, index(p, i), depth+1); e != nil {
+				return e
+			}
+		}
+	}
+	return nil
 }
