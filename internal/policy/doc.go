@@ -55,9 +55,10 @@
 // initialize instructions: the fingerprint status.serverInfo records of
 // the text the probe read and scanned, or None when it read none. A status
 // without serverInfo claims nothing (nil), and a server that is not ready
-// carries nothing. Findings in the instructions are not decided here
-// again: they already floor every tool of the server to L5 and forfeit the
-// approval gate's credit.
+// carries nothing. Instructions the scan found poisoning in claim nothing
+// either: the gate then takes them out of every answer an agent gets
+// (their findings also floor every tool of the server to L5 and forfeit
+// the approval gate's credit).
 //
 // # Approval gating
 //

@@ -407,11 +407,12 @@ func describe(t gateproto.Tool) string {
 // made it Ready (a failed probe makes it not ready and writes none). A
 // status without serverInfo says nothing, and nothing is claimed.
 //
-// Instructions the scan found poisoning in still have their fingerprint
-// here: what they say is judged elsewhere. Their findings floor every tool
-// of the server to L5 (status.risk, then each pin's risk) and forfeit the
-// approval gate's credit (see the package's doc), so the server's tools are
-// withheld under any ceiling below L5 whatever the gate does with the text.
+// Instructions the scan found poisoning in are reviewed and refused, not
+// reviewed and passed: the configuration claims nothing for them, so the
+// gate takes them out of every answer an agent gets. (Their findings also
+// floor every tool of the server to L5 and forfeit the approval gate's
+// credit, see the package's doc; the text would still reach the model, and
+// could steer it toward other servers' tools.)
 func reviewedInstructions(s *toolgatev1alpha1.MCPServer) *gateproto.Instructions {
 	info := s.Status.ServerInfo
 	if info == nil {
@@ -419,6 +420,9 @@ func reviewedInstructions(s *toolgatev1alpha1.MCPServer) *gateproto.Instructions
 	}
 	if info.InstructionsFingerprint == "" {
 		return &gateproto.Instructions{None: true}
+	}
+	if s.Status.Risk != nil && len(s.Status.Risk.Findings) > 0 {
+		return nil
 	}
 	return &gateproto.Instructions{Fingerprint: string(info.InstructionsFingerprint)}
 }

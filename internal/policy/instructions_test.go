@@ -28,6 +28,12 @@ func TestInstructionsInConfig(t *testing.T) {
 		{"the probe read none", readyServer(agentsNS, "files", withInfo(&toolgatev1alpha1.ServerInfo{Name: "files"})), true,
 			&gateproto.Instructions{None: true}},
 		{"a status that does not say", readyServer(agentsNS, "files"), true, nil},
+		{"instructions the scan found poisoning in", readyServer(agentsNS, "files",
+			withInfo(&toolgatev1alpha1.ServerInfo{Name: "files", InstructionsFingerprint: toolgatev1alpha1.Fingerprint(reviewed)}),
+			func(s *toolgatev1alpha1.MCPServer) {
+				s.Status.Risk = &toolgatev1alpha1.ServerRisk{Level: toolgatev1alpha1.LevelCritical,
+					Findings: []toolgatev1alpha1.Finding{{Signal: "hidden-instruction", Field: "instructions"}}}
+			}), true, nil},
 		{"not ready: the last probe failed", readyServer(agentsNS, "files",
 			withInfo(&toolgatev1alpha1.ServerInfo{InstructionsFingerprint: toolgatev1alpha1.Fingerprint(reviewed)}),
 			notReadyCondition(toolgatev1alpha1.ReasonInvalidResponse)), true, nil},
