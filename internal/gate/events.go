@@ -182,6 +182,10 @@ func (g *Gate) judgeEvent(x *exchange, ev *sse.Event, opts pumpOptions) ([]byte,
 			g.eventRefused(x, why, nil)
 			return nil, skip
 		}
+		if method == answerAmbiguous {
+			g.eventRefused(x, "the server answered an id under which a tools/list and an initialize are both outstanding", nil)
+			return nil, skip
+		}
 		isList = method == rpcmsg.MethodToolsList
 	}
 	if !isList {

@@ -75,10 +75,20 @@ func (o *outstanding) register(session, key, method string, limit int, stale tim
 	return o.last, true
 }
 
+// answerAmbiguous is what take reports for an id under which a
+// tools/list and a request whose answer carries instructions (initialize,
+// server/discover) are both outstanding: no one check judges an answer
+// that may be either, and it is not relayed.
+const answerAmbiguous = "\x00ambiguous"
+
 // take removes a request whose answer is being delivered, reporting its
-// method and whether one of that id was outstanding. When several are, a
-// tools/list is taken first: its answer is then filtered, which is safe
-// whichever request it answers.
+// method and whether one of that id was outstanding. When several are (the
+// agents without a session share one record, and each numbers its
+// requests from 1), the one whose answer the gate judges is taken first —
+// a tools/list, then an initialize or server/discover — since its check is
+// safe whichever request the answer is for: a filtered list or an
+// instructions check changes nothing in another answer. A list and an
+// instructions answer under one id cannot both be judged: answerAmbiguous.
 func (o *outstanding) take(session, key string) (string, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -87,12 +97,23 @@ func (o *outstanding) take(session, key string) (string, bool) {
 		return "", false
 	}
 	reqs := sr.byID[key]
-	i := 0
+	list, instr := -1, -1
 	for j, r := range reqs {
-		if r.method == rpcmsg.MethodToolsList {
-			i = j
-			break
+		switch {
+		case r.method == rpcmsg.MethodToolsList && list < 0:
+			list = j
+		case rpcmsg.CarriesInstructions(r.method) && instr < 0:
+			instr = j
 		}
+	}
+	i := 0
+	switch {
+	case list >= 0 && instr >= 0:
+		return answerAmbiguous, true
+	case list >= 0:
+		i = list
+	case instr >= 0:
+		i = instr
 	}
 	method := reqs[i].method
 	o.removeLocked(session, sr, key, i)

@@ -491,3 +491,32 @@ func TestMessagesAreUTF8OnEverySide(t *testing.T) {
 		t.Fatalf("the agent was given Content-Type %q", resp.Header.Get("Content-Type"))
 	}
 }
+
+// When agents without a session have requests of one id outstanding, an
+// answer arriving on a side stream is judged by the request whose answer
+// the gate checks — a tools/list, then an initialize or server/discover —
+// since that check changes nothing of another answer; a list and an
+// instructions answer under one id cannot both be judged, and neither is
+// taken.
+func TestSharedIDsAreJudgedByTheStricterRequest(t *testing.T) {
+	for _, tc := range []struct {
+		methods []string
+		want    string
+	}{
+		{[]string{"tools/call", "server/discover"}, "server/discover"},
+		{[]string{"initialize", "tools/call"}, "initialize"},
+		{[]string{"tools/call", "tools/list"}, "tools/list"},
+		{[]string{"tools/list", "server/discover"}, answerAmbiguous},
+		{[]string{"tools/call", "ping"}, "tools/call"},
+	} {
+		o := newOutstanding()
+		for _, m := range tc.methods {
+			if _, ok := o.register("", "n:5", m, 16, time.Minute); !ok {
+				t.Fatal("register refused")
+			}
+		}
+		if got, ok := o.take("", "n:5"); !ok || got != tc.want {
+			t.Errorf("%v: took %q %v, want %q", tc.methods, got, ok, tc.want)
+		}
+	}
+}
