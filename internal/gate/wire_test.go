@@ -137,7 +137,7 @@ func TestCallIsForwardedAsJudged(t *testing.T) {
 	if err := g.Apply(wireConfig(t, rs.upstream, cleanEcho)); err != nil {
 		t.Fatal(err)
 	}
-	body := `{"jsonrpc":"2.0","x":{"name":"rm"},"id":"c-1","method":"tools/call","params":{"extra":[1],"arguments":{"text":"hi" , "n":1.50},"name":"ech\u006f","requestState":"s1","_meta":{"progressToken":3}}}`
+	body := `{"jsonrpc":"2.0","x":{"name":"rm"},"id":"c-1","method":"tools/call","params":{"extra":[1],"arguments":{"text":"hi" , "n":1.50},"name":"ech\u006f","requestState":"s1","task":{"ttl":60000},"_meta":{"progressToken":3}}}`
 	if resp, out := postMessage(t, g.url(), body, withProtocol); resp.StatusCode != http.StatusOK || !strings.Contains(out, "called") {
 		t.Fatalf("HTTP %d %s", resp.StatusCode, out)
 	}
@@ -145,7 +145,7 @@ func TestCallIsForwardedAsJudged(t *testing.T) {
 	if len(calls) != 1 {
 		t.Fatalf("the server was called %d times", len(calls))
 	}
-	want := `{"jsonrpc":"2.0","id":"c-1","method":"tools/call","params":{"name":"echo","arguments":{"text":"hi" , "n":1.50},"_meta":{"progressToken":3},"requestState":"s1"}}`
+	want := `{"jsonrpc":"2.0","id":"c-1","method":"tools/call","params":{"name":"echo","arguments":{"text":"hi" , "n":1.50},"_meta":{"progressToken":3},"task":{"ttl":60000},"requestState":"s1"}}`
 	if calls[0].body != want {
 		t.Fatalf("the server read\n%s\nwant\n%s", calls[0].body, want)
 	}

@@ -40,11 +40,11 @@ func checkShape(msg []byte, l *namefold.Level) error {
 
 // CallRequest is the tools/call the gate forwards: written anew from what
 // it judged — id, the tool's name, and the members of params a server reads
-// (arguments, _meta, and a retried call's inputResponses and requestState,
-// MCP 2026-07-28) exactly as the agent wrote them — and nothing else, so
-// that no member the gate did not read reaches the server.
+// (arguments, _meta, a task request, and a retried call's inputResponses
+// and requestState, MCP 2026-07-28) exactly as the agent wrote them — and
+// nothing else, so that no member the gate did not read reaches the server.
 func CallRequest(id []byte, m *Message) []byte {
-	b := make([]byte, 0, 64+len(id)+len(m.Name)+len(m.Arguments)+len(m.Meta)+len(m.InputResponses)+len(m.RequestState))
+	b := make([]byte, 0, 64+len(id)+len(m.Name)+len(m.Arguments)+len(m.Meta)+len(m.Task)+len(m.InputResponses)+len(m.RequestState))
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = append(b, id...)
 	b = append(b, `,"method":"tools/call","params":{"name":`...)
@@ -52,7 +52,7 @@ func CallRequest(id []byte, m *Message) []byte {
 	for _, member := range [...]struct {
 		name string
 		raw  []byte
-	}{{"arguments", m.Arguments}, {"_meta", m.Meta}, {"inputResponses", m.InputResponses}, {"requestState", m.RequestState}} {
+	}{{"arguments", m.Arguments}, {"_meta", m.Meta}, {"task", m.Task}, {"inputResponses", m.InputResponses}, {"requestState", m.RequestState}} {
 		if member.raw != nil {
 			b = append(b, `,"`...)
 			b = append(b, member.name...)

@@ -54,6 +54,9 @@ type Message struct {
 	// that name in params, nil when absent: what a tools/call retried
 	// with the answers to a server's questions carries (MCP 2026-07-28).
 	InputResponses, RequestState []byte
+	// Task is the raw JSON of params.task, nil when absent: a call the
+	// agent asks to run as a task (MCP 2025-11-25).
+	Task []byte
 }
 
 // IsRequest reports whether the message is a request that expects a
@@ -216,7 +219,7 @@ func scanParams(dec *jsontext.Decoder, m *Message) error {
 				return fmt.Errorf("message params.uri: %w", err)
 			}
 			m.URI = t.String()
-		case "arguments", "_meta", "inputResponses", "requestState":
+		case "arguments", "_meta", "inputResponses", "requestState", "task":
 			key := tok.String() // a token is void after the next read
 			v, err := dec.ReadValue()
 			if err != nil {
@@ -229,6 +232,8 @@ func scanParams(dec *jsontext.Decoder, m *Message) error {
 				m.Meta = bytes.Clone(v)
 			case "inputResponses":
 				m.InputResponses = bytes.Clone(v)
+			case "task":
+				m.Task = bytes.Clone(v)
 			default:
 				m.RequestState = bytes.Clone(v)
 			}
