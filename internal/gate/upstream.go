@@ -95,7 +95,18 @@ func copyRequestHeaders(dst, src http.Header) {
 			dst[k] = v
 		}
 	}
+	// The gate reads the first value of these; a server reading another
+	// would speak another session or revision than the one judged.
+	for _, k := range singleValued {
+		if v := src.Values(k); len(v) > 1 {
+			dst.Set(k, v[0])
+		}
+	}
 }
+
+// singleValued are the forwarded headers the gate acts on by their first
+// value, and so forwards with that value alone.
+var singleValued = []string{"Mcp-Session-Id", "Mcp-Protocol-Version"}
 
 func copyResponseHeaders(dst, src http.Header) {
 	for _, k := range forwardedResponseHeaders {

@@ -162,6 +162,7 @@ func TestParamHeadersComeFromTheJudgedBody(t *testing.T) {
 	}
 	stateless := func(r *http.Request) {
 		r.Header.Set("Mcp-Protocol-Version", protocolStateless)
+		r.Header.Add("Mcp-Protocol-Version", "2025-06-18")
 		r.Header.Set("Mcp-Param-Region", "prod")
 		r.Header.Set("Mcp-Param-Other", "x")
 		r.Header.Set("Mcp-Name", "rm")
@@ -180,6 +181,9 @@ func TestParamHeadersComeFromTheJudgedBody(t *testing.T) {
 	}
 	if got := h.Values("Mcp-Param-Other"); len(got) != 0 {
 		t.Errorf("the agent's Mcp-Param-Other reached the server: %q", got)
+	}
+	if got := h.Values("Mcp-Protocol-Version"); len(got) != 1 || got[0] != protocolStateless {
+		t.Errorf("Mcp-Protocol-Version %q, want only the one the gate read", got)
 	}
 	if got := h.Get("Mcp-Name"); got != "echo" {
 		t.Errorf("Mcp-Name = %q, want echo", got)
