@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/gate/argcheck"
 	"github.com/toolgate/toolgate/internal/gate/rpcmsg"
 	"github.com/toolgate/toolgate/internal/gate/sse"
 	"github.com/toolgate/toolgate/internal/gateproto"
@@ -129,7 +130,7 @@ func (w *watch) record(ss *serverState, gen uint64, tools []listedTool) []mismat
 			if old, ok := w.observed[l.name]; ok && old.fingerprint == l.fingerprint && old.schema != nil {
 				o.schema = old.schema
 			} else {
-				o.schema = rpcmsg.InputSchema(l.raw)
+				o.schema, _ = argcheck.InputSchema(l.raw) // none: calls take any object
 			}
 		}
 		w.observed[l.name] = o

@@ -66,6 +66,15 @@ func (m *meter) fail(err error) error {
 	return m.over
 }
 
+// takeGlobal takes n bytes of the budget every probe shares, or records
+// that it is exhausted; m.mu is held.
+func (m *meter) takeGlobal(n int64) error {
+	if !m.global.Take(n) {
+		return m.fail(fmt.Errorf("the operator's memory budget for probes (%d bytes, shared by every probe running) is exhausted; the server is probed again at its next interval", m.global.Limit()))
+	}
+	return nil
+}
+
 // chargeDecoded accounts for n bytes of decoded catalogue, which the probe
 // keeps until it returns.
 func (m *meter) chargeDecoded(n int64) error {
@@ -81,8 +90,8 @@ func (m *meter) chargeDecoded(n int64) error {
 	if limit := m.limits.MaxDecodedBytes; limit > 0 && m.decoded+n > limit {
 		return m.fail(fmt.Errorf("the catalogue needs more than %d bytes of memory decoded, the per-probe budget", limit))
 	}
-	if !m.global.Take(n) {
-		return m.fail(fmt.Errorf("the operator's memory budget for probes (%d bytes, shared by every probe running) is exhausted; the server is probed again at its next interval", m.global.Limit()))
+	if err := m.takeGlobal(n); err != nil {
+		return err
 	}
 	m.decoded += n
 	m.held += n
@@ -96,8 +105,8 @@ func (m *meter) chargeBuffered(n int64) error {
 		return m.fail(errors.New("the probe is over"))
 	}
 	n *= 2
-	if !m.global.Take(n) {
-		return m.fail(fmt.Errorf("the operator's memory budget for probes (%d bytes, shared by every probe running) is exhausted; the server is probed again at its next interval", m.global.Limit()))
+	if err := m.takeGlobal(n); err != nil {
+		return err
 	}
 	m.buffered += n
 	m.held += n
@@ -126,8 +135,8 @@ func (m *meter) chargeHeld(n int64) error {
 	if m.closed {
 		return m.fail(errors.New("the probe is over"))
 	}
-	if !m.global.Take(n) {
-		return m.fail(fmt.Errorf("the operator's memory budget for probes (%d bytes, shared by every probe running) is exhausted; the server is probed again at its next interval", m.global.Limit()))
+	if err := m.takeGlobal(n); err != nil {
+		return err
 	}
 	m.whole += n
 	m.held += n

@@ -1,7 +1,6 @@
 package rpcmsg
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 
@@ -61,32 +60,4 @@ func CallRequest(id []byte, m *Message) []byte {
 		}
 	}
 	return append(b, `}}`...)
-}
-
-// InputSchema is the raw JSON of a tool definition's inputSchema member (a
-// copy), nil when the definition has none or is not an object.
-func InputSchema(tool []byte) []byte {
-	dec := getDecoder(tool)
-	defer putDecoder(dec)
-	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
-		return nil
-	}
-	for dec.PeekKind() != '}' {
-		name, err := dec.ReadToken()
-		if err != nil {
-			return nil
-		}
-		if name.String() != "inputSchema" {
-			if dec.SkipValue() != nil {
-				return nil
-			}
-			continue
-		}
-		v, err := dec.ReadValue()
-		if err != nil {
-			return nil
-		}
-		return bytes.Clone(v)
-	}
-	return nil
 }
