@@ -72,6 +72,14 @@ const (
 	// ReasonCapability: a container given a capability that reaches past
 	// its own namespaces (see escapingCapabilities); it is refused.
 	ReasonCapability Reason = "Capability"
+	// ReasonHostAliases: entries the pod's author writes into the one
+	// /etc/hosts the kubelet gives every container of the pod, the gate's
+	// included; it is refused (see nameRedirection).
+	ReasonHostAliases Reason = "HostAliases"
+	// ReasonCustomDNS: a resolver or search list of the pod's author's
+	// choosing (dnsPolicy None, dnsConfig.nameservers or .searches), which
+	// the gate would share; it is refused (see nameRedirection).
+	ReasonCustomDNS Reason = "CustomDNS"
 )
 
 // escapingCapabilities are the capabilities through which a container
@@ -153,6 +161,9 @@ func refusal(pod *corev1.Pod) (Decision, bool) {
 		return deny(ReasonHostIPC,
 			"a pod in the node's IPC namespace (spec.hostIPC) cannot run behind the gate; drop hostIPC")
 	}
+	if d, refused := nameRedirection(spec, deny); refused {
+		return d, true
+	}
 	for _, v := range spec.Volumes {
 		if v.HostPath != nil {
 			return deny(ReasonHostPath,
@@ -181,6 +192,36 @@ func refusal(pod *corev1.Pod) (Decision, bool) {
 	if v := foreignGateToken(pod); v != "" {
 		return deny(ReasonForeignGateToken,
 			"volume %s requests a service-account token of audience %s, which only the injected gate may hold; drop it", v, gateproto.Audience)
+	}
+	return Decision{}, false
+}
+
+// nameRedirection refuses the pod-wide settings through which a pod's
+// author decides what the names the gate dials resolve to. The kubelet
+// writes one /etc/hosts and one /etc/resolv.conf for all the containers of
+// a pod, so an alias or a nameserver of the author's choosing would send
+// the gate — with the upstream credentials the operator gives it — to an
+// address of the author's choosing. The gate dials the addresses the
+// operator resolved rather than resolving names itself, so these settings
+// no longer steer it; they are refused all the same, since a pod that
+// needs them is not one the gate can vouch for, and an older gate, or one
+// whose configuration carries no addresses, still resolves. dnsConfig's
+// options (ndots, timeouts) name no server and pass.
+func nameRedirection(spec *corev1.PodSpec, deny func(Reason, string, ...any) (Decision, bool)) (Decision, bool) {
+	const why = "which the kubelet writes for every container of the pod, the gate's included, so it would decide where the gate sends the upstream credentials"
+	switch {
+	case len(spec.HostAliases) > 0:
+		return deny(ReasonHostAliases,
+			"a pod behind the gate may not set spec.hostAliases: they are entries of the pod's one /etc/hosts, %s; drop them (give the MCPServer a URL that resolves in the cluster)", why)
+	case spec.DNSPolicy == corev1.DNSNone:
+		return deny(ReasonCustomDNS,
+			"a pod behind the gate may not set spec.dnsPolicy None: its dnsConfig becomes the pod's one /etc/resolv.conf, %s; use ClusterFirst or Default", why)
+	case spec.DNSConfig != nil && len(spec.DNSConfig.Nameservers) > 0:
+		return deny(ReasonCustomDNS,
+			"a pod behind the gate may not set spec.dnsConfig.nameservers: they go into the pod's one /etc/resolv.conf, %s; drop them (dnsConfig.options may stay)", why)
+	case spec.DNSConfig != nil && len(spec.DNSConfig.Searches) > 0:
+		return deny(ReasonCustomDNS,
+			"a pod behind the gate may not set spec.dnsConfig.searches: they go into the pod's one /etc/resolv.conf, where a short name could resolve in a domain of the pod author's choosing, %s; drop them (dnsConfig.options may stay)", why)
 	}
 	return Decision{}, false
 }

@@ -300,6 +300,26 @@ func TestDecide(t *testing.T) {
 		{"host PID refused", pod(nil, func(p *corev1.Pod) { p.Spec.HostPID = true }), "agents", enabled, ReasonHostPID, false, true},
 		{"host IPC refused", pod(nil, func(p *corev1.Pod) { p.Spec.HostIPC = true }), "agents", enabled, ReasonHostIPC, false, true},
 		{"a hostPath volume refused", pod(nil, hostPath), "agents", enabled, ReasonHostPath, false, true},
+		{"host aliases refused", pod(nil, func(p *corev1.Pod) {
+			p.Spec.HostAliases = []corev1.HostAlias{{IP: "10.1.2.3", Hostnames: []string{"mcp.tools.svc.cluster.local"}}}
+		}), "agents", enabled, ReasonHostAliases, false, true},
+		{"dnsPolicy None refused", pod(nil, func(p *corev1.Pod) {
+			p.Spec.DNSPolicy = corev1.DNSNone
+			p.Spec.DNSConfig = &corev1.PodDNSConfig{Nameservers: []string{"10.9.9.9"}}
+		}), "agents", enabled, ReasonCustomDNS, false, true},
+		{"custom nameservers refused", pod(nil, func(p *corev1.Pod) {
+			p.Spec.DNSConfig = &corev1.PodDNSConfig{Nameservers: []string{"10.9.9.9"}}
+		}), "agents", enabled, ReasonCustomDNS, false, true},
+		{"custom searches refused", pod(nil, func(p *corev1.Pod) {
+			p.Spec.DNSConfig = &corev1.PodDNSConfig{Searches: []string{"attacker.example"}}
+		}), "agents", enabled, ReasonCustomDNS, false, true},
+		{"dnsConfig options pass", pod(nil, func(p *corev1.Pod) {
+			p.Spec.DNSConfig = &corev1.PodDNSConfig{Options: []corev1.PodDNSConfigOption{{Name: "ndots", Value: ptr("2")}}}
+		}), "agents", enabled, ReasonInject, true, false},
+		{"dnsPolicy Default passes", pod(nil, func(p *corev1.Pod) { p.Spec.DNSPolicy = corev1.DNSDefault }), "agents", enabled, ReasonInject, true, false},
+		{"host aliases opted out pass", pod(optOut, func(p *corev1.Pod) {
+			p.Spec.HostAliases = []corev1.HostAlias{{IP: "10.1.2.3", Hostnames: []string{"x"}}}
+		}), "agents", enabled, ReasonOptedOut, false, false},
 		{"a privileged container refused", pod(nil, func(p *corev1.Pod) {
 			p.Spec.Containers = []corev1.Container{{Name: "agent", SecurityContext: &corev1.SecurityContext{Privileged: ptr(true)}}}
 		}), "agents", enabled, ReasonPrivileged, false, true},
@@ -342,6 +362,8 @@ var refusedField = map[Reason]string{
 	ReasonPrivileged:             "securityContext.privileged",
 	ReasonCapability:             "securityContext.capabilities.add",
 	ReasonForeignGateToken:       gateproto.Audience,
+	ReasonHostAliases:            "spec.hostAliases",
+	ReasonCustomDNS:              "spec.dns",
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -409,6 +431,12 @@ func TestCheckGate(t *testing.T) {
 		}, true, "annotation"},
 		{"a shared process namespace", func(p *corev1.Pod) { p.Spec.ShareProcessNamespace = ptr(true) }, true, "spec.shareProcessNamespace"},
 		{"host PID", func(p *corev1.Pod) { p.Spec.HostPID = true }, true, "spec.hostPID"},
+		{"host aliases", func(p *corev1.Pod) {
+			p.Spec.HostAliases = []corev1.HostAlias{{IP: "10.1.2.3", Hostnames: []string{"mcp.tools"}}}
+		}, true, "spec.hostAliases"},
+		{"a nameserver of the author's", func(p *corev1.Pod) {
+			p.Spec.DNSConfig = &corev1.PodDNSConfig{Nameservers: []string{"10.9.9.9"}}
+		}, true, "spec.dnsConfig.nameservers"},
 		{"a hostPath volume", func(p *corev1.Pod) {
 			p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: "node", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/"}}})
 		}, true, "hostPath"},

@@ -202,6 +202,18 @@ func TestRefusedPods(t *testing.T) {
 		}},
 		{"host PID", "spec.hostPID", func(p *corev1.Pod) { p.Spec.HostPID = true }},
 		{"host IPC", "spec.hostIPC", func(p *corev1.Pod) { p.Spec.HostIPC = true }},
+		// The kubelet writes one /etc/hosts and one resolv.conf for the
+		// whole pod: these would choose where the gate sends credentials.
+		{"host aliases naming an upstream", "spec.hostAliases", func(p *corev1.Pod) {
+			p.Spec.HostAliases = []corev1.HostAlias{{IP: "10.1.2.3", Hostnames: []string{"mcp.tools.svc.cluster.local"}}}
+		}},
+		{"a resolver of the author's", "spec.dnsPolicy None", func(p *corev1.Pod) {
+			p.Spec.DNSPolicy = corev1.DNSNone
+			p.Spec.DNSConfig = &corev1.PodDNSConfig{Nameservers: []string{"10.9.9.9"}}
+		}},
+		{"a search domain of the author's", "spec.dnsConfig.searches", func(p *corev1.Pod) {
+			p.Spec.DNSConfig = &corev1.PodDNSConfig{Searches: []string{"attacker.example"}}
+		}},
 		{"hostPath", "hostPath", func(p *corev1.Pod) {
 			p.Spec.Volumes = []corev1.Volume{{Name: "kubelet", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/var/lib/kubelet/pods"}}}}
 		}},
