@@ -20,7 +20,7 @@ import (
 
 // createInjectedPod creates a pod of the agent's service account as the
 // injection webhook would have written it.
-func (a *agent) createInjectedPod(ctx context.Context, t *testing.T, name string) *corev1.Pod {
+func (a *agent) createInjectedPod(ctx context.Context, t *testing.T, name string, mods ...func(*corev1.Pod)) *corev1.Pod {
 	t.Helper()
 	ca, err := os.ReadFile(caFile)
 	if err != nil {
@@ -33,6 +33,9 @@ func (a *agent) createInjectedPod(ctx context.Context, t *testing.T, name string
 			ServiceAccountName: a.sa, AutomountServiceAccountToken: &automount,
 			Containers: []corev1.Container{{Name: "agent", Image: "agent:latest"}},
 		},
+	}
+	for _, mod := range mods {
+		mod(plain)
 	}
 	pod, err := inject.Mutate(plain, inject.Template{
 		Image: "example.com/toolgate/gate:test", OperatorURL: "https://127.0.0.1:9444", CAPEM: string(ca),
@@ -104,6 +107,16 @@ func TestTamperedGateIsRefused(t *testing.T) {
 	}
 	if code, body := status(t, srv.url, debuggedToken); code != http.StatusForbidden || !strings.Contains(body, "container debugger") {
 		t.Fatalf("the debugged pod's gate: status %d (%s), want 403 naming the debugger", code, body)
+	}
+
+	// A pod admitted with an /etc/hosts entry of its author's, as where
+	// the injection webhook did not see it: the gate shares that file, so
+	// the author would choose where it sends the upstream credentials.
+	aliased := a.createInjectedPod(ctx, t, "aliased", func(p *corev1.Pod) {
+		p.Spec.HostAliases = []corev1.HostAlias{{IP: "10.1.2.3", Hostnames: []string{"mcp.tools.svc.cluster.local"}}}
+	})
+	if code, body := status(t, srv.url, a.token(ctx, t, aliased, gateproto.Audience)); code != http.StatusForbidden || !strings.Contains(body, "spec.hostAliases") {
+		t.Fatalf("a pod with host aliases: status %d (%s), want 403 naming spec.hostAliases", code, body)
 	}
 
 	// An untouched injected pod is served, so the refusals above are the
