@@ -12,9 +12,12 @@ type PolicyMode string
 const (
 	// PolicyEnforce withholds and holds tools and calls as the policy says.
 	PolicyEnforce PolicyMode = "Enforce"
-	// PolicyAudit logs what Enforce would have done and lets everything
-	// through that is pinned and Trusted. Rug-pulled, rejected and unreviewed
-	// tools stay withheld even in Audit: the pin is not a policy choice.
+	// PolicyAudit logs what Enforce would have done and lifts only what a
+	// policy could have chosen otherwise: the tool list, the ceiling up to
+	// the cluster's cap, the agents' trust; approval-gated calls go through
+	// without a human. What no policy could expose stays withheld: poisoning
+	// findings no human approved, levels above the cap, unjudged tools and
+	// tools whose pin is not Trusted (rug-pulled, rejected, unreviewed).
 	PolicyAudit PolicyMode = "Audit"
 )
 
@@ -57,7 +60,14 @@ type ToolPolicySpec struct {
 	// +optional
 	Approval *CallApprovalRules `json:"approval,omitempty"`
 
-	// mode is Enforce or Audit.
+	// mode is Enforce or Audit. Audit withholds nothing a policy could
+	// have exposed: a tool withheld only by a tool list, by a ceiling
+	// within the cluster's cap (--max-level-cap) or by agentTrustLevel is
+	// listed and callable, and an approval-gated call is forwarded without
+	// waiting for a human; each is logged as what Enforce would have done.
+	// A tool no policy could expose stays withheld: one with poisoning
+	// findings no human approved, above the cluster's cap, not yet judged,
+	// or whose pin is not Trusted at the definition seen now.
 	// +optional
 	// +kubebuilder:default=Enforce
 	Mode PolicyMode `json:"mode,omitempty"`

@@ -145,7 +145,7 @@ func TestAuditMode(t *testing.T) {
 	if l == nil || l["enforceWould"] != decisionRefuse || l["reason"] != string(gateproto.ReasonAboveCeiling) {
 		t.Fatalf("audit line: %v", l)
 	}
-	if l := g.audit.find("deploy", decisionAuditForward); l == nil || l["reason"] != reasonApproval {
+	if l := g.audit.find("deploy", decisionAuditForwardUnheld); l == nil || l["reason"] != reasonApproval || l["enforceWould"] != enforceHold {
 		t.Fatalf("audit line of the gated call: %v", l)
 	}
 	// A changed definition is blocked in audit mode too.

@@ -25,7 +25,18 @@ const (
 	decisionForward      = "forward"
 	decisionRefuse       = "refuse"
 	decisionWithhold     = "withhold"
+	// decisionAuditForward: forwarded in Audit mode, where Enforce would
+	// have refused the call (enforceWould "refuse").
 	decisionAuditForward = "audit-forward"
+	// decisionAuditForwardUnheld: an approval-gated call forwarded in
+	// Audit mode without a human, where Enforce would have held it
+	// (enforceWould "hold"). A decision of its own, not audit-forward,
+	// so that the calls metric, which has no enforceWould, still tells a
+	// call Enforce would refuse from one it would put before a human.
+	decisionAuditForwardUnheld = "audit-forward-unheld"
+	// enforceHold is what Enforce does with an approval-gated call: hold it
+	// until a human decides.
+	enforceHold = "hold"
 
 	reasonUnknown        = "Unknown"
 	reasonChanged        = "FingerprintChanged"
@@ -178,7 +189,9 @@ func (g *Gate) decideCall(x *exchange) verdict {
 		return v
 	}
 	if audit {
-		v.decision, v.reason, v.enforce = decisionAuditForward, reasonApproval, "approve"
+		// Recorded as Enforce would have held it: the rule's reason, and
+		// a decision and enforceWould that say a human was skipped.
+		v.decision, v.reason, v.enforce = decisionAuditForwardUnheld, reasonApproval, enforceHold
 		return v
 	}
 	return g.approve(x, t, v)

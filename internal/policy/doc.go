@@ -72,12 +72,24 @@
 //
 // # Audit
 //
-// Audit never changes a decision. It sets the configuration's mode and
-// marks AuditForwardable the tools withheld for a policy reason alone
-// (NotListed, PoisoningFinding, AboveCeiling, TrustLevel) whose pin is
-// Trusted at a fingerprint; the gate forwards those and logs what Enforce
-// would have done. A tool whose pin is not Trusted, and every tool of a
-// server that is not admitted or not ready, is never forwardable.
+// Audit is a namespace's word, so it lifts only what a namespace's policy
+// could have chosen, and never what no policy could expose. It changes no
+// decision: it sets the configuration's mode and marks AuditForwardable a
+// tool withheld for a reason a policy chose — NotListed, AboveCeiling
+// within the cluster's cap (Ceilings.Cap), TrustLevel — and only when the
+// tool would pass every check no policy setting changes: a ready server
+// that admits the namespace, one pin Trusted at the fingerprint observed
+// now, a judged risk, no poisoning finding a human has not approved, a
+// level at most the cap, and a minTrustLevel an agent can be given. A tool
+// withheld for a poisoning finding, above the cap, not judged, or whose pin
+// is not Trusted (awaiting review, rejected, removed, claimed twice) is
+// never forwardable, whatever other reason it was withheld for first: the
+// reason given is the first that applies, and NotListed comes before the
+// pin is looked at, so forwardability is decided on its own.
+//
+// Approval-gated tools keep their decision in Audit: the gate forwards
+// their calls without waiting for a human and records each as one Enforce
+// would have held.
 //
 // The package owns no Kubernetes access and no transport: the upstreams
 // (URLs, credentials) are resolved by the caller and passed in.

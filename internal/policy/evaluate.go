@@ -185,7 +185,7 @@ func Evaluate(in Input) Result {
 		}
 	}
 
-	e := evaluator{res: &res, rules: rules}
+	e := evaluator{res: &res, rules: rules, cap: in.Ceilings.Cap}
 	for _, id := range sortedKeys(refs) {
 		srv := e.server(id, servers[id], in, *refs[id], pins[id])
 		res.Servers = append(res.Servers, srv)
@@ -214,7 +214,14 @@ func rulesOf(policy string, a *toolgatev1alpha1.CallApprovalRules) []rule {
 type evaluator struct {
 	res   *Result
 	rules []rule
+	// cap is the operator's cluster cap ("" for none): no policy can raise
+	// a ceiling above it, so Audit never forwards a tool above it either.
+	cap toolgatev1alpha1.Level
 }
+
+// maxAgentTrustLevel is the highest agentTrustLevel a policy may state
+// (the CRD's bound): a tool needing more is beyond every policy.
+const maxAgentTrustLevel = 5
 
 // server decides one referenced server and every tool it has a pin for or
 // that a tool list names.
@@ -294,9 +301,8 @@ func (e evaluator) tool(srv Server, name string, pins []*toolgatev1alpha1.ToolPi
 	}
 	withhold := func(r gateproto.Reason, msg string) gateproto.Tool {
 		t.Reason, t.Message = r, clip.String(msg, gateproto.MaxMessageLength)
-		switch r {
-		case gateproto.ReasonNotListed, gateproto.ReasonPoisoning, gateproto.ReasonAboveCeiling, gateproto.ReasonTrustLevel:
-			t.AuditForwardable = e.res.Mode == gateproto.ModeAudit && t.Fingerprint != ""
+		if e.res.Mode == gateproto.ModeAudit && srv.Ready && policyChoice(r) {
+			t.AuditForwardable = e.withinReach(pin, len(pins)) && t.Fingerprint != ""
 		}
 		return t
 	}
@@ -347,7 +353,11 @@ func (e evaluator) tool(srv Server, name string, pins []*toolgatev1alpha1.ToolPi
 	}
 	level := risk.Level
 	if rank(level) > rank(e.res.Ceiling) {
-		return withhold(gateproto.ReasonAboveCeiling, fmt.Sprintf("level %s above ceiling %s", level, e.res.Ceiling))
+		msg := fmt.Sprintf("level %s above ceiling %s", level, e.res.Ceiling)
+		if e.aboveCap(level) {
+			msg += fmt.Sprintf(", and above the cluster's cap %s", e.cap)
+		}
+		return withhold(gateproto.ReasonAboveCeiling, msg)
 	}
 	if risk.MinTrustLevel > e.res.TrustLevel {
 		return withhold(gateproto.ReasonTrustLevel, fmt.Sprintf("needs agent trust %d, the agents have %d", risk.MinTrustLevel, e.res.TrustLevel))
@@ -365,6 +375,52 @@ func (e evaluator) tool(srv Server, name string, pins []*toolgatev1alpha1.ToolPi
 		}
 	}
 	return t
+}
+
+// policyChoice reports whether a reason is one a ToolPolicy chose, and
+// another policy could have chosen otherwise: its tool list, its ceiling,
+// the agents' trust. Only those may Audit lift. PoisoningFinding is not
+// among them: no policy exposes a definition with findings no human has
+// approved, so Audit does not either.
+func policyChoice(r gateproto.Reason) bool {
+	switch r {
+	case gateproto.ReasonNotListed, gateproto.ReasonAboveCeiling, gateproto.ReasonTrustLevel:
+		return true
+	}
+	return false
+}
+
+// withinReach reports whether some ToolPolicy could expose the tool: its
+// one pin is Trusted at the definition observed now, judged, without
+// poisoning findings a human has not approved, at most the cluster's cap,
+// and with a minTrustLevel an agent can be given. It holds the checks of
+// tool that no policy setting changes, so that Audit, a namespace's own
+// word, never forwards more than a namespace could have chosen to expose.
+// NotListed is decided before the pin is looked at, which is why every
+// check is made again here rather than read from the reason.
+func (e evaluator) withinReach(pin *toolgatev1alpha1.ToolPin, claims int) bool {
+	if claims != 1 || pin == nil || trustedAt(pin) == "" {
+		return false
+	}
+	st := pin.Status
+	risk := st.Risk
+	switch {
+	case risk == nil || risk.Level == "":
+		return false
+	case len(risk.Findings) > 0 && st.Pinned.Source != toolgatev1alpha1.PinnedByApproval:
+		return false
+	case e.aboveCap(risk.Level):
+		return false
+	case risk.MinTrustLevel > maxAgentTrustLevel:
+		return false
+	}
+	return true
+}
+
+// aboveCap reports whether a level is above the cluster's cap, which no
+// policy's ceiling rises above.
+func (e evaluator) aboveCap(l toolgatev1alpha1.Level) bool {
+	return e.cap != "" && rank(l) > rank(e.cap)
 }
 
 // rank is a level's digit; an unknown level ranks as L5, so that nothing

@@ -185,11 +185,11 @@ func TestDecisions(t *testing.T) {
 			want: want{decision: gateproto.DecisionWithheld, reason: gateproto.ReasonAwaitingReview, message: "2 pins claim"},
 		},
 		{
-			name:     "poisoning trusted on first use: withheld, forwardable in Audit",
+			name:     "poisoning trusted on first use: withheld, in Audit too",
 			policies: []toolgatev1alpha1.ToolPolicy{policy("p", refs(local), ceiling(toolgatev1alpha1.LevelCritical), audit)},
 			servers:  sameNS, pins: []toolgatev1alpha1.ToolPin{trustedPin(agentsNS, "files", "read", 1, toolgatev1alpha1.LevelCritical, "", 1, findings)},
 			server: local, tool: "read",
-			want: want{decision: gateproto.DecisionWithheld, reason: gateproto.ReasonPoisoning, message: "hidden-instruction in description", forwardable: true, fingerprint: true},
+			want: want{decision: gateproto.DecisionWithheld, reason: gateproto.ReasonPoisoning, message: "hidden-instruction in description", fingerprint: true},
 		},
 		{
 			name:     "poisoning comes before the ceiling",
