@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -163,6 +164,10 @@ func resolveUpstream(ctx context.Context, c client.Reader, s *toolgatev1alpha1.M
 	u := &gateproto.Upstream{
 		URL: e.url, Transport: string(e.transport), CAPEM: string(e.caPEM), ServerName: e.serverName,
 		Timeout: gateproto.Duration{Duration: cmp.Or(e.timeout, toolgatev1alpha1.DefaultProbeTimeout)},
+		// What the probe resolved and checked, so that the gate never
+		// resolves the host in the agent's pod, whose /etc/hosts and
+		// resolver the pod's author may have chosen.
+		Addresses: slices.Clone(s.Status.Addresses),
 	}
 	if len(e.header) > 0 {
 		u.Headers = make(map[string]string, len(e.header))

@@ -202,6 +202,16 @@ func TestPoliciesCombineForAPod(t *testing.T) {
 	if !s.Ready || s.Upstream == nil || s.Upstream.URL != server.Spec.Endpoint.URL || s.Upstream.Transport != "StreamableHTTP" {
 		t.Fatalf("server %+v", s)
 	}
+	// The gate is given the addresses the probe resolved and checked, the
+	// server's status shows them, and the gate never resolves the name in
+	// the agent's pod.
+	var probed toolgatev1alpha1.MCPServer
+	if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(server), &probed); err != nil {
+		t.Fatal(err)
+	}
+	if len(probed.Status.Addresses) == 0 || strings.Join(s.Upstream.Addresses, ",") != strings.Join(probed.Status.Addresses, ",") {
+		t.Errorf("addresses: the gate's %v, the server's status %v; want the probe's, the same", s.Upstream.Addresses, probed.Status.Addresses)
+	}
 	for _, c := range []struct {
 		tool     string
 		decision gateproto.Decision

@@ -46,6 +46,10 @@ const (
 	// status.reach.
 	MaxReachFindings      = 16
 	MaxReachFindingLength = 256
+	// MaxAddresses bounds MCPServer status.addresses, each at most
+	// MaxAddressLength (the longest textual IPv6 address).
+	MaxAddresses     = 16
+	MaxAddressLength = 45
 	// MaxServerNameLength, MaxServerVersionLength and
 	// MaxProtocolVersionLength bound MCPServer status.serverInfo.
 	MaxServerNameLength      = 256

@@ -37,6 +37,8 @@ func TestLimitsMatchTheCRDs(t *testing.T) {
 		{"mcpservers", "status.tools", "maxItems", MaxToolSummaries},
 		{"mcpservers", "status.reach", "maxItems", MaxReachFindings},
 		{"mcpservers", "status.reach[]", "maxLength", MaxReachFindingLength},
+		{"mcpservers", "status.addresses", "maxItems", MaxAddresses},
+		{"mcpservers", "status.addresses[]", "maxLength", MaxAddressLength},
 		{"mcpservers", "status.serverInfo.name", "maxLength", MaxServerNameLength},
 		{"mcpservers", "status.serverInfo.version", "maxLength", MaxServerVersionLength},
 		{"mcpservers", "status.serverInfo.protocolVersion", "maxLength", MaxProtocolVersionLength},

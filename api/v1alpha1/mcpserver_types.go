@@ -310,6 +310,18 @@ type MCPServerStatus struct {
 	// lastProbeTime is when the last probe finished.
 	// +optional
 	LastProbeTime *metav1.Time `json:"lastProbeTime,omitempty"`
+
+	// addresses are the IP addresses the endpoint's host resolved to when
+	// the server was last probed successfully, sorted (the host itself when
+	// the URL names an address). Gates dial only these and never resolve
+	// the host themselves, so nothing an agent's pod holds (its /etc/hosts,
+	// its resolver) decides where the server's credentials go. A new
+	// address reaches the gates with the next probe.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=45
+	Addresses []string `json:"addresses,omitempty"`
 }
 
 // ServerInfo is the server's self-description from initialize.

@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/toolgate/toolgate/internal/gateproto"
@@ -19,10 +21,13 @@ import (
 type clientKey struct {
 	caPEM, serverName string
 	timeout           time.Duration
+	// addresses are the upstream's Addresses, joined: the only places the
+	// client's dialer connects to when set.
+	addresses string
 }
 
 func (g *Gate) client(u *gateproto.Upstream) (*http.Client, error) {
-	key := clientKey{caPEM: u.CAPEM, serverName: u.ServerName, timeout: u.Timeout.Duration}
+	key := clientKey{caPEM: u.CAPEM, serverName: u.ServerName, timeout: u.Timeout.Duration, addresses: strings.Join(u.Addresses, ",")}
 	if key.timeout <= 0 {
 		key.timeout = g.limits.ResponseHeaderTimeout
 	}
@@ -40,11 +45,15 @@ func (g *Gate) client(u *gateproto.Upstream) (*http.Client, error) {
 		tlsConfig.RootCAs = pool
 	}
 	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	dial := dialer.DialContext
+	if len(u.Addresses) > 0 {
+		dial = pinnedDialer(dialer, slices.Clone(u.Addresses))
+	}
 	t := &http.Transport{
 		// No proxy from the environment: the gate reaches exactly the
 		// address the operator configured.
 		Proxy:                 nil,
-		DialContext:           dialer.DialContext,
+		DialContext:           dial,
 		TLSClientConfig:       tlsConfig,
 		ForceAttemptHTTP2:     true,
 		TLSHandshakeTimeout:   10 * time.Second,
@@ -65,6 +74,36 @@ func (g *Gate) client(u *gateproto.Upstream) (*http.Client, error) {
 	}
 	g.clients[key] = c
 	return c, nil
+}
+
+// pinnedDialer connects to the operator's addresses, in order, at the
+// port asked for, whatever host the request names. The kubelet writes the
+// gate's /etc/hosts and resolv.conf from the pod's spec, which the agent's
+// author wrote: resolving the upstream's name here would let them choose
+// where the credentials go. TLS is unaffected: the transport verifies the
+// certificate against the URL's host (or the configured server name), not
+// the address dialed.
+func pinnedDialer(d *net.Dialer, addresses []string) func(ctx context.Context, network, address string) (net.Conn, error) {
+	return func(ctx context.Context, network, address string) (net.Conn, error) {
+		_, port, err := net.SplitHostPort(address)
+		if err != nil {
+			return nil, err
+		}
+		var firstErr error
+		for _, ip := range addresses {
+			conn, err := d.DialContext(ctx, network, net.JoinHostPort(ip, port))
+			if err == nil {
+				return conn, nil
+			}
+			if firstErr == nil {
+				firstErr = err
+			}
+			if ctx.Err() != nil {
+				break
+			}
+		}
+		return nil, firstErr
+	}
 }
 
 // forwardedRequestHeaders are the only agent headers the gate passes on:

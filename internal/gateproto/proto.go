@@ -180,6 +180,14 @@ type Upstream struct {
 	// Timeout bounds one request to the server (a streamed response may
 	// last longer as long as bytes keep flowing).
 	Timeout Duration `json:"timeout,omitempty"`
+	// Addresses are the IP addresses the operator's probe resolved the
+	// URL's host to. When set, the gate dials only these, at the URL's
+	// port, and never resolves the host: an agent's pod shares the gate's
+	// /etc/hosts and resolver, and must not decide where the credentials
+	// in Headers go. TLS is still verified against the URL's host (or
+	// ServerName). Empty only in a configuration written by hand, where
+	// the gate resolves the host.
+	Addresses []string `json:"addresses,omitempty"`
 }
 
 // Tool is the configuration's decision on one tool.

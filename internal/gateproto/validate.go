@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"strings"
@@ -18,10 +19,12 @@ import (
 // breaks one: a bug or a compromise on the operator's side must not make
 // the gate allocate without limit.
 const (
-	MaxServers          = 32
-	MaxToolsPerServer   = 4096
-	MaxToolNameLength   = 128
-	MaxHeaders          = 32
+	MaxServers        = 32
+	MaxToolsPerServer = 4096
+	MaxToolNameLength = 128
+	MaxHeaders        = 32
+	// MaxAddresses bounds Upstream.Addresses, as MCPServer status does.
+	MaxAddresses        = 16
 	MaxHeaderBytes      = 16 << 10
 	MaxCAPEMBytes       = 64 << 10
 	MaxMessageLength    = 1024
@@ -227,6 +230,14 @@ func (u *Upstream) validate() error {
 	}
 	if u.Timeout.Duration < 0 {
 		return fmt.Errorf("timeout %s: negative", u.Timeout)
+	}
+	if len(u.Addresses) > MaxAddresses {
+		return fmt.Errorf("addresses: %d entries, at most %d", len(u.Addresses), MaxAddresses)
+	}
+	for i, a := range u.Addresses {
+		if ip, err := netip.ParseAddr(a); err != nil || ip.Zone() != "" {
+			return fmt.Errorf("addresses[%d] %q: want an IP address", i, a)
+		}
 	}
 	return nil
 }

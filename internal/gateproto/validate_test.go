@@ -237,6 +237,14 @@ func TestValidateRefusesEachBrokenField(t *testing.T) {
 		{"server name too long", func(c *Config) { up(c).ServerName = strings.Repeat("s", MaxServerNameBytes+1) }, false, "upstream.serverName"},
 		{"server name with a space", func(c *Config) { up(c).ServerName = "github mcp" }, false, "upstream.serverName"},
 		{"server name with a newline", func(c *Config) { up(c).ServerName = "github\n" }, false, "upstream.serverName"},
+		{"addresses", func(c *Config) { up(c).Addresses = []string{"10.0.0.7", "fd00::7"} }, true, ""},
+		{"an address that is a name", func(c *Config) { up(c).Addresses = []string{"evil.example"} }, false, "upstream.addresses[0]"},
+		{"an address with a zone", func(c *Config) { up(c).Addresses = []string{"fe80::1%eth0"} }, false, "upstream.addresses[0]"},
+		{"too many addresses", func(c *Config) {
+			for i := range MaxAddresses + 1 {
+				up(c).Addresses = append(up(c).Addresses, fmt.Sprintf("10.0.0.%d", i))
+			}
+		}, false, "upstream.addresses: 17 entries"},
 		{"timeout negative", func(c *Config) { up(c).Timeout = Duration{-time.Second} }, false, "upstream.timeout"},
 
 		// A tool.

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
+	"strings"
+	"sync"
 )
 
 // refusedPrefixes are the link-local ranges, where every cloud's instance
@@ -65,6 +68,37 @@ type guardedDialer struct {
 	// refused is told of every refusal, so that the probe reports it even
 	// when the SDK's error does not wrap the dialer's.
 	refused func(error)
+
+	// origin is the configured endpoint's host; the addresses it resolved
+	// to, once checked, are kept for the probe's result.
+	origin   string
+	mu       sync.Mutex
+	resolved []netip.Addr
+}
+
+// note keeps the checked addresses of the origin host: the gate is given
+// exactly these to dial, so that it never resolves the name itself.
+func (d *guardedDialer) note(host string, ips []netip.Addr) {
+	if !strings.EqualFold(host, d.origin) {
+		return
+	}
+	set := make([]netip.Addr, 0, len(ips))
+	for _, ip := range ips {
+		set = append(set, ip.Unmap())
+	}
+	slices.SortFunc(set, netip.Addr.Compare)
+	set = slices.Compact(set)
+	d.mu.Lock()
+	d.resolved = set
+	d.mu.Unlock()
+}
+
+// addresses are the origin's addresses as last checked, nil when the
+// probe never resolved it (it went through a proxy that was not checked).
+func (d *guardedDialer) addresses() []netip.Addr {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.resolved)
 }
 
 func (d *guardedDialer) refuse(err *refusedError) error {
@@ -105,6 +139,7 @@ func (d *guardedDialer) DialContext(ctx context.Context, network, address string
 			}
 		}
 	}
+	d.note(host, ips)
 	var firstErr error
 	for _, ip := range ips {
 		conn, err := d.dial(ctx, network, net.JoinHostPort(ip.Unmap().String(), port))
@@ -126,9 +161,6 @@ func (d *guardedDialer) DialContext(ctx context.Context, network, address string
 // The proxy resolves the name again, so behind a proxy the proxy must
 // refuse metadata addresses too; this check stops the plain case.
 func (d *guardedDialer) checkHost(ctx context.Context, host string) error {
-	if d.allowLinkLocal {
-		return nil
-	}
 	ips := []netip.Addr{}
 	name := host
 	if ip, err := netip.ParseAddr(host); err == nil {
@@ -137,9 +169,12 @@ func (d *guardedDialer) checkHost(ctx context.Context, host string) error {
 		ips = found
 	}
 	for _, ip := range ips {
-		if refusedAddress(ip) {
+		if refusedAddress(ip) && !d.allowLinkLocal {
 			return d.refuse(&refusedError{host: name, ip: ip.Unmap()})
 		}
+	}
+	if len(ips) > 0 {
+		d.note(host, ips)
 	}
 	return nil
 }

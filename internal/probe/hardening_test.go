@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -278,8 +279,14 @@ func TestFinding6MetadataAddressesRefused(t *testing.T) {
 			})
 		}
 		t.Run(string(transport)+"/loopback by name", func(t *testing.T) {
-			if _, err := probe(t, Config{URL: "http://loopback.test:" + port + "/", Transport: transport, lookup: fake.lookup, dial: fake.dial}); err != nil {
+			res, err := probe(t, Config{URL: "http://loopback.test:" + port + "/", Transport: transport, lookup: fake.lookup, dial: fake.dial})
+			if err != nil {
 				t.Fatalf("loopback must stay allowed: %v", err)
+			}
+			// The addresses checked are the result's: the gate dials
+			// these, never the name.
+			if got := fmt.Sprint(res.Addresses); got != "[127.0.0.1]" {
+				t.Errorf("addresses %s, want [127.0.0.1]", got)
 			}
 		})
 		t.Run(string(transport)+"/allowed by the switch", func(t *testing.T) {

@@ -182,6 +182,12 @@ type Result struct {
 	Pages           int
 	Bytes           int64
 	Duration        time.Duration
+	// Addresses are the endpoint host's addresses as the probe resolved
+	// and checked them (the host itself when it is an address), sorted;
+	// nil when the probe did not resolve the host. The gate is given
+	// these to dial, so that nothing in an agent's pod (its /etc/hosts,
+	// its resolver) decides where the server's credentials go.
+	Addresses []netip.Addr
 }
 
 // Probe connects to the server, initializes, and reads its whole catalogue.
@@ -202,7 +208,7 @@ func Probe(ctx context.Context, cfg Config) (*Result, error) {
 	meter := &meter{limits: cfg.Limits, global: cfg.Budget}
 	defer meter.close()
 	cat := newCatalogue(cfg.Limits, meter)
-	httpClient := newHTTPClient(cfg, meter, cat)
+	httpClient, guard := newHTTPClient(cfg, meter, cat)
 	defer httpClient.CloseIdleConnections()
 
 	var transport mcp.Transport
@@ -290,6 +296,7 @@ func Probe(ctx context.Context, cfg Config) (*Result, error) {
 	res.Catalogue = &tooldef.Catalogue{Tools: tools, Instructions: res.Instructions, ServerName: res.ServerName}
 	res.Bytes = meter.total()
 	res.Duration = time.Since(start)
+	res.Addresses = guard.addresses()
 	return res, nil
 }
 
@@ -374,9 +381,13 @@ func networkError(err error) string {
 // connect deadlines, TLS settings and a dialer that refuses metadata
 // addresses, headers on every request, capped response bodies, and
 // tools/list pages decoded off the wire.
-func newHTTPClient(cfg Config, m *meter, cat *catalogue) *http.Client {
+func newHTTPClient(cfg Config, m *meter, cat *catalogue) (*http.Client, *guardedDialer) {
 	netDialer := &net.Dialer{Timeout: cfg.ConnectTimeout, KeepAlive: 30 * time.Second}
+	origin, _ := url.Parse(cfg.URL)
 	guard := &guardedDialer{allowLinkLocal: cfg.AllowLinkLocal, lookup: cfg.lookup, dial: cfg.dial, refused: m.refuse}
+	if origin != nil {
+		guard.origin = origin.Hostname()
+	}
 	if guard.lookup == nil {
 		guard.lookup = net.DefaultResolver.LookupNetIP
 	}
@@ -392,12 +403,11 @@ func newHTTPClient(cfg Config, m *meter, cat *catalogue) *http.Client {
 		MaxResponseHeaderBytes: 64 << 10,
 		ForceAttemptHTTP2:      true,
 	}
-	origin, _ := url.Parse(cfg.URL)
 	return &http.Client{
 		Transport: &boundedTransport{base: base, header: cfg.Header, meter: m, cat: cat, guard: guard, origin: origin},
 		// Redirects could carry credentials to another host.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
+	}, guard
 }
 
 type boundedTransport struct {

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net/netip"
 	"sort"
 	"strings"
 	"time"
@@ -214,6 +215,7 @@ func Next(prev toolgatev1alpha1.MCPServerStatus, in Input) (toolgatev1alpha1.MCP
 	st.ServerInfo.InstructionsFingerprint = toolgatev1alpha1.Fingerprint(tooldef.InstructionsFingerprint(res.Instructions))
 	st.Risk = verdict.ServerRisk(c.Server)
 	st.Reach = clip.Strings(c.Reach, toolgatev1alpha1.MaxReachFindings, toolgatev1alpha1.MaxReachFindingLength)
+	st.Addresses = addresses(res.Addresses)
 	st.ToolCount = int32(len(res.Catalogue.Tools))
 	st.Tools = c.Pins.Summaries
 	st.HighestLevel = c.Pins.Highest
@@ -272,4 +274,18 @@ func pinFailureMessage(failures []PinFailure) string {
 	}
 	return fmt.Sprintf("the pins of %d tool(s) could not be written (%s): %s; their tools are withheld until they are",
 		len(failures), strings.Join(tools, ", "), failures[0].Message)
+}
+
+// addresses are a probe's checked addresses as status keeps them: at most
+// as many as the field holds, in the probe's (sorted) order. A host with
+// more addresses is reached at the first ones.
+func addresses(ips []netip.Addr) []string {
+	if len(ips) == 0 {
+		return nil
+	}
+	out := make([]string, 0, min(len(ips), toolgatev1alpha1.MaxAddresses))
+	for _, ip := range ips[:min(len(ips), toolgatev1alpha1.MaxAddresses)] {
+		out = append(out, ip.String())
+	}
+	return out
 }

@@ -133,6 +133,13 @@ type gateProcess struct {
 // returns once the gate is ready with that configuration.
 func startGate(t *testing.T, cfg *gateproto.Config) *gateProcess {
 	t.Helper()
+	return startGateUnder(t, cfg)
+}
+
+// startGateUnder is startGate with the gate run by a wrapper command: the
+// gate's command line is appended to wrapper.
+func startGateUnder(t *testing.T, cfg *gateproto.Config, wrapper ...string) *gateProcess {
+	t.Helper()
 	cfg.Version = gateproto.Version
 	cfg.Revision = cfg.ComputeRevision()
 	if err := cfg.Validate(); err != nil {
@@ -152,8 +159,9 @@ func startGate(t *testing.T, cfg *gateproto.Config) *gateProcess {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(gateBinary(t), "--listen", g.listen, "--metrics-addr", g.metrics, "--config-file", file,
+	argv := append(wrapper, gateBinary(t), "--listen", g.listen, "--metrics-addr", g.metrics, "--config-file", file,
 		"--log-level", "debug", "--upstream-timeout", "30s")
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
