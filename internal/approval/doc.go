@@ -17,7 +17,8 @@
 //     it takes the right to decide, asked of the API server;
 //   - RecordValidator (validating, toolpins CREATE and DELETE) lets only the
 //     operator create pins, and only the operator or an administrator
-//     delete one that holds decisions.
+//     delete one that holds decisions or is not Trusted (awaiting review,
+//     rejected, removed).
 //
 // Both status webhooks let the operator's own identity write status as it
 // needs to, and hold everyone else to the same rules, written once as plain

@@ -17,13 +17,14 @@ import (
 //   - only the operator creates ToolPins: a pin made by hand could carry an
 //     override from birth, classifying a tool nobody has seen, or take the
 //     name the operator will give a tool's pin;
-//   - a pin that holds decisions is deleted only by an administrator (or
-//     the operator): deleting it forgets its review, and the next probe
-//     would trust the tool on first use again. A pin without decisions
-//     holds nothing a probe cannot rebuild, and a pin in a namespace being
-//     deleted goes with everything else in it: deleting a namespace is
-//     a right far above a server owner's, and refusing would leave the
-//     namespace terminating for ever.
+//   - a pin that is part of a review is deleted only by an administrator
+//     (or the operator): one that holds decisions, or whose state is not
+//     Trusted (see reviewRecord). Deleting it forgets the review, and the
+//     next probe would meet a brand-new tool and trust it on first use. A
+//     Trusted pin without decisions holds nothing a probe cannot rebuild,
+//     and a pin in a namespace being deleted goes with everything else in
+//     it: deleting a namespace is a right far above a server owner's, and
+//     refusing would leave the namespace terminating for ever.
 type RecordValidator struct {
 	// Identities says who is the operator and who is an administrator.
 	Identities *IdentityPolicy
@@ -52,9 +53,9 @@ func (v *RecordValidator) Handle(ctx context.Context, req admission.Request) adm
 		if err := v.Decoder.DecodeRaw(req.OldObject, &pin); err != nil {
 			return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding the ToolPin being deleted: %w", err))
 		}
-		n := len(pin.Status.Decisions)
-		if n == 0 {
-			return admission.Allowed("no decisions to lose")
+		why := reviewRecord(req.Name, &pin)
+		if why == "" {
+			return admission.Allowed("no decisions and no review to lose")
 		}
 		if v.Identities.IsAdmin(req.UserInfo) {
 			return admission.Allowed("deleted by the administrator " + req.UserInfo.Username)
@@ -68,9 +69,57 @@ func (v *RecordValidator) Handle(ctx context.Context, req admission.Request) adm
 				return admission.Allowed("the namespace is being deleted")
 			}
 		}
-		return admission.Denied(fmt.Sprintf("ToolPin %s holds %d decisions on tool %q, its review record: "+
-			"deleting it would trust the tool on first use again at the next probe; only a toolgate administrator may delete it",
-			req.Name, n, pin.Spec.ToolName))
+		return admission.Denied(why + "; only a toolgate administrator may delete it")
 	}
 	return admission.Allowed("neither a create nor a delete")
+}
+
+// reviewRecord says what deleting a pin would forget, or "" when it would
+// forget nothing the next probe does not rebuild as it was. A pin is part
+// of a review when it holds decisions, or when its state is any but
+// Trusted:
+//
+//   - AwaitingReview: a changed definition (a rug pull) or a new one under
+//     Review mode waits for a human. It holds no decision yet, which is
+//     exactly when deleting it would let the next probe trust the changed
+//     definition on first use.
+//   - Rejected: a human said no; the decision may have been compacted
+//     away, the state has not.
+//   - Removed: the tool left the catalogue, and the pin keeps the
+//     definition last trusted or seen. Should the tool come back changed,
+//     or under another name, it is compared with that; without the pin it
+//     would come back as a brand-new tool and be trusted on first use: a
+//     rug pull across a removal. The operator expires removed pins itself
+//     (lifecycle.Expired), so nobody else needs to.
+//   - empty: the operator has created the pin and not yet written what it
+//     observed. Such a pin records nothing and goes freely; one that
+//     records a pinned or observed definition all the same is not one the
+//     operator writes, and is kept (fail closed).
+func reviewRecord(name string, pin *toolgatev1alpha1.ToolPin) string {
+	st := &pin.Status
+	if n := len(st.Decisions); n > 0 {
+		return fmt.Sprintf("ToolPin %s holds %d decisions on tool %q, its review record: "+
+			"deleting it would trust the tool on first use again at the next probe", name, n, pin.Spec.ToolName)
+	}
+	switch st.State {
+	case toolgatev1alpha1.PinTrusted:
+		return ""
+	case "":
+		if st.Pinned == nil && st.ObservedFingerprint == "" {
+			return ""
+		}
+		return fmt.Sprintf("ToolPin %s of tool %q records a definition and no state: "+
+			"deleting it would trust the tool on first use at the next probe", name, pin.Spec.ToolName)
+	case toolgatev1alpha1.PinAwaitingReview:
+		return fmt.Sprintf("ToolPin %s is AwaitingReview: the definition of tool %q waits for a human, and "+
+			"deleting the pin would trust it on first use at the next probe", name, pin.Spec.ToolName)
+	case toolgatev1alpha1.PinRejected:
+		return fmt.Sprintf("ToolPin %s is Rejected: a human rejected the definition of tool %q, and "+
+			"deleting the pin would trust it on first use at the next probe", name, pin.Spec.ToolName)
+	case toolgatev1alpha1.PinRemoved:
+		return fmt.Sprintf("ToolPin %s is Removed and keeps the definition of tool %q last seen: "+
+			"deleting it would trust the tool on first use should it come back changed", name, pin.Spec.ToolName)
+	}
+	// A state this operator does not know is not one it trusts.
+	return fmt.Sprintf("ToolPin %s of tool %q is in state %q, not Trusted", name, pin.Spec.ToolName, st.State)
 }

@@ -16,7 +16,10 @@ import (
 func TestFinding9DeletingAPinWithDecisionsTakesAnAdministrator(t *testing.T) {
 	v := &RecordValidator{Identities: testPolicy(), Terminating: testTerminating, Decoder: testDecoder(t)}
 	decided := pinJSON(specJSON, statusJSON)
-	undecided := pinJSON(specJSON, edit(t, statusJSON, func(m map[string]any) { m["decisions"] = []any{} }))
+	undecided := pinJSON(specJSON, edit(t, statusJSON, func(m map[string]any) {
+		m["decisions"] = []any{}
+		m["state"] = "Trusted"
+	}))
 	never := pinJSON(specJSON, "{}")
 	for _, tc := range []struct {
 		name string
@@ -100,4 +103,60 @@ func TestFinding11OnlyTheOperatorCreatesPins(t *testing.T) {
 	// webhooks'.
 	allowed.check(t, v.Handle(t.Context(), request(admissionv1.Update, "", ciBot, plain, plain)))
 	allowed.check(t, v.Handle(t.Context(), request(admissionv1.Update, "status", ciBot, plain, plain)))
+}
+
+// TestAPinNotTrustedIsARecordToo: a pin whose state is not Trusted is part
+// of a review even before anyone decided on it — after a rug pull it holds
+// no decision, and deleting it would have the next probe trust the changed
+// definition on first use. It is deleted only as a pin with decisions is:
+// by an administrator, the operator, or with its namespace. A Trusted pin
+// without decisions, and one the operator has not yet written a state on,
+// hold nothing a probe does not rebuild as it was.
+func TestAPinNotTrustedIsARecordToo(t *testing.T) {
+	v := &RecordValidator{Identities: testPolicy(), Terminating: testTerminating, Decoder: testDecoder(t)}
+	mallory := authenticationv1.UserInfo{Username: "mallory"}
+	without := func(state string, more func(map[string]any)) []byte {
+		return pinJSON(specJSON, edit(t, statusJSON, func(m map[string]any) {
+			m["decisions"] = []any{}
+			m["state"] = state
+			if more != nil {
+				more(m)
+			}
+		}))
+	}
+	unwritten := func(m map[string]any) {
+		for _, k := range []string{"state", "pinned", "observedFingerprint", "pendingCalls", "callHistory", "decisions"} {
+			delete(m, k)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		pin  []byte
+		want verdict
+	}{
+		{"awaiting review after a rug pull", without("AwaitingReview", nil),
+			refused(`ToolPin notes-archive-note is AwaitingReview: the definition of tool "archive_note" waits for a human, and deleting the pin would trust it on first use at the next probe; only a toolgate administrator may delete it`)},
+		{"awaiting its first review", without("AwaitingReview", func(m map[string]any) { delete(m, "pinned") }), refused("is AwaitingReview")},
+		{"rejected, the decision compacted away", without("Rejected", nil), refused(`is Rejected: a human rejected the definition of tool "archive_note"`)},
+		{"removed", without("Removed", nil), refused(`is Removed and keeps the definition of tool "archive_note" last seen`)},
+		{"removed after being trusted", without("Removed", func(m map[string]any) { m["observedFingerprint"] = fpOld }), refused("is Removed")},
+		{"no state, but a pinned definition", without("", nil), refused("records a definition and no state")},
+		{"no state, but an observed definition", without("", func(m map[string]any) { delete(m, "pinned") }), refused("records a definition and no state")},
+		{"trusted, no decisions", without("Trusted", nil), allowed},
+		{"no state, nothing recorded yet", without("", unwritten), allowed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.want.check(t, v.Handle(t.Context(), request(admissionv1.Delete, "", mallory, tc.pin, nil)))
+			if tc.want.allowed {
+				return
+			}
+			// Who may still delete it: as for a pin with decisions.
+			allowed.check(t, v.Handle(t.Context(), request(admissionv1.Delete, "", authenticationv1.UserInfo{Username: adminName}, tc.pin, nil)))
+			allowed.check(t, v.Handle(t.Context(), request(admissionv1.Delete, "", operator, tc.pin, nil)))
+			inLeaving := request(admissionv1.Delete, "", mallory, tc.pin, nil)
+			inLeaving.Namespace = "leaving"
+			allowed.check(t, v.Handle(t.Context(), inLeaving))
+			refused("only a toolgate administrator").check(t, v.Handle(t.Context(), request(admissionv1.Delete, "", alice, tc.pin, nil)))
+		})
+	}
 }

@@ -61,9 +61,9 @@ type Config struct {
 	// required: without it the operator's own writes would be judged as
 	// an approver's and refused.
 	OperatorUsers []string
-	// AdminUsers and AdminGroups may delete a ToolPin that holds
-	// decisions. None by default: such a pin then outlives everything but
-	// the operator's own clean-up.
+	// AdminUsers and AdminGroups may delete a ToolPin that is part of a
+	// review: one that holds decisions or is not Trusted. None by default:
+	// such a pin then outlives everything but the operator's own clean-up.
 	AdminUsers, AdminGroups []string
 	// ApproverServiceAccounts are service accounts allowed to decide, as
 	// "system:serviceaccount:<namespace>:<name>"; any other service account
