@@ -238,12 +238,19 @@ run kubectl get pod agent-0 -n agents -o jsonpath='{range .spec.initContainers[*
 heading "The gate, with the token the API server mints for that pod"
 POD_UID="$(lookup kubectl get pod agent-0 -n agents -o jsonpath='{.metadata.uid}')"
 # 24h, as the operator's: a demo left running outlives the default hour.
-printf '\n$ kubectl create token agent -n agents --audience toolgate.dev/gate --duration 24h --bound-object-kind Pod --bound-object-name agent-0 --bound-object-uid %s >%s\n' "$POD_UID" "$(cmdline "$DIR/gate.token")"
+# The gate's volume, as the kubelet projects it: the token, and beside it
+# the operator's URL and CA (from the pod's annotations). The gate presents
+# its token to the operator named there and to no other.
+mkdir -p "$DIR/gate-volume"
+printf '\n$ kubectl create token agent -n agents --audience toolgate.dev/gate --duration 24h --bound-object-kind Pod --bound-object-name agent-0 --bound-object-uid %s >%s\n' "$POD_UID" "$(cmdline "$DIR/gate-volume/token")"
 kubectl create token agent -n agents --audience toolgate.dev/gate --duration 24h \
-  --bound-object-kind Pod --bound-object-name agent-0 --bound-object-uid "$POD_UID" >"$DIR/gate.token"
-note "(written to $DIR/gate.token, as the kubelet would project it into the gate container)"
+  --bound-object-kind Pod --bound-object-name agent-0 --bound-object-uid "$POD_UID" >"$DIR/gate-volume/token"
+cp "$OPERATOR_CA_FILE" "$DIR/gate-volume/ca.crt"
+printf 'https://127.0.0.1:%s' "$GATE_SERVER_PORT" >"$DIR/gate-volume/operator-url"
+note "(written to $DIR/gate-volume/, as the kubelet would project it into the gate container; on a node the"
+note " operator's URL there is the pod's toolgate.dev/operator-url annotation, its Service's address)"
 start "$DIR/gate.log" bin/gate --listen "127.0.0.1:$GATE_PORT" --metrics-addr "127.0.0.1:$GATE_METRICS_PORT" \
-  --operator-url "https://127.0.0.1:$GATE_SERVER_PORT" --token-file "$DIR/gate.token" --operator-ca-file "$OPERATOR_CA_FILE"
+  --token-file "$DIR/gate-volume/token"
 wait_for 60 "the gate's configuration" curl -sf "http://127.0.0.1:$GATE_METRICS_PORT/readyz"
 note "bin/gate listens on 127.0.0.1:$GATE_PORT (log and audit lines: $DIR/gate.log)"
 GATE="http://127.0.0.1:$GATE_PORT"

@@ -46,3 +46,10 @@ const AnnotationInjected = "toolgate.dev/injected"
 // namespace, and the CA is public. The injection guard policy refuses any
 // change of it after creation.
 const AnnotationOperatorCA = "toolgate.dev/operator-ca"
+
+// AnnotationOperatorURL holds, on an injected pod, the operator's gate
+// endpoint; the downward API projects it beside the gate's token, and the
+// gate presents its token to that endpoint alone, whatever its command
+// line says. The injection guard policy refuses any change of it after
+// creation.
+const AnnotationOperatorURL = "toolgate.dev/operator-url"

@@ -37,10 +37,11 @@ func run() error {
 	d := gate.DefaultLimits
 	var (
 		listen      = flag.String("listen", "127.0.0.1:15001", "address the agent reaches the gate on (keep it on loopback)")
-		metricsAddr = flag.String("metrics-addr", ":15090", "address of /metrics, /healthz and /readyz")
-		operatorURL = flag.String("operator-url", "", "the operator's gate endpoint, https://host:port")
-		tokenFile   = flag.String("token-file", "/var/run/secrets/toolgate/token", "projected service-account token of audience "+gateproto.Audience)
-		caFile      = flag.String("operator-ca-file", "/var/run/secrets/toolgate/ca.crt", "PEM CA of the operator's serving certificate")
+		healthAddr  = flag.String("health-addr", "", "address of /healthz and /readyz alone, for the kubelet's probes on the pod's address (the injector sets :15021); empty for none")
+		metricsAddr = flag.String("metrics-addr", "127.0.0.1:15090", "address of /metrics (and the probes); it names tools, decisions and refusals, so it stays on loopback unless scraped from outside the pod")
+		tokenFile   = flag.String("token-file", "/var/run/secrets/toolgate/token", "projected service-account token of audience "+gateproto.Audience+"; the operator's URL and CA are read from operator-url and ca.crt beside it")
+		operatorURL = flag.String("operator-url", "", "the operator's gate endpoint; if given, it must be the one in operator-url beside the token")
+		caFile      = flag.String("operator-ca-file", "", "PEM CA of the operator's serving certificate; if given, it must hold the ca.crt beside the token")
 		configFile  = flag.String("config-file", "", "for tests and local runs: apply this configuration (JSON) instead of connecting to the operator")
 		logLevel    = flag.String("log-level", "info", "debug, info, warn or error")
 		memoryLimit = flag.Int64("memory-limit-bytes", 20<<20, "soft limit of the Go heap (runtime/debug.SetMemoryLimit); the GOMEMLIMIT environment variable wins; 0 for none")
@@ -72,7 +73,11 @@ func run() error {
 
 	var client *gateclient.Client
 	if *configFile == "" {
-		c, err := gateclient.New(gateclient.Options{URL: *operatorURL, TokenFile: *tokenFile, CAFile: *caFile, Logger: logger})
+		url, ca, err := operatorEndpoint(*tokenFile, *operatorURL, *caFile)
+		if err != nil {
+			return err
+		}
+		c, err := gateclient.New(gateclient.Options{URL: url, TokenFile: *tokenFile, CAFile: ca, Logger: logger})
 		if err != nil {
 			return err
 		}
@@ -110,11 +115,21 @@ func run() error {
 		return fmt.Errorf("--metrics-addr: %w", err)
 	}
 	agentSrv := &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10}
-	metricsSrv := &http.Server{Handler: healthMux(g), ReadHeaderTimeout: 10 * time.Second}
-	errs := make(chan error, 3)
+	metricsSrv := &http.Server{Handler: metricsMux(g), ReadHeaderTimeout: 10 * time.Second}
+	errs := make(chan error, 4)
 	go func() { errs <- agentSrv.Serve(agentLn) }()
 	go func() { errs <- metricsSrv.Serve(metricsLn) }()
-	logger.Info("gate listening", "listen", agentLn.Addr().String(), "metrics", metricsLn.Addr().String())
+	healthSrv := &http.Server{Handler: healthMux(g), ReadHeaderTimeout: 10 * time.Second}
+	health := ""
+	if *healthAddr != "" {
+		healthLn, err := net.Listen("tcp", *healthAddr)
+		if err != nil {
+			return fmt.Errorf("--health-addr: %w", err)
+		}
+		health = healthLn.Addr().String()
+		go func() { errs <- healthSrv.Serve(healthLn) }()
+	}
+	logger.Info("gate listening", "listen", agentLn.Addr().String(), "metrics", metricsLn.Addr().String(), "health", health)
 
 	if *configFile != "" {
 		if err := applyFile(g, *configFile); err != nil {
@@ -141,15 +156,32 @@ func run() error {
 	defer cancel()
 	_ = agentSrv.Shutdown(shutdown)
 	_ = metricsSrv.Shutdown(shutdown)
+	_ = healthSrv.Shutdown(shutdown)
 	return nil
 }
 
-// healthMux serves the metrics and the probes: live while the process
-// serves, ready only once a configuration is in force (before that the gate
-// exposes nothing, and an agent should not start against it).
-func healthMux(g *gate.Gate) http.Handler {
+// metricsMux serves the metrics, and the probes as well, for whoever
+// scrapes the gate from inside its pod.
+func metricsMux(g *gate.Gate) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(g.Metrics().Registry, promhttp.HandlerOpts{}))
+	addProbes(mux, g)
+	return mux
+}
+
+// healthMux serves the probes alone, on the address the kubelet reaches:
+// they say whether the gate lives and has a configuration, nothing of the
+// tools it judges.
+func healthMux(g *gate.Gate) http.Handler {
+	mux := http.NewServeMux()
+	addProbes(mux, g)
+	return mux
+}
+
+// addProbes adds the probes: live while the process serves, ready only
+// once a configuration is in force (before that the gate exposes nothing,
+// and an agent should not start against it).
+func addProbes(mux *http.ServeMux, g *gate.Gate) {
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
 		rev, ok := g.Applied()
@@ -159,7 +191,6 @@ func healthMux(g *gate.Gate) http.Handler {
 		}
 		_, _ = fmt.Fprintf(w, "ok %s\n", rev)
 	})
-	return mux
 }
 
 func applyFile(g *gate.Gate, path string) error {

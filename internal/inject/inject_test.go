@@ -474,11 +474,30 @@ func TestGateArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := p.Spec.InitContainers[0].Args
-	if len(args) < 3 || args[0] != "--log-level=debug" || args[1] != "--max-sessions=64" || !strings.HasPrefix(args[len(args)-1], "--operator-ca-file=") {
+	if len(args) < 3 || args[0] != "--log-level=debug" || args[1] != "--max-sessions=64" || !strings.HasPrefix(args[len(args)-1], "--token-file=") {
 		t.Errorf("gate args %q", args)
 	}
 	if tmpl.Revision() == testTemplate().Revision() {
 		t.Error("other gate flags, the same revision")
+	}
+	// Metrics name tools, decisions and refusals: on loopback unless the
+	// template opens them; the kubelet's probes have a port of their own.
+	gate := p.Spec.InitContainers[0]
+	if !slices.Contains(args, "--metrics-addr=127.0.0.1:15090") || !slices.Contains(args, "--health-addr=:15021") ||
+		len(gate.Ports) != 1 || gate.Ports[0].ContainerPort != HealthPort || gate.StartupProbe.HTTPGet.Port.IntValue() != HealthPort {
+		t.Errorf("by default: args %q, ports %+v", args, gate.Ports)
+	}
+	open := testTemplate()
+	open.OpenMetrics = true
+	po, err := Mutate(&corev1.Pod{}, open, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := po.Spec.InitContainers[0]; !slices.Contains(g.Args, "--metrics-addr=:15090") || len(g.Ports) != 2 || g.Ports[1].ContainerPort != MetricsPort {
+		t.Errorf("metrics opened: args %q, ports %+v", g.Args, g.Ports)
+	}
+	if open.Revision() == testTemplate().Revision() {
+		t.Error("metrics opened, the same revision")
 	}
 	if _, err := CheckGate(p); err != nil {
 		t.Errorf("a gate with tunable flags does not pass CheckGate: %v", err)
@@ -521,7 +540,7 @@ func TestCheckServed(t *testing.T) {
 		{"tunable flags of another setting", func(t *testing.T) *corev1.Pod { return injected(t, "agents", tuned) }, enabled, nil, ""},
 		{"a gate of the author's image, its record matching", func(t *testing.T) *corev1.Pod { return injected(t, "agents", forged) }, enabled, nil, "evil.example/exfil:1"},
 		{"an earlier image the operator still accepts", func(t *testing.T) *corev1.Pod { return injected(t, "agents", forged) }, enabled, []string{"evil.example/exfil:1"}, ""},
-		{"the operator URL rewritten", func(t *testing.T) *corev1.Pod { return injected(t, "agents", forgedURL) }, enabled, nil, "--operator-url=https://toolgate-operator"},
+		{"the operator URL rewritten", func(t *testing.T) *corev1.Pod { return injected(t, "agents", forgedURL) }, enabled, nil, toolgatev1alpha1.AnnotationOperatorURL},
 		{"a flag the injector never adds", func(t *testing.T) *corev1.Pod {
 			p := injected(t, "agents", tmpl)
 			p.Spec.InitContainers[0].Args = append(p.Spec.InitContainers[0].Args, "--config-file=/open.json")

@@ -32,9 +32,16 @@ const (
 	TokenFile = "token"
 	// CAFile is the operator's CA in MountPath.
 	CAFile = "ca.crt"
+	// OperatorURLFile is the operator's gate endpoint in MountPath: the
+	// gate presents its token there and nowhere else.
+	OperatorURLFile = "operator-url"
 	// ListenPort is the gate's MCP port on loopback.
 	ListenPort = 15001
-	// MetricsPort serves /metrics, /healthz and /readyz.
+	// HealthPort serves /healthz and /readyz on the pod's address, for the
+	// kubelet's probes; they say nothing of the tools the gate judges.
+	HealthPort = 15021
+	// MetricsPort serves /metrics, on loopback unless the template opens
+	// it: tool names, decisions and refusals are the agents' business.
 	MetricsPort = 15090
 	// EnvPrefix begins every variable Mutate sets in the agent's
 	// containers; Mutate owns every variable of that prefix there.
@@ -68,12 +75,16 @@ type Template struct {
 	// Args are more of the gate's flags, --name=value, each one of
 	// TunableGateFlags: the gate's log level and bounds.
 	Args []string `json:"args,omitempty"`
+	// OpenMetrics serves the gate's /metrics on the pod's address, for a
+	// scraper outside the pod; by default it is on loopback only.
+	OpenMetrics bool `json:"openMetrics,omitempty"`
 }
 
 // TunableGateFlags are the gate flags a Template may add. The rest are
 // the injector's: where the gate listens, whom it trusts and where its
 // token is. A flag such as --config-file or --operator-url would let
-// whoever sets the template detach every gate from the operator.
+// whoever sets the template detach every gate from the operator (the gate
+// refuses an --operator-url other than the one beside its token anyway).
 var TunableGateFlags = []string{
 	"log-level", "memory-limit-bytes", "max-request-bytes", "max-list-bytes", "max-event-bytes",
 	"max-in-flight", "max-sessions", "upstream-timeout", "upstream-idle-timeout", "session-idle-timeout", "list-ttl",
@@ -186,6 +197,7 @@ func Mutate(pod *corev1.Pod, t Template, servers []string) (*corev1.Pod, error) 
 	rec, _ := json.Marshal(Record{Image: t.Image, Revision: t.Revision()})
 	out.Annotations[toolgatev1alpha1.AnnotationInjected] = string(rec)
 	out.Annotations[toolgatev1alpha1.AnnotationOperatorCA] = t.CAPEM
+	out.Annotations[toolgatev1alpha1.AnnotationOperatorURL] = t.OperatorURL
 	return out, nil
 }
 
@@ -224,27 +236,34 @@ func gateContainer(t Template) corev1.Container {
 	probe := func(path string, period, failures int32) *corev1.Probe {
 		return &corev1.Probe{
 			ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
-				Path: path, Port: intstr.FromInt32(MetricsPort), Scheme: corev1.URISchemeHTTP,
+				Path: path, Port: intstr.FromInt32(HealthPort), Scheme: corev1.URISchemeHTTP,
 			}},
 			PeriodSeconds: period, FailureThreshold: failures, TimeoutSeconds: 1, SuccessThreshold: 1,
 		}
 	}
 	yes, no := true, false
 	uid := t.UID
+	metricsAddr := "127.0.0.1:" + strconv.Itoa(MetricsPort)
+	ports := []corev1.ContainerPort{{Name: "gate-health", ContainerPort: HealthPort, Protocol: corev1.ProtocolTCP}}
+	if t.OpenMetrics {
+		metricsAddr = ":" + strconv.Itoa(MetricsPort)
+		ports = append(ports, corev1.ContainerPort{Name: "gate-metrics", ContainerPort: MetricsPort, Protocol: corev1.ProtocolTCP})
+	}
 	return corev1.Container{
 		Name:            ContainerName,
 		Image:           t.Image,
 		ImagePullPolicy: t.ImagePullPolicy,
 		// The tunable flags come first: the gate's flag package keeps the
-		// last value of a flag given twice, so the injector's own win.
+		// last value of a flag given twice, so the injector's own win. The
+		// operator's URL and CA are not among them: the gate reads them
+		// beside its token, from the pod's annotations.
 		Args: append(slices.Clone(t.Args),
 			"--listen=127.0.0.1:"+strconv.Itoa(ListenPort),
-			"--metrics-addr=:"+strconv.Itoa(MetricsPort),
-			"--operator-url="+t.OperatorURL,
+			"--health-addr=:"+strconv.Itoa(HealthPort),
+			"--metrics-addr="+metricsAddr,
 			"--token-file="+MountPath+"/"+TokenFile,
-			"--operator-ca-file="+MountPath+"/"+CAFile,
 		),
-		Ports:         []corev1.ContainerPort{{Name: "gate-metrics", ContainerPort: MetricsPort, Protocol: corev1.ProtocolTCP}},
+		Ports:         ports,
 		RestartPolicy: &always,
 		Resources:     t.Resources,
 		// The startup probe holds every later container back until the
@@ -294,6 +313,11 @@ func volume(t Template) corev1.Volume {
 				Path: CAFile,
 				FieldRef: &corev1.ObjectFieldSelector{
 					APIVersion: "v1", FieldPath: "metadata.annotations['" + toolgatev1alpha1.AnnotationOperatorCA + "']",
+				},
+			}, {
+				Path: OperatorURLFile,
+				FieldRef: &corev1.ObjectFieldSelector{
+					APIVersion: "v1", FieldPath: "metadata.annotations['" + toolgatev1alpha1.AnnotationOperatorURL + "']",
 				},
 			}}}},
 		},

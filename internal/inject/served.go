@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 )
 
 // CheckServed says why the operator must not serve the gate of pod, whose
@@ -33,6 +35,12 @@ func CheckServed(pod *corev1.Pod, namespaceLabels map[string]string, t Template,
 		return err
 	case !injected:
 		return errors.New("the pod was not injected with the gate")
+	}
+	// The gate presents its token to the operator the pod names; a pod
+	// that names another was not injected by this operator, however it
+	// reached it.
+	if got := pod.Annotations[toolgatev1alpha1.AnnotationOperatorURL]; got != t.OperatorURL {
+		return fmt.Errorf("the pod's annotation %s names the operator %q; this operator is %q", toolgatev1alpha1.AnnotationOperatorURL, got, t.OperatorURL)
 	}
 	gate, _ := findGate(pod)
 	want := gateContainer(t.withDefaults())

@@ -131,8 +131,7 @@ func TestCallApprovalEndToEnd(t *testing.T) {
 	if err := os.WriteFile(caFile, env.WebhookCA(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	g := startGateProcess(t, buildGate(t, dir), dir, "gate",
-		"--operator-url", fmt.Sprintf("https://127.0.0.1:%d", op.GatePort), "--token-file", tokenFile, "--operator-ca-file", caFile)
+	g := startGateProcess(t, buildGate(t, dir), dir, "gate", gateVolume(t, tokenFile, fmt.Sprintf("https://127.0.0.1:%d", op.GatePort), caFile)...)
 	eventually(t, time.Minute, "the gate gets its configuration", func() error {
 		if g.ready() == "" {
 			return fmt.Errorf("not ready; log:\n%s", g.logText(t))

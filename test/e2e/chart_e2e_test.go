@@ -370,8 +370,7 @@ spec:
 
 	t.Log("the gate runs with the token the API server mints for that pod")
 	tokenFile := mintToken(t, env, &pod, gateproto.Audience, filepath.Join(dir, "token"))
-	g := startGateProcess(t, buildGate(t, dir), dir, "gate",
-		"--operator-url", fmt.Sprintf("https://127.0.0.1:%d", gatePort), "--token-file", tokenFile, "--operator-ca-file", caFile)
+	g := startGateProcess(t, buildGate(t, dir), dir, "gate", gateVolume(t, tokenFile, fmt.Sprintf("https://127.0.0.1:%d", gatePort), caFile)...)
 	eventually(t, time.Minute, "the gate gets its configuration", func() error {
 		if g.ready() == "" {
 			return fmt.Errorf("not ready; log:\n%s", tail(g.logText(t), 20))

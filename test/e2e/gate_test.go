@@ -428,7 +428,7 @@ func TestGateEndToEnd(t *testing.T) {
 	gateBin := buildGate(t, dir)
 	operatorURL := fmt.Sprintf("https://127.0.0.1:%d", op.GatePort)
 	gateArgs := func(token string) []string {
-		return []string{"--operator-url", operatorURL, "--token-file", token, "--operator-ca-file", caFile}
+		return gateVolume(t, token, operatorURL, caFile)
 	}
 	g := startGateProcess(t, gateBin, dir, "gate", gateArgs(tokenFile)...)
 	eventually(t, time.Minute, "the gate gets its configuration", func() error {
@@ -438,8 +438,7 @@ func TestGateEndToEnd(t *testing.T) {
 		return nil
 	})
 
-	follower := startGateProcess(t, gateBin, dir, "gate-follower", "--operator-url", fmt.Sprintf("https://127.0.0.1:%d", followerGatePort),
-		"--token-file", tokenFile, "--operator-ca-file", caFile)
+	follower := startGateProcess(t, gateBin, dir, "gate-follower", gateVolume(t, tokenFile, fmt.Sprintf("https://127.0.0.1:%d", followerGatePort), caFile)...)
 	eventually(t, time.Minute, "a replica that does not lead serves a gate", func() error {
 		if rev := follower.ready(); rev != g.ready() {
 			return fmt.Errorf("the follower's gate enforces %q, the leader's %q", rev, g.ready())

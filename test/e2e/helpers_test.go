@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/toolgate/toolgate/internal/inject"
 	"github.com/toolgate/toolgate/internal/testenv"
 )
 
@@ -53,4 +54,26 @@ func startOperator(t *testing.T, op *testenv.Operator, dir, name string, flags .
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	return cmd
+}
+
+// gateVolume lays out what the kubelet projects into an injected gate:
+// the token, the operator's URL and its CA, side by side in a directory of
+// their own, from which the gate takes its operator. It returns the gate's
+// flags.
+func gateVolume(t *testing.T, tokenFile, operatorURL, caFile string) []string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, from := range map[string]string{inject.TokenFile: tokenFile, inject.CAFile: caFile} {
+		b, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, inject.OperatorURLFile), []byte(operatorURL), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"--token-file", filepath.Join(dir, inject.TokenFile)}
 }
