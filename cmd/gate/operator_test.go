@@ -32,7 +32,7 @@ func TestOperatorEndpointComesFromBesideTheToken(t *testing.T) {
 
 	for _, tc := range []struct {
 		name, token, url, ca string
-		wantErr               string
+		wantErr              string
 	}{
 		{"from the volume", token, "", "", ""},
 		{"flags that repeat it", token, "https://toolgate-operator.toolgate-system.svc:9444", filepath.Join(dir, "ca.crt"), ""},
