@@ -423,13 +423,13 @@ func pinExists(t *testing.T, pin *toolgatev1alpha1.ToolPin) bool {
 	return err == nil
 }
 
-// TestFinding9PinWithDecisionsIsDeletedOnlyByAdministrators: a namespace
+// TestPinWithDecisionsIsDeletedOnlyByAdministrators: a namespace
 // user who may delete toolpins (as server owners may) deleted a rejected
 // pin, and the next probe trusted the tool on first use again. Now the
 // webhook on DELETE refuses that, one by one and as a collection, for
 // everyone but the configured administrators and the operator; a pin
 // without decisions may still go.
-func TestFinding9PinWithDecisionsIsDeletedOnlyByAdministrators(t *testing.T) {
+func TestPinWithDecisionsIsDeletedOnlyByAdministrators(t *testing.T) {
 	ns := testNamespace(t)
 	fixture := startMCPServer(t,
 		&mcp.Tool{Name: "purge_cache", Description: "Purges the whole cache of the service."},
@@ -499,11 +499,11 @@ func TestFinding9PinWithDecisionsIsDeletedOnlyByAdministrators(t *testing.T) {
 	}
 }
 
-// TestFinding11OnlyTheOperatorCreatesPins: a namespace user created a
+// TestOnlyTheOperatorCreatesPins: a namespace user created a
 // ToolPin by hand, classifying a tool not yet seen at L0, or taking the
 // name the operator would give a tool's pin. Now nobody but the operator
 // creates one.
-func TestFinding11OnlyTheOperatorCreatesPins(t *testing.T) {
+func TestOnlyTheOperatorCreatesPins(t *testing.T) {
 	ns := testNamespace(t)
 	hand := func(name, tool string, override *toolgatev1alpha1.ClassificationOverride) *toolgatev1alpha1.ToolPin {
 		return &toolgatev1alpha1.ToolPin{
@@ -529,13 +529,13 @@ func TestFinding11OnlyTheOperatorCreatesPins(t *testing.T) {
 	createAs(t, asOperator(t), hand("files-read-file-12345678", "read_file", nil))
 }
 
-// TestFinding12OverrideNeedsTheRightToDecide: anyone with patch on
+// TestOverrideNeedsTheRightToDecide: anyone with patch on
 // toolpins lowered a tool from L5 to L0 with spec.override, and who did
 // it was recorded nowhere. Now the webhook asks the API server, with a
 // SubjectAccessReview, whether the requester may decide on that pin (patch
 // on toolpins/status in its namespace), and the override records who set
 // it and when.
-func TestFinding12OverrideNeedsTheRightToDecide(t *testing.T) {
+func TestOverrideNeedsTheRightToDecide(t *testing.T) {
 	ns := testNamespace(t)
 	pin := changedPin(t, ns, "disk", "wipe_disk", "Wipes one disk of the machine.")
 	editor := func(user string, groups ...string) client.Client {
@@ -624,12 +624,12 @@ func TestFinding12OverrideNeedsTheRightToDecide(t *testing.T) {
 	}
 }
 
-// TestFinding14DecisionLogCannotBeExhaustedByOneApprover: one approver
+// TestDecisionLogCannotBeExhaustedByOneApprover: one approver
 // appended 256 decisions in one request, after which nobody could decide
 // on the tool. Now a request appends one decision, one identity appends at
 // most MaxDecisionsPerIdentity on one fingerprint, and others can still
 // decide.
-func TestFinding14DecisionLogCannotBeExhaustedByOneApprover(t *testing.T) {
+func TestDecisionLogCannotBeExhaustedByOneApprover(t *testing.T) {
 	ns := testNamespace(t)
 	pin := changedPin(t, ns, "queue", "drop_queue", "Drops one queue of the broker.")
 	observed := string(pin.Status.ObservedFingerprint)
@@ -664,10 +664,10 @@ func TestFinding14DecisionLogCannotBeExhaustedByOneApprover(t *testing.T) {
 	}
 }
 
-// TestFinding16SystemIdentitiesNeverApprove: with a bad binding,
+// TestSystemIdentitiesNeverApprove: with a bad binding,
 // system:anonymous and other system: identities counted as distinct
 // humans for multi. Now they are refused whatever RBAC grants them.
-func TestFinding16SystemIdentitiesNeverApprove(t *testing.T) {
+func TestSystemIdentitiesNeverApprove(t *testing.T) {
 	ns := testNamespace(t)
 	pin := changedPin(t, ns, "db", "drop_table", "Drops one table of the database.")
 	observed := string(pin.Status.ObservedFingerprint)
@@ -696,13 +696,13 @@ func TestFinding16SystemIdentitiesNeverApprove(t *testing.T) {
 	}
 }
 
-// TestFinding17ImpersonationApprovesAsTheImpersonated shows what the
+// TestImpersonationApprovesAsTheImpersonated shows what the
 // record can and cannot say: an identity allowed to impersonate approved a
 // multi tool as two people, and the admission request (so the record)
 // names only the impersonated users. Impersonation rights are approval
 // rights (docs/lifecycle.md); what the request does say beyond the name,
 // the UID and the credential ID, is recorded.
-func TestFinding17ImpersonationApprovesAsTheImpersonated(t *testing.T) {
+func TestImpersonationApprovesAsTheImpersonated(t *testing.T) {
 	ns := testNamespace(t)
 	pin := changedPin(t, ns, "repo", "delete_branch", "Deletes one branch of the repository.")
 	observed := string(pin.Status.ObservedFingerprint)

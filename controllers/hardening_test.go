@@ -18,9 +18,8 @@ import (
 	"github.com/toolgate/toolgate/internal/lifecycle"
 )
 
-// Tests named after the findings of the adversarial review of the review
-// record (see docs/lifecycle.md, Security): each reproduced the finding
-// before it was closed.
+// Tests of ways around the review record (see docs/lifecycle.md,
+// Security): each reproduced the way around before it was closed.
 
 // pinOf finds the pin of a tool by its spec, as the operator does, whatever
 // name it was given.
@@ -81,10 +80,11 @@ func serverReady(t *testing.T, server *toolgatev1alpha1.MCPServer) (*metav1.Cond
 	return c, nil
 }
 
-// Finding 1: a pin name held by another tool's pin (a collision an
-// outsider found, or a squatter) froze the server: the pin write failed,
+// TestPinNameCollisionDoesNotFreezeTheServer: a pin name held by another
+// tool's pin (a collision an outsider found, or a squatter) used to freeze
+// the server: the pin write failed,
 // the status was never written, and later rug pulls went unrecorded.
-func TestFinding1PinNameCollisionDoesNotFreezeTheServer(t *testing.T) {
+func TestPinNameCollisionDoesNotFreezeTheServer(t *testing.T) {
 	ns := testNamespace(t)
 	const listDesc, deleteDesc, thirdDesc = "Lists the files of one folder.", "Deletes one file by its path.", "Reads one file by its path."
 	squat(t, ns, "files", lifecycle.PinName("files", "list_files"))
@@ -137,9 +137,10 @@ func TestFinding1PinNameCollisionDoesNotFreezeTheServer(t *testing.T) {
 	})
 }
 
-// Finding 2: a description of 200,000 "<" (six bytes each as JSON) made
-// the pin too large to write, with the same silent freeze.
-func TestFinding2OversizedDefinitionDoesNotFreezeTheServer(t *testing.T) {
+// TestOversizedDefinitionDoesNotFreezeTheServer: a description of 200,000
+// "<" (six bytes each as JSON) must not make the pin too large to write,
+// which froze the server silently.
+func TestOversizedDefinitionDoesNotFreezeTheServer(t *testing.T) {
 	ns := testNamespace(t)
 	const otherDesc = "Sends one message to one channel."
 	fixture := startMCPServer(t,
@@ -169,8 +170,9 @@ func TestFinding2OversizedDefinitionDoesNotFreezeTheServer(t *testing.T) {
 	expectRugPullRecorded(t, fixture, server, "send_message", otherDesc)
 }
 
-// Finding 13: the server label could be removed and was never restored.
-func TestFinding13ServerLabelIsRestored(t *testing.T) {
+// TestServerLabelIsRestored: a pin's server label, removed by hand, comes
+// back.
+func TestServerLabelIsRestored(t *testing.T) {
 	ns := testNamespace(t)
 	fixture := startMCPServer(t, &mcp.Tool{Name: "get_invoice", Description: "Gets one invoice by its number."})
 	create(t, &toolgatev1alpha1.MCPServer{
@@ -196,10 +198,10 @@ func TestFinding13ServerLabelIsRestored(t *testing.T) {
 	})
 }
 
-// Finding 7: a rejected tool was laundered by renaming it and changing one
-// character (a trailing space, an empty _meta, a title): exact matching of
-// the body is not enough.
-func TestFinding7NearCopiesOfARejectedToolAreNotTrusted(t *testing.T) {
+// TestNearCopiesOfARejectedToolAreNotTrusted: a rejected tool is not
+// laundered by renaming it and changing one character (a trailing space,
+// an empty _meta, a title): exact matching of the body is not enough.
+func TestNearCopiesOfARejectedToolAreNotTrusted(t *testing.T) {
 	ns := testNamespace(t)
 	const desc = "Exports every contact of the address book to a file."
 	fixture := startMCPServer(t, &mcp.Tool{Name: "export_contacts", Description: desc})
@@ -246,9 +248,9 @@ func TestFinding7NearCopiesOfARejectedToolAreNotTrusted(t *testing.T) {
 	}
 }
 
-// Finding 7, second half: a tool that appears in the probe in which another
-// disappears goes to review, however different it is.
-func TestFinding7ARenameInOneProbeGoesToReview(t *testing.T) {
+// TestARenameInOneProbeGoesToReview: a tool that appears in the probe in
+// which another disappears goes to review, however different it is.
+func TestARenameInOneProbeGoesToReview(t *testing.T) {
 	ns := testNamespace(t)
 	fixture := startMCPServer(t,
 		&mcp.Tool{Name: "list_notes", Description: "Lists the notes of one notebook."},
@@ -281,9 +283,10 @@ func TestFinding7ARenameInOneProbeGoesToReview(t *testing.T) {
 	}
 }
 
-// Finding 4: removed pins were never deleted; a server that renamed its
-// tools on every probe grew pins without bound.
-func TestFinding4RenamingToolsCannotGrowPinsWithoutBound(t *testing.T) {
+// TestRenamingToolsCannotGrowPinsWithoutBound: removed pins are deleted in
+// time, so a server that renames its tools on every probe cannot grow pins
+// without bound.
+func TestRenamingToolsCannotGrowPinsWithoutBound(t *testing.T) {
 	ns := testNamespace(t)
 	var tools []*mcp.Tool
 	for i := range 5 {
@@ -331,10 +334,10 @@ func TestFinding4RenamingToolsCannotGrowPinsWithoutBound(t *testing.T) {
 	}
 }
 
-// Finding 9, the server's part: deleting and re-creating an MCPServer took
-// its pins along (owner references), and every tool was trusted on first
-// use again with an empty history.
-func TestFinding9ARecreatedServerMeetsItsRecord(t *testing.T) {
+// TestARecreatedServerMeetsItsRecord: deleting and re-creating an MCPServer
+// must not take its pins along (owner references), which trusted every
+// tool on first use again with an empty history.
+func TestARecreatedServerMeetsItsRecord(t *testing.T) {
 	ns := testNamespace(t)
 	fixture := startMCPServer(t,
 		&mcp.Tool{Name: "export_ledger", Description: "Exports the whole ledger to a URL."},
@@ -378,10 +381,10 @@ func TestFinding9ARecreatedServerMeetsItsRecord(t *testing.T) {
 	})
 }
 
-// Finding 10: repointing spec.endpoint at another host kept every pin
-// Trusted, with no event: the definitions matched, the server behind them
-// was someone else.
-func TestFinding10RepointingTheEndpointSendsPinsToReview(t *testing.T) {
+// TestRepointingTheEndpointSendsPinsToReview: repointing spec.endpoint at
+// another host sends every pin to review, with an event: the definitions
+// may match while the server behind them is someone else.
+func TestRepointingTheEndpointSendsPinsToReview(t *testing.T) {
 	ns := testNamespace(t)
 	tools := []*mcp.Tool{{Name: "get_forecast", Description: "Returns the forecast for one city."}}
 	original := startMCPServer(t, tools...)

@@ -20,14 +20,14 @@ import (
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 )
 
-// TestFinding6NoSSRFReadBackInStatusOrEvents: whoever creates an MCPServer
+// TestNoSSRFReadBackInStatusOrEvents: whoever creates an MCPServer
 // chooses its URL and transport; a URL that answers with something other
 // than MCP — a metadata service's credentials, say — must not be read back
 // to them. Servers on both transports answer with a body that carries a
 // secret, on every path that used to be quoted (the first line of a body,
 // an SSE data payload, a JSON-RPC error message); each MCPServer ends not
 // Ready and the secret appears nowhere in its status nor in any event.
-func TestFinding6NoSSRFReadBackInStatusOrEvents(t *testing.T) {
+func TestNoSSRFReadBackInStatusOrEvents(t *testing.T) {
 	ns := testNamespace(t)
 	const secret = "aws-secret-access-key-wJalrXUtnFEMI"
 	rpcError := `{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"` + secret + `"}}`

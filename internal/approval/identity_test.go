@@ -154,12 +154,12 @@ func TestNamespaceLabelsFrom(t *testing.T) {
 	}
 }
 
-// TestFinding16SystemIdentitiesNeverApprove: identities that are never a
+// TestSystemIdentitiesNeverApprove: identities that are never a
 // person (anonymous, unauthenticated, nodes, control-plane components and
 // other system: users) are refused as deciders and for overrides, whatever
 // RBAC grants them and whatever the configuration lists, so that they can
 // never count as distinct humans for multi.
-func TestFinding16SystemIdentitiesNeverApprove(t *testing.T) {
+func TestSystemIdentitiesNeverApprove(t *testing.T) {
 	p := testPolicy()
 	// Even listed as approvers, and granted the right to decide.
 	p.ApproverServiceAccounts = append(p.ApproverServiceAccounts, "system:anonymous", "system:kube-scheduler")
@@ -204,11 +204,11 @@ func TestFinding16SystemIdentitiesNeverApprove(t *testing.T) {
 	}
 }
 
-// TestFinding12OverrideTakesTheRightToDecide: MayOverride asks the API
+// TestOverrideTakesTheRightToDecide: MayOverride asks the API
 // server, with a SubjectAccessReview of the requester exactly as
 // authenticated, for the right to decide on that pin; patch on toolpins is
 // not enough, and a review that fails refuses.
-func TestFinding12OverrideTakesTheRightToDecide(t *testing.T) {
+func TestOverrideTakesTheRightToDecide(t *testing.T) {
 	var asked []authorizationv1.ResourceAttributes
 	var askedFor []authenticationv1.UserInfo
 	p := testPolicy()

@@ -89,7 +89,7 @@ func overrideCases(t *testing.T) []statusCase {
 	}
 }
 
-func TestFinding12OverrideValidator(t *testing.T) {
+func TestOverrideValidator(t *testing.T) {
 	v := &OverrideValidator{Identities: testPolicy(), Decoder: testDecoder(t)}
 	for _, tc := range overrideCases(t) {
 		t.Run(tc.name, func(t *testing.T) {
@@ -98,10 +98,10 @@ func TestFinding12OverrideValidator(t *testing.T) {
 	}
 }
 
-// TestFinding12OverrideRecordsWhoSetIt: the stamper writes who set an
+// TestOverrideRecordsWhoSetIt: the stamper writes who set an
 // override and when from the request, over anything typed, and an
 // unchanged override keeps the stamp it had.
-func TestFinding12OverrideRecordsWhoSetIt(t *testing.T) {
+func TestOverrideRecordsWhoSetIt(t *testing.T) {
 	s := &OverrideStamper{Decoder: testDecoder(t), Now: func() time.Time { return stampTime }}
 	byBob := withOverride(t, "L1", "trust me", "bob", stampedAt)
 	for _, tc := range []struct {

@@ -9,11 +9,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
 
-// TestFinding9DeletingAPinWithDecisionsTakesAnAdministrator: deleting a
+// TestDeletingAPinWithDecisionsTakesAnAdministrator: deleting a
 // pin that holds decisions forgets its review (the next probe would trust
 // the tool on first use), so only a configured administrator, or the
 // operator, may; a pin without decisions holds nothing to lose.
-func TestFinding9DeletingAPinWithDecisionsTakesAnAdministrator(t *testing.T) {
+func TestDeletingAPinWithDecisionsTakesAnAdministrator(t *testing.T) {
 	v := &RecordValidator{Identities: testPolicy(), Terminating: testTerminating, Decoder: testDecoder(t)}
 	decided := pinJSON(specJSON, statusJSON)
 	undecided := pinJSON(specJSON, edit(t, statusJSON, func(m map[string]any) {
@@ -73,11 +73,11 @@ func testTerminating(_ context.Context, name string) (bool, error) {
 	return false, nil
 }
 
-// TestFinding11OnlyTheOperatorCreatesPins: a hand-made pin could classify
+// TestOnlyTheOperatorCreatesPins: a hand-made pin could classify
 // a tool not yet seen (an override from birth) or squat the name the
 // operator will give a tool's pin; nobody but the operator creates one,
 // not even an administrator.
-func TestFinding11OnlyTheOperatorCreatesPins(t *testing.T) {
+func TestOnlyTheOperatorCreatesPins(t *testing.T) {
 	v := &RecordValidator{Identities: testPolicy(), Decoder: testDecoder(t)}
 	preclassified := pinJSON(withOverride(t, "L0", "harmless", "mallory", overrideStampTime), "{}")
 	plain := pinJSON(specJSON, "{}")

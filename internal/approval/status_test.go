@@ -295,12 +295,12 @@ func TestValidatorRefusesAForgedStamp(t *testing.T) {
 	}
 }
 
-// TestFinding14DecisionLogCannotBeExhausted: one decision per request; one
+// TestDecisionLogCannotBeExhausted: one decision per request; one
 // identity decides at most MaxDecisionsPerIdentity times on one
 // fingerprint or one call; calls leave DecisionReserve places for the
 // definition; a full log is refused in words. None of it blocks a new
 // person from deciding on the observed definition while there is room.
-func TestFinding14DecisionLogCannotBeExhausted(t *testing.T) {
+func TestDecisionLogCannotBeExhausted(t *testing.T) {
 	handlers := map[string]admission.Handler{
 		"stamper":   &StatusStamper{Identities: testPolicy(), Decoder: testDecoder(t), Now: func() time.Time { return stampTime }},
 		"validator": &StatusValidator{Identities: testPolicy(), Decoder: testDecoder(t)},
@@ -350,13 +350,13 @@ func TestFinding14DecisionLogCannotBeExhausted(t *testing.T) {
 	}
 }
 
-// TestFinding17DecisionsRecordUIDAndCredential: beyond name and groups, a
+// TestDecisionsRecordUIDAndCredential: beyond name and groups, a
 // decision records what the admission request says about the requester
 // when it fits: the UID and the credential ID (an extra the API server's
 // authenticators set). Under impersonation these are what the impersonator
 // asked for, like the name; the record is still the request's, never the
 // body's.
-func TestFinding17DecisionsRecordUIDAndCredential(t *testing.T) {
+func TestDecisionsRecordUIDAndCredential(t *testing.T) {
 	stamper := &StatusStamper{Identities: testPolicy(), Decoder: testDecoder(t), Now: func() time.Time { return stampTime }}
 	validator := &StatusValidator{Identities: testPolicy(), Decoder: testDecoder(t)}
 	withCred := func(uid string, creds ...string) authenticationv1.UserInfo {
@@ -399,11 +399,11 @@ func TestFinding17DecisionsRecordUIDAndCredential(t *testing.T) {
 	}
 }
 
-// TestFinding15CommentsCannotBloatAPin: approvers grew a pin towards the API
+// TestCommentsCannotBloatAPin: approvers grew a pin towards the API
 // server's size limit with long comments (each "<" is six bytes on the
 // wire), until no rug pull of the tool could be recorded. The comments of a
 // log have a budget; a decision without a comment always fits it.
-func TestFinding15CommentsCannotBloatAPin(t *testing.T) {
+func TestCommentsCannotBloatAPin(t *testing.T) {
 	handlers := map[string]admission.Handler{
 		"stamper":   &StatusStamper{Identities: testPolicy(), Decoder: testDecoder(t), Now: func() time.Time { return stampTime }},
 		"validator": &StatusValidator{Identities: testPolicy(), Decoder: testDecoder(t)},

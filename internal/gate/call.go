@@ -22,9 +22,9 @@ const internalIDPrefix = "toolgate/"
 
 // Decisions and reasons of the audit line beyond the configuration's own.
 const (
-	decisionForward      = "forward"
-	decisionRefuse       = "refuse"
-	decisionWithhold     = "withhold"
+	decisionForward  = "forward"
+	decisionRefuse   = "refuse"
+	decisionWithhold = "withhold"
 	// decisionAuditForward: forwarded in Audit mode, where Enforce would
 	// have refused the call (enforceWould "refuse").
 	decisionAuditForward = "audit-forward"

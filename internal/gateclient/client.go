@@ -346,7 +346,7 @@ func (c *Client) handle(line []byte, apply func(*gateproto.Config) error) (done,
 			"namespace", f.Config.Namespace, "pod", f.Config.Pod, "servers", len(f.Config.Servers))
 		return false, true, nil
 	default:
-		// Call outcomes (issue 10) and frame types of a later minor
+		// Call outcomes and frame types of a later minor
 		// revision are not this stream's business yet.
 		c.opts.Logger.Debug("ignoring a frame", "type", string(f.Type))
 		return false, false, nil

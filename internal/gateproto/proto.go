@@ -219,7 +219,7 @@ type Tool struct {
 	AuditForwardable bool `json:"auditForwardable,omitempty"`
 }
 
-// CallRequest asks the operator to open a pending call (issue 10). The
+// CallRequest asks the operator to open a pending call, one held for a human. The
 // agent's identity is not in it: the operator takes it from the token.
 type CallRequest struct {
 	Version string `json:"version"`

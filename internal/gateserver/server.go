@@ -51,7 +51,7 @@ const (
 )
 
 // Limits of the HTTP server. A gate holds one connection with one config
-// stream and, from issue 10, a few pending calls on it; nothing a gate
+// stream and a few pending calls on it; nothing a gate
 // sends is larger than a header block with its token.
 const (
 	maxConcurrentStreamsPerConn = 32

@@ -12,7 +12,7 @@ import (
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 )
 
-// Pending calls (issue 10) as plain functions of a pin's status: the gate
+// Pending calls, held for a human, as plain functions of a pin's status: the gate
 // server opens, decides and resolves calls with them, the webhooks and the
 // tests read them, so every reader agrees on what a call's decisions mean.
 

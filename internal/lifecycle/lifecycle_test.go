@@ -269,8 +269,8 @@ func TestIdentitiesThatAreNoPersonNeverCount(t *testing.T) {
 	}
 }
 
-// TestAMovedOriginIsReviewedAgain is finding 10 of the adversarial review:
-// repointing spec.endpoint at another host kept every pin Trusted.
+// TestAMovedOriginIsReviewedAgain: repointing spec.endpoint at another
+// host sends a Trusted pin back to review.
 func TestAMovedOriginIsReviewedAgain(t *testing.T) {
 	const a, b = "https://tools.example.com:443", "https://attacker.example.net:443"
 	first := Next(Input{Tool: tool(t, original), Risk: risk("L3", toolgatev1alpha1.ApprovalSingle), FirstUse: toolgatev1alpha1.FirstUseTrust, Origin: a, Now: t0})

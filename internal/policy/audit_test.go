@@ -74,7 +74,7 @@ func TestAuditLiftsOnlyPolicyChoices(t *testing.T) {
 		{name: "not listed, Trusted but redefined since", policy: policy("p", notListed, audit), pins: pin(low, 1, observed(2)),
 			reason: gateproto.ReasonNotListed},
 		{name: "not listed, claimed by two pins", policy: policy("p", notListed, audit),
-			pins: append(pin(low, 1), trustedPin(agentsNS, "files", "t", 1, low, "", 1, func(p *toolgatev1alpha1.ToolPin) { p.Name = "squatter" })),
+			pins:   append(pin(low, 1), trustedPin(agentsNS, "files", "t", 1, low, "", 1, func(p *toolgatev1alpha1.ToolPin) { p.Name = "squatter" })),
 			reason: gateproto.ReasonNotListed},
 		{name: "not judged", policy: policy("p", refs(local), audit), pins: pin(low, 1, unjudged),
 			reason: gateproto.ReasonAwaitingReview},

@@ -19,12 +19,12 @@ func serveHostile(tb testing.TB, c *hostile.Catalogue, events bool) string {
 	return ts.URL
 }
 
-// TestFinding3MemoryBudget: a catalogue at the documented bounds whose
+// TestMemoryBudget: a catalogue at the documented bounds whose
 // decoded form would exceed the per-probe budget fails with TooLarge
 // instead of being allocated; probes that together exceed the global
 // budget fail the same way; a catalogue within both passes; and every
 // probe gives its share back when it returns.
-func TestFinding3MemoryBudget(t *testing.T) {
+func TestMemoryBudget(t *testing.T) {
 	for _, events := range []bool{false, true} {
 		framing := map[bool]string{false: "json", true: "event-stream"}[events]
 		for _, shape := range []hostile.Shape{hostile.SmallValues, hostile.LongStrings} {

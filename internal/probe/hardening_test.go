@@ -39,12 +39,12 @@ var framings = []struct {
 	json bool
 }{{"json", true}, {"event-stream", false}}
 
-// TestFinding8DuplicateMembers: a duplicate member anywhere in what the
+// TestDuplicateMembers: a duplicate member anywhere in what the
 // probe reads — the JSON-RPC response, the tools/list result, a tool, a
 // nested schema — is refused with InvalidResponse, whether the page comes
 // as plain JSON or as server-sent events (both decoded by the probe as
 // they arrive). Before, a second "tools" member replaced the first.
-func TestFinding8DuplicateMembers(t *testing.T) {
+func TestDuplicateMembers(t *testing.T) {
 	tool := func() *mcp.Tool {
 		return &mcp.Tool{Name: "ping", Description: "Checks that the server answers.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"host":{"type":"string"}}}`)}
@@ -96,12 +96,12 @@ func TestFinding8DuplicateMembers(t *testing.T) {
 
 const secret = "AKIA-SECRET-9f3c1d"
 
-// TestFinding6NoSSRFReadBack: whatever a server answers, no text of its
+// TestNoSSRFReadBack: whatever a server answers, no text of its
 // answer reaches the probe's error, which becomes the MCPServer's
 // condition: not a line of a non-MCP body, not an SSE data payload, not a
 // JSON-RPC error message, not a member name of a malformed page. Both
 // transports.
-func TestFinding6NoSSRFReadBack(t *testing.T) {
+func TestNoSSRFReadBack(t *testing.T) {
 	raw := func(h http.HandlerFunc) func(*testing.T) string {
 		return func(t *testing.T) string {
 			ts := httptest.NewServer(h)
@@ -239,11 +239,11 @@ func (f *fakeNet) dials() []string {
 	return append([]string(nil), f.dialed...)
 }
 
-// TestFinding6MetadataAddressesRefused: link-local and cloud metadata
+// TestMetadataAddressesRefused: link-local and cloud metadata
 // addresses, as literals or behind names, are refused before any
 // connection is made, on both transports; loopback stays allowed; a
 // switch allows them.
-func TestFinding6MetadataAddressesRefused(t *testing.T) {
+func TestMetadataAddressesRefused(t *testing.T) {
 	s := newServer(nil, &mcp.Tool{Name: "ping", Description: "Checks that the server answers."})
 	streamable := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{DisableLocalhostProtection: true}))
 	t.Cleanup(streamable.Close)

@@ -268,7 +268,7 @@ func floored(findings []string) bool {
 	return false
 }
 
-// Targets of issue 13: detection ≥ 98% of the attacks, false positives
+// The scan's targets: detection ≥ 98% of the attacks, false positives
 // ≤ 2% of the look-alikes and none on the development corpus.
 const (
 	targetDetection = 0.98
@@ -276,12 +276,12 @@ const (
 )
 
 // ratchet holds, per class, the least number of attacks that must be
-// caught where issue 13's target (98% of the class) is not reached yet, so
+// caught where the target (98% of the class) is not reached yet, so
 // that a change that loses ground fails. Every class reaches the target
 // today, so it is empty.
 var ratchet = map[string]int{}
 
-// maxLookalikeFP is the most look-alikes that may be flagged: issue 13's
+// maxLookalikeFP is the most look-alikes that may be flagged: the
 // target, 2% of 148.
 const maxLookalikeFP = 2
 

@@ -16,13 +16,13 @@ import (
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 )
 
-// TestFinding5HangingServersCannotStarveOthers: sixteen servers that hang
+// TestHangingServersCannotStarveOthers: sixteen servers that hang
 // until their probe times out held every probe worker, so a server with a
 // 15 s interval was probed every 240 s and a new one waited minutes. With
 // the operator at its default settings, the healthy server must be probed
 // at least every two intervals, from its first probe on, while the others
 // hang.
-func TestFinding5HangingServersCannotStarveOthers(t *testing.T) {
+func TestHangingServersCannotStarveOthers(t *testing.T) {
 	env := startControlPlane(t)
 	ctx := t.Context()
 

@@ -25,7 +25,7 @@ import (
 // comes from it (docs/performance.md).
 const maxOperatorRSS = 300 << 20
 
-// TestFinding3OperatorMemoryUnderHostileServers runs the operator binary,
+// TestOperatorMemoryUnderHostileServers runs the operator binary,
 // with its default flags, against eight hostile servers at the
 // documented bounds, all probed at once (the default --probe-concurrency
 // runs more probes than that at a time, so the global budget is what
@@ -36,7 +36,7 @@ const maxOperatorRSS = 300 << 20
 // from 83 MB to 465 MB before the budgets. Every server must end up not
 // Ready with TooLarge, and the operator's peak RSS (VmHWM) must stay under
 // 300 MiB over two rounds of probes.
-func TestFinding3OperatorMemoryUnderHostileServers(t *testing.T) {
+func TestOperatorMemoryUnderHostileServers(t *testing.T) {
 	env := startControlPlane(t)
 	ctx := t.Context()
 	admin := env.Client
@@ -102,7 +102,7 @@ func TestFinding3OperatorMemoryUnderHostileServers(t *testing.T) {
 		time.Sleep(500 * time.Millisecond)
 	}
 	peak := procStatus(cmd.Process.Pid, "VmHWM")
-	fmt.Printf("finding 3: operator RSS %.0f MiB idle, peak %.0f MiB with %d hostile servers probed at once for %s (limit %d MiB)\n",
+	fmt.Printf("operator memory under hostile servers: RSS %.0f MiB idle, peak %.0f MiB with %d hostile servers probed at once for %s (limit %d MiB)\n",
 		float64(idle)/(1<<20), float64(peak)/(1<<20), servers, time.Since(start).Round(time.Second), maxOperatorRSS>>20)
 	if tooLarge != servers {
 		t.Errorf("%d of %d hostile servers are not Ready with TooLarge; see %s", tooLarge, servers, filepath.Join(dir, "manager.log"))

@@ -40,7 +40,7 @@ func NewCatalogue(shape Shape, pages, toolsPerPage, toolBytes int) *Catalogue {
 	return c
 }
 
-// AtTheBounds is the catalogue of issue 8's third finding at the default
+// AtTheBounds is the largest catalogue the probe must read within its memory budget, at the default
 // bounds: four pages of 125 tools (500, the default maxTools) of about
 // 61 KB each, 7.6 MB a page (the response cap is 8 MiB).
 func AtTheBounds(shape Shape) *Catalogue { return NewCatalogue(shape, 4, 125, 61_000) }
