@@ -39,7 +39,7 @@ generate: ## Generate deepcopy functions for the API types.
 .PHONY: manifests
 manifests: ## Generate the CRDs, the manager's RBAC role and webhook configurations; sync them into the Helm chart.
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
-	$(CONTROLLER_GEN) rbac:roleName=toolgate-manager paths="./controllers/...;./internal/approval/...;./internal/gateserver/...;./internal/injector/..." output:rbac:artifacts:config=config/rbac
+	$(CONTROLLER_GEN) rbac:roleName=toolgate-manager paths="./controllers/...;./internal/approval/...;./internal/gateserver/...;./internal/injector/...;./internal/podconnect/..." output:rbac:artifacts:config=config/rbac
 	$(CONTROLLER_GEN) webhook paths=./internal/approval/... output:webhook:artifacts:config=config/webhook
 	hack/chart-sync.sh
 

@@ -9,7 +9,10 @@
 #                                  keep under crds.keep (Helm never upgrades
 #                                  a chart's crds/ folder, templates it does)
 #   config/rbac/*.yaml          -> files/rbac/      (the ClusterRoles' rules)
-#   config/webhook/**/*.yaml    -> files/webhook/   (the webhook configurations)
+#   config/webhook/**/*.yaml    -> files/webhook/   (the webhook configurations:
+#                                  manifests.yaml, and injection/mutating.yaml
+#                                  and gate-access.yaml as injection.yaml and
+#                                  gate-access.yaml)
 #   config/policy/*.yaml        -> files/policy/    (the opt-out guard)
 #
 # The templates read files/ with .Files.Get and take from each object only
@@ -56,6 +59,7 @@ for f in config/rbac/role.yaml config/rbac/approver_role.yaml; do
 done
 { echo "$header"; cat config/webhook/manifests.yaml; } >"$chart/files/webhook/manifests.yaml"
 { echo "$header"; cat config/webhook/injection/mutating.yaml; } >"$chart/files/webhook/injection.yaml"
+{ echo "$header"; cat config/webhook/injection/gate-access.yaml; } >"$chart/files/webhook/gate-access.yaml"
 for f in config/policy/*.yaml; do
   { echo "$header"; cat "$f"; } >"$chart/files/policy/$(basename "$f")"
 done

@@ -18,6 +18,7 @@ import (
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/controllers"
 	"github.com/toolgate/toolgate/internal/approval"
+	"github.com/toolgate/toolgate/internal/podconnect"
 )
 
 // leaderElectionID names the Lease that the replicas of the operator compete
@@ -93,6 +94,12 @@ func wire(mgr ctrl.Manager, o *options, certs *certificates) error {
 		AdminUsers: o.adminUsers, AdminGroups: o.adminGroups,
 	}); err != nil {
 		return fmt.Errorf("setting up the approval webhooks: %w", err)
+	}
+	// Served whether or not this replica injects: gated pods outlive a
+	// configuration without --gate-image, and the webhook configuration
+	// fails closed on a path nobody serves.
+	if err := podconnect.Setup(mgr, podconnect.Config{AdminUsers: o.adminUsers, AdminGroups: o.adminGroups}); err != nil {
+		return fmt.Errorf("setting up the gate-access webhook: %w", err)
 	}
 	// The injector reads the CA it hands the gates from the certificate's
 	// files, which a rotated certificate has only once issued and mounted.

@@ -476,6 +476,9 @@ func TestOperator(t *testing.T) {
 			if v := flagValue(a, "cert-mutating-webhooks"); rotating && v != "toolgate-mutating,toolgate-injection" {
 				t.Errorf("--cert-mutating-webhooks=%q", v)
 			}
+			if v := flagValue(a, "cert-validating-webhooks"); rotating && v != "toolgate-validating,toolgate-gate-access" {
+				t.Errorf("--cert-validating-webhooks=%q", v)
+			}
 			if has(objs, "Certificate") == rotating {
 				t.Errorf("cert-manager Certificates rendered: %v, in mode %s", has(objs, "Certificate"), m.name)
 			}
@@ -624,5 +627,56 @@ func TestGateArgsSchemaFollowsTheInjector(t *testing.T) {
 	}
 	if got, want := strings.Split(inner, "|"), inject.TunableGateFlags; !slices.Equal(got, want) {
 		t.Errorf("gate.args allows %v; the injector allows %v", got, want)
+	}
+}
+
+// TestGateAccessWebhook: the guard on exec, attach and port-forward into
+// gated pods is rendered with injection, as config/webhook/injection has
+// it (its rules, path and failurePolicy Fail), pointed at the chart's
+// Service, with the injection webhook's timeout and never selecting the
+// release namespace or the excluded ones; without injection it is not
+// rendered, nor named to the certificate's rotation.
+func TestGateAccessWebhook(t *testing.T) {
+	want := readYAML(t, "config/webhook/injection/gate-access.yaml")[0]
+	out := helm(t, "template", "toolgate", filepath.Join(root(), "charts", "toolgate"), "--namespace", "toolgate-system",
+		"--set", "injection.timeoutSeconds=7", "--set", "injection.excludedNamespaces={ci}")
+	got := find(t, objects(t, out), "ValidatingWebhookConfiguration", "toolgate-gate-access")
+	gw, ww := get(got, "webhooks", 0), get(want, "webhooks", 0)
+	if get(got, "webhooks", 1) != nil {
+		t.Errorf("more webhooks than config/webhook/injection/gate-access.yaml has: %v", get(got, "webhooks"))
+	}
+	for _, field := range []string{"name", "rules", "failurePolicy", "sideEffects", "matchPolicy", "admissionReviewVersions"} {
+		if !reflect.DeepEqual(get(gw, field), get(ww, field)) {
+			t.Errorf("%s: %v, config has %v", field, get(gw, field), get(ww, field))
+		}
+	}
+	if get(gw, "failurePolicy") != "Fail" || !reflect.DeepEqual(get(gw, "rules", 0, "operations"), []any{"CONNECT"}) {
+		t.Errorf("the guard does not fail closed on CONNECT: %v", gw)
+	}
+	if get(gw, "clientConfig", "service", "name") != "toolgate-operator" || get(gw, "clientConfig", "service", "namespace") != "toolgate-system" ||
+		get(gw, "clientConfig", "service", "path") != get(ww, "clientConfig", "service", "path") {
+		t.Errorf("clientConfig %v", get(gw, "clientConfig"))
+	}
+	if get(gw, "timeoutSeconds") != float64(7) {
+		t.Errorf("timeoutSeconds %v, want injection.timeoutSeconds", get(gw, "timeoutSeconds"))
+	}
+	if get(gw, "namespaceSelector", "matchExpressions", 0, "key") != "toolgate.dev/injection" {
+		t.Errorf("the guard does not select the opted-in namespaces: %v", get(gw, "namespaceSelector"))
+	}
+	excluded := get(gw, "namespaceSelector", "matchExpressions", 1, "values")
+	for _, ns := range []any{"kube-system", "toolgate-system", "ci"} {
+		if l, _ := excluded.([]any); !slices.Contains(l, ns) {
+			t.Errorf("the guard selects namespace %s: excluded %v", ns, excluded)
+		}
+	}
+
+	off := objects(t, helm(t, "template", "toolgate", filepath.Join(root(), "charts", "toolgate"), "--set", "injection.enabled=false"))
+	for _, o := range off {
+		if get(o, "metadata", "name") == "toolgate-gate-access" {
+			t.Error("the guard is rendered without injection")
+		}
+	}
+	if v := flagValue(args(t, off), "cert-validating-webhooks"); v != "toolgate-validating" {
+		t.Errorf("--cert-validating-webhooks=%q without injection", v)
 	}
 }

@@ -64,6 +64,9 @@ app.kubernetes.io/component: operator
 {{- define "toolgate.injectionWebhook" -}}
 {{- printf "%s-injection" (include "toolgate.fullname" .) }}
 {{- end }}
+{{- define "toolgate.gateAccessWebhook" -}}
+{{- printf "%s-gate-access" (include "toolgate.fullname" .) }}
+{{- end }}
 {{- define "toolgate.trustConfigMap" -}}
 {{- printf "%s-inject-trust" (include "toolgate.fullname" .) }}
 {{- end }}
@@ -125,4 +128,30 @@ The objects of a multi-document YAML file under files/, as a list under
 {{- if not $found }}
 {{- fail (printf "no ClusterRole %s in %s" .name .path) }}
 {{- end }}
+{{- end }}
+
+{{/*
+A webhook configuration under files/webhook that selects the opted-in
+namespaces (the injector's, the gate-access guard's), as YAML: each webhook
+pointed at the chart's Service with injection.timeoutSeconds, its
+namespaceSelector never selecting the system namespaces, the release
+namespace or injection.excludedNamespaces.
+*/}}
+{{- define "toolgate.injectionWebhookConfiguration" -}}
+{{- $root := .root }}
+{{- $o := fromYaml ($root.Files.Get .path) }}
+{{- $excluded := concat (list "kube-system" "kube-public" "kube-node-lease" $root.Release.Namespace) $root.Values.injection.excludedNamespaces | uniq }}
+{{- range $wh := $o.webhooks }}
+{{- $_ := set $wh "clientConfig" (fromYaml (include "toolgate.clientConfig" (dict "root" $root "path" $wh.clientConfig.service.path))) }}
+{{- $_ = set $wh "timeoutSeconds" (int $root.Values.injection.timeoutSeconds) }}
+{{- $exprs := list }}
+{{- range $e := $wh.namespaceSelector.matchExpressions }}
+{{- if and (eq $e.key "kubernetes.io/metadata.name") (eq $e.operator "NotIn") }}
+{{- $e = merge (dict "values" $excluded) $e }}
+{{- end }}
+{{- $exprs = append $exprs $e }}
+{{- end }}
+{{- $_ = set $wh.namespaceSelector "matchExpressions" $exprs }}
+{{- end }}
+{{- toYaml $o }}
 {{- end }}
