@@ -25,6 +25,13 @@
 // conditions, and a message in the probe's own words: it never quotes
 // what the server sent.
 //
+// Anonymous asks a server the same way without the configured headers —
+// the credentials only the gate is given — and reads one tools/list page at
+// most: whether the server lets in a client that holds none of them, so an
+// agent beside its gate could call it directly. A refusal (HTTP 401 or 403,
+// or a JSON-RPC error the server sent) is its answer; only what tells
+// nothing (no answer, a timeout, something that is not MCP) is an error.
+//
 // The package owns talking to the server. It does not judge what it finds
 // (package vet does) nor read Kubernetes objects (the controller resolves
 // endpoints, credentials and CAs and hands them over as a Config).
