@@ -13,6 +13,46 @@ const (
 	// ConditionAccepted says whether a ToolPolicy's spec and the servers it
 	// references can be used.
 	ConditionAccepted = "Accepted"
+	// ConditionGateBypassable says whether an agent could call an MCPServer
+	// without going through its gate: an agent shares its gate's network
+	// namespace, so only credentials the gate alone holds (or a
+	// NetworkPolicy) keep it from calling the server directly. On a
+	// ToolPolicy it is True when any server the policy references is. It
+	// never affects Ready: the gate still enforces what passes through it.
+	ConditionGateBypassable = "GateBypassable"
+)
+
+// Reasons of an MCPServer's GateBypassable condition; a ToolPolicy's uses
+// ReasonCredentialsRequired and its own below.
+const (
+	// ReasonNoCredentials (True): spec.auth gives the gate no credentials,
+	// so nothing the gate holds keeps agents from calling the server.
+	ReasonNoCredentials = "NoCredentials"
+	// ReasonReachableWithoutCredentials (True): the server answered MCP
+	// initialize to a probe that sent none of the credentials.
+	ReasonReachableWithoutCredentials = "ReachableWithoutCredentials"
+	// ReasonCredentialsRequired (False): the server refused a probe without
+	// the credentials (HTTP 401 or 403, or an MCP error).
+	ReasonCredentialsRequired = "CredentialsRequired"
+	// ReasonBypassCheckFailed (Unknown): the probe without credentials got
+	// no answer that tells (the network, a timeout, an answer that is not
+	// MCP); it is made again at the next probe.
+	ReasonBypassCheckFailed = "CheckFailed"
+	// ReasonBypassNotChecked (Unknown): the server's configuration could
+	// not be resolved, so there was nothing to check with.
+	ReasonBypassNotChecked = "NotChecked"
+)
+
+// Reasons of a ToolPolicy's GateBypassable condition besides
+// ReasonCredentialsRequired (False: every referenced server refuses
+// without the gate's credentials).
+const (
+	// ReasonServersBypassable (True): some referenced server is
+	// GateBypassable; the message names them and why.
+	ReasonServersBypassable = "ServersBypassable"
+	// ReasonBypassUnknown (Unknown): no referenced server is known to be
+	// bypassable, but some has not been, or could not be, checked.
+	ReasonBypassUnknown = "BypassUnknown"
 )
 
 // Reasons of conditions that have nothing more to say than that a

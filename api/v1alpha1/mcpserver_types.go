@@ -266,7 +266,8 @@ type ServiceAccountReference struct {
 // MCPServerStatus is what toolgate observed of the server.
 type MCPServerStatus struct {
 	// conditions: Ready summarises; Reachable says whether the last probe
-	// got a valid catalogue.
+	// got a valid catalogue; GateBypassable whether agents could call the
+	// server without the credentials only their gates hold.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -407,6 +408,8 @@ type ToolSummary struct {
 // +kubebuilder:printcolumn:name="Tools",type=integer,JSONPath=`.status.toolCount`
 // +kubebuilder:printcolumn:name="Highest",type=string,JSONPath=`.status.highestLevel`
 // +kubebuilder:printcolumn:name="Server Risk",type=string,JSONPath=`.status.risk.level`
+// +kubebuilder:printcolumn:name="Bypassable",type=string,JSONPath=`.status.conditions[?(@.type=="GateBypassable")].status`
+// +kubebuilder:printcolumn:name="Bypass Reason",type=string,priority=1,JSONPath=`.status.conditions[?(@.type=="GateBypassable")].reason`
 // +kubebuilder:printcolumn:name="Last Probe",type=date,JSONPath=`.status.lastProbeTime`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type MCPServer struct {

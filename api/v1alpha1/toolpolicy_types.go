@@ -142,7 +142,8 @@ type ToolReference struct {
 
 // ToolPolicyStatus is what the policy exposes now.
 type ToolPolicyStatus struct {
-	// conditions: Ready summarises.
+	// conditions: Ready summarises; GateBypassable says whether the
+	// agents could call a referenced server around their gates.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -236,6 +237,7 @@ type PolicyToolDecision struct {
 // +kubebuilder:printcolumn:name="Exposed",type=integer,JSONPath=`.status.exposed`
 // +kubebuilder:printcolumn:name="Withheld",type=integer,JSONPath=`.status.withheld`
 // +kubebuilder:printcolumn:name="Gated",type=integer,JSONPath=`.status.approvalGated`
+// +kubebuilder:printcolumn:name="Bypassable",type=string,JSONPath=`.status.conditions[?(@.type=="GateBypassable")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type ToolPolicy struct {
 	metav1.TypeMeta `json:",inline"`
