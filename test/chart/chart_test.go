@@ -479,6 +479,10 @@ func TestOperator(t *testing.T) {
 			if v := flagValue(a, "cert-validating-webhooks"); rotating && v != "toolgate-validating,toolgate-gate-access" {
 				t.Errorf("--cert-validating-webhooks=%q", v)
 			}
+			if rotating {
+				requireRotationMayUpdate(t, objs, "mutatingwebhookconfigurations", flagValue(a, "cert-mutating-webhooks"))
+				requireRotationMayUpdate(t, objs, "validatingwebhookconfigurations", flagValue(a, "cert-validating-webhooks"))
+			}
 			if has(objs, "Certificate") == rotating {
 				t.Errorf("cert-manager Certificates rendered: %v, in mode %s", has(objs, "Certificate"), m.name)
 			}
@@ -501,6 +505,28 @@ func TestOperator(t *testing.T) {
 				t.Errorf("rotation rights rendered: %v, in mode %s", hasRotationRole, m.name)
 			}
 		})
+	}
+}
+
+// requireRotationMayUpdate fails unless the certificate rotation's
+// ClusterRole lets the operator update each of the comma-separated
+// configurations of resource: the CA is written into every one the flags
+// name, and a name without the right stays without a CA, failing closed.
+func requireRotationMayUpdate(t *testing.T, objs []object, resource, names string) {
+	t.Helper()
+	role := find(t, objs, "ClusterRole", "toolgate-cert-rotation")
+	for _, name := range strings.Split(names, ",") {
+		granted := false
+		for i := 0; get(role, "rules", i) != nil; i++ {
+			r := get(role, "rules", i)
+			res, _ := get(r, "resources").([]any)
+			verbs, _ := get(r, "verbs").([]any)
+			rn, _ := get(r, "resourceNames").([]any)
+			granted = granted || slices.Contains(res, any(resource)) && slices.Contains(verbs, any("update")) && slices.Contains(rn, any(name))
+		}
+		if !granted {
+			t.Errorf("the certificate rotation may not update %s %s, whose CA it is told to write", resource, name)
+		}
 	}
 }
 
