@@ -25,7 +25,7 @@ import (
 // whom RBAC lets exec into every container.
 func TestExecIntoGateRefused(t *testing.T) {
 	ns := namespace(t, "exec-gate", true)
-	pod := gatedPod(t, ns, "agent")
+	pod := gatedPod(t, ns)
 	// At once: the guard reads the pod from the API server, not a cache.
 	requireRefused(t, "exec into the gate", exec(t, user, pod, inject.ContainerName),
 		"exec into the gate container toolgate-gate of pod exec-gate/agent", userName, "-c NAME", "recreate the pod", "ask a toolgate administrator")
@@ -37,7 +37,7 @@ func TestExecIntoGateRefused(t *testing.T) {
 // pass the guard, named or left for the API server to pick.
 func TestExecIntoAgentAllowed(t *testing.T) {
 	ns := namespace(t, "exec-agent", true)
-	pod := gatedPod(t, ns, "agent")
+	pod := gatedPod(t, ns)
 	requirePassed(t, "exec into the agent", exec(t, user, pod, "agent"))
 	requirePassed(t, "exec naming no container", exec(t, user, pod, ""))
 	requirePassed(t, "attach to the agent", connect(t, user, pod, "attach", "container", "agent", "stdout", "true"))
@@ -47,7 +47,7 @@ func TestExecIntoAgentAllowed(t *testing.T) {
 // or by group, may exec into and port-forward to the gate.
 func TestAdministratorsReachTheGate(t *testing.T) {
 	ns := namespace(t, "exec-admin", true)
-	pod := gatedPod(t, ns, "agent")
+	pod := gatedPod(t, ns)
 	requirePassed(t, "an administrator's exec into the gate", exec(t, admin, pod, inject.ContainerName))
 	requirePassed(t, "an administrator-by-group's exec into the gate", exec(t, adminByGroup, pod, inject.ContainerName))
 	requirePassed(t, "an administrator's port-forward", connect(t, admin, pod, "portforward"))
@@ -58,7 +58,7 @@ func TestAdministratorsReachTheGate(t *testing.T) {
 // or the agent's; one to an opted-out pod in the same namespace passes.
 func TestPortForwardToGatedPodRefused(t *testing.T) {
 	ns := namespace(t, "portforward", true)
-	pod := gatedPod(t, ns, "agent")
+	pod := gatedPod(t, ns)
 	requireRefused(t, "a port-forward as kubectl sends it", connect(t, user, pod, "portforward"),
 		"port-forward to pod portforward/agent", "stream headers", "ask a toolgate administrator")
 	requireRefused(t, "a port-forward naming the agent's port", connect(t, user, pod, "portforward", "ports", "8080"), "port-forward to pod")
@@ -112,7 +112,7 @@ func TestUnreadablePodRefused(t *testing.T) {
 	requireRefused(t, "exec into a pod that does not exist", exec(t, user, agentPod(ns, "missing"), "agent"),
 		"cannot read pod exec-unreadable/missing", "try again")
 
-	pod := gatedPod(t, ns, "agent")
+	pod := gatedPod(t, ns)
 	blindCfg, err := env.UserBoundToClusterRole("no-pod-rights", writeRole(t, `apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
 metadata:

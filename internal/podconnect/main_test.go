@@ -166,16 +166,16 @@ func agentPod(ns, name string) *corev1.Pod {
 	}
 }
 
-// gatedPod creates an agent pod in an opted-in namespace and returns it
-// as the injector left it.
-func gatedPod(t *testing.T, ns, name string) *corev1.Pod {
+// gatedPod creates the agent pod "agent" in an opted-in namespace and
+// returns it as the injector left it.
+func gatedPod(t *testing.T, ns string) *corev1.Pod {
 	t.Helper()
-	p := agentPod(ns, name)
+	p := agentPod(ns, "agent")
 	if err := env.Client.Create(t.Context(), p); err != nil {
 		t.Fatal(err)
 	}
 	if len(p.Spec.InitContainers) == 0 || p.Spec.InitContainers[0].Name != inject.ContainerName {
-		t.Fatalf("pod %s/%s was not injected: %+v", ns, name, p.Spec.InitContainers)
+		t.Fatalf("pod %s/agent was not injected: %+v", ns, p.Spec.InitContainers)
 	}
 	return p
 }
