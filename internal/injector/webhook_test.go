@@ -158,10 +158,24 @@ func TestInjectsLabelledNamespace(t *testing.T) {
 		t.Errorf("re-injection changed the pod: %d init containers, %d env", len(again.Spec.InitContainers), len(again.Spec.Containers[0].Env))
 	}
 
-	// The CA the injector wrote cannot be swapped afterwards.
-	again.Annotations[toolgatev1alpha1.AnnotationOperatorCA] = "-----BEGIN CERTIFICATE-----\nMINE\n-----END CERTIFICATE-----\n"
-	if err := untrusted.Update(t.Context(), again); !apierrors.IsForbidden(err) && !apierrors.IsInvalid(err) {
-		t.Errorf("swapping the operator's CA: %v, want a refusal", err)
+	// The CA and the operator's URL the injector wrote cannot be swapped
+	// afterwards: the gate reads both beside its token, and presents the
+	// token to that URL.
+	if got := pod.Annotations[toolgatev1alpha1.AnnotationOperatorURL]; got == "" {
+		t.Error("the operator's URL is not on the pod")
+	}
+	for _, swap := range []struct{ annotation, value string }{
+		{toolgatev1alpha1.AnnotationOperatorCA, "-----BEGIN CERTIFICATE-----\nMINE\n-----END CERTIFICATE-----\n"},
+		{toolgatev1alpha1.AnnotationOperatorURL, "https://elsewhere.example:443"},
+	} {
+		var live corev1.Pod
+		if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(again), &live); err != nil {
+			t.Fatal(err)
+		}
+		live.Annotations[swap.annotation] = swap.value
+		if err := untrusted.Update(t.Context(), &live); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), swap.annotation) {
+			t.Errorf("swapping %s: %v, want a refusal naming it", swap.annotation, err)
+		}
 	}
 }
 
