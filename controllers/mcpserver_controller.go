@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/bypass"
 	"github.com/toolgate/toolgate/internal/lifecycle"
 	"github.com/toolgate/toolgate/internal/probe"
 	"github.com/toolgate/toolgate/internal/serverstatus"
@@ -42,6 +43,10 @@ type MCPServerReconciler struct {
 	Recorder events.EventRecorder
 	// Probe reaches a server; probe.Probe unless a test replaces it.
 	Probe func(context.Context, probe.Config) (*probe.Result, error)
+	// Anonymous reaches a server without its credentials, to tell whether
+	// agents could call it around their gate; probe.Anonymous unless a
+	// test replaces it.
+	Anonymous func(context.Context, probe.Config) (*probe.AnonymousResult, error)
 	// Now is the clock; time.Now unless a test replaces it.
 	Now func() time.Time
 	// RequiredApprovers is how many distinct humans approve a tool whose
@@ -72,6 +77,12 @@ type MCPServerReconciler struct {
 	// so a change of a referenced Secret triggers a probe before the
 	// interval is up. After a restart every server is probed once.
 	probed sync.Map // types.NamespacedName → string
+
+	// bypassChecked remembers each server's last check without
+	// credentials, so that it is made once per configuration, while it
+	// cannot tell, and hourly (bypass.Due), rather than at every probe.
+	// After a restart every server is checked once.
+	bypassChecked sync.Map // types.NamespacedName → bypass.Mark
 }
 
 // +kubebuilder:rbac:groups=toolgate.dev,resources=mcpservers,verbs=get;list;watch
@@ -91,6 +102,7 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		if apierrors.IsNotFound(err) {
 			getMetrics().forget(req.Namespace, req.Name)
 			r.probed.Delete(req.NamespacedName)
+			r.bypassChecked.Delete(req.NamespacedName)
 			if r.runner != nil {
 				r.runner.forget(req.NamespacedName)
 			}
@@ -122,6 +134,9 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	if p.digest != "" {
 		r.probed.Store(req.NamespacedName, p.digest)
 	}
+	if p.bypassMark != nil {
+		r.bypassChecked.Store(req.NamespacedName, *p.bypassMark)
+	}
 	if p.retry != nil {
 		return ctrl.Result{}, p.retry
 	}
@@ -142,6 +157,9 @@ type pass struct {
 	// retry, when set, is returned once the status has landed, so that the
 	// queue retries the pass with backoff.
 	retry error
+	// bypassMark, when set, is the check without credentials this pass
+	// made, remembered once the status has landed.
+	bypassMark *bypass.Mark
 }
 
 // gather resolves what the server references, decides whether it is due,
@@ -155,6 +173,13 @@ func (r *MCPServerReconciler) gather(ctx context.Context, server *toolgatev1alph
 	var cerr *configError
 	if errors.As(err, &cerr) {
 		p.input.Misconfigured = &serverstatus.Failure{Reason: cerr.reason, Message: cerr.msg}
+		// Without spec.auth there is nothing to withhold, however the rest
+		// resolves; with it, there is nothing to check with.
+		c := bypass.NotChecked(server.Generation, cerr.msg)
+		if server.Spec.Auth == nil {
+			c = bypass.Decide(bypass.Input{Generation: server.Generation})
+		}
+		p.input.GateBypass = &c
 		return p, nil
 	}
 	if err != nil {
@@ -168,6 +193,23 @@ func (r *MCPServerReconciler) gather(ctx context.Context, server *toolgatev1alph
 	}
 	p.digest = digest
 
+	// The credentials the gate is given: none, and the server is
+	// bypassable without a probe; some, and the server is checked without
+	// them when a check is due (bypass.Due), in the probe's slot.
+	credentials := len(cfg.Header)
+	check := false
+	if credentials == 0 {
+		c := bypass.Decide(bypass.Input{Generation: server.Generation})
+		p.input.GateBypass = &c
+	} else {
+		var last *bypass.Mark
+		if v, ok := r.bypassChecked.Load(client.ObjectKeyFromObject(server)); ok {
+			m := v.(bypass.Mark)
+			last = &m
+		}
+		check = bypass.Due(last, digest, now)
+	}
+
 	cfg.Budget, cfg.AllowLinkLocal = r.ProbeBudget, r.ProbeAllowLinkLocal
 	if r.ProbeMemoryPerServer > 0 {
 		cfg.Limits.MaxDecodedBytes = r.ProbeMemoryPerServer
@@ -175,10 +217,16 @@ func (r *MCPServerReconciler) gather(ctx context.Context, server *toolgatev1alph
 	if r.MaxProbeTimeout > 0 && (cfg.Timeout == 0 || cfg.Timeout > r.MaxProbeTimeout) {
 		cfg.Timeout = r.MaxProbeTimeout
 	}
-	result, running, err := r.runProbe(ctx, server, digest, cfg)
+	outcome, running := r.runProbe(ctx, server, digest, cfg, check)
 	if running != nil {
 		return *running, nil
 	}
+	if a := outcome.anonymous; a != nil {
+		c := bypass.Decide(bypass.Input{Generation: server.Generation, Credentials: credentials, Result: a.result, Err: a.err})
+		p.input.GateBypass = &c
+		p.bypassMark = &bypass.Mark{Digest: digest, At: now, Concluded: bypass.Concluded(c)}
+	}
+	result, err := outcome.result, outcome.err
 	if err != nil {
 		p.input.ProbeFailed = serverstatus.ProbeFailure(err)
 		logf.FromContext(ctx).Info("probe failed", "reason", p.input.ProbeFailed.Reason, "error", p.input.ProbeFailed.Message)
@@ -209,12 +257,13 @@ func (r *MCPServerReconciler) gather(ctx context.Context, server *toolgatev1alph
 	return p, nil
 }
 
-// runProbe probes the server. Under the manager the probe runs in the
-// background (probeRunner): until its outcome is in, runProbe returns the
-// pass to end with — not due, and looked at again when the probe finishes
-// or, failing that, after the probe's timeout. A reconciler made without
+// runProbe probes the server, and checks it without its credentials when
+// check is set. Under the manager the probe runs in the background
+// (probeRunner): until its outcome is in, runProbe returns the pass to end
+// with — not due, and looked at again when the probe finishes or, failing
+// that, after the probe's timeout. A reconciler made without
 // SetupWithManager, as in tests, probes in place.
-func (r *MCPServerReconciler) runProbe(ctx context.Context, server *toolgatev1alpha1.MCPServer, digest string, cfg probe.Config) (*probe.Result, *pass, error) {
+func (r *MCPServerReconciler) runProbe(ctx context.Context, server *toolgatev1alpha1.MCPServer, digest string, cfg probe.Config, check bool) (probeOutcome, *pass) {
 	measure := func(err error, took time.Duration) {
 		outcome := toolgatev1alpha1.ReasonProbed
 		if err != nil {
@@ -226,24 +275,24 @@ func (r *MCPServerReconciler) runProbe(ctx context.Context, server *toolgatev1al
 	}
 	if r.runner == nil {
 		started := time.Now()
-		result, err := r.probe(ctx, cfg)
-		measure(err, time.Since(started))
-		return result, nil, err
+		out := probeAndCheck(ctx, cfg, check, r.probe, r.anonymous)
+		measure(out.err, time.Since(started))
+		return out, nil
 	}
 	// A server whose last probe ran out of time takes the slow lane.
 	slow := false
 	if c := meta.FindStatusCondition(server.Status.Conditions, toolgatev1alpha1.ConditionReachable); c != nil && c.Reason == toolgatev1alpha1.ReasonTimeout {
 		slow = true
 	}
-	state, result, err := r.runner.poll(client.ObjectKeyFromObject(server), digest, cfg, slow, measure)
+	state, out := r.runner.poll(client.ObjectKeyFromObject(server), digest, cfg, slow, check, measure)
 	switch state {
 	case probeRunning:
 		timeout := cmp.Or(cfg.Timeout, toolgatev1alpha1.DefaultProbeTimeout)
-		return nil, &pass{due: false, wait: timeout + 10*time.Second}, nil
+		return probeOutcome{}, &pass{due: false, wait: timeout + 10*time.Second}
 	case probeNoSlot:
-		return nil, &pass{due: false, wait: noSlotRetry}, nil
+		return probeOutcome{}, &pass{due: false, wait: noSlotRetry}
 	}
-	return result, nil, err
+	return out, nil
 }
 
 // reconcileWorkers is how many servers are reconciled at once. Probes run
@@ -507,6 +556,13 @@ func (r *MCPServerReconciler) probe(ctx context.Context, cfg probe.Config) (*pro
 	return probe.Probe(ctx, cfg)
 }
 
+func (r *MCPServerReconciler) anonymous(ctx context.Context, cfg probe.Config) (*probe.AnonymousResult, error) {
+	if r.Anonymous != nil {
+		return r.Anonymous(ctx, cfg)
+	}
+	return probe.Anonymous(ctx, cfg)
+}
+
 // SetupWithManager registers the reconciler with the manager. The field
 // indexes it uses are registered by RegisterIndexes.
 func (r *MCPServerReconciler) SetupWithManager(mgr ctrl.Manager) error {
@@ -523,7 +579,7 @@ func (r *MCPServerReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			return reqs
 		}
 	}
-	r.runner = newProbeRunner(r.Concurrency, r.probe)
+	r.runner = newProbeRunner(r.Concurrency, r.probe, r.anonymous)
 	if err := mgr.Add(r.runner); err != nil {
 		return err
 	}

@@ -23,7 +23,10 @@ import (
 // the runner then enqueues that server through its channel.
 type probeRunner struct {
 	probe func(context.Context, probe.Config) (*probe.Result, error)
-	slots chan struct{}
+	// anonymous checks a server without its credentials, alongside the
+	// probe of a job that asks for it.
+	anonymous func(context.Context, probe.Config) (*probe.AnonymousResult, error)
+	slots     chan struct{}
 	slow  chan struct{}
 	// done enqueues a server whose probe finished.
 	done chan event.GenericEvent
@@ -38,8 +41,45 @@ type probeJob struct {
 	digest   string
 	cancel   context.CancelFunc
 	finished bool
-	result   *probe.Result
-	err      error
+	outcome  probeOutcome
+}
+
+// probeOutcome is what one probe job found: the probe's result, and the
+// check without credentials when the job made one.
+type probeOutcome struct {
+	result *probe.Result
+	err    error
+	// anonymous is nil when the job made no check.
+	anonymous *anonymousOutcome
+}
+
+// anonymousOutcome is probe.Anonymous's.
+type anonymousOutcome struct {
+	result *probe.AnonymousResult
+	err    error
+}
+
+// probeAndCheck probes the server and, when check is set, checks it
+// without its credentials at the same time: the check holds the probe's
+// slot no longer than the probe does, and a server that hangs costs its
+// timeout once.
+func probeAndCheck(ctx context.Context, cfg probe.Config, check bool,
+	run func(context.Context, probe.Config) (*probe.Result, error),
+	anonymous func(context.Context, probe.Config) (*probe.AnonymousResult, error),
+) probeOutcome {
+	var out probeOutcome
+	var wg sync.WaitGroup
+	if check {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := anonymous(ctx, cfg)
+			out.anonymous = &anonymousOutcome{result: res, err: err}
+		}()
+	}
+	out.result, out.err = run(ctx, cfg)
+	wg.Wait()
+	return out
 }
 
 // probeState says where a server's probe stands.
@@ -54,14 +94,16 @@ const (
 	probeNoSlot
 )
 
-func newProbeRunner(slots int, run func(context.Context, probe.Config) (*probe.Result, error)) *probeRunner {
+func newProbeRunner(slots int, run func(context.Context, probe.Config) (*probe.Result, error),
+	anonymous func(context.Context, probe.Config) (*probe.AnonymousResult, error)) *probeRunner {
 	slots = max(1, slots)
 	return &probeRunner{
-		probe: run,
-		slots: make(chan struct{}, slots),
-		slow:  make(chan struct{}, max(1, slots/4)),
-		done:  make(chan event.GenericEvent, 1024),
-		jobs:  map[types.NamespacedName]*probeJob{},
+		probe:     run,
+		anonymous: anonymous,
+		slots:     make(chan struct{}, slots),
+		slow:      make(chan struct{}, max(1, slots/4)),
+		done:      make(chan event.GenericEvent, 1024),
+		jobs:      map[types.NamespacedName]*probeJob{},
 	}
 }
 
@@ -81,9 +123,10 @@ func (p *probeRunner) Start(ctx context.Context) error {
 }
 
 // poll takes the finished probe of a server made with the configuration
-// digest, or starts one. A probe made with another configuration is
-// cancelled and replaced: its outcome would describe another server.
-func (p *probeRunner) poll(key types.NamespacedName, digest string, cfg probe.Config, slow bool, measure func(error, time.Duration)) (probeState, *probe.Result, error) {
+// digest, or starts one, checking the server without its credentials too
+// when check is set. A probe made with another configuration is cancelled
+// and replaced: its outcome would describe another server.
+func (p *probeRunner) poll(key types.NamespacedName, digest string, cfg probe.Config, slow, check bool, measure func(error, time.Duration)) (probeState, probeOutcome) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if j, ok := p.jobs[key]; ok {
@@ -93,17 +136,17 @@ func (p *probeRunner) poll(key types.NamespacedName, digest string, cfg probe.Co
 			delete(p.jobs, key)
 		case j.finished:
 			delete(p.jobs, key)
-			return probeDone, j.result, j.err
+			return probeDone, j.outcome
 		default:
-			return probeRunning, nil, nil
+			return probeRunning, probeOutcome{}
 		}
 	}
 	if p.ctx == nil {
-		return probeNoSlot, nil, nil // not started yet
+		return probeNoSlot, probeOutcome{} // not started yet
 	}
 	release, ok := p.acquire(slow)
 	if !ok {
-		return probeNoSlot, nil, nil
+		return probeNoSlot, probeOutcome{}
 	}
 	ctx, cancel := context.WithCancel(p.ctx)
 	j := &probeJob{digest: digest, cancel: cancel}
@@ -111,11 +154,11 @@ func (p *probeRunner) poll(key types.NamespacedName, digest string, cfg probe.Co
 	go func() {
 		defer cancel()
 		started := time.Now()
-		result, err := p.probe(ctx, cfg)
+		out := probeAndCheck(ctx, cfg, check, p.probe, p.anonymous)
 		release() // before the send below, which may wait
-		measure(err, time.Since(started))
+		measure(out.err, time.Since(started))
 		p.mu.Lock()
-		j.finished, j.result, j.err = true, result, err
+		j.finished, j.outcome = true, out
 		current := p.jobs[key] == j
 		p.mu.Unlock()
 		if !current {
@@ -126,7 +169,7 @@ func (p *probeRunner) poll(key types.NamespacedName, digest string, cfg probe.Co
 		case <-ctx.Done():
 		}
 	}()
-	return probeRunning, nil, nil
+	return probeRunning, probeOutcome{}
 }
 
 // acquire takes a slot, and for a slow server a slot of the slow lane too,

@@ -95,7 +95,7 @@ func (r *ToolPolicyReconciler) emit(old, cur *toolgatev1alpha1.ToolPolicy) {
 	if r.Recorder == nil {
 		return
 	}
-	for _, t := range []string{toolgatev1alpha1.ConditionAccepted, toolgatev1alpha1.ConditionReady} {
+	for _, t := range []string{toolgatev1alpha1.ConditionAccepted, toolgatev1alpha1.ConditionReady, toolgatev1alpha1.ConditionGateBypassable} {
 		c := meta.FindStatusCondition(cur.Status.Conditions, t)
 		if c == nil {
 			continue
@@ -104,7 +104,8 @@ func (r *ToolPolicyReconciler) emit(old, cur *toolgatev1alpha1.ToolPolicy) {
 			continue
 		}
 		kind := corev1.EventTypeNormal
-		if c.Status != metav1.ConditionTrue {
+		// GateBypassable warns when True; the others when not.
+		if (c.Status == metav1.ConditionTrue) == (t == toolgatev1alpha1.ConditionGateBypassable) {
 			kind = corev1.EventTypeWarning
 		}
 		r.Recorder.Eventf(cur, nil, kind, c.Reason, "Evaluate", "%s", c.Message)

@@ -91,6 +91,15 @@
 // their calls without waiting for a human and records each as one Enforce
 // would have held.
 //
+// # Gate bypass
+//
+// A policy's GateBypassable condition (GateBypass) summarises the
+// GateBypassable conditions of the servers it references, as Ready
+// summarises their readiness: True names each server an agent could call
+// without its gate, and why. It changes no decision and never makes a
+// policy not Ready: the gate enforces what passes through it either way;
+// the condition tells the user when something need not pass.
+//
 // The package owns no Kubernetes access and no transport: the upstreams
 // (URLs, credentials) are resolved by the caller and passed in.
 package policy

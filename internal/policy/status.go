@@ -10,8 +10,8 @@ import (
 	"github.com/toolgate/toolgate/pkg/clip"
 )
 
-// Status evaluates one policy on its own and returns its status: Accepted
-// and Ready conditions (without transition times, which the caller keeps
+// Status evaluates one policy on its own and returns its status: Accepted,
+// Ready and GateBypassable conditions (without transition times, which the caller keeps
 // or stamps), observedGeneration, the counts and the bounded list of
 // decisions. A policy whose pod selector is invalid selects no pod, so it
 // exposes nothing and lists no tool.
@@ -47,6 +47,6 @@ func Status(p *toolgatev1alpha1.ToolPolicy, in Input) toolgatev1alpha1.ToolPolic
 	}
 	accepted.Message = clip.String(accepted.Message, toolgatev1alpha1.MaxConditionMessageLength)
 	ready.Message = clip.String(ready.Message, toolgatev1alpha1.MaxConditionMessageLength)
-	st.Conditions = []metav1.Condition{accepted, ready}
+	st.Conditions = []metav1.Condition{accepted, ready, GateBypass(p, in)}
 	return st
 }

@@ -153,6 +153,10 @@ type Input struct {
 	ProbeFailed *Failure
 	// Probed: the probe returned a catalogue, judged and pinned.
 	Probed *Catalogue
+	// GateBypass, when set, is the server's GateBypassable condition
+	// (package bypass decides it); nil leaves the condition as it was, as
+	// in a pass that did not check. It never touches Ready.
+	GateBypass *metav1.Condition
 }
 
 // Event is a Kubernetes Event the pass calls for.
@@ -166,11 +170,22 @@ func ProbeFailure(err error) *Failure {
 }
 
 // Next is the server's status after a pass, and the events it calls for:
-// one when Ready changes, one when new tools were trusted on first use.
+// one when Ready changes, one when GateBypassable changes, one when new
+// tools were trusted on first use.
 func Next(prev toolgatev1alpha1.MCPServerStatus, in Input) (toolgatev1alpha1.MCPServerStatus, []Event) {
 	st := *prev.DeepCopy()
 	st.ObservedGeneration = in.Generation
 	var events []Event
+	if c := in.GateBypass; c != nil {
+		if old := meta.FindStatusCondition(st.Conditions, c.Type); old == nil || old.Status != c.Status || old.Reason != c.Reason {
+			kind := corev1.EventTypeNormal
+			if c.Status == metav1.ConditionTrue {
+				kind = corev1.EventTypeWarning
+			}
+			events = append(events, Event{Type: kind, Reason: c.Reason, Action: "CheckBypass", Message: c.Message})
+		}
+		meta.SetStatusCondition(&st.Conditions, *c)
+	}
 	setConditions := func(ready metav1.ConditionStatus, readyReason, readyMsg string, reach metav1.ConditionStatus, reachReason, reachMsg string) {
 		old := meta.FindStatusCondition(st.Conditions, toolgatev1alpha1.ConditionReady)
 		readyMsg = clip.String(readyMsg, toolgatev1alpha1.MaxConditionMessageLength)

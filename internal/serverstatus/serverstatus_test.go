@@ -242,6 +242,44 @@ func TestNext(t *testing.T) {
 				}
 				expectEvents(t, events, "Warning/PinWriteFailed")
 			}},
+		{"a bypassable server stays Ready, and its finding is a warning", ready(toolgatev1alpha1.ReasonProbed, metav1.ConditionTrue),
+			func() Input {
+				in := probed(0, 0)
+				in.GateBypass = &metav1.Condition{Type: toolgatev1alpha1.ConditionGateBypassable, Status: metav1.ConditionTrue,
+					Reason: toolgatev1alpha1.ReasonReachableWithoutCredentials, Message: "answered", ObservedGeneration: 3}
+				return in
+			}(),
+			func(t *testing.T, st toolgatev1alpha1.MCPServerStatus, events []Event) {
+				expectCondition(t, st, toolgatev1alpha1.ConditionReady, metav1.ConditionTrue, toolgatev1alpha1.ReasonProbed, 3)
+				expectCondition(t, st, toolgatev1alpha1.ConditionGateBypassable, metav1.ConditionTrue, toolgatev1alpha1.ReasonReachableWithoutCredentials, 3)
+				expectEvents(t, events, "Warning/ReachableWithoutCredentials")
+			}},
+		{"a bypass condition set even when the server is misconfigured, apart from Ready", toolgatev1alpha1.MCPServerStatus{},
+			Input{Generation: 2, Now: t0, Misconfigured: &Failure{Reason: toolgatev1alpha1.ReasonSecretNotFound, Message: "secret token not found"},
+				GateBypass: &metav1.Condition{Type: toolgatev1alpha1.ConditionGateBypassable, Status: metav1.ConditionUnknown,
+					Reason: toolgatev1alpha1.ReasonBypassNotChecked, Message: "not checked", ObservedGeneration: 2}},
+			func(t *testing.T, st toolgatev1alpha1.MCPServerStatus, events []Event) {
+				expectCondition(t, st, toolgatev1alpha1.ConditionReady, metav1.ConditionFalse, toolgatev1alpha1.ReasonSecretNotFound, 2)
+				expectCondition(t, st, toolgatev1alpha1.ConditionGateBypassable, metav1.ConditionUnknown, toolgatev1alpha1.ReasonBypassNotChecked, 2)
+				expectEvents(t, events, "Normal/NotChecked", "Warning/SecretNotFound")
+			}},
+		{"a pass that did not check keeps the last finding, and the same finding again raises no event", func() toolgatev1alpha1.MCPServerStatus {
+			st := ready(toolgatev1alpha1.ReasonProbed, metav1.ConditionTrue)
+			meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: toolgatev1alpha1.ConditionGateBypassable, Status: metav1.ConditionFalse,
+				Reason: toolgatev1alpha1.ReasonCredentialsRequired, Message: "refused", ObservedGeneration: 3})
+			return st
+		}(), probed(0, 0),
+			func(t *testing.T, st toolgatev1alpha1.MCPServerStatus, events []Event) {
+				expectCondition(t, st, toolgatev1alpha1.ConditionGateBypassable, metav1.ConditionFalse, toolgatev1alpha1.ReasonCredentialsRequired, 3)
+				again, events := Next(st, func() Input {
+					in := probed(0, 0)
+					in.GateBypass = &metav1.Condition{Type: toolgatev1alpha1.ConditionGateBypassable, Status: metav1.ConditionFalse,
+						Reason: toolgatev1alpha1.ReasonCredentialsRequired, Message: "refused", ObservedGeneration: 3}
+					return in
+				}())
+				expectCondition(t, again, toolgatev1alpha1.ConditionGateBypassable, metav1.ConditionFalse, toolgatev1alpha1.ReasonCredentialsRequired, 3)
+				expectEvents(t, events)
+			}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			prev := c.prev.DeepCopy()
