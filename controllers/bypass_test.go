@@ -30,7 +30,9 @@ func guardedMCPServer(t *testing.T, token string, required *atomic.Bool) string 
 	s := mcp.NewServer(&mcp.Implementation{Name: "guarded", Version: "1.0.0"}, nil)
 	s.AddTool(&mcp.Tool{Name: "list_files", Description: "Lists the files of a directory.", InputSchema: json.RawMessage(`{"type":"object"}`),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
 	inner := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{JSONResponse: true})
 	verify := func(_ context.Context, got string, _ *http.Request) (*auth.TokenInfo, error) {
 		if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {

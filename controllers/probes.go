@@ -27,7 +27,7 @@ type probeRunner struct {
 	// probe of a job that asks for it.
 	anonymous func(context.Context, probe.Config) (*probe.AnonymousResult, error)
 	slots     chan struct{}
-	slow  chan struct{}
+	slow      chan struct{}
 	// done enqueues a server whose probe finished.
 	done chan event.GenericEvent
 
