@@ -44,6 +44,8 @@ Usage:
 
 In a cluster (also as "kubectl toolgate", with the binary on the PATH as kubectl-toolgate):
   toolgate pending [-n NS | -A]                  pins awaiting review and calls awaiting approval
+  toolgate servers [-n NS | -A]                  MCPServers, and whether agents could call them without their gate
+  toolgate policies [-n NS | -A]                 ToolPolicies, what they expose, and whether their agents could bypass the gate
   toolgate describe PIN [-n NS]                  a pin, with its change as a diff
   toolgate approve PIN [-n NS] [--call ID] [--comment TEXT]
   toolgate reject PIN [-n NS] [--call ID] [--comment TEXT]
@@ -74,6 +76,8 @@ func RunContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return runPending(ctx, args[1:], stdout, stderr, time.Now)
 	case "describe":
 		return runDescribe(ctx, args[1:], stdout, stderr, time.Now)
+	case "servers", "policies":
+		return runList(ctx, args[0], args[1:], stdout, stderr)
 	case "approve":
 		return runDecide(ctx, toolgatev1alpha1.DecisionApprove, args[1:], stdout, stderr)
 	case "reject":

@@ -1,0 +1,279 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"text/tabwriter"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+)
+
+// ConditionSummary is one condition of an object, as `-o json` gives it.
+type ConditionSummary struct {
+	Status  metav1.ConditionStatus `json:"status"`
+	Reason  string                 `json:"reason"`
+	Message string                 `json:"message,omitempty"`
+}
+
+func summarise(conds []metav1.Condition, condType string) *ConditionSummary {
+	c := meta.FindStatusCondition(conds, condType)
+	if c == nil {
+		return nil
+	}
+	return &ConditionSummary{Status: c.Status, Reason: c.Reason, Message: c.Message}
+}
+
+// ServersReport is the JSON shape of `toolgate servers -o json`.
+type ServersReport struct {
+	Items []ServerItem `json:"items"`
+}
+
+// ServerItem is one MCPServer: whether its tools reach agents, and whether
+// agents could call it without their gate.
+type ServerItem struct {
+	Namespace    string `json:"namespace"`
+	Name         string `json:"name"`
+	Tools        int32  `json:"tools"`
+	HighestLevel string `json:"highestLevel,omitempty"`
+	// Ready and GateBypassable are the server's conditions; nil when the
+	// operator has not set them yet.
+	Ready          *ConditionSummary `json:"ready,omitempty"`
+	GateBypassable *ConditionSummary `json:"gateBypassable,omitempty"`
+}
+
+// ServerItems summarises servers, sorted by namespace and name.
+func ServerItems(servers []toolgatev1alpha1.MCPServer) []ServerItem {
+	items := make([]ServerItem, 0, len(servers))
+	for i := range servers {
+		s := &servers[i]
+		items = append(items, ServerItem{
+			Namespace: s.Namespace, Name: s.Name, Tools: s.Status.ToolCount, HighestLevel: string(s.Status.HighestLevel),
+			Ready:          summarise(s.Status.Conditions, toolgatev1alpha1.ConditionReady),
+			GateBypassable: summarise(s.Status.Conditions, toolgatev1alpha1.ConditionGateBypassable),
+		})
+	}
+	sort.SliceStable(items, func(i, j int) bool {
+		if items[i].Namespace != items[j].Namespace {
+			return items[i].Namespace < items[j].Namespace
+		}
+		return items[i].Name < items[j].Name
+	})
+	return items
+}
+
+// bypassCell is the BYPASSABLE column: the condition's status in words,
+// with its reason.
+func bypassCell(c *ConditionSummary) string {
+	if c == nil {
+		return "not checked yet"
+	}
+	word := map[metav1.ConditionStatus]string{metav1.ConditionTrue: "YES", metav1.ConditionFalse: "no", metav1.ConditionUnknown: "unknown"}[c.Status]
+	return fmt.Sprintf("%s (%s)", orDash(word), c.Reason)
+}
+
+func conditionCell(c *ConditionSummary) string {
+	if c == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%s (%s)", c.Status, c.Reason)
+}
+
+// writeBypassNotes follows a table with what to do about each row whose
+// gate can be walked around, or might be: the condition's whole message,
+// which the table has no room for.
+func writeBypassNotes(w io.Writer, notes [][2]string) {
+	if len(notes) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nGate bypass:")
+	for _, n := range notes {
+		fmt.Fprintf(w, "  %s: %s\n", n[0], oneLine(n[1]))
+	}
+}
+
+// WriteServersTable renders servers for people: a table, then the message
+// of every server agents could call without their gate, or might.
+func WriteServersTable(w io.Writer, items []ServerItem, allNamespaces bool) {
+	if len(items) == 0 {
+		fmt.Fprintln(w, "no MCPServers")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if allNamespaces {
+		fmt.Fprint(tw, "NAMESPACE\t")
+	}
+	fmt.Fprintln(tw, "NAME\tREADY\tTOOLS\tHIGHEST\tBYPASSABLE")
+	var notes [][2]string
+	for _, it := range items {
+		if allNamespaces {
+			fmt.Fprintf(tw, "%s\t", it.Namespace)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", it.Name, conditionCell(it.Ready), it.Tools, orDash(it.HighestLevel), bypassCell(it.GateBypassable))
+		if c := it.GateBypassable; c != nil && c.Status != metav1.ConditionFalse {
+			notes = append(notes, [2]string{it.Namespace + "/" + it.Name, c.Message})
+		}
+	}
+	tw.Flush()
+	writeBypassNotes(w, notes)
+}
+
+// PoliciesReport is the JSON shape of `toolgate policies -o json`.
+type PoliciesReport struct {
+	Items []PolicyItem `json:"items"`
+}
+
+// PolicyItem is one ToolPolicy: what it exposes, and whether its agents
+// could call a server it references without their gates.
+type PolicyItem struct {
+	Namespace      string            `json:"namespace"`
+	Name           string            `json:"name"`
+	Mode           string            `json:"mode,omitempty"`
+	Ceiling        string            `json:"ceiling,omitempty"`
+	Exposed        int32             `json:"exposed"`
+	ApprovalGated  int32             `json:"approvalGated"`
+	Withheld       int32             `json:"withheld"`
+	Ready          *ConditionSummary `json:"ready,omitempty"`
+	GateBypassable *ConditionSummary `json:"gateBypassable,omitempty"`
+}
+
+// PolicyItems summarises policies, sorted by namespace and name.
+func PolicyItems(policies []toolgatev1alpha1.ToolPolicy) []PolicyItem {
+	items := make([]PolicyItem, 0, len(policies))
+	for i := range policies {
+		p := &policies[i]
+		items = append(items, PolicyItem{
+			Namespace: p.Namespace, Name: p.Name, Mode: string(p.Spec.Mode), Ceiling: string(p.Status.Ceiling),
+			Exposed: p.Status.Exposed, ApprovalGated: p.Status.ApprovalGated, Withheld: p.Status.Withheld,
+			Ready:          summarise(p.Status.Conditions, toolgatev1alpha1.ConditionReady),
+			GateBypassable: summarise(p.Status.Conditions, toolgatev1alpha1.ConditionGateBypassable),
+		})
+	}
+	sort.SliceStable(items, func(i, j int) bool {
+		if items[i].Namespace != items[j].Namespace {
+			return items[i].Namespace < items[j].Namespace
+		}
+		return items[i].Name < items[j].Name
+	})
+	return items
+}
+
+// WritePoliciesTable renders policies for people: a table, then the
+// message of every policy whose agents could call a server around their
+// gates, or might.
+func WritePoliciesTable(w io.Writer, items []PolicyItem, allNamespaces bool) {
+	if len(items) == 0 {
+		fmt.Fprintln(w, "no ToolPolicies")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if allNamespaces {
+		fmt.Fprint(tw, "NAMESPACE\t")
+	}
+	fmt.Fprintln(tw, "NAME\tREADY\tMODE\tCEILING\tEXPOSED\tGATED\tWITHHELD\tBYPASSABLE")
+	var notes [][2]string
+	for _, it := range items {
+		if allNamespaces {
+			fmt.Fprintf(tw, "%s\t", it.Namespace)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\n", it.Name, conditionCell(it.Ready), orDash(it.Mode), orDash(it.Ceiling),
+			it.Exposed, it.ApprovalGated, it.Withheld, bypassCell(it.GateBypassable))
+		if c := it.GateBypassable; c != nil && c.Status != metav1.ConditionFalse {
+			notes = append(notes, [2]string{it.Namespace + "/" + it.Name, c.Message})
+		}
+	}
+	tw.Flush()
+	writeBypassNotes(w, notes)
+}
+
+// runList runs `servers` or `policies`: list the kind in a namespace or
+// all, then render.
+func runList(ctx context.Context, name string, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("toolgate "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var kf kubeFlags
+	kf.register(fs, true)
+	output := fs.String("o", "table", "output format: table or json")
+	what := map[string]string{
+		"servers":  "Lists the MCPServers: ready or not, their tools, and whether agents could call them without their gate (GateBypassable).",
+		"policies": "Lists the ToolPolicies: what they expose, and whether their agents could call a referenced server without their gates (GateBypassable).",
+	}[name]
+	pos, code, ok := parseCommand(fs, args, stderr, fmt.Sprintf("Usage: toolgate %s [-n NAMESPACE | -A] [-o table|json]\n\n%s", name, what))
+	if !ok {
+		return code
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "toolgate %s: unexpected argument %q\n", name, pos[0])
+		return ExitUsage
+	}
+	if *output != "table" && *output != "json" {
+		fmt.Fprintf(stderr, "toolgate %s: -o %q: want table or json\n", name, *output)
+		return ExitUsage
+	}
+	c, ns, err := kf.client()
+	if err != nil {
+		fmt.Fprintf(stderr, "toolgate %s: %v\n", name, err)
+		return ExitPolicy
+	}
+	ctx, cancel := context.WithTimeout(ctx, kf.timeout)
+	defer cancel()
+	opts := []client.ListOption{client.Limit(listPageSize)}
+	where := "namespace " + ns
+	if kf.allNamespaces {
+		where = "any namespace"
+	} else {
+		opts = append(opts, client.InNamespace(ns))
+	}
+	var report any
+	var table func()
+	switch name {
+	case "servers":
+		var all []toolgatev1alpha1.MCPServer
+		for cont := ""; ; {
+			var list toolgatev1alpha1.MCPServerList
+			if err := c.List(ctx, &list, append(opts, client.Continue(cont))...); err != nil {
+				fmt.Fprintf(stderr, "toolgate servers: listing mcpservers in %s: %v\n", where, err)
+				return ExitPolicy
+			}
+			all = append(all, list.Items...)
+			if cont = list.Continue; cont == "" {
+				break
+			}
+		}
+		items := ServerItems(all)
+		report, table = ServersReport{Items: items}, func() { WriteServersTable(stdout, items, kf.allNamespaces) }
+	default:
+		var all []toolgatev1alpha1.ToolPolicy
+		for cont := ""; ; {
+			var list toolgatev1alpha1.ToolPolicyList
+			if err := c.List(ctx, &list, append(opts, client.Continue(cont))...); err != nil {
+				fmt.Fprintf(stderr, "toolgate policies: listing toolpolicies in %s: %v\n", where, err)
+				return ExitPolicy
+			}
+			all = append(all, list.Items...)
+			if cont = list.Continue; cont == "" {
+				break
+			}
+		}
+		items := PolicyItems(all)
+		report, table = PoliciesReport{Items: items}, func() { WritePoliciesTable(stdout, items, kf.allNamespaces) }
+	}
+	if *output == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(report); err != nil {
+			fmt.Fprintf(stderr, "toolgate %s: %v\n", name, err)
+			return ExitPolicy
+		}
+		return ExitOK
+	}
+	table()
+	return ExitOK
+}
