@@ -33,6 +33,7 @@ func (o *options) injectTemplate(ca string) inject.Template {
 	return inject.Template{
 		Image: o.gateImage, ImagePullPolicy: corev1.PullPolicy(o.gateImagePullPolicy),
 		Resources: o.gateResources, OperatorURL: o.gateOperatorURL, CAPEM: ca, Args: o.gateArgs,
+		OpenMetrics: o.gateOpenMetrics,
 	}
 }
 

@@ -39,7 +39,7 @@ type options struct {
 	removedRetention  time.Duration
 	maxRemovedPins    int
 
-	// The probe's memory and reach (issue 8, findings 3 and 6).
+	// The probe's memory and the addresses it may reach.
 	probeMemoryBudget    quantity
 	probeMemoryPerServer quantity
 	probeAllowLinkLocal  bool
@@ -47,7 +47,7 @@ type options struct {
 	maxLevelCap          string
 	ceilings             policy.Ceilings
 
-	// The gates' configuration server (issue 9, point 3).
+	// The gates' configuration server.
 	gatePort          int
 	gateBindAddress   string
 	gateMaxStreams    int
@@ -55,7 +55,7 @@ type options struct {
 	gateResync        time.Duration
 	gateMaxStreamLife time.Duration
 
-	// The gate injector (issue 10, point 1). Injection is off while
+	// The gate injector. Injection is off while
 	// gateImage is empty.
 	gateImage           string
 	gateImagePullPolicy string
@@ -70,6 +70,7 @@ type options struct {
 	gateAcceptedFlag    string
 	gateAcceptedImages  []string
 	gateServeUninjected bool
+	gateOpenMetrics     bool
 	gateOperatorURL     string
 	operatorCAFile      string
 	injectExcludedFlag  string
@@ -164,6 +165,9 @@ func bindFlags(fs *flag.FlagSet) *options {
 	fs.StringVar(&o.gateAcceptedFlag, "gate-accepted-images", "",
 		"comma-separated gate images, besides --gate-image, whose pods the gate server still serves: the images of an earlier release, "+
 			"while its agent pods are restarted onto the new one")
+	fs.BoolVar(&o.gateOpenMetrics, "gate-open-metrics", false,
+		"serve the injected gates' /metrics on the pod's address for a scraper outside the pod; by default they stay on the pod's loopback, "+
+			"since they name the tools, decisions and refusals of the agents")
 	fs.BoolVar(&o.gateServeUninjected, "gate-serve-uninjected-pods", false,
 		"serve gates of pods the injection webhook never injected, in namespaces not labelled toolgate.dev/injection=enabled "+
 			"(gates run by hand, for development); off, any pod may otherwise project a token of the gate's audience and receive upstream credentials")
