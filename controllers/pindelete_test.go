@@ -15,10 +15,10 @@ import (
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 )
 
-// deleteAs deletes as c, again while the API server's authorizer has not
-// yet seen the role binding made a moment ago: RBAC's refusal then comes
-// before the webhook's, and says nothing of the pin.
-func deleteAs(t *testing.T, c client.Client, do func() error) error {
+// retryUnbound runs a delete again while the API server's authorizer has
+// not yet seen the role binding made a moment ago: RBAC's refusal then
+// comes before the webhook's, and says nothing of the pin.
+func retryUnbound(t *testing.T, do func() error) error {
 	t.Helper()
 	err := do()
 	for deadline := time.Now().Add(10 * time.Second); apierrors.IsForbidden(err) && strings.Contains(err.Error(), "cannot delete") && time.Now().Before(deadline); {
@@ -84,12 +84,12 @@ func TestAPinAwaitingReviewIsNotErasedByItsOwner(t *testing.T) {
 		{changed, "is AwaitingReview"},
 		{removed, "is Removed"},
 	} {
-		err := deleteAs(t, owner, func() error { return owner.Delete(t.Context(), c.pin.DeepCopy()) })
+		err := retryUnbound(t, func() error { return owner.Delete(t.Context(), c.pin.DeepCopy()) })
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "only a toolgate administrator may delete it") {
 			t.Errorf("a server owner deleting %s (%s): %v", c.pin.Name, c.pin.Status.State, err)
 		}
 	}
-	err := deleteAs(t, owner, func() error {
+	err := retryUnbound(t, func() error {
 		return owner.DeleteAllOf(t.Context(), &toolgatev1alpha1.ToolPin{}, client.InNamespace(ns))
 	})
 	if err == nil || !strings.Contains(err.Error(), "only a toolgate administrator") {
@@ -120,13 +120,13 @@ func TestAPinAwaitingReviewIsNotErasedByItsOwner(t *testing.T) {
 
 	// A trusted pin without decisions holds nothing a probe does not
 	// rebuild as it was: its owner may delete it.
-	if err := deleteAs(t, owner, func() error { return owner.Delete(t.Context(), trusted.DeepCopy()) }); err != nil && !apierrors.IsNotFound(err) {
+	if err := retryUnbound(t, func() error { return owner.Delete(t.Context(), trusted.DeepCopy()) }); err != nil && !apierrors.IsNotFound(err) {
 		t.Errorf("deleting a trusted pin without decisions: %v", err)
 	}
 
 	admin := userWithRole(t, "ada", "toolpin-deleter-admin", []string{"toolpins"}, []string{"get", "list", "delete"}, testAdminGroup)
 	for _, p := range []*toolgatev1alpha1.ToolPin{changed, removed} {
-		if err := deleteAs(t, admin, func() error { return admin.Delete(t.Context(), p.DeepCopy()) }); err != nil && !apierrors.IsNotFound(err) {
+		if err := retryUnbound(t, func() error { return admin.Delete(t.Context(), p.DeepCopy()) }); err != nil && !apierrors.IsNotFound(err) {
 			t.Errorf("an administrator deleting %s: %v", p.Name, err)
 		}
 	}
