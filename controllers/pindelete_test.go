@@ -33,8 +33,8 @@ func retryUnbound(t *testing.T, do func() error) error {
 // next probe meet a brand-new tool and trust the changed definition on
 // first use, so whoever may delete toolpins (a server owner) is refused,
 // one by one and as a collection, as for a pin holding decisions; so is a
-// removed pin, which keeps the definition last seen. A trusted pin
-// without decisions still goes, and an administrator may delete any.
+// removed pin, which keeps the definition last seen, and a trusted pin
+// without decisions. An administrator may delete any.
 func TestAPinAwaitingReviewIsNotErasedByItsOwner(t *testing.T) {
 	ns := testNamespace(t)
 	changed := changedPin(t, ns, "notes", "rename_note", "Renames one note of the notebook.")
@@ -118,14 +118,14 @@ func TestAPinAwaitingReviewIsNotErasedByItsOwner(t *testing.T) {
 		t.Error("the removed pin is gone")
 	}
 
-	// A trusted pin without decisions holds nothing a probe does not
-	// rebuild as it was: its owner may delete it.
-	if err := retryUnbound(t, func() error { return owner.Delete(t.Context(), trusted.DeepCopy()) }); err != nil && !apierrors.IsNotFound(err) {
-		t.Errorf("deleting a trusted pin without decisions: %v", err)
+	// Nor a trusted pin without decisions: deleted, the next probe would
+	// trust on first use whatever the server sends then.
+	if err := retryUnbound(t, func() error { return owner.Delete(t.Context(), trusted.DeepCopy()) }); err == nil || !strings.Contains(err.Error(), "pins the definition of tool") {
+		t.Errorf("a server owner deleted a trusted pin without decisions: %v", err)
 	}
 
 	admin := userWithRole(t, "ada", "toolpin-deleter-admin", []string{"toolpins"}, []string{"get", "list", "delete"}, testAdminGroup)
-	for _, p := range []*toolgatev1alpha1.ToolPin{changed, removed} {
+	for _, p := range []*toolgatev1alpha1.ToolPin{changed, removed, trusted} {
 		if err := retryUnbound(t, func() error { return admin.Delete(t.Context(), p.DeepCopy()) }); err != nil && !apierrors.IsNotFound(err) {
 			t.Errorf("an administrator deleting %s: %v", p.Name, err)
 		}

@@ -131,18 +131,12 @@ func (r *ToolPinReconciler) keepRecord(ctx context.Context, pin *toolgatev1alpha
 // orphaned keeps the review record of a pin whose MCPServer is gone, for a
 // server re-created under the same name to meet: deleting and re-creating
 // a server must not trust its tools on first use again with an empty
-// history. A pin that holds nothing worth keeping — observed, no
-// decision, and a definition that was trusted — is deleted; any other is
-// marked Removed and stays.
+// history. A trusted pin without decisions is kept too: the definition it
+// pins is what the re-created server's tools are compared with, and were
+// it deleted, whoever may delete and create MCPServers could redefine a
+// tool in between and have it trusted on first use. Every pin is marked
+// Removed and stays until the removed-pin retention expires it.
 func (r *ToolPinReconciler) orphaned(ctx context.Context, pin *toolgatev1alpha1.ToolPin, now metav1.Time, expire func(*toolgatev1alpha1.ToolPinStatus)) error {
-	if pin.Status.State != "" && len(pin.Status.Decisions) == 0 && !lifecycle.Untrusted(pin.Status) {
-		uid, version := pin.UID, pin.ResourceVersion
-		err := r.Delete(ctx, pin, client.Preconditions{UID: &uid, ResourceVersion: &version})
-		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-			return nil // written meanwhile, and reconciled again; or gone
-		}
-		return err
-	}
 	if pin.Status.State == "" || pin.Status.State == toolgatev1alpha1.PinRemoved {
 		return r.keepRecord(ctx, pin, expire)
 	}

@@ -118,10 +118,10 @@ func bindFlags(fs *flag.FlagSet) *options {
 	fs.StringVar(&o.approverSAsFlag, "approver-service-accounts", "",
 		"comma-separated service accounts (system:serviceaccount:NS:NAME) allowed to decide on tools; none by default")
 	fs.StringVar(&o.adminUsersFlag, "admin-users", "",
-		"comma-separated users who may delete a ToolPin that holds decisions, forgetting its review, and exec into, attach to "+
+		"comma-separated users who may delete a ToolPin that records a definition or decisions, forgetting its review, and exec into, attach to "+
 			"or port-forward to an injected gate; none by default")
 	fs.StringVar(&o.adminGroupsFlag, "admin-groups", "",
-		"comma-separated groups whose members may delete a ToolPin that holds decisions and reach an injected gate, as --admin-users; none by default")
+		"comma-separated groups whose members may delete a ToolPin that records a definition or decisions and reach an injected gate, as --admin-users; none by default")
 	fs.IntVar(&o.probeConcurrency, "probe-concurrency", 32,
 		"MCP servers probed at once; probes run apart from the reconcile workers, and servers whose last probe timed out share a quarter of these")
 	fs.DurationVar(&o.maxProbeTimeout, "max-probe-timeout", time.Minute,

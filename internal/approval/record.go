@@ -75,10 +75,14 @@ func (v *RecordValidator) Handle(ctx context.Context, req admission.Request) adm
 }
 
 // reviewRecord says what deleting a pin would forget, or "" when it would
-// forget nothing the next probe does not rebuild as it was. A pin is part
-// of a review when it holds decisions, or when its state is any but
-// Trusted:
+// forget nothing. A pin is part of a review when it holds decisions, or
+// when it records a definition in any state:
 //
+//   - Trusted: the definition agents are given, trusted on first use or
+//     approved. A probe after the delete would trust on first use whatever
+//     the server sends then, so a server's owner who may delete pins could
+//     redefine a tool in the gap and have the change trusted silently: a
+//     rug pull with the record erased first.
 //   - AwaitingReview: a changed definition (a rug pull) or a new one under
 //     Review mode waits for a human. It holds no decision yet, which is
 //     exactly when deleting it would let the next probe trust the changed
@@ -103,7 +107,11 @@ func reviewRecord(name string, pin *toolgatev1alpha1.ToolPin) string {
 	}
 	switch st.State {
 	case toolgatev1alpha1.PinTrusted:
-		return ""
+		if st.Pinned == nil && st.ObservedFingerprint == "" {
+			return ""
+		}
+		return fmt.Sprintf("ToolPin %s pins the definition of tool %q that agents are given: "+
+			"deleting it would have the next probe trust on first use whatever the server sends then", name, pin.Spec.ToolName)
 	case "":
 		if st.Pinned == nil && st.ObservedFingerprint == "" {
 			return ""

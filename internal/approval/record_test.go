@@ -12,7 +12,8 @@ import (
 // TestDeletingAPinWithDecisionsTakesAnAdministrator: deleting a
 // pin that holds decisions forgets its review (the next probe would trust
 // the tool on first use), so only a configured administrator, or the
-// operator, may; a pin without decisions holds nothing to lose.
+// operator, may; a pin that never recorded a definition holds nothing to
+// lose.
 func TestDeletingAPinWithDecisionsTakesAnAdministrator(t *testing.T) {
 	v := &RecordValidator{Identities: testPolicy(), Terminating: testTerminating, Decoder: testDecoder(t)}
 	decided := pinJSON(specJSON, statusJSON)
@@ -35,7 +36,7 @@ func TestDeletingAPinWithDecisionsTakesAnAdministrator(t *testing.T) {
 		{"an administrator by name", authenticationv1.UserInfo{Username: adminName}, decided, allowed},
 		{"an administrator by group", authenticationv1.UserInfo{Username: "zoe", Groups: []string{adminGroup}}, decided, allowed},
 		{"the operator", operator, decided, allowed},
-		{"a server owner deletes a pin without decisions", authenticationv1.UserInfo{Username: "mallory"}, undecided, allowed},
+		{"a server owner deletes a trusted pin without decisions", authenticationv1.UserInfo{Username: "mallory"}, undecided, refused("pins the definition of tool")},
 		{"a server owner deletes a pin never observed", authenticationv1.UserInfo{Username: "mallory"}, never, allowed},
 		{"a delete whose object does not decode", authenticationv1.UserInfo{Username: "mallory"}, []byte(`{`), badRequest},
 		// An API server that sends no old object: refused, not guessed.
@@ -109,9 +110,10 @@ func TestOnlyTheOperatorCreatesPins(t *testing.T) {
 // of a review even before anyone decided on it — after a rug pull it holds
 // no decision, and deleting it would have the next probe trust the changed
 // definition on first use. It is deleted only as a pin with decisions is:
-// by an administrator, the operator, or with its namespace. A Trusted pin
-// without decisions, and one the operator has not yet written a state on,
-// hold nothing a probe does not rebuild as it was.
+// by an administrator, the operator, or with its namespace. So is a
+// Trusted pin without decisions: deleted, the next probe would trust on
+// first use whatever the server sends then. Only a pin that records no
+// definition yet holds nothing to lose.
 func TestAPinNotTrustedIsARecordToo(t *testing.T) {
 	v := &RecordValidator{Identities: testPolicy(), Terminating: testTerminating, Decoder: testDecoder(t)}
 	mallory := authenticationv1.UserInfo{Username: "mallory"}
@@ -142,7 +144,7 @@ func TestAPinNotTrustedIsARecordToo(t *testing.T) {
 		{"removed after being trusted", without("Removed", func(m map[string]any) { m["observedFingerprint"] = fpOld }), refused("is Removed")},
 		{"no state, but a pinned definition", without("", nil), refused("records a definition and no state")},
 		{"no state, but an observed definition", without("", func(m map[string]any) { delete(m, "pinned") }), refused("records a definition and no state")},
-		{"trusted, no decisions", without("Trusted", nil), allowed},
+		{"trusted, no decisions", without("Trusted", nil), refused(`ToolPin notes-archive-note pins the definition of tool "archive_note" that agents are given`)},
 		{"no state, nothing recorded yet", without("", unwritten), allowed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -213,14 +213,17 @@ type Tool struct {
 	// ApprovalRule names the rule that gated the tool, for example
 	// "minLevel L4" or "category destroy".
 	ApprovalRule string `json:"approvalRule,omitempty"`
-	// AuditForwardable is true when the tool is withheld by policy alone
-	// (ceiling, trust level, tool list, poisoning) while its pin is Trusted
-	// at Fingerprint: in Audit mode the gate forwards it and logs.
+	// AuditForwardable is true when the tool is withheld only for a policy
+	// choice (tool list, a ceiling within the cluster's cap, trust level)
+	// and passes everything else — Trusted at Fingerprint, judged, no
+	// poisoning finding a human has not approved: in Audit mode the gate
+	// forwards it and logs.
 	AuditForwardable bool `json:"auditForwardable,omitempty"`
 }
 
-// CallRequest asks the operator to open a pending call, one held for a human. The
-// agent's identity is not in it: the operator takes it from the token.
+// CallRequest asks the operator to open a pending call, one held for a
+// human. The agent's identity is not in it: the operator takes it from the
+// token.
 type CallRequest struct {
 	Version string `json:"version"`
 	// CallID is chosen by the gate, unique per call.
