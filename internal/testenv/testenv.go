@@ -84,8 +84,9 @@ type Options struct {
 	// pointed at a local serving port and certificate that WebhookServer
 	// describes.
 	Webhooks bool
-	// Injection installs the gate's injection webhook
-	// (config/webhook/injection), pointed at the same local serving port,
+	// Injection installs the gate's injection webhook and the guard on
+	// exec, attach and port-forward into the gate (config/webhook/injection),
+	// pointed at the same local serving port,
 	// and the opt-out guard (config/policy): the ValidatingAdmissionPolicy,
 	// its binding and its trust ConfigMap, with the manifests' placeholder
 	// namespace "system" replaced by OperatorNamespace, which is created.
