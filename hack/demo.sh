@@ -158,7 +158,11 @@ start "$DIR/operator.log" bin/manager --kubeconfig "$OPERATOR_KUBECONFIG" \
 note "bin/manager runs as system:serviceaccount:toolgate-system:toolgate-operator (log: $DIR/operator.log)"
 
 heading "Starting two MCP servers"
-start "$DIR/sampleserver.log" bin/sampleserver -url-file "$DIR/sample.url"
+note "The sample server answers MCP only with a bearer token, which the operator will read from a"
+note "Secret and give the gate alone; the npm server asks for nothing."
+printf '\n$ head -c 24 /dev/urandom | base64 | tr -d %s >%s\n' "$(cmdline '/+=\n')" "$(cmdline "$DIR/sample.token")"
+head -c 24 /dev/urandom | base64 | tr -d '/+=\n' >"$DIR/sample.token"
+start "$DIR/sampleserver.log" bin/sampleserver -url-file "$DIR/sample.url" -token-file "$DIR/sample.token"
 wait_for 30 "the sample server" test -s "$DIR/sample.url"
 SAMPLE_URL="$(cat "$DIR/sample.url")"
 start "$DIR/everything.log" env PORT="$EVERYTHING_PORT" node "$EVERYTHING/node_modules/@modelcontextprotocol/server-everything/dist/index.js" streamableHttp
@@ -170,12 +174,16 @@ note "everything  @modelcontextprotocol/server-everything@$EVERYTHING_VERSION (n
 heading "Registering the servers and a policy for the agents"
 quiet kubectl create namespace tools
 quiet kubectl create namespace agents
+note "The sample server's token, in a Secret labelled for toolgate (the only Secrets it reads):"
+quiet kubectl create secret generic demo-token -n tools --from-file=token="$DIR/sample.token"
+quiet kubectl label secret demo-token -n tools toolgate.dev/credentials=true
 cat >"$DIR/toolgate.yaml" <<YAML
 apiVersion: toolgate.dev/v1alpha1
 kind: MCPServer
 metadata: {name: demo, namespace: tools}
 spec:
   endpoint: {url: "$SAMPLE_URL"}
+  auth: {bearerToken: {name: demo-token, key: token}}
   catalogTrust: Internal
   consumers: {from: All}
   probe: {interval: 15s, timeout: 10s}
@@ -207,12 +215,30 @@ wait_for 90 "the servers' tools to be scored and pinned" bash -c "$(declare -f r
 heading "The servers and their tools, scored and pinned (trust on first use)"
 run kubectl get toolgate -n tools
 
+heading "Can an agent walk around its gate?"
+note "An agent shares its gate's network: a server that answers without the credentials only the"
+note "gate holds can be called directly, and the gate sees nothing. The operator probes each server"
+note "without them (GateBypassable; -o wide adds the reason):"
+run kubectl get mcpservers -n tools -o wide
+BYPASS_JSONPATH='jsonpath={.status.conditions[?(@.type=="GateBypassable")].reason}: {.status.conditions[?(@.type=="GateBypassable")].message}{"\n"}'
+run kubectl get mcpserver everything -n tools -o "$BYPASS_JSONPATH"
+run kubectl get mcpserver demo -n tools -o "$BYPASS_JSONPATH"
+note "What an agent's own curl gets from each, without the gate (an MCP initialize; the HTTP status):"
+INITIALIZE='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"agent","version":"1"}}}'
+for url in "$SAMPLE_URL" "$EVERYTHING_URL"; do
+  run curl -s -o /dev/null -w '%{http_code}\n' --max-time 10 -X POST "$url" -H 'Content-Type: application/json' \
+    -H 'Accept: application/json, text/event-stream' -d "$INITIALIZE" || true
+done
+note "The plugin says the same, with what to do:"
+run kubectl toolgate servers -n tools
+
 heading "What the policy exposes and withholds, and why"
 note "A policy is enforced in namespaces enabled for injection: their pods get the gate."
 run kubectl label namespace agents toolgate.dev/injection=enabled
 wait_for 60 "the policy" bash -c '[ -n "$(kubectl get toolpolicy agents -n agents -o jsonpath="{.status.tools}")" ] &&
   [ "$(kubectl get toolpolicy agents -n agents -o jsonpath="{.status.conditions[?(@.type==\"Ready\")].status}")" = True ]'
 run kubectl get toolpolicy agents -n agents
+run kubectl toolgate policies -n agents
 note "One line per tool:"
 TOOLS_JSONPATH='jsonpath={range .status.tools[*]}{.server}|{.tool}|{.decision}|{.reason}{"\n"}{end}'
 printf '\n$ { echo "SERVER|TOOL|DECISION|WHY"; %s; } | column -t -s %s\n' \
@@ -313,6 +339,7 @@ cat <<TEXT
   export KUBECONFIG=$ADMIN_KUBECONFIG
   export PATH=$HINT_PATH:\$PATH
   kubectl get toolgate -A
+  kubectl toolgate servers -A
   kubectl describe toolpin $PIN -n tools
 
   # A malicious redefinition: get_weather now asks for the user's messages.

@@ -40,7 +40,9 @@ func TestDemo(t *testing.T) {
 	}
 	for _, want := range []string{
 		`demo-delete-repository-\w+\s+demo\s+delete_repository\s+L5\s+destroy`,
-		`demo-get-weather-\w+\s+demo\s+get_weather\s+L2\s+read`,
+		// L1: the sample server demands the gate's token, so its posture
+		// no longer raises its tools to L2 for want of authentication.
+		`demo-get-weather-\w+\s+demo\s+get_weather\s+L1\s+read`,
 		`demo-run-query-\w+\s+demo\s+run_query\s+L5\s+mutate`,
 	} {
 		if !regexp.MustCompile(want).MatchString(text) {
@@ -68,8 +70,21 @@ func TestDemo(t *testing.T) {
 		"the held call approved by alice":     `recorded: Approve by alice`,
 		"the held call's result":              `echo: Echo: hello from the agent`,
 		"the audit line of the approved call": `tools/everything\s+echo\s+L1\s+forward\s+Approved\s+alice`,
-		"the withheld rug pull in the audit":  `tools/demo\s+get_weather\s+L2\s+withhold\s+FingerprintChanged`,
+		"the withheld rug pull in the audit":  `tools/demo\s+get_weather\s+L1\s+withhold\s+FingerprintChanged`,
 		"a metric":                            `toolgate_gate_calls_total\{decision="forward"`,
+		// Whether an agent could call each server around its gate: the
+		// sample server demands the gate's token, the npm server nothing.
+		"the guarded server's wide line":       `demo\s+True\s+Probed\s+Internal\s+6\s+L5\s+\S+\s+False\s+CredentialsRequired`,
+		"the open server's wide line":          `everything\s+True\s+Probed\s+Internal\s+\d+\s+L\d\s+\S+\s+True\s+NoCredentials`,
+		"the open server's reason and message": `NoCredentials: spec.auth gives the gate no credentials, so nothing the gate holds keeps agents from calling the server directly`,
+		"the guarded server's reason":          `CredentialsRequired: without the credentials only the gate holds, the server refused initialize with HTTP 401`,
+		"the guarded server refusing a curl":   `(?m)^401$`,
+		"the open server answering a curl":     `(?m)^200$`,
+		"the plugin's open server":             `everything\s+True \(Probed\)\s+\d+\s+L\d\s+YES \(NoCredentials\)`,
+		"the plugin's guarded server":          `demo\s+True \(Probed\)\s+6\s+L5\s+no \(CredentialsRequired\)`,
+		"the plugin's note on the open server": `tools/everything: spec.auth gives the gate no credentials`,
+		"the plugin's policy, bypassable":      `agents\s+True \(Evaluated\)\s+\S+\s+L3\s+\d+\s+\d+\s+\d+\s+YES \(ServersBypassable\)`,
+		"the plugin's note on the policy":      `agents/agents: the agents can call 1 of the 2 referenced servers without going through their gates: tools/everything \(NoCredentials\)`,
 		// Every command printed, so that it can be run again: the ones
 		// whose output the demo puts away too.
 		"the namespace created":              `(?m)^\$ kubectl create namespace tools$`,

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -149,6 +150,22 @@ func TestKubectlToolgate(t *testing.T) {
 	}
 	if js := plugin.must(t, "toolgate", "pending", "-A", "-o", "json"); !strings.Contains(js, `"fingerprint": "`+string(first.Status.ObservedFingerprint)+`"`) {
 		t.Errorf("pending -o json lacks get_weather's observed fingerprint:\n%s", js)
+	}
+
+	t.Log("servers says whether agents could call each server around their gate: the toolbox demands the gate's token")
+	eventually(t, time.Minute, "kubectl toolgate servers shows the toolbox refusing callers without the gate's token", func() error {
+		out, err := plugin.run(t, "toolgate", "servers", "-n", "tools")
+		if err != nil {
+			return fmt.Errorf("%w: %s", err, out)
+		}
+		if !regexp.MustCompile(`(?m)^toolbox\s+\S+ \(\S+\)\s+3\s+\S+\s+no \(CredentialsRequired\)$`).MatchString(out) {
+			return fmt.Errorf("servers:\n%s", out)
+		}
+		return nil
+	})
+	if js := plugin.must(t, "toolgate", "servers", "-n", "tools", "-o", "json"); !strings.Contains(js, `"reason": "CredentialsRequired"`) ||
+		!strings.Contains(js, "refused initialize with HTTP 401") {
+		t.Errorf("servers -o json lacks the toolbox's GateBypassable condition:\n%s", js)
 	}
 
 	t.Log("approve names the observed fingerprint, and the pin is trusted with the identity the API server saw")

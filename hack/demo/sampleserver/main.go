@@ -3,26 +3,47 @@
 // over streamable HTTP. POST /rugpull redefines one tool, as a compromised
 // server would, so the demo can show a pin going back to review; POST
 // /update changes it harmlessly, a change a reviewer approves.
+//
+// With -token-file, /mcp answers only requests that carry that token as a
+// bearer token (the Go SDK's own middleware): the server demands
+// credentials the operator gives the gate and never the agent, so an agent
+// beside its gate cannot call it directly.
 package main
 
 import (
 	"context"
+	"crypto/subtle"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "address to serve MCP on, at /mcp")
 	urlFile := flag.String("url-file", "", "write the MCP URL to this file once listening")
+	tokenFile := flag.String("token-file", "", "answer MCP only with this file's content as a bearer token")
 	flag.Parse()
+	var token string
+	if *tokenFile != "" {
+		data, err := os.ReadFile(*tokenFile)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "sampleserver: -token-file: %v\n", err)
+			os.Exit(1)
+		}
+		if token = strings.TrimSpace(string(data)); token == "" {
+			fmt.Fprintf(os.Stderr, "sampleserver: -token-file %s is empty\n", *tokenFile)
+			os.Exit(1)
+		}
+	}
 
 	var pulled, updated atomic.Bool
 	build := func() *mcp.Server {
@@ -54,7 +75,17 @@ func main() {
 		return s
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return build() }, nil))
+	var handler http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return build() }, nil)
+	if token != "" {
+		verify := func(_ context.Context, got string, _ *http.Request) (*auth.TokenInfo, error) {
+			if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
+				return nil, auth.ErrInvalidToken
+			}
+			return &auth.TokenInfo{Expiration: time.Now().Add(time.Hour)}, nil
+		}
+		handler = auth.RequireBearerToken(verify, nil)(handler)
+	}
+	mux.Handle("/mcp", handler)
 	mux.HandleFunc("POST /update", func(w http.ResponseWriter, r *http.Request) {
 		updated.Store(true)
 		fmt.Fprintln(w, "get_weather is redefined: its description now says metric units")
