@@ -11,8 +11,6 @@ import (
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 )
 
-func conds(pairs ...metav1.Condition) []metav1.Condition { return pairs }
-
 func cond(typ string, status metav1.ConditionStatus, reason, msg string) metav1.Condition {
 	return metav1.Condition{Type: typ, Status: status, Reason: reason, Message: msg}
 }

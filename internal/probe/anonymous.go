@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
@@ -150,32 +151,13 @@ const (
 	sdkRejectedMessage = "rejected by transport"
 )
 
-// serverRPCError is the first JSON-RPC error in err's tree that the server
-// sent, nil when there is none. errors.As alone could return the SDK's own
-// rejection, which wraps every HTTP error.
+// serverRPCError is the JSON-RPC error in err that the server sent, nil
+// when there is none. The SDK puts the server's error before its own
+// rejection when it wraps both.
 func serverRPCError(err error) *jsonrpc.Error {
-	var found *jsonrpc.Error
-	var walk func(error) bool
-	walk = func(e error) bool {
-		if e == nil {
-			return false
-		}
-		if rpc, ok := e.(*jsonrpc.Error); ok && rpc.Code != 0 && (rpc.Code != sdkRejectedCode || rpc.Message != sdkRejectedMessage) {
-			found = rpc
-			return true
-		}
-		switch u := e.(type) {
-		case interface{ Unwrap() []error }:
-			for _, inner := range u.Unwrap() {
-				if walk(inner) {
-					return true
-				}
-			}
-		case interface{ Unwrap() error }:
-			return walk(u.Unwrap())
-		}
-		return false
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) || rpc.Code == 0 || rpc.Code == sdkRejectedCode && rpc.Message == sdkRejectedMessage {
+		return nil
 	}
-	walk(err)
-	return found
+	return rpc
 }

@@ -269,7 +269,7 @@ func TestNext(t *testing.T) {
 				Reason: toolgatev1alpha1.ReasonCredentialsRequired, Message: "refused", ObservedGeneration: 3})
 			return st
 		}(), probed(0, 0),
-			func(t *testing.T, st toolgatev1alpha1.MCPServerStatus, events []Event) {
+			func(t *testing.T, st toolgatev1alpha1.MCPServerStatus, _ []Event) {
 				expectCondition(t, st, toolgatev1alpha1.ConditionGateBypassable, metav1.ConditionFalse, toolgatev1alpha1.ReasonCredentialsRequired, 3)
 				again, events := Next(st, func() Input {
 					in := probed(0, 0)
