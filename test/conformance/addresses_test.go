@@ -66,8 +66,8 @@ func TestCredentialsGoOnlyToTheOperatorsAddresses(t *testing.T) {
 		}
 		mcpHandler.ServeHTTP(w, r)
 	}))
-	real := serveOn(t, "127.0.0.1:0", mux)
-	_, port, _ := net.SplitHostPort(real)
+	upstream := serveOn(t, "127.0.0.1:0", mux)
+	_, port, _ := net.SplitHostPort(upstream)
 
 	// The impostor listens on another loopback address, same port.
 	var mu sync.Mutex
@@ -93,7 +93,7 @@ func TestCredentialsGoOnlyToTheOperatorsAddresses(t *testing.T) {
 	wrapper := []string{unshare, "--mount", "--propagation", "private", "--", "sh", "-c",
 		`mount --bind "$0" /etc/hosts && exec "$@"`, hosts}
 
-	fps := firstListing(t, "http://"+real+"/review", genSession)
+	fps := firstListing(t, "http://"+upstream+"/review", genSession)
 	for _, tc := range []struct {
 		name      string
 		addresses []string
