@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/gate/gatemetrics"
 	"github.com/toolgate/toolgate/internal/gate/rpcmsg"
+	"github.com/toolgate/toolgate/internal/gateproto"
 	"github.com/toolgate/toolgate/pkg/clip"
 )
 
@@ -144,7 +145,7 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "toolgate: Host must be a loopback name", http.StatusForbidden)
 		return
 	}
-	id, ok := serverIDFromPath(r.URL.Path)
+	id, ok := gateproto.ServerIDFromPath(r.URL.Path)
 	if !ok {
 		http.NotFound(w, r)
 		return

@@ -9,7 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/toolgate/toolgate/internal/gate"
 	"github.com/toolgate/toolgate/internal/gateproto"
 )
 
@@ -75,7 +74,7 @@ func EnvVars(servers []string) ([]corev1.EnvVar, error) {
 // URL is the gate's endpoint, on the pod's loopback, for the server whose
 // ID is "namespace/name".
 func URL(serverID string) string {
-	return fmt.Sprintf("http://127.0.0.1:%d%s", ListenPort, gate.ServerPath(serverID))
+	return fmt.Sprintf("http://127.0.0.1:%d%s", ListenPort, gateproto.ServerPath(serverID))
 }
 
 // envToken upper-cases s and turns everything but letters and digits
