@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -12,8 +13,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/gateconfig"
 	"github.com/toolgate/toolgate/internal/lifecycle"
-	"github.com/toolgate/toolgate/internal/policy"
 	"github.com/toolgate/toolgate/internal/probe"
 )
 
@@ -52,9 +53,11 @@ type Options struct {
 	// ProbeAllowLinkLocal lets probes reach link-local and cloud metadata
 	// addresses, which they refuse by default.
 	ProbeAllowLinkLocal bool
-	// Ceilings are the cluster's default ceiling, for policies that name
-	// none, and its cap; GateConfigBuilder must be given the same.
-	Ceilings policy.Ceilings
+	// GateConfig is the builder of the gates' configurations, required:
+	// the ToolPolicy reconciler gathers a namespace's inputs through it,
+	// under its ceilings, so that a policy's status says what its gates are
+	// served. The operator hands the gate server the same one.
+	GateConfig *gateconfig.Builder
 	// RequireInjection: the gate server serves only namespaces labelled
 	// for injection, so policies elsewhere are reported not Ready.
 	RequireInjection bool
@@ -64,7 +67,10 @@ type Options struct {
 // binary and the integration tests both call it, so what is tested is what
 // runs.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
-	if err := RegisterIndexes(context.Background(), mgr.GetFieldIndexer()); err != nil {
+	if opts.GateConfig == nil {
+		return errors.New("setting up the controllers: Options.GateConfig is required")
+	}
+	if err := gateconfig.RegisterIndexes(context.Background(), mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
 	c, s := mgr.GetClient(), mgr.GetScheme()
@@ -80,7 +86,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		ProbeAllowLinkLocal: opts.ProbeAllowLinkLocal}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the MCPServer controller: %w", err)
 	}
-	if err := (&ToolPolicyReconciler{Client: c, Scheme: s, Recorder: rec, Ceilings: opts.Ceilings, RequireInjection: opts.RequireInjection}).SetupWithManager(mgr); err != nil {
+	if err := (&ToolPolicyReconciler{Client: c, Scheme: s, Recorder: rec, Gates: opts.GateConfig, RequireInjection: opts.RequireInjection}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the ToolPolicy controller: %w", err)
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/toolgate/toolgate/internal/approval"
+	"github.com/toolgate/toolgate/internal/gateconfig"
 
 	"github.com/toolgate/toolgate/internal/testenv"
 )
@@ -24,6 +25,9 @@ const testMaxRemovedPins = 10
 var (
 	env         *testenv.Env
 	testManager ctrl.Manager
+	// testGates is the gate configuration builder the manager's ToolPolicy
+	// reconciler evaluates through, as the operator's is.
+	testGates *gateconfig.Builder
 )
 
 // TestMain starts one control plane and one manager, with every reconciler
@@ -53,7 +57,8 @@ func TestMain(m *testing.M) {
 			return nil, fmt.Errorf("creating manager: %w", err)
 		}
 		testManager = mgr
-		if err := SetupWithManager(mgr, Options{MaxRemovedPins: testMaxRemovedPins, ProbeConcurrency: 8}); err != nil {
+		testGates = &gateconfig.Builder{Reader: mgr.GetClient()}
+		if err := SetupWithManager(mgr, Options{MaxRemovedPins: testMaxRemovedPins, ProbeConcurrency: 8, GateConfig: testGates}); err != nil {
 			return nil, err
 		}
 		if err := approval.Setup(mgr, approval.Config{

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/gateconfig"
 	"github.com/toolgate/toolgate/internal/policy"
 )
 
@@ -31,8 +32,10 @@ type ToolPolicyReconciler struct {
 	client.Client
 	Scheme   *runtime.Scheme
 	Recorder events.EventRecorder
-	// Ceilings are the cluster's default ceiling and cap.
-	Ceilings policy.Ceilings
+	// Gates gathers a namespace's inputs, under the cluster's ceilings,
+	// exactly as the gates' configurations are built: a policy's status
+	// then says what its gates are served.
+	Gates *gateconfig.Builder
 	// RequireInjection marks policies of namespaces not labelled for
 	// injection not Ready: the gate server serves no gate there.
 	RequireInjection bool
@@ -57,7 +60,7 @@ func (r *ToolPolicyReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	if len(list.Items) == 0 {
 		return ctrl.Result{}, nil
 	}
-	in, err := gatherPolicyInputs(ctx, r.Client, req.Namespace, list.Items, r.Ceilings)
+	in, err := r.Gates.Gather(ctx, req.Namespace, list.Items)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -124,7 +127,7 @@ func namespaceRequest(ns string) reconcile.Request {
 func (r *ToolPolicyReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	reader := mgr.GetClient()
 	usersOf := func(ctx context.Context, ns, name string) []reconcile.Request {
-		nss, err := namespacesUsing(ctx, reader, ns, name)
+		nss, err := gateconfig.NamespacesUsing(ctx, reader, ns, name)
 		if err != nil {
 			logf.FromContext(ctx).Error(err, "finding the policies that reference a server", "server", ns+"/"+name)
 			return nil
@@ -151,7 +154,7 @@ func (r *ToolPolicyReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		}),
 		predicate.TypedFuncs[*toolgatev1alpha1.ToolPin]{
 			UpdateFunc: func(e event.TypedUpdateEvent[*toolgatev1alpha1.ToolPin]) bool {
-				return pinMatters(e.ObjectOld, e.ObjectNew)
+				return gateconfig.PinMatters(e.ObjectOld, e.ObjectNew)
 			},
 		})
 	namespaces := source.Kind(mgr.GetCache(), &corev1.Namespace{},

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/gateconfig"
 	"github.com/toolgate/toolgate/internal/gateproto"
 )
 
@@ -67,7 +68,7 @@ func agentPod(t *testing.T, ns, name string, labels map[string]string) *corev1.P
 // cond, checking every one it builds is valid.
 func gateConfig(t *testing.T, what string, pod *corev1.Pod, cond func(*gateproto.Config) (bool, string)) *gateproto.Config {
 	t.Helper()
-	b := &GateConfigBuilder{Reader: testManager.GetClient()}
+	b := testGates
 	var cfg *gateproto.Config
 	eventually(t, what, func() (bool, string) {
 		c, err := b.Build(t.Context(), pod)
@@ -98,7 +99,7 @@ func toolIn(c *gateproto.Config, server, tool string) *gateproto.Tool {
 	return nil
 }
 
-// invalidations records the namespaces GateInvalidation reported.
+// invalidations records the namespaces gateconfig.WatchInvalidations reported.
 type invalidations struct {
 	mu   sync.Mutex
 	seen map[string]bool
@@ -107,7 +108,7 @@ type invalidations struct {
 func watchInvalidations(t *testing.T) *invalidations {
 	t.Helper()
 	inv := &invalidations{seen: map[string]bool{}}
-	if err := GateInvalidation(testManager, func(ns string) {
+	if err := gateconfig.WatchInvalidations(testManager, func(ns string) {
 		inv.mu.Lock()
 		defer inv.mu.Unlock()
 		inv.seen[ns] = true

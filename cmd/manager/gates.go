@@ -10,9 +10,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"github.com/toolgate/toolgate/controllers"
+	"github.com/toolgate/toolgate/internal/gateconfig"
 	"github.com/toolgate/toolgate/internal/gateserver"
-	"github.com/toolgate/toolgate/internal/policy"
 )
 
 // setupGateServer adds the server that streams each gate its
@@ -25,7 +24,11 @@ import (
 // stream and its call requests over one HTTP/2 connection. The gate
 // server's own HTTP/2 limits are its defence against the rapid-reset class
 // of attacks, and only pods with a valid token get past the headers.
-func setupGateServer(mgr ctrl.Manager, o *options, certs *certificates) error {
+//
+// The builder is the one the ToolPolicy reconciler evaluates through; the
+// cache's field indexes it reads are registered with the controllers,
+// before this runs.
+func setupGateServer(mgr ctrl.Manager, o *options, certs *certificates, builder *gateconfig.Builder) error {
 	if o.gatePort == 0 {
 		return nil
 	}
@@ -33,7 +36,7 @@ func setupGateServer(mgr ctrl.Manager, o *options, certs *certificates) error {
 	srv, err := gateserver.New(gateserver.Options{
 		BindAddress: net.JoinHostPort(o.gateBindAddress, strconv.Itoa(o.gatePort)),
 		CertDir:     certDir, CertName: certName, KeyName: keyName,
-		Builder: gateBuilder(mgr, o.ceilings), ServeUninjectedPods: o.gateServeUninjected, CheckServed: o.servedPods(),
+		Builder: builder, ServeUninjectedPods: o.gateServeUninjected, CheckServed: o.servedPods(),
 		// Writes go to the API server; pods are read there too, not from
 		// a cache: the operator may get pods, not list or watch them.
 		Client: mgr.GetClient(), PodReader: mgr.GetAPIReader(),
@@ -77,22 +80,15 @@ func webhookCert(mgr ctrl.Manager, o *options) (dir, cert, key string) {
 	return dir, cert, key
 }
 
-// gateBuilder evaluates the policies that select a pod, from the manager's
-// cache. The cache's field indexes are registered with the controllers,
-// before this runs.
-func gateBuilder(mgr ctrl.Manager, ceilings policy.Ceilings) gateserver.Builder {
-	return &controllers.GateConfigBuilder{Reader: mgr.GetClient(), Ceilings: ceilings}
-}
-
 // gateInvalidation registers informer handlers on policies, servers, pins,
 // credentials Secrets and namespaces that tell the server which
 // namespace's gates a change concerns. Informers run on every replica, so
 // a replica that is not the leader pushes as fast as the leader.
 func gateInvalidation(mgr ctrl.Manager, srv *gateserver.Server) error {
-	if err := controllers.GateInvalidation(mgr, srv.Invalidate); err != nil {
+	if err := gateconfig.WatchInvalidations(mgr, srv.Invalidate); err != nil {
 		return fmt.Errorf("watching what gate configurations depend on: %w", err)
 	}
-	if err := controllers.PinChanges(mgr, srv.PinChanged); err != nil {
+	if err := gateconfig.WatchPinChanges(mgr, srv.PinChanged); err != nil {
 		return fmt.Errorf("watching ToolPins for decisions on pending calls: %w", err)
 	}
 	return nil

@@ -18,6 +18,7 @@ import (
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/controllers"
 	"github.com/toolgate/toolgate/internal/approval"
+	"github.com/toolgate/toolgate/internal/gateconfig"
 	"github.com/toolgate/toolgate/internal/podconnect"
 )
 
@@ -79,12 +80,16 @@ func wire(mgr ctrl.Manager, o *options, certs *certificates) error {
 	if err := certs.addRotator(mgr, o); err != nil {
 		return fmt.Errorf("setting up the certificate rotation: %w", err)
 	}
+	// One builder of the gates' configurations, with the cluster's
+	// ceilings, serves the ToolPolicy reconciler and the gate server: a
+	// policy's status then says what its gates are served.
+	gates := &gateconfig.Builder{Reader: mgr.GetClient(), Ceilings: o.ceilings}
 	if err := controllers.SetupWithManager(mgr, controllers.Options{
 		RequiredApprovers: o.requiredApprovers,
 		ProbeConcurrency:  o.probeConcurrency, MaxProbeTimeout: o.maxProbeTimeout,
 		RemovedPinRetention: o.removedRetention, MaxRemovedPins: o.maxRemovedPins,
 		ProbeMemoryBudget: int64(o.probeMemoryBudget), ProbeMemoryPerServer: int64(o.probeMemoryPerServer),
-		ProbeAllowLinkLocal: o.probeAllowLinkLocal, Ceilings: o.ceilings,
+		ProbeAllowLinkLocal: o.probeAllowLinkLocal, GateConfig: gates,
 		RequireInjection: !o.gateServeUninjected,
 	}); err != nil {
 		return err
@@ -106,7 +111,7 @@ func wire(mgr ctrl.Manager, o *options, certs *certificates) error {
 	if err := certs.afterCertificate(func() error { return setupInjector(mgr, o) }); err != nil {
 		return fmt.Errorf("setting up the injection webhook: %w", err)
 	}
-	if err := setupGateServer(mgr, o, certs); err != nil {
+	if err := setupGateServer(mgr, o, certs, gates); err != nil {
 		return fmt.Errorf("setting up the gate server: %w", err)
 	}
 

@@ -1,10 +1,11 @@
-package controllers
+package gateconfig
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -12,82 +13,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
-	"github.com/toolgate/toolgate/internal/gateproto"
-	"github.com/toolgate/toolgate/internal/policy"
 )
 
-// GateConfigBuilder makes the configuration of one agent pod's gate from
-// the informer cache. The gate server calls it on every replica, leader or
-// not: it only reads, and the cache runs on every replica.
-type GateConfigBuilder struct {
-	// Reader is the manager's cache (or its client, which reads the
-	// cache); it must carry the field indexes RegisterIndexes adds.
-	Reader client.Reader
-	// Ceilings are the cluster's default ceiling and cap; they must be
-	// the ToolPolicy reconciler's, so that status says what gates do.
-	Ceilings policy.Ceilings
-}
-
-// Build returns the configuration for one pod, read from the informer cache.
-// The pod's namespace and name are taken from the object given, which the
-// caller must have from a source it trusts (the pod's token), never from
-// the gate. The configuration passes gateproto's Validate; an error means
-// the cache could not be read, and the caller keeps serving the last good
-// configuration (or none: the gate then exposes nothing).
-func (b *GateConfigBuilder) Build(ctx context.Context, pod *corev1.Pod) (*gateproto.Config, error) {
-	if pod == nil || pod.Namespace == "" || pod.Name == "" {
-		return nil, errors.New("building a gate configuration: the pod has no namespace or name")
-	}
-	var list toolgatev1alpha1.ToolPolicyList
-	if err := b.Reader.List(ctx, &list, client.InNamespace(pod.Namespace)); err != nil {
-		return nil, fmt.Errorf("listing the ToolPolicies of %s: %w", pod.Namespace, err)
-	}
-	in, err := gatherPolicyInputs(ctx, b.Reader, pod.Namespace, policy.Matching(list.Items, pod.Labels), b.Ceilings)
-	if err != nil {
-		return nil, err
-	}
-	upstreams, unresolved, err := resolveUpstreams(ctx, b.Reader, in)
-	if err != nil {
-		return nil, err
-	}
-	in.Unresolved = unresolved
-	cfg := policy.Evaluate(in).Config(pod.Namespace, pod.Name, upstreams)
-	if err := cfg.Validate(); err != nil {
-		// Evaluation keeps every bound of the protocol; this is a bug, and
-		// serving nothing is the safe answer to it.
-		return nil, fmt.Errorf("the configuration of pod %s/%s is invalid: %w", pod.Namespace, pod.Name, err)
-	}
-	return cfg, nil
-}
-
-// resolveUpstreams resolves the upstream of every server the policies
-// reference that admits the namespace; a server whose credentials or CA do
-// not resolve is reported in unresolved with why, and is not ready for the
-// gate. Other servers are not resolved at all: their Secrets are none of
-// this namespace's business.
-func resolveUpstreams(ctx context.Context, c client.Reader, in policy.Input) (map[string]*gateproto.Upstream, map[string]string, error) {
-	upstreams, unresolved := map[string]*gateproto.Upstream{}, map[string]string{}
-	for i := range in.Servers {
-		s := &in.Servers[i]
-		if ok, _ := policy.Admits(s, in.Namespace, in.NamespaceLabels); !ok {
-			continue
-		}
-		id := s.Namespace + "/" + s.Name
-		u, err := resolveUpstream(ctx, c, s)
-		var cerr *configError
-		switch {
-		case errors.As(err, &cerr):
-			unresolved[id] = cerr.reason + ": " + cerr.msg
-		case err != nil:
-			return nil, nil, fmt.Errorf("resolving the upstream of MCPServer %s: %w", id, err)
-		default:
-			upstreams[id] = u
-		}
-	}
-	return upstreams, unresolved, nil
-}
-
-// GateInvalidation calls invalidate with every agent namespace whose gate
+// WatchInvalidations calls invalidate with every agent namespace whose gate
 // configurations an event may have changed: a ToolPolicy's own namespace;
 // for an MCPServer, a ToolPin, or a credentials Secret or CA ConfigMap an
 // MCPServer reads, the namespaces of the policies that reference the
@@ -97,7 +25,7 @@ func resolveUpstreams(ctx context.Context, c client.Reader, in policy.Input) (ma
 // The handlers are added to the manager's informers directly, not through
 // a controller, so that they run on every replica and not only on the
 // leader; the gate server of each replica serves its own gates.
-func GateInvalidation(mgr ctrl.Manager, invalidate func(namespace string)) error {
+func WatchInvalidations(mgr ctrl.Manager, invalidate func(namespace string)) error {
 	ctx := context.Background()
 	reader := mgr.GetCache()
 	log := mgr.GetLogger().WithName("gate-invalidation")
@@ -147,7 +75,7 @@ func GateInvalidation(mgr ctrl.Manager, invalidate func(namespace string)) error
 		return nil
 	}
 	usersOf := func(ns, name string) {
-		nss, err := namespacesUsing(ctx, reader, ns, name)
+		nss, err := NamespacesUsing(ctx, reader, ns, name)
 		affected("MCPServer "+ns+"/"+name, nss, err)
 	}
 	return errors.Join(
@@ -158,9 +86,10 @@ func GateInvalidation(mgr ctrl.Manager, invalidate func(namespace string)) error
 		}, func(o client.Object) { invalidate(o.GetNamespace()) }),
 		add(&toolgatev1alpha1.MCPServer{}, nil, func(o client.Object) { usersOf(o.GetNamespace(), o.GetName()) }),
 		add(&toolgatev1alpha1.ToolPin{}, func(old, cur client.Object) bool {
-			return pinMatters(old.(*toolgatev1alpha1.ToolPin), cur.(*toolgatev1alpha1.ToolPin))
+			return PinMatters(old.(*toolgatev1alpha1.ToolPin), cur.(*toolgatev1alpha1.ToolPin))
 		}, func(o client.Object) { usersOf(o.GetNamespace(), o.(*toolgatev1alpha1.ToolPin).Spec.ServerRef.Name) }),
-		// The cache holds only credentials Secrets (CacheOptions).
+		// The cache holds only credentials Secrets (the manager's cache
+		// options).
 		add(&corev1.Secret{}, nil, func(o client.Object) {
 			nss, err := namespacesUsingReference(ctx, reader, "secret", o.GetNamespace(), o.GetName())
 			affected("Secret "+o.GetNamespace()+"/"+o.GetName(), nss, err)
@@ -175,11 +104,11 @@ func GateInvalidation(mgr ctrl.Manager, invalidate func(namespace string)) error
 	)
 }
 
-// PinChanges calls changed with the namespace and name of every ToolPin
-// that is added or updated in the manager's cache, whatever changed: a
-// decision on a pending call is a change of status.decisions alone, which
-// GateInvalidation rightly ignores. changed must not block.
-func PinChanges(mgr ctrl.Manager, changed func(namespace, name string)) error {
+// WatchPinChanges calls changed with the namespace and name of every
+// ToolPin that is added or updated in the manager's cache, whatever
+// changed: a decision on a pending call is a change of status.decisions
+// alone, which WatchInvalidations rightly ignores. changed must not block.
+func WatchPinChanges(mgr ctrl.Manager, changed func(namespace, name string)) error {
 	inf, err := mgr.GetCache().GetInformer(context.Background(), &toolgatev1alpha1.ToolPin{})
 	if err != nil {
 		return fmt.Errorf("getting the ToolPin informer: %w", err)
@@ -197,4 +126,69 @@ func PinChanges(mgr ctrl.Manager, changed func(namespace, name string)) error {
 		return fmt.Errorf("adding a ToolPin event handler: %w", err)
 	}
 	return nil
+}
+
+// NamespacesUsing returns the namespaces whose ToolPolicies reference the
+// MCPServer, sorted.
+func NamespacesUsing(ctx context.Context, c client.Reader, serverNamespace, serverName string) ([]string, error) {
+	var list toolgatev1alpha1.ToolPolicyList
+	if err := c.List(ctx, &list, client.MatchingFields{PolicyServerIndex: serverNamespace + "/" + serverName}); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range list.Items {
+		if !slices.Contains(out, p.Namespace) {
+			out = append(out, p.Namespace)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// namespacesUsingReference returns the namespaces whose policies reference
+// an MCPServer that reads the Secret or ConfigMap ("secret" or
+// "configmap").
+func namespacesUsingReference(ctx context.Context, c client.Reader, kind, namespace, name string) ([]string, error) {
+	var servers toolgatev1alpha1.MCPServerList
+	if err := c.List(ctx, &servers, client.InNamespace(namespace), client.MatchingFields{ServerReferenceIndex: kind + "/" + name}); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, s := range servers.Items {
+		nss, err := NamespacesUsing(ctx, c, s.Namespace, s.Name)
+		if err != nil {
+			return nil, err
+		}
+		for _, ns := range nss {
+			if !slices.Contains(out, ns) {
+				out = append(out, ns)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// PinMatters reports whether a change of a pin can change a decision:
+// anything but what a probe touches on every pass (lastSeenTime) or what
+// per-call approval writes (pendingCalls, call decisions).
+func PinMatters(old, cur *toolgatev1alpha1.ToolPin) bool {
+	o, n := old.Status, cur.Status
+	return o.State != n.State || o.ObservedFingerprint != n.ObservedFingerprint ||
+		!equalPinned(o.Pinned, n.Pinned) || !equalRisk(o.Risk, n.Risk) ||
+		old.Spec.ToolName != cur.Spec.ToolName || !old.DeletionTimestamp.Equal(cur.DeletionTimestamp)
+}
+
+func equalPinned(a, b *toolgatev1alpha1.PinnedDefinition) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Fingerprint == b.Fingerprint && a.Source == b.Source
+}
+
+func equalRisk(a, b *toolgatev1alpha1.ToolRisk) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Level == b.Level && a.Category == b.Category && a.MinTrustLevel == b.MinTrustLevel && len(a.Findings) == len(b.Findings)
 }

@@ -1,0 +1,137 @@
+package gateconfig
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/gateproto"
+	"github.com/toolgate/toolgate/internal/policy"
+)
+
+// Builder makes the configuration of one agent pod's gate from the
+// informer cache, and gathers the inputs of a namespace's policies for the
+// ToolPolicy reconciler. The gate server calls it on every replica, leader
+// or not: it only reads, and the cache runs on every replica.
+//
+// The operator makes one Builder and hands it to both the reconciler and
+// the gate server, so that the cluster's ceilings are set in one place and
+// a policy's status says what its gates are served.
+type Builder struct {
+	// Reader is the manager's cache (or its client, which reads the
+	// cache); it must carry the field indexes RegisterIndexes adds.
+	Reader client.Reader
+	// Ceilings are the cluster's default ceiling, for policies that name
+	// none, and its cap; the zero value is policy.Ceilings'.
+	Ceilings policy.Ceilings
+}
+
+// Build returns the configuration for one pod, read from the informer cache.
+// The pod's namespace and name are taken from the object given, which the
+// caller must have from a source it trusts (the pod's token), never from
+// the gate. The configuration passes gateproto's Validate; an error means
+// the cache could not be read, and the caller keeps serving the last good
+// configuration (or none: the gate then exposes nothing).
+func (b *Builder) Build(ctx context.Context, pod *corev1.Pod) (*gateproto.Config, error) {
+	if pod == nil || pod.Namespace == "" || pod.Name == "" {
+		return nil, errors.New("building a gate configuration: the pod has no namespace or name")
+	}
+	var list toolgatev1alpha1.ToolPolicyList
+	if err := b.Reader.List(ctx, &list, client.InNamespace(pod.Namespace)); err != nil {
+		return nil, fmt.Errorf("listing the ToolPolicies of %s: %w", pod.Namespace, err)
+	}
+	in, err := b.Gather(ctx, pod.Namespace, policy.Matching(list.Items, pod.Labels))
+	if err != nil {
+		return nil, err
+	}
+	upstreams, unresolved, err := resolveUpstreams(ctx, b.Reader, in)
+	if err != nil {
+		return nil, err
+	}
+	in.Unresolved = unresolved
+	cfg := policy.Evaluate(in).Config(pod.Namespace, pod.Name, upstreams)
+	if err := cfg.Validate(); err != nil {
+		// Evaluation keeps every bound of the protocol; this is a bug, and
+		// serving nothing is the safe answer to it.
+		return nil, fmt.Errorf("the configuration of pod %s/%s is invalid: %w", pod.Namespace, pod.Name, err)
+	}
+	return cfg, nil
+}
+
+// Gather reads what evaluating policies of one namespace needs: the
+// namespace's labels, the servers the policies reference and those
+// servers' pins, under the Builder's ceilings. A server that does not exist
+// is left out (the evaluation reports it); any other read error is
+// returned.
+func (b *Builder) Gather(ctx context.Context, namespace string, policies []toolgatev1alpha1.ToolPolicy) (policy.Input, error) {
+	c := b.Reader
+	in := policy.Input{Namespace: namespace, Policies: policies, Ceilings: b.Ceilings}
+	var ns corev1.Namespace
+	switch err := c.Get(ctx, client.ObjectKey{Name: namespace}, &ns); {
+	case err == nil:
+		in.NamespaceLabels = ns.Labels
+	case apierrors.IsNotFound(err):
+		// Being deleted: no labels, so no selector admits it.
+	default:
+		return in, fmt.Errorf("reading namespace %s: %w", namespace, err)
+	}
+
+	var ids []client.ObjectKey
+	for i := range policies {
+		for _, ref := range policies[i].Spec.Servers {
+			key := client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}
+			if !slices.Contains(ids, key) {
+				ids = append(ids, key)
+			}
+		}
+	}
+	for _, key := range ids {
+		var s toolgatev1alpha1.MCPServer
+		if err := c.Get(ctx, key, &s); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			return in, fmt.Errorf("reading MCPServer %s: %w", key, err)
+		}
+		in.Servers = append(in.Servers, s)
+		var pins toolgatev1alpha1.ToolPinList
+		if err := c.List(ctx, &pins, client.InNamespace(key.Namespace), client.MatchingFields{PinServerIndex: key.Name}); err != nil {
+			return in, fmt.Errorf("listing the pins of MCPServer %s: %w", key, err)
+		}
+		in.Pins = append(in.Pins, pins.Items...)
+	}
+	return in, nil
+}
+
+// resolveUpstreams resolves the upstream of every server the policies
+// reference that admits the namespace; a server whose credentials or CA do
+// not resolve is reported in unresolved with why, and is not ready for the
+// gate. Other servers are not resolved at all: their Secrets are none of
+// this namespace's business.
+func resolveUpstreams(ctx context.Context, c client.Reader, in policy.Input) (map[string]*gateproto.Upstream, map[string]string, error) {
+	upstreams, unresolved := map[string]*gateproto.Upstream{}, map[string]string{}
+	for i := range in.Servers {
+		s := &in.Servers[i]
+		if ok, _ := policy.Admits(s, in.Namespace, in.NamespaceLabels); !ok {
+			continue
+		}
+		id := s.Namespace + "/" + s.Name
+		u, err := ResolveUpstream(ctx, c, s)
+		var cerr *ConfigError
+		switch {
+		case errors.As(err, &cerr):
+			unresolved[id] = cerr.Reason + ": " + cerr.Message
+		case err != nil:
+			return nil, nil, fmt.Errorf("resolving the upstream of MCPServer %s: %w", id, err)
+		default:
+			upstreams[id] = u
+		}
+	}
+	return upstreams, unresolved, nil
+}
