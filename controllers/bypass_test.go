@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
@@ -195,4 +196,50 @@ func TestGateBypassNotCheckedWhenCredentialsCannotBeRead(t *testing.T) {
 	if c := meta.FindStatusCondition(got.Status.Conditions, toolgatev1alpha1.ConditionGateBypassable); !strings.Contains(c.Message, "secret absent not found") {
 		t.Errorf("message: %s", c.Message)
 	}
+}
+
+// TestCredentialsBesideTheAgentsAreBypassable: an MCPServer whose
+// credentials' Secret sits in a namespace where agents run behind the gate
+// is bypassable however firmly the server demands the credentials: the
+// namespace's users (the edit role may read Secrets) hold what the gate
+// holds. Moved out of an agent namespace's reach — the label gone — the
+// same server is not.
+func TestCredentialsBesideTheAgentsAreBypassable(t *testing.T) {
+	ns := testNamespace(t)
+	labelInjection := func(on bool) {
+		t.Helper()
+		err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+			var n corev1.Namespace
+			if err := env.Client.Get(t.Context(), client.ObjectKey{Name: ns}, &n); err != nil {
+				return err
+			}
+			if on {
+				n.Labels = map[string]string{toolgatev1alpha1.LabelInjection: toolgatev1alpha1.InjectionEnabled}
+			} else {
+				delete(n.Labels, toolgatev1alpha1.LabelInjection)
+			}
+			return env.Client.Update(t.Context(), &n)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	labelInjection(true)
+	required := &atomic.Bool{}
+	required.Store(true)
+	create(t, tokenSecret(ns, "beside-token", "s3cret"))
+	server := &toolgatev1alpha1.MCPServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "beside", Namespace: ns},
+		Spec: toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: guardedMCPServer(t, "s3cret", required)},
+			Auth:         &toolgatev1alpha1.MCPServerAuth{BearerToken: &toolgatev1alpha1.KeyReference{Name: "beside-token", Key: "token"}},
+			CatalogTrust: toolgatev1alpha1.CatalogTrustInternal},
+	}
+	create(t, server)
+	got := bypassIs(t, server, metav1.ConditionTrue, toolgatev1alpha1.ReasonCredentialsReadableByAgents)
+	if c := meta.FindStatusCondition(got.Status.Conditions, toolgatev1alpha1.ConditionGateBypassable); !strings.Contains(c.Message, "Secret in namespace "+ns) {
+		t.Errorf("the message: %s", c.Message)
+	}
+	labelInjection(false)
+	reprobe(t, server, "6m")
+	bypassIs(t, server, metav1.ConditionFalse, toolgatev1alpha1.ReasonCredentialsRequired)
 }

@@ -198,10 +198,21 @@ func (r *MCPServerReconciler) gather(ctx context.Context, server *toolgatev1alph
 	// them when a check is due (bypass.Due), in the probe's slot.
 	credentials := len(cfg.Header)
 	check := false
-	if credentials == 0 {
+	agents, nsErr := r.agentsRunIn(ctx, server.Namespace)
+	if nsErr != nil {
+		logf.FromContext(ctx).Info("cannot tell whether agents run in the server's namespace; the bypass check waits", "error", nsErr.Error())
+	}
+	switch {
+	case credentials == 0:
 		c := bypass.Decide(bypass.Input{Generation: server.Generation})
 		p.input.GateBypass = &c
-	} else {
+	case agents:
+		// The credentials' Secret sits beside the agents: whoever may read
+		// Secrets there holds what the gate holds, whatever the server
+		// answers without them.
+		c := bypass.Decide(bypass.Input{Generation: server.Generation, Credentials: credentials, AgentNamespace: server.Namespace})
+		p.input.GateBypass = &c
+	case nsErr == nil:
 		var last *bypass.Mark
 		if v, ok := r.bypassChecked.Load(client.ObjectKeyFromObject(server)); ok {
 			m := v.(bypass.Mark)
@@ -591,4 +602,15 @@ func (r *MCPServerReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		WithOptions(controller.Options{MaxConcurrentReconciles: reconcileWorkers}).
 		Named("mcpserver").
 		Complete(r)
+}
+
+// agentsRunIn reports whether namespace is one where agents run behind the
+// gate (labelled toolgate.dev/injection=enabled). A namespace that does not
+// exist runs none.
+func (r *MCPServerReconciler) agentsRunIn(ctx context.Context, namespace string) (bool, error) {
+	var ns corev1.Namespace
+	if err := r.Get(ctx, client.ObjectKey{Name: namespace}, &ns); err != nil {
+		return false, client.IgnoreNotFound(err)
+	}
+	return ns.Labels[toolgatev1alpha1.LabelInjection] == toolgatev1alpha1.InjectionEnabled, nil
 }

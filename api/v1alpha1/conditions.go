@@ -31,8 +31,12 @@ const (
 	// ReasonReachableWithoutCredentials (True): the server answered MCP
 	// initialize to a probe that sent none of the credentials.
 	ReasonReachableWithoutCredentials = "ReachableWithoutCredentials"
+	// ReasonCredentialsReadableByAgents (True): the credentials' Secret is
+	// in the server's namespace, where agents run behind the gate, and its
+	// users may read what the gate holds.
+	ReasonCredentialsReadableByAgents = "CredentialsReadableByAgents"
 	// ReasonCredentialsRequired (False): the server refused a probe without
-	// the credentials (HTTP 401 or 403, or an MCP error).
+	// the credentials with HTTP 401 or 403.
 	ReasonCredentialsRequired = "CredentialsRequired"
 	// ReasonBypassCheckFailed (Unknown): the probe without credentials got
 	// no answer that tells (the network, a timeout, an answer that is not

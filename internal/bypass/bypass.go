@@ -28,6 +28,10 @@ type Input struct {
 	// (spec.auth, resolved). Zero: there is nothing to withhold, and the
 	// server is not probed.
 	Credentials int
+	// AgentNamespace, when set, is the server's namespace, where the
+	// credentials' Secret lives, and where agents run behind the gate: its
+	// users (the edit role may read Secrets) hold what the gate holds.
+	AgentNamespace string
 	// Result and Err are probe.Anonymous's outcome.
 	Result *probe.AnonymousResult
 	Err    error
@@ -42,6 +46,12 @@ func Decide(in Input) metav1.Condition {
 		c.Message = "spec.auth gives the gate no credentials, so nothing the gate holds keeps agents from calling the server directly: " +
 			"an agent shares its gate's network, and any pod that reaches the server can call its tools around the gate. " + Remedy
 
+	case in.AgentNamespace != "":
+		c.Status, c.Reason = metav1.ConditionTrue, toolgatev1alpha1.ReasonCredentialsReadableByAgents
+		c.Message = fmt.Sprintf("the credentials the gate holds come from a Secret in namespace %s, where agents run behind the gate "+
+			"(labelled toolgate.dev/injection=enabled): whoever may read Secrets there — the edit role may — can call the server around the gate. "+
+			"Keep the MCPServer and its Secrets in a namespace agents do not use, and admit the agents' namespaces through spec.consumers. %s", in.AgentNamespace, Remedy)
+
 	case in.Err != nil || res == nil:
 		c.Status, c.Reason = metav1.ConditionUnknown, toolgatev1alpha1.ReasonBypassCheckFailed
 		why := "it returned nothing"
@@ -51,19 +61,31 @@ func Decide(in Input) metav1.Condition {
 		c.Message = fmt.Sprintf("a probe without the gate's credentials could not tell whether the server lets agents in around the gate (%s); "+
 			"it is made again at the next probe. Until it tells, assume it does. %s", why, Remedy)
 
+	case res.Initialized:
+		// Checked before a refusal: a server that answers initialize to
+		// anyone and refuses tools/list may still run tools/call.
+		c.Status, c.Reason = metav1.ConditionTrue, toolgatev1alpha1.ReasonReachableWithoutCredentials
+		what := "answered MCP initialize"
+		switch {
+		case res.Listed:
+			what = fmt.Sprintf("answered MCP initialize and listed %d tool(s)", res.Tools)
+		case res.Refusal != nil:
+			what = "answered MCP initialize (and then refused " + refusalText(res) + ", which says nothing of tools/call)"
+		}
+		c.Message = fmt.Sprintf("the server %s to a probe without the credentials the gate holds: "+
+			"an agent shares its gate's network, and any pod that reaches the server can call its tools around the gate. %s", what, Remedy)
+
+	case res.Refusal != nil && res.Refusal.HTTPStatus == 0:
+		// An MCP error is not an authentication refusal by itself: a
+		// version mismatch or a rate limit answers so too.
+		c.Status, c.Reason = metav1.ConditionUnknown, toolgatev1alpha1.ReasonBypassCheckFailed
+		c.Message = fmt.Sprintf("without the credentials the gate holds, the server answered %s, not HTTP 401 or 403, which does not tell "+
+			"whether it demands them; it is checked again at the next probe. Until it tells, assume agents can call it around the gate. %s", refusalText(res), Remedy)
+
 	case res.Refusal != nil:
 		c.Status, c.Reason = metav1.ConditionFalse, toolgatev1alpha1.ReasonCredentialsRequired
 		c.Message = fmt.Sprintf("without the credentials only the gate holds, the server refused %s: an agent cannot call it around the gate "+
 			"unless it gets them, so keep the Secret out of the agents' reach.", refusalText(res))
-
-	case res.Initialized:
-		c.Status, c.Reason = metav1.ConditionTrue, toolgatev1alpha1.ReasonReachableWithoutCredentials
-		what := "answered MCP initialize"
-		if res.Listed {
-			what = fmt.Sprintf("answered MCP initialize and listed %d tool(s)", res.Tools)
-		}
-		c.Message = fmt.Sprintf("the server %s to a probe without the credentials the gate holds: "+
-			"an agent shares its gate's network, and any pod that reaches the server can call its tools around the gate. %s", what, Remedy)
 
 	default:
 		// Anonymous returns an error whenever it neither got in nor was

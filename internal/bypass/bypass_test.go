@@ -60,11 +60,27 @@ func TestDecide(t *testing.T) {
 			says: []string{"HTTP 403 Forbidden"},
 		},
 		{
-			name: "refused with an MCP error after initialize",
+			// Answering initialize to anyone and refusing tools/list says
+			// nothing of tools/call: assume the worst.
+			name: "refused tools/list with an MCP error after initialize",
 			in: Input{Generation: 3, Credentials: 1, Result: &probe.AnonymousResult{Initialized: true,
 				Refusal: &probe.Refusal{Step: "tools/list", RPCCode: -32001}}},
-			status: metav1.ConditionFalse, reason: toolgatev1alpha1.ReasonCredentialsRequired,
-			says: []string{"refused tools/list with JSON-RPC error -32001 (it answered initialize)"},
+			status: metav1.ConditionTrue, reason: toolgatev1alpha1.ReasonReachableWithoutCredentials,
+			says: []string{"answered MCP initialize (and then refused tools/list with JSON-RPC error -32001", "says nothing of tools/call"},
+		},
+		{
+			// A version mismatch or a rate limit answers with an MCP error
+			// too: it is no proof the server demands credentials.
+			name:   "an MCP error on initialize: cannot tell",
+			in:     Input{Generation: 3, Credentials: 1, Result: &probe.AnonymousResult{Refusal: &probe.Refusal{Step: "initialize", RPCCode: -32600}}},
+			status: metav1.ConditionUnknown, reason: toolgatev1alpha1.ReasonBypassCheckFailed,
+			says: []string{"not HTTP 401 or 403", "assume agents can call it around the gate"},
+		},
+		{
+			name:   "credentials beside the agents",
+			in:     Input{Generation: 3, Credentials: 1, AgentNamespace: "agents", Result: &probe.AnonymousResult{Refusal: &probe.Refusal{Step: "initialize", HTTPStatus: 401}}},
+			status: metav1.ConditionTrue, reason: toolgatev1alpha1.ReasonCredentialsReadableByAgents,
+			says: []string{"Secret in namespace agents, where agents run", "spec.consumers"},
 		},
 		{
 			name:   "network error: cannot tell",
