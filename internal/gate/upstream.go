@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -24,10 +26,14 @@ type clientKey struct {
 	// addresses are the upstream's Addresses, joined: the only places the
 	// client's dialer connects to when set.
 	addresses string
+	// noResolve: the upstream names a host, carries credentials and comes
+	// with no addresses; its client dials nothing (see unresolvedDialer).
+	noResolve bool
 }
 
 func (g *Gate) client(u *gateproto.Upstream) (*http.Client, error) {
-	key := clientKey{caPEM: u.CAPEM, serverName: u.ServerName, timeout: u.Timeout.Duration, addresses: strings.Join(u.Addresses, ",")}
+	key := clientKey{caPEM: u.CAPEM, serverName: u.ServerName, timeout: u.Timeout.Duration, addresses: strings.Join(u.Addresses, ","),
+		noResolve: len(u.Addresses) == 0 && len(u.Headers) > 0 && namesAHost(u.URL)}
 	if key.timeout <= 0 {
 		key.timeout = g.limits.ResponseHeaderTimeout
 	}
@@ -46,8 +52,11 @@ func (g *Gate) client(u *gateproto.Upstream) (*http.Client, error) {
 	}
 	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	dial := dialer.DialContext
-	if len(u.Addresses) > 0 {
+	switch {
+	case len(u.Addresses) > 0:
 		dial = pinnedDialer(dialer, slices.Clone(u.Addresses))
+	case key.noResolve:
+		dial = unresolvedDialer
 	}
 	t := &http.Transport{
 		// No proxy from the environment: the gate reaches exactly the
@@ -104,6 +113,29 @@ func pinnedDialer(d *net.Dialer, addresses []string) func(ctx context.Context, n
 		}
 		return nil, firstErr
 	}
+}
+
+// errNoAddresses refuses to resolve, in the agent's pod, the name of an
+// upstream the gate holds credentials for.
+var errNoAddresses = errors.New("the operator gave no addresses for this server, and the gate does not resolve the name of a server it holds credentials for: " +
+	"the pod's /etc/hosts and resolver are the agent's to write (the MCPServer's status.addresses fills at its next successful probe)")
+
+// unresolvedDialer dials nothing. Were the gate to resolve the name, the
+// credentials would go wherever the pod's /etc/hosts or resolver say —
+// files a root agent container can rewrite at run time, whatever the
+// pod's spec was admitted with. A configuration written by hand without
+// credentials still resolves.
+func unresolvedDialer(context.Context, string, string) (net.Conn, error) { return nil, errNoAddresses }
+
+// namesAHost reports whether rawURL's host is a name rather than an IP
+// address.
+func namesAHost(rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return true
+	}
+	_, err = netip.ParseAddr(u.Hostname())
+	return err != nil
 }
 
 // forwardedRequestHeaders are the only agent headers the gate passes on:

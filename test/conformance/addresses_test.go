@@ -26,9 +26,10 @@ const requireNamespaces = "TOOLGATE_REQUIRE_NAMESPACES"
 // of its own whose /etc/hosts names the upstream's host with an impostor's
 // address, as a pod's host alias would; given the addresses the operator
 // resolved, it sends the server's credentials to the real server only, and
-// the impostor hears nothing. A gate given no addresses (a configuration
-// written by hand) shows the redirection is real: the impostor receives
-// the credentials.
+// the impostor hears nothing; given none, it resolves no name it holds
+// credentials for, and reaches nobody. A configuration written by hand
+// without credentials, which the gate does resolve, shows the redirection
+// is real: the impostor hears it.
 func TestCredentialsGoOnlyToTheOperatorsAddresses(t *testing.T) {
 	skip := t.Skip
 	if os.Getenv(requireNamespaces) == "1" {
@@ -95,16 +96,25 @@ func TestCredentialsGoOnlyToTheOperatorsAddresses(t *testing.T) {
 
 	fps := firstListing(t, "http://"+upstream+"/review", genSession)
 	for _, tc := range []struct {
-		name      string
-		addresses []string
+		name        string
+		addresses   []string
+		credentials bool
 	}{
-		{"the operator's addresses", []string{"127.0.0.1"}},
-		{"no addresses, a configuration written by hand", nil},
+		{"the operator's addresses", []string{"127.0.0.1"}, true},
+		// No addresses, as before the operator's next probe: the gate
+		// resolves no name it holds credentials for.
+		{"credentials and no addresses", nil, true},
+		// The control: a configuration written by hand, without
+		// credentials, resolves the name, and the redirection this test
+		// sets up is real.
+		{"no credentials and no addresses", nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := len(impostorHeard())
 			srv := serverConfig("tools/credentialed", "http://"+host+":"+port+"/mcp", fps)
-			srv.Upstream.Headers = map[string]string{"Authorization": credential}
+			if tc.credentials {
+				srv.Upstream.Headers = map[string]string{"Authorization": credential}
+			}
 			srv.Upstream.Addresses = tc.addresses
 			g := startGateUnder(t, newConfig(srv), wrapper...)
 
@@ -119,17 +129,18 @@ func TestCredentialsGoOnlyToTheOperatorsAddresses(t *testing.T) {
 				called = joinMsgs(msgs)
 			}
 			got := impostorHeard()[before:]
-			if tc.addresses == nil {
-				// The control: the redirection this test sets up is real.
-				if len(got) == 0 || got[0] != credential {
-					t.Fatalf("the impostor heard %q; the test's /etc/hosts did not redirect the gate, so the case above proves nothing", got)
+			switch {
+			case !tc.credentials:
+				if len(got) == 0 || got[0] != "" {
+					t.Fatalf("the impostor heard %q; the test's /etc/hosts did not redirect the gate, so the cases above prove nothing", got)
 				}
-				return
-			}
-			if len(got) > 0 {
+			case len(got) > 0:
 				t.Fatalf("the impostor named by the pod's /etc/hosts received %q", got)
-			}
-			if err != nil || !strings.Contains(called, "get_weather done") {
+			case tc.addresses == nil:
+				if err == nil && strings.Contains(called, "get_weather done") {
+					t.Fatalf("a call reached a server the gate has no address for: %s", called)
+				}
+			case err != nil || !strings.Contains(called, "get_weather done"):
 				t.Fatalf("calling through the gate at the operator's address: %v %s", err, called)
 			}
 		})
