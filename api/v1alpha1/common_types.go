@@ -1,5 +1,7 @@
 package v1alpha1
 
+import "cmp"
+
 // Level is a rung of toolgate's ordered risk ladder, from L0 (verified) to L5
 // (critical). Levels compare by their digit.
 // +kubebuilder:validation:Enum=L0;L1;L2;L3;L4;L5
@@ -19,6 +21,23 @@ const (
 // allows), for values that come from elsewhere than the API server.
 func (l Level) Valid() bool {
 	return len(l) == 2 && l[0] == 'L' && l[1] >= '0' && l[1] <= '5'
+}
+
+// Rank is the level's digit, 0 for L0 to 5 for L5. Anything that is not
+// one of the six levels, the empty level included, ranks as L5: nothing
+// unrecognised is ever treated as safe. Levels are compared by Rank (or
+// Compare), never as strings.
+func (l Level) Rank() int {
+	if l.Valid() {
+		return int(l[1] - '0')
+	}
+	return 5
+}
+
+// Compare returns -1 when l ranks below o, 0 when they rank the same and
+// +1 when l ranks above, as cmp.Compare does; it suits slices.SortFunc.
+func (l Level) Compare(o Level) int {
+	return cmp.Compare(l.Rank(), o.Rank())
 }
 
 // RiskLevel is SEP-2793's graded risk classification.

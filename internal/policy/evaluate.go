@@ -50,7 +50,7 @@ type Ceilings struct {
 // Of is the ceiling in force for one policy.
 func (c Ceilings) Of(p *toolgatev1alpha1.ToolPolicy) toolgatev1alpha1.Level {
 	l := cmp.Or(p.Spec.MaxLevel, c.Default, toolgatev1alpha1.DefaultMaxLevel)
-	if c.Cap != "" && rank(c.Cap) < rank(l) {
+	if c.Cap != "" && c.Cap.Compare(l) < 0 {
 		l = c.Cap
 	}
 	return l
@@ -101,7 +101,7 @@ type rule struct {
 func (r rule) matches(server string, level toolgatev1alpha1.Level, risk *toolgatev1alpha1.ToolRisk, tool string) bool {
 	switch {
 	case r.minLevel != "":
-		return rank(level) >= rank(r.minLevel)
+		return level.Compare(r.minLevel) >= 0
 	case r.category != "":
 		return risk != nil && risk.Category == r.category
 	default:
@@ -144,7 +144,7 @@ func Evaluate(in Input) Result {
 		if cmp.Or(p.Spec.Mode, toolgatev1alpha1.DefaultPolicyMode) != toolgatev1alpha1.PolicyAudit {
 			res.Mode = gateproto.ModeEnforce
 		}
-		if c := in.Ceilings.Of(p); rank(c) < rank(res.Ceiling) {
+		if c := in.Ceilings.Of(p); c.Compare(res.Ceiling) < 0 {
 			res.Ceiling = c
 		}
 		res.TrustLevel = min(res.TrustLevel, cmp.Or(p.Spec.AgentTrustLevel, toolgatev1alpha1.DefaultAgentTrustLevel))
@@ -352,7 +352,7 @@ func (e evaluator) tool(srv Server, name string, pins []*toolgatev1alpha1.ToolPi
 		return withhold(gateproto.ReasonPoisoning, fmt.Sprintf("poisoning scan: %s in %s; a definition with findings is exposed only once a human approves it", f.Signal, f.Field))
 	}
 	level := risk.Level
-	if rank(level) > rank(e.res.Ceiling) {
+	if level.Compare(e.res.Ceiling) > 0 {
 		msg := fmt.Sprintf("level %s above ceiling %s", level, e.res.Ceiling)
 		if e.aboveCap(level) {
 			msg += fmt.Sprintf(", and above the cluster's cap %s", e.cap)
@@ -368,8 +368,8 @@ func (e evaluator) tool(srv Server, name string, pins []*toolgatev1alpha1.ToolPi
 		if r.matches(srv.ID, level, risk, name) {
 			t.Decision, t.ApprovalRule = gateproto.DecisionApprovalGated, r.name
 			t.EffectiveLevel = string(level)
-			if len(risk.Findings) == 0 && !findingsOnServer && rank(level) > 0 {
-				t.EffectiveLevel = fmt.Sprintf("L%d", rank(level)-1)
+			if len(risk.Findings) == 0 && !findingsOnServer && level.Rank() > 0 {
+				t.EffectiveLevel = fmt.Sprintf("L%d", level.Rank()-1)
 			}
 			break
 		}
@@ -420,16 +420,7 @@ func (e evaluator) withinReach(pin *toolgatev1alpha1.ToolPin, claims int) bool {
 // aboveCap reports whether a level is above the cluster's cap, which no
 // policy's ceiling rises above.
 func (e evaluator) aboveCap(l toolgatev1alpha1.Level) bool {
-	return e.cap != "" && rank(l) > rank(e.cap)
-}
-
-// rank is a level's digit; an unknown level ranks as L5, so that nothing
-// unrecognised is ever treated as safe.
-func rank(l toolgatev1alpha1.Level) int {
-	if len(l) == 2 && l[0] == 'L' && l[1] >= '0' && l[1] <= '5' {
-		return int(l[1] - '0')
-	}
-	return 5
+	return e.cap != "" && l.Compare(e.cap) > 0
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -75,7 +75,7 @@ func Count(pins []toolgatev1alpha1.ToolPin) Tally {
 		}
 		level := verdict.LevelOf(p.Status.Risk)
 		t.Levels[level]++
-		if level > t.Highest {
+		if t.Highest == "" || level.Compare(t.Highest) > 0 {
 			t.Highest = level
 		}
 		s := toolgatev1alpha1.ToolSummary{Name: clip.String(p.Spec.ToolName, toolgatev1alpha1.MaxToolNameLength), State: p.Status.State, Pin: p.Name, Level: level}
@@ -95,8 +95,8 @@ func Count(pins []toolgatev1alpha1.ToolPin) Tally {
 	}
 	sort.SliceStable(t.Summaries, func(i, j int) bool {
 		a, b := t.Summaries[i], t.Summaries[j]
-		if a.Level != b.Level {
-			return a.Level > b.Level
+		if c := a.Level.Compare(b.Level); c != 0 {
+			return c > 0
 		}
 		return a.Name < b.Name
 	})
