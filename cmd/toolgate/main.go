@@ -2,7 +2,8 @@
 // tools/list results and `toolgate diff` explains how a catalogue changed;
 // in a cluster, `pending`, `describe`, `approve` and `reject` help a
 // reviewer decide on ToolPins. Built as kubectl-toolgate it is the kubectl
-// plugin `kubectl toolgate`. See docs/cli.md.
+// plugin `kubectl toolgate`. cmd/toolgate-offline is score and diff alone,
+// without a Kubernetes client. See docs/cli.md.
 package main
 
 import (

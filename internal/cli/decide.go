@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/cli/offline"
 )
 
 // DecisionRequest is what a reviewer asks `toolgate approve|reject` to
@@ -235,9 +236,9 @@ func runDecide(ctx context.Context, action toolgatev1alpha1.DecisionAction, args
 		fmt.Fprintf(stderr, "toolgate %s: %v\n", verb, err)
 		return ExitPolicy
 	}
-	on := "the definition of tool " + printable(pin.Spec.ToolName)
+	on := "the definition of tool " + offline.Printable(pin.Spec.ToolName)
 	if req.CallID != "" {
-		on = "call " + req.CallID + " to tool " + printable(pin.Spec.ToolName)
+		on = "call " + req.CallID + " to tool " + offline.Printable(pin.Spec.ToolName)
 	}
 	fmt.Fprintf(stdout, "%s %s: %s of server %s, fingerprint %s\n", string(action), pin.Name, on, pin.Spec.ServerRef.Name, fp)
 	for _, call := range pin.Status.PendingCalls {
@@ -246,7 +247,7 @@ func runDecide(ctx context.Context, action toolgatev1alpha1.DecisionAction, args
 			if !call.ArgumentsComplete {
 				shown = "partly: redacted or cut"
 			}
-			fmt.Fprintf(stdout, "arguments (%s, digest %s): %s\n", shown, call.ArgumentsDigest, printable(call.Arguments))
+			fmt.Fprintf(stdout, "arguments (%s, digest %s): %s\n", shown, call.ArgumentsDigest, offline.Printable(call.Arguments))
 		}
 	}
 	fmt.Fprintf(stdout, "equivalent: %s\n", KubectlPatchCommand(pin.Namespace, pin.Name, patch))

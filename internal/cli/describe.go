@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/cli/offline"
 	"github.com/toolgate/toolgate/pkg/tooldef"
 )
 
@@ -29,7 +30,7 @@ func WriteDescribe(w io.Writer, pin *toolgatev1alpha1.ToolPin, now time.Time) {
 	field("Name", pin.Name)
 	field("Namespace", pin.Namespace)
 	field("Server", pin.Spec.ServerRef.Name)
-	field("Tool", printable(pin.Spec.ToolName))
+	field("Tool", offline.Printable(pin.Spec.ToolName))
 	state := orDash(string(st.State))
 	if c := readyCondition(pin); c != nil && c.Message != "" {
 		if c.Reason == string(st.State) {
@@ -219,7 +220,7 @@ func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer, n
 		if pin.Status.Pinned == nil {
 			status = "added"
 		}
-		_ = enc.Encode(ToolDiff{Name: pin.Spec.ToolName, Status: status, Review: pin.Status.State == toolgatev1alpha1.PinAwaitingReview, Diff: d})
+		_ = enc.Encode(offline.ToolDiff{Name: pin.Spec.ToolName, Status: status, Review: pin.Status.State == toolgatev1alpha1.PinAwaitingReview, Diff: d})
 		return ExitOK
 	}
 	WriteDescribe(stdout, &pin, now())

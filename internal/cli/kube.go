@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/cli/offline"
 )
 
 // kubeFlags are the connection flags of the cluster subcommands, named as
@@ -69,7 +70,7 @@ func (k *kubeFlags) client() (client.Client, string, error) {
 		return nil, "", err
 	}
 	cfg.Timeout = k.timeout
-	cfg.UserAgent = "kubectl-toolgate/" + Version
+	cfg.UserAgent = "kubectl-toolgate/" + offline.Version
 	c, err := client.New(cfg, client.Options{Scheme: scheme})
 	if err != nil {
 		return nil, "", fmt.Errorf("connecting to the API server: %w", err)

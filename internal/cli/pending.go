@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/cli/offline"
 	"github.com/toolgate/toolgate/internal/lifecycle"
 )
 
@@ -225,7 +226,7 @@ func WritePendingTable(w io.Writer, items []PendingItem, allNamespaces bool, now
 			by = agentString(it.Agent)
 		}
 		approvals := approvalString(it)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", it.Pin, printable(kind), it.Server, printable(it.Tool), level,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", it.Pin, offline.Printable(kind), it.Server, offline.Printable(it.Tool), level,
 			age(it.Since, now), by, approvals, what(it, now))
 	}
 	tw.Flush()

@@ -1,4 +1,4 @@
-package cli
+package offline
 
 import (
 	"bytes"
@@ -60,10 +60,10 @@ func TestScoreCorpusGolden(t *testing.T) {
 			}
 			want, err := os.ReadFile(golden)
 			if err != nil {
-				t.Fatalf("%v (run go test ./internal/cli -update to create it)", err)
+				t.Fatalf("%v (run go test ./internal/cli/offline -update to create it)", err)
 			}
 			if out != string(want) {
-				t.Errorf("output differs from %s (go test ./internal/cli -update rewrites it after review)\n--- got\n%s", golden, out)
+				t.Errorf("output differs from %s (go test ./internal/cli/offline -update rewrites it after review)\n--- got\n%s", golden, out)
 			}
 		})
 	}
@@ -201,15 +201,16 @@ func TestDiff(t *testing.T) {
 	}
 }
 
-// TestBinary runs the real toolgate binary as a process.
-func TestBinary(t *testing.T) {
+// TestOfflineBinary runs the real toolgate-offline binary as a process,
+// as a pipeline does.
+func TestOfflineBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "toolgate")
-	build := exec.Command("go", "build", "-o", bin, "github.com/toolgate/toolgate/cmd/toolgate")
+	bin := filepath.Join(t.TempDir(), "toolgate-offline")
+	build := exec.Command("go", "build", "-o", bin, "github.com/toolgate/toolgate/cmd/toolgate-offline")
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building toolgate: %v\n%s", err, out)
+		t.Fatalf("building toolgate-offline: %v\n%s", err, out)
 	}
 	cmd := exec.Command(bin, "score", "--max-level", "L4", "-")
 	cmd.Stdin = strings.NewReader(twoTools)
@@ -226,6 +227,11 @@ func TestBinary(t *testing.T) {
 	out, err = cmd.CombinedOutput()
 	if !errors.As(err, &exitErr) || exitErr.ExitCode() != ExitUsage || !strings.Contains(string(out), "<stdin>: line 1, column") {
 		t.Fatalf("bad input: %v\n%s", err, out)
+	}
+	// The cluster's commands are not here, and say where they are.
+	out, err = exec.Command(bin, "pending", "-A").CombinedOutput()
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != ExitUsage || !strings.Contains(string(out), `unknown command "pending"`) || !strings.Contains(string(out), "kubectl toolgate") {
+		t.Fatalf("pending: %v\n%s", err, out)
 	}
 }
 
@@ -250,7 +256,7 @@ func TestDiffCorpus(t *testing.T) {
 		b, _ := json.Marshal(capture)
 		writeFile(t, edited, b)
 		code, out, _ = run(t, "", "diff", file, edited)
-		if code != ExitPolicy || !strings.Contains(out, "changed   "+printable(first["name"].(string))+"  [re-review]") || !strings.Contains(out, "DescriptionChanged") {
+		if code != ExitPolicy || !strings.Contains(out, "changed   "+Printable(first["name"].(string))+"  [re-review]") || !strings.Contains(out, "DescriptionChanged") {
 			t.Errorf("%s with one description changed: exit %d\n%s", filepath.Base(file), code, out)
 		}
 	}

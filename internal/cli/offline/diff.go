@@ -1,4 +1,4 @@
-package cli
+package offline
 
 import (
 	"encoding/json"
@@ -109,7 +109,7 @@ func writeDiffTable(w io.Writer, r DiffReport) {
 		if t.Status == "unchanged" {
 			continue
 		}
-		line := fmt.Sprintf("%-9s %s", t.Status, printable(t.Name))
+		line := fmt.Sprintf("%-9s %s", t.Status, Printable(t.Name))
 		if t.Review {
 			line += "  [re-review]"
 		}
