@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/toolgate/toolgate/internal/gate/decide"
 	"github.com/toolgate/toolgate/internal/gateproto"
 )
 
@@ -139,7 +140,7 @@ func TestForgedJSONAnswerNeverReachesTheAgent(t *testing.T) {
 				if n := testutil.ToFloat64(g.Metrics().Errors.WithLabelValues("bad-answer")); n != 1 {
 					t.Fatalf("bad-answer counted %v times", n)
 				}
-				if line := g.audit.find("echo", decisionRefuse); line == nil || line["reason"] != reasonBadAnswer {
+				if line := g.audit.find("echo", decide.Refuse); line == nil || line["reason"] != string(decide.ReasonBadAnswer) {
 					t.Fatalf("audit line of the call: %v", line)
 				}
 			})
@@ -182,7 +183,7 @@ func TestHeldCallsForgedAnswerIsRefused(t *testing.T) {
 	if l.err != nil {
 		t.Fatalf("the held list failed: %v", l.err)
 	}
-	if line := g.audit.find("echo", decisionRefuse); line == nil || line["reason"] != reasonBadAnswer || line["decidedBy"] != "alice" {
+	if line := g.audit.find("echo", decide.Refuse); line == nil || line["reason"] != string(decide.ReasonBadAnswer) || line["decidedBy"] != "alice" {
 		t.Fatalf("audit line of the call: %v", line)
 	}
 }
@@ -313,7 +314,7 @@ func TestRefusedAnswerIsAbortedMidBody(t *testing.T) {
 			if n := testutil.ToFloat64(g.Metrics().Errors.WithLabelValues("panic")); n != 0 {
 				t.Fatalf("the abort was taken for a crash %v times", n)
 			}
-			if line := g.audit.find("echo", decisionRefuse); line == nil || line["reason"] != reasonBadAnswer {
+			if line := g.audit.find("echo", decide.Refuse); line == nil || line["reason"] != string(decide.ReasonBadAnswer) {
 				t.Fatalf("audit line of the call: %v", line)
 			}
 		})

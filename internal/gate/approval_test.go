@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolgate/toolgate/internal/gate/decide"
 	"github.com/toolgate/toolgate/internal/gateproto"
 )
 
@@ -92,8 +93,8 @@ func TestApprovalBindsCallAndArguments(t *testing.T) {
 					if err != nil || out != "deployed:hi" || calls.Load() != 1 {
 						t.Fatalf("an approved call: %q, %v, %d calls upstream; want it forwarded once", out, err, calls.Load())
 					}
-					l := g.audit.find("deploy", decisionForward)
-					if l == nil || l["reason"] != reasonApproved || l["decidedBy"] != "alice" {
+					l := g.audit.find("deploy", decide.Forward)
+					if l == nil || l["reason"] != string(decide.ReasonApproved) || l["decidedBy"] != "alice" {
 						t.Fatalf("audit line of the approved call: %v", l)
 					}
 					// The line joins the pin's record of the call by its id,
@@ -113,7 +114,7 @@ func TestApprovalBindsCallAndArguments(t *testing.T) {
 				if n := calls.Load(); n != 0 {
 					t.Fatalf("the server saw %d calls; a call without its own approval must never reach it", n)
 				}
-				if l := g.audit.find("deploy", decisionRefuse); l == nil {
+				if l := g.audit.find("deploy", decide.Refuse); l == nil {
 					t.Fatal("no audit line of the refused call")
 				}
 				ap.mu.Lock()
@@ -214,7 +215,7 @@ func TestCancelledWithdrawsAHeldCall(t *testing.T) {
 	if n := calls.Load(); n != 0 {
 		t.Fatalf("the server saw %d calls; a withdrawn call must never reach it", n)
 	}
-	if l := g.audit.find("deploy", decisionRefuse); l == nil || l["reason"] != reasonApprovalFailed {
+	if l := g.audit.find("deploy", decide.Refuse); l == nil || l["reason"] != string(decide.ReasonApprovalUnavailable) {
 		t.Fatalf("audit line of the withdrawn call: %v", l)
 	}
 }
@@ -231,11 +232,11 @@ func TestApprovalDoesNotOutliveTheDecision(t *testing.T) {
 				s := countedServer(&calls)
 				u := startUpstream(t, gen, s)
 				fps := fingerprints(t, s)
-				asked, decide := make(chan struct{}, 1), make(chan struct{})
+				asked, humanDecides := make(chan struct{}, 1), make(chan struct{})
 				ap := &approverFunc{answer: func(ctx context.Context, req gateproto.CallRequest) (gateproto.CallOutcome, error) {
 					asked <- struct{}{}
 					select {
-					case <-decide:
+					case <-humanDecides:
 					case <-ctx.Done():
 						return gateproto.CallOutcome{}, ctx.Err()
 					}
@@ -272,7 +273,7 @@ func TestApprovalDoesNotOutliveTheDecision(t *testing.T) {
 						t.Fatalf("after the redefinition another agent listed %v", got)
 					}
 				}
-				close(decide)
+				close(humanDecides)
 				select {
 				case err := <-done:
 					if err == nil {
@@ -285,7 +286,7 @@ func TestApprovalDoesNotOutliveTheDecision(t *testing.T) {
 				if n := calls.Load(); n != 0 {
 					t.Fatalf("the server saw %d calls after %s", n, change)
 				}
-				if l := g.audit.find("deploy", decisionRefuse); l == nil || l["decidedBy"] != "alice" {
+				if l := g.audit.find("deploy", decide.Refuse); l == nil || l["decidedBy"] != "alice" {
 					t.Fatalf("audit line of the refused call: %v", l)
 				}
 			})

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/gate/decide"
 	"github.com/toolgate/toolgate/internal/gateproto"
 	"github.com/toolgate/toolgate/internal/policy"
 )
@@ -103,10 +104,10 @@ func TestAuditNeverExposesPoisoning(t *testing.T) {
 			if out, err := a.call(t, "echo"); err != nil || out != "echo:hi" {
 				t.Fatalf("an exposed tool: %q, %v", out, err)
 			}
-			if l := g.audit.find("poisoned", decisionRefuse); l == nil || l["reason"] != string(gateproto.ReasonPoisoning) {
+			if l := g.audit.find("poisoned", decide.Refuse); l == nil || l["reason"] != string(gateproto.ReasonPoisoning) {
 				t.Errorf("audit line of the poisoned call: %v", l)
 			}
-			if l := g.audit.find("unlisted", decisionAuditForward); l == nil || l["reason"] != string(gateproto.ReasonNotListed) || l["enforceWould"] != decisionRefuse {
+			if l := g.audit.find("unlisted", decide.AuditForward); l == nil || l["reason"] != string(gateproto.ReasonNotListed) || l["enforceWould"] != string(decide.Refuse) {
 				t.Errorf("audit line of the unlisted call: %v", l)
 			}
 			for _, tool := range c.Servers[0].Tools {
@@ -115,10 +116,10 @@ func TestAuditNeverExposesPoisoning(t *testing.T) {
 				}
 			}
 			for _, tool := range []string{"poisoned", "hidden"} {
-				if g.audit.find(tool, decisionAuditForward) != nil {
+				if g.audit.find(tool, decide.AuditForward) != nil {
 					t.Errorf("%s was forwarded in Audit", tool)
 				}
-				if n := testutil.ToFloat64(g.Metrics().Calls.WithLabelValues(testServerID, tool, string(toolgatev1alpha1.LevelLow), decisionRefuse)); n != 1 {
+				if n := testutil.ToFloat64(g.Metrics().Calls.WithLabelValues(testServerID, tool, string(toolgatev1alpha1.LevelLow), string(decide.Refuse))); n != 1 {
 					t.Errorf("%s: %v refusals counted, want 1", tool, n)
 				}
 			}
@@ -157,14 +158,14 @@ func TestAuditRecordsHeldCallsAsHeld(t *testing.T) {
 		t.Errorf("Audit asked the approver about %d calls", n)
 	}
 
-	l := g.audit.find("deploy", decisionAuditForwardUnheld)
-	if l == nil || l["reason"] != reasonApproval || l["enforceWould"] != enforceHold || l["mode"] != string(gateproto.ModeAudit) {
+	l := g.audit.find("deploy", decide.AuditForwardUnheld)
+	if l == nil || l["reason"] != string(decide.ReasonApprovalRequired) || l["enforceWould"] != string(decide.Hold) || l["mode"] != string(gateproto.ModeAudit) {
 		t.Fatalf("audit line of the gated call: %v", l)
 	}
-	if l := g.audit.find("deploy", decisionAuditForward); l != nil {
+	if l := g.audit.find("deploy", decide.AuditForward); l != nil {
 		t.Errorf("the gated call was recorded as one Enforce would refuse: %v", l)
 	}
-	if l := g.audit.find("delete_all", decisionAuditForward); l == nil || l["enforceWould"] != decisionRefuse {
+	if l := g.audit.find("delete_all", decide.AuditForward); l == nil || l["enforceWould"] != string(decide.Refuse) {
 		t.Errorf("audit line of the forwardable call: %v", l)
 	}
 
@@ -173,11 +174,11 @@ func TestAuditRecordsHeldCallsAsHeld(t *testing.T) {
 		tool, decision string
 		want           float64
 	}{
-		{"deploy", decisionAuditForwardUnheld, 2},
-		{"deploy", decisionAuditForward, 0},
-		{"deploy", decisionForward, 0},
-		{"delete_all", decisionAuditForward, 1},
-		{"delete_all", decisionAuditForwardUnheld, 0},
+		{"deploy", string(decide.AuditForwardUnheld), 2},
+		{"deploy", string(decide.AuditForward), 0},
+		{"deploy", string(decide.Forward), 0},
+		{"delete_all", string(decide.AuditForward), 1},
+		{"delete_all", string(decide.AuditForwardUnheld), 0},
 	} {
 		if n := testutil.ToFloat64(calls.WithLabelValues(testServerID, c.tool, "L2", c.decision)); n != c.want {
 			t.Errorf("toolgate_gate_calls_total{tool=%q,decision=%q} = %v, want %v", c.tool, c.decision, n, c.want)

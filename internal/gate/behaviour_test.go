@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/toolgate/toolgate/internal/gate/decide"
 	"github.com/toolgate/toolgate/internal/gateproto"
 )
 
@@ -141,11 +142,11 @@ func TestAuditMode(t *testing.T) {
 	}
 	mustContainRefusal(t, callErr(a, t, "secret"), "not forwardable in audit mode")
 	mustContainRefusal(t, callErr(a, t, "ghost"), "unknown in audit mode")
-	l := g.audit.find("delete_all", decisionAuditForward)
-	if l == nil || l["enforceWould"] != decisionRefuse || l["reason"] != string(gateproto.ReasonAboveCeiling) {
+	l := g.audit.find("delete_all", decide.AuditForward)
+	if l == nil || l["enforceWould"] != string(decide.Refuse) || l["reason"] != string(gateproto.ReasonAboveCeiling) {
 		t.Fatalf("audit line: %v", l)
 	}
-	if l := g.audit.find("deploy", decisionAuditForwardUnheld); l == nil || l["reason"] != reasonApproval || l["enforceWould"] != enforceHold {
+	if l := g.audit.find("deploy", decide.AuditForwardUnheld); l == nil || l["reason"] != string(decide.ReasonApprovalRequired) || l["enforceWould"] != string(decide.Hold) {
 		t.Fatalf("audit line of the gated call: %v", l)
 	}
 	// A changed definition is blocked in audit mode too.

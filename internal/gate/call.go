@@ -1,117 +1,70 @@
 package gate
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"strconv"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/gate/decide"
 	"github.com/toolgate/toolgate/internal/gate/gatemetrics"
 	"github.com/toolgate/toolgate/internal/gate/rpcmsg"
-	"github.com/toolgate/toolgate/internal/gate/sse"
 	"github.com/toolgate/toolgate/internal/gateproto"
 	"github.com/toolgate/toolgate/pkg/clip"
 )
 
-// internalIDPrefix starts the ids of the gate's own requests to a server.
-const internalIDPrefix = "toolgate/"
-
-// Decisions and reasons of the audit line beyond the configuration's own.
-const (
-	decisionForward  = "forward"
-	decisionRefuse   = "refuse"
-	decisionWithhold = "withhold"
-	// decisionAuditForward: forwarded in Audit mode, where Enforce would
-	// have refused the call (enforceWould "refuse").
-	decisionAuditForward = "audit-forward"
-	// decisionAuditForwardUnheld: an approval-gated call forwarded in
-	// Audit mode without a human, where Enforce would have held it
-	// (enforceWould "hold"). A decision of its own, not audit-forward,
-	// so that the calls metric, which has no enforceWould, still tells a
-	// call Enforce would refuse from one it would put before a human.
-	decisionAuditForwardUnheld = "audit-forward-unheld"
-	// enforceHold is what Enforce does with an approval-gated call: hold it
-	// until a human decides.
-	enforceHold = "hold"
-
-	reasonUnknown        = "Unknown"
-	reasonChanged        = "FingerprintChanged"
-	reasonNotObserved    = "NotObserved"
-	reasonApproval       = "ApprovalRequired"
-	reasonApproved       = "Approved"
-	reasonNotApproved    = "NotApproved"
-	reasonApprovalFailed = "ApprovalUnavailable"
-	// reasonBadAnswer: the call was forwarded, but the server's answer was
-	// not the one response to it, and did not reach the agent.
-	reasonBadAnswer = "BadAnswer"
-	// reasonAmbiguous: the message had member names a peer could read as
-	// other members (rpcmsg.CheckRequest), so which tool it names, or with
-	// which arguments, cannot be told.
-	reasonAmbiguous = "AmbiguousMessage"
-	// reasonInvalidArguments: the call's arguments are not what the
-	// approved definition's inputSchema allows (argcheck).
-	reasonInvalidArguments = "InvalidArguments"
-	// reasonInstructionsChanged: the instructions a server sent an agent
-	// are not the ones the operator reviewed, and were taken out.
-	reasonInstructionsChanged = "InstructionsChanged"
-	// auditInstructions is the tool field of an audit line about a
-	// server's instructions, which belong to no tool.
-	auditInstructions = "_instructions"
-)
+// The call path. A tools/call is decided by package decide from what the
+// gate gathered (decideCall); a call the decision holds is put before a
+// human through the Approver and decided again once they answer (hold);
+// then it is forwarded or refused, and recorded in one audit line and the
+// calls metric (serveCall), in decide's words.
 
 // approvalGrace is how long past the approval timeout the gate waits for
 // the operator's Expired before giving up on its own.
 const approvalGrace = 5 * time.Second
 
-// notAvailable is the one answer to a call of a tool the agent may not
-// reach, whatever the reason: the model learns nothing it could use to get
-// around the gate.
-const notAvailable = "tool not available"
-
-type verdict struct {
-	forward bool
-	// decision and reason are what the audit line records; enforce is
-	// what Enforce would have done, in Audit mode.
-	decision, reason, enforce string
-	message                   string
-	tool                      *gateproto.Tool
-	fingerprint               string
-	approvedBy                string
-	// callID is the id the operator recorded the call under on its
-	// ToolPin (pendingCalls, callHistory), when it asked for approval.
+// call is a decided call, as the gate acts on it and records it.
+type call struct {
+	decide.Outcome
+	// tool is the configuration's entry for the tool the agent named when
+	// the call came, nil when it had none: the audit line's level and the
+	// calls metric's tool.
+	tool *gateproto.Tool
+	// by is who decided a held call, as the operator recorded them.
+	by string
+	// callID is the id the operator recorded a held call under on its
+	// ToolPin (pendingCalls, callHistory).
 	callID string
 }
 
-func refuse(reason string, t *gateproto.Tool) verdict {
-	return verdict{decision: decisionRefuse, reason: reason, message: notAvailable, tool: t}
-}
-
 func (g *Gate) serveCall(x *exchange) {
-	v := g.decideCall(x)
+	c := call{tool: x.ss.tools[x.msg.Name]}
+	c.Outcome = g.decideCall(x, x.st, x.ss, nil)
+	if c.Verdict == decide.Hold {
+		g.hold(x, &c)
+	}
 	switch {
-	case v.forward && x.held != nil:
+	case c.Verdict.Forwards() && x.held != nil:
 		g.forwardHeld(x)
-	case v.forward:
+	case c.Verdict.Forwards():
 		g.forward(x)
 	default:
-		g.refuseCall(x, v.message)
+		g.refuseCall(x, c.Message)
 	}
 	if x.answerRefused {
-		v.decision, v.reason = decisionRefuse, reasonBadAnswer
+		// Forwarded, but what reached the agent was the gate's error.
+		c.Verdict, c.Reason = decide.Refuse, decide.ReasonBadAnswer
 	}
 	g.observeLatency(x)
 	level, tool := "", gatemetrics.UnknownTool
-	if v.tool != nil {
-		level, tool = v.tool.Level, v.tool.Name
+	if c.tool != nil {
+		level, tool = c.tool.Level, c.tool.Name
 	}
-	g.metrics.Calls.WithLabelValues(x.ss.cfg.ID, tool, level, v.decision).Inc()
+	g.metrics.Calls.WithLabelValues(x.ss.cfg.ID, tool, level, string(c.Verdict)).Inc()
 	g.auditLine(x.st, x.ss, decisionLine{
-		tool: clip.String(x.msg.Name, 256), fingerprint: v.fingerprint, level: level, decision: v.decision,
-		reason: v.reason, enforce: v.enforce, callID: v.callID, rpcID: clip.String(string(x.msg.ID), 128), upstream: x.upstream, by: v.approvedBy,
+		tool: clip.String(x.msg.Name, 256), fingerprint: c.Fingerprint, level: level, decision: c.Verdict,
+		reason: c.Reason, enforce: c.EnforceWould, callID: c.callID, rpcID: clip.String(string(x.msg.ID), 128), upstream: x.upstream, by: c.by,
 	})
 }
 
@@ -135,66 +88,69 @@ func (g *Gate) refuseCall(x *exchange, message string) {
 	writeRPCError(x.w, http.StatusOK, x.msg.ID, rpcmsg.CodeInvalidParams, message)
 }
 
-// decideCall judges a tools/call. The order matters: what the
-// configuration says first, then what the server sends now (listing it if
-// the gate has not seen the tool since the configuration was applied),
-// and only then a human, who is never asked about a definition that
-// changed.
-func (g *Gate) decideCall(x *exchange) verdict {
-	st, ss := x.st, x.ss
+// decideCall decides a tools/call under the configuration st, ss being its
+// entry for the call's server (nil when it has none), and approved the
+// tool as a human approved the call (nil before one has). It gathers what
+// the gate knows in memory and decides (decide.Call); when the decision
+// waits on a fact the gate can fetch, it fetches it and decides again: the
+// tool's live definition by listing the server in the agent's session
+// (the only I/O, bounded by the server's timeout), and the arguments'
+// check against the approved inputSchema. A call that goes on — forwarded
+// or held — leaves the exchange under st, with the schema its arguments
+// were checked against.
+func (g *Gate) decideCall(x *exchange, st *state, ss *serverState, approved *gateproto.Tool) decide.Outcome {
 	name := x.msg.Name
-	t := ss.tools[name]
-	if t == nil {
-		return refuse(reasonUnknown, nil)
-	}
-	if ss.watch.isBlocked(name) {
-		return refuse(reasonChanged, t)
-	}
-	audit := st.cfg.Mode == gateproto.ModeAudit
-	v := verdict{forward: true, decision: decisionForward, tool: t, fingerprint: t.Fingerprint}
-	if t.Decision == gateproto.DecisionWithheld {
-		if !audit || !t.AuditForwardable {
-			return refuse(string(t.Reason), t)
-		}
-		v.decision, v.reason, v.enforce = decisionAuditForward, string(t.Reason), decisionRefuse
-	}
-	o, ok := ss.watch.observation(name)
-	if !ok || o.gen != st.gen {
+	f, schema := gatherCall(st, ss, name, approved)
+	out := decide.Call(f)
+	if out.Missing == decide.MissingObservation {
 		ctx, cancel := context.WithTimeout(x.r.Context(), 2*ss.headerTimeout)
 		err := g.establish(ctx, st, ss, x.via())
 		cancel()
 		if err != nil {
-			g.log.Warn("listing the server before a call failed; call refused", "server", ss.cfg.ID, "tool", name, "error", err)
+			msg := "listing the server before a call failed; call refused"
+			if approved != nil {
+				msg = "listing the server before an approved call failed"
+			}
+			g.log.Warn(msg, "server", ss.cfg.ID, "tool", name, "error", err)
 		}
-		o, ok = ss.watch.observation(name)
+		f, schema = gatherCall(st, ss, name, approved)
+		out = decide.Call(f)
 	}
-	switch {
-	case !ok || o.gen != st.gen:
-		return refuse(reasonNotObserved, t)
-	case ss.watch.isBlocked(name) || o.fingerprint != t.Fingerprint:
-		r := refuse(reasonChanged, t)
-		r.fingerprint = o.fingerprint
-		return r
+	if out.Missing == decide.MissingArgumentCheck {
+		f.Arguments = decide.Checked(g.args.Check(f.Tool.Fingerprint, func() []byte { return schemaOrLoose(schema) }, x.msg.Arguments))
+		out = decide.Call(f)
 	}
-	x.schema = o.schema
-	if err := g.args.Check(t.Fingerprint, func() []byte { return schemaOrLoose(o.schema) }, x.msg.Arguments); err != nil {
-		// Arguments the reviewer never saw, or of another shape than the
-		// definition approved, reach neither the server nor a human: in
-		// Audit mode too, since the schema is no policy choice.
-		r := refuse(reasonInvalidArguments, t)
-		r.message = "toolgate: " + err.Error()
-		return r
+	if out.Verdict.Forwards() || out.Verdict == decide.Hold {
+		x.st, x.ss, x.schema = st, ss, schema
 	}
-	if t.Decision != gateproto.DecisionApprovalGated {
-		return v
+	return out
+}
+
+// gatherCall reads, in memory and without waiting on anything but the
+// watch's lock, what the gate knows of a call of the tool name under the
+// configuration st: the configuration's entry, the watch's block, and the
+// definition observed under st, whose inputSchema it also returns.
+func gatherCall(st *state, ss *serverState, name string, approved *gateproto.Tool) (decide.CallFacts, []byte) {
+	f := decide.CallFacts{Approved: approved}
+	if st == nil || ss == nil {
+		return f, nil
 	}
-	if audit {
-		// Recorded as Enforce would have held it: the rule's reason, and
-		// a decision and enforceWould that say a human was skipped.
-		v.decision, v.reason, v.enforce = decisionAuditForwardUnheld, reasonApproval, enforceHold
-		return v
+	f.Mode = st.cfg.Mode
+	if !ss.cfg.Ready {
+		f.Server = decide.ServerNotReady
+		return f, nil
 	}
-	return g.approve(x, t, v)
+	f.Server = decide.ServerReady
+	if f.Tool = ss.tools[name]; f.Tool == nil {
+		return f, nil
+	}
+	blocked, o, ok := ss.watch.callView(name)
+	f.Blocked = blocked
+	if !ok || o.gen != st.gen {
+		return f, nil
+	}
+	f.Observed = decide.Observation{Current: true, Fingerprint: o.fingerprint}
+	return f, o.schema
 }
 
 // looseSchema stands for a definition that states no inputSchema (or
@@ -209,10 +165,20 @@ func schemaOrLoose(schema []byte) []byte {
 	return schema
 }
 
-func (g *Gate) approve(x *exchange, t *gateproto.Tool, v verdict) verdict {
+// hold puts a call before a human through the Approver and, once they
+// answer, makes c what came of it, with who decided and the id the
+// operator recorded the call under. An approval is checked again against
+// what the gate knows then (decideCall with the approved tool), since the
+// human may have taken minutes: the configuration in force must still
+// offer the tool at the approved pin and fingerprint, and the server must
+// still send that definition. The call then goes to the upstream of the
+// configuration in force.
+func (g *Gate) hold(x *exchange, c *call) {
+	t := c.tool
 	digest, err := ArgumentsDigest(x.msg.Arguments)
 	if err != nil {
-		return refuse(reasonApprovalFailed, t)
+		c.Outcome = decide.Refusal(decide.ReasonApprovalUnavailable)
+		return
 	}
 	preview, complete := Preview(x.msg.Arguments)
 	req := gateproto.CallRequest{
@@ -225,6 +191,9 @@ func (g *Gate) approve(x *exchange, t *gateproto.Tool, v verdict) verdict {
 		ArgumentsDigest:  digest,
 		ArgumentsPreview: preview, ArgumentsComplete: complete,
 	}
+	// The audit line carries the id the pin records the call under, so
+	// that the two can be joined.
+	c.callID = req.CallID
 	// The operator sends Expired at the timeout; the gate's own bound
 	// comes a little later, so that it is the operator's record (Expired,
 	// not Withdrawn) that ends a call nobody decided, and still holds when
@@ -251,259 +220,30 @@ func (g *Gate) approve(x *exchange, t *gateproto.Tool, v verdict) verdict {
 		// The agent gave up as the outcome came: the call stays withdrawn.
 		err = ctx.Err()
 	}
-	var r verdict
+	answer := decide.ApproverAnswer{Verdict: out.Verdict}
 	switch {
 	case errors.Is(err, ErrApprovalRequired):
-		r = refuse(reasonApproval, t)
-		r.message = "approval required"
+		answer.NoApprover = true
 	case err != nil:
+		answer.Failed = true
 		g.log.Warn("approval failed; call refused", "server", x.ss.cfg.ID, "tool", t.Name, "error", err)
-		r = refuse(reasonApprovalFailed, t)
-		r.message = "approval required"
-	case out.Verdict == gateproto.CallApproved:
-		if why := g.stillApproved(x, t); why != "" {
-			// The human approved the call as it was asked; the gate has
-			// since seen the definition change, or a new configuration
-			// stopped gating the tool. The approval does not carry over.
-			g.log.Warn("an approved call no longer stands; refused", "server", x.ss.cfg.ID, "tool", t.Name, "reason", why)
-			r = refuse(why, t)
-			r.approvedBy = out.By
-			break
-		}
-		r = v
-		r.reason, r.approvedBy = reasonApproved, out.By
 	default:
-		r = refuse(reasonNotApproved, t)
-		r.approvedBy = out.By
-		r.message = "call not approved"
-		if out.Verdict == gateproto.CallExpired {
-			r.message = "approval timed out"
-		}
+		c.by = out.By
 	}
-	// The audit line carries the id the pin records the call under, so
-	// that the two can be joined.
-	r.callID = req.CallID
-	return r
-}
-
-// stillApproved checks an approved call again against what the gate knows
-// now, since the human may have taken minutes: the configuration in force
-// must still offer the tool at the approved pin and fingerprint, and the
-// server's live definition must still be that fingerprint. It returns why
-// not, or "" and points the exchange at the current configuration, whose
-// upstream the call then goes to.
-func (g *Gate) stillApproved(x *exchange, approved *gateproto.Tool) string {
-	name := x.msg.Name
+	c.Outcome = decide.Answer(answer)
+	if c.Verdict != decide.Forward {
+		return
+	}
 	cur := g.state.Load()
-	if cur == nil {
-		return reasonUnknown
+	var ss *serverState
+	if cur != nil {
+		ss = cur.servers[x.ss.cfg.ID]
 	}
-	ss := cur.servers[x.ss.cfg.ID]
-	switch {
-	case ss == nil:
-		return reasonUnknown
-	case !ss.cfg.Ready:
-		return string(gateproto.ReasonServerNotReady)
+	c.Outcome = g.decideCall(x, cur, ss, t)
+	if !c.Verdict.Forwards() {
+		// The human approved the call as it was asked; the gate has since
+		// seen the definition change, or a new configuration stopped
+		// offering the tool as approved. The approval does not carry over.
+		g.log.Warn("an approved call no longer stands; refused", "server", x.ss.cfg.ID, "tool", t.Name, "reason", string(c.Reason))
 	}
-	t := ss.tools[name]
-	switch {
-	case t == nil:
-		return reasonUnknown
-	case t.Decision == gateproto.DecisionWithheld:
-		return string(t.Reason)
-	case t.Pin != approved.Pin || t.Fingerprint != approved.Fingerprint || ss.watch.isBlocked(name):
-		return reasonChanged
-	}
-	o, ok := ss.watch.observation(name)
-	if !ok || o.gen != cur.gen {
-		ctx, cancel := context.WithTimeout(x.r.Context(), 2*ss.headerTimeout)
-		err := g.establish(ctx, cur, ss, x.via())
-		cancel()
-		if err != nil {
-			g.log.Warn("listing the server before an approved call failed", "server", ss.cfg.ID, "tool", name, "error", err)
-		}
-		o, ok = ss.watch.observation(name)
-	}
-	switch {
-	case !ok || o.gen != cur.gen:
-		return reasonNotObserved
-	case ss.watch.isBlocked(name) || o.fingerprint != approved.Fingerprint:
-		return reasonChanged
-	}
-	x.st, x.ss, x.schema = cur, ss, o.schema
-	return ""
-}
-
-// establish makes sure the gate has observed the server's live catalogue
-// under the configuration in force, listing it itself when it has not.
-// Concurrent callers share one listing.
-func (g *Gate) establish(ctx context.Context, st *state, ss *serverState, v via) error {
-	w := ss.watch
-	w.mu.Lock()
-	if l := w.listing; l != nil && l.gen == st.gen {
-		w.mu.Unlock()
-		select {
-		case <-l.done:
-			return l.err
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	l := &listing{gen: st.gen, done: make(chan struct{})}
-	w.listing = l
-	w.mu.Unlock()
-	l.err = g.listServer(ctx, st, ss, v)
-	close(l.done)
-	w.mu.Lock()
-	if w.listing == l {
-		w.listing = nil
-	}
-	w.mu.Unlock()
-	return l.err
-}
-
-// listServer reads every page of the server's tools/list in the agent's
-// session, so the gate sees what the agent would be shown, and records it.
-func (g *Gate) listServer(ctx context.Context, st *state, ss *serverState, v via) error {
-	var meta []byte
-	if statelessProtocol(v.protocol) {
-		meta = rpcmsg.ClientMeta(v.meta, v.protocol)
-	}
-	cursor := ""
-	for range g.limits.MaxListPages {
-		id := []byte(strconv.Quote(internalIDPrefix + strconv.FormatUint(g.ids.Add(1), 10)))
-		data, err := g.roundTrip(ctx, ss, v, id, rpcmsg.ListRequest(id, cursor, meta))
-		if err != nil {
-			return err
-		}
-		meter := g.newListMeter()
-		_, res, err := rpcmsg.FilterList(nil, data, rpcmsg.ListOptions{
-			Observe: func(tools []rpcmsg.Listed) { g.record(st, ss, tools) },
-			Charge:  meter.charge,
-		})
-		meter.close()
-		if err != nil {
-			if errors.Is(err, errDecodeBudget) {
-				g.limitHit("list-decoded-bytes", "tools/list over its memory budget", "server", ss.cfg.ID, "error", err)
-			}
-			return err
-		}
-		if res.IsError {
-			return errors.New("the server answered tools/list with an error")
-		}
-		if res.NextCursor == "" {
-			return nil
-		}
-		cursor = res.NextCursor
-	}
-	g.limitHit("list-pages", "server's tools/list has too many pages", "server", ss.cfg.ID, "max", g.limits.MaxListPages)
-	return fmt.Errorf("tools/list has more than %d pages", g.limits.MaxListPages)
-}
-
-// roundTrip sends one request of the gate's own to a server and returns
-// the response message.
-func (g *Gate) roundTrip(ctx context.Context, ss *serverState, v via, id, body []byte) ([]byte, error) {
-	target := ss.cfg.Upstream.URL
-	var wait chan []byte
-	if ss.sse {
-		if v.sess == nil {
-			return nil, errors.New("no SSE session")
-		}
-		target = v.sess.endpoint
-		k := rpcmsg.IDKey(id)
-		wait = v.sess.addWaiter(k)
-		defer v.sess.removeWaiter(k)
-	}
-	req, err := newUpstreamRequest(ctx, ss, http.MethodPost, target, bytes.NewReader(body), nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if v.sessionID != "" {
-		req.Header.Set("Mcp-Session-Id", v.sessionID)
-	}
-	if v.protocol != "" {
-		req.Header.Set("Mcp-Protocol-Version", v.protocol)
-	}
-	if statelessProtocol(v.protocol) {
-		req.Header.Set(headerMethod, rpcmsg.MethodToolsList)
-	}
-	resp, err := ss.client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode >= 300 {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 256))
-		return nil, fmt.Errorf("the server answered tools/list with HTTP %d: %q", resp.StatusCode, b)
-	}
-	if wait != nil {
-		select {
-		case data := <-wait:
-			return data, nil
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-	switch mediaType(resp.Header.Get("Content-Type")) {
-	case "application/json":
-		data, err := readBounded(resp.Body, g.limits.MaxListBytes)
-		if err != nil {
-			if errors.Is(err, errListTooLarge) {
-				g.limitHit("list-bytes", "tools/list response too large", "server", ss.cfg.ID, "max", g.limits.MaxListBytes)
-			}
-			return nil, err
-		}
-		return data, nil
-	case "text/event-stream":
-		want := rpcmsg.IDKey(id)
-		rd := sse.NewReader(resp.Body, g.limits.MaxEventBytes)
-		for {
-			ev, err := rd.Next()
-			if err != nil {
-				if errors.Is(err, io.EOF) {
-					return nil, errors.New("the server closed the stream before answering tools/list")
-				}
-				return nil, err
-			}
-			if len(ev.Data) == 0 {
-				continue
-			}
-			m, err := rpcmsg.Scan(ev.Data)
-			if err == nil && m.IsResponse() && rpcmsg.IDKey(m.ID) == want {
-				return bytes.Clone(ev.Data), nil
-			}
-		}
-	}
-	return nil, fmt.Errorf("the server answered tools/list with content type %q", resp.Header.Get("Content-Type"))
-}
-
-// decisionLine is one audit line.
-type decisionLine struct {
-	tool, fingerprint, level, decision, reason, enforce, callID, rpcID, by string
-	upstream                                                               time.Duration
-}
-
-// auditLine writes one structured line per decision: the pod, the server,
-// the tool and its level, the decision and why, the call id and the time
-// the server took.
-func (g *Gate) auditLine(st *state, ss *serverState, d decisionLine) {
-	if d.callID == "" {
-		d.callID = randomKey()
-	}
-	attrs := []any{
-		"namespace", st.cfg.Namespace, "pod", st.cfg.Pod, "server", ss.cfg.ID,
-		"tool", d.tool, "fingerprint", d.fingerprint, "level", d.level,
-		"decision", d.decision, "reason", d.reason, "callID", d.callID, "rpcID", d.rpcID,
-		"upstreamLatencyMs", float64(d.upstream.Microseconds()) / 1000,
-		"mode", string(st.cfg.Mode), "revision", st.cfg.Revision,
-	}
-	if d.enforce != "" {
-		attrs = append(attrs, "enforceWould", d.enforce)
-	}
-	if d.by != "" {
-		attrs = append(attrs, "decidedBy", d.by)
-	}
-	g.audit.Info("toolgate.decision", attrs...)
 }

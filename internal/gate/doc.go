@@ -14,8 +14,11 @@
 //   - tools/call requests: refused unless the tool is exposed (or gated and
 //     approved, see Approver) and the gate has checked its live definition
 //     since the configuration was applied — listing the server itself first
-//     when it has not;
-//   - the audit line of every decision and the metrics (gatemetrics).
+//     when it has not. The decision is package decide's, a pure function of
+//     what the gate gathered; the gate gathers (call.go), asks the human,
+//     and acts;
+//   - the audit line of every decision and the metrics (gatemetrics), in
+//     package decide's words.
 //
 // What it passes through untouched: every other message (resources,
 // prompts, completions, logging, the agent's answers to server requests),

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolgate/toolgate/internal/gate/decide"
 	"github.com/toolgate/toolgate/internal/gateproto"
 )
 
@@ -30,8 +31,8 @@ func mustContainRefusal(t *testing.T, err error, what string) {
 	if err == nil {
 		t.Fatalf("%s: the call went through", what)
 	}
-	if !strings.Contains(err.Error(), notAvailable) {
-		t.Fatalf("%s: refused with %q, want %q", what, err, notAvailable)
+	if !strings.Contains(err.Error(), decide.NotAvailable) {
+		t.Fatalf("%s: refused with %q, want %q", what, err, decide.NotAvailable)
 	}
 }
 
@@ -61,10 +62,10 @@ func TestEnforceInEveryGeneration(t *testing.T) {
 			if _, err := a.call(t, "deploy"); err == nil || !strings.Contains(err.Error(), "approval required") {
 				t.Fatalf("gated call with the default approver: %v", err)
 			}
-			if l := g.audit.find("delete_all", decisionRefuse); l == nil || l["reason"] != string(gateproto.ReasonAboveCeiling) || l["namespace"] != "agents" || l["pod"] != "agent-0" {
+			if l := g.audit.find("delete_all", decide.Refuse); l == nil || l["reason"] != string(gateproto.ReasonAboveCeiling) || l["namespace"] != "agents" || l["pod"] != "agent-0" {
 				t.Fatalf("audit line of the refused call: %v", l)
 			}
-			if l := g.audit.find("echo", decisionForward); l == nil || l["level"] != "L2" || l["fingerprint"] != fps["echo"] {
+			if l := g.audit.find("echo", decide.Forward); l == nil || l["level"] != "L2" || l["fingerprint"] != fps["echo"] {
 				t.Fatalf("audit line of the forwarded call: %v", l)
 			}
 		})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolgate/toolgate/internal/gate/decide"
 	"github.com/toolgate/toolgate/internal/gate/rpcmsg"
 	"github.com/toolgate/toolgate/internal/gateproto"
 )
@@ -193,12 +194,12 @@ func (a *auditSink) Write(p []byte) (int, error) {
 // little: a forwarded call's line is written when the server's answer has
 // been relayed, which the agent may see first (on the SSE transport the
 // answer travels on another request).
-func (a *auditSink) find(tool, decision string) map[string]any {
+func (a *auditSink) find(tool string, decision decide.Verdict) map[string]any {
 	deadline := time.Now().Add(2 * time.Second)
 	for {
 		a.mu.Lock()
 		for _, l := range a.lines {
-			if l["tool"] == tool && l["decision"] == decision {
+			if l["tool"] == tool && l["decision"] == string(decision) {
 				a.mu.Unlock()
 				return l
 			}

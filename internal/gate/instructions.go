@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/toolgate/toolgate/internal/gate/decide"
 	"github.com/toolgate/toolgate/internal/gate/rpcmsg"
 	"github.com/toolgate/toolgate/pkg/clip"
 	"github.com/toolgate/toolgate/pkg/tooldef"
@@ -48,7 +49,7 @@ func (g *Gate) judgeInstructions(x *exchange, method string, data []byte) ([]byt
 	if why := g.instructionsUnreviewed(x, text); why != "" {
 		g.metrics.Errors.WithLabelValues("instructions-withheld").Inc()
 		g.log.Warn("server's instructions withheld: "+why, "server", x.ss.cfg.ID, "length", len(text))
-		g.auditLine(x.st, x.ss, decisionLine{tool: auditInstructions, decision: decisionWithhold, reason: reasonInstructionsChanged})
+		g.auditLine(x.st, x.ss, decisionLine{tool: auditInstructions, decision: decide.Withhold, reason: decide.ReasonInstructionsChanged})
 		return rpcmsg.WithoutInstructions(data, method)
 	}
 	return data, nil

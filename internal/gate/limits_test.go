@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/toolgate/toolgate/internal/gate/decide"
 	"github.com/toolgate/toolgate/internal/gateproto"
 )
 
@@ -236,7 +237,7 @@ func TestListPageBound(t *testing.T) {
 	if !log.has("bound hit: server's tools/list has too many pages", `"limit":"list-pages"`, `"max":2`) {
 		t.Fatal("the page bound was not logged")
 	}
-	if l := g.audit.find("echo", decisionRefuse); l == nil || l["reason"] != reasonNotObserved {
+	if l := g.audit.find("echo", decide.Refuse); l == nil || l["reason"] != string(decide.ReasonNotObserved) {
 		t.Fatalf("audit line of the refused call: %v", l)
 	}
 

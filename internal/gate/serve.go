@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/gate/decide"
 	"github.com/toolgate/toolgate/internal/gate/gatemetrics"
 	"github.com/toolgate/toolgate/internal/gate/rpcmsg"
 	"github.com/toolgate/toolgate/internal/gateproto"
@@ -51,7 +52,7 @@ type exchange struct {
 	// tracked is the token of the request in the outstanding record.
 	tracked uint64
 	// schema is the approved inputSchema of the tool a call names, once
-	// decideCall has checked the server still sends that definition.
+	// decideCall has seen the server still send that definition.
 	schema []byte
 }
 
@@ -376,9 +377,9 @@ func (g *Gate) refuseAmbiguous(x *exchange, err error) {
 	g.log.Warn("request refused: member names a peer may read otherwise", "server", x.ss.cfg.ID,
 		"method", clip.String(x.msg.Method, 128), "error", clip.String(err.Error(), 512))
 	if x.msg.Method == rpcmsg.MethodToolsCall {
-		g.metrics.Calls.WithLabelValues(x.ss.cfg.ID, gatemetrics.UnknownTool, "", decisionRefuse).Inc()
+		g.metrics.Calls.WithLabelValues(x.ss.cfg.ID, gatemetrics.UnknownTool, "", string(decide.Refuse)).Inc()
 		g.auditLine(x.st, x.ss, decisionLine{
-			tool: gatemetrics.UnknownTool, decision: decisionRefuse, reason: reasonAmbiguous,
+			tool: gatemetrics.UnknownTool, decision: decide.Refuse, reason: decide.ReasonAmbiguousMessage,
 			rpcID: clip.String(string(x.msg.ID), 128),
 		})
 	}

@@ -24,7 +24,8 @@ type watch struct {
 	// not be read as a definition).
 	observed map[string]observation
 	// blocked maps a tool to the fingerprint that differed from the
-	// approved one; see the package documentation for when it is lifted.
+	// approved one, never empty; see the package documentation for when
+	// it is lifted.
 	blocked map[string]string
 	// streams are the open agent streams that can carry a notification.
 	streams map[*stream]struct{}
@@ -92,18 +93,14 @@ func (w *watch) blockedSet() map[string]bool {
 	return out
 }
 
-func (w *watch) isBlocked(name string) bool {
+// callView is what the watch knows of one tool, read at once: the
+// fingerprint the server changed it to when the tool is blocked ("" when
+// it is not), and its last observation, if any.
+func (w *watch) callView(name string) (blocked string, o observation, observed bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	_, ok := w.blocked[name]
-	return ok
-}
-
-func (w *watch) observation(name string) (observation, bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	o, ok := w.observed[name]
-	return o, ok
+	o, observed = w.observed[name]
+	return w.blocked[name], o, observed
 }
 
 // mismatch is one newly blocked tool.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolgate/toolgate/internal/gate/decide"
 	"github.com/toolgate/toolgate/internal/gate/rpcmsg"
 	"github.com/toolgate/toolgate/internal/gateproto"
 	"github.com/toolgate/toolgate/pkg/tooldef"
@@ -122,8 +123,8 @@ func TestAmbiguousCallNeverReachesTheServer(t *testing.T) {
 	if calls := rs.recorded(); len(calls) != 0 {
 		t.Fatalf("the server was called %d times; first: %s", len(calls), calls[0].body)
 	}
-	line := g.audit.find("_unknown", decisionRefuse)
-	if line == nil || line["reason"] != reasonAmbiguous {
+	line := g.audit.find("_unknown", decide.Refuse)
+	if line == nil || line["reason"] != string(decide.ReasonAmbiguousMessage) {
 		t.Fatalf("no audit line refusing an unknown tool as ambiguous: %v", line)
 	}
 }
@@ -304,7 +305,7 @@ func TestCallsMatchThePinnedSchema(t *testing.T) {
 	if calls := rs.recorded(); len(calls) != 0 {
 		t.Fatalf("the server was called %d times; first: %s", len(calls), calls[0].body)
 	}
-	if line := g.audit.find("echo", decisionRefuse); line == nil || line["reason"] != reasonInvalidArguments {
+	if line := g.audit.find("echo", decide.Refuse); line == nil || line["reason"] != string(decide.ReasonInvalidArguments) {
 		t.Fatalf("audit line: %v", line)
 	}
 	body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi","region":"eu"}}}`
@@ -375,7 +376,7 @@ func TestOnlyReviewedInstructionsReachTheAgent(t *testing.T) {
 			}
 		})
 	}
-	if line := g.audit.find(auditInstructions, decisionWithhold); line == nil || line["reason"] != reasonInstructionsChanged {
+	if line := g.audit.find(auditInstructions, decide.Withhold); line == nil || line["reason"] != string(decide.ReasonInstructionsChanged) {
 		t.Fatalf("audit line: %v", line)
 	}
 }
