@@ -259,13 +259,13 @@ func (g *Gate) serveSSEStream(x *exchange) {
 		return
 	}
 	key := randomKey()
-	sess, ok := g.session(x.ss.cfg.ID, key, endpoint.String(), true)
+	sess, ok := g.sessions.session(x.ss.watch, key, endpoint.String(), true)
 	if !ok {
 		g.limitHit("sessions", "too many sessions", "max", g.limits.MaxSessions)
 		http.Error(x.w, fmt.Sprintf("toolgate: more than %d sessions", g.limits.MaxSessions), http.StatusServiceUnavailable)
 		return
 	}
-	defer g.dropSession(sess)
+	defer g.sessions.drop(sess)
 	x.sess = sess
 	s := newStream(x.w)
 	sess.setGet(s)

@@ -118,13 +118,15 @@ type Gate struct {
 	applyMu sync.Mutex
 	gen     uint64
 
-	mu       sync.Mutex
-	watches  map[string]*watch // by server ID; they outlive configurations
-	clients  map[clientKey]*http.Client
-	sessions map[string]*session
-	// held are the calls waiting for a human, by heldKey, so that the
-	// agent's notifications/cancelled withdraws its call.
-	held map[string]context.CancelFunc
+	// mu guards the maps the gate keeps across configurations.
+	mu      sync.Mutex
+	watches map[string]*watch // by server ID; they outlive configurations
+	clients map[clientKey]*http.Client
+
+	// sessions are the MCP sessions the gate tracks; held the calls
+	// waiting for a human. Each has a lock of its own.
+	sessions *sessionTable
+	held     heldCalls
 
 	ids atomic.Uint64
 }
@@ -176,8 +178,7 @@ func New(o Options) *Gate {
 		args:     argcheck.NewChecker(0),
 		watches:  map[string]*watch{},
 		clients:  map[clientKey]*http.Client{},
-		sessions: map[string]*session{},
-		held:     map[string]context.CancelFunc{},
+		held:     heldCalls{byKey: map[string]context.CancelFunc{}},
 	}
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
@@ -191,6 +192,7 @@ func New(o Options) *Gate {
 	if g.metrics == nil {
 		g.metrics = gatemetrics.New(gatemetrics.Sources{ConfigAge: g.ConfigAge})
 	}
+	g.sessions = newSessionTable(l.MaxSessions, l.SessionIdleTimeout, g.metrics.Sessions)
 	return g
 }
 

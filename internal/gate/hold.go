@@ -53,15 +53,7 @@ func (x *exchange) sessionID() string {
 
 // holdCall registers the call's cancel under its key until release.
 func (g *Gate) holdCall(x *exchange, cancel context.CancelFunc) (release func()) {
-	k := heldKey(x.ss.cfg.ID, x.sessionID(), x.msg.ID)
-	g.mu.Lock()
-	g.held[k] = cancel
-	g.mu.Unlock()
-	return func() {
-		g.mu.Lock()
-		delete(g.held, k)
-		g.mu.Unlock()
-	}
+	return g.held.add(heldKey(x.ss.cfg.ID, x.sessionID(), x.msg.ID), cancel)
 }
 
 // cancelHeld withdraws the held call a notifications/cancelled names, in
@@ -75,11 +67,7 @@ func (g *Gate) cancelHeld(x *exchange) {
 	if json.Unmarshal(x.body, &n) != nil || len(n.Params.RequestID) == 0 {
 		return
 	}
-	k := heldKey(x.ss.cfg.ID, x.sessionID(), n.Params.RequestID)
-	g.mu.Lock()
-	cancel := g.held[k]
-	g.mu.Unlock()
-	if cancel != nil {
+	if cancel := g.held.get(heldKey(x.ss.cfg.ID, x.sessionID(), n.Params.RequestID)); cancel != nil {
 		g.log.Info("the agent cancelled a call waiting for approval", "server", x.ss.cfg.ID, "requestId", string(n.Params.RequestID))
 		cancel()
 	}

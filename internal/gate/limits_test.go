@@ -435,10 +435,7 @@ func TestPanicIsRecovered(t *testing.T) {
 	if strings.Contains(stacks.String(), "(*Gate).keepAlive") {
 		t.Fatalf("a keep-alive outlived the call whose approval panicked:\n%s", stacks.String())
 	}
-	g.mu.Lock()
-	held := len(g.held)
-	g.mu.Unlock()
-	if held != 0 {
+	if held := g.held.len(); held != 0 {
 		t.Fatalf("%d calls still held after their approval panicked", held)
 	}
 

@@ -307,14 +307,14 @@ func (g *Gate) servePOST(x *exchange) {
 	}
 
 	if x.ss.sse {
-		s, _ := g.session(x.ss.cfg.ID, r.URL.Query().Get("session"), "", false)
+		s, _ := g.sessions.session(x.ss.watch, r.URL.Query().Get("session"), "", false)
 		if s == nil {
 			http.Error(w, "session not found", http.StatusNotFound)
 			return
 		}
 		x.sess = s
 	} else if sid := r.Header.Get("Mcp-Session-Id"); sid != "" {
-		s, ok := g.session(x.ss.cfg.ID, sid, "", true)
+		s, ok := g.sessions.session(x.ss.watch, sid, "", true)
 		if !ok {
 			g.limitHit("sessions", "too many sessions", "max", g.limits.MaxSessions)
 			writeRPCError(w, http.StatusServiceUnavailable, msg.ID, rpcmsg.CodeGate, fmt.Sprintf("toolgate: more than %d sessions", g.limits.MaxSessions))
@@ -355,7 +355,7 @@ func (g *Gate) servePOST(x *exchange) {
 		// nothing of the agent's bytes but the arguments and _meta it read.
 		x.body = rpcmsg.CallRequest(msg.ID, &x.msg)
 		g.serveCall(x)
-	case msg.Method == rpcmsg.MethodInitialize && !x.ss.sse && g.sessionsFull():
+	case msg.Method == rpcmsg.MethodInitialize && !x.ss.sse && g.sessions.full():
 		g.limitHit("sessions", "too many sessions", "max", g.limits.MaxSessions)
 		writeRPCError(w, http.StatusServiceUnavailable, msg.ID, rpcmsg.CodeGate, fmt.Sprintf("toolgate: more than %d sessions", g.limits.MaxSessions))
 	default:
@@ -418,15 +418,6 @@ func (g *Gate) refuseMethod(x *exchange) {
 	writeRPCError(x.w, http.StatusOK, x.msg.ID, rpcmsg.CodeMethodNotFound, text)
 }
 
-func (g *Gate) sessionsFull() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if len(g.sessions) >= g.limits.MaxSessions {
-		g.sweepLocked(time.Now())
-	}
-	return len(g.sessions) >= g.limits.MaxSessions
-}
-
 func methodLabel(m string) string {
 	switch m {
 	case rpcmsg.MethodToolsCall, rpcmsg.MethodToolsList, rpcmsg.MethodInitialize, rpcmsg.MethodSubscriptionsListen:
@@ -484,7 +475,7 @@ func (g *Gate) forward(x *exchange) {
 	}
 	if x.msg.Method == rpcmsg.MethodInitialize && x.sess == nil && !x.ss.sse {
 		if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
-			if _, ok := g.session(x.ss.cfg.ID, sid, "", true); !ok {
+			if _, ok := g.sessions.session(x.ss.watch, sid, "", true); !ok {
 				g.limitHit("sessions", "too many sessions", "max", g.limits.MaxSessions)
 			}
 		}
@@ -892,7 +883,7 @@ func (g *Gate) serveGET(x *exchange) {
 	ctx, cancel := context.WithCancel(x.r.Context())
 	defer cancel()
 	if sid := x.r.Header.Get("Mcp-Session-Id"); sid != "" {
-		s, ok := g.session(x.ss.cfg.ID, sid, "", true)
+		s, ok := g.sessions.session(x.ss.watch, sid, "", true)
 		if !ok {
 			g.limitHit("sessions", "too many sessions", "max", g.limits.MaxSessions)
 			http.Error(x.w, fmt.Sprintf("toolgate: more than %d sessions", g.limits.MaxSessions), http.StatusServiceUnavailable)
@@ -941,8 +932,8 @@ func (g *Gate) serveDELETE(x *exchange) {
 	}
 	defer resp.Body.Close()
 	if sid := x.r.Header.Get("Mcp-Session-Id"); sid != "" {
-		if s, _ := g.session(x.ss.cfg.ID, sid, "", false); s != nil {
-			g.dropSession(s)
+		if s, _ := g.sessions.session(x.ss.watch, sid, "", false); s != nil {
+			g.sessions.drop(s)
 		}
 	}
 	if !g.checkStatus(x, resp) {

@@ -1,9 +1,12 @@
 package gate
 
 import (
+	"context"
 	"crypto/rand"
 	"sync"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // session is what the gate tracks of one MCP session with a server: the
@@ -21,6 +24,9 @@ type session struct {
 	id string
 	// endpoint is the server's message URL (SSE transport only).
 	endpoint string
+	// requests is the server's record of outstanding requests, from which
+	// the session's are dropped when it goes.
+	requests *outstanding
 
 	mu       sync.Mutex
 	get      *stream
@@ -30,14 +36,31 @@ type session struct {
 
 func sessionKey(server, id string) string { return server + "\x00" + id }
 
-// session returns the session of a server with the given id, creating it
-// when asked; it returns nil when the bound on sessions is hit.
-func (g *Gate) session(server, id, endpoint string, create bool) (*session, bool) {
-	key := sessionKey(server, id)
+// sessionTable is the gate's bounded record of MCP sessions, under a lock
+// of its own: it is consulted on every request that names a session.
+type sessionTable struct {
+	max  int
+	idle time.Duration
+	// count is the gauge of the sessions tracked.
+	count prometheus.Gauge
+
+	mu    sync.Mutex
+	byKey map[string]*session
+}
+
+func newSessionTable(limit int, idle time.Duration, count prometheus.Gauge) *sessionTable {
+	return &sessionTable{max: limit, idle: idle, count: count, byKey: map[string]*session{}}
+}
+
+// session returns the session with the given id of the server w watches,
+// creating it when asked; it reports false when the bound on sessions is
+// hit.
+func (t *sessionTable) session(w *watch, id, endpoint string, create bool) (*session, bool) {
+	key := sessionKey(w.id, id)
 	now := time.Now()
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if s := g.sessions[key]; s != nil {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if s := t.byKey[key]; s != nil {
 		s.mu.Lock()
 		s.lastUsed = now
 		s.mu.Unlock()
@@ -46,49 +69,54 @@ func (g *Gate) session(server, id, endpoint string, create bool) (*session, bool
 	if !create {
 		return nil, true
 	}
-	if len(g.sessions) >= g.limits.MaxSessions {
-		g.sweepLocked(now)
-		if len(g.sessions) >= g.limits.MaxSessions {
+	if len(t.byKey) >= t.max {
+		t.sweepLocked(now)
+		if len(t.byKey) >= t.max {
 			return nil, false
 		}
 	}
-	s := &session{key: key, server: server, id: id, endpoint: endpoint, waiters: map[string]chan []byte{}, lastUsed: now}
-	g.sessions[key] = s
-	g.metrics.Sessions.Set(float64(len(g.sessions)))
+	s := &session{key: key, server: w.id, id: id, endpoint: endpoint, requests: w.requests, waiters: map[string]chan []byte{}, lastUsed: now}
+	t.byKey[key] = s
+	t.count.Set(float64(len(t.byKey)))
 	return s, true
+}
+
+// full reports whether the bound on sessions is hit, once the idle ones
+// are forgotten.
+func (t *sessionTable) full() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.byKey) >= t.max {
+		t.sweepLocked(time.Now())
+	}
+	return len(t.byKey) >= t.max
 }
 
 // sweepLocked forgets sessions idle for longer than the bound and not
 // holding a stream open.
-func (g *Gate) sweepLocked(now time.Time) {
-	for k, s := range g.sessions {
+func (t *sessionTable) sweepLocked(now time.Time) {
+	for k, s := range t.byKey {
 		s.mu.Lock()
-		idle := s.get == nil && now.Sub(s.lastUsed) > g.limits.SessionIdleTimeout
+		idle := s.get == nil && now.Sub(s.lastUsed) > t.idle
 		s.mu.Unlock()
 		if idle {
-			delete(g.sessions, k)
-			g.dropOutstandingLocked(s)
+			delete(t.byKey, k)
+			s.requests.drop(s.id)
 		}
 	}
-	g.metrics.Sessions.Set(float64(len(g.sessions)))
+	t.count.Set(float64(len(t.byKey)))
 }
 
-func (g *Gate) dropSession(s *session) {
-	g.mu.Lock()
-	if g.sessions[s.key] == s {
-		delete(g.sessions, s.key)
-		g.dropOutstandingLocked(s)
+// drop forgets a session, and the requests it had outstanding: no stream
+// of it remains to answer them.
+func (t *sessionTable) drop(s *session) {
+	t.mu.Lock()
+	if t.byKey[s.key] == s {
+		delete(t.byKey, s.key)
+		s.requests.drop(s.id)
 	}
-	g.metrics.Sessions.Set(float64(len(g.sessions)))
-	g.mu.Unlock()
-}
-
-// dropOutstandingLocked forgets the requests a gone session had
-// outstanding: no stream of it remains to answer them. g.mu is held.
-func (g *Gate) dropOutstandingLocked(s *session) {
-	if w := g.watches[s.server]; w != nil {
-		w.requests.drop(s.id)
-	}
+	t.count.Set(float64(len(t.byKey)))
+	t.mu.Unlock()
 }
 
 func (s *session) setGet(st *stream) {
@@ -131,6 +159,40 @@ func (s *session) takeWaiter(k string) chan []byte {
 	ch := s.waiters[k]
 	delete(s.waiters, k)
 	return ch
+}
+
+// heldCalls are the calls waiting for a human, by heldKey, so that the
+// agent's notifications/cancelled withdraws its call.
+type heldCalls struct {
+	mu    sync.Mutex
+	byKey map[string]context.CancelFunc
+}
+
+// add registers a held call's cancel until release.
+func (h *heldCalls) add(k string, cancel context.CancelFunc) (release func()) {
+	h.mu.Lock()
+	h.byKey[k] = cancel
+	h.mu.Unlock()
+	return func() {
+		h.mu.Lock()
+		delete(h.byKey, k)
+		h.mu.Unlock()
+	}
+}
+
+// get returns the cancel of the held call of that key, nil when there is
+// none.
+func (h *heldCalls) get(k string) context.CancelFunc {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.byKey[k]
+}
+
+// len is how many calls are held.
+func (h *heldCalls) len() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.byKey)
 }
 
 func randomKey() string { return rand.Text() }
