@@ -180,3 +180,18 @@ const (
 	// computed one.
 	ReasonOverrideLowersLevel = "OverrideLowersLevel"
 )
+
+// Reasons of the Events that mark a held call's life on its ToolPin.
+const (
+	// ReasonCallPending: a gate holds a call of the tool until people
+	// decide; the Event carries the command that approves it.
+	ReasonCallPending = "CallPending"
+	// ReasonCallResolved: a held call ended Approved, Rejected or Expired
+	// (a Warning unless Approved), by its gate server's hand or, when that
+	// replica is gone, by the next write of the pin past the call's expiry
+	// and grace.
+	ReasonCallResolved = "CallResolved"
+	// ReasonCallWithdrawn: the gate gave up on a held call before anyone
+	// decided; it is never forwarded, whatever is decided later.
+	ReasonCallWithdrawn = "CallWithdrawn"
+)

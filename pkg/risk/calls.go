@@ -91,17 +91,11 @@ var accessNouns = map[string]bool{"firewall": true, "allowlist": true, "whitelis
 // client or application, an access control. secret says whether reading
 // it back reveals a secret (a key or a client does, an allowlist does not).
 func credentialObject(objects []string, desc string) (name string, secret bool) {
-	has := map[string]bool{}
-	for _, o := range objects {
-		has[o] = true
-	}
-	for _, o := range objects {
+	for i, o := range objects {
 		switch {
 		case o == "key":
-			for q := range keyQualifiers {
-				if has[q] {
-					return q + " key", true
-				}
+			if q := keyQualifier(objects, i); q != "" {
+				return q + " key", true
 			}
 			if strings.Contains(desc, "api key") || strings.Contains(desc, "secret") {
 				return "key", true
@@ -117,6 +111,24 @@ func credentialObject(objects []string, desc string) (name string, secret bool) 
 		}
 	}
 	return "", false
+}
+
+// keyQualifier is the word of a name that makes its i-th object, "key", a
+// credential: the nearest qualifier before it ("api_v2010_fetch_signing_key"
+// reads a signing key), else the first after it; "" when none does. The
+// choice follows the name's order, so a name reads the same on every run.
+func keyQualifier(objects []string, i int) string {
+	for j := i - 1; j >= 0; j-- {
+		if keyQualifiers[objects[j]] {
+			return objects[j]
+		}
+	}
+	for _, o := range objects[i+1:] {
+		if keyQualifiers[o] {
+			return o
+		}
+	}
+	return ""
 }
 
 // privilegeReach says a change of who may do what reaches the whole

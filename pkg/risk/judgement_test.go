@@ -57,6 +57,26 @@ func TestCredentials(t *testing.T) {
 	}
 }
 
+// TestCredentialNameIsStable: a key named with two qualifiers is named by
+// the one nearest it, on every run. A name read in map order would change
+// the reasons from one probe to the next, and with them the ToolPin status
+// written from them.
+func TestCredentialNameIsStable(t *testing.T) {
+	for _, tc := range []struct{ def, want string }{
+		{`{"name":"TwilioApiV2010--FetchSigningKey","description":"Fetch a signing key of the account."}`, "L4: reads signing key, which may hold secrets"},
+		{`{"name":"api_update_ssh_key","description":"Updates an SSH key of the account."}`, "L5: changes ssh key: who may do what"},
+		{`{"name":"get_key_for_service_account","description":"Returns the key of a service account."}`, "L4: reads service key, which may hold secrets"},
+	} {
+		// Map order differs from one iteration to the next: enough runs
+		// meet every order of the qualifiers.
+		for range 50 {
+			if a := assess(t, tc.def); !containsAny(a.Reasons, tc.want) {
+				t.Fatalf("%s: reasons %q, want %q among them", tc.def, a.Reasons, tc.want)
+			}
+		}
+	}
+}
+
 // TestNestedSchemas: wrapper objects, variants, array items and local
 // references are read like top-level parameters.
 func TestNestedSchemas(t *testing.T) {
