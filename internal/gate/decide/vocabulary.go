@@ -7,6 +7,19 @@ import "github.com/toolgate/toolgate/internal/gateproto"
 // label of toolgate_gate_calls_total. The words are documented (docs/gate.md,
 // "The audit line") and log pipelines and dashboards match on them: a word
 // does not change its spelling or its meaning.
+//
+// The configuration's decision on a tool (gateproto.Decision) says what
+// the operator allows; a verdict says what the gate did with one message.
+// Call maps the one to the other:
+//
+//	Exposed        Forward
+//	ApprovalGated  Hold, then Forward or Refuse (Enforce); AuditForwardUnheld (Audit)
+//	Withheld       Refuse (Enforce); AuditForward when audit-forwardable (Audit)
+//
+// and any of them is refused when what the server sends is not the
+// approved definition, or the arguments are not what it allows. A list
+// shows a tool as Shown says; Withhold records a tool taken out of lists
+// for a changed definition, which the configuration did not decide.
 type Verdict string
 
 // Verdicts.
