@@ -16,6 +16,17 @@
 // anything; disagreements are reported. Missing or vague metadata raises
 // risk. docs/risk-model.md is the reference for every rule here.
 //
+// Assess is a sequence of named stages, each a function with a test of its
+// own: readSignals reads the definition once; inferAction decides the
+// action and category; blastRadius the reach; effectsOf reversibility and
+// side effects; levelOfAction, applyDeclarations, raiseForDoubt,
+// raiseForBroadChange, applyFindings and applyPosture climb the ladder and
+// apply the floors; approvalAndTrust and gradeRisk give the approval
+// recommendation, the minimum trust level and riskLevel. The stages share
+// one judgement (level, reasons, floors, disagreements), and their order is
+// part of the rules: a raise of one band counts from where the stages
+// before left the level.
+//
 // The package owns judgement only. Parsing and fingerprints belong to
 // package tooldef, the poisoning scan to package scan; this package imports
 // nothing from Kubernetes so a CI pipeline can vet a catalogue offline.

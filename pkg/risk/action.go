@@ -1,0 +1,291 @@
+package risk
+
+import (
+	"fmt"
+	"strings"
+)
+
+// actionVerdict is what the action stage decided a tool does.
+type actionVerdict struct {
+	// act is the tool's own action: it names the category and drives the
+	// ladder.
+	act action
+	// category is SEP-2793's category of act, "read" when the description
+	// credibly says the tool changes nothing.
+	category string
+	// judged is the action the blast radius and riskLevel are judged on:
+	// act, or the worst operation of a tool named by a generic verb.
+	judged action
+	// optionAct is the worst action among the tool's mode/action options.
+	optionAct action
+	// readShaped says a tool with no verb anywhere was taken for a read
+	// because every parameter only selects what to return.
+	readShaped bool
+	// savedRead says a tool named to execute runs a stored query or report.
+	savedRead bool
+	// readOnlyClaim is the description's phrase saying the tool changes
+	// nothing, when it was believed.
+	readOnlyClaim string
+	// simulatedFrom is the action before the description's word that the
+	// tool only simulates turned it into a utility; actNone otherwise.
+	simulatedFrom action
+}
+
+// inferAction is the category stage. It decides what the tool does — its
+// action, hence SEP-2793's category — from the signals, in four steps
+// taken in this order, each of which may overrule the one before:
+// actionOfWords (the name, title or description, or the schema when none
+// names a verb, and the options of a verbless name), refineAction (what the
+// name's objects and the parameters make of that verb), actionOfCall (what
+// one call can send or remove whatever the name says), and last the
+// server's own words that the tool changes nothing or only simulates.
+//
+// It comes first because every later stage asks what the tool does. It
+// also completes the signals that only mean something once the action is
+// known (a read-only query, a saved read, the description's words on
+// permanence), which the riskLevel stage reads.
+func inferAction(s *signals, j *judgement) actionVerdict {
+	var v actionVerdict
+	v.act, v.readShaped, v.optionAct = actionOfWords(s, j)
+	v.act, v.savedRead = refineAction(s, v.act, j)
+
+	// A description saying the tool changes nothing names its category; it
+	// is the server's word, so it lifts no floor and the level stays at
+	// least L3 (raiseForDoubt). It is read of the action the name gives,
+	// before what one call can do (below) is known.
+	if phrase := readOnlyClaim(s, v.act); phrase != "" {
+		v.readOnlyClaim = phrase
+		s.readOnlyQuery = v.act == actExec
+		j.note(fmt.Sprintf("the description says %q: read", phrase))
+	}
+	v.act = actionOfCall(s, v.act, j)
+
+	if v.readOnlyClaim != "" && v.act == actMutate {
+		v.act = actRead
+	}
+	if (v.act == actMutate || v.act == actRead || v.act == actObserve) && s.execParam == "" && s.sensitive == "" && s.privilege == "" && simulation(s.desc) {
+		// "Toggles simulated logging", "Demonstrates progress updates":
+		// a demonstration of a feature changes and reveals nothing real.
+		v.simulatedFrom = v.act
+		v.act = actUtility
+		j.note("the description says it simulates or demonstrates: no real effect")
+	}
+	v.category = v.act.category()
+	if v.readOnlyClaim != "" {
+		v.category = "read"
+	}
+	// A tool named by a generic verb ("manage_folders") keeps the category
+	// of its name, but its reach and riskLevel are those of its worst
+	// operation.
+	v.judged = v.act
+	if genericVerbs[s.verb] && v.optionAct > v.act {
+		v.judged = v.optionAct
+	}
+
+	s.savedRead = v.savedRead && v.act == actRead
+	// What the description says of permanence matters only to a change;
+	// reads are spared the scan.
+	if v.act >= actMutate {
+		s.irreversibleText = permanentText(s.desc)
+		s.overwriteText = strings.Contains(s.desc, "overwrit")
+	}
+	return v
+}
+
+// actionOfWords is the action the words give. A verb the lexicon lacks, or
+// none at all, is taken for a change (fail closed) unless every parameter
+// only selects what to return. Destructive options of a mode/action
+// parameter decide the action only of a tool whose name has no verb
+// ("git_branch" with mode delete), not of one that names its action
+// ("pg_manage_indexes" with operation drop stays a mutation); they raise
+// the level either way (levelOfAction). It returns the action, whether it
+// was read off the schema's shape, and the worst option's action.
+func actionOfWords(s *signals, j *judgement) (act action, readShaped bool, optionAct action) {
+	act = s.act
+	if act == actNone && s.unknownVerb != "" {
+		act = actMutate
+		j.note(fmt.Sprintf("%q is used as a verb the engine does not know: assumed to change state", s.unknownVerb))
+	}
+	if act == actNone {
+		if readShapedSchema(s.params) {
+			act, readShaped = actRead, true
+			j.note("no verb in the name, title or description, and every parameter only selects what to return: read")
+		} else {
+			act = actMutate
+			j.note("no verb in the name, title or description: assumed to change state")
+		}
+	}
+	worstOption := ""
+	for _, o := range s.optionVerbs {
+		if oa := verbs[o]; oa > optionAct {
+			optionAct, worstOption = oa, o
+		}
+	}
+	if optionAct > act && s.actSource != "name" {
+		act = optionAct
+		j.note(fmt.Sprintf("an option of the tool is %q", worstOption))
+	}
+	return act, readShaped, optionAct
+}
+
+// refineAction is what the name's objects and the parameters make of the
+// verb: a drop of one item is a delete and a delete of a broad noun or of
+// many items a destruction; running a saved query or report is a read; a
+// free-form code or query parameter is an execution; detaching a relation
+// or dropping data onto a page is a change; a selector, a filter or a
+// cascading flag turns a delete into a destruction. The rules apply in
+// this order, each to the action the ones before left. It returns the
+// action and whether it is the read of a stored query or report.
+func refineAction(s *signals, act action, j *judgement) (action, bool) {
+	if act == actDestroy && s.verb == "drop" && !s.bulk && !anyBroad(s.objects) {
+		act = actDelete // "drop_index" removes one item
+	}
+	if act == actDelete && (s.bulk || anyBroadStrict(s.objects)) {
+		act = actDestroy
+	}
+	savedRead := false
+	if act == actExec && s.execParam == "" && s.actSource == "name" && (containsAnyMap(s.objects, savedReads) || containsAny(s.objects, "saved")) {
+		act, savedRead = actRead, true
+		j.note("runs a stored query or report: a read")
+	}
+	if s.execParam != "" && act < actExec {
+		j.note(fmt.Sprintf("parameter %q takes free-form code, commands or queries", s.execParam))
+		act = actExec
+	}
+	// "remove_label_from_issue": detaching a relation changes the item it
+	// was attached to; nothing is deleted.
+	if act == actDelete && detachVerbs[s.verb] && s.actSource == "name" && !irreversibleVerbs[s.verb] &&
+		(containsAny(s.tokens, "from") || (relationNouns[headNoun(s.objects)] && strings.Contains(s.desc, " from "))) {
+		act = actMutate
+		j.note("detaches a relation: a change, not a delete")
+	}
+	if (act == actDestroy || act == actDelete) && s.verb == "drop" && (strings.Contains(s.desc, "onto") || strings.Contains(s.desc, "drag")) {
+		act = actMutate // drag and drop moves data onto a page; it removes nothing
+		j.note("drops data onto a page: a change, not a removal")
+	}
+	if act == actDelete && (s.filterParam != "" || containsAny(s.flags, "all-namespaces") || s.scope == "cluster") {
+		act = actDestroy
+		j.note("a selector or filter deletes any number of items in one call")
+	}
+	if act == actDelete && containsAny(s.flags, "cascade", "recursive") {
+		act = actDestroy
+		j.note("a flag removes the item with everything it contains")
+	}
+	return act, savedRead
+}
+
+// readOnlyClaim is the description's phrase saying a change or an
+// execution changes nothing, when it can be believed: a query tool is a
+// read only where the description says the server refuses writes or the
+// query parameter is declared to take only reads. No claim stands against
+// an option that deletes, an irreversible verb in the name or a
+// pass-through API call. "" when there is none.
+func readOnlyClaim(s *signals, act action) string {
+	phrase := ""
+	switch act {
+	case actMutate:
+		phrase = saysReadOnly(s.desc)
+	case actExec:
+		phrase = saysEnforcedReadOnly(s.desc) // a query tool is a read only where the server refuses writes
+		if phrase == "" {
+			phrase = s.execReadOnly // the parameter itself is declared to take only reads
+		}
+	}
+	if phrase != "" && (act == actMutate || act == actExec) && optionActOf(*s) < actDelete && !(s.actSource == "name" && irreversibleVerbs[s.verb]) && s.apiCall == "" {
+		return phrase
+	}
+	return ""
+}
+
+// actionOfCall is what one call can do whatever the name says: a
+// pass-through API tool does what its HTTP method does, or anything; a
+// request the caller writes is an execution; replacing a container's whole
+// contents destroys; starting a process or a shell executes; creating a
+// message or a call sends it; a forced send rewrites history; a delete or
+// destroy flag turns a change into a removal.
+func actionOfCall(s *signals, act action, j *judgement) action {
+	switch {
+	case s.apiCall == "delete":
+		act = actDestroy
+		j.note("a DELETE of any path of the service's API")
+	case s.apiCall == "get":
+		if act < actRead || act == actUtility {
+			act = actRead
+		}
+		j.note("a GET of any path of the service's API")
+	case s.apiCall != "" || (s.anyRequest && act >= actMutate && act < actExec):
+		act = actExec
+		j.note("sends any request the caller writes to the service's API")
+	}
+	if s.wipes && act < actDestroy {
+		act = actDestroy
+		j.note("replaces the whole contents of a container")
+	}
+	if act == actMutate && (s.verb == "start" || s.verb == "interact") && containsAny(s.objects, "process", "shell", "command", "script", "terminal") {
+		act = actExec
+	}
+	// "create_call", "create_sms": creating a communication sends it.
+	if act == actMutate && (s.verb == "create" || s.verb == "add" || s.verb == "start" || s.verb == "place" || s.verb == "make") && outwardNouns[headNoun(s.objects)] {
+		act = actSend
+		j.note("creating a " + headNoun(s.objects) + " sends it to someone outside the system")
+	}
+	if act == actSend && containsAny(s.flags, "force") {
+		act = actDestroy // a forced push rewrites what others already have
+		j.note("a forced send rewrites history")
+	}
+	for _, f := range s.flags {
+		if (f == "delete" || f == "remove" || f == "drop") && act == actMutate {
+			act = actDelete
+			j.note(fmt.Sprintf("flag %q turns the tool into a delete", f))
+		}
+		if f == "destroy" && act < actDestroy {
+			act = actDestroy
+		}
+	}
+	return act
+}
+
+// detachVerbs remove a relation when they take something "from" another.
+var detachVerbs = map[string]bool{"remove": true, "unlink": true, "detach": true, "unassign": true, "rm": true}
+
+// relationNouns are links between items: removing one from an item
+// changes the item.
+var relationNouns = map[string]bool{"label": true, "tag": true, "assignee": true, "reviewer": true, "member": true,
+	"user": true, "relation": true, "link": true, "reaction": true, "watcher": true, "subscriber": true,
+	"dependency": true, "parent": true, "group": true, "role": true, "collaborator": true, "participant": true}
+
+// optionActOf is the worst action among a tool's options.
+func optionActOf(s signals) action {
+	worst := actNone
+	for _, v := range s.optionVerbs {
+		if verbs[v] > worst {
+			worst = verbs[v]
+		}
+	}
+	return worst
+}
+
+// outwardNouns are communications that reach a person when created.
+var outwardNouns = map[string]bool{"call": true, "sms": true, "mms": true, "fax": true, "email": true, "message": true,
+	"notification": true, "voicemail": true, "invitation": true}
+
+// simulation says a description calls the tool a demonstration or a
+// simulation of a feature, not the real thing: it opens with "demonstrates"
+// or "simulates", or speaks of something "simulated".
+func simulation(desc string) bool {
+	return strings.HasPrefix(desc, "demonstrates") || strings.HasPrefix(desc, "simulates") || strings.Contains(desc, "simulated")
+}
+
+// permanentText says a description calls the effect permanent. Each phrase
+// holds one of four stems, which are looked for first.
+func permanentText(desc string) bool {
+	if !strings.Contains(desc, "undone") && !strings.Contains(desc, "recover") && !strings.Contains(desc, "irreversibl") && !strings.Contains(desc, "permanently") {
+		return false
+	}
+	for _, phrase := range []string{"cannot be undone", "irreversibl", "permanently", "can't be undone", "not be recovered", "unrecoverable"} {
+		if strings.Contains(desc, phrase) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,270 @@
+package risk
+
+import (
+	"fmt"
+	"strings"
+)
+
+// systemScopes are words naming a system whose every state change reaches
+// the scope given: a kubectl or helm action reaches the cluster, a git or
+// database action the repository or database.
+var systemScopes = map[string]string{
+	"kubectl": "cluster", "k8s": "cluster", "kubernetes": "cluster", "helm": "cluster", "node": "cluster",
+	"git": "namespace", "pg": "namespace", "postgres": "namespace", "postgresql": "namespace", "mysql": "namespace",
+	"sql": "namespace", "mongo": "namespace", "mongodb": "namespace", "redis": "namespace", "db": "namespace",
+	"database": "namespace", "sqlite": "namespace",
+}
+
+// sessionVerbs act inside a logged-in browser session, which they reach as
+// a whole: what one click does depends on every page the session can open.
+var sessionVerbs = map[string]bool{"click": true, "type": true, "press": true, "navigate": true, "drag": true,
+	"drop": true, "upload": true, "dialog": true, "tabs": true, "route": true, "unroute": true, "resume": true, "storage": true}
+
+// managerOperations is how many distinct kinds of change a tool's
+// operations must offer for it to manage a collection rather than edit one
+// item: "create, update, rename, delete" is a manager; "add, update" of a
+// comment is an editor.
+const managerOperations = 4
+
+// serviceVerbs change a running service as a whole.
+var serviceVerbs = map[string]bool{"deploy": true, "scale": true, "restart": true, "promote": true,
+	"maintenance": true, "upgrade": true}
+
+// memberNouns are the people and groups of an organisation.
+var memberNouns = map[string]bool{"users": true, "members": true, "teams": true, "orgs": true,
+	"organizations": true, "projects": true, "workspaces": true}
+
+// blastRadius is the reach stage: it decides the widest scope one call can
+// reach — item, namespace, cluster, organization or global — and why, from
+// the parameters (namespace, cluster, org, all-namespaces flags), the
+// system the name's words name and what the judged action does to its
+// objects. The rules are tried in order; the first that applies decides.
+// What it decides can only widen later: a declared blast radius or the
+// server's own identity (applyDeclarations, Reach.widen) never narrow it.
+func blastRadius(s signals, act action) (string, string) {
+	head := headNoun(s.objects)
+	rawHead := ""
+	for i := len(s.tokens) - 1; i >= 0; i-- {
+		if _, isVerb := verbs[s.tokens[i]]; !isVerb {
+			rawHead = s.tokens[i]
+			break
+		}
+	}
+	switch {
+	case s.apiCall != "" || (s.anyRequest && act == actExec):
+		return "organization", "an arbitrary API call reaches everything the account can"
+	case containsAny(s.flags, "all-namespaces") || s.scope == "cluster":
+		return "cluster", "a parameter reaches every namespace"
+	case act == actExec && containsAny(s.tokens, "kubectl", "k8s", "kubernetes", "helm"):
+		return "cluster", "runs arbitrary changes against a cluster"
+	case act == actExec:
+		if containsAny(append(s.objects, strings.ToLower(s.execParam), s.verb), "command", "cmd", "shell", "process", "unsafe", "exec", "bash", "terminal", "generic") {
+			return "cluster", "runs commands on the host"
+		}
+		return "namespace", "runs code or queries in one system"
+	case act == actMutate && (strings.HasSuffix(s.privilege, "(an authentication client)") || s.privilege == "grant"):
+		return "organization", "changes how everyone signs in to a tenant"
+	case s.privilege != "" && act == actMutate && privilegeReach(s):
+		return "cluster", "changes who may do what"
+	}
+	if act >= actMutate {
+		for _, tok := range s.tokens {
+			if sc, ok := systemScopes[tok]; ok {
+				return sc, fmt.Sprintf("a %s action reaches the whole %s", tok, map[string]string{"cluster": "cluster", "namespace": "repository or database"}[sc])
+			}
+		}
+	}
+	if containsAny(s.tokens, "many", "multiple", "bulk", "batch", "all") {
+		return "namespace", "acts on many items at once"
+	}
+	if act != actUtility && recordNouns[singular(rawHead)] && rawHead != singular(rawHead) {
+		return "namespace", "reads or writes any records of a collection"
+	}
+	if act >= actMutate && act <= actDelete {
+		switch head {
+		case "cluster":
+			if !containsAny(s.tokens, "free") {
+				return "cluster", "acts on a whole cluster"
+			}
+		case "workspace", "repository", "repo", "project", "app", "collection", "dataset":
+			return "namespace", "acts on a whole " + head
+		case "account", "subaccount", "tenant":
+			return "cluster", "changes a whole account"
+		}
+	}
+	switch act {
+	case actRead, actObserve:
+		if stateHeads[head] {
+			return "item", "reports the state of one thing"
+		}
+		if scopeWords[head] == "namespace" && rawHead == head && !recordVerbs[s.verb] && s.verb != "" && s.verb != "list" && s.verb != "search" {
+			// "analyze_repo", "scan_project": a read of a whole container,
+			// not of its record.
+			return "namespace", fmt.Sprintf("%q reads a whole %s", s.verb, head)
+		}
+		if memberNouns[rawHead] && namesContainer(s.objects, head) {
+			return "namespace", "lists the " + rawHead + " of one container"
+		}
+		if memberNouns[rawHead] {
+			return "organization", "lists the " + rawHead + " of an organization"
+		}
+		switch head {
+		case "documentation", "doc", "knowledge", "tool":
+			return "item", "searches documentation"
+		}
+		if s.verb == "search" && webSearch(s.desc) {
+			return "item", "a public web search exposes nothing of the caller's"
+		}
+		if (s.verb == "search" || s.verb == "list") && !strings.Contains(s.desc, "private") {
+			if mentionsPublicService(s.desc) {
+				return "global", "searches a public service as a whole"
+			}
+		}
+		listVerb := s.verb == "list" || s.verb == "search" || s.verb == "find" || s.verb == "tree" || (len(s.tokens) > 1 && s.tokens[len(s.tokens)-1] == "list" && s.verb == "get") ||
+			// "get_initiatives: Get a list of all initiatives": the prose
+			// says the read enumerates.
+			describesListing(s.desc) ||
+			// "getPullRequests(repo)": a fetch of a plural in a named
+			// container is a listing of it.
+			(recordVerbs[s.verb] && pluralNoun(rawHead) && s.requiredContainer)
+		if !listVerb && s.optionList && s.containerScope != "organization" && head != "log" && !s.requiredItem {
+			return "namespace", "one of its operations lists what a container holds"
+		}
+		if listVerb {
+			switch {
+			case s.requiredItem && pluralNoun(rawHead) && !infraNouns[head] && scopeWords[head] == "":
+				return "item", "lists the parts of one item"
+			case !s.requiredContainer && infraNouns[head]:
+				return "cluster", "lists account-wide infrastructure"
+			case !s.requiredContainer && accountWide(s.desc):
+				return "cluster", "lists what the whole account owns"
+			case !s.requiredContainer && workspaceWide(s.desc):
+				return "organization", "reads across a whole workspace"
+			case !s.requiredContainer && s.containerScope == "" && (workNouns[head] || workNouns[rawHead]):
+				return "organization", "lists what a whole workspace holds"
+			case s.containerScope == "organization":
+				return "organization", "enumerates an organization"
+			case s.containerScope == "cluster":
+				return "cluster", "enumerates a whole account or cluster"
+			case s.requiredContainer:
+				return "namespace", "enumerates one container"
+			case s.propCount > 0:
+				return "organization", "enumerates without naming a container"
+			}
+			return "namespace", "enumerates what the server holds"
+		}
+		if (head == "log" || head == "history") && (containsAnyMap(s.objects, runNouns) || s.requiredItem) {
+			return "item", "reads the log of one run"
+		}
+		if head == "log" || head == "history" {
+			return "namespace", "reads the logs of a whole service"
+		}
+		if s.filterParam != "" && s.verb != "get" {
+			return "namespace", fmt.Sprintf("parameter %q selects any records of a collection", s.filterParam)
+		}
+		for _, tok := range s.tokens {
+			if sc, ok := systemScopes[tok]; ok && sc == "namespace" {
+				if act == actRead && tok == s.tokens[len(s.tokens)-1] && s.actSource == "name" && len(s.tokens) > 1 && recordVerbs[s.verb] {
+					// "get_database": the record of the database, not
+					// what it holds.
+					return "item", "reads the record of one " + tok
+				}
+				return sc, "inspects a whole repository or database"
+			}
+		}
+	case actMutate, actSend, actDelete:
+		if len(s.optionMutations) >= managerOperations {
+			return "namespace", "its operations create, change and remove what a collection holds"
+		}
+		if serviceVerbs[s.verb] {
+			return "namespace", fmt.Sprintf("%q changes a whole service", s.verb)
+		}
+		if s.verb == "move" {
+			return "namespace", "moves an item within a tree"
+		}
+		if wholeCopyVerbs[s.verb] {
+			return "namespace", fmt.Sprintf("%q copies a whole container", s.verb)
+		}
+		for _, tok := range s.tokens {
+			if sessionVerbs[tok] && inBrowser(s) {
+				return "namespace", "acts in a logged-in session"
+			}
+		}
+		if s.public != "" {
+			return "global", s.public
+		}
+		if (s.verb == "push" || s.verb == "publish" || s.verb == "release") && containsAnyMap(s.objects, registryNouns) {
+			return "global", "a registry serves it to everyone who pulls it"
+		}
+		if act == actSend && containsAnyMap(s.objects, publicNetworkNouns) {
+			return "global", "reaches a person anywhere, outside the service"
+		}
+		if act == actSend && s.verb == "publish" {
+			return "global", "publishing makes it visible to everyone"
+		}
+		if act == actSend {
+			return "namespace", "reaches everyone who can see the destination"
+		}
+		if act == actDelete && s.optionContainer != "" {
+			return "namespace", "an operation removes a whole " + s.optionContainer
+		}
+		if act == actDelete && rawHead != head && singular(rawHead) == head {
+			return "namespace", "deletes several " + rawHead
+		}
+		if s.verb == "merge" {
+			return "namespace", "a merge changes the shared history of its container"
+		}
+		if containsAnyMap(s.objects, settingNouns) {
+			return "namespace", "configuration reaches everything in its container"
+		}
+	case actDestroy:
+		return "namespace", "removes a whole collection"
+	}
+	return "item", "acts on one item"
+}
+
+// namesContainer says a name names a container narrower than an
+// organisation ("project_members", "repo_collaborators"): the members it
+// lists are that container's.
+func namesContainer(objects []string, head string) bool {
+	for _, o := range objects {
+		if o != head && scopeWords[o] == "namespace" {
+			return true
+		}
+	}
+	return false
+}
+
+// pluralNoun says a name's last word names several things ("pullrequests",
+// "subscriptions"), not a word that only ends in s ("status", "settings").
+func pluralNoun(w string) bool {
+	return singular(w) != w && !notPlural[w]
+}
+
+// notPlural end in s without naming several things.
+var notPlural = map[string]bool{"status": true, "settings": true, "details": true, "analytics": true,
+	"access": true, "contents": true, "stats": true, "metrics": true, "news": true, "series": true,
+	"address": true, "process": true, "alias": true, "canvas": true, "insights": true,
+	"permissions": true, "credentials": true}
+
+// stateHeads are what a health or status check answers with: a state,
+// not the data of what it checks.
+var stateHeads = map[string]bool{"health": true, "status": true, "ping": true, "healthcheck": true, "uptime": true}
+
+// recordVerbs fetch one object's record, not what it holds.
+var recordVerbs = map[string]bool{"get": true, "retrieve": true, "describe": true, "fetch": true, "show": true,
+	"view": true}
+
+// infraNouns are account-level infrastructure: listing them without
+// naming a container enumerates everything the account runs.
+var infraNouns = map[string]bool{"namespace": true, "node": true, "cluster": true, "server": true, "instance": true,
+	"database": true, "bucket": true, "dataset": true, "store": true, "mount": true,
+	"service": true, "region": true, "droplet": true, "volume": true, "domain": true, "deployment": true,
+	"function": true, "site": true, "environment": true, "machine": true, "vm": true, "container": true,
+	"pod": true, "resource": true, "index": true, "queue": true, "key": true, "mcp": false}
+
+// workNouns are what the people of a workspace write and share: listing
+// them without naming a container enumerates the workspace.
+var workNouns = map[string]bool{"issue": true, "channel": true, "message": true, "page": true, "document": true,
+	"file": true, "comment": true, "ticket": true, "task": true, "conversation": true, "label": true, "cycle": true,
+	"board": true, "workflow": true, "dashboard": true, "card": true, "question": true}
