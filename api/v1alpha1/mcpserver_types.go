@@ -265,9 +265,10 @@ type ServiceAccountReference struct {
 
 // MCPServerStatus is what toolgate observed of the server.
 type MCPServerStatus struct {
-	// conditions: Ready summarises; Reachable says whether the last probe
-	// got a valid catalogue; GateBypassable whether agents could call the
-	// server without the credentials only their gates hold.
+	// conditions are the server's state: Ready summarises; Reachable says
+	// whether the last probe got a valid catalogue; GateBypassable whether
+	// agents could call the server without the credentials only their gates
+	// hold.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

@@ -113,8 +113,8 @@ type ClassificationOverride struct {
 
 // ToolPinStatus is the review record of one tool.
 type ToolPinStatus struct {
-	// conditions: Ready summarises; the gate exposes nothing that is not
-	// Trusted.
+	// conditions are the pin's state: Ready summarises; the gate exposes
+	// nothing that is not Trusted.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
@@ -359,7 +359,7 @@ type Decision struct {
 	// +required
 	Fingerprint Fingerprint `json:"fingerprint"`
 
-	// callID, when set, makes this a decision on one pending call rather than
+	// callID makes this, when set, a decision on one pending call rather than
 	// on the tool's definition.
 	// +optional
 	// +kubebuilder:validation:MaxLength=64

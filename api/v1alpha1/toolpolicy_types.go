@@ -88,7 +88,7 @@ type ServerReference struct {
 	// +kubebuilder:validation:MaxLength=253
 	Name string `json:"name"`
 
-	// tools, when set, is the only tools of the server these agents may see;
+	// tools are, when set, the only tools of the server these agents may see;
 	// every other rule still applies to them.
 	// +optional
 	// +listType=set
@@ -102,17 +102,17 @@ type ServerReference struct {
 // matching any rule waits.
 // +kubebuilder:validation:XValidation:rule="has(self.minLevel) || has(self.categories) || has(self.tools)",message="approval needs at least one of minLevel, categories and tools"
 type CallApprovalRules struct {
-	// minLevel: calls to tools at this level or above wait for approval.
+	// minLevel makes calls to tools at this level or above wait for approval.
 	// +optional
 	MinLevel Level `json:"minLevel,omitempty"`
 
-	// categories: calls to tools of these categories wait for approval.
+	// categories make calls to tools of these categories wait for approval.
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=6
 	Categories []Category `json:"categories,omitempty"`
 
-	// tools: calls to these tools wait for approval.
+	// tools make calls to these tools wait for approval.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=256
@@ -142,8 +142,9 @@ type ToolReference struct {
 
 // ToolPolicyStatus is what the policy exposes now.
 type ToolPolicyStatus struct {
-	// conditions: Ready summarises; GateBypassable says whether the
-	// agents could call a referenced server around their gates.
+	// conditions are the policy's state: Ready summarises; GateBypassable
+	// says whether the agents could call a referenced server around their
+	// gates.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
