@@ -13,6 +13,8 @@ import (
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/lifecycle"
+	"github.com/toolgate/toolgate/internal/pinrecord"
+	"github.com/toolgate/toolgate/internal/pinwriter"
 	"github.com/toolgate/toolgate/internal/testenv"
 )
 
@@ -59,20 +61,17 @@ func TestExpiredCallsLeaveWithoutAnotherCall(t *testing.T) {
 		}
 	}
 	dueSoon := now.Add(3 * time.Second)
-	// Written as a gate server replica writes, with an optimistic lock; the
-	// controllers may still be writing the pin they just trusted, so a
-	// conflict is retried on the pin read again.
-	operator := operatorClient(t)
-	retryOnConflict(t, "recording the pending calls", func() error {
-		p, err := getPin(t, ns, "ops", "deploy")
-		if err != nil {
-			return err
+	// Opened as a gate server replica opens them, through the one writer
+	// of pins: the controllers may still be writing the pin they just
+	// trusted, and the writer reads it again and decides again on a
+	// conflict, as in the operator.
+	pins := pinwriter.Writer{Client: operatorClient(t)}
+	for _, c := range []toolgatev1alpha1.PendingCall{call("left-by-a-dead-replica", dueSoon), call("still-waiting", now.Add(time.Hour))} {
+		target := &toolgatev1alpha1.ToolPin{ObjectMeta: metav1.ObjectMeta{Namespace: pin.Namespace, Name: pin.Name}}
+		if _, err := pins.Write(t.Context(), target, pinrecord.CallOpened{Call: c}, metav1.NewTime(now)); err != nil {
+			t.Fatalf("recording pending call %s: %v", c.ID, err)
 		}
-		pin = p
-		orig := pin.DeepCopy()
-		pin.Status.PendingCalls = []toolgatev1alpha1.PendingCall{call("left-by-a-dead-replica", dueSoon), call("still-waiting", now.Add(time.Hour))}
-		return operator.Status().Patch(t.Context(), pin, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
-	})
+	}
 
 	var st toolgatev1alpha1.ToolPinStatus
 	eventually(t, "the expired call leaves the pending list", func() (bool, string) {
@@ -102,7 +101,7 @@ func TestExpiredCallsLeaveWithoutAnotherCall(t *testing.T) {
 			return false, err.Error()
 		}
 		for _, e := range list.Items {
-			if e.Reason == reasonCallResolved && e.Regarding.Name == pin.Name {
+			if e.Reason == toolgatev1alpha1.ReasonCallResolved && e.Regarding.Name == pin.Name {
 				return true, ""
 			}
 		}

@@ -16,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
-	"k8s.io/client-go/util/retry"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -28,6 +27,8 @@ import (
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/bypass"
 	"github.com/toolgate/toolgate/internal/lifecycle"
+	"github.com/toolgate/toolgate/internal/pinrecord"
+	"github.com/toolgate/toolgate/internal/pinwriter"
 	"github.com/toolgate/toolgate/internal/probe"
 	"github.com/toolgate/toolgate/internal/serverstatus"
 	"github.com/toolgate/toolgate/internal/verdict"
@@ -353,6 +354,7 @@ func (r *MCPServerReconciler) syncPins(ctx context.Context, server *toolgatev1al
 		}
 	}
 
+	pins := pinwriter.Writer{Client: r.Client, Recorder: r.Recorder, Related: server}
 	var out pinSync
 	for i, tool := range cat.Tools {
 		if len(tool.Name) > toolgatev1alpha1.MaxToolNameLength {
@@ -362,29 +364,29 @@ func (r *MCPServerReconciler) syncPins(ctx context.Context, server *toolgatev1al
 		pin := byTool[tool.Name]
 		delete(byTool, tool.Name)
 		holders := untrusted.holders(tool)
-		in := lifecycle.Input{
-			Tool: tool, Risk: verdict.ToolRisk(report.Tools[i]), FirstUse: server.Spec.FirstUse,
-			ReplacesRemoved: disappearing, Origin: origin, RequiredApprovers: r.RequiredApprovers, Now: stamp,
-		}
-		decide := func(name string, st toolgatev1alpha1.ToolPinStatus) lifecycle.Output {
-			in := in
-			in.Status = st
+		observed := func(name string) pinrecord.Observed {
 			delete(holders, name) // a pin is no copy of itself
-			in.UntrustedBody = len(holders) > 0
-			return lifecycle.Next(in)
+			return pinrecord.Observed{
+				Tool: tool, Risk: verdict.ToolRisk(report.Tools[i]), FirstUse: server.Spec.FirstUse, UntrustedBody: len(holders) > 0,
+				ReplacesRemoved: disappearing, Origin: origin, RequiredApprovers: r.RequiredApprovers,
+			}
 		}
 		// A write that fails is reported and the pass goes on: one tool that
 		// cannot be recorded must not stop the others' rug pulls from being.
 		if pin == nil {
-			created, err := r.createPin(ctx, server, tool.Name, decide)
+			created, err := r.createPin(ctx, server, tool.Name, observed, stamp)
 			if err != nil {
 				out.failures = append(out.failures, serverstatus.PinFailure{Tool: tool.Name, Message: err.Error()})
 				continue
 			}
 			pin = created
 		}
-		reason, err := r.updatePin(ctx, server, pin, func(st toolgatev1alpha1.ToolPinStatus) lifecycle.Output { return decide(pin.Name, st) })
-		if reason == toolgatev1alpha1.ReasonPinnedOnFirstUse && err == nil {
+		// On a conflict (the ToolPin reconciler, a gate server or an
+		// approver wrote the pin meanwhile) the writer reads the pin again
+		// and decides again on the fresh status, so no decision is lost and
+		// the probe's observation still lands.
+		res, err := pins.Write(ctx, pin, observed(pin.Name), stamp)
+		if res.Reason == toolgatev1alpha1.ReasonPinnedOnFirstUse && err == nil {
 			out.trustedOnFirstUse++
 		}
 		if err != nil {
@@ -400,9 +402,7 @@ func (r *MCPServerReconciler) syncPins(ctx context.Context, server *toolgatev1al
 	sort.Strings(gone)
 	for _, name := range gone {
 		pin := byTool[name]
-		if _, err := r.updatePin(ctx, server, pin, func(st toolgatev1alpha1.ToolPinStatus) lifecycle.Output {
-			return lifecycle.Next(lifecycle.Input{Status: st, Tool: nil, Now: stamp})
-		}); err != nil {
+		if _, err := pins.Write(ctx, pin, pinrecord.Gone{}, stamp); err != nil {
 			out.failures = append(out.failures, serverstatus.PinFailure{Tool: name, Message: err.Error()})
 		}
 		out.pins = append(out.pins, *pin)
@@ -505,42 +505,17 @@ func (u untrusted) holders(tool *tooldef.Tool) map[string]bool {
 // another tool's pin — a hash collision, or a pin someone else made —
 // sends it to the next candidate name: pins are found by their spec, so
 // any name serves, and no outsider can block a tool by taking its name.
-func (r *MCPServerReconciler) createPin(ctx context.Context, server *toolgatev1alpha1.MCPServer, tool string, decide func(string, toolgatev1alpha1.ToolPinStatus) lifecycle.Output) (*toolgatev1alpha1.ToolPin, error) {
+func (r *MCPServerReconciler) createPin(ctx context.Context, server *toolgatev1alpha1.MCPServer, tool string, observed func(string) pinrecord.Observed, now metav1.Time) (*toolgatev1alpha1.ToolPin, error) {
 	var err error
 	for attempt := range lifecycle.PinNameCandidates {
 		var pin *toolgatev1alpha1.ToolPin
 		fresh := newPin(server, tool, lifecycle.PinNameCandidate(server.Name, tool, attempt))
-		first := decide(fresh.Name, toolgatev1alpha1.ToolPinStatus{})
-		fresh.Labels[toolgatev1alpha1.LabelState] = string(first.Status.State)
-		if first.Status.Risk != nil {
-			fresh.Labels[toolgatev1alpha1.LabelLevel] = string(first.Status.Risk.Level)
-		}
+		fresh.Labels = pinrecord.Decide(fresh, observed(fresh.Name), now).Labels
 		if pin, err = createPin(ctx, r.Client, fresh); !errors.Is(err, errNameHeld) {
 			return pin, err
 		}
 	}
 	return nil, fmt.Errorf("all %d names a pin of %q may take are held by pins of other tools: %w", lifecycle.PinNameCandidates, tool, err)
-}
-
-// updatePin runs one lifecycle step on a pin and writes it. On a conflict
-// (the ToolPin reconciler or an approver wrote the pin meanwhile) it reads
-// the pin again and decides again on the fresh status, so no decision is
-// lost and the probe's observation still lands.
-func (r *MCPServerReconciler) updatePin(ctx context.Context, server *toolgatev1alpha1.MCPServer, pin *toolgatev1alpha1.ToolPin, next func(toolgatev1alpha1.ToolPinStatus) lifecycle.Output) (string, error) {
-	first := true
-	var reason string
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if !first {
-			if err := r.Get(ctx, client.ObjectKeyFromObject(pin), pin); err != nil {
-				return err
-			}
-		}
-		first = false
-		out := next(pin.Status)
-		reason = out.Reason
-		return writePin(ctx, r.Client, r.Recorder, server, pin, out)
-	})
-	return reason, err
 }
 
 // emit records the events a pass called for, once its status landed.

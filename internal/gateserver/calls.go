@@ -3,27 +3,29 @@ package gateserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/gateproto"
 	"github.com/toolgate/toolgate/internal/lifecycle"
+	"github.com/toolgate/toolgate/internal/pinrecord"
+	"github.com/toolgate/toolgate/internal/pinwriter"
 	"github.com/toolgate/toolgate/pkg/clip"
 )
 
-// The gate server records pending calls on the ToolPins, and marks each
-// with an Event.
-// +kubebuilder:rbac:groups=toolgate.dev,resources=toolpins,verbs=get;list;watch
+// The gate server records pending calls on the ToolPins (through
+// pinwriter.Writer, which keeps the labels too), and marks each with an
+// Event.
+// +kubebuilder:rbac:groups=toolgate.dev,resources=toolpins,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=toolgate.dev,resources=toolpins/status,verbs=get;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
@@ -31,21 +33,11 @@ import (
 // names no timeout.
 const DefaultApprovalTimeout = 5 * time.Minute
 
-// staleCallGrace is how long past its expiry a pending call may stay
-// before any replica that writes the pin resolves it as Expired: the
-// replica that held it (and would have) is gone.
-const staleCallGrace = time.Minute
-
 // resolveTimeout bounds recording a call's end, which runs after the
-// gate's request may be gone.
-const resolveTimeout = 10 * time.Second
-
-// Event reasons on a ToolPin.
-const (
-	reasonCallPending   = "CallPending"
-	reasonCallResolved  = "CallResolved"
-	reasonCallWithdrawn = "CallWithdrawn"
-)
+// gate's request may be gone. Another writer of the pin resolves the call
+// only past the grace that leaves its holder this bound
+// (lifecycle.CallExpiryGrace).
+const resolveTimeout = lifecycle.CallResolveBound
 
 // PinChanged tells the calls waiting on the ToolPin namespace/name that it
 // changed in the cache. It never blocks: the informer handler that calls
@@ -166,8 +158,7 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request) {
 		// Whole seconds up: the call never expires before its timeout.
 		ExpiryTime: metav1.NewTime(now.Add(timeout + time.Second)),
 	}
-	pin, status, err := s.openCall(r.Context(), key, call)
-	if err != nil {
+	if status, err := s.openCall(r.Context(), key, call); err != nil {
 		s.metrics.calls.WithLabelValues("refused").Inc()
 		log.Info("could not open a pending call", "pin", key.String(), "callID", req.CallID, "error", err.Error())
 		http.Error(w, err.Error(), status)
@@ -175,10 +166,6 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request) {
 	}
 	s.metrics.calls.WithLabelValues("opened").Inc()
 	log.Info("call pending", "pin", key.String(), "tool", req.Tool, "callID", req.CallID, "argumentsDigest", req.ArgumentsDigest)
-	s.event(pin, corev1.EventTypeNormal, reasonCallPending, "Hold",
-		"%s/%s (service account %s) asks to call %s with arguments %s; expires %s. Approve: kubectl patch toolpin %s -n %s --subresource=status --type=json -p '[{\"op\":\"add\",\"path\":\"/status/decisions/-\",\"value\":{\"action\":\"Approve\",\"fingerprint\":\"%s\",\"callID\":\"%s\"}}]'",
-		id.Namespace, id.Pod, id.ServiceAccount, req.Tool, clip.String(call.Arguments, 256), call.ExpiryTime.Format(time.RFC3339),
-		key.Name, key.Namespace, req.Fingerprint, req.CallID)
 
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", gateproto.StreamContentType)
@@ -233,64 +220,35 @@ func gated(cfg *gateproto.Config, req *gateproto.CallRequest) string {
 	return fmt.Sprintf("tool %q is not in this pod's configuration", req.Tool)
 }
 
-// openCall adds call to the pin's pending calls, with optimistic locking
-// against a fresh read, and resolves on the way any call a dead replica
-// left behind. It returns the pin as written, or an error and the HTTP
-// status to answer with.
-func (s *Server) openCall(ctx context.Context, key client.ObjectKey, call toolgatev1alpha1.PendingCall) (*toolgatev1alpha1.ToolPin, int, error) {
-	status := http.StatusServiceUnavailable
-	var written *toolgatev1alpha1.ToolPin
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		pin := &toolgatev1alpha1.ToolPin{}
-		if err := s.o.PodReader.Get(ctx, key, pin); err != nil {
-			if apierrors.IsNotFound(err) {
-				status = http.StatusForbidden
-				return fmt.Errorf("ToolPin %s does not exist", key)
-			}
-			return err
-		}
-		orig := pin.DeepCopy()
-		st := &pin.Status
-		switch {
-		case st.State != toolgatev1alpha1.PinTrusted || st.ObservedFingerprint != call.Fingerprint:
-			status = http.StatusForbidden
-			return fmt.Errorf("ToolPin %s is %s at %s, not Trusted at the fingerprint called", key, st.State, st.ObservedFingerprint)
-		case lifecycle.PendingCall(st, call.ID) != nil || lifecycle.ResolvedCall(st, call.ID) != nil:
-			status = http.StatusConflict
-			return fmt.Errorf("call %s already exists on %s", call.ID, key)
-		}
-		sweepStale(st, call.RequestedTime)
-		if why := lifecycle.CallShareRefusal(st, call.Agent); why != "" {
-			status = http.StatusTooManyRequests
-			return fmt.Errorf("ToolPin %s: %s", key, why)
-		}
-		st.PendingCalls = append(st.PendingCalls, call)
-		if st.Decisions == nil {
-			st.Decisions = []toolgatev1alpha1.Decision{}
-		}
-		if err := s.o.Client.Status().Patch(ctx, pin, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
-			return err
-		}
-		written = pin
-		return nil
-	})
-	if err != nil {
-		if apierrors.IsConflict(err) || status == http.StatusServiceUnavailable {
-			return nil, http.StatusServiceUnavailable, fmt.Errorf("recording the pending call: %v", errSummary(err))
-		}
-		return nil, status, err
-	}
-	return written, http.StatusOK, nil
+// pins is the writer of the ToolPins' records: the gate server's changes
+// are pending calls opened and resolved.
+func (s *Server) pins() pinwriter.Writer {
+	return pinwriter.Writer{Client: s.o.Client, Reader: s.o.PodReader, Recorder: s.o.Recorder}
 }
 
-// sweepStale resolves as Expired the pending calls whose expiry is more
-// than staleCallGrace before now: their replica died holding them, and
-// their gate refused them when its request broke.
-func sweepStale(st *toolgatev1alpha1.ToolPinStatus, now metav1.Time) {
-	cutoff := metav1.NewTime(now.Add(-staleCallGrace))
-	for _, id := range lifecycle.StaleCalls(st, cutoff) {
-		lifecycle.ResolveCall(st, id, toolgatev1alpha1.CallExpired, now)
+// openCall adds call to the pin's pending calls (pinrecord.CallOpened),
+// resolving on the way any call a dead replica left behind. It returns
+// the HTTP status to answer with.
+func (s *Server) openCall(ctx context.Context, key client.ObjectKey, call toolgatev1alpha1.PendingCall) (int, error) {
+	pin := &toolgatev1alpha1.ToolPin{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
+	_, err := s.pins().Write(ctx, pin, pinrecord.CallOpened{Call: call}, call.RequestedTime)
+	var refused *pinrecord.Refusal
+	switch {
+	case err == nil:
+		return http.StatusOK, nil
+	case errors.As(err, &refused):
+		status := http.StatusForbidden
+		switch refused.Kind {
+		case pinrecord.RefusedDuplicate:
+			status = http.StatusConflict
+		case pinrecord.RefusedShareFull:
+			status = http.StatusTooManyRequests
+		}
+		return status, refused
+	case apierrors.IsNotFound(err):
+		return http.StatusForbidden, fmt.Errorf("ToolPin %s does not exist", key)
 	}
+	return http.StatusServiceUnavailable, fmt.Errorf("recording the pending call: %v", errSummary(err))
 }
 
 // waitCall sends heartbeats until the call is decided in the cache, or
@@ -386,51 +344,15 @@ func (s *Server) outcome(call *toolgatev1alpha1.PendingCall, verdict toolgatev1a
 }
 
 // resolveCall moves the call out of the pin's pending calls into its
-// history with verdict, and returns the verdict on record: verdict, or
-// the one another writer recorded first ("" when the call is on neither
-// list).
+// history with verdict (pinrecord.CallResolved), and returns the verdict
+// on record: verdict, or the one another writer recorded first ("" when
+// the call is on neither list).
 func (s *Server) resolveCall(ctx context.Context, key client.ObjectKey, id string, verdict toolgatev1alpha1.CallVerdict) (toolgatev1alpha1.CallVerdict, error) {
-	var recorded toolgatev1alpha1.CallVerdict
-	var pin *toolgatev1alpha1.ToolPin
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		pin = &toolgatev1alpha1.ToolPin{}
-		if err := s.o.PodReader.Get(ctx, key, pin); err != nil {
-			return err
-		}
-		orig := pin.DeepCopy()
-		now := metav1.NewTime(time.Now().UTC().Truncate(time.Second))
-		if !lifecycle.ResolveCall(&pin.Status, id, verdict, now) {
-			recorded = ""
-			if r := lifecycle.ResolvedCall(&pin.Status, id); r != nil {
-				recorded = r.Verdict
-			}
-			pin = nil
-			return nil
-		}
-		sweepStale(&pin.Status, now)
-		recorded = verdict
-		return s.o.Client.Status().Patch(ctx, pin, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
-	})
+	pin := &toolgatev1alpha1.ToolPin{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
+	now := metav1.NewTime(time.Now().UTC().Truncate(time.Second))
+	res, err := s.pins().Write(ctx, pin, pinrecord.CallResolved{ID: id, Verdict: verdict}, now)
 	if err != nil {
 		return "", err
 	}
-	if pin != nil {
-		reason, kind := reasonCallResolved, corev1.EventTypeNormal
-		if verdict == toolgatev1alpha1.CallWithdrawn {
-			reason = reasonCallWithdrawn
-		}
-		if verdict != toolgatev1alpha1.CallApproved {
-			kind = corev1.EventTypeWarning
-		}
-		s.event(pin, kind, reason, "Resolve", "call %s: %s", id, verdict)
-	}
-	return recorded, nil
-}
-
-func (s *Server) event(pin *toolgatev1alpha1.ToolPin, kind, reason, action, note string, args ...any) {
-	if s.o.Recorder == nil {
-		return
-	}
-	// An Event's note is at most 1 KiB; one over it is refused whole.
-	s.o.Recorder.Eventf(pin, nil, kind, reason, action, "%s", clip.String(fmt.Sprintf(note, args...), 1000))
+	return res.Recorded, nil
 }

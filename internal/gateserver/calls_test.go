@@ -296,15 +296,16 @@ func TestServeCallRefusals(t *testing.T) {
 }
 
 // TestStaleCallsAreSweptWhenACallOpens: a call left behind by a replica
-// that died is resolved Expired a minute past its expiry by the next write
-// on the pin; a call of another agent that is still waiting stays.
+// that died is resolved Expired, past its expiry and grace
+// (lifecycle.CallExpiryGrace), by the next write on the pin; a call within
+// its grace and a call of another agent that is still waiting stay.
 func TestStaleCallsAreSweptWhenACallOpens(t *testing.T) {
 	ctx := testContext(t)
 	f := newCallFixture(ctx, t)
 	token := f.agent.token(ctx, t, f.agent.pod, gateproto.Audience)
 	now := time.Now()
-	stale := pendingOf("team-a", "dead", 1, now.Add(-staleCallGrace-time.Minute))
-	recent := pendingOf("team-b", "slow", 1, now.Add(-staleCallGrace/2)) // expired, within the grace
+	stale := pendingOf("team-a", "dead", 1, now.Add(-lifecycle.CallExpiryGrace-time.Minute))
+	recent := pendingOf("team-b", "slow", 1, now.Add(-lifecycle.CallExpiryGrace/2)) // expired, within the grace
 	waiting := pendingOf("team-c", "alive", 1, now.Add(time.Hour))
 	f.setStatus(ctx, t, func(st *toolgatev1alpha1.ToolPinStatus) {
 		st.PendingCalls = append(append(stale, recent...), waiting...)

@@ -156,13 +156,22 @@ func CallShareRefusal(st *toolgatev1alpha1.ToolPinStatus, agent toolgatev1alpha1
 	return ""
 }
 
+// CallResolveBound bounds how long the gate server replica holding a call
+// takes to record its end. It resolves the call itself at its expiry, on
+// its own timer, and its write, retried on conflicts, ends within this
+// bound.
+const CallResolveBound = 10 * time.Second
+
 // CallExpiryGrace is how long past its expiry a pending call stays before
-// the ToolPin controller resolves it as Expired. The replica holding a call
-// resolves it itself at its expiry; the controller is for the calls of a
-// replica that died. By then the gate has given up on the call on its own
-// too (its bound is the approval timeout plus the same few seconds), so
-// nothing still waits for the call it records.
-const CallExpiryGrace = 5 * time.Second
+// any writer of the pin resolves it as Expired: it is the one grace of
+// pending calls, and ExpireCalls the one place that applies it. The
+// replica holding a call resolves it at its expiry and records it within
+// CallResolveBound; the grace leaves it that and a margin, so that a live
+// replica always writes its own call's end, and only the calls of a
+// replica that died are resolved by another writer. By then the gate has
+// given up on the call on its own too (its bound is the approval timeout
+// plus a few seconds), so nothing still waits for the call it records.
+const CallExpiryGrace = CallResolveBound + 5*time.Second
 
 // ExpireCalls resolves as Expired (ResolveCall) the pending calls of st
 // that expired CallExpiryGrace or more before now, and returns their ids
@@ -181,17 +190,4 @@ func ExpireCalls(st *toolgatev1alpha1.ToolPinStatus, now metav1.Time) (expired [
 		}
 	}
 	return expired, next
-}
-
-// StaleCalls returns the ids of pending calls whose expiry is before
-// cutoff: calls whose gate server went away without resolving them (a
-// replica that died). Their gate refused them when its request broke.
-func StaleCalls(st *toolgatev1alpha1.ToolPinStatus, cutoff metav1.Time) []string {
-	var out []string
-	for _, c := range st.PendingCalls {
-		if c.ExpiryTime.Before(&cutoff) {
-			out = append(out, c.ID)
-		}
-	}
-	return out
 }

@@ -101,15 +101,6 @@ func TestBusyToolKeepsEveryPinDecision(t *testing.T) {
 	}
 }
 
-func TestStaleCalls(t *testing.T) {
-	now := metav1.NewTime(time.Unix(1_700_000_000, 0))
-	old, later := metav1.NewTime(now.Add(-time.Hour)), metav1.NewTime(now.Add(time.Hour))
-	st := toolgatev1alpha1.ToolPinStatus{PendingCalls: []toolgatev1alpha1.PendingCall{{ID: "old", ExpiryTime: old}, {ID: "live", ExpiryTime: later}}}
-	if got := StaleCalls(&st, now); len(got) != 1 || got[0] != "old" {
-		t.Fatalf("stale %v", got)
-	}
-}
-
 func TestCallShareRefusal(t *testing.T) {
 	me := toolgatev1alpha1.AgentIdentity{Namespace: "team-a", Pod: "agent-0"}
 	calls := func(ns, pod string, n int) []toolgatev1alpha1.PendingCall {
@@ -172,6 +163,10 @@ func TestExpireCalls(t *testing.T) {
 			pending:   []toolgatev1alpha1.PendingCall{call("old", -time.Hour), call("late", time.Hour), call("soon", 10*time.Second), call("older", -2*time.Hour)},
 			expired:   []string{"old", "older"},
 			remaining: []string{"late", "soon"}, next: 10*time.Second + CallExpiryGrace},
+		{name: "a call an hour past its expiry expires, one an hour from it stays",
+			pending:   []toolgatev1alpha1.PendingCall{call("old", -time.Hour), call("live", time.Hour)},
+			expired:   []string{"old"},
+			remaining: []string{"live"}, next: time.Hour + CallExpiryGrace},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st := &toolgatev1alpha1.ToolPinStatus{PendingCalls: tc.pending, Decisions: []toolgatev1alpha1.Decision{

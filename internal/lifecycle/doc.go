@@ -10,8 +10,13 @@
 // CompactDecisions, which drops the decisions that can never count again
 // so that the bounded log keeps room for what is observed now.
 //
+// Pending calls have their primitives here too (calls.go): open, decide,
+// resolve, and expire them past CallExpiryGrace, the one grace of a
+// pending call.
+//
 // It is a pure function over API types: no client, no clock of its own, no
-// I/O, so every transition is table-tested. The ToolPin controller reads the
-// cluster, calls Next, and writes the result; the admission webhook, not this
-// package, vouches for who made each decision.
+// I/O, so every transition is table-tested. Package pinrecord builds the
+// whole record of a pin on it (compaction, override, Ready, labels,
+// events), and package pinwriter, its one writer, writes it; the admission
+// webhook, not this package, vouches for who made each decision.
 package lifecycle
