@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
@@ -35,7 +34,7 @@ var (
 func TestMain(m *testing.M) {
 	os.Exit(testenv.Main(m, func(e *testenv.Env) (func(), error) {
 		env = e
-		ctrl.SetLogger(zap.New(zap.UseDevMode(true), zap.WriteTo(os.Stderr)))
+		ctrl.SetLogger(testenv.Logger())
 		// The manager acts as a user that holds only the generated
 		// ClusterRole, so every test here also proves the RBAC markers
 		// grant what the reconcilers use.

@@ -14,7 +14,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -128,7 +127,7 @@ func setupCreators(e *testenv.Env) error {
 func TestMain(m *testing.M) {
 	os.Exit(testenv.Main(m, func(e *testenv.Env) (func(), error) {
 		env = e
-		ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr)))
+		ctrl.SetLogger(testenv.Logger())
 		cfg, err := e.UserBoundToClusterRole(testenv.OperatorUser, filepath.Join(testenv.RepoRoot(), "config", "rbac", "role.yaml"))
 		if err != nil {
 			return nil, err
