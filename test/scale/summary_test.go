@@ -1,0 +1,61 @@
+package scale
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// The line make scale prints claims every pin only when the poll saw every
+// pin trusted and scored; a run that gave up says how far it got.
+func TestSummaryClaimsConvergenceOnlyWhenConverged(t *testing.T) {
+	run := fleetRun{servers: 200, toolsPerServer: 50, target: time.Minute, limit: 3 * time.Minute, peakKiB: 200 << 10}
+	for _, tc := range []struct {
+		name     string
+		run      func(fleetRun) fleetRun
+		want     []string
+		wantNone []string
+	}{
+		{
+			name: "converged",
+			run: func(r fleetRun) fleetRun {
+				r.elapsed, r.created, r.scored, r.converged = 42*time.Second, 10000, 10000, true
+				return r
+			},
+			want:     []string{"scale: 200 MCPServers x 50 tools: all 10000 pins created and scored in 42s (target 1m0s); operator peak RSS 200 MiB"},
+			wantNone: []string{"NOT CONVERGED"},
+		},
+		{
+			name: "timed out part of the way",
+			run: func(r fleetRun) fleetRun {
+				r.elapsed, r.created, r.scored = 3*time.Minute+400*time.Millisecond, 9950, 7311
+				return r
+			},
+			want:     []string{"NOT CONVERGED within 3m0s: 9950 of 10000 pins created, 7311 trusted and scored after 3m0.4s (target 1m0s)", "operator peak RSS 200 MiB"},
+			wantNone: []string{"all 10000", "all "},
+		},
+		{
+			name: "nothing created",
+			run: func(r fleetRun) fleetRun {
+				r.elapsed = 3 * time.Minute
+				return r
+			},
+			want:     []string{"NOT CONVERGED", "0 of 10000 pins created, 0 trusted and scored"},
+			wantNone: []string{"all "},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			line := tc.run(run).summary()
+			for _, w := range tc.want {
+				if !strings.Contains(line, w) {
+					t.Errorf("the summary lacks %q:\n%s", w, line)
+				}
+			}
+			for _, w := range tc.wantNone {
+				if strings.Contains(line, w) {
+					t.Errorf("the summary says %q:\n%s", w, line)
+				}
+			}
+		})
+	}
+}
