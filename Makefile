@@ -116,9 +116,8 @@ demo: ## Run the demo of the whole product: a control plane, the chart, the oper
 	hack/demo.sh
 
 .PHONY: demo-down
-demo-down: ## Stop every process a running make demo started.
-	@f="$${TOOLGATE_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/toolgate}/demo.pids"; \
-	if [ -f "$$f" ] && [ -f "$$(cat "$$f")" ]; then kill $$(cat "$$(cat "$$f")") 2>/dev/null || true; rm -f "$$f"; echo "demo stopped"; else echo "no demo running"; fi
+demo-down: ## Stop every process that make demo started from this clone (a demo of another clone runs on).
+	@hack/demo-record.sh stop
 
 ##@ Build
 

@@ -60,13 +60,13 @@ need kubectl
 DIR="$(mktemp -d "${TMPDIR:-/tmp}/toolgate-demo.XXXXXX")"
 PIDS="$DIR/pids"
 echo $$ >"$PIDS"
-# make demo-down finds the running demo through this file, from the start:
-# stopping a demo that is still building works too. A run for tests
-# (DEMO_EXIT) leaves it alone, so that it never points at another demo.
-DEMO_PIDS="$CACHE/demo.pids"
+# make demo-down finds the running demo through this clone's record
+# (hack/demo-record.sh), from the start: stopping a demo that is still
+# building works too, and a demo of another clone is never the one
+# stopped. A run for tests (DEMO_EXIT) records nothing, so that a record
+# never points at it.
 if [ -z "${DEMO_EXIT:-}" ]; then
-  mkdir -p "$CACHE"
-  echo "$PIDS" >"$DEMO_PIDS"
+  hack/demo-record.sh start "$PIDS"
 fi
 pids=()
 cleanup() {
@@ -78,7 +78,7 @@ cleanup() {
   # The pids are gone: a later make demo-down must not kill whatever
   # process reuses them.
   rm -f "$PIDS"
-  if [ "$(cat "$DEMO_PIDS" 2>/dev/null)" = "$PIDS" ]; then rm -f "$DEMO_PIDS"; fi
+  "$ROOT/hack/demo-record.sh" forget "$PIDS"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
