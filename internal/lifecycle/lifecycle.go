@@ -266,19 +266,32 @@ func tally(decisions []toolgatev1alpha1.Decision, fp toolgatev1alpha1.Fingerprin
 	return approvers, humans, rejecter
 }
 
+// higherSet is the higher of two levels by Level.Compare, an unset one
+// giving way to a set one (an effective level is set only where a credit
+// applies).
+func higherSet(a, b toolgatev1alpha1.Level) toolgatev1alpha1.Level {
+	switch {
+	case a == "":
+		return b
+	case b == "" || a.Compare(b) >= 0:
+		return a
+	}
+	return b
+}
+
 // riskNeverFalls keeps the higher level of the recorded and the new
 // judgement: risk rises at once, and falls only when a human approves.
 func riskNeverFalls(old, now *toolgatev1alpha1.ToolRisk) *toolgatev1alpha1.ToolRisk {
 	if now == nil {
 		return old.DeepCopy()
 	}
-	if old == nil || now.Level >= old.Level {
+	if old == nil || now.Level.Compare(old.Level) >= 0 {
 		return now.DeepCopy()
 	}
 	kept := now.DeepCopy()
 	kept.Level = old.Level
 	kept.RiskLevel = old.RiskLevel
-	kept.EffectiveLevel = max(kept.EffectiveLevel, old.EffectiveLevel)
+	kept.EffectiveLevel = higherSet(kept.EffectiveLevel, old.EffectiveLevel)
 	kept.Reasons = clip.StringsWithLast(append(slices.Clone(kept.Reasons), fmt.Sprintf("%s kept: a level falls only when a human approves the definition", old.Level)), toolgatev1alpha1.MaxToolReasons, toolgatev1alpha1.MaxReasonLength)
 	return kept
 }

@@ -372,7 +372,7 @@ func reviewEvents(pin *toolgatev1alpha1.ToolPin, st toolgatev1alpha1.ToolPinStat
 		out = append(out, Event{Type: kind, Reason: reason, Action: actionReview, Message: message, Related: true})
 	}
 	computed, was := st.ComputedRisk, pin.Status.Risk
-	if o := pin.Spec.Override; o != nil && o.Level != "" && computed != nil && o.Level < computed.Level &&
+	if o := pin.Spec.Override; o != nil && o.Level != "" && computed != nil && o.Level.Compare(computed.Level) < 0 &&
 		(was == nil || !was.Overridden || was.Level != o.Level) {
 		out = append(out, Event{Type: corev1.EventTypeWarning, Reason: toolgatev1alpha1.ReasonOverrideLowersLevel, Action: actionOverride,
 			Message: fmt.Sprintf("a human override lowers the level from %s to %s: %s", computed.Level, o.Level, o.Reason), Related: true})
