@@ -189,7 +189,9 @@ func writeGolden(t *testing.T, path string, records []goldenRecord, compressed b
 	if compressed {
 		var buf bytes.Buffer
 		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-		zw.Write(data)
+		if _, err := zw.Write(data); err != nil {
+			t.Fatal(err)
+		}
 		if err := zw.Close(); err != nil {
 			t.Fatal(err)
 		}
