@@ -8,8 +8,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 )
 
 // AnonymousResult is how a server answered a probe that sent none of the
@@ -54,15 +52,7 @@ type Refusal struct {
 // own words like Probe's.
 func Anonymous(ctx context.Context, cfg Config) (*AnonymousResult, error) {
 	cfg.Header = nil
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = toolgatev1alpha1.DefaultProbeTimeout
-	}
-	if cfg.ConnectTimeout <= 0 || cfg.ConnectTimeout > cfg.Timeout {
-		cfg.ConnectTimeout = min(10*time.Second, cfg.Timeout)
-	}
-	if cfg.Limits == (Limits{}) {
-		cfg.Limits = DefaultLimits
-	}
+	cfg = cfg.withDefaults()
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
@@ -73,22 +63,9 @@ func Anonymous(ctx context.Context, cfg Config) (*AnonymousResult, error) {
 	httpClient, _ := newHTTPClient(cfg, meter, cat)
 	defer httpClient.CloseIdleConnections()
 
-	var transport mcp.Transport
-	switch cfg.Transport {
-	case "", toolgatev1alpha1.TransportStreamableHTTP:
-		transport = &mcp.StreamableClientTransport{
-			Endpoint: cfg.URL, HTTPClient: httpClient,
-			MaxRetries:           -1,
-			DisableStandaloneSSE: true,
-			MaxEventSize:         int(cfg.Limits.MaxResponseBytes),
-		}
-	case toolgatev1alpha1.TransportSSE:
-		transport = &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: httpClient, MaxEventSize: int(cfg.Limits.MaxResponseBytes)}
-	default:
-		return nil, invalid("unknown transport %q", cfg.Transport)
-	}
-	if cfg.ClientName == "" {
-		cfg.ClientName, cfg.ClientVersion = DefaultClientName, DefaultClientVersion
+	transport, err := newTransport(cfg, httpClient)
+	if err != nil {
+		return nil, err
 	}
 	res := &AnonymousResult{}
 	done := func() (*AnonymousResult, error) {

@@ -192,15 +192,7 @@ type Result struct {
 
 // Probe connects to the server, initializes, and reads its whole catalogue.
 func Probe(ctx context.Context, cfg Config) (*Result, error) {
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = toolgatev1alpha1.DefaultProbeTimeout
-	}
-	if cfg.ConnectTimeout <= 0 || cfg.ConnectTimeout > cfg.Timeout {
-		cfg.ConnectTimeout = min(10*time.Second, cfg.Timeout)
-	}
-	if cfg.Limits == (Limits{}) {
-		cfg.Limits = DefaultLimits
-	}
+	cfg = cfg.withDefaults()
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
@@ -211,22 +203,9 @@ func Probe(ctx context.Context, cfg Config) (*Result, error) {
 	httpClient, guard := newHTTPClient(cfg, meter, cat)
 	defer httpClient.CloseIdleConnections()
 
-	var transport mcp.Transport
-	switch cfg.Transport {
-	case "", toolgatev1alpha1.TransportStreamableHTTP:
-		transport = &mcp.StreamableClientTransport{
-			Endpoint: cfg.URL, HTTPClient: httpClient,
-			MaxRetries:           -1, // a probe reports failure; it does not hammer
-			DisableStandaloneSSE: true,
-			MaxEventSize:         int(cfg.Limits.MaxResponseBytes),
-		}
-	case toolgatev1alpha1.TransportSSE:
-		transport = &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: httpClient, MaxEventSize: int(cfg.Limits.MaxResponseBytes)}
-	default:
-		return nil, invalid("unknown transport %q", cfg.Transport)
-	}
-	if cfg.ClientName == "" {
-		cfg.ClientName, cfg.ClientVersion = DefaultClientName, DefaultClientVersion
+	transport, err := newTransport(cfg, httpClient)
+	if err != nil {
+		return nil, err
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: cfg.ClientName, Version: cfg.ClientVersion}, nil)
 	session, err := client.Connect(ctx, &captureTransport{inner: transport, cat: cat}, nil)
@@ -531,4 +510,40 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 		return n, over
 	}
 	return n, err
+}
+
+// withDefaults fills in what cfg leaves unset: the timeouts and limits
+// every probe, with or without credentials, runs under.
+func (cfg Config) withDefaults() Config {
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = toolgatev1alpha1.DefaultProbeTimeout
+	}
+	if cfg.ConnectTimeout <= 0 || cfg.ConnectTimeout > cfg.Timeout {
+		cfg.ConnectTimeout = min(10*time.Second, cfg.Timeout)
+	}
+	if cfg.Limits == (Limits{}) {
+		cfg.Limits = DefaultLimits
+	}
+	if cfg.ClientName == "" {
+		cfg.ClientName, cfg.ClientVersion = DefaultClientName, DefaultClientVersion
+	}
+	return cfg
+}
+
+// newTransport is the MCP client transport for cfg's transport over
+// httpClient: no retries (a probe reports failure; it does not hammer), no
+// standalone event stream, events bounded by the response limit.
+func newTransport(cfg Config, httpClient *http.Client) (mcp.Transport, error) {
+	switch cfg.Transport {
+	case "", toolgatev1alpha1.TransportStreamableHTTP:
+		return &mcp.StreamableClientTransport{
+			Endpoint: cfg.URL, HTTPClient: httpClient,
+			MaxRetries:           -1,
+			DisableStandaloneSSE: true,
+			MaxEventSize:         int(cfg.Limits.MaxResponseBytes),
+		}, nil
+	case toolgatev1alpha1.TransportSSE:
+		return &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: httpClient, MaxEventSize: int(cfg.Limits.MaxResponseBytes)}, nil
+	}
+	return nil, invalid("unknown transport %q", cfg.Transport)
 }
