@@ -76,7 +76,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	c, s := mgr.GetClient(), mgr.GetScheme()
 	rec := mgr.GetEventRecorder("toolgate-manager")
 	approvers := max(2, opts.RequiredApprovers)
-	if err := (&ToolPinReconciler{Client: c, Scheme: s, Recorder: rec, RequiredApprovers: approvers}).SetupWithManager(mgr); err != nil {
+	if err := (&ToolPinReconciler{Client: c, APIReader: mgr.GetAPIReader(), Scheme: s, Recorder: rec, RequiredApprovers: approvers}).SetupWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the ToolPin controller: %w", err)
 	}
 	if err := (&MCPServerReconciler{Client: c, Scheme: s, Recorder: rec, RequiredApprovers: approvers,

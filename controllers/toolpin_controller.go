@@ -30,6 +30,9 @@ type ToolPinReconciler struct {
 	Recorder          events.EventRecorder
 	Now               func() metav1.Time
 	RequiredApprovers int
+	// APIReader reads past the cache when the cache says the pin's
+	// server is gone; the cache alone when nil.
+	APIReader client.Reader
 }
 
 // +kubebuilder:rbac:groups=toolgate.dev,resources=toolpins,verbs=get;list;watch;create;update;patch;delete
@@ -48,26 +51,34 @@ func (r *ToolPinReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	w := pinwriter.Writer{Client: r.Client, Recorder: r.Recorder}
-	var change pinrecord.Change
-	var server toolgatev1alpha1.MCPServer
-	switch err := r.Get(ctx, client.ObjectKey{Namespace: pin.Namespace, Name: pin.Spec.ServerRef.Name}, &server); {
-	case apierrors.IsNotFound(err):
-		// The review record stays for a server re-created under the same
-		// name to meet: deleting and re-creating a server must not trust
-		// its tools on first use again with an empty history. A trusted pin
-		// without decisions is kept too: the definition it pins is what the
-		// re-created server's tools are compared with, and were it deleted,
-		// whoever may delete and create MCPServers could redefine a tool in
-		// between and have it trusted on first use. Every pin is marked
-		// Removed and stays until the removed-pin retention expires it.
-		change = pinrecord.Gone{ServerDeleted: true}
-	case err != nil:
-		return ctrl.Result{}, err
-	default:
-		w.Related = &server
-		change = pinrecord.Reviewed{FirstUse: server.Spec.FirstUse, RequiredApprovers: r.RequiredApprovers}
+	learn := func(ctx context.Context) (pinrecord.Change, runtime.Object, error) {
+		var server toolgatev1alpha1.MCPServer
+		key := client.ObjectKey{Namespace: pin.Namespace, Name: pin.Spec.ServerRef.Name}
+		err := r.Get(ctx, key, &server)
+		if apierrors.IsNotFound(err) && r.APIReader != nil {
+			// The cache may not have seen a server re-created under the
+			// same name, whose probe may already have written this pin:
+			// the deletion is replayed only if the API server agrees.
+			err = r.APIReader.Get(ctx, key, &server)
+		}
+		switch {
+		case apierrors.IsNotFound(err):
+			// The review record stays for a server re-created under the
+			// same name to meet: deleting and re-creating a server must not
+			// trust its tools on first use again with an empty history. A
+			// trusted pin without decisions is kept too: the definition it
+			// pins is what the re-created server's tools are compared with,
+			// and were it deleted, whoever may delete and create MCPServers
+			// could redefine a tool in between and have it trusted on first
+			// use. Every pin is marked Removed and stays until the
+			// removed-pin retention expires it.
+			return pinrecord.Gone{ServerDeleted: true}, nil, nil
+		case err != nil:
+			return nil, nil, err
+		}
+		return pinrecord.Reviewed{FirstUse: server.Spec.FirstUse, RequiredApprovers: r.RequiredApprovers}, &server, nil
 	}
-	res, err := w.Write(ctx, &pin, change, r.now())
+	res, err := w.WriteLearned(ctx, &pin, learn, r.now())
 	if res.Problem != nil {
 		logf.FromContext(ctx).Error(res.Problem, "the pin's record is kept as it is")
 	}

@@ -58,7 +58,19 @@ type Writer struct {
 // A pinrecord.Refusal (a call that may not open) is returned as the
 // error, with nothing written.
 func (w Writer) Write(ctx context.Context, pin *toolgatev1alpha1.ToolPin, change pinrecord.Change, now metav1.Time) (pinrecord.Result, error) {
+	return w.WriteLearned(ctx, pin, func(context.Context) (pinrecord.Change, runtime.Object, error) { return change, w.Related, nil }, now)
+}
+
+// WriteLearned is Write for a change that is itself read from the cluster
+// and may no longer hold when the write conflicts: learn is asked for the
+// change before every attempt, with the object to name as related in its
+// Events (in place of Related). The ToolPin controller learns from a cache
+// that its pin's server is gone; if a server re-created under that name
+// is probed and writes the pin first, the conflict must not replay the
+// server's deletion over the new server's observation.
+func (w Writer) WriteLearned(ctx context.Context, pin *toolgatev1alpha1.ToolPin, learn func(context.Context) (pinrecord.Change, runtime.Object, error), now metav1.Time) (pinrecord.Result, error) {
 	key := client.ObjectKeyFromObject(pin)
+	var change pinrecord.Change
 	backoff := w.Backoff
 	if backoff.Steps == 0 {
 		backoff = ConflictBackoff()
@@ -75,6 +87,9 @@ func (w Writer) Write(ctx context.Context, pin *toolgatev1alpha1.ToolPin, change
 		}
 		var err error
 		if lost == "" || pin.ResourceVersion != lost {
+			if change, w.Related, err = learn(ctx); err != nil {
+				return pinrecord.Result{}, err
+			}
 			res := pinrecord.Decide(pin, change, now)
 			if res.Refused != nil {
 				return res, res.Refused

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -223,6 +224,42 @@ func TestWriterLosesNoConcurrentChange(t *testing.T) {
 		}
 		if lifecycle.PendingCall(&got.Status, "call-3") == nil || lifecycle.ResolvedCall(&got.Status, "call-2") == nil {
 			t.Error("a writer that gave up changed the pin, or undid the write it lost to")
+		}
+	})
+
+	t.Run("a change learned from a cache is learned again after a conflict", func(t *testing.T) {
+		// The cache said the server was gone; by the time the write lands,
+		// a server re-created under its name has observed the pin. Replaying
+		// the deletion would mark the new server's tool Removed.
+		var cached toolgatev1alpha1.ToolPin
+		if err := env.Client.Get(ctx, key, &cached); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := (Writer{Client: env.Client}).Write(ctx, cached.DeepCopy(), observed(t), now); err != nil {
+			t.Fatal(err)
+		}
+		// Another writer lands between the read and the write.
+		if err := env.Client.Status().Patch(ctx, &toolgatev1alpha1.ToolPin{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}},
+			client.RawPatch(types.MergePatchType, []byte(`{"status":{"lastSeenTime":"2026-01-01T00:00:00Z"}}`))); err != nil {
+			t.Fatal(err)
+		}
+		var asked int
+		learn := func(context.Context) (pinrecord.Change, runtime.Object, error) {
+			asked++
+			if asked == 1 {
+				return pinrecord.Gone{ServerDeleted: true}, nil, nil
+			}
+			return pinrecord.Reviewed{}, nil, nil
+		}
+		if _, err := (Writer{Client: env.Client}).WriteLearned(ctx, cached.DeepCopy(), learn, now); err != nil {
+			t.Fatal(err)
+		}
+		var got toolgatev1alpha1.ToolPin
+		if err := env.Client.Get(ctx, key, &got); err != nil {
+			t.Fatal(err)
+		}
+		if asked < 2 || got.Status.State == toolgatev1alpha1.PinRemoved {
+			t.Errorf("asked for the change %d times; the pin is %s: a stale change was replayed after the conflict", asked, got.Status.State)
 		}
 	})
 
