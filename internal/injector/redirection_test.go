@@ -97,13 +97,13 @@ func TestRedirectingPodsRefused(t *testing.T) {
 			r.set(&p.Spec)
 			requireRedirectionRefused(t, c.who+"'s pod with "+r.field, c.c.Create(t.Context(), p), "spec."+strings.Fields(r.field)[0])
 		}
-		p := optedOutPod(ns.Name, "opted-out-"+strings.ToLower(strings.NewReplacer(".", "-", " ", "-").Replace(r.field)))
+		p := freshName(optedOutPod(ns.Name, "opted-out-"+strings.ToLower(strings.NewReplacer(".", "-", " ", "-").Replace(r.field))))
 		r.set(&p.Spec)
 		if err := trusted.Create(t.Context(), p); err != nil {
 			t.Errorf("a trusted creator's opted-out pod with %s: %v", r.field, err)
 		}
 	}
-	p := agentPod(ns.Name, "resolver-options")
+	p := freshName(agentPod(ns.Name, "resolver-options"))
 	onlyOptions(&p.Spec)
 	if err := untrusted.Create(t.Context(), p); err != nil {
 		t.Errorf("a pod with dnsConfig.options only: %v", err)

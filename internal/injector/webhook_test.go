@@ -34,16 +34,35 @@ func optedOutPod(ns, name string) *corev1.Pod {
 	return p
 }
 
-// namespace creates a namespace that is deleted after the test. Envtest
-// runs no namespace controller, so its objects stay; names are unique per
-// test.
-func namespace(t *testing.T, name string, labels map[string]string) string {
+// namespace creates a namespace of its own for one test, named after
+// prefix, and returns its name. Envtest runs no namespace controller, so
+// objects stay; a name of its own per run lets a test run again on the
+// same API server (go test -count).
+func namespace(t *testing.T, prefix string, labels map[string]string) string {
 	t.Helper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-", Labels: labels}}
+	if err := env.Client.Create(t.Context(), ns); err != nil {
+		t.Fatal(err)
+	}
+	return ns.Name
+}
+
+// fixedNamespace makes sure a namespace whose name matters (kube-system,
+// the operator's) exists, and returns its name.
+func fixedNamespace(t *testing.T, name string) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	if err := env.Client.Create(t.Context(), ns); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
 	return name
+}
+
+// freshName has the API server name p uniquely after its name, so that a
+// test creating it in a shared namespace can run again.
+func freshName(p *corev1.Pod) *corev1.Pod {
+	p.GenerateName, p.Name = p.Name+"-", ""
+	return p
 }
 
 func policyFor(t *testing.T, ns string, servers ...toolgatev1alpha1.ServerReference) {
@@ -251,12 +270,13 @@ func TestRefusedPods(t *testing.T) {
 // never injected, even labelled; the system one is filtered out by the
 // API server, the operator's by the handler.
 func TestNotInjected(t *testing.T) {
+	plain := namespace(t, "plain", nil)
 	for _, ns := range []string{
-		namespace(t, "plain", nil),
-		namespace(t, "kube-system", nil),
-		namespace(t, operatorNamespace, nil),
+		plain,
+		fixedNamespace(t, "kube-system"),
+		fixedNamespace(t, operatorNamespace),
 	} {
-		if ns != "plain" {
+		if ns != plain {
 			n := &corev1.Namespace{}
 			if err := env.Client.Get(t.Context(), client.ObjectKey{Name: ns}, n); err != nil {
 				t.Fatal(err)
@@ -269,7 +289,7 @@ func TestNotInjected(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		p := agentPod(ns, "agent-not-injected")
+		p := freshName(agentPod(ns, "agent-not-injected"))
 		if err := env.Client.Create(t.Context(), p); err != nil {
 			t.Fatalf("%s: %v", ns, err)
 		}

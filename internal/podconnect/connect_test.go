@@ -28,7 +28,7 @@ func TestExecIntoGateRefused(t *testing.T) {
 	pod := gatedPod(t, ns)
 	// At once: the guard reads the pod from the API server, not a cache.
 	requireRefused(t, "exec into the gate", exec(t, user, pod, inject.ContainerName),
-		"exec into the gate container toolgate-gate of pod exec-gate/agent", userName, "-c NAME", "recreate the pod", "ask a toolgate administrator")
+		"exec into the gate container toolgate-gate of pod "+ns+"/agent", userName, "-c NAME", "recreate the pod", "ask a toolgate administrator")
 	requireRefused(t, "attach to the gate", connect(t, user, pod, "attach", "container", inject.ContainerName, "stdout", "true"),
 		"attach to the gate container toolgate-gate")
 }
@@ -60,7 +60,7 @@ func TestPortForwardToGatedPodRefused(t *testing.T) {
 	ns := namespace(t, "portforward", true)
 	pod := gatedPod(t, ns)
 	requireRefused(t, "a port-forward as kubectl sends it", connect(t, user, pod, "portforward"),
-		"port-forward to pod portforward/agent", "stream headers", "ask a toolgate administrator")
+		"port-forward to pod "+ns+"/agent", "stream headers", "ask a toolgate administrator")
 	requireRefused(t, "a port-forward naming the agent's port", connect(t, user, pod, "portforward", "ports", "8080"), "port-forward to pod")
 
 	// The policy's plugin sees the trust list's new entry shortly after
@@ -110,7 +110,7 @@ func TestNamespaceNotEnabledNotGuarded(t *testing.T) {
 func TestUnreadablePodRefused(t *testing.T) {
 	ns := namespace(t, "exec-unreadable", true)
 	requireRefused(t, "exec into a pod that does not exist", exec(t, user, agentPod(ns, "missing"), "agent"),
-		"cannot read pod exec-unreadable/missing", "try again")
+		"cannot read pod "+ns+"/missing", "try again")
 
 	pod := gatedPod(t, ns)
 	blindCfg, err := env.UserBoundToClusterRole("no-pod-rights", writeRole(t, `apiVersion: rbac.authorization.k8s.io/v1
@@ -137,7 +137,7 @@ rules:
 		Kind:     metav1.GroupVersionKind{Version: "v1", Kind: "PodExecOptions"},
 		UserInfo: authenticationv1.UserInfo{Username: userName}, Object: opts,
 	}})
-	if resp.Allowed || !strings.Contains(resp.Result.Message, "cannot read pod exec-unreadable/agent") || !strings.Contains(resp.Result.Message, "forbidden") {
+	if resp.Allowed || !strings.Contains(resp.Result.Message, "cannot read pod "+ns+"/agent") || !strings.Contains(resp.Result.Message, "forbidden") {
 		t.Errorf("a pod the guard may not read: allowed %v, %q", resp.Allowed, resp.Result.Message)
 	}
 }

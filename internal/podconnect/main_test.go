@@ -144,18 +144,19 @@ func setupIdentities(e *testenv.Env) error {
 	return e.Client.Update(ctx, cm)
 }
 
-// namespace creates a namespace for one test; envtest runs no namespace
-// controller, so names are unique per test.
-func namespace(t *testing.T, name string, enabled bool) string {
+// namespace creates a namespace of its own for one test, named after
+// prefix, and returns its name: envtest runs no namespace controller, and
+// a name of its own per run lets a test run again (go test -count).
+func namespace(t *testing.T, prefix string, enabled bool) string {
 	t.Helper()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
 	if enabled {
 		ns.Labels = map[string]string{"toolgate.dev/injection": "enabled"}
 	}
 	if err := env.Client.Create(t.Context(), ns); err != nil {
 		t.Fatal(err)
 	}
-	return name
+	return ns.Name
 }
 
 func agentPod(ns, name string) *corev1.Pod {
