@@ -369,7 +369,7 @@ func TestRemovedThenRenamedIsNotLaundered(t *testing.T) {
 // ClusterRole: the only identity that creates ToolPins.
 func asOperator(t *testing.T) client.Client {
 	t.Helper()
-	cfg, err := env.UserBoundToClusterRole(operatorUser, filepath.Join(testenv.RepoRoot(), "config", "rbac", "role.yaml"))
+	cfg, err := env.UserBoundToClusterRole(testenv.OperatorUser, filepath.Join(testenv.RepoRoot(), "config", "rbac", "role.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ import (
 // here it stands in for a gate server replica that opened calls and died.
 func operatorClient(t *testing.T) client.Client {
 	t.Helper()
-	cfg, err := env.UserBoundToClusterRole(operatorUser, filepath.Join(testenv.RepoRoot(), "config", "rbac", "role.yaml"))
+	cfg, err := env.UserBoundToClusterRole(testenv.OperatorUser, filepath.Join(testenv.RepoRoot(), "config", "rbac", "role.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

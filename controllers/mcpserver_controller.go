@@ -26,6 +26,7 @@ import (
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/bypass"
+	"github.com/toolgate/toolgate/internal/gateconfig"
 	"github.com/toolgate/toolgate/internal/lifecycle"
 	"github.com/toolgate/toolgate/internal/pinrecord"
 	"github.com/toolgate/toolgate/internal/pinwriter"
@@ -171,12 +172,12 @@ func (r *MCPServerReconciler) gather(ctx context.Context, server *toolgatev1alph
 	p := pass{due: true, input: serverstatus.Input{Generation: server.Generation, Now: now}}
 
 	cfg, posture, err := resolveProbe(ctx, r.Client, server)
-	var cerr *configError
+	var cerr *gateconfig.ConfigError
 	if errors.As(err, &cerr) {
-		p.input.Misconfigured = &serverstatus.Failure{Reason: cerr.reason, Message: cerr.msg}
+		p.input.Misconfigured = &serverstatus.Failure{Reason: cerr.Reason, Message: cerr.Message}
 		// Without spec.auth there is nothing to withhold, however the rest
 		// resolves; with it, there is nothing to check with.
-		c := bypass.NotChecked(server.Generation, cerr.msg)
+		c := bypass.NotChecked(server.Generation, cerr.Message)
 		if server.Spec.Auth == nil {
 			c = bypass.Decide(bypass.Input{Generation: server.Generation})
 		}
@@ -332,7 +333,7 @@ type pinSync struct {
 // of tools that are gone.
 func (r *MCPServerReconciler) syncPins(ctx context.Context, server *toolgatev1alpha1.MCPServer, cat *tooldef.Catalogue, report vet.Report, origin string, now time.Time) (pinSync, error) {
 	var list toolgatev1alpha1.ToolPinList
-	if err := r.List(ctx, &list, client.InNamespace(server.Namespace), client.MatchingFields{pinServerIndex: server.Name}); err != nil {
+	if err := r.List(ctx, &list, client.InNamespace(server.Namespace), client.MatchingFields{gateconfig.PinServerIndex: server.Name}); err != nil {
 		return pinSync{}, err
 	}
 	byTool := map[string]*toolgatev1alpha1.ToolPin{}
@@ -550,12 +551,12 @@ func (r *MCPServerReconciler) anonymous(ctx context.Context, cfg probe.Config) (
 }
 
 // SetupWithManager registers the reconciler with the manager. The field
-// indexes it uses are registered by RegisterIndexes.
+// indexes it uses are registered by gateconfig.RegisterIndexes.
 func (r *MCPServerReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	serversFor := func(kind string) handler.MapFunc {
 		return func(ctx context.Context, o client.Object) []reconcile.Request {
 			var list toolgatev1alpha1.MCPServerList
-			if err := mgr.GetClient().List(ctx, &list, client.InNamespace(o.GetNamespace()), client.MatchingFields{serverReferenceIndex: kind + "/" + o.GetName()}); err != nil {
+			if err := mgr.GetClient().List(ctx, &list, client.InNamespace(o.GetNamespace()), client.MatchingFields{gateconfig.ServerReferenceIndex: kind + "/" + o.GetName()}); err != nil {
 				return nil
 			}
 			reqs := make([]reconcile.Request, len(list.Items))

@@ -3,7 +3,6 @@ package controllers
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"net/http"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -14,29 +13,17 @@ import (
 	"github.com/toolgate/toolgate/pkg/risk"
 )
 
-// configError is a problem with what the MCPServer refers to; the reason
-// becomes the condition's reason. It is gateconfig.ConfigError as the
-// MCPServer reconciler reads it.
-type configError struct {
-	reason string
-	msg    string
-}
-
-func (e *configError) Error() string { return e.msg }
-
 // resolveProbe turns an MCPServer into what the probe and the posture
 // judgement need: the URL, headers from Secrets, the CA, and the posture.
 // The endpoint is resolved as a gate's upstream is (gateconfig), so that
-// the gate reaches exactly what the probe judged.
+// the gate reaches exactly what the probe judged. A problem with what the
+// server refers to is a *gateconfig.ConfigError, whose reason becomes the
+// Ready condition's.
 func resolveProbe(ctx context.Context, c client.Reader, s *toolgatev1alpha1.MCPServer) (probe.Config, risk.Posture, error) {
 	cfg := probe.Config{Header: http.Header{}}
 	posture := risk.Posture{Trust: string(s.Spec.CatalogTrust)}
 	e, err := gateconfig.ResolveEndpoint(ctx, c, s)
 	if err != nil {
-		var cerr *gateconfig.ConfigError
-		if errors.As(err, &cerr) {
-			return cfg, posture, &configError{reason: cerr.Reason, msg: cerr.Message}
-		}
 		return cfg, posture, err
 	}
 	cfg.URL, cfg.Transport, cfg.Header, cfg.Timeout = e.URL, e.Transport, e.Header, e.Timeout

@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 		// The manager acts as a user that holds only the generated
 		// ClusterRole, so every test here also proves the RBAC markers
 		// grant what the reconcilers use.
-		managerConfig, err := e.UserBoundToClusterRole(operatorUser,
+		managerConfig, err := e.UserBoundToClusterRole(testenv.OperatorUser,
 			filepath.Join(testenv.RepoRoot(), "config", "rbac", "role.yaml"))
 		if err != nil {
 			return nil, err
@@ -61,7 +61,7 @@ func TestMain(m *testing.M) {
 			return nil, err
 		}
 		if err := approval.Setup(mgr, approval.Config{
-			OperatorUsers: []string{operatorUser},
+			OperatorUsers: []string{testenv.OperatorUser},
 			AdminGroups:   []string{testAdminGroup},
 			// The second entry is in an agent namespace: listing it must
 			// not let it decide.
@@ -91,9 +91,6 @@ func TestMain(m *testing.M) {
 		return func() { cancel(); <-done }, nil
 	}, testenv.Options{Webhooks: true}))
 }
-
-// operatorUser is the identity the manager runs as in these tests.
-const operatorUser = testenv.OperatorUser
 
 // testAdminGroup is the group of toolgate administrators in these tests:
 // its members may delete ToolPins that hold decisions.

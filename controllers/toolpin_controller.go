@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/gateconfig"
 	"github.com/toolgate/toolgate/internal/pinrecord"
 	"github.com/toolgate/toolgate/internal/pinwriter"
 )
@@ -100,7 +101,7 @@ func (r *ToolPinReconciler) now() metav1.Time {
 func (r *ToolPinReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	pinsOf := func(ctx context.Context, o client.Object) []reconcile.Request {
 		var list toolgatev1alpha1.ToolPinList
-		if err := mgr.GetClient().List(ctx, &list, client.InNamespace(o.GetNamespace()), client.MatchingFields{pinServerIndex: o.GetName()}); err != nil {
+		if err := mgr.GetClient().List(ctx, &list, client.InNamespace(o.GetNamespace()), client.MatchingFields{gateconfig.PinServerIndex: o.GetName()}); err != nil {
 			return nil
 		}
 		reqs := make([]reconcile.Request, len(list.Items))
