@@ -28,7 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/toolgate/toolgate/internal/gateclient"
 	"github.com/toolgate/toolgate/internal/gateproto"
@@ -51,6 +51,10 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// Before the control plane starts, so that envtest's own lines go
+	// through it too rather than through controller-runtime's warning
+	// that no logger was set.
+	logf.SetLogger(testenv.Logger())
 	os.Exit(testenv.Main(m, func(e *testenv.Env) (func(), error) {
 		env = e
 		cfg, err := e.UserBoundToClusterRole(testenv.OperatorUser,
@@ -189,7 +193,9 @@ func startServer(t *testing.T, b Builder, addr string, tweak func(*Options)) *ru
 		CallsPerSecond: 1000, CallBurst: 1000,
 		HeartbeatInterval: 200 * time.Millisecond, Debounce: 50 * time.Millisecond,
 		Registerer: prometheus.NewRegistry(),
-		Logger:     zap.New(zap.UseDevMode(true), zap.WriteTo(testLogWriter{t})),
+		// The tests' quiet logger, into the test's own log: a conflict the
+		// server retries is no error, and no line carries a stack trace.
+		Logger: testenv.LoggerTo(testLogWriter{t}).WithName("gateserver"),
 	}
 	if tweak != nil {
 		tweak(&o)

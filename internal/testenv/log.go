@@ -34,7 +34,14 @@ const LogEnv = "TOOLGATE_TEST_LOG"
 //     context cancelled when the manager stops at the end of the package.
 //     Every other error is logged as before.
 func Logger() logr.Logger {
-	return newLogger(os.Stderr, os.Getenv(LogEnv) == "debug")
+	return LoggerTo(os.Stderr)
+}
+
+// LoggerTo is Logger writing to w: for a component a test starts with a
+// logger of its own (the gate server), writing to the test's log, so that
+// only a failing test's lines are printed.
+func LoggerTo(w io.Writer) logr.Logger {
+	return newLogger(w, os.Getenv(LogEnv) == "debug")
 }
 
 func newLogger(w io.Writer, debug bool) logr.Logger {
