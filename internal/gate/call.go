@@ -107,11 +107,11 @@ func (g *Gate) decideCall(x *exchange, st *state, ss *serverState, approved *gat
 		err := g.establish(ctx, st, ss, x.via())
 		cancel()
 		if err != nil {
-			msg := "listing the server before a call failed; call refused"
 			if approved != nil {
-				msg = "listing the server before an approved call failed"
+				g.log.Warn("listing the server before an approved call failed", "server", ss.cfg.ID, "tool", name, "error", err)
+			} else {
+				g.log.Warn("listing the server before a call failed; call refused", "server", ss.cfg.ID, "tool", name, "error", err)
 			}
-			g.log.Warn(msg, "server", ss.cfg.ID, "tool", name, "error", err)
 		}
 		f, schema = gatherCall(st, ss, name, approved)
 		out = decide.Call(f)

@@ -224,7 +224,7 @@ func (g *Gate) judgeEvent(x *exchange, ev *sse.Event, opts pumpOptions) ([]byte,
 // eventRefused counts and logs an event the gate does not relay.
 func (g *Gate) eventRefused(x *exchange, why string, err error) {
 	g.metrics.Errors.WithLabelValues("bad-event").Inc()
-	g.log.Warn("server-sent event not relayed: "+why, "server", x.ss.cfg.ID, "method", x.msg.Method, "error", err)
+	g.log.Warn("server-sent event not relayed", "why", why, "server", x.ss.cfg.ID, "method", x.msg.Method, "error", err)
 }
 
 // serveSSEStream serves the GET of the SSE transport: it opens the

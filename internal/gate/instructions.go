@@ -48,7 +48,7 @@ func (g *Gate) judgeInstructions(x *exchange, method string, data []byte) ([]byt
 	}
 	if why := g.instructionsUnreviewed(x, text); why != "" {
 		g.metrics.Errors.WithLabelValues("instructions-withheld").Inc()
-		g.log.Warn("server's instructions withheld: "+why, "server", x.ss.cfg.ID, "length", len(text))
+		g.log.Warn("server's instructions withheld", "why", why, "server", x.ss.cfg.ID, "length", len(text))
 		g.auditLine(x.st, x.ss, decisionLine{tool: auditInstructions, decision: decide.Withhold, reason: decide.ReasonInstructionsChanged})
 		return rpcmsg.WithoutInstructions(data, method)
 	}

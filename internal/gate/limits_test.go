@@ -116,7 +116,7 @@ func TestSessionBound(t *testing.T) {
 			if n := testutil.ToFloat64(g.Metrics().Sessions); n != 1 {
 				t.Fatalf("toolgate_gate_sessions = %v past the bound, want 1", n)
 			}
-			if !log.has("bound hit: too many sessions", `"limit":"sessions"`) {
+			if !log.has(`"msg":"bound hit"`, `"why":"too many sessions"`, `"limit":"sessions"`) {
 				t.Fatal("the session bound was not logged")
 			}
 			// The session in the bound is served throughout.
@@ -187,7 +187,7 @@ func TestEventSizeBound(t *testing.T) {
 	if n := limitHits(g, "event-bytes"); n != 1 {
 		t.Fatalf("the event bound was counted %v times", n)
 	}
-	if !log.has("bound hit: server-sent event too large", `"limit":"event-bytes"`, `"server":"agents/upstream"`) {
+	if !log.has(`"msg":"bound hit"`, `"why":"server-sent event too large"`, `"limit":"event-bytes"`, `"server":"agents/upstream"`) {
 		t.Fatal("the event bound was not logged")
 	}
 
@@ -234,7 +234,7 @@ func TestListPageBound(t *testing.T) {
 	if n := limitHits(g, "list-pages"); n < 1 {
 		t.Fatalf("the page bound was counted %v times", n)
 	}
-	if !log.has("bound hit: server's tools/list has too many pages", `"limit":"list-pages"`, `"max":2`) {
+	if !log.has(`"msg":"bound hit"`, `"why":"server's tools/list has too many pages"`, `"limit":"list-pages"`, `"max":2`) {
 		t.Fatal("the page bound was not logged")
 	}
 	if l := g.audit.find("echo", decide.Refuse); l == nil || l["reason"] != string(decide.ReasonNotObserved) {
@@ -330,7 +330,7 @@ func TestIdleTimeout(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the gate did not cancel the request to the silent server")
 	}
-	if n := limitHits(g, "upstream-idle-timeout"); n != 1 || !glog.has("bound hit: the server went silent within its answer") {
+	if n := limitHits(g, "upstream-idle-timeout"); n != 1 || !glog.has(`"msg":"bound hit"`, `"why":"the server went silent within its answer"`) {
 		t.Errorf("the idle bound was hit %v times, or not logged", n)
 	}
 	if out, err := a.call(t, "echo"); err != nil || out != "echo:hi" {

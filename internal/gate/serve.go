@@ -212,9 +212,11 @@ func (g *Gate) onIdle(x *exchange, cancel context.CancelFunc) context.CancelFunc
 	}
 }
 
-func (g *Gate) limitHit(limit, msg string, args ...any) {
+// limitHit counts and logs a bound hit: limit is the bound's label, as
+// toolgate_gate_limits_hit_total names it, and why says what hit it.
+func (g *Gate) limitHit(limit, why string, args ...any) {
 	g.metrics.LimitsHit.WithLabelValues(limit).Inc()
-	g.log.Warn("bound hit: "+msg, append([]any{"limit", limit}, args...)...)
+	g.log.Warn("bound hit", append([]any{"limit", limit, "why", why}, args...)...)
 }
 
 func writeRPCError(w http.ResponseWriter, status int, id []byte, code int, msg string) {

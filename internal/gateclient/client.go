@@ -354,19 +354,20 @@ func (c *Client) handle(line []byte, apply func(*gateproto.Config) error) (done,
 }
 
 // refuseConfig counts, logs and records a refused configuration.
-func (c *Client) refuseConfig(msg, revision string, err error) {
+func (c *Client) refuseConfig(why, revision string, err error) {
 	c.mu.Lock()
 	c.stats.LastRefusal = fmt.Sprintf("revision %q: %v", revision, err)
 	c.mu.Unlock()
-	c.refuse(msg, "revision", revision, "error", err.Error())
+	c.refuse(why, "revision", revision, "error", err.Error())
 }
 
-// refuse counts and logs a refused frame.
-func (c *Client) refuse(msg string, kv ...any) {
+// refuse counts and logs a refused frame, why saying what was wrong
+// with it.
+func (c *Client) refuse(why string, kv ...any) {
 	c.mu.Lock()
 	c.stats.Refused++
 	c.mu.Unlock()
-	c.opts.Logger.Warn("refused a frame: "+msg, kv...)
+	c.opts.Logger.Warn("refused a frame", append([]any{"why", why}, kv...)...)
 }
 
 // transportFor returns the HTTP/2 transport trusting the CA in CAFile,
