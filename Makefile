@@ -129,6 +129,14 @@ build: ## Build the binaries into bin/.
 kubectl-plugin: ## Build the toolgate CLI as the kubectl plugin bin/kubectl-toolgate (put bin/ on PATH: kubectl toolgate pending).
 	$(GO) build -o bin/kubectl-toolgate ./cmd/toolgate
 
+# The images' tag and the version stamped into the manager, as the
+# Dockerfiles' VERSION build argument: make images VERSION=0.1.0.
+VERSION ?= dev
+
+.PHONY: images
+images: ## Build the operator's and the gate's images as tarballs into bin/images, without Docker, from the same recipe as the Dockerfiles.
+	$(GO) run ./hack/images -out bin/images -version $(VERSION)
+
 .PHONY: help
 help: ## Show this help.
 	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z_-]+:.*?##/ { printf "  %-12s %s\n", $$1, $$2 } /^##@/ { printf "\n%s\n", substr($$0, 5) }' $(MAKEFILE_LIST)
