@@ -6,6 +6,11 @@
 //	agent -url URL list
 //	agent -url URL call TOOL [key=value ...]
 //	agent audit GATE-LOG
+//	agent wait
+//
+// wait blocks until SIGTERM or SIGINT and exits 0: an image has no shell
+// and no sleep, so a pod's agent container runs `agent wait` to stay up
+// while a test runs `kubectl exec POD -- /agent -url URL list` in it.
 package main
 
 import (
@@ -16,7 +21,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -35,7 +42,13 @@ func main() {
 
 func run(url string, timeout time.Duration, args []string) error {
 	if len(args) == 0 {
-		return errors.New("usage: agent -url URL list | call TOOL [key=value ...] | audit FILE")
+		return errors.New("usage: agent -url URL list | call TOOL [key=value ...] | audit FILE | wait")
+	}
+	if args[0] == "wait" {
+		if len(args) != 1 {
+			return errors.New("usage: agent wait")
+		}
+		return wait()
 	}
 	if args[0] == "audit" {
 		if len(args) != 2 {
@@ -96,6 +109,16 @@ func run(url string, timeout time.Duration, args []string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown command %q", args[0])
+}
+
+// wait blocks until SIGTERM or SIGINT. It says on stderr when it waits, as
+// a signal sent before then may find it without its handler.
+func wait() error {
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+	fmt.Fprintln(os.Stderr, "agent: waiting for SIGTERM or SIGINT")
+	<-stop
+	return nil
 }
 
 // audit prints the gate's decision lines (toolgate.decision) as a table.
