@@ -19,6 +19,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -99,8 +100,8 @@ func main() {
 		fmt.Fprintf(os.Stderr, "sampleserver: %v\n", err)
 		os.Exit(1)
 	}
-	url := fmt.Sprintf("http://%s/mcp", l.Addr())
-	fmt.Fprintf(os.Stderr, "sampleserver: MCP on %s\n", url)
+	url := mcpURL(l.Addr())
+	fmt.Fprintf(os.Stderr, "sampleserver: listening on %s, MCP on %s\n", l.Addr(), url)
 	if *urlFile != "" {
 		if err := os.WriteFile(*urlFile, []byte(url), 0o644); err != nil {
 			fmt.Fprintf(os.Stderr, "sampleserver: %v\n", err)
@@ -112,4 +113,15 @@ func main() {
 		fmt.Fprintf(os.Stderr, "sampleserver: %v\n", err)
 		os.Exit(1)
 	}
+}
+
+// mcpURL is the URL a client on this host (or in this pod) reaches the
+// server at. A listener on every address (-addr 0.0.0.0:8080 in a pod)
+// reports the unspecified address, which names no host to connect to:
+// loopback stands in for it.
+func mcpURL(addr net.Addr) string {
+	if tcp, ok := addr.(*net.TCPAddr); ok && tcp.IP.IsUnspecified() {
+		return fmt.Sprintf("http://%s/mcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(tcp.Port)))
+	}
+	return fmt.Sprintf("http://%s/mcp", addr)
 }
