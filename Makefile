@@ -55,10 +55,12 @@ vet: ## Run go vet.
 	$(GO) vet ./...
 
 .PHONY: lint
+# --allow-serial-runners: a second lint on the machine (another clone's)
+# waits for the first instead of failing.
 lint: ## Run golangci-lint with .golangci.yml, the API linter on api/ included (the first run builds it from its pinned module, a few minutes).
 	@# go build relinks only when the module or the Go toolchain changed.
 	cd hack/tools/lint && $(GO) build -o "$(CURDIR)/$(GOLANGCI_LINT)" .
-	$(GOLANGCI_LINT) run $(LINTFLAGS) ./...
+	$(GOLANGCI_LINT) run --allow-serial-runners $(LINTFLAGS) ./...
 
 .PHONY: verify
 verify: generate manifests vet ## Regenerate everything and fail on any difference, unformatted code or untidy modules.
