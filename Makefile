@@ -85,6 +85,11 @@ envtest: ## Build kube-apiserver and etcd for envtest into the cache, when missi
 helm: ## Build the helm CLI into the cache, when missing (the chart's golden tests run it).
 	@$(HELM_BINARY) >/dev/null
 
+.PHONY: node-binaries
+node-binaries: ## Build the real node's binaries (kubelet, controller-manager, scheduler, kube-proxy, CoreDNS) into the cache and install its Debian packages, when missing.
+	@hack/node-packages.sh
+	@hack/node-binaries.sh >/dev/null
+
 .PHONY: test
 test: envtest helm ## Run every test, the ones against a real API server included, and print the risk engine's corpus figures.
 	kubectl_dir="$$($(ENVTEST_BINARIES) --kubectl)" && PATH="$${kubectl_dir:+$$kubectl_dir:}$$PATH" \
