@@ -116,9 +116,11 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 2
 fi
 
-# containerd_pids: the containerd daemons running now, to tell whether the
-# install started one.
-containerd_pids() { if command -v pgrep >/dev/null; then pgrep -x containerd || true; fi; }
+# containerd_pids: the containerd daemons running now with the package's
+# own command line (no arguments: its default socket and state), to tell
+# whether the install started one. A containerd a test runs has a --config
+# and does not count.
+containerd_pids() { if command -v pgrep >/dev/null; then pgrep -xf '(/usr/bin/)?containerd' || true; fi; }
 containerd_before="$(containerd_pids)"
 
 forbid_service_starts
