@@ -142,7 +142,7 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	if p.retry != nil {
 		return ctrl.Result{}, p.retry
 	}
-	return ctrl.Result{RequeueAfter: interval}, nil
+	return ctrl.Result{RequeueAfter: serverstatus.Wait(server.Status, interval)}, nil
 }
 
 // pass is what one reconcile gathered about a server.
@@ -190,7 +190,7 @@ func (r *MCPServerReconciler) gather(ctx context.Context, server *toolgatev1alph
 
 	digest := serverstatus.ConfigDigest(cfg, server.Generation)
 	prev, seen := r.probed.Load(client.ObjectKeyFromObject(server))
-	if p.due, p.wait = serverstatus.Due(server.Status.LastProbeTime, interval, seen && prev == digest, now); !p.due {
+	if p.due, p.wait = serverstatus.Due(server.Status.LastProbeTime, serverstatus.Wait(server.Status, interval), seen && prev == digest, now); !p.due {
 		return p, nil
 	}
 	p.digest = digest

@@ -1,6 +1,10 @@
 package controllers
 
 import (
+	"k8s.io/apimachinery/pkg/api/meta"
+	"net/http/httputil"
+	"net/url"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -709,5 +713,53 @@ func waitForReady(t testing.TB, what string, server *toolgatev1alpha1.MCPServer,
 			return false, err.Error()
 		}
 		return conditionIs(s.Status.Conditions, toolgatev1alpha1.ConditionReady, status, reason, s.Generation)
+	})
+}
+
+// TestAServerNotYetUpIsReviewedOnceItIs: a server that cannot be reached
+// when it is applied — its pods still starting, its Service not yet
+// routed — is probed again within seconds, not an interval later.
+func TestAServerNotYetUpIsReviewedOnceItIs(t *testing.T) {
+	ns := testNamespace(t)
+	fixture := startMCPServer(t, &mcp.Tool{Name: "get_forecast", Description: "Returns the forecast for one city."})
+	target, err := url.Parse(fixture.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var up atomic.Bool
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	starting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !up.Load() {
+			http.Error(w, "no endpoints yet", http.StatusServiceUnavailable)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(starting.Close)
+	server := &toolgatev1alpha1.MCPServer{
+		ObjectMeta: metav1.ObjectMeta{Name: "forecast", Namespace: ns},
+		Spec: toolgatev1alpha1.MCPServerSpec{Endpoint: toolgatev1alpha1.MCPEndpoint{URL: starting.URL},
+			Probe: toolgatev1alpha1.ProbeSpec{Interval: &metav1.Duration{Duration: time.Hour}}},
+	}
+	create(t, server)
+	condition := func(kind string) (metav1.ConditionStatus, string) {
+		var s toolgatev1alpha1.MCPServer
+		if err := env.Client.Get(t.Context(), client.ObjectKeyFromObject(server), &s); err != nil {
+			return "", err.Error()
+		}
+		if c := meta.FindStatusCondition(s.Status.Conditions, kind); c != nil {
+			return c.Status, c.Reason + ": " + c.Message
+		}
+		return "", "no condition yet"
+	}
+	eventually(t, "the first probe fails", func() (bool, string) {
+		st, msg := condition(toolgatev1alpha1.ConditionReachable)
+		return st == metav1.ConditionFalse, msg
+	})
+	up.Store(true)
+	// Within the test's minute, far short of the hour's interval.
+	eventually(t, "the server reviewed once it is up", func() (bool, string) {
+		st, msg := condition("Ready")
+		return st == metav1.ConditionTrue, msg
 	})
 }

@@ -30,6 +30,27 @@ func Interval(p toolgatev1alpha1.ProbeSpec) time.Duration {
 	return toolgatev1alpha1.DefaultProbeInterval
 }
 
+// FirstRetry is how soon a server whose probe failed is probed again. A
+// server that keeps failing waits as long again as it has been failing:
+// the retries come 5 s, 10 s, 20 s, 40 s … after the first failure, until
+// the wait reaches the interval. A server that was not yet reachable when
+// it was applied (its pods still starting, its Service not yet routed) is
+// then reviewed within seconds rather than an interval later, and one that
+// is down for good costs no more than one probe per interval.
+const FirstRetry = 5 * time.Second
+
+// Wait is how long after its last probe a server is next due: the
+// interval after a probe that reached it, less while its probes fail
+// (FirstRetry). st is the server's status as the last probe left it.
+func Wait(st toolgatev1alpha1.MCPServerStatus, interval time.Duration) time.Duration {
+	c := meta.FindStatusCondition(st.Conditions, toolgatev1alpha1.ConditionReachable)
+	if c == nil || c.Status != metav1.ConditionFalse || st.LastProbeTime == nil {
+		return interval
+	}
+	failing := st.LastProbeTime.Sub(c.LastTransitionTime.Time)
+	return min(interval, max(FirstRetry, failing))
+}
+
 // Due says whether a server is to be probed now and, when it is not, how
 // long until it is. A server never probed, or probed with another
 // configuration than it has now (another endpoint, credentials, CA or spec

@@ -55,6 +55,31 @@ func TestDue(t *testing.T) {
 	}
 }
 
+func TestWait(t *testing.T) {
+	at := func(d time.Duration) *metav1.Time { m := metav1.NewTime(t0.Add(d)); return &m }
+	reachable := func(status metav1.ConditionStatus, since time.Duration) []metav1.Condition {
+		return []metav1.Condition{{Type: toolgatev1alpha1.ConditionReachable, Status: status, LastTransitionTime: *at(since)}}
+	}
+	for _, c := range []struct {
+		name string
+		st   toolgatev1alpha1.MCPServerStatus
+		want time.Duration
+	}{
+		{"never probed", toolgatev1alpha1.MCPServerStatus{}, time.Hour},
+		{"reachable", toolgatev1alpha1.MCPServerStatus{LastProbeTime: at(time.Minute), Conditions: reachable(metav1.ConditionTrue, 0)}, time.Hour},
+		{"the first failure", toolgatev1alpha1.MCPServerStatus{LastProbeTime: at(0), Conditions: reachable(metav1.ConditionFalse, 0)}, FirstRetry},
+		{"failing for 20 s", toolgatev1alpha1.MCPServerStatus{LastProbeTime: at(20 * time.Second), Conditions: reachable(metav1.ConditionFalse, 0)}, 20 * time.Second},
+		{"failing for a day", toolgatev1alpha1.MCPServerStatus{LastProbeTime: at(24 * time.Hour), Conditions: reachable(metav1.ConditionFalse, 0)}, time.Hour},
+		{"failing, no probe time", toolgatev1alpha1.MCPServerStatus{Conditions: reachable(metav1.ConditionFalse, 0)}, time.Hour},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Wait(c.st, time.Hour); got != c.want {
+				t.Errorf("Wait = %s, want %s", got, c.want)
+			}
+		})
+	}
+}
+
 func pin(name string, state toolgatev1alpha1.PinState, level toolgatev1alpha1.Level) toolgatev1alpha1.ToolPin {
 	p := toolgatev1alpha1.ToolPin{ObjectMeta: metav1.ObjectMeta{Name: "pin-" + name, CreationTimestamp: metav1.NewTime(t0)},
 		Spec: toolgatev1alpha1.ToolPinSpec{ToolName: name}, Status: toolgatev1alpha1.ToolPinStatus{State: state}}
