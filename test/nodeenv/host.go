@@ -174,6 +174,9 @@ func (before hostState) diff(after hostState) []string {
 	return out
 }
 
+// cgroupPrefix begins the name of every node's cgroup.
+const cgroupPrefix = "toolgate-node-"
+
 // removeCgroups removes, depth first, the cgroup named name in every
 // hierarchy: the node's pods and containers live under it, and cgroups
 // are not held by any namespace. A cgroup still holding a process cannot
@@ -221,4 +224,25 @@ func set(ls []string) map[string]bool {
 		m[l] = true
 	}
 	return m
+}
+
+// removeStaleCgroups removes the cgroups of nodes that ended without
+// removing theirs. Only a caller holding the machine's node lock may: a
+// running node's cgroup would go too.
+func removeStaleCgroups() error {
+	var errs []string
+	seen := map[string]bool{}
+	stale, _ := filepath.Glob("/sys/fs/cgroup/*/" + cgroupPrefix + "*")
+	for _, p := range stale {
+		if name := filepath.Base(p); !seen[name] {
+			seen[name] = true
+			if err := removeCgroups(name); err != nil {
+				errs = append(errs, err.Error())
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("the cgroups a node left: %s", strings.Join(errs, "; "))
+	}
+	return nil
 }

@@ -106,10 +106,17 @@ func outside(t *testing.T, opts Options) {
 	}
 	defer unlock()
 
+	// A node killed outright (go test's timeout ends this process with
+	// SIGKILL) had no chance to remove its cgroups; holding the lock, any
+	// node cgroup found now is such a leftover.
+	if err := removeStaleCgroups(); err != nil {
+		t.Fatal(err)
+	}
+
 	dir := t.TempDir()
 	id := make([]byte, 4)
 	_, _ = rand.Read(id)
-	cgroup := "toolgate-node-" + hex.EncodeToString(id)
+	cgroup := cgroupPrefix + hex.EncodeToString(id)
 	before, err := snapshotHost(dir)
 	if err != nil {
 		t.Fatal(err)
