@@ -37,6 +37,9 @@ const (
 // (the pod sandbox's first) and the kubectl plugin.
 func prepare(t *testing.T, dir string) []string {
 	t.Helper()
+	// First, so that a machine without Node.js or npm skips (or fails)
+	// before minutes of compiling; npm reaches its registry from here.
+	everything := buildEverythingImage(t, filepath.Join(dir, "everything.tar"))
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
 	defer cancel()
 	root := testenv.RepoRoot()
@@ -61,7 +64,7 @@ func prepare(t *testing.T, dir string) []string {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the kubectl plugin: %v\n%s", err, out)
 	}
-	return files
+	return append(files, everything.File)
 }
 
 // helmCLI is the helm that hack/helm.sh builds.
@@ -78,12 +81,14 @@ func helmCLI(t *testing.T) string {
 // TestChartOnARealNode installs the chart with helm on a real node, as a
 // platform team would, and drives it as its users do: the operator runs
 // as two pods from the image built here, its webhooks reached through its
-// Service; an agent's Deployment gets the gate as a native sidecar, which
-// fetches its configuration from the operator's Service with the token
-// the kubelet projects; the agent lists and calls through it; a redefined
-// tool is withheld; a held call is approved with kubectl toolgate; pods
-// that would redirect the gate's names are refused; helm upgrade and
-// uninstall do what the docs say.
+// Service; two MCP servers run as pods, one written with the Go SDK and
+// the third-party npm @modelcontextprotocol/server-everything on Node.js;
+// an agent's Deployment gets the gate as a native sidecar, which fetches
+// its configuration from the operator's Service with the token the
+// kubelet projects; the agent lists and calls both servers through it; a
+// redefined tool is withheld; a held call is approved with kubectl
+// toolgate; pods that would redirect the gate's names are refused; helm
+// upgrade and uninstall do what the docs say.
 func TestChartOnARealNode(t *testing.T) {
 	nodeenv.Run(t, nodeenv.Options{Prepare: prepare}, func(t *testing.T, n *nodeenv.Node) {
 		ctx := t.Context()
@@ -157,18 +162,61 @@ spec:
   consumers: {from: All}
   probe: {interval: 1h, timeout: 10s}
 `, "apply", "-f", "-")
-		eventually(t, 2*time.Minute, "the server's tools pinned", func() error {
-			var s toolgatev1alpha1.MCPServer
-			if err := n.Client.Get(ctx, client.ObjectKey{Namespace: "tools", Name: "sample"}, &s); err != nil {
-				return err
-			}
-			for _, c := range s.Status.Conditions {
-				if c.Type == "Ready" && c.Status == "True" {
-					return nil
+		serverReady := func(name string) {
+			t.Helper()
+			eventually(t, 2*time.Minute, "the tools of tools/"+name+" pinned", func() error {
+				var s toolgatev1alpha1.MCPServer
+				if err := n.Client.Get(ctx, client.ObjectKey{Namespace: "tools", Name: name}, &s); err != nil {
+					return err
 				}
-			}
-			return fmt.Errorf("conditions %+v", s.Status.Conditions)
-		})
+				for _, c := range s.Status.Conditions {
+					if c.Type == "Ready" && c.Status == "True" {
+						return nil
+					}
+				}
+				return fmt.Errorf("conditions %+v", s.Status.Conditions)
+			})
+		}
+		serverReady("sample")
+		done()
+
+		done = step("the npm MCP server in a pod on Node.js, as nonroot, reviewed the same way")
+		kubectl(fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: everything, namespace: tools}
+spec:
+  selector: {matchLabels: {app: everything}}
+  template:
+    metadata: {labels: {app: everything}}
+    spec:
+      containers:
+      - name: server
+        image: %[1]s
+        imagePullPolicy: Never
+        securityContext: {runAsNonRoot: true, allowPrivilegeEscalation: false}
+        ports: [{containerPort: %[2]d}]
+        readinessProbe: {tcpSocket: {port: %[2]d}, periodSeconds: 1}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: everything, namespace: tools}
+spec:
+  selector: {app: everything}
+  ports: [{port: %[2]d, targetPort: %[2]d}]
+---
+apiVersion: toolgate.dev/v1alpha1
+kind: MCPServer
+metadata: {name: everything, namespace: tools}
+spec:
+  endpoint: {url: "http://everything.tools.svc.cluster.local:%[2]d/mcp"}
+  catalogTrust: Internal
+  consumers: {from: All}
+  probe: {interval: 1h, timeout: 10s}
+`, everythingImage, everythingPort), "apply", "-f", "-")
+		if out, err := n.Command(ctx, testenv.Kubectl(t, ""), "-n", "tools", "rollout", "status", "deployment/everything", "--timeout=3m").CombinedOutput(); err != nil {
+			t.Fatalf("the npm server's rollout: %v\n%s\n%s", err, out, kubectl("", "-n", "tools", "describe", "pods", "-l", "app=everything"))
+		}
+		serverReady("everything")
 		done()
 
 		done = step("an agent Deployment in a namespace labelled for injection")
@@ -178,7 +226,7 @@ spec:
 kind: ToolPolicy
 metadata: {name: agents, namespace: agents}
 spec:
-  servers: [{namespace: tools, name: sample}]
+  servers: [{namespace: tools, name: sample}, {namespace: tools, name: everything}]
   maxLevel: L3
   agentTrustLevel: 3
   approval:
@@ -214,13 +262,16 @@ spec:
 			t.Fatalf("the agent's pods: %v, %d", err, len(list.Items))
 		}
 		pod := list.Items[0]
-		gateURL := checkGateStartedFirst(t, &pod)
+		checkGateStartedFirst(t, &pod)
+		gateURL := agentServerURL(t, &pod, "TOOLGATE_MCP_SAMPLE_URL", "tools/sample")
+		everythingURL := agentServerURL(t, &pod, "TOOLGATE_MCP_EVERYTHING_URL", "tools/everything")
 
-		agent := func(args ...string) (string, error) {
-			cmd := n.Command(ctx, testenv.Kubectl(t, ""), append([]string{"exec", "-n", "agents", pod.Name, "-c", "agent", "--", "/agent", "-url", gateURL, "-timeout", "90s"}, args...)...)
+		agentAt := func(url string, args ...string) (string, error) {
+			cmd := n.Command(ctx, testenv.Kubectl(t, ""), append([]string{"exec", "-n", "agents", pod.Name, "-c", "agent", "--", "/agent", "-url", url, "-timeout", "90s"}, args...)...)
 			out, err := cmd.CombinedOutput()
 			return string(out), err
 		}
+		agent := func(args ...string) (string, error) { return agentAt(gateURL, args...) }
 		done = step("the agent lists and calls through its gate")
 		var listed string
 		eventually(t, time.Minute, "the agent lists the exposed tools", func() error {
@@ -241,6 +292,23 @@ spec:
 		// The agent prints what the gate answered, a refusal included.
 		if out, err := agent("call", "delete_repository", "repo=acme/prod"); err != nil || !strings.Contains(out, "refused") {
 			t.Errorf("a withheld tool was not refused (%v):\n%s", err, out)
+		}
+		done()
+
+		done = step("the agent lists and calls the npm server through its gate")
+		eventually(t, time.Minute, "the agent lists the npm server's tools", func() error {
+			out, err := agentAt(everythingURL, "list")
+			listed = out
+			if err != nil || !strings.Contains(out, "get-sum") {
+				return outcome(err, out)
+			}
+			return nil
+		})
+		t.Logf("kubectl exec %s -c agent -- /agent -url %s list:\n%s", pod.Name, everythingURL, listed)
+		// The agent sends a=2 b=3 as JSON numbers, which get-sum's schema
+		// requires; the server answers "The sum of 2 and 3 is 5."
+		if out, err := agentAt(everythingURL, "call", "get-sum", "a=2", "b=3"); err != nil || !strings.Contains(out, "is 5.") || strings.Contains(out, "refused") {
+			t.Errorf("calling get-sum a=2 b=3 through the gate (%v):\n%s", err, out)
 		}
 		done()
 
@@ -370,9 +438,8 @@ spec:
 }
 
 // checkGateStartedFirst checks that the gate is the pod's native sidecar
-// and was started (and ready) before the agent, and returns the URL the
-// injector gave the agent for the server.
-func checkGateStartedFirst(t *testing.T, pod *corev1.Pod) string {
+// and was started (and ready) before the agent.
+func checkGateStartedFirst(t *testing.T, pod *corev1.Pod) {
 	t.Helper()
 	var gateStarted, agentStarted time.Time
 	for _, s := range pod.Status.InitContainerStatuses {
@@ -392,12 +459,24 @@ func checkGateStartedFirst(t *testing.T, pod *corev1.Pod) string {
 	if gateStarted.IsZero() || agentStarted.IsZero() || agentStarted.Before(gateStarted) {
 		t.Errorf("the gate started at %v, the agent at %v: the agent must start after its gate", gateStarted, agentStarted)
 	}
+}
+
+// agentServerURL returns the URL the injector gave the agent, in the
+// variable an agent's author reads (TOOLGATE_MCP_<NAME>_URL, one per
+// server of its policies), for the server whose ID is serverID: the
+// gate's endpoint for that server on the pod's loopback.
+func agentServerURL(t *testing.T, pod *corev1.Pod, env, serverID string) string {
+	t.Helper()
 	for _, e := range pod.Spec.Containers[0].Env {
-		if strings.HasPrefix(e.Name, "TOOLGATE_MCP_") && strings.HasSuffix(e.Name, "_URL") {
-			return e.Value
+		if e.Name != env {
+			continue
 		}
+		if !strings.HasPrefix(e.Value, "http://127.0.0.1:") || !strings.HasSuffix(e.Value, "/"+serverID) {
+			t.Fatalf("%s=%s is not the gate's endpoint for %s on the pod's loopback", env, e.Value, serverID)
+		}
+		return e.Value
 	}
-	t.Fatalf("the agent was given no server URL: %+v", pod.Spec.Containers[0].Env)
+	t.Fatalf("the agent was given no %s for %s: %+v", env, serverID, pod.Spec.Containers[0].Env)
 	return ""
 }
 
