@@ -33,32 +33,10 @@ import (
 	"github.com/toolgate/toolgate/internal/testenv"
 )
 
-// everythingVersion pins the third-party npm server, so that the tools the
-// test expects are the tools it gets.
-const everythingVersion = "2026.8.31"
-
-// requireNPM names the variable that turns an unreachable npm registry into
-// a failure instead of a skip.
-const requireNPM = "TOOLGATE_REQUIRE_NPM"
-
-// chartRelease is how the test installs the chart: release toolgate in
-// toolgate-system, so the operator's ServiceAccount is toolgate-operator.
 const (
 	chartNamespace = "toolgate-system"
 	chartSA        = "toolgate-operator"
 )
-
-func cacheDir() string {
-	if c := os.Getenv("TOOLGATE_CACHE"); c != "" {
-		return c
-	}
-	base := os.Getenv("XDG_CACHE_HOME")
-	if base == "" {
-		home, _ := os.UserHomeDir()
-		base = filepath.Join(home, ".cache")
-	}
-	return filepath.Join(base, "toolgate")
-}
 
 // helmCLI returns the helm binary hack/helm.sh built: TOOLGATE_HELM or the
 // newest in the cache; without one the test skips, or fails under
@@ -68,7 +46,7 @@ func helmCLI(t *testing.T) string {
 	if h := os.Getenv("TOOLGATE_HELM"); h != "" {
 		return h
 	}
-	found, _ := filepath.Glob(filepath.Join(cacheDir(), "helm-*", "helm"))
+	found, _ := filepath.Glob(filepath.Join(testenv.CacheDir(), "helm-*", "helm"))
 	sort.Strings(found)
 	if len(found) > 0 {
 		return found[len(found)-1]
@@ -86,33 +64,7 @@ func helmCLI(t *testing.T) string {
 // TOOLGATE_REQUIRE_NPM.
 func everythingServer(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join(cacheDir(), "npm-server-everything-"+everythingVersion)
-	entry := filepath.Join(dir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	unavailable := func(format string, args ...any) {
-		t.Helper()
-		msg := fmt.Sprintf(format, args...)
-		if os.Getenv(requireNPM) != "" {
-			t.Fatalf("%s, and %s is set", msg, requireNPM)
-		}
-		t.Skipf("%s: the npm server cannot be installed (set %s=1 to make this a failure)", msg, requireNPM)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		unavailable("node is not on PATH")
-	}
-	if _, err := os.Stat(entry); err == nil {
-		return entry
-	}
-	if _, err := exec.LookPath("npm"); err != nil {
-		unavailable("npm is not on PATH")
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--prefix", dir,
-		"@modelcontextprotocol/server-everything@"+everythingVersion).CombinedOutput()
-	if err != nil {
-		unavailable("npm install @modelcontextprotocol/server-everything@%s: %v\n%s", everythingVersion, err, out)
-	}
-	return entry
+	return testenv.EverythingEntry(testenv.EverythingInstall(t))
 }
 
 // startEverything runs the npm server in its streamable HTTP mode and

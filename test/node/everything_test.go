@@ -26,17 +26,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgate/toolgate/internal/ociimage"
+	"github.com/toolgate/toolgate/internal/testenv"
 	"github.com/toolgate/toolgate/test/nodeenv"
 )
-
-// everythingVersion pins the third-party npm server, as the envtest
-// end-to-end test does, so that the tools the test expects are the tools
-// it gets.
-const everythingVersion = "2026.8.31"
-
-// requireNPM names the variable that turns a machine without Node.js, npm
-// or the npm registry into a failure instead of a skip.
-const requireNPM = "TOOLGATE_REQUIRE_NPM"
 
 const (
 	everythingImage = "docker.io/toolgate-test/everything:" + version
@@ -54,63 +46,6 @@ const (
 	nodeInImage = "/usr/bin/node"
 )
 
-// everythingEntry is the server's entry point under an install directory:
-// the package's bin, dist/index.js.
-func everythingEntry(installDir string) string {
-	return filepath.Join(installDir, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-}
-
-// cacheDir is where the test keeps what it downloads, as test/e2e and the
-// hack/ scripts do: TOOLGATE_CACHE, or toolgate under the user's cache.
-func cacheDir() string {
-	if c := os.Getenv("TOOLGATE_CACHE"); c != "" {
-		return c
-	}
-	base := os.Getenv("XDG_CACHE_HOME")
-	if base == "" {
-		home, _ := os.UserHomeDir()
-		base = filepath.Join(home, ".cache")
-	}
-	return filepath.Join(base, "toolgate")
-}
-
-// npmUnavailable skips the test saying why, or fails it under
-// TOOLGATE_REQUIRE_NPM.
-func npmUnavailable(t *testing.T, format string, args ...any) {
-	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if os.Getenv(requireNPM) != "" {
-		t.Fatalf("%s, and %s is set", msg, requireNPM)
-	}
-	t.Skipf("%s: the npm MCP server cannot run in a pod (set %s=1 to make this a failure)", msg, requireNPM)
-}
-
-// everythingInstall installs @modelcontextprotocol/server-everything from
-// npm into the cache (once), as the envtest end-to-end test does, and
-// returns the install directory (the one holding node_modules). It runs
-// where the machine's network is: Prepare, outside the node's namespaces.
-func everythingInstall(t *testing.T) string {
-	t.Helper()
-	dir := filepath.Join(cacheDir(), "npm-server-everything-"+everythingVersion)
-	if _, err := os.Stat(everythingEntry(dir)); err == nil {
-		return dir
-	}
-	if _, err := exec.LookPath("npm"); err != nil {
-		npmUnavailable(t, "npm is not on PATH")
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--prefix", dir,
-		"@modelcontextprotocol/server-everything@"+everythingVersion).CombinedOutput()
-	if err != nil {
-		npmUnavailable(t, "npm install @modelcontextprotocol/server-everything@%s: %v\n%s", everythingVersion, err, out)
-	}
-	if _, err := os.Stat(everythingEntry(dir)); err != nil {
-		t.Fatalf("npm installed @modelcontextprotocol/server-everything@%s without its entry point: %v", everythingVersion, err)
-	}
-	return dir
-}
-
 // buildEverythingImage writes the image that runs the npm MCP server in
 // a pod, without a container engine or a registry: the machine's Node.js
 // runtime with its loader and shared libraries, and the npm install of the
@@ -119,9 +54,9 @@ func buildEverythingImage(t *testing.T, outFile string) ociimage.Result {
 	t.Helper()
 	program, err := exec.LookPath("node")
 	if err != nil {
-		npmUnavailable(t, "node is not on PATH")
+		testenv.NPMUnavailable(t, "node is not on PATH")
 	}
-	install := everythingInstall(t)
+	install := testenv.EverythingInstall(t)
 	files, libDirs, err := nodeRuntime(program, nodeInImage)
 	if err != nil {
 		t.Fatalf("the Node.js runtime of this machine: %v", err)
@@ -130,7 +65,7 @@ func buildEverythingImage(t *testing.T, outFile string) ociimage.Result {
 	if err != nil {
 		t.Fatalf("the npm install of the server: %v", err)
 	}
-	entry, err := filepath.Rel(install, everythingEntry(install))
+	entry, err := filepath.Rel(install, testenv.EverythingEntry(install))
 	if err != nil {
 		t.Fatal(err)
 	}
