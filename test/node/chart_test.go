@@ -126,6 +126,21 @@ func TestChartOnARealNode(t *testing.T) {
 		if strings.Count(pods, "Running") != 2 {
 			t.Fatalf("want two operator pods Running:\n%s", pods)
 		}
+		// One of the two leads: the Lease names one of them.
+		eventually(t, time.Minute, "one operator replica holds the leader Lease", func() error {
+			out, err := n.Command(ctx, testenv.Kubectl(t, ""), "get", "lease", "toolgate-manager.toolgate.dev", "-n", operatorNamespace,
+				"-o", "jsonpath={.spec.holderIdentity}").CombinedOutput()
+			if err != nil {
+				return outcome(err, string(out))
+			}
+			holder := string(out)
+			for _, line := range strings.Split(strings.TrimSpace(pods), "\n") {
+				if name, _, _ := strings.Cut(line, " "); name != "" && strings.HasPrefix(holder, name) {
+					return nil
+				}
+			}
+			return fmt.Errorf("the Lease is held by %q, not by one of\n%s", holder, pods)
+		})
 
 		done = step("an MCP server in a pod, reviewed by the operator through its Service")
 		kubectl("", "create", "namespace", "tools")
