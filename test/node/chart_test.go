@@ -368,7 +368,9 @@ spec:
 		}
 		select {
 		case r := <-held:
-			if r.err != nil {
+			// The agent prints what the gate answered and exits 0 on a
+			// refusal or a tool error too: the answer must be the tool's.
+			if r.err != nil || strings.Contains(r.out, "refused") || strings.Contains(r.out, ": error:") {
 				t.Fatalf("the approved call: %v\n%s", r.err, r.out)
 			}
 		case <-time.After(2 * time.Minute):
@@ -441,6 +443,11 @@ spec:
 		}
 		if out := kubectl("", "get", "deployments,services,secrets", "-n", operatorNamespace, "-o", "name"); strings.Contains(out, "toolgate") {
 			t.Errorf("after helm uninstall:\n%s", out)
+		}
+		// A webhook configuration left behind would call an operator that
+		// is gone, and fail every pod and pin write it selects.
+		if out := kubectl("", "get", "mutatingwebhookconfigurations,validatingwebhookconfigurations,clusterroles,clusterrolebindings", "-o", "name"); strings.Contains(out, "toolgate") {
+			t.Errorf("after helm uninstall, cluster-wide objects of the release remain:\n%s", out)
 		}
 		if out := kubectl("", "get", "crd", "-o", "name"); !strings.Contains(out, "toolpins.toolgate.dev") {
 			t.Errorf("the CRDs went with the release:\n%s", out)

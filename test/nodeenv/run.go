@@ -146,7 +146,11 @@ func outside(t *testing.T, opts Options) {
 		args = append(args, "-test.timeout", time.Until(deadline).Round(time.Second).String())
 	}
 	cmd := exec.CommandContext(ctx, unshare, args...)
-	cmd.Env = append(os.Environ(), envInside+"="+insideFlag, envDir+"="+dir, envBin+"="+bin, envCgroup+"="+cgroup,
+	// kubectl's and helm's caches and configuration go to the node's
+	// directory, not the user's home.
+	cmd.Env = append(os.Environ(), "KUBECACHEDIR="+filepath.Join(dir, "kube-cache"), "HELM_CACHE_HOME="+filepath.Join(dir, "helm", "cache"),
+		"HELM_CONFIG_HOME="+filepath.Join(dir, "helm", "config"), "HELM_DATA_HOME="+filepath.Join(dir, "helm", "data"),
+		envInside+"="+insideFlag, envDir+"="+dir, envBin+"="+bin, envCgroup+"="+cgroup,
 		envImages+"="+strings.Join(images, string(os.PathListSeparator)))
 	cmd.WaitDelay = 30 * time.Second
 	pipe, err := cmd.StdoutPipe()
@@ -169,11 +173,15 @@ func outside(t *testing.T, opts Options) {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
+	passed := false
 	wg.Go(func() {
 		sc := bufio.NewScanner(pipe)
 		sc.Buffer(make([]byte, 64*1024), 1024*1024)
 		for sc.Scan() {
-			t.Log("node: " + sc.Text())
+			line := sc.Text()
+			// The body ran to the end: not skipped, not "no tests to run".
+			passed = passed || strings.HasPrefix(strings.TrimSpace(line), "--- PASS: "+t.Name()+" ")
+			t.Log("node: " + line)
 		}
 	})
 	wg.Wait()
@@ -181,11 +189,12 @@ func outside(t *testing.T, opts Options) {
 
 	// The namespaces are gone; what they could not hold is removed here,
 	// then the machine is compared with what it was.
-	if err := removeCgroups(cgroup); err != nil {
-		t.Error(err)
-	}
 	var diff []string
+	var cgroupErr error
 	for deadline := time.Now().Add(20 * time.Second); ; {
+		// A cgroup whose last process is still being reaped cannot be
+		// removed yet: tried again with the check.
+		cgroupErr = removeCgroups(cgroup)
 		after, err := snapshotHost(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -195,11 +204,17 @@ func outside(t *testing.T, opts Options) {
 		}
 		time.Sleep(500 * time.Millisecond) // processes killed with the namespace are still being reaped
 	}
+	if cgroupErr != nil {
+		t.Error(cgroupErr)
+	}
 	for _, d := range diff {
 		t.Errorf("the node left the machine changed: %s", d)
 	}
 	if runErr != nil {
 		t.Fatalf("the test inside the node's namespaces failed: %v", runErr)
+	}
+	if !passed {
+		t.Fatal("the test inside the node's namespaces did not pass (skipped, or never ran): see its output above")
 	}
 }
 
