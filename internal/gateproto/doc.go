@@ -1,6 +1,8 @@
 // Package gateproto is the contract between the operator and its gates: the
 // configuration the operator serves each gate, the frames of the stream that
-// carries it, and the messages of per-call approval.
+// carries it, the messages of per-call approval (a call held before it is
+// forwarded, or a tool's result held before it is answered), and the
+// report of a finding the gate's scan of a server's answer made.
 //
 // Both sides import this package and nothing else of each other, so the
 // contract lives in one place and is versioned: a gate refuses a frame whose

@@ -27,6 +27,13 @@ const (
 	// waits. Closing the request withdraws the call: a call whose gate has
 	// gone is never approved later.
 	CallsPath = "/gate/v1/calls"
+	// FindingsPath is where a gate reports a finding of its scan of a
+	// server's answer that it passed, redacted or withheld (a held result
+	// goes to CallsPath instead): it POSTs one FindingReport, and the
+	// operator answers 202 Accepted and marks the tool's ToolPin (or the
+	// MCPServer) with a Warning Event. The report is best-effort: the
+	// gate never waits on it before answering the agent.
+	FindingsPath = "/gate/v1/findings"
 )
 
 // StreamContentType is the media type of the configuration stream.
@@ -106,6 +113,55 @@ const (
 	ReasonTrustLevel     Reason = "TrustLevel" // its minTrustLevel is above the agents' trust
 )
 
+// FindingAction is what a gate does when its scan of a server's answer
+// finds something: a tool result, a log notification, a request the
+// server makes of the client, a prompt or a resource. An empty action (in
+// a configuration from an operator older than the scan) is FindingRecord.
+type FindingAction string
+
+// Finding actions, from the most permissive to the strictest.
+const (
+	// FindingRecord passes the answer as it is; the gate writes an audit
+	// line, counts the finding in its metrics and reports it so the
+	// operator marks the ToolPin with an Event.
+	FindingRecord FindingAction = "Record"
+	// FindingRedact replaces each flagged span by a marker the model can
+	// read, and records as FindingRecord does.
+	FindingRedact FindingAction = "Redact"
+	// FindingWithhold answers the agent with a JSON-RPC error instead of
+	// the answer, and records.
+	FindingWithhold FindingAction = "Withhold"
+	// FindingHold holds a tool's result until a person releases or drops
+	// it, through the same pending path as a held call (a CallRequest of
+	// Kind CallKindResult). Only a tool's result has a pin to hold on: on
+	// Server.MessageAction the gate treats FindingHold as FindingWithhold.
+	FindingHold FindingAction = "Hold"
+)
+
+// OrRecord is the action a gate applies: the action itself, or
+// FindingRecord when it is empty.
+func (a FindingAction) OrRecord() FindingAction {
+	if a == "" {
+		return FindingRecord
+	}
+	return a
+}
+
+// Finding is one thing a gate's scan found in a server's answer, as a
+// person deciding on it sees it.
+type Finding struct {
+	// Signal names what was found (for example "hidden-instruction").
+	Signal string `json:"signal"`
+	// Field says where in the answer, for example "content[0].text" or
+	// "structuredContent.body"; empty when the answer is one text.
+	Field string `json:"field,omitempty"`
+	// Excerpt is the flagged span with some context, as Excerpt renders
+	// it: at most MaxFindingExcerptBytes of valid UTF-8 in which every
+	// invisible or control character is written out as an escape, so what
+	// was hidden from a reader is visible to the person deciding.
+	Excerpt string `json:"excerpt,omitempty"`
+}
+
 // Config is everything one gate enforces. It is private to the pod it was
 // made for: it carries upstream credentials.
 type Config struct {
@@ -143,6 +199,12 @@ type Server struct {
 	// Tools are the server's tools and the decision on each, exposed and
 	// gated first, then withheld, each group sorted by name.
 	Tools []Tool `json:"tools,omitempty"`
+	// MessageAction is what the gate does on a finding in whatever of the
+	// server is not tied to one tool: notifications/message, the
+	// sampling/createMessage and elicitation/create requests the server
+	// sends, prompts/get and resources/read results. Hold is treated as
+	// Withhold: there is no pin to hold on. Empty is Record.
+	MessageAction FindingAction `json:"messageAction,omitempty"`
 	// Instructions are what the operator reviewed of the server's
 	// initialize instructions, from the probe the server is Ready by; set
 	// only when Ready. Nil says nothing was reviewed or the operator does
@@ -219,11 +281,28 @@ type Tool struct {
 	// poisoning finding a human has not approved: in Audit mode the gate
 	// forwards it and logs.
 	AuditForwardable bool `json:"auditForwardable,omitempty"`
+	// ResultAction is what the gate does on a finding in this tool's
+	// tools/call results. Empty is Record.
+	ResultAction FindingAction `json:"resultAction,omitempty"`
 }
 
+// Kinds of pending call a CallRequest opens.
+const (
+	// CallKindCall (empty) holds a call to an approval-gated tool before
+	// it is forwarded.
+	CallKindCall = ""
+	// CallKindResult holds a tool's result, in which the gate's scan
+	// found something, before it reaches the agent. The operator accepts
+	// it only for a tool whose ResultAction is FindingHold. Approval
+	// releases exactly the bytes named by ResultDigest; rejection or
+	// expiry drops them and the agent gets a JSON-RPC error.
+	CallKindResult = "result"
+)
+
 // CallRequest asks the operator to open a pending call, one held for a
-// human. The agent's identity is not in it: the operator takes it from the
-// token.
+// human: a call before it is forwarded, or (Kind CallKindResult) a call's
+// result before it is answered. The agent's identity is not in it: the
+// operator takes it from the token.
 type CallRequest struct {
 	Version string `json:"version"`
 	// CallID is chosen by the gate, unique per call.
@@ -240,6 +319,15 @@ type CallRequest struct {
 	ArgumentsPreview string `json:"argumentsPreview,omitempty"`
 	// ArgumentsComplete says the preview shows every argument in full.
 	ArgumentsComplete bool `json:"argumentsComplete,omitempty"`
+	// Kind is CallKindCall (empty) or CallKindResult. For a result, the
+	// fields above describe the call that produced it.
+	Kind string `json:"kind,omitempty"`
+	// ResultDigest is "sha256:" and the hex SHA-256 of the result's bytes
+	// exactly as the server sent them; set only on a result.
+	ResultDigest string `json:"resultDigest,omitempty"`
+	// Findings are what the scan found in the result, 1 to MaxFindings;
+	// set only on a result.
+	Findings []Finding `json:"findings,omitempty"`
 }
 
 // CallVerdict is the outcome of a pending call.
@@ -259,7 +347,30 @@ type CallOutcome struct {
 	// ArgumentsDigest repeats the digest the decision covers: the gate
 	// forwards only when it is the digest of the call it holds.
 	ArgumentsDigest string `json:"argumentsDigest,omitempty"`
+	// ResultDigest, on a held result, repeats the digest of the result
+	// the decision covers: the gate releases only the bytes it names.
+	ResultDigest string `json:"resultDigest,omitempty"`
 	// By is who decided, for the audit line.
 	By      string `json:"by,omitempty"`
 	Comment string `json:"comment,omitempty"`
+}
+
+// FindingReport tells the operator of a finding the gate acted on without
+// holding anything (Record, Redact or Withhold), so that a person sees it
+// on the tool's ToolPin, or on the MCPServer when no one tool is
+// concerned. The pod is not in it: the operator takes it from the token.
+type FindingReport struct {
+	Version string `json:"version"`
+	// Server is the Server.ID the answer came from.
+	Server string `json:"server"`
+	// Tool names the tool whose result was scanned; empty for what is not
+	// tied to one tool (Server.MessageAction's scope).
+	Tool string `json:"tool,omitempty"`
+	// Method is the MCP method of the scanned message, for example
+	// "tools/call" or "notifications/message".
+	Method string `json:"method"`
+	// Action is what the gate did: Record, Redact or Withhold.
+	Action FindingAction `json:"action"`
+	// Findings are what the scan found, 1 to MaxFindings.
+	Findings []Finding `json:"findings"`
 }

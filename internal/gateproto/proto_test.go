@@ -56,7 +56,7 @@ func TestWireNames(t *testing.T) {
 		`"servers":`, `"id":"tools/github"`, `"ready":true`, `"reason":"ServerNotReady"`, `"message":`, `"upstream":`, `"tools":`,
 		`"url":`, `"transport":"StreamableHTTP"`, `"headers":`, `"caPEM":`, `"serverName":`, `"timeout":"30s"`,
 		`"name":"get_issue"`, `"pin":`, `"fingerprint":`, `"level":"L1"`, `"effectiveLevel":"L3"`, `"decision":"Exposed"`,
-		`"approvalRule":`, `"auditForwardable":true`,
+		`"approvalRule":`, `"auditForwardable":true`, `"resultAction":"Redact"`, `"messageAction":"Withhold"`,
 		`"callID":"c"`, `"verdict":"Approved"`, `"argumentsDigest":`, `"by":"b"`, `"comment":"x"`,
 	} {
 		if !bytes.Contains(b, []byte(name)) {
@@ -69,10 +69,30 @@ func TestWireNames(t *testing.T) {
 			t.Errorf("a call request does not carry %s", name)
 		}
 	}
+	if bytes.Contains(b, []byte(`"kind"`)) || bytes.Contains(b, []byte(`"resultDigest"`)) || bytes.Contains(b, []byte(`"findings"`)) {
+		t.Errorf("a call request carries a result's fields: %s", b)
+	}
+	b, _ = json.Marshal(validResult())
+	for _, name := range []string{`"kind":"result"`, `"resultDigest":`, `"findings":[{"signal":`, `"field":`, `"excerpt":`} {
+		if !bytes.Contains(b, []byte(name)) {
+			t.Errorf("a held result does not carry %s", name)
+		}
+	}
+	b, _ = json.Marshal(CallOutcome{CallID: "c", Verdict: CallApproved, ResultDigest: fpA})
+	if !bytes.Contains(b, []byte(`"resultDigest":`)) {
+		t.Errorf("an outcome does not carry resultDigest: %s", b)
+	}
+	b, _ = json.Marshal(validReport())
+	for _, name := range []string{`"version":`, `"server":`, `"tool":`, `"method":"tools/call"`, `"action":"Redact"`, `"findings":`} {
+		if !bytes.Contains(b, []byte(name)) {
+			t.Errorf("a finding report does not carry %s", name)
+		}
+	}
 }
 
 func TestVersioning(t *testing.T) {
-	if Version != "toolgate.dev/gate/v1" || !strings.HasSuffix(ConfigPath, "/v1/config") || !strings.HasSuffix(CallsPath, "/v1/calls") {
+	if Version != "toolgate.dev/gate/v1" || !strings.HasSuffix(ConfigPath, "/v1/config") || !strings.HasSuffix(CallsPath, "/v1/calls") ||
+		FindingsPath != "/gate/v1/findings" {
 		t.Fatalf("version %q and paths %q, %q moved apart", Version, ConfigPath, CallsPath)
 	}
 	// A configuration of another version is refused even when its content

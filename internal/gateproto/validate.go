@@ -13,6 +13,10 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/toolgate/toolgate/pkg/clip"
 )
 
 // Bounds a configuration must keep. The gate refuses a configuration that
@@ -167,6 +171,9 @@ func (s *Server) validate() error {
 			return fmt.Errorf("instructions.fingerprint %q: want sha256: and 64 hex digits, or none", in.Fingerprint)
 		}
 	}
+	if !s.MessageAction.Valid() {
+		return fmt.Errorf("messageAction %q: want %s, %s, %s or %s", s.MessageAction, FindingRecord, FindingRedact, FindingWithhold, FindingHold)
+	}
 	if len(s.Tools) > MaxToolsPerServer {
 		return fmt.Errorf("tools: %d entries, at most %d", len(s.Tools), MaxToolsPerServer)
 	}
@@ -307,6 +314,9 @@ func (t *Tool) validate(serverReady bool) error {
 			return fmt.Errorf("%s %q: want L0 … L5", field, l)
 		}
 	}
+	if !t.ResultAction.Valid() {
+		return fmt.Errorf("tool %q: resultAction %q: want %s, %s, %s or %s", t.Name, t.ResultAction, FindingRecord, FindingRedact, FindingWithhold, FindingHold)
+	}
 	switch t.Decision {
 	case DecisionExposed, DecisionApprovalGated:
 		if !serverReady {
@@ -369,8 +379,149 @@ func (c *Config) Server(id string) *Server {
 	return nil
 }
 
-// MaxCallRequestBytes bounds a CallRequest as sent.
-const MaxCallRequestBytes = 16 << 10
+// MaxCallRequestBytes bounds a CallRequest as sent: the arguments'
+// preview and, on a held result, MaxFindings findings at their bounds with
+// every character JSON-escaped.
+const MaxCallRequestBytes = 64 << 10
+
+// Bounds of the findings a gate sends, those of the ToolPin's status that
+// shows them.
+const (
+	MaxFindings            = 8
+	MaxFindingSignalBytes  = 64
+	MaxFindingFieldBytes   = 512
+	MaxFindingExcerptBytes = 256
+	// MaxFindingReportBytes bounds a FindingReport as sent.
+	MaxFindingReportBytes = 32 << 10
+	// MaxMethodBytes bounds FindingReport.Method.
+	MaxMethodBytes = 64
+)
+
+var (
+	signalRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+	methodRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9/_.-]{0,63}$`)
+)
+
+// RenderExcerpt makes s fit Finding.Excerpt (and Finding.Field): every
+// invalid byte, control character and invisible or format character is
+// written as an escape (\n, \x1b, \u200b, \U000e0041), so the person
+// deciding sees what was hidden and a terminal showing it is not driven
+// by it; then the text is cut on a rune boundary to limit bytes, ending in
+// clip.Marker when cut.
+func RenderExcerpt(s string, limit int) string {
+	var out strings.Builder
+	for i := 0; i < len(s) && out.Len() <= limit; {
+		r, sz := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && sz <= 1:
+			fmt.Fprintf(&out, `\x%02x`, s[i])
+		case r == '\n':
+			out.WriteString(`\n`)
+		case r == '\t':
+			out.WriteString(`\t`)
+		case r == '\r':
+			out.WriteString(`\r`)
+		case r < 0x20 || (r >= 0x7f && r <= 0x9f):
+			fmt.Fprintf(&out, `\x%02x`, r)
+		case isShowable(r):
+			out.WriteRune(r)
+		case r > 0xFFFF:
+			fmt.Fprintf(&out, `\U%08x`, r)
+		default:
+			fmt.Fprintf(&out, `\u%04x`, r)
+		}
+		i += sz
+	}
+	return clip.String(out.String(), limit)
+}
+
+// isShowable reports whether r reads as itself: a graphic character or
+// the plain space, and not a line or paragraph separator.
+func isShowable(r rune) bool {
+	return r == ' ' || (unicode.IsGraphic(r) && !unicode.In(r, unicode.Zl, unicode.Zp, unicode.Cf))
+}
+
+// checkShowable refuses a text that RenderExcerpt would have changed for
+// its characters: the operator stores findings in status and a person
+// reads them in a terminal.
+func checkShowable(s string) error {
+	if !utf8.ValidString(s) {
+		return errors.New("not valid UTF-8")
+	}
+	for _, r := range s {
+		if !isShowable(r) {
+			return fmt.Errorf("holds the character %U unescaped (see RenderExcerpt)", r)
+		}
+	}
+	return nil
+}
+
+// Validate checks one finding; the error names the field.
+func (f *Finding) Validate() error {
+	switch {
+	case !signalRE.MatchString(f.Signal):
+		return fmt.Errorf("signal %q: want 1 to %d of A-Z a-z 0-9 . _ -", f.Signal, MaxFindingSignalBytes)
+	case len(f.Field) > MaxFindingFieldBytes:
+		return fmt.Errorf("field: longer than %d bytes", MaxFindingFieldBytes)
+	case len(f.Excerpt) > MaxFindingExcerptBytes:
+		return fmt.Errorf("excerpt: longer than %d bytes", MaxFindingExcerptBytes)
+	}
+	if err := checkShowable(f.Field); err != nil {
+		return fmt.Errorf("field: %w", err)
+	}
+	if err := checkShowable(f.Excerpt); err != nil {
+		return fmt.Errorf("excerpt: %w", err)
+	}
+	return nil
+}
+
+func validateFindings(prefix string, fs []Finding) error {
+	if len(fs) == 0 || len(fs) > MaxFindings {
+		return fmt.Errorf("%s: %d entries, want 1 to %d", prefix, len(fs), MaxFindings)
+	}
+	for i := range fs {
+		if err := fs[i].Validate(); err != nil {
+			return fmt.Errorf("%s[%d].%w", prefix, i, err)
+		}
+	}
+	return nil
+}
+
+// Valid reports whether a is an action this gate knows, the empty action
+// (Record) included.
+func (a FindingAction) Valid() bool {
+	switch a {
+	case "", FindingRecord, FindingRedact, FindingWithhold, FindingHold:
+		return true
+	}
+	return false
+}
+
+// Validate checks a FindingReport whole; the error names the field.
+func (r *FindingReport) Validate() error {
+	switch {
+	case r == nil:
+		return errors.New("report: missing")
+	case r.Version != Version:
+		return fmt.Errorf("report.version %q: this operator speaks %q", r.Version, Version)
+	case len(r.Tool) > MaxToolNameLength:
+		return fmt.Errorf("report.tool: longer than %d bytes", MaxToolNameLength)
+	case !methodRE.MatchString(r.Method):
+		return fmt.Errorf("report.method %q: want an MCP method name of at most %d bytes", r.Method, MaxMethodBytes)
+	case r.Action != FindingRecord && r.Action != FindingRedact && r.Action != FindingWithhold:
+		// A held result is reported by opening it at CallsPath.
+		return fmt.Errorf("report.action %q: want %s, %s or %s", r.Action, FindingRecord, FindingRedact, FindingWithhold)
+	}
+	if _, _, err := SplitServerID(r.Server); err != nil {
+		return fmt.Errorf("report.server: %w", err)
+	}
+	if r.Tool != "" {
+		if err := checkShowable(r.Tool); err != nil {
+			return fmt.Errorf("report.tool: %w", err)
+		}
+	}
+	return validateFindings("report.findings", r.Findings)
+}
 
 var callIDRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
@@ -398,6 +549,19 @@ func (r *CallRequest) Validate() error {
 	if _, _, err := SplitServerID(r.Server); err != nil {
 		return fmt.Errorf("call.server: %w", err)
 	}
+	switch r.Kind {
+	case CallKindCall:
+		if r.ResultDigest != "" || len(r.Findings) > 0 {
+			return errors.New("call.resultDigest, call.findings: set on a call, not a result")
+		}
+	case CallKindResult:
+		if !fingerprintRE.MatchString(r.ResultDigest) {
+			return fmt.Errorf("call.resultDigest %q: want sha256: and 64 hex digits", r.ResultDigest)
+		}
+		return validateFindings("call.findings", r.Findings)
+	default:
+		return fmt.Errorf("call.kind %q: want empty (a call) or %q", r.Kind, CallKindResult)
+	}
 	return nil
 }
 
@@ -423,6 +587,12 @@ func (o *CallOutcome) Validate(req *CallRequest) error {
 		return errors.New("outcome.argumentsDigest: an approval must name the arguments it covers")
 	case o.Verdict == CallApproved && o.ArgumentsDigest != req.ArgumentsDigest:
 		return fmt.Errorf("outcome.argumentsDigest %q: the approval covers other arguments than %q", o.ArgumentsDigest, req.ArgumentsDigest)
+	case o.ResultDigest != "" && !fingerprintRE.MatchString(o.ResultDigest):
+		return fmt.Errorf("outcome.resultDigest %q: want sha256: and 64 hex digits", o.ResultDigest)
+	case o.Verdict == CallApproved && req.Kind == CallKindResult && o.ResultDigest == "":
+		return errors.New("outcome.resultDigest: a release must name the result it covers")
+	case o.Verdict == CallApproved && o.ResultDigest != req.ResultDigest:
+		return fmt.Errorf("outcome.resultDigest %q: the release covers another result than %q", o.ResultDigest, req.ResultDigest)
 	case len(o.By) > MaxMessageLength || len(o.Comment) > MaxMessageLength:
 		return fmt.Errorf("outcome: by or comment longer than %d bytes", MaxMessageLength)
 	}
