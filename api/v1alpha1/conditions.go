@@ -194,4 +194,13 @@ const (
 	// ReasonCallWithdrawn: the gate gave up on a held call before anyone
 	// decided; it is never forwarded, whatever is decided later.
 	ReasonCallWithdrawn = "CallWithdrawn"
+	// ReasonResultHeld: a gate holds a tool's result, in which its scan
+	// found something, until people release or drop it; the Event names
+	// the signals and carries the command that releases it.
+	ReasonResultHeld = "ResultHeld"
+	// ReasonResultFinding: a gate's scan found something in a server's
+	// answer and recorded, redacted or withheld it as the policy says (a
+	// Warning on the tool's ToolPin, or on the MCPServer for what is not
+	// one tool's result).
+	ReasonResultFinding = "ResultFinding"
 )

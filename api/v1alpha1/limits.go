@@ -74,6 +74,10 @@ const (
 	MaxCallRecordDecisions = 8
 	// MaxCallPreviewLength bounds ToolPin status.pendingCalls[].arguments.
 	MaxCallPreviewLength = 2048
+	// MaxHeldResultFindings bounds ToolPin status.pendingCalls[].findings.
+	MaxHeldResultFindings = 8
+	// MaxResultScanOverrides bounds ToolPolicy spec.resultScan.overrides.
+	MaxResultScanOverrides = 64
 	// MaxChangeDetails and MaxChangeDetailLength bound ToolPin
 	// status.change.details.
 	MaxChangeDetails      = 64

@@ -233,6 +233,23 @@ const (
 	CallWithdrawn CallVerdict = "Withdrawn"
 )
 
+// CallKind says what a pending call holds: a call before it is forwarded,
+// or a call's result before it reaches the agent.
+// +kubebuilder:validation:Enum=Call;Result
+type CallKind string
+
+// Call kinds.
+const (
+	// CallKindCall: a call to an approval-gated tool, held before it is
+	// forwarded. An omitted kind is a call.
+	CallKindCall CallKind = "Call"
+	// CallKindResult: a tool's result in which the gate's scan found
+	// something, held because the policy's resultScan says Hold. Approve
+	// releases exactly the result named by resultDigest to the agent;
+	// Reject drops it, and the agent gets an error.
+	CallKindResult CallKind = "Result"
+)
+
 // CallRecord is a resolved call.
 type CallRecord struct {
 	// id of the call.
@@ -240,6 +257,14 @@ type CallRecord struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=64
 	ID string `json:"id"`
+
+	// kind is Call (when omitted) or Result.
+	// +optional
+	Kind CallKind `json:"kind,omitempty"`
+
+	// resultDigest, for a Result, is the SHA-256 of the result held.
+	// +optional
+	ResultDigest Fingerprint `json:"resultDigest,omitempty"`
 
 	// verdict is how the call ended.
 	// +required
@@ -405,7 +430,9 @@ type Decision struct {
 	Time *metav1.Time `json:"time,omitempty"`
 }
 
-// PendingCall is a call held by a gate until a human decides.
+// PendingCall is a call, or a call's result, held by a gate until a human
+// decides.
+// +kubebuilder:validation:XValidation:rule="!has(self.kind) || self.kind != 'Result' || (has(self.resultDigest) && has(self.findings))",message="a held Result names its resultDigest and its findings"
 type PendingCall struct {
 	// id identifies the call; decisions name it in callID.
 	// +required
@@ -413,6 +440,25 @@ type PendingCall struct {
 	// +kubebuilder:validation:MaxLength=64
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9._-]+$`
 	ID string `json:"id"`
+
+	// kind is Call (when omitted): the call waits to be forwarded; or
+	// Result: the call was made, and its result waits to reach the agent
+	// because the gate's scan found something in it.
+	// +optional
+	Kind CallKind `json:"kind,omitempty"`
+
+	// resultDigest, for a Result, is "sha256:" and the hex SHA-256 of the
+	// result's bytes as the server sent them: a release is for exactly
+	// this result.
+	// +optional
+	ResultDigest Fingerprint `json:"resultDigest,omitempty"`
+
+	// findings, for a Result, are what the scan found in it: the signal,
+	// where, and an escaped excerpt.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=8
+	Findings []Finding `json:"findings,omitempty"`
 
 	// fingerprint of the definition the call was made against.
 	// +required

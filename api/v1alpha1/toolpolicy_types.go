@@ -71,6 +71,82 @@ type ToolPolicySpec struct {
 	// +optional
 	// +kubebuilder:default=Enforce
 	Mode PolicyMode `json:"mode,omitempty"`
+
+	// resultScan says what the gate does when its scan of what a server
+	// says — a tool's result, a log line, a request the server makes of
+	// the agent, a prompt, a resource — finds text meant to steer the
+	// model. Left out, the default follows risk: Record while nothing the
+	// agents can reach is L4 or above and the tool (for a result) is at
+	// most L2, or the server's reachable tools are below L3 (for the
+	// rest); Redact otherwise. A policy in Audit mode records only. When
+	// several policies select a pod, the strictest action wins: Record,
+	// then Redact, then Hold, then Withhold.
+	// +optional
+	ResultScan *ResultScan `json:"resultScan,omitempty"`
+}
+
+// FindingAction is what a gate does when its scan of a server's answer
+// finds something.
+// +kubebuilder:validation:Enum=Record;Redact;Withhold;Hold
+type FindingAction string
+
+// Finding actions, from the most permissive to the strictest.
+const (
+	// FindingRecord passes the answer; the finding is logged, counted and
+	// marked with an Event on the tool's ToolPin (or the MCPServer).
+	FindingRecord FindingAction = "Record"
+	// FindingRedact replaces each flagged span with a marker the model can
+	// read, and records.
+	FindingRedact FindingAction = "Redact"
+	// FindingHold holds a tool's result on its ToolPin until a person
+	// releases or drops it, as a held call waits (a finding in what is
+	// not one tool's result has no pin to wait on, and is withheld).
+	FindingHold FindingAction = "Hold"
+	// FindingWithhold answers the agent with an error instead, and
+	// records.
+	FindingWithhold FindingAction = "Withhold"
+)
+
+// ResultScan chooses the action on a finding in what servers answer.
+type ResultScan struct {
+	// action applies to every server and tool no override names. Left
+	// out, the default follows risk (see spec.resultScan).
+	// +optional
+	Action FindingAction `json:"action,omitempty"`
+
+	// overrides choose the action for one server, one tool, or one tool
+	// of one server. The most specific applies: a server and a tool, then
+	// a tool (on any server), then a server, then action. A server's
+	// override also covers what of the server is not one tool's result
+	// (log lines, requests, prompts, resources). Two overrides equally
+	// specific for the same tool: the stricter applies.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	Overrides []ResultScanOverride `json:"overrides,omitempty"`
+}
+
+// ResultScanOverride is the action for one server, one tool, or one tool
+// of one server.
+// +kubebuilder:validation:XValidation:rule="has(self.server) || has(self.tool)",message="an override names a server, a tool or both; for every server and tool, set resultScan.action instead"
+type ResultScanOverride struct {
+	// server is "namespace/name" of an MCPServer; any server when left
+	// out.
+	// +optional
+	// +kubebuilder:validation:MaxLength=317
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?/[a-z0-9]([-.a-z0-9]*[a-z0-9])?$')",message="server must be \"namespace/name\" of an MCPServer"
+	Server string `json:"server,omitempty"`
+
+	// tool is the tool's name exactly as the server sends it; every tool
+	// of the server when left out.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
+	Tool string `json:"tool,omitempty"`
+
+	// action is Record, Redact, Withhold or Hold.
+	// +required
+	Action FindingAction `json:"action"`
 }
 
 // ServerReference names an MCPServer and, optionally, narrows its tools.
@@ -223,6 +299,11 @@ type PolicyToolDecision struct {
 	// It is shown, never used to let a tool over the ceiling.
 	// +optional
 	EffectiveLevel Level `json:"effectiveLevel,omitempty"`
+
+	// resultAction is what the gate does on a finding in the tool's
+	// results, resolved from spec.resultScan or its default.
+	// +optional
+	ResultAction FindingAction `json:"resultAction,omitempty"`
 }
 
 // ToolPolicy says which MCP tools the agents of its namespace may see and

@@ -47,6 +47,19 @@ spec:
 `,
 		`
 apiVersion: toolgate.dev/v1alpha1
+kind: ToolPolicy
+metadata: {name: valid-result-scan, namespace: default}
+spec:
+  servers: [{namespace: tools, name: github}]
+  resultScan:
+    action: Redact
+    overrides:
+    - {server: tools/github, action: Withhold}
+    - {tool: fetch_url, action: Hold}
+    - {server: tools/github, tool: get_issue, action: Record}
+`,
+		`
+apiVersion: toolgate.dev/v1alpha1
 kind: ToolPin
 metadata: {name: valid-pin, namespace: default}
 spec:
@@ -298,6 +311,54 @@ spec:
   servers: [{namespace: tools, name: github}]
   approval: {tools: [{server: github, name: delete_repository}]}
 `, `spec.approval.tools[0].server: Invalid value: "github": server must be "namespace/name" of an MCPServer`},
+		{"result scan override naming neither server nor tool", `
+apiVersion: toolgate.dev/v1alpha1
+kind: ToolPolicy
+metadata: {name: override-of-nothing, namespace: default}
+spec:
+  servers: [{namespace: tools, name: github}]
+  resultScan: {overrides: [{action: Hold}]}
+`, "spec.resultScan.overrides[0]: Invalid value: an override names a server, a tool or both; for every server and tool, set resultScan.action instead"},
+		{"result scan with an unknown action", `
+apiVersion: toolgate.dev/v1alpha1
+kind: ToolPolicy
+metadata: {name: bad-result-action, namespace: default}
+spec:
+  servers: [{namespace: tools, name: github}]
+  resultScan: {action: Quarantine}
+`, `spec.resultScan.action: Unsupported value: "Quarantine": supported values: "Record", "Redact", "Withhold", "Hold"`},
+		{"result scan override with an unknown action", `
+apiVersion: toolgate.dev/v1alpha1
+kind: ToolPolicy
+metadata: {name: bad-override-action, namespace: default}
+spec:
+  servers: [{namespace: tools, name: github}]
+  resultScan: {overrides: [{tool: fetch_url, action: hold}]}
+`, `spec.resultScan.overrides[0].action: Unsupported value: "hold"`},
+		{"result scan override without an action", `
+apiVersion: toolgate.dev/v1alpha1
+kind: ToolPolicy
+metadata: {name: override-without-action, namespace: default}
+spec:
+  servers: [{namespace: tools, name: github}]
+  resultScan: {overrides: [{tool: fetch_url}]}
+`, `spec.resultScan.overrides[0].action: Required value`},
+		{"result scan override naming a malformed server", `
+apiVersion: toolgate.dev/v1alpha1
+kind: ToolPolicy
+metadata: {name: override-bad-server, namespace: default}
+spec:
+  servers: [{namespace: tools, name: github}]
+  resultScan: {overrides: [{server: github, action: Redact}]}
+`, `spec.resultScan.overrides[0].server: Invalid value: "github": server must be "namespace/name" of an MCPServer`},
+		{"result scan with too many overrides", `
+apiVersion: toolgate.dev/v1alpha1
+kind: ToolPolicy
+metadata: {name: override-flood, namespace: default}
+spec:
+  servers: [{namespace: tools, name: github}]
+  resultScan: {overrides: [` + strings.TrimSuffix(strings.Repeat("{tool: t, action: Redact},", 65), ",") + `]}
+`, "spec.resultScan.overrides: Too many: 65: must have at most 64 items"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
