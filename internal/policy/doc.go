@@ -91,6 +91,29 @@
 // their calls without waiting for a human and records each as one Enforce
 // would have held.
 //
+// # Findings in what servers answer
+//
+// The gate scans what servers say — tool results, log lines, the requests
+// a server makes of the agent, prompts and resources — and acts on a
+// finding as the configuration says: Tool.ResultAction for a tool's
+// results, Server.MessageAction for the rest. Each policy resolves an
+// action on its own: the most specific of its spec.resultScan overrides
+// (server and tool, then tool, then server), else its action, else the
+// default; a policy in Audit mode resolves Record, and its Ready condition
+// says so. The policies that select a pod combine to the strictest:
+// Record, Redact, Hold, Withhold. Hold on a server's messages has no pin
+// to wait on and is carried as Withhold.
+//
+// The default follows what the agents can reach (Reach), not what the
+// tool that answered does: text in an answer steers the model's next
+// call, so a finding in the result of a harmless fetch tool matters as
+// much as the most dangerous tool the same agent can call. A tool's
+// results are recorded when the tool is at most L2 and nothing reachable
+// (exposed, approval-gated, or forwarded in Audit) is L4 or above; a
+// server's messages when nothing reachable is L4 or above and the
+// server's own reachable tools are below L3; otherwise findings are
+// redacted. A tool of unknown level ranks as L5.
+//
 // # Gate bypass
 //
 // A policy's GateBypassable condition (GateBypass) summarises the

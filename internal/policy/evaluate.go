@@ -87,6 +87,9 @@ type Server struct {
 	// scanned of its instructions; nil when it is not ready or its status
 	// does not say (see reviewedInstructions).
 	Instructions *gateproto.Instructions
+	// MessageAction is the action on a finding in what the server says
+	// outside one tool's result (see resolveActions).
+	MessageAction gateproto.FindingAction
 }
 
 // rule is one approval rule of one policy, in evaluation order.
@@ -190,6 +193,9 @@ func Evaluate(in Input) Result {
 		srv := e.server(id, servers[id], in, *refs[id], pins[id])
 		res.Servers = append(res.Servers, srv)
 	}
+	// The default actions depend on everything the agents can reach, so
+	// they are resolved once every tool is decided.
+	resolveActions(&res, policies)
 	return res
 }
 

@@ -43,7 +43,8 @@ func (r Result) Summarize() Summary {
 			}
 			d := toolgatev1alpha1.PolicyToolDecision{
 				Server: srv.ID, Tool: t.Name, Decision: toolgatev1alpha1.ToolDecision(t.Decision),
-				Reason: clip.String(describe(t), toolgatev1alpha1.MaxPolicyReasonLength),
+				Reason:       clip.String(describe(t), toolgatev1alpha1.MaxPolicyReasonLength),
+				ResultAction: toolgatev1alpha1.FindingAction(t.ResultAction),
 			}
 			if t.Decision == gateproto.DecisionApprovalGated {
 				// Both, side by side: what the tool could do, and what the
@@ -134,7 +135,8 @@ func (r Result) Config(namespace, pod string, upstreams map[string]*gateproto.Up
 		if len(c.Servers) == gateproto.MaxServers {
 			break
 		}
-		out := gateproto.Server{ID: srv.ID, Ready: srv.Ready, Reason: srv.Reason, Message: srv.Message, Tools: slices.Clone(srv.Tools)}
+		out := gateproto.Server{ID: srv.ID, Ready: srv.Ready, Reason: srv.Reason, Message: srv.Message, Tools: slices.Clone(srv.Tools),
+			MessageAction: srv.MessageAction}
 		if srv.Ready {
 			if in := srv.Instructions; in != nil {
 				cp := *in
@@ -163,7 +165,8 @@ func notReady(s gateproto.Server, msg string) gateproto.Server {
 	s.Ready, s.Reason, s.Message, s.Upstream, s.Instructions = false, gateproto.ReasonServerNotReady, clip.String(msg, gateproto.MaxMessageLength), nil, nil
 	tools := make([]gateproto.Tool, len(s.Tools))
 	for i, t := range s.Tools {
-		tools[i] = gateproto.Tool{Name: t.Name, Pin: t.Pin, Level: t.Level, Decision: gateproto.DecisionWithheld, Reason: s.Reason, Message: s.Message}
+		tools[i] = gateproto.Tool{Name: t.Name, Pin: t.Pin, Level: t.Level, Decision: gateproto.DecisionWithheld, Reason: s.Reason, Message: s.Message,
+			ResultAction: t.ResultAction}
 	}
 	slices.SortFunc(tools, func(a, b gateproto.Tool) int { return cmp.Compare(a.Name, b.Name) })
 	s.Tools = tools

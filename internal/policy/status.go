@@ -45,6 +45,9 @@ func Status(p *toolgatev1alpha1.ToolPolicy, in Input) toolgatev1alpha1.ToolPolic
 		ready.Status, ready.Reason = metav1.ConditionTrue, toolgatev1alpha1.ReasonEvaluated
 		ready.Message = fmt.Sprintf("%d tools exposed, %d approval-gated, %d withheld", sum.Exposed, sum.ApprovalGated, sum.Withheld)
 	}
+	if p.Spec.Mode == toolgatev1alpha1.PolicyAudit {
+		ready.Message += "; Audit mode: findings in what servers answer are recorded only, never redacted, withheld or held"
+	}
 	accepted.Message = clip.String(accepted.Message, toolgatev1alpha1.MaxConditionMessageLength)
 	ready.Message = clip.String(ready.Message, toolgatev1alpha1.MaxConditionMessageLength)
 	st.Conditions = []metav1.Condition{accepted, ready, GateBypass(p, in)}
