@@ -106,7 +106,7 @@ func ResolveCall(st *toolgatev1alpha1.ToolPinStatus, id string, verdict toolgate
 		st.PendingCalls = nil
 	}
 	rec := toolgatev1alpha1.CallRecord{
-		ID: c.ID, Verdict: verdict, Fingerprint: c.Fingerprint, ArgumentsDigest: c.ArgumentsDigest,
+		ID: c.ID, Kind: c.Kind, ResultDigest: c.ResultDigest, Verdict: verdict, Fingerprint: c.Fingerprint, ArgumentsDigest: c.ArgumentsDigest,
 		Agent: c.Agent, RequestedTime: c.RequestedTime, ResolvedTime: now,
 	}
 	kept := make([]toolgatev1alpha1.Decision, 0, len(st.Decisions))

@@ -3,7 +3,8 @@
 //
 // Decide takes a pin, a Change — observed in a probe (Observed), gone from
 // its server or with its server (Gone), decisions, override or the clock
-// moved (Reviewed), a call held (CallOpened) or ended (CallResolved) — and
+// moved (Reviewed), a call or a call's result held (CallOpened, the
+// pending call's kind saying which) or ended (CallResolved) — and
 // the time, and returns the whole next record: the status, with the review
 // state (lifecycle.Next), pending calls past their expiry and grace
 // resolved as Expired (the one grace, lifecycle.CallExpiryGrace, applied

@@ -3,6 +3,7 @@ package pinrecord
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -255,13 +256,12 @@ func Decide(pin *toolgatev1alpha1.ToolPin, change Change, now metav1.Time) Resul
 		}
 		st.PendingCalls = append(st.PendingCalls, *call.DeepCopy())
 		expire() // expires nothing more; says when the new call comes due
-		res.Events = append(res.Events, Event{Type: corev1.EventTypeNormal, Reason: toolgatev1alpha1.ReasonCallPending, Action: actionHold,
-			Message: fmt.Sprintf("%s/%s (service account %s) asks to call %s with arguments %s; expires %s. Approve: kubectl patch toolpin %s -n %s --subresource=status --type=json -p '[{\"op\":\"add\",\"path\":\"/status/decisions/-\",\"value\":{\"action\":\"Approve\",\"fingerprint\":\"%s\",\"callID\":\"%s\"}}]'",
-				call.Agent.Namespace, call.Agent.Pod, call.Agent.ServiceAccount, pin.Spec.ToolName, clip.String(call.Arguments, 256),
-				call.ExpiryTime.UTC().Format(time.RFC3339), pin.Name, pin.Namespace, call.Fingerprint, call.ID)})
+		res.Events = append(res.Events, heldEvent(pin, &call))
 
 	case CallResolved:
 		own()
+		held := lifecycle.PendingCall(&st, c.ID)
+		isResult := held != nil && held.Kind == toolgatev1alpha1.CallKindResult
 		if lifecycle.ResolveCall(&st, c.ID, c.Verdict, now) {
 			res.Recorded = c.Verdict
 			reason, kind := toolgatev1alpha1.ReasonCallResolved, corev1.EventTypeNormal
@@ -271,7 +271,11 @@ func Decide(pin *toolgatev1alpha1.ToolPin, change Change, now metav1.Time) Resul
 			if c.Verdict != toolgatev1alpha1.CallApproved {
 				kind = corev1.EventTypeWarning
 			}
-			res.Events = append(res.Events, Event{Type: kind, Reason: reason, Action: actionResolve, Message: fmt.Sprintf("call %s: %s", c.ID, c.Verdict)})
+			msg := fmt.Sprintf("call %s: %s", c.ID, c.Verdict)
+			if isResult {
+				msg = fmt.Sprintf("the held result of call %s: %s (%s)", c.ID, c.Verdict, resultFate(c.Verdict))
+			}
+			res.Events = append(res.Events, Event{Type: kind, Reason: reason, Action: actionResolve, Message: msg})
 		} else if r := lifecycle.ResolvedCall(&st, c.ID); r != nil {
 			res.Recorded = r.Verdict
 		}
@@ -292,6 +296,42 @@ func Decide(pin *toolgatev1alpha1.ToolPin, change Change, now metav1.Time) Resul
 		res.Events[i].Message = clip.String(res.Events[i].Message, maxEventNote)
 	}
 	return res
+}
+
+// heldEvent marks a call, or a call's result, held on the pin, with the
+// command that approves (releases) it. A held result is a Warning that
+// names what the scan found: something in a server's answer tried to
+// steer the model.
+func heldEvent(pin *toolgatev1alpha1.ToolPin, call *toolgatev1alpha1.PendingCall) Event {
+	approve := fmt.Sprintf("kubectl patch toolpin %s -n %s --subresource=status --type=json -p '[{\"op\":\"add\",\"path\":\"/status/decisions/-\",\"value\":{\"action\":\"Approve\",\"fingerprint\":\"%s\",\"callID\":\"%s\"}}]'",
+		pin.Name, pin.Namespace, call.Fingerprint, call.ID)
+	expires := call.ExpiryTime.UTC().Format(time.RFC3339)
+	if call.Kind != toolgatev1alpha1.CallKindResult {
+		return Event{Type: corev1.EventTypeNormal, Reason: toolgatev1alpha1.ReasonCallPending, Action: actionHold,
+			Message: fmt.Sprintf("%s/%s (service account %s) asks to call %s with arguments %s; expires %s. Approve: %s",
+				call.Agent.Namespace, call.Agent.Pod, call.Agent.ServiceAccount, pin.Spec.ToolName, clip.String(call.Arguments, 256), expires, approve)}
+	}
+	var signals []string
+	for _, f := range call.Findings {
+		if !slices.Contains(signals, f.Signal) {
+			signals = append(signals, f.Signal)
+		}
+	}
+	excerpt := ""
+	if len(call.Findings) > 0 {
+		excerpt = fmt.Sprintf(" (%s: %q)", call.Findings[0].Field, clip.String(call.Findings[0].Excerpt, 160))
+	}
+	return Event{Type: corev1.EventTypeWarning, Reason: toolgatev1alpha1.ReasonResultHeld, Action: actionHold,
+		Message: fmt.Sprintf("the result of %s for %s/%s (call %s, result %s) is held: the scan found %s%s; dropped at %s unless released. Release: %s",
+			pin.Spec.ToolName, call.Agent.Namespace, call.Agent.Pod, call.ID, call.ResultDigest.Short(), strings.Join(signals, ", "), excerpt, expires, approve)}
+}
+
+// resultFate says what an ended hold did with the result.
+func resultFate(v toolgatev1alpha1.CallVerdict) string {
+	if v == toolgatev1alpha1.CallApproved {
+		return "released to the agent"
+	}
+	return "dropped; the agent got an error"
 }
 
 func refuse(kind RefusalKind, format string, args ...any) Result {

@@ -186,6 +186,9 @@ func describe(c pinrecord.Change) string {
 	case pinrecord.Reviewed:
 		return "a review"
 	case pinrecord.CallOpened:
+		if c.Call.Kind == toolgatev1alpha1.CallKindResult {
+			return "the held result of call " + c.Call.ID
+		}
 		return "pending call " + c.Call.ID
 	case pinrecord.CallResolved:
 		return fmt.Sprintf("the end (%s) of call %s", c.Verdict, c.ID)
