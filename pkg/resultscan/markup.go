@@ -1,0 +1,341 @@
+package resultscan
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/toolgate/toolgate/pkg/secretmask"
+)
+
+// markup reads what starts with '<' at i: a comment or a hidden element
+// (whose content is then read as hidden), a role marker written as a tag
+// (<system>, <IMPORTANT>, <|im_start|>), an image. It returns where reading
+// goes on.
+func (c *pass) markup(i int) int {
+	text := c.text
+	n := len(text)
+	if strings.HasPrefix(text[i:], "<!--") {
+		end := strings.Index(text[i+4:min(n, i+4+maxHiddenSpan)], "-->")
+		if end < 0 {
+			end = min(n, i+4+maxHiddenSpan)
+		} else {
+			end += i + 4 + 3
+		}
+		c.hide(i, end)
+		return i + 4
+	}
+	if i+1 < n && text[i+1] == '|' {
+		// A chat template's special token: <|im_start|>, <|system|>.
+		if j := strings.Index(text[i+2:min(n, i+40)], "|>"); j >= 0 {
+			c.endSentence(i)
+			c.marker(i, false)
+			return i + 2 + j + 2
+		}
+	}
+	// A tag: its name, its attributes up to '>'.
+	j := i + 1
+	closing := j < n && text[j] == '/'
+	if closing {
+		j++
+	}
+	ns := j
+	for j < n && (isWordByte(text[j]) && text[j] < utf8.RuneSelf || text[j] == '-' || text[j] == ':') {
+		j++
+	}
+	name := strings.ToLower(text[ns:j])
+	if name == "" {
+		c.lineStart = false
+		return i + 1
+	}
+	gt := strings.IndexByte(text[j:min(n, j+2048)], '>')
+	if gt < 0 {
+		c.lineStart = false
+		return j
+	}
+	attrs := text[j : j+gt]
+	after := j + gt + 1
+	r := lexicon[name]
+	switch {
+	case markerTag(name, r):
+		// <system>, </tool_result>, <IMPORTANT>, <instructions>: the
+		// structure of a prompt, not of a document.
+		c.endSentence(i)
+		c.marker(i, false)
+		return after
+	case closing:
+	case name == "script" || name == "style" || name == "template" || hides(attrs):
+		end := strings.Index(strings.ToLower(text[after:min(n, after+maxHiddenSpan)]), "</"+name)
+		if end < 0 {
+			end = min(n, after+maxHiddenSpan)
+		} else {
+			end += after
+		}
+		c.hide(after, end)
+	case name == "img" || name == "image" || name == "source":
+		if u := attrValue(attrs, "src"); u != "" {
+			c.checkURL(u, true, i, after)
+		}
+	}
+	c.endSentence(i)
+	return after
+}
+
+// markerTag reports whether a tag's name is a piece of a prompt's
+// structure: a role, the word for instructions, "important".
+func markerTag(name string, r role) bool {
+	switch name {
+	case "important", "im_start", "im_end", "sys", "inst", "tool_result", "tool_output", "function_results",
+		"function_result", "tool_response", "system-reminder", "system_prompt", "system-prompt", "admin", "assistant":
+		return true
+	}
+	return r&(rRules|rAuth) != 0 && name != "security" && name != "root"
+}
+
+// hides reports whether a tag's attributes hide its content from a reader:
+// the hidden attribute, display:none, visibility:hidden, zero size,
+// transparent or white text, off-screen positions.
+func hides(attrs string) bool {
+	if attrs == "" {
+		return false
+	}
+	a := strings.ToLower(attrs)
+	a = strings.NewReplacer(" ", "", "\t", "", "\n", "", "'", "\"").Replace(a)
+	for _, p := range []string{
+		"display:none", "visibility:hidden", "font-size:0", "font-size:1px", "opacity:0;", "opacity:0\"",
+		"color:#fff;", "color:#fff\"", "color:#ffffff", "color:white", "color:transparent", "height:0;width:0",
+		"left:-9999", "left:-10000", "text-indent:-9999", "clip:rect(0", "max-height:0",
+	} {
+		if strings.Contains(a, p) {
+			return true
+		}
+	}
+	// The bare attribute "hidden", not "aria-hidden" or type="hidden".
+	for _, f := range strings.FieldsFunc(strings.ToLower(attrs), func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '/' }) {
+		if f == "hidden" || f == "hidden=\"\"" || f == "hidden=\"hidden\"" {
+			return true
+		}
+	}
+	return false
+}
+
+// attrValue is the value of attribute name in a tag's attributes.
+func attrValue(attrs, name string) string {
+	l := strings.ToLower(attrs)
+	k := strings.Index(l, name+"=")
+	if k < 0 {
+		return ""
+	}
+	v := attrs[k+len(name)+1:]
+	if v == "" {
+		return ""
+	}
+	if q := v[0]; q == '"' || q == '\'' {
+		if e := strings.IndexByte(v[1:], q); e >= 0 {
+			return v[1 : 1+e]
+		}
+		return v[1:]
+	}
+	if e := strings.IndexAny(v, " \t\n>"); e >= 0 {
+		return v[:e]
+	}
+	return v
+}
+
+// hide marks text[start:end] as hidden: its sentences are judged on their
+// own, and what they ask counts as hidden markup.
+func (c *pass) hide(start, end int) {
+	c.endSentence(start)
+	if end > c.hiddenEnd {
+		c.hiddenEnd = end
+	}
+}
+
+// markdownLink reads a markdown link or image at the '[' at i.
+func (c *pass) markdownLink(i int, image bool) int {
+	text := c.text
+	n := len(text)
+	closeAt := strings.IndexByte(text[i:min(n, i+512)], ']')
+	if closeAt < 0 || i+closeAt+1 >= n || text[i+closeAt+1] != '(' {
+		if image {
+			return i
+		}
+		c.lineStart = false
+		return i + 1
+	}
+	us := i + closeAt + 2
+	ue := strings.IndexAny(text[us:min(n, us+4096)], ") \n")
+	if ue < 0 {
+		return i + 1
+	}
+	u := text[us : us+ue]
+	start := i
+	if image {
+		start = i - 1
+	}
+	c.checkURL(u, image, start, us+ue+1)
+	// The link text is read as text.
+	return i + 1
+}
+
+// url reads a bare URL at i and returns the offset after it.
+func (c *pass) url(i int, image bool) int {
+	text := c.text
+	n := len(text)
+	j := i
+	for j < n {
+		b := text[j]
+		if b <= ' ' || b == '"' || b == '\'' || b == '`' || b == ')' || b == '>' || b == '<' || b == ']' && !strings.Contains(text[i:j], "[") {
+			break
+		}
+		j++
+	}
+	for j > i && (text[j-1] == '.' || text[j-1] == ',') {
+		j--
+	}
+	c.addTok(tok{start: i, end: j, fl: fDest})
+	c.checkURL(text[i:j], image, i, j)
+	return j
+}
+
+// email reads an e-mail address whose local part ended at the '@' at i
+// and returns where it ends, or i if it is not one.
+func (c *pass) email(i int) int {
+	text := c.text
+	j := i + 1
+	dot := false
+	for j < len(text) && (isWordByte(text[j]) && text[j] < utf8.RuneSelf || text[j] == '-' || text[j] == '.') {
+		if text[j] == '.' && j+1 < len(text) && isWordByte(text[j+1]) {
+			dot = true
+		}
+		j++
+	}
+	if !dot || j-i < 4 {
+		return i
+	}
+	return j
+}
+
+// checkURL judges a URL a renderer may fetch: an image always is, a link
+// when followed. Data put into it by the model leaves with the request.
+func (c *pass) checkURL(u string, image bool, start, end int) {
+	q := strings.IndexAny(u, "?#")
+	rest := ""
+	if k := strings.Index(u, "://"); k >= 0 {
+		if s := strings.IndexByte(u[k+3:], '/'); s >= 0 {
+			rest = u[k+3+s:]
+		}
+	} else if q >= 0 {
+		rest = u[q:]
+	}
+	if rest == "" {
+		return
+	}
+	if placeholderForData(rest) {
+		// An image fetched on render, or a link the text asks the model to
+		// fill: data leaves with the request.
+		c.hits = append(c.hits, hit{sig: sigExfil, strong: image, start: start, end: end})
+		return
+	}
+	if q >= 0 {
+		if _, masked := secretmask.MaskAll(u[q:]); masked {
+			c.hits = append(c.hits, hit{sig: sigExfil, strong: image, start: start, end: end})
+		}
+	}
+}
+
+// placeholderForData reports whether a URL's path or query holds a slot
+// for the model to fill with data: {conversation}, [SECRET], <summary>,
+// $HISTORY, INSERT_…_HERE.
+func placeholderForData(s string) bool {
+	for k := 0; k < len(s); k++ {
+		var closeB byte
+		switch s[k] {
+		case '{':
+			closeB = '}'
+		case '[':
+			closeB = ']'
+		case '<':
+			closeB = '>'
+		case '%':
+			if k+2 < len(s) && (s[k+1:k+3] == "7B" || s[k+1:k+3] == "7b" || s[k+1:k+3] == "3C" || s[k+1:k+3] == "3c" || s[k+1:k+3] == "5B" || s[k+1:k+3] == "5b") {
+				if dataWords(s[k+3 : min(len(s), k+80)]) {
+					return true
+				}
+			}
+			continue
+		case '$':
+			if k+1 < len(s) && s[k+1] >= 'A' && s[k+1] <= 'Z' && dataWords(s[k+1:min(len(s), k+40)]) {
+				return true
+			}
+			continue
+		default:
+			continue
+		}
+		e := strings.IndexByte(s[k+1:min(len(s), k+120)], closeB)
+		if e >= 0 && dataWords(s[k+1:k+1+e]) {
+			return true
+		}
+	}
+	up := strings.ToUpper(s)
+	return strings.Contains(up, "INSERT") && dataWords(s) || strings.Contains(up, "_HERE") && dataWords(s)
+}
+
+// dataWords reports whether a slot names what the model knows: the
+// conversation, a secret, the user's data, a summary of either.
+func dataWords(s string) bool {
+	l := strings.ToLower(s)
+	for _, w := range []string{
+		"conversation", "chat", "history", "message", "summary", "summar", "secret", "password", "token", "key",
+		"credential", "data", "context", "prompt", "user", "email", "name", "address", "info", "memory",
+		"answer", "response", "result", "content", "details", "ssn", "card", "env", "file",
+	} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// control reads a C0 control at i: an escape sequence other than colour
+// (which can move the cursor, erase a line, or conceal text from a person
+// at a terminal) is a finding; so is a run of backspaces.
+func (c *pass) control(i int) int {
+	text := c.text
+	n := len(text)
+	switch text[i] {
+	case 0x1b:
+		if i+1 < n && text[i+1] == '[' {
+			j := i + 2
+			for j < n && (text[j] >= '0' && text[j] <= '9' || text[j] == ';' || text[j] == '?') {
+				j++
+			}
+			if j < n && text[j] == 'm' && !concealSGR(text[i+2:j]) {
+				return j + 1 // colour
+			}
+			c.hits = append(c.hits, hit{sig: sigControl, strong: true, start: i, end: min(n, j+1)})
+			return min(n, j+1)
+		}
+		c.hits = append(c.hits, hit{sig: sigControl, strong: true, start: i, end: min(n, i+2)})
+		return min(n, i+2)
+	case 0x08:
+		j := i
+		for j < n && text[j] == 0x08 {
+			j++
+		}
+		if j-i >= 3 {
+			c.hits = append(c.hits, hit{sig: sigControl, strong: true, start: i, end: j})
+		}
+		return j
+	}
+	return i + 1
+}
+
+// concealSGR reports whether SGR parameters include 8 (conceal).
+func concealSGR(p string) bool {
+	for _, f := range strings.Split(p, ";") {
+		if f == "8" || f == "08" {
+			return true
+		}
+	}
+	return false
+}

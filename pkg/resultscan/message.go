@@ -1,0 +1,281 @@
+package resultscan
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// A JSON-RPC message from a server carries what it says in "result" (the
+// answer to a tools/call, prompts/get, resources/read), "params" (a log
+// notification, a sampling or elicitation request) or "error". Every
+// string there is text the model may read — content items, structured
+// content, a log's data, a prompt's messages, a resource's text, an error
+// message — and every one is scanned, member names too. Left out: _meta,
+// which clients do not show the model, and the base64 of binary content
+// (an image's or audio's "data", a resource's "blob"), which is not text.
+
+// Message scans the strings of one JSON-RPC message into r. It fails only
+// on a message that is not JSON; what it could not examine within the
+// Scanner's MaxBytes is counted in r.Unscanned.
+func (s *Scanner) Message(r *Report, msg []byte) error {
+	return walk(msg, func(field []byte, value string, _, _ int64, _ bool) {
+		s.Text(r, string(field), value)
+	})
+}
+
+// visitFunc receives each scanned string: its path, its decoded value,
+// the byte offsets of its JSON literal in the message, and whether it is
+// a member name.
+type visitFunc func(field []byte, value string, off0, off1 int64, name bool)
+
+type frame struct {
+	array bool
+	index int
+	n     int // length of the path before this frame's own segment
+}
+
+func walk(msg []byte, visit visitFunc) error {
+	d := jsontext.NewDecoder(bytes.NewReader(msg), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	path := make([]byte, 0, 64)
+	var stack []frame
+	var unq []byte
+	depth := 0
+	expectName := false
+	// The top level: only result, params and error are said by the server.
+	for {
+		k := d.PeekKind()
+		if k == 0 {
+			_, err := d.ReadToken()
+			if errors.Is(err, io.EOF) || err == nil {
+				return nil
+			}
+			return err
+		}
+		if depth >= 1 && expectName && k == '"' {
+			raw, err := d.ReadValue()
+			if err != nil {
+				return err
+			}
+			unq, err = jsontext.AppendUnquote(unq[:0], raw)
+			if err != nil {
+				return err
+			}
+			name := string(unq)
+			top := &stack[len(stack)-1]
+			path = path[:top.n]
+			if len(stack) > 1 {
+				path = append(path, '.')
+			}
+			path = appendName(path, name)
+			expectName = false
+			if skipMember(stack, path, name) {
+				if err := d.SkipValue(); err != nil {
+					return err
+				}
+				expectName = true
+				continue
+			}
+			if len(stack) > 1 {
+				off1 := d.InputOffset()
+				n := len(path)
+				visit(append(path, "(name)"...), name, off1-int64(len(raw)), off1, true)
+				path = path[:n]
+			}
+			continue
+		}
+		switch k {
+		case '{', '[':
+			if _, err := d.ReadToken(); err != nil {
+				return err
+			}
+			stack = append(stack, frame{array: k == '[', n: len(path)})
+			depth++
+			expectName = k == '{'
+			if k == '[' {
+				path = append(path, "[0]"...)
+			}
+			continue
+		case '}', ']':
+			if _, err := d.ReadToken(); err != nil {
+				return err
+			}
+			stack = stack[:len(stack)-1]
+			depth--
+			if len(stack) == 0 {
+				path = path[:0]
+				continue
+			}
+			path = path[:stack[len(stack)-1].n]
+			advance(stack, &path, &expectName)
+			continue
+		case '"':
+			raw, err := d.ReadValue()
+			if err != nil {
+				return err
+			}
+			if len(stack) > 1 {
+				unq, err = jsontext.AppendUnquote(unq[:0], raw)
+				if err != nil {
+					return err
+				}
+				off1 := d.InputOffset()
+				visit(path, string(unq), off1-int64(len(raw)), off1, false)
+			}
+		default:
+			if _, err := d.ReadValue(); err != nil {
+				return err
+			}
+		}
+		if len(stack) > 0 {
+			path = path[:stack[len(stack)-1].n]
+			advance(stack, &path, &expectName)
+		}
+	}
+}
+
+// advance moves the innermost frame past the value just read.
+func advance(stack []frame, path *[]byte, expectName *bool) {
+	top := &stack[len(stack)-1]
+	if top.array {
+		top.index++
+		*path = append((*path)[:top.n], '[')
+		*path = strconv.AppendInt(*path, int64(top.index), 10)
+		*path = append(*path, ']')
+		return
+	}
+	*expectName = true
+}
+
+// appendName adds a member name to a path, quoted when it is not a plain
+// identifier, so that a path cannot be forged by a name with dots in it.
+func appendName(path []byte, name string) []byte {
+	plain := name != ""
+	for i := 0; i < len(name); i++ {
+		b := name[i]
+		if !(b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_' || b == '-') {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return append(path, name...)
+	}
+	return strconv.AppendQuote(path, name)
+}
+
+// skipMember says which members are not what the server says to the
+// model: the message's envelope, _meta, and binary content.
+func skipMember(stack []frame, path []byte, name string) bool {
+	if len(stack) == 1 {
+		return name != "result" && name != "params" && name != "error"
+	}
+	switch name {
+	case "_meta":
+		return true
+	case "blob":
+		return true
+	case "data":
+		// An image's or audio's base64; a log notification's data, by
+		// contrast, is text and is read.
+		return bytes.Contains(path, []byte("content"))
+	}
+	return false
+}
+
+// Redact returns msg with every flagged span replaced by a marker the
+// model can read ("[toolgate: removed 212 bytes flagged as
+// model-instruction]"). Everything else is the server's bytes unchanged. A
+// finding on a member name cannot be redacted without changing the
+// message's shape, and makes Redact fail: the caller withholds instead.
+func Redact(msg []byte, findings []Finding) ([]byte, error) {
+	byField := map[string][]Finding{}
+	for _, f := range findings {
+		byField[f.Field] = append(byField[f.Field], f)
+	}
+	type splice struct {
+		off0, off1 int64
+		lit        []byte
+	}
+	var splices []splice
+	var failed error
+	err := walk(msg, func(field []byte, value string, off0, off1 int64, name bool) {
+		fs := byField[string(field)]
+		if len(fs) == 0 || failed != nil {
+			return
+		}
+		if name {
+			failed = fmt.Errorf("a finding in the member name %s cannot be redacted", field)
+			return
+		}
+		lit, err := jsontext.AppendQuote(nil, redactText(value, fs))
+		if err != nil {
+			failed = err
+			return
+		}
+		splices = append(splices, splice{off0, off1, lit})
+		delete(byField, string(field))
+	})
+	if err != nil {
+		return nil, err
+	}
+	if failed != nil {
+		return nil, failed
+	}
+	if len(byField) > 0 {
+		return nil, errors.New("a finding's field is not in the message")
+	}
+	out := make([]byte, 0, len(msg))
+	last := int64(0)
+	for _, s := range splices {
+		out = append(out, msg[last:s.off0]...)
+		out = append(out, s.lit...)
+		last = s.off1
+	}
+	return append(out, msg[last:]...), nil
+}
+
+// redactText replaces the findings' spans of value with markers. A
+// finding without a span (start and end both zero) covers the whole
+// string.
+func redactText(value string, fs []Finding) string {
+	type span struct {
+		start, end int
+		sig        string
+	}
+	var spans []span
+	for _, f := range fs {
+		s, e := f.Start, f.End
+		if s == 0 && e == 0 || e > len(value) || s < 0 || s >= e {
+			s, e = 0, len(value)
+		}
+		spans = append(spans, span{s, e, f.Signal})
+	}
+	sort.Slice(spans, func(a, b int) bool { return spans[a].start < spans[b].start })
+	var b strings.Builder
+	at := 0
+	for k := 0; k < len(spans); k++ {
+		sp := spans[k]
+		sigs := []string{sp.sig}
+		for k+1 < len(spans) && spans[k+1].start <= sp.end {
+			k++
+			sp.end = max(sp.end, spans[k].end)
+			sigs = append(sigs, spans[k].sig)
+		}
+		if sp.start < at {
+			sp.start = at
+		}
+		b.WriteString(value[at:sp.start])
+		sort.Strings(sigs)
+		fmt.Fprintf(&b, "[toolgate: removed %d bytes flagged as %s]", sp.end-sp.start, strings.Join(compact(sigs), ", "))
+		at = sp.end
+	}
+	b.WriteString(value[at:])
+	return b.String()
+}

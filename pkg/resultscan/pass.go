@@ -1,0 +1,569 @@
+package resultscan
+
+import (
+	"sort"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+type signal uint8
+
+const (
+	sigModel signal = iota
+	sigTool
+	sigExfil
+	sigSensitive
+	sigHidden
+	sigInvisible
+	sigControl
+	sigEncoded
+	numSignals
+)
+
+var signalNames = [numSignals]string{
+	sigModel:     SignalModelInstruction,
+	sigTool:      SignalToolSolicitation,
+	sigExfil:     SignalExfiltration,
+	sigSensitive: SignalSensitivePath,
+	sigHidden:    SignalHiddenMarkup,
+	sigInvisible: SignalInvisibleUnicode,
+	sigControl:   SignalControlCharacter,
+	sigEncoded:   SignalEncodedPayload,
+}
+
+// hit is a span a rule flagged. A weak hit becomes a finding only next to
+// another hit (see final): one cue alone is how ordinary text reads.
+type hit struct {
+	sig        signal
+	strong     bool
+	start, end int
+}
+
+// tok is one word (or one phrase of a language written without spaces) of
+// the sentence being read.
+type tok struct {
+	start, end int
+	roles      role
+	fl         tokFlag
+}
+
+type tokFlag uint16
+
+const (
+	fClause    tokFlag = 1 << iota // first word of a clause
+	fQuoted                        // inside quotes, backticks or a code fence
+	fHidden                        // inside markup a renderer hides
+	fAgentTool                     // names one of the agent's tools
+	fIdent                         // written as an identifier: snake_case, `code`, name(
+	fDest                          // a URL or an e-mail address
+	fNegated                       // a negation just before it
+	fPermit                        // "can", "may": a permission just before it
+	fSubstr                        // from a language written without spaces
+	fLineStart                     // the first word of its line
+)
+
+// Bounds on the work one text can cause.
+const (
+	maxSentenceToks = 256     // words judged per sentence
+	maxWordBytes    = 64      // longer words have no role
+	markerReach     = 600     // bytes a role marker governs
+	promoteReach    = 1024    // bytes within which two weak hits confirm each other
+	maxDepth        = 2       // layers of decoding followed
+	maxHiddenSpan   = 1 << 16 // bytes a comment or hidden element may cover
+)
+
+type pass struct {
+	s     *Scanner
+	text  string
+	depth int
+
+	toks       []tok
+	sentStart  int
+	sentSubstr bool
+	hits       []hit
+
+	clause     bool // the next word starts a clause
+	lineStart  bool // nothing but blank space and list marks since the line began
+	quote      bool // inside "…" or `…`
+	fence      bool // inside a ``` fence
+	negAt      int  // token index of the last negation, -1 if none
+	permitAt   int
+	hiddenEnd  int // end of the hidden region being read, 0 if none
+	markerEnd  int // end of a role marker's reach
+	markerWeak bool
+	zwInWords  int
+
+	wbuf  [maxWordBytes + 8]byte
+	child *pass
+}
+
+var passes = sync.Pool{New: func() any { return &pass{toks: make([]tok, 0, 64)} }}
+
+func getPass() *pass { return passes.Get().(*pass) }
+
+func putPass(c *pass) {
+	c.text = ""
+	c.s = nil
+	passes.Put(c)
+}
+
+func (c *pass) reset(s *Scanner, text string, depth int) {
+	c.s, c.text, c.depth = s, text, depth
+	c.toks = c.toks[:0]
+	c.hits = c.hits[:0]
+	c.sentStart, c.sentSubstr = 0, false
+	c.clause, c.lineStart, c.quote, c.fence = true, true, false, false
+	c.negAt, c.permitAt = -1, -1
+	c.hiddenEnd, c.markerEnd, c.markerWeak = 0, 0, false
+	c.zwInWords = 0
+}
+
+// run reads text once.
+func (c *pass) run(s *Scanner, text string, depth int) {
+	c.reset(s, text, depth)
+	n := len(text)
+	i := 0
+	for i < n {
+		if c.hiddenEnd > 0 && i >= c.hiddenEnd {
+			c.endSentence(i)
+			c.hiddenEnd = 0
+		}
+		b := text[i]
+		if b < utf8.RuneSelf {
+			switch asciiClass[b] {
+			case clWord:
+				i = c.word(i)
+				continue
+			case clSpace:
+			case clNewline:
+				i = c.newline(i)
+				continue
+			case clStop:
+				if b == '!' && i+1 < n && text[i+1] == '[' {
+					i = c.markdownLink(i+1, true)
+					continue
+				}
+				if i+1 >= n || classOf(text[i+1]) == clSpace || classOf(text[i+1]) == clNewline || text[i+1] == '"' || text[i+1] == ')' || text[i+1] >= utf8.RuneSelf {
+					c.endSentence(i + 1)
+				}
+			case clClause:
+				c.clause = true
+				if b == '(' || b == ')' {
+					break
+				}
+			case clQuote:
+				if b == '`' && i+2 < n && text[i+1] == '`' && text[i+2] == '`' {
+					c.fence = !c.fence
+					c.endSentence(i)
+					i += 3
+					continue
+				}
+				if b == '\'' {
+					break // an apostrophe more often than a quote
+				}
+				c.quote = !c.quote
+			case clAngle:
+				i = c.markup(i)
+				continue
+			case clBracket:
+				i = c.markdownLink(i, false)
+				continue
+			case clControl:
+				i = c.control(i)
+				continue
+			}
+			if b != ' ' && b != '\t' && b != '#' && b != '*' && b != '>' && b != '-' {
+				c.lineStart = false
+			}
+			i++
+			continue
+		}
+		r, sz := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case r == utf8.RuneError && sz == 1:
+		case substringScript(r):
+			c.substring(i, r)
+		case isInvisible(r):
+			i = c.invisible(i)
+			continue
+		case unicode.IsLetter(r) || unicode.IsMark(r):
+			i = c.word(i)
+			continue
+		case r == '。' || r == '！' || r == '？' || r == '\u2029':
+			c.endSentence(i + sz)
+		case r == '，' || r == '、' || r == '：' || r == '；' || r == '—' || r == '–':
+			c.clause = true
+		case r == '“' || r == '”' || r == '«' || r == '»' || r == '「' || r == '」' || r == '『' || r == '』' || r == '„':
+			c.quote = r == '“' || r == '«' || r == '「' || r == '『' || r == '„'
+		}
+		c.lineStart = false
+		i += sz
+	}
+	c.endSentence(n)
+	if c.zwInWords >= 3 {
+		c.hits = append(c.hits, hit{sig: sigInvisible, strong: true, start: 0, end: 0})
+	}
+}
+
+// character classes of ASCII bytes.
+const (
+	clOther uint8 = iota
+	clWord
+	clSpace
+	clNewline
+	clStop
+	clClause
+	clQuote
+	clAngle
+	clBracket
+	clControl
+)
+
+var asciiClass = func() (t [128]uint8) {
+	for b := 0; b < 128; b++ {
+		switch {
+		case b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_':
+			t[b] = clWord
+		case b == ' ' || b == '\t' || b == '\f' || b == '\v':
+			t[b] = clSpace
+		case b == '\n' || b == '\r':
+			t[b] = clNewline
+		case b == '.' || b == '!' || b == '?':
+			t[b] = clStop
+		case b == ',' || b == ';' || b == ':' || b == '(' || b == ')' || b == '|':
+			t[b] = clClause
+		case b == '"' || b == '`' || b == '\'':
+			t[b] = clQuote
+		case b == '<':
+			t[b] = clAngle
+		case b == '[':
+			t[b] = clBracket
+		case b < 0x20 || b == 0x7f:
+			t[b] = clControl
+		}
+	}
+	return t
+}()
+
+// substringScript reports whether r is of a script whose cue words are
+// found as substrings: Han, kana, Hangul, Arabic, Devanagari.
+func substringScript(r rune) bool {
+	switch {
+	case r >= 0x3040 && r <= 0x30FF, // kana
+		r >= 0x4E00 && r <= 0x9FFF, // CJK unified
+		r >= 0x3400 && r <= 0x4DBF,
+		r >= 0xAC00 && r <= 0xD7AF, // Hangul syllables
+		r >= 0x0600 && r <= 0x06FF, // Arabic
+		r >= 0x0900 && r <= 0x097F: // Devanagari
+		return true
+	}
+	return false
+}
+
+// substring adds the phrases of the lexicon that start at i.
+func (c *pass) substring(i int, r rune) {
+	c.sentSubstr = true
+	for _, p := range substringLexicon[r] {
+		if len(c.text)-i >= len(p.text) && c.text[i:i+len(p.text)] == p.text {
+			c.addTok(tok{start: i, end: i + len(p.text), roles: p.r, fl: fSubstr})
+		}
+	}
+	// Latin words such as "AI" inside CJK text are read by word().
+}
+
+// word reads the word at i and returns the offset after it.
+func (c *pass) word(i int) int {
+	text := c.text
+	n := len(text)
+	start := i
+	wl := 0
+	ident := false
+	upperInside := false
+	latin, other := false, false
+	zw := 0
+	for i < n {
+		b := text[i]
+		if b < utf8.RuneSelf {
+			switch {
+			case b >= 'a' && b <= 'z' || b >= '0' && b <= '9':
+				latin = latin || b >= 'a'
+			case b >= 'A' && b <= 'Z':
+				if i > start && wl > 0 {
+					upperInside = true
+				}
+				latin = true
+				b += 'a' - 'A'
+			case b == '_':
+				ident = true
+			case (b == '-' || b == '\'' || b == '.') && i+1 < n && i > start && isWordByte(text[i+1]):
+				// "e-mail", "don't", "e.g.", "id_rsa.pub" hold together
+				if b == '.' && !(wl <= 3 && i+2 < n && text[i+2] == '.') {
+					goto done
+				}
+			default:
+				goto done
+			}
+			if wl < maxWordBytes {
+				c.wbuf[wl] = b
+			}
+			wl++
+			i++
+			continue
+		}
+		r, sz := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case r == '\u2019' && i > start && i+sz < n && isWordByte(text[i+sz]):
+			if wl < maxWordBytes {
+				c.wbuf[wl] = '\''
+			}
+			wl++
+		case isZeroWidth(r) && i > start && i+sz < n && isWordByte(text[i+sz]):
+			zw++ // read through: the model reads the word whole
+		case substringScript(r) || !(unicode.IsLetter(r) || unicode.IsMark(r)):
+			goto done
+		default:
+			if f, ok := lookalike(r); ok && latin {
+				r = f
+			} else if r >= 0x400 && r <= 0x52F || r >= 0x370 && r <= 0x3FF {
+				other = true
+			}
+			r = unicode.ToLower(r)
+			if wl+utf8.RuneLen(r) <= maxWordBytes {
+				utf8.EncodeRune(c.wbuf[wl:], r)
+			}
+			wl += utf8.RuneLen(r)
+		}
+		i += sz
+	}
+done:
+	if i-start >= 24 && (i-start >= minEncodedRun || i < n && (text[i] == '+' || text[i] == '/' || text[i] == '=')) {
+		if j := c.encodedRun(start); j > i {
+			c.lineStart = false
+			return j
+		}
+	}
+	if latin && other {
+		// A word mixing Latin and Cyrillic or Greek letters is read as the
+		// Latin word its look-alikes spell.
+		wl = c.refold(start, i)
+	}
+	t := tok{start: start, end: i}
+	if wl <= maxWordBytes {
+		w := c.wbuf[:wl]
+		t.roles = lexicon[string(w)]
+		if t.roles == 0 && other && wl > 2*stemRunes {
+			t.roles = stemLexicon[stemOf(string(w))]
+		}
+		if len(c.s.tools) > 0 {
+			asIdent := ident || upperInside || c.quote || i < n && text[i] == '('
+			if asIdent && c.s.tools[string(w)] {
+				t.fl |= fAgentTool
+			}
+		}
+		if ident || upperInside || i < n && text[i] == '(' {
+			t.fl |= fIdent
+		}
+		switch string(w) {
+		case "http", "https":
+			if i+3 <= n && text[i:i+3] == "://" {
+				return c.url(start, false)
+			}
+		case "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa":
+			if i+4 <= n && text[i:i+4] == ".pub" {
+				t.roles = 0 // a public key is for sharing
+			}
+		case "can", "may", "could", "might", "optionally", "optional":
+			c.permitAt = len(c.toks)
+		}
+	}
+	if zw > 0 {
+		if t.roles != 0 || t.fl&fAgentTool != 0 {
+			c.hits = append(c.hits, hit{sig: sigInvisible, strong: true, start: start, end: i})
+		}
+		c.zwInWords += zw
+	}
+	if i < n && text[i] == '@' {
+		if j := c.email(i); j > i {
+			t.fl |= fDest
+			t.end = j
+			i = j
+		}
+	}
+	if c.lineStart && c.markerAhead(i, t.roles) {
+		c.marker(start, true)
+	}
+	c.addTok(t)
+	return i
+}
+
+func classOf(b byte) uint8 {
+	if b >= utf8.RuneSelf {
+		return clOther
+	}
+	return asciiClass[b]
+}
+
+func isWordByte(b byte) bool {
+	return b >= utf8.RuneSelf || asciiClass[b] == clWord
+}
+
+// refold rewrites the word text[start:end] into wbuf with every look-alike
+// folded, and returns its length.
+func (c *pass) refold(start, end int) int {
+	wl := 0
+	for _, r := range c.text[start:end] {
+		if isZeroWidth(r) {
+			continue
+		}
+		if f, ok := lookalike(r); ok {
+			r = f
+		}
+		r = unicode.ToLower(r)
+		if wl+utf8.RuneLen(r) > maxWordBytes {
+			return maxWordBytes + 1
+		}
+		wl += utf8.EncodeRune(c.wbuf[wl:], r)
+	}
+	return wl
+}
+
+// addTok adds a word to the sentence, marking its position.
+func (c *pass) addTok(t tok) {
+	if c.clause {
+		t.fl |= fClause
+		c.clause = false
+	}
+	if c.quote || c.fence {
+		t.fl |= fQuoted
+	}
+	if c.hiddenEnd > 0 {
+		t.fl |= fHidden
+	}
+	if c.lineStart {
+		t.fl |= fLineStart
+		c.lineStart = false
+	}
+	k := len(c.toks)
+	if c.negAt >= 0 && k-c.negAt <= 3 {
+		t.fl |= fNegated
+	}
+	if c.permitAt >= 0 && k-c.permitAt <= 3 {
+		t.fl |= fPermit
+	}
+	if t.roles&rNeg != 0 {
+		c.negAt = k
+	}
+	if k >= maxSentenceToks {
+		return
+	}
+	if t.roles&(rAct|rTell|rOverride|rFollow|rAppend) != 0 && k > 0 && isClauseOpener(c.text[c.toks[k-1].start:c.toks[k-1].end]) {
+		t.fl |= fClause
+	}
+	c.toks = append(c.toks, t)
+}
+
+// isClauseOpener is a word after which a verb starts a clause of its own:
+// "… and send", "then call", "now run".
+func isClauseOpener(w string) bool {
+	switch len(w) {
+	case 3:
+		return eqFold(w, "and") || eqFold(w, "now")
+	case 4:
+		return eqFold(w, "then") || eqFold(w, "also") || eqFold(w, "just") || eqFold(w, "next")
+	case 5:
+		return eqFold(w, "first") || eqFold(w, "after")
+	case 6:
+		return eqFold(w, "please") || eqFold(w, "simply") || eqFold(w, "kindly")
+	case 7:
+		return eqFold(w, "finally") || eqFold(w, "quickly") || eqFold(w, "silently") || eqFold(w, "quietly")
+	case 11:
+		return eqFold(w, "immediately")
+	}
+	return false
+}
+
+func eqFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x := a[i]
+		if x >= 'A' && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if x != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// newline ends the sentence unless the next line continues it, as in
+// hard-wrapped prose.
+func (c *pass) newline(i int) int {
+	n := len(c.text)
+	j := i
+	blank := 0
+	for j < n && (c.text[j] == '\n' || c.text[j] == '\r') {
+		if c.text[j] == '\n' {
+			blank++
+		}
+		j++
+	}
+	k := j
+	for k < n && (c.text[k] == ' ' || c.text[k] == '\t') {
+		k++
+	}
+	if blank == 1 && len(c.toks) > 0 && k < n && c.text[k] >= 'a' && c.text[k] <= 'z' {
+		c.lineStart = false
+		return j
+	}
+	c.endSentence(i)
+	c.lineStart = true
+	return j
+}
+
+// endSentence judges the sentence read so far and starts the next.
+func (c *pass) endSentence(end int) {
+	if len(c.toks) > 0 {
+		c.judge(end)
+	}
+	c.toks = c.toks[:0]
+	c.sentStart = end
+	c.sentSubstr = false
+	c.clause = true
+	c.quote = false
+	c.negAt, c.permitAt = -1, -1
+}
+
+// final is the hits that become findings: every strong hit, and a weak
+// one when another hit is near it, in order.
+func (c *pass) final() []hit {
+	hs := c.hits
+	sort.SliceStable(hs, func(a, b int) bool { return hs[a].start < hs[b].start })
+	out := hs[:0:0]
+	for i, h := range hs {
+		if !h.strong {
+			near := false
+			for j, o := range hs {
+				if j != i && abs(o.start-h.start) <= promoteReach {
+					near = true
+					break
+				}
+			}
+			if !near {
+				continue
+			}
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
