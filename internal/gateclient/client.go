@@ -105,6 +105,9 @@ type Client struct {
 	// trMu guards transport and caPEM: calls share them with the stream.
 	trMu sync.Mutex
 
+	// reports holds a token for each finding report on its way.
+	reports chan struct{}
+
 	mu    sync.Mutex
 	stats Stats
 }
@@ -130,7 +133,7 @@ func New(o Options) (*Client, error) {
 	def(&o.InitialBackoff, DefaultInitialBackoff)
 	def(&o.MaxBackoff, DefaultMaxBackoff)
 	o.URL = strings.TrimSuffix(o.URL, "/")
-	return &Client{opts: o}, nil
+	return &Client{opts: o, reports: make(chan struct{}, maxReportsInFlight)}, nil
 }
 
 // Run connects, and reconnects with backoff, until ctx ends. It calls apply

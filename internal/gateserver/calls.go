@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -158,6 +159,9 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request) {
 		// Whole seconds up: the call never expires before its timeout.
 		ExpiryTime: metav1.NewTime(now.Add(timeout + time.Second)),
 	}
+	if req.Kind == gateproto.CallKindResult {
+		call.Kind, call.ResultDigest, call.Findings = toolgatev1alpha1.CallKindResult, toolgatev1alpha1.Fingerprint(req.ResultDigest), findingsOf(req.Findings)
+	}
 	if status, err := s.openCall(r.Context(), key, call); err != nil {
 		s.metrics.calls.WithLabelValues("refused").Inc()
 		log.Info("could not open a pending call", "pin", key.String(), "callID", req.CallID, "error", err.Error())
@@ -165,7 +169,11 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.metrics.calls.WithLabelValues("opened").Inc()
-	log.Info("call pending", "pin", key.String(), "tool", req.Tool, "callID", req.CallID, "argumentsDigest", req.ArgumentsDigest)
+	if req.Kind == gateproto.CallKindResult {
+		log.Info("result held", "pin", key.String(), "tool", req.Tool, "callID", req.CallID, "resultDigest", req.ResultDigest, "signals", signalsOf(req.Findings))
+	} else {
+		log.Info("call pending", "pin", key.String(), "tool", req.Tool, "callID", req.CallID, "argumentsDigest", req.ArgumentsDigest)
+	}
 
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", gateproto.StreamContentType)
@@ -195,8 +203,10 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request) {
 }
 
 // gated says why the pod's configuration does not let it hold req, or ""
-// when it does: the server and tool must be ApprovalGated there, with the
-// same pin and fingerprint.
+// when it does: for a call, the server and tool must be ApprovalGated
+// there; for a result, the tool's ResultAction must be Hold (whatever its
+// decision: a result comes only from a call the gate let through); either
+// with the same pin and fingerprint.
 func gated(cfg *gateproto.Config, req *gateproto.CallRequest) string {
 	srv := cfg.Server(req.Server)
 	if srv == nil || !srv.Ready {
@@ -208,7 +218,12 @@ func gated(cfg *gateproto.Config, req *gateproto.CallRequest) string {
 			continue
 		}
 		switch {
-		case t.Decision != gateproto.DecisionApprovalGated:
+		case req.Kind == gateproto.CallKindResult && t.ResultAction.OrRecord() != gateproto.FindingHold:
+			return fmt.Sprintf("tool %q's results are not held in this pod's configuration: its resultAction is %s, not %s",
+				req.Tool, t.ResultAction.OrRecord(), gateproto.FindingHold)
+		case req.Kind == gateproto.CallKindResult && t.Decision == gateproto.DecisionWithheld && (cfg.Mode != gateproto.ModeAudit || !t.AuditForwardable):
+			return fmt.Sprintf("tool %q is %s in this pod's configuration: it has no result to hold", req.Tool, t.Decision)
+		case req.Kind != gateproto.CallKindResult && t.Decision != gateproto.DecisionApprovalGated:
 			return fmt.Sprintf("tool %q is %s in this pod's configuration, not %s", req.Tool, t.Decision, gateproto.DecisionApprovalGated)
 		case t.Pin != req.Pin:
 			return fmt.Sprintf("tool %q is pinned by %s, not %s", req.Tool, t.Pin, req.Pin)
@@ -332,6 +347,9 @@ func (s *Server) finish(ctx context.Context, key client.ObjectKey, call *toolgat
 // outcome is what the gate is told. A withdrawn call is never approved.
 func (s *Server) outcome(call *toolgatev1alpha1.PendingCall, verdict toolgatev1alpha1.CallVerdict, by []string, comment string) gateproto.CallOutcome {
 	out := gateproto.CallOutcome{CallID: call.ID, By: clip.String(strings.Join(by, ","), gateproto.MaxMessageLength), Comment: comment}
+	// A held result's outcome names the result it covers, whatever the
+	// verdict: the gate releases only those bytes.
+	out.ResultDigest = string(call.ResultDigest)
 	switch verdict {
 	case toolgatev1alpha1.CallApproved:
 		out.Verdict, out.ArgumentsDigest = gateproto.CallApproved, string(call.ArgumentsDigest)
@@ -355,4 +373,25 @@ func (s *Server) resolveCall(ctx context.Context, key client.ObjectKey, id strin
 		return "", err
 	}
 	return res.Recorded, nil
+}
+
+// findingsOf turns a gate's findings, already validated against the
+// protocol's bounds (those of the ToolPin's status), into the pin's.
+func findingsOf(fs []gateproto.Finding) []toolgatev1alpha1.Finding {
+	out := make([]toolgatev1alpha1.Finding, 0, len(fs))
+	for _, f := range fs {
+		out = append(out, toolgatev1alpha1.Finding{Signal: f.Signal, Field: f.Field, Excerpt: f.Excerpt})
+	}
+	return out
+}
+
+// signalsOf names the signals of findings, each once, in their order.
+func signalsOf(fs []gateproto.Finding) string {
+	var out []string
+	for _, f := range fs {
+		if !slices.Contains(out, f.Signal) {
+			out = append(out, f.Signal)
+		}
+	}
+	return strings.Join(out, ", ")
 }

@@ -43,6 +43,8 @@ type callBuilder struct {
 	server, pin string
 	mu          sync.Mutex
 	gatedPods   map[string]bool // namespace/name
+	// resultAction is the tool's ResultAction for every pod.
+	resultAction gateproto.FindingAction
 }
 
 func (b *callBuilder) Build(ctx context.Context, pod *corev1.Pod) (*gateproto.Config, error) {
@@ -52,8 +54,9 @@ func (b *callBuilder) Build(ctx context.Context, pod *corev1.Pod) (*gateproto.Co
 	}
 	b.mu.Lock()
 	gatedHere := b.gatedPods[pod.Namespace+"/"+pod.Name]
+	resultAction := b.resultAction
 	b.mu.Unlock()
-	tool := gateproto.Tool{Name: gatedTool, Decision: gateproto.DecisionExposed, Pin: b.pin, Fingerprint: callFP, Level: "L4"}
+	tool := gateproto.Tool{Name: gatedTool, Decision: gateproto.DecisionExposed, Pin: b.pin, Fingerprint: callFP, Level: "L4", ResultAction: resultAction}
 	if gatedHere {
 		tool.Decision, tool.ApprovalRule = gateproto.DecisionApprovalGated, "minLevel L4"
 	}
@@ -78,7 +81,7 @@ type callFixture struct {
 	srv   *running
 }
 
-func newCallFixture(ctx context.Context, t *testing.T) *callFixture {
+func newCallFixture(ctx context.Context, t *testing.T, tweaks ...func(*Options)) *callFixture {
 	t.Helper()
 	a := newAgent(ctx, t)
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "tools-"}}
@@ -101,7 +104,12 @@ func newCallFixture(ctx context.Context, t *testing.T) *callFixture {
 		st.Pinned = &toolgatev1alpha1.PinnedDefinition{Fingerprint: callFP, Time: metav1.Now(), Source: toolgatev1alpha1.PinnedOnFirstUse}
 		st.Decisions = []toolgatev1alpha1.Decision{}
 	})
-	f.srv = startServer(t, f.b, "127.0.0.1:0", func(o *Options) { o.Pins = operator })
+	f.srv = startServer(t, f.b, "127.0.0.1:0", func(o *Options) {
+		o.Pins = operator
+		for _, tw := range tweaks {
+			tw(o)
+		}
+	})
 	return f
 }
 

@@ -7,6 +7,16 @@
 // heartbeats, and pushes a new configuration when Invalidate says
 // something it depends on changed and the revision moved.
 //
+// Over the same connection a gate opens pending calls (gateproto.CallsPath):
+// a call to an approval-gated tool, or the result of a call whose tool's
+// ResultAction is Hold, which the server records on the tool's ToolPin
+// (through pinwriter) and holds open until people decide, the record's
+// end being the outcome. A gate also reports findings of its scan it
+// acted on without holding (gateproto.FindingsPath), which the server
+// marks with a Warning Event on the pin or the MCPServer. Both are checked
+// against the pod's own configuration, built afresh, and rate-limited
+// per pod.
+//
 // The gate's identity — namespace, pod, pod UID, service account — comes
 // from the verified token alone, never from anything the gate sends. The
 // package owns authentication, the stream and its bounds; it does not

@@ -46,6 +46,9 @@ var (
 	operator client.Client
 	// kube is an administrator's clientset, for TokenRequests.
 	kube *kubernetes.Clientset
+	// operatorEvents is a clientset acting as the operator, for the
+	// Events its recorder writes.
+	operatorEvents *kubernetes.Clientset
 	// certDir holds the serving certificate, caFile its CA.
 	certDir, caFile string
 )
@@ -66,6 +69,9 @@ func TestMain(m *testing.M) {
 			return nil, err
 		}
 		if kube, err = kubernetes.NewForConfig(e.Config); err != nil {
+			return nil, err
+		}
+		if operatorEvents, err = kubernetes.NewForConfig(cfg); err != nil {
 			return nil, err
 		}
 		certDir = filepath.Join(e.Dir, "certs")

@@ -14,6 +14,7 @@ type serverMetrics struct {
 	buildErrors  prometheus.Counter
 	invalid      prometheus.Counter
 	calls        *prometheus.CounterVec
+	findings     *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) *serverMetrics {
@@ -36,8 +37,13 @@ func newMetrics(reg prometheus.Registerer) *serverMetrics {
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "toolgate_gate_calls_total", Help: "Pending calls, by what became of them: opened, refused, approved, rejected, expired, withdrawn.",
 		}, []string{"outcome"}),
+		findings: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolgate_gate_finding_reports_total",
+			Help: "Findings gates reported, by what became of the report: the action the gate took (record, redact, withhold), refused or dropped (over the rate).",
+		}, []string{"outcome"}),
 	}
 	m.calls = register(reg, m.calls)
+	m.findings = register(reg, m.findings)
 	m.connected = register(reg, m.connected)
 	m.pushes = register(reg, m.pushes)
 	m.authFailures = register(reg, m.authFailures)

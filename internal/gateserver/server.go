@@ -116,6 +116,12 @@ type Options struct {
 	// DefaultCallsPerSecond and DefaultCallBurst when zero.
 	CallsPerSecond float64
 	CallBurst      int
+	// FindingsPerSecond and FindingBurst bound how fast one pod reports
+	// findings (a namespace's pods together: CallRateScale times as
+	// much); DefaultFindingsPerSecond and DefaultFindingBurst when zero.
+	// Reports are answered only with Pins and Recorder set.
+	FindingsPerSecond float64
+	FindingBurst      int
 
 	// HeartbeatInterval is how often an idle stream gets a heartbeat.
 	HeartbeatInterval time.Duration
@@ -177,6 +183,12 @@ func (o *Options) setDefaults() {
 	if o.CallBurst <= 0 {
 		o.CallBurst = DefaultCallBurst
 	}
+	if o.FindingsPerSecond <= 0 {
+		o.FindingsPerSecond = DefaultFindingsPerSecond
+	}
+	if o.FindingBurst <= 0 {
+		o.FindingBurst = DefaultFindingBurst
+	}
 	def(&o.BuildTimeout, DefaultBuildTimeout)
 	if o.MaxStreams <= 0 {
 		o.MaxStreams = DefaultMaxStreams
@@ -207,10 +219,12 @@ type Server struct {
 	byPod map[string][]*stream
 	// waiters are the calls waiting on each ToolPin ("namespace/name").
 	waiters map[string]map[chan struct{}]struct{}
-	// callRates bound how fast each pod and namespace opens calls.
-	callRates *callRates
-	addr      net.Addr
-	closed    bool
+	// callRates bound how fast each pod and namespace opens calls;
+	// findingRates how fast they report findings.
+	callRates    *callRates
+	findingRates *callRates
+	addr         net.Addr
+	closed       bool
 }
 
 var (
@@ -228,14 +242,15 @@ func New(o Options) (*Server, error) {
 	}
 	o.setDefaults()
 	return &Server{
-		o:         o,
-		auth:      newAuthenticator(o.Client, o.ReviewCacheTTL, maxReviewCacheEntries),
-		metrics:   newMetrics(o.Registerer),
-		log:       o.Logger,
-		byNS:      map[string]map[*stream]struct{}{},
-		byPod:     map[string][]*stream{},
-		waiters:   map[string]map[chan struct{}]struct{}{},
-		callRates: newCallRates(o.CallsPerSecond, o.CallBurst),
+		o:            o,
+		auth:         newAuthenticator(o.Client, o.ReviewCacheTTL, maxReviewCacheEntries),
+		metrics:      newMetrics(o.Registerer),
+		log:          o.Logger,
+		byNS:         map[string]map[*stream]struct{}{},
+		byPod:        map[string][]*stream{},
+		waiters:      map[string]map[chan struct{}]struct{}{},
+		callRates:    newCallRates(o.CallsPerSecond, o.CallBurst),
+		findingRates: newCallRates(o.FindingsPerSecond, o.FindingBurst),
 	}, nil
 }
 
@@ -255,6 +270,7 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc(gateproto.ConfigPath, s.serveConfig)
 	mux.HandleFunc(gateproto.CallsPath, s.serveCall)
+	mux.HandleFunc(gateproto.FindingsPath, s.serveFindings)
 	return mux
 }
 
