@@ -6,7 +6,6 @@ import (
 	"io"
 	"time"
 
-	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/cli/offline"
 )
 
@@ -26,13 +25,16 @@ Usage:
   toolgate version
 
 In a cluster (also as "kubectl toolgate", with the binary on the PATH as kubectl-toolgate):
-  toolgate pending [-n NS | -A]                  pins awaiting review and calls awaiting approval
+  toolgate pending [-n NS | -A]                  pins awaiting review, calls awaiting approval, results held for release
   toolgate servers [-n NS | -A]                  MCPServers, and whether agents could call them without their gate
   toolgate policies [-n NS | -A]                 ToolPolicies, what they expose, and whether their agents could bypass the gate
   toolgate describe PIN [-n NS]                  a pin, with its change as a diff
   toolgate approve PIN [-n NS] [--call ID] [--comment TEXT]
   toolgate reject PIN [-n NS] [--call ID] [--comment TEXT]
                                                  append a decision to the pin's status, as kubectl patch does
+  toolgate release PIN --call ID [-n NS] [--comment TEXT]
+  toolgate drop PIN --call ID [-n NS] [--comment TEXT]
+                                                 approve or reject a held result, and nothing else
 
 Run "toolgate COMMAND -h" for its flags. See docs/cli.md.
 `
@@ -59,10 +61,8 @@ func RunContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return runDescribe(ctx, args[1:], stdout, stderr, time.Now)
 	case "servers", "policies":
 		return runList(ctx, args[0], args[1:], stdout, stderr)
-	case "approve":
-		return runDecide(ctx, toolgatev1alpha1.DecisionApprove, args[1:], stdout, stderr)
-	case "reject":
-		return runDecide(ctx, toolgatev1alpha1.DecisionReject, args[1:], stdout, stderr)
+	case "approve", "reject", "release", "drop":
+		return runDecide(ctx, args[0], args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "toolgate %s\n", offline.Version)
 		return ExitOK

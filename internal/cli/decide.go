@@ -34,6 +34,10 @@ type DecisionRequest struct {
 	// AcceptPartialArguments lets an approval through for a call whose
 	// preview does not show every argument in full.
 	AcceptPartialArguments bool
+	// ResultOnly refuses a decision unless CallID names a held result
+	// (`toolgate release` and `drop`), so that releasing a result never
+	// approves a call by mistake.
+	ResultOnly bool
 }
 
 // ErrChangedSinceRead reports that the API server refused the patch's test
@@ -83,10 +87,17 @@ func BuildDecisionPatch(pin *toolgatev1alpha1.ToolPin, req DecisionRequest) ([]b
 		}
 		call := st.PendingCalls[idx]
 		fp = call.Fingerprint
+		isResult := call.Kind == toolgatev1alpha1.CallKindResult
 		if req.Fingerprint != "" && req.Fingerprint != fp {
 			return nil, "", fmt.Errorf("%s: call %s was made against %s (status.pendingCalls[%d].fingerprint), not the %s given", name, call.ID, fp, idx, req.Fingerprint)
 		}
-		if req.Action == toolgatev1alpha1.DecisionApprove && !call.ArgumentsComplete && !req.AcceptPartialArguments {
+		if req.ResultOnly && !isResult {
+			return nil, "", fmt.Errorf("%s: status.pendingCalls[%d] (%s) is a held call, not a held result: approve or reject it", name, idx, call.ID)
+		}
+		// A held result's call was made already: releasing it lets an
+		// answer through, not arguments, so the preview's completeness
+		// does not bear on it.
+		if req.Action == toolgatev1alpha1.DecisionApprove && !isResult && !call.ArgumentsComplete && !req.AcceptPartialArguments {
 			return nil, "", fmt.Errorf("%s: the preview of call %s does not show every argument in full (status.pendingCalls[%d].argumentsComplete is not true: "+
 				"something was redacted or cut), yet the approval covers them all (argumentsDigest %s); read it with `toolgate describe`, "+
 				"and add --accept-partial-arguments to approve it all the same", name, call.ID, idx, call.ArgumentsDigest)
@@ -96,6 +107,12 @@ func BuildDecisionPatch(pin *toolgatev1alpha1.ToolPin, req DecisionRequest) ([]b
 			jsonPatchOp{Op: "test", Path: base + "/id", Value: call.ID},
 			jsonPatchOp{Op: "test", Path: base + "/fingerprint", Value: call.Fingerprint},
 			jsonPatchOp{Op: "test", Path: base + "/argumentsDigest", Value: call.ArgumentsDigest})
+		if isResult {
+			// The release is of the result read: the same kind and digest.
+			ops = append(ops,
+				jsonPatchOp{Op: "test", Path: base + "/kind", Value: call.Kind},
+				jsonPatchOp{Op: "test", Path: base + "/resultDigest", Value: call.ResultDigest})
+		}
 		decision["callID"] = call.ID
 	} else {
 		fp = st.ObservedFingerprint
@@ -196,8 +213,18 @@ func changedSince(read, now *toolgatev1alpha1.ToolPin, callID string) string {
 	return strings.Join(moved, "; ")
 }
 
-func runDecide(ctx context.Context, action toolgatev1alpha1.DecisionAction, args []string, stdout, stderr io.Writer) int {
-	verb := strings.ToLower(string(action))
+// runDecide runs approve and reject, and their names for held results:
+// release (approve) and drop (reject), which decide on a held result only.
+func runDecide(ctx context.Context, verb string, args []string, stdout, stderr io.Writer) int {
+	action, resultOnly := toolgatev1alpha1.DecisionApprove, false
+	switch verb {
+	case "reject":
+		action = toolgatev1alpha1.DecisionReject
+	case "release":
+		resultOnly = true
+	case "drop":
+		action, resultOnly = toolgatev1alpha1.DecisionReject, true
+	}
 	fs := flag.NewFlagSet("toolgate "+verb, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var kf kubeFlags
@@ -208,8 +235,13 @@ func runDecide(ctx context.Context, action toolgatev1alpha1.DecisionAction, args
 	dryRun := fs.Bool("dry-run", false, "print the patch and the equivalent kubectl command without sending it")
 	acceptPartial := fs.Bool("accept-partial-arguments", false, "approve a call whose argument preview was redacted or cut (the approval covers every argument)")
 	usage := fmt.Sprintf("Usage: toolgate %s PIN [-n NAMESPACE] [--call ID [--accept-partial-arguments]] [--comment TEXT] [--fingerprint FP]\n\n"+
-		"%ss the definition a ToolPin observes now, or one of its pending calls, by appending a decision to its\n"+
-		"status: the same JSON patch as `kubectl patch toolpin PIN --subresource=status --type=json`.", verb, string(action))
+		"%ss the definition a ToolPin observes now, one of its pending calls, or a held result (--call ID), by appending a\n"+
+		"decision to its status: the same JSON patch as `kubectl patch toolpin PIN --subresource=status --type=json`.", verb, string(action))
+	if resultOnly {
+		usage = fmt.Sprintf("Usage: toolgate %s PIN --call ID [-n NAMESPACE] [--comment TEXT] [--fingerprint FP]\n\n"+
+			"%ss a tool's result that a gate holds because its scan found something in it (%s, for a held result only):\n"+
+			"the same JSON patch as `kubectl patch toolpin PIN --subresource=status --type=json`.", verb, strings.ToTitle(verb[:1])+verb[1:], strings.ToLower(string(action)))
+	}
 	pos, code, ok := parseCommand(fs, args, stderr, usage)
 	if !ok {
 		return code
@@ -218,7 +250,12 @@ func runDecide(ctx context.Context, action toolgatev1alpha1.DecisionAction, args
 		fmt.Fprintf(stderr, "toolgate %s: want one PIN, got %d arguments\n", verb, len(pos))
 		return ExitUsage
 	}
-	req := DecisionRequest{Action: action, CallID: *callID, Comment: *comment, Fingerprint: toolgatev1alpha1.Fingerprint(*fingerprint), AcceptPartialArguments: *acceptPartial}
+	if resultOnly && *callID == "" {
+		fmt.Fprintf(stderr, "toolgate %s: --call ID names the held result (see `toolgate pending`)\n", verb)
+		return ExitUsage
+	}
+	req := DecisionRequest{Action: action, CallID: *callID, Comment: *comment, Fingerprint: toolgatev1alpha1.Fingerprint(*fingerprint),
+		AcceptPartialArguments: *acceptPartial, ResultOnly: resultOnly}
 	c, ns, err := kf.client()
 	if err != nil {
 		fmt.Fprintf(stderr, "toolgate %s: %v\n", verb, err)
@@ -239,9 +276,25 @@ func runDecide(ctx context.Context, action toolgatev1alpha1.DecisionAction, args
 	on := "the definition of tool " + offline.Printable(pin.Spec.ToolName)
 	if req.CallID != "" {
 		on = "call " + req.CallID + " to tool " + offline.Printable(pin.Spec.ToolName)
+		for _, call := range pin.Status.PendingCalls {
+			if call.ID == req.CallID && call.Kind == toolgatev1alpha1.CallKindResult {
+				on = "the held result of call " + req.CallID + " to tool " + offline.Printable(pin.Spec.ToolName)
+			}
+		}
 	}
 	fmt.Fprintf(stdout, "%s %s: %s of server %s, fingerprint %s\n", string(action), pin.Name, on, pin.Spec.ServerRef.Name, fp)
 	for _, call := range pin.Status.PendingCalls {
+		if call.ID == req.CallID && req.CallID != "" && call.Kind == toolgatev1alpha1.CallKindResult {
+			fate := "released to the agent exactly as held"
+			if action == toolgatev1alpha1.DecisionReject {
+				fate = "dropped: the agent gets an error instead"
+			}
+			fmt.Fprintf(stdout, "result (digest %s), %s; the scan found:\n", call.ResultDigest, fate)
+			for _, f := range call.Findings {
+				fmt.Fprintf(stdout, "  %s\n", findingLine(f))
+			}
+			continue
+		}
 		if call.ID == req.CallID && req.CallID != "" {
 			shown := "in full"
 			if !call.ArgumentsComplete {
@@ -270,4 +323,16 @@ func runDecide(ctx context.Context, action toolgatev1alpha1.DecisionAction, args
 		fmt.Fprintf(stdout, "recorded: %s by %s%s (identity stamped by the API server)\n", d.Action, orDash(d.User), when)
 	}
 	return ExitOK
+}
+
+// findingLine is one finding of a held result for a reviewer, escaped.
+func findingLine(f toolgatev1alpha1.Finding) string {
+	s := oneLine(f.Signal)
+	if f.Field != "" {
+		s += " in " + oneLine(f.Field)
+	}
+	if f.Excerpt != "" {
+		s += `: "` + oneLine(f.Excerpt) + `"`
+	}
+	return s
 }

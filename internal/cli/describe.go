@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -21,7 +22,8 @@ import (
 
 // WriteDescribe renders a pin for a reviewer: where it stands, its risk,
 // the pinned and observed fingerprints, the change as a unified diff of the
-// two definitions, the decisions and the pending calls. Ages are relative
+// two definitions, the decisions, the pending calls and held results with
+// their findings, and the calls resolved last. Ages are relative
 // to now. Everything the server or an agent chose is escaped.
 func WriteDescribe(w io.Writer, pin *toolgatev1alpha1.ToolPin, now time.Time) {
 	st := &pin.Status
@@ -129,18 +131,58 @@ func WriteDescribe(w io.Writer, pin *toolgatev1alpha1.ToolPin, now time.Time) {
 	fmt.Fprintf(w, "\nPending calls (%d):\n", len(st.PendingCalls))
 	if len(st.PendingCalls) > 0 {
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  ID\tAGENT\tWAITING\tEXPIRES IN\tFINGERPRINT\tARGUMENTS")
+		fmt.Fprintln(tw, "  ID\tKIND\tAGENT\tWAITING\tEXPIRES IN\tFINGERPRINT\tARGUMENTS")
+		var results []toolgatev1alpha1.PendingCall
 		for _, c := range st.PendingCalls {
 			left := "expired"
 			if d := c.ExpiryTime.Sub(now).Truncate(time.Second); d > 0 {
 				left = d.String()
 			}
+			kind := PendingCallKind
+			if c.Kind == toolgatev1alpha1.CallKindResult {
+				kind = PendingResultKind
+				results = append(results, c)
+			}
 			agent := c.Agent
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", c.ID, agentString(&agent), age(&c.RequestedTime, now), left, c.Fingerprint.Short(), clipRunes(oneLine(c.Arguments), 80))
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, kind, agentString(&agent), age(&c.RequestedTime, now), left, c.Fingerprint.Short(), clipRunes(oneLine(c.Arguments), 80))
+		}
+		tw.Flush()
+		// A held result is decided on what the scan found in it: each
+		// finding in full, and the digest a release lets through.
+		for _, c := range results {
+			fmt.Fprintf(w, "\nHeld result of call %s (release: toolgate release %s --call %s; drop: toolgate drop %s --call %s):\n",
+				c.ID, pin.Name, c.ID, pin.Name, c.ID)
+			fmt.Fprintf(w, "  Digest: %s\n", c.ResultDigest)
+			for _, f := range c.Findings {
+				fmt.Fprintf(w, "  - %s\n", findingLine(f))
+			}
+		}
+	}
+
+	if n := len(st.CallHistory); n > 0 {
+		fmt.Fprintf(w, "\nResolved calls (latest %d of %d):\n", min(n, describeHistory), n)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  ID\tKIND\tVERDICT\tAGENT\tRESOLVED\tBY")
+		for _, r := range st.CallHistory[max(0, n-describeHistory):] {
+			kind := PendingCallKind
+			if r.Kind == toolgatev1alpha1.CallKindResult {
+				kind = PendingResultKind
+			}
+			var by []string
+			for _, d := range r.Decisions {
+				if d.User != "" && !slices.Contains(by, d.User) {
+					by = append(by, d.User)
+				}
+			}
+			agent := r.Agent
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s ago\t%s\n", r.ID, kind, r.Verdict, agentString(&agent), age(&r.ResolvedTime, now), orDash(strings.Join(by, ",")))
 		}
 		tw.Flush()
 	}
 }
+
+// describeHistory is how many resolved calls describe lists, newest last.
+const describeHistory = 10
 
 // DefinitionDiff is a unified diff of two canonical definitions, indented
 // one key per line so that a change shows as the lines it touches.

@@ -1,6 +1,8 @@
 // Package cli implements the toolgate command, also the kubectl plugin
 // `kubectl toolgate`: `pending`, `describe`, `approve` and `reject` help a
-// reviewer decide on ToolPins in a cluster, and `servers` and `policies`
+// reviewer decide on ToolPins in a cluster — definitions, held calls and
+// held results, which `release` and `drop` decide on alone — and
+// `servers` and `policies`
 // show MCPServers and ToolPolicies with whether agents could walk around
 // their gates (GateBypassable). `score` and `diff`, which judge saved
 // catalogues offline, are package offline's, run from here unchanged.

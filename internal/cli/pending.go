@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,6 +31,9 @@ const (
 	PendingDefinition = "definition"
 	// PendingCallKind is one call held by a gate until a human decides.
 	PendingCallKind = "call"
+	// PendingResultKind is one call's result, held by a gate because its
+	// scan found something in it, until a human releases or drops it.
+	PendingResultKind = "result"
 )
 
 // PendingReport is the JSON shape of `toolgate pending -o json`.
@@ -37,9 +42,9 @@ type PendingReport struct {
 }
 
 // PendingItem is one thing a reviewer can decide: a definition awaiting
-// review or a held call.
+// review, a held call or a held result.
 type PendingItem struct {
-	// Kind is "definition" or "call".
+	// Kind is "definition", "call" or "result".
 	Kind      string `json:"kind"`
 	Namespace string `json:"namespace"`
 	Pin       string `json:"pin"`
@@ -70,17 +75,22 @@ type PendingItem struct {
 	Needed    int  `json:"needed,omitempty"`
 	Multi     bool `json:"multi,omitempty"`
 
-	// Calls only.
+	// Calls and results only.
 	CallID          string                          `json:"callID,omitempty"`
 	Agent           *toolgatev1alpha1.AgentIdentity `json:"agent,omitempty"`
 	ArgumentsDigest toolgatev1alpha1.Fingerprint    `json:"argumentsDigest,omitempty"`
 	Arguments       string                          `json:"arguments,omitempty"`
 	Expiry          *metav1.Time                    `json:"expiry,omitempty"`
+
+	// Results only: the digest of the result a release lets through, and
+	// what the scan found in it.
+	ResultDigest toolgatev1alpha1.Fingerprint `json:"resultDigest,omitempty"`
+	Findings     []toolgatev1alpha1.Finding   `json:"findings,omitempty"`
 }
 
 // PendingItems returns what awaits a decision on the pins, sorted by
 // namespace, pin and call: every pin in AwaitingReview and every pending
-// call, on pins in any state.
+// call or held result, on pins in any state.
 func PendingItems(pins []toolgatev1alpha1.ToolPin) []PendingItem {
 	items := []PendingItem{}
 	for i := range pins {
@@ -121,6 +131,9 @@ func PendingItems(pins []toolgatev1alpha1.ToolPin) []PendingItem {
 			it.Since = call.RequestedTime.DeepCopy()
 			it.Expiry = call.ExpiryTime.DeepCopy()
 			it.Approvals, it.Needed, it.Multi = callApprovalCount(p, &call)
+			if call.Kind == toolgatev1alpha1.CallKindResult {
+				it.Kind, it.ResultDigest, it.Findings = PendingResultKind, call.ResultDigest, call.Findings
+			}
 			items = append(items, it)
 		}
 	}
@@ -221,8 +234,8 @@ func WritePendingTable(w io.Writer, items []PendingItem, allNamespaces bool, now
 			level += "→" + it.EffectiveLevel
 		}
 		kind, by := it.Kind, "-"
-		if it.Kind == PendingCallKind {
-			kind = "call " + it.CallID
+		if it.Kind == PendingCallKind || it.Kind == PendingResultKind {
+			kind = it.Kind + " " + it.CallID
 			by = agentString(it.Agent)
 		}
 		approvals := approvalString(it)
@@ -258,20 +271,30 @@ func agentString(a *toolgatev1alpha1.AgentIdentity) string {
 // preview does not push the table off every screen.
 const whatWidth = 80
 
-// what says what a reviewer decides on: the change or the arguments.
+// resultWhatWidth is the last column's bound for a held result, which
+// says more: the signals, an excerpt of the text that tried to steer the
+// model (what the decision is about) and the digest a release covers.
+const resultWhatWidth = 120
+
+// what says what a reviewer decides on: the change, the arguments, or
+// what the scan found in a held result.
 func what(it PendingItem, now time.Time) string {
 	var s string
 	switch {
-	case it.Kind == PendingCallKind:
-		s = "args " + oneLine(it.Arguments)
+	case it.Kind == PendingCallKind || it.Kind == PendingResultKind:
+		prefix := ""
 		if it.Expiry != nil {
 			left := it.Expiry.Sub(now).Truncate(time.Second)
 			if left <= 0 {
-				s = "EXPIRED " + s
+				prefix = "EXPIRED "
 			} else {
-				s = "expires in " + left.String() + ": " + s
+				prefix = "expires in " + left.String() + ": "
 			}
 		}
+		if it.Kind == PendingResultKind {
+			return prefix + resultSummary(it, resultWhatWidth-utf8.RuneCountInString(prefix))
+		}
+		s = prefix + "args " + oneLine(it.Arguments)
 	case len(it.Kinds) > 0:
 		s = strings.Join(it.Kinds, ",")
 		if len(it.Details) > 0 {
@@ -287,6 +310,24 @@ func what(it PendingItem, now time.Time) string {
 		}
 	}
 	return clipRunes(s, whatWidth)
+}
+
+// resultSummary says, in at most width runes, what a held result is
+// decided on: the signals found, each once, the first excerpt as far as
+// it fits, and the digest of the result, which always shows.
+func resultSummary(it PendingItem, width int) string {
+	var signals []string
+	for _, f := range it.Findings {
+		if sig := oneLine(f.Signal); !slices.Contains(signals, sig) {
+			signals = append(signals, sig)
+		}
+	}
+	head, tail := strings.Join(signals, ","), " ("+it.ResultDigest.Short()+")"
+	room := width - utf8.RuneCountInString(head) - utf8.RuneCountInString(tail) - len(` ""`)
+	if len(it.Findings) > 0 && it.Findings[0].Excerpt != "" && room >= 8 {
+		head += ` "` + clipRunes(oneLine(it.Findings[0].Excerpt), room) + `"`
+	}
+	return clipRunes(head, max(width-utf8.RuneCountInString(tail), 1)) + tail
 }
 
 // oneLine escapes what a terminal would interpret and folds the text onto
@@ -359,7 +400,7 @@ func runPending(ctx context.Context, args []string, stdout, stderr io.Writer, no
 	var kf kubeFlags
 	kf.register(fs, true)
 	output := fs.String("o", "table", "output format: table or json")
-	pos, code, ok := parseCommand(fs, args, stderr, "Usage: toolgate pending [-n NAMESPACE | -A] [-o table|json]\n\nLists the pins awaiting review and the calls awaiting approval.")
+	pos, code, ok := parseCommand(fs, args, stderr, "Usage: toolgate pending [-n NAMESPACE | -A] [-o table|json]\n\nLists the pins awaiting review, the calls awaiting approval and the results held for release.")
 	if !ok {
 		return code
 	}
