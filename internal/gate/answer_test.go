@@ -225,7 +225,9 @@ func TestLargeAnswerStreams(t *testing.T) {
 		}
 		_, _ = w.Write(rest[len(rest)/2:])
 	})
-	g := startGate(t, Options{})
+	// The scan reads the first MaxScanBytes of an answer whole; what
+	// comes after streams.
+	g := startGate(t, Options{Limits: Limits{MaxScanBytes: 64 << 10}})
 	if err := g.Apply(hostileConfig(t, u)); err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +281,9 @@ func TestRefusedAnswerIsAbortedMidBody(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":{"content":[{"type":"text","text":"`+big+`"}]},"id":"toolgate/1"}`)
 	})
-	g := startGate(t, Options{})
+	// An answer past the scan's bound streams (under Record, the
+	// default), as every answer did before the scan.
+	g := startGate(t, Options{Limits: Limits{MaxScanBytes: 64 << 10}})
 	if err := g.Apply(hostileConfig(t, u)); err != nil {
 		t.Fatal(err)
 	}

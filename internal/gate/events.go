@@ -27,6 +27,8 @@ type pumpOptions struct {
 	// sess is the session whose pending lists and waiters may be answered
 	// on this stream.
 	sess *session
+	// out is the stream the events go to, set by pumpFrom.
+	out *stream
 }
 
 var eventReaders = sync.Pool{New: func() any { return sse.NewReader(eofReader{}, 0) }}
@@ -59,6 +61,7 @@ type eofReader struct{}
 func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
 
 func (g *Gate) pumpFrom(x *exchange, rd *sse.Reader, s *stream, opts pumpOptions) {
+	opts.out = s
 	for {
 		ev, err := rd.Next()
 		switch {
@@ -149,7 +152,20 @@ func (g *Gate) judgeEvent(x *exchange, ev *sse.Event, opts pumpOptions) ([]byte,
 		return ev.Raw, relay
 	}
 	if !m.IsResponse() {
-		return ev.Raw, relay
+		// A notification (a log line, progress) or a request of the
+		// server's (sampling, elicitation): what it says is scanned.
+		out, outcome := g.judgeSaid(x, said{method: m.Method, id: m.ID, request: m.IsRequest()}, data)
+		switch outcome {
+		case saidRefused:
+			go g.refuseServerRequest(x, bytes.Clone(m.ID))
+			return nil, skip
+		case saidDrop, saidAnswered:
+			return nil, skip
+		}
+		if bytes.Equal(out, data) {
+			return ev.Raw, relay
+		}
+		return sse.AppendEvent(nil, ev.ID, out), relay
 	}
 	k := rpcmsg.IDKey(m.ID)
 	if opts.sess != nil {
@@ -159,7 +175,7 @@ func (g *Gate) judgeEvent(x *exchange, ev *sse.Event, opts pumpOptions) ([]byte,
 		}
 	}
 	isList := k == opts.listID
-	method := ""
+	method, tool := "", ""
 	switch {
 	case isList || opts.requestID != "" && k == opts.requestID:
 		x.answered = true
@@ -172,7 +188,7 @@ func (g *Gate) judgeEvent(x *exchange, ev *sse.Event, opts pumpOptions) ([]byte,
 		// it answers a request the agent has outstanding, and as a list's
 		// answer only filtered.
 		var ok bool
-		method, ok = x.ss.watch.requests.take(x.recordSession(), k)
+		method, tool, ok = x.ss.watch.requests.take(x.recordSession(), k)
 		if !ok {
 			why := "the server answered no request the agent has outstanding"
 			if opts.requestID != "" {
@@ -196,8 +212,24 @@ func (g *Gate) judgeEvent(x *exchange, ev *sse.Event, opts pumpOptions) ([]byte,
 			if !bytes.Equal(out, data) {
 				return sse.AppendEvent(nil, ev.ID, out), relay
 			}
+			return ev.Raw, relay
 		}
-		return ev.Raw, relay
+		if !scansAnswerTo(method) {
+			return ev.Raw, relay
+		}
+		own := opts.requestID != "" && k == opts.requestID
+		sm := said{method: method, tool: tool, id: m.ID, holdable: own, stream: opts.out}
+		if own && method == rpcmsg.MethodToolsCall {
+			sm.tool = x.msg.Name
+		}
+		out, outcome := g.judgeSaid(x, sm, data)
+		switch {
+		case outcome != saidPass:
+			return nil, skip
+		case bytes.Equal(out, data):
+			return ev.Raw, relay
+		}
+		return sse.AppendEvent(nil, ev.ID, out), relay
 	}
 	// Judge by the configuration in force now: a stream may have been
 	// opened under an older one.

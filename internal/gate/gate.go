@@ -16,6 +16,7 @@ import (
 	"github.com/toolgate/toolgate/internal/gate/gatemetrics"
 	"github.com/toolgate/toolgate/internal/gateproto"
 	"github.com/toolgate/toolgate/internal/membudget"
+	"github.com/toolgate/toolgate/pkg/resultscan"
 )
 
 // Limits bound what an agent or a server can make the gate hold or wait
@@ -65,6 +66,11 @@ type Limits struct {
 	// ApprovalKeepAlive is how often an agent waiting for a human hears
 	// from the gate: a progress notification, or an SSE comment.
 	ApprovalKeepAlive time.Duration
+	// MaxScanBytes bounds the text of one answer or message the scan of
+	// what servers say examines (pkg/resultscan); what lies past it is
+	// not known to be clean, and a setting that acts on findings treats
+	// it as one.
+	MaxScanBytes int64
 }
 
 // DefaultLimits are the bounds when Options leaves them zero.
@@ -80,6 +86,7 @@ var DefaultLimits = Limits{
 	IdleTimeout:           5 * time.Minute,
 	SessionIdleTimeout:    30 * time.Minute,
 	ApprovalKeepAlive:     10 * time.Second,
+	MaxScanBytes:          resultscan.DefaultMaxBytes,
 }
 
 // Options configure a Gate.
@@ -129,7 +136,13 @@ type Gate struct {
 	held     heldCalls
 
 	ids atomic.Uint64
+	// reports bounds the finding reports on their way to the operator.
+	reports chan struct{}
 }
+
+// maxReportsInFlight bounds the finding reports sent at once; a finding
+// past it is still audited and counted, and its report dropped.
+const maxReportsInFlight = 16
 
 // state is one applied configuration, immutable once published.
 type state struct {
@@ -137,7 +150,13 @@ type state struct {
 	gen       uint64
 	appliedAt time.Time
 	servers   map[string]*serverState
+	// scan judges what servers say, knowing the names of every tool the
+	// agent can call.
+	scan *resultscan.Scanner
 }
+
+// scanner is the state's Scanner.
+func (st *state) scanner() *resultscan.Scanner { return st.scan }
 
 type serverState struct {
 	cfg    *gateproto.Server
@@ -167,6 +186,7 @@ func New(o Options) *Gate {
 	l.IdleTimeout = orDefault(l.IdleTimeout, d.IdleTimeout)
 	l.SessionIdleTimeout = orDefault(l.SessionIdleTimeout, d.SessionIdleTimeout)
 	l.ApprovalKeepAlive = orDefault(l.ApprovalKeepAlive, d.ApprovalKeepAlive)
+	l.MaxScanBytes = orDefault(l.MaxScanBytes, d.MaxScanBytes)
 	g := &Gate{
 		log:      o.Logger,
 		audit:    o.Audit,
@@ -179,6 +199,7 @@ func New(o Options) *Gate {
 		watches:  map[string]*watch{},
 		clients:  map[clientKey]*http.Client{},
 		held:     heldCalls{byKey: map[string]context.CancelFunc{}},
+		reports:  make(chan struct{}, maxReportsInFlight),
 	}
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
@@ -265,6 +286,7 @@ func (g *Gate) Apply(cfg *gateproto.Config) error {
 		}
 		st.servers[s.ID] = ss
 	}
+	st.scan = resultscan.New(resultscan.Options{AgentTools: reachableTools(cfg), MaxBytes: g.limits.MaxScanBytes})
 	old := g.state.Swap(st)
 	g.metrics.ConfigApplied.WithLabelValues("applied").Inc()
 	g.log.Info("configuration applied", "revision", cfg.Revision, "mode", cfg.Mode, "servers", len(cfg.Servers))
@@ -291,6 +313,20 @@ func (g *Gate) Apply(cfg *gateproto.Config) error {
 		}
 	}
 	return nil
+}
+
+// reachableTools are the names of every tool the agent can call through
+// the gate: exposed or approval-gated, on any server.
+func reachableTools(cfg *gateproto.Config) []string {
+	var names []string
+	for _, s := range cfg.Servers {
+		for _, t := range s.Tools {
+			if t.Decision != gateproto.DecisionWithheld {
+				names = append(names, t.Name)
+			}
+		}
+	}
+	return names
 }
 
 // exposedChanged reports whether a configuration change may change what a

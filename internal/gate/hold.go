@@ -96,13 +96,20 @@ func (g *Gate) keepAlive(x *exchange, callID string) (stop func()) {
 	if target == nil {
 		return func() {}
 	}
-	token := progressToken(x.msg.Meta)
+	return g.keepAliveOn(target, x.msg.Meta, callID, "call")
+}
+
+// keepAliveOn tells the agent on target, until stopped, that its call (or
+// its call's result) waits for a person: progress notifications when the
+// request asked for progress, SSE comments otherwise.
+func (g *Gate) keepAliveOn(target *stream, meta []byte, callID, what string) (stop func()) {
+	token := progressToken(meta)
 	tick := func(n int) {
 		if token != nil {
-			_ = target.writeMessage(progressNotification(token, n, "toolgate: call "+callID+" is waiting for a human's approval"))
+			_ = target.writeMessage(progressNotification(token, n, "toolgate: "+what+" "+callID+" is waiting for a human's approval"))
 			return
 		}
-		_ = target.write([]byte(": toolgate: call " + callID + " is waiting for approval\n\n"))
+		_ = target.write([]byte(": toolgate: " + what + " " + callID + " is waiting for approval\n\n"))
 	}
 	tick(1)
 	done, quit := make(chan struct{}), make(chan struct{})
@@ -211,7 +218,10 @@ func (g *Gate) forwardHeld(x *exchange) {
 			fail(errBadAnswerText)
 			return
 		}
-		_ = s.writeMessage(bytes.TrimSpace(data))
+		out, outcome := g.judgeSaid(x, said{method: x.msg.Method, tool: x.msg.Name, id: x.msg.ID, holdable: true, stream: s}, bytes.TrimSpace(data))
+		if outcome == saidPass {
+			_ = s.writeMessage(out)
+		}
 	default:
 		_, _ = io.Copy(io.Discard, io.LimitReader(body, 64<<10))
 		fail("toolgate: the server answered with content type " + resp.Header.Get("Content-Type"))

@@ -38,6 +38,9 @@ type sessionRequests struct {
 type outstandingRequest struct {
 	token  uint64
 	method string
+	// tool is the tool a tools/call names, whose ResultAction judges its
+	// answer.
+	tool string
 	// detached is when the request's exchange ended unanswered while its
 	// answer may still come on another stream (a resumed stream, the SSE
 	// transport's); zero while the exchange runs.
@@ -52,7 +55,7 @@ func newOutstanding() *outstanding {
 // record holds limit requests, those detached for longer than stale are
 // forgotten first; if it is still full the request is refused (false). The
 // token names the request to release and detach.
-func (o *outstanding) register(session, key, method string, limit int, stale time.Duration) (uint64, bool) {
+func (o *outstanding) register(session, key, method, tool string, limit int, stale time.Duration) (uint64, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	sr := o.bySession[session]
@@ -70,7 +73,7 @@ func (o *outstanding) register(session, key, method string, limit int, stale tim
 		}
 	}
 	o.last++
-	sr.byID[key] = append(sr.byID[key], outstandingRequest{token: o.last, method: method})
+	sr.byID[key] = append(sr.byID[key], outstandingRequest{token: o.last, method: method, tool: tool})
 	sr.n++
 	return o.last, true
 }
@@ -82,19 +85,21 @@ func (o *outstanding) register(session, key, method string, limit int, stale tim
 const answerAmbiguous = "\x00ambiguous"
 
 // take removes a request whose answer is being delivered, reporting its
-// method and whether one of that id was outstanding. When several are (the
+// method, its tool (for a tools/call; "" when calls to different tools
+// share the id, so that the strictest action judges the answer) and
+// whether one of that id was outstanding. When several are (the
 // agents without a session share one record, and each numbers its
 // requests from 1), the one whose answer the gate judges is taken first —
 // a tools/list, then an initialize or server/discover — since its check is
 // safe whichever request the answer is for: a filtered list or an
 // instructions check changes nothing in another answer. A list and an
 // instructions answer under one id cannot both be judged: answerAmbiguous.
-func (o *outstanding) take(session, key string) (string, bool) {
+func (o *outstanding) take(session, key string) (method, tool string, ok bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	sr := o.bySession[session]
 	if sr == nil || len(sr.byID[key]) == 0 {
-		return "", false
+		return "", "", false
 	}
 	reqs := sr.byID[key]
 	list, instr := -1, -1
@@ -109,15 +114,20 @@ func (o *outstanding) take(session, key string) (string, bool) {
 	i := 0
 	switch {
 	case list >= 0 && instr >= 0:
-		return answerAmbiguous, true
+		return answerAmbiguous, "", true
 	case list >= 0:
 		i = list
 	case instr >= 0:
 		i = instr
 	}
-	method := reqs[i].method
+	method, tool = reqs[i].method, reqs[i].tool
+	for _, r := range reqs {
+		if r.method == rpcmsg.MethodToolsCall && r.tool != tool {
+			tool = ""
+		}
+	}
 	o.removeLocked(session, sr, key, i)
-	return method, true
+	return method, tool, true
 }
 
 // release removes the request of that token, whose exchange ended

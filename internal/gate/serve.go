@@ -74,7 +74,7 @@ func (x *exchange) recordSession() string {
 // false. A request is never forwarded untracked: its answer, should it come
 // on another stream, could not be judged.
 func (g *Gate) trackRequest(x *exchange) bool {
-	token, ok := x.ss.watch.requests.register(x.recordSession(), rpcmsg.IDKey(x.msg.ID), x.msg.Method, g.limits.MaxOutstanding, g.limits.IdleTimeout)
+	token, ok := x.ss.watch.requests.register(x.recordSession(), rpcmsg.IDKey(x.msg.ID), x.msg.Method, x.msg.Name, g.limits.MaxOutstanding, g.limits.IdleTimeout)
 	if ok {
 		x.tracked = token
 		return true
@@ -531,6 +531,8 @@ func (g *Gate) forward(x *exchange) {
 			g.serveListJSON(x, resp, body)
 		case rpcmsg.CarriesInstructions(x.msg.Method):
 			g.serveInstructionsJSON(x, resp, body)
+		case scansAnswerTo(x.msg.Method):
+			g.serveSaidJSON(x, resp, body)
 		default:
 			g.relayAnswer(x, resp, body)
 		}

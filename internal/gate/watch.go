@@ -3,6 +3,7 @@ package gate
 import (
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolgate/toolgate/internal/gate/argcheck"
@@ -39,6 +40,10 @@ type watch struct {
 	// the agent session to list in then.
 	relisting, relistAgain bool
 	relistVia              via
+	// tainted says the server has said something the scan flagged since
+	// the gate started: a request it then sends the client unasked
+	// (sampling, elicitation) is refused under a setting that acts.
+	tainted atomic.Bool
 }
 
 type observation struct {

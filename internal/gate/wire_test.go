@@ -516,11 +516,11 @@ func TestSharedIDsAreJudgedByTheStricterRequest(t *testing.T) {
 	} {
 		o := newOutstanding()
 		for _, m := range tc.methods {
-			if _, ok := o.register("", "n:5", m, 16, time.Minute); !ok {
+			if _, ok := o.register("", "n:5", m, "", 16, time.Minute); !ok {
 				t.Fatal("register refused")
 			}
 		}
-		if got, ok := o.take("", "n:5"); !ok || got != tc.want {
+		if got, _, ok := o.take("", "n:5"); !ok || got != tc.want {
 			t.Errorf("%v: took %q %v, want %q", tc.methods, got, ok, tc.want)
 		}
 	}

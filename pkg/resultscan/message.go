@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -25,7 +26,12 @@ import (
 // on a message that is not JSON; what it could not examine within the
 // Scanner's MaxBytes is counted in r.Unscanned.
 func (s *Scanner) Message(r *Report, msg []byte) error {
-	return walk(msg, func(field []byte, value string, _, _ int64, _ bool) {
+	return walk(msg, s.maxBytes-r.Scanned, func(field []byte, value string, off0, off1 int64, _ bool) {
+		if value == "" && off1-off0 > 2 {
+			// Past the bound: walk did not decode it.
+			r.Unscanned += off1 - off0 - 2
+			return
+		}
 		s.Text(r, string(field), value)
 	})
 }
@@ -41,8 +47,13 @@ type frame struct {
 	n     int // length of the path before this frame's own segment
 }
 
-func walk(msg []byte, visit visitFunc) error {
-	d := jsontext.NewDecoder(bytes.NewReader(msg), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+// walk visits the strings of msg's result, params and error. Once budget
+// bytes of text have been decoded, the strings after are visited with an
+// empty value (their literal's offsets still given), so that a large
+// answer costs the scan no more memory than its bound.
+func walk(msg []byte, budget int64, visit visitFunc) error {
+	// A *bytes.Buffer lets the decoder read msg in place.
+	d := jsontext.NewDecoder(bytes.NewBuffer(msg), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	path := make([]byte, 0, 64)
 	var stack []frame
 	var unq []byte
@@ -121,12 +132,17 @@ func walk(msg []byte, visit visitFunc) error {
 				return err
 			}
 			if len(stack) > 1 {
+				off1 := d.InputOffset()
+				if budget <= 0 {
+					visit(path, "", off1-int64(len(raw)), off1, false)
+					break
+				}
 				unq, err = jsontext.AppendUnquote(unq[:0], raw)
 				if err != nil {
 					return err
 				}
-				off1 := d.InputOffset()
-				visit(path, string(unq), off1-int64(len(raw)), off1, false)
+				budget -= int64(len(unq))
+				visit(path, bytesString(unq), off1-int64(len(raw)), off1, false)
 			}
 		default:
 			if _, err := d.ReadValue(); err != nil {
@@ -205,7 +221,18 @@ func Redact(msg []byte, findings []Finding) ([]byte, error) {
 	}
 	var splices []splice
 	var failed error
-	err := walk(msg, func(field []byte, value string, off0, off1 int64, name bool) {
+	matched := map[string]bool{}
+	// A name given twice gives two values one path, and a finding's
+	// offsets belong to one of them: such values are replaced whole.
+	seen := map[string]int{}
+	if err := walk(msg, 1<<62, func(field []byte, _ string, _, _ int64, _ bool) {
+		if len(byField[string(field)]) > 0 {
+			seen[string(field)]++
+		}
+	}); err != nil {
+		return nil, err
+	}
+	err := walk(msg, 1<<62, func(field []byte, value string, off0, off1 int64, name bool) {
 		fs := byField[string(field)]
 		if len(fs) == 0 || failed != nil {
 			return
@@ -214,13 +241,16 @@ func Redact(msg []byte, findings []Finding) ([]byte, error) {
 			failed = fmt.Errorf("a finding in the member name %s cannot be redacted", field)
 			return
 		}
-		lit, err := jsontext.AppendQuote(nil, redactText(value, fs))
+		if seen[string(field)] > 1 {
+			fs = []Finding{{Signal: fs[0].Signal}}
+		}
+		lit, err := jsontext.AppendQuote(nil, redactText(strings.Clone(value), fs))
 		if err != nil {
 			failed = err
 			return
 		}
 		splices = append(splices, splice{off0, off1, lit})
-		delete(byField, string(field))
+		matched[string(field)] = true
 	})
 	if err != nil {
 		return nil, err
@@ -228,7 +258,7 @@ func Redact(msg []byte, findings []Finding) ([]byte, error) {
 	if failed != nil {
 		return nil, failed
 	}
-	if len(byField) > 0 {
+	if len(matched) < len(byField) {
 		return nil, errors.New("a finding's field is not in the message")
 	}
 	out := make([]byte, 0, len(msg))
@@ -278,4 +308,15 @@ func redactText(value string, fs []Finding) string {
 	}
 	b.WriteString(value[at:])
 	return b.String()
+}
+
+// bytesString views b as a string without copying it. The visitors of
+// walk read the value before walk reuses b, and keep nothing of it but
+// what they copy (an excerpt, a redacted copy): a copy of every string of
+// every answer would be the scan's largest cost in memory.
+func bytesString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }

@@ -40,6 +40,11 @@ type Metrics struct {
 	Sessions prometheus.Gauge
 	// ConfigApplied counts configurations applied and refused.
 	ConfigApplied *prometheus.CounterVec
+	// Findings counts what the scan of servers' answers found, by server,
+	// signal, the action taken and the method of the message.
+	Findings *prometheus.CounterVec
+	// UnscannedBytes counts text of servers' answers past the scan's bound.
+	UnscannedBytes *prometheus.CounterVec
 }
 
 // Sources are the values the gate reads from its connection to the
@@ -94,12 +99,18 @@ func New(src Sources) *Metrics {
 		Sessions: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "toolgate_gate_sessions", Help: "MCP sessions the gate tracks.",
 		}),
+		Findings: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolgate_gate_findings_total", Help: "Findings of the scan of what servers say, by server, signal, action and method.",
+		}, []string{"server", "signal", "action", "method"}),
+		UnscannedBytes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolgate_gate_unscanned_bytes_total", Help: "Bytes of text in servers' answers past the scan's bound, not examined.",
+		}, []string{"server"}),
 		ConfigApplied: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "toolgate_gate_configs_total", Help: "Configurations applied or refused.",
 		}, []string{"result"}),
 	}
 	r.MustRegister(m.Calls, m.AddedLatency, m.UpstreamLatency, m.Tools, m.FingerprintMismatches,
-		m.LimitsHit, m.Errors, m.InFlight, m.Sessions, m.ConfigApplied)
+		m.LimitsHit, m.Errors, m.InFlight, m.Sessions, m.ConfigApplied, m.Findings, m.UnscannedBytes)
 	if src.ConfigAge != nil {
 		r.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "toolgate_gate_config_age_seconds", Help: "Seconds since the configuration in force was applied; -1 before the first.",
