@@ -1,6 +1,7 @@
 package resultscan
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -61,4 +62,29 @@ func itoa(n int) string {
 		n /= 10
 	}
 	return string(d)
+}
+
+// BenchmarkMessage is the scan as the gate runs it: a tools/call response
+// walked with the JSON tokenizer, each string scanned.
+func BenchmarkMessage(b *testing.B) {
+	for _, size := range []int{4 << 10, 1 << 20} {
+		msg := resultMessage(cleanResult(size))
+		s := New(Options{AgentTools: []string{"delete_repository", "send_email", "search", "read_file"}})
+		b.Run(sizeName(size), func(b *testing.B) {
+			b.SetBytes(int64(len(msg)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var r Report
+				if err := s.Message(&r, msg); err != nil || len(r.Findings) != 0 {
+					b.Fatalf("%v %+v", err, r.Findings)
+				}
+			}
+		})
+	}
+}
+
+// resultMessage is a tools/call response holding text as one text item.
+func resultMessage(text string) []byte {
+	q, _ := json.Marshal(text)
+	return []byte(`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":` + string(q) + `}],"isError":false}}`)
 }

@@ -276,8 +276,7 @@ func placeholderForData(s string) bool {
 			return true
 		}
 	}
-	up := strings.ToUpper(s)
-	return strings.Contains(up, "INSERT") && dataWords(s) || strings.Contains(up, "_HERE") && dataWords(s)
+	return (containsFold(s, "insert") || containsFold(s, "_here")) && dataWords(s)
 }
 
 // dataWords reports whether a slot names what the model knows: the
@@ -334,6 +333,17 @@ func (c *pass) control(i int) int {
 func concealSGR(p string) bool {
 	for _, f := range strings.Split(p, ";") {
 		if f == "8" || f == "08" {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFold reports whether s holds sub, which is lower-case ASCII,
+// without regard to ASCII case.
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if eqFold(s[i:i+len(sub)], sub) {
 			return true
 		}
 	}

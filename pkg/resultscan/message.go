@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -52,11 +53,16 @@ type frame struct {
 // empty value (their literal's offsets still given), so that a large
 // answer costs the scan no more memory than its bound.
 func walk(msg []byte, budget int64, visit visitFunc) error {
+	w := walkers.Get().(*walker)
+	defer w.put()
 	// A *bytes.Buffer lets the decoder read msg in place.
-	d := jsontext.NewDecoder(bytes.NewBuffer(msg), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-	path := make([]byte, 0, 64)
-	var stack []frame
-	var unq []byte
+	w.buf = bytes.NewBuffer(msg)
+	w.d.Reset(w.buf, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	d := w.d
+	path := w.path[:0]
+	stack := w.stack[:0]
+	unq := w.unq[:0]
+	defer func() { w.path, w.stack, w.unq = path, stack, unq }()
 	depth := 0
 	expectName := false
 	// The top level: only result, params and error are said by the server.
@@ -154,6 +160,31 @@ func walk(msg []byte, budget int64, visit visitFunc) error {
 			advance(stack, &path, &expectName)
 		}
 	}
+}
+
+// walker is the scratch space of one walk, pooled: a decoder and the
+// buffers a message's strings are decoded into.
+type walker struct {
+	d     *jsontext.Decoder
+	buf   *bytes.Buffer
+	path  []byte
+	stack []frame
+	unq   []byte
+}
+
+var walkers = sync.Pool{New: func() any {
+	return &walker{d: jsontext.NewDecoder(bytes.NewBuffer(nil)), path: make([]byte, 0, 64)}
+}}
+
+// put returns w to the pool, without the message it read and without a
+// buffer a large answer grew past what small ones need.
+func (w *walker) put() {
+	w.buf.Reset()
+	w.d.Reset(w.buf)
+	if cap(w.unq) > 64<<10 {
+		w.unq = nil
+	}
+	walkers.Put(w)
 }
 
 // advance moves the innermost frame past the value just read.

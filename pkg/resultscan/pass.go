@@ -351,9 +351,10 @@ done:
 	t := tok{start: start, end: i}
 	if wl <= maxWordBytes {
 		w := c.wbuf[:wl]
-		t.roles = lexicon[string(w)]
+		t.roles = words.get(fnv(w), w)
 		if t.roles == 0 && other && wl > 2*stemRunes {
-			t.roles = stemLexicon[stemOf(string(w))]
+			st := []byte(stemOf(string(w)))
+			t.roles = stems.get(fnv(st), st)
 		}
 		if len(c.s.tools) > 0 {
 			asIdent := ident || upperInside || c.quote || i < n && text[i] == '('
