@@ -35,8 +35,8 @@ func TestOfflineCLILinksNoKubernetesClient(t *testing.T) {
 		}
 	}
 	// The judgement is the operator's own: the risk engine and the scan,
-	// through the offline commands.
-	for _, want := range []string{"github.com/toolgate/toolgate/pkg/vet", offlinePkg} {
+	// through the offline commands; and the gate's, for what servers say.
+	for _, want := range []string{"github.com/toolgate/toolgate/pkg/vet", "github.com/toolgate/toolgate/pkg/resultscan", offlinePkg} {
 		if !slices.Contains(deps, want) {
 			t.Errorf("the offline CLI does not link %s: is this still the offline CLI?", want)
 		}

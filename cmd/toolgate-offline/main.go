@@ -1,7 +1,9 @@
-// Command toolgate-offline vets saved MCP tool catalogues for CI pipelines:
-// `toolgate-offline score` judges saved tools/list results and
-// `toolgate-offline diff` explains how a catalogue changed, exactly as
-// `toolgate score` and `toolgate diff` do. It links no Kubernetes client
+// Command toolgate-offline vets saved MCP traffic for CI pipelines:
+// `toolgate-offline score` judges saved tools/list results,
+// `toolgate-offline diff` explains how a catalogue changed and
+// `toolgate-offline scan-result` scans saved tool results and sessions,
+// exactly as `toolgate score`, `toolgate diff` and `toolgate scan-result`
+// do. It links no Kubernetes client
 // and never reads a kubeconfig; the commands that read a cluster are in
 // toolgate (cmd/toolgate). See docs/cli.md.
 package main

@@ -1,8 +1,9 @@
 // Command toolgate vets MCP tools: offline, `toolgate score` judges saved
-// tools/list results and `toolgate diff` explains how a catalogue changed;
-// in a cluster, `pending`, `describe`, `approve` and `reject` help a
+// tools/list results, `toolgate diff` explains how a catalogue changed and
+// `toolgate scan-result` scans saved tool results as the gate would; in a
+// cluster, `pending`, `describe`, `approve` and `reject` help a
 // reviewer decide on ToolPins. Built as kubectl-toolgate it is the kubectl
-// plugin `kubectl toolgate`. cmd/toolgate-offline is score and diff alone,
+// plugin `kubectl toolgate`. cmd/toolgate-offline is the offline commands alone,
 // without a Kubernetes client. See docs/cli.md.
 package main
 

@@ -22,6 +22,8 @@ const usage = `toolgate vets MCP tools before an agent can see or call them.
 Usage:
   toolgate score [flags] [FILE...]   score saved tools/list results ("-" or no file: standard input)
   toolgate diff [flags] OLD NEW      explain how a catalogue changed and which tools need re-review
+  toolgate scan-result [flags] FILE...
+                                     scan saved tool results, messages and sessions as the gate does
   toolgate version
 
 In a cluster (also as "kubectl toolgate", with the binary on the PATH as kubectl-toolgate):
@@ -53,7 +55,7 @@ func RunContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return ExitUsage
 	}
 	switch args[0] {
-	case "score", "diff":
+	case "score", "diff", "scan-result":
 		return offline.Run(args, stdin, stdout, stderr)
 	case "pending":
 		return runPending(ctx, args[1:], stdout, stderr, time.Now)

@@ -1,12 +1,16 @@
-// Package offline implements the commands that judge saved MCP tool
-// catalogues without a cluster: `score` vets saved tools/list results and
-// `diff` explains how a server's catalogue changed. cmd/toolgate-offline
-// runs them alone, for CI pipelines; package cli runs them as
-// `toolgate score` and `toolgate diff` beside the cluster commands.
+// Package offline implements the commands that judge saved MCP traffic
+// without a cluster: `score` vets saved tools/list results, `diff` explains
+// how a server's catalogue changed, and `scan-result` scans saved tool
+// results, messages and sessions as the gate scans what servers say.
+// cmd/toolgate-offline runs them alone, for CI pipelines; package cli runs
+// them as `toolgate score`, `toolgate diff` and `toolgate scan-result`
+// beside the cluster commands.
 //
-// It owns argument parsing, reading input within limits, and the table and
-// JSON renderings of both reports; the verdict itself comes from package
-// vet and the change from package tooldef. It links no Kubernetes client
+// It owns argument parsing, reading input within limits, and the table,
+// text and JSON renderings of the reports; the verdict itself comes from
+// package vet, the change from package tooldef, which messages of a
+// recording a server said from package transcript, and the findings in
+// them from package resultscan, the gate's own detector. It links no Kubernetes client
 // and never reads a kubeconfig: cmd/toolgate-offline's tests and the
 // linter's import rules hold it to that.
 package offline

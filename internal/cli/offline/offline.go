@@ -23,7 +23,8 @@ import (
 const (
 	ExitOK = 0
 	// ExitPolicy: a tool is above --max-level (score), a tool must be
-	// re-reviewed (diff), or the cluster refused or could not answer
+	// re-reviewed (diff), a server said something flagged or too long to
+	// scan (scan-result), or the cluster refused or could not answer
 	// (pending, describe, approve, reject: nothing to decide, a pin
 	// changed since it was read, RBAC, an unreachable API server).
 	ExitPolicy = 1
@@ -34,21 +35,22 @@ const (
 // Version is set at build time.
 var Version = "dev"
 
-const usage = `toolgate-offline vets saved MCP tool catalogues; it never reads a kubeconfig.
+const usage = `toolgate-offline vets saved MCP tool catalogues and what servers said; it never reads a kubeconfig.
 
 Usage:
-  toolgate-offline score [flags] [FILE...]   score saved tools/list results ("-" or no file: standard input)
-  toolgate-offline diff [flags] OLD NEW      explain how a catalogue changed and which tools need re-review
+  toolgate-offline score [flags] [FILE...]     score saved tools/list results ("-" or no file: standard input)
+  toolgate-offline diff [flags] OLD NEW        explain how a catalogue changed and which tools need re-review
+  toolgate-offline scan-result [flags] FILE... scan saved tool results, messages and sessions as the gate does
   toolgate-offline version
 
-The same commands are "toolgate score" and "toolgate diff"; the commands that
-read a cluster are in toolgate (also "kubectl toolgate").
+The same commands are "toolgate score", "toolgate diff" and "toolgate scan-result";
+the commands that read a cluster are in toolgate (also "kubectl toolgate").
 
 Run "toolgate-offline COMMAND -h" for its flags. See docs/cli.md.
 `
 
 // Run runs the offline command line args (without the program name) and
-// returns the exit code. It knows score, diff and version, and reads
+// returns the exit code. It knows score, diff, scan-result and version, and reads
 // nothing but its arguments, standard input and the files named.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -60,6 +62,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runScore(args[1:], stdin, stdout, stderr)
 	case "diff":
 		return runDiff(args[1:], stdin, stdout, stderr)
+	case "scan-result":
+		return runScanResult(args[1:], stdin, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "toolgate %s\n", Version)
 		return ExitOK

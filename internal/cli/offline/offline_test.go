@@ -228,6 +228,12 @@ func TestOfflineBinary(t *testing.T) {
 	if !errors.As(err, &exitErr) || exitErr.ExitCode() != ExitUsage || !strings.Contains(string(out), "<stdin>: line 1, column") {
 		t.Fatalf("bad input: %v\n%s", err, out)
 	}
+	// A pipeline checks a recorded session with the same binary: a flagged
+	// line fails it with exit 1 and is named by file and line.
+	out, err = exec.Command(bin, "scan-result", filepath.Join("testdata", "scan-result", "session.jsonl")).CombinedOutput()
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != ExitPolicy || !strings.Contains(string(out), "session.jsonl:8: model-instruction in params.data") {
+		t.Fatalf("scan-result: %v\n%s", err, out)
+	}
 	// The cluster's commands are not here, and say where they are.
 	out, err = exec.Command(bin, "pending", "-A").CombinedOutput()
 	if !errors.As(err, &exitErr) || exitErr.ExitCode() != ExitUsage || !strings.Contains(string(out), `unknown command "pending"`) || !strings.Contains(string(out), "kubectl toolgate") {
