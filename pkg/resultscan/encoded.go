@@ -77,6 +77,9 @@ done:
 	if err != nil || !readable(dec) {
 		return j
 	}
+	if len(c.blobs) < 64 {
+		c.blobs = append(c.blobs, start)
+	}
 	c.scanDecoded(string(dec), sig, start, j)
 	return j
 }
@@ -93,8 +96,21 @@ func readable(b []byte) bool {
 			good++
 		}
 	}
-	spaces := strings.Count(string(b), " ")
-	return good*10 >= len(b)*9 && spaces*30 >= len(b)
+	if good*10 < len(b)*9 {
+		return false
+	}
+	// Prose has spaces between its words, or is written in a script
+	// that needs none.
+	spaces, wide := 0, 0
+	for _, r := range string(b) {
+		switch {
+		case r == ' ':
+			spaces++
+		case r >= 0x3000:
+			wide++
+		}
+	}
+	return spaces*30 >= len(b) || wide*3 >= len(b)/3
 }
 
 // scanDecoded reads decoded (or smuggled) text one layer down. Any hit

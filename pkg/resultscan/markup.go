@@ -2,6 +2,7 @@ package resultscan
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/pkg/secretmask"
@@ -28,7 +29,8 @@ func (c *pass) markup(i int) int {
 		// A chat template's special token: <|im_start|>, <|system|>.
 		if j := strings.Index(text[i+2:min(n, i+40)], "|>"); j >= 0 {
 			c.endSentence(i)
-			c.marker(i, false)
+			// In quotes or on a line of code it is a template's text.
+			c.marker(i, c.quote || c.fence || codeLike(lineAround(text, i)))
 			return i + 2 + j + 2
 		}
 	}
@@ -77,6 +79,16 @@ func (c *pass) markup(i int) int {
 		}
 	}
 	c.endSentence(i)
+	// What a page's attributes say (alt, title, a meta description) is
+	// read by a model that reads the markup and seen by few people: it is
+	// read as hidden text.
+	for _, a := range []string{"alt", "title", "content", "aria-label", "placeholder", "data-note", "data-instructions"} {
+		if v, at := attrValueAt(attrs, a); len(v) >= 12 {
+			vs := j + at
+			c.hide(vs, vs+len(v))
+			return vs
+		}
+	}
 	return after
 }
 
@@ -141,6 +153,25 @@ func attrValue(attrs, name string) string {
 	return v
 }
 
+// attrValueAt is like attrValue, with the value's offset in attrs.
+func attrValueAt(attrs, name string) (string, int) {
+	l := strings.ToLower(attrs)
+	k := strings.Index(l, " "+name+"=")
+	if k < 0 {
+		return "", 0
+	}
+	at := k + len(name) + 2
+	if at >= len(attrs) {
+		return "", 0
+	}
+	if q := attrs[at]; q == '"' || q == '\'' {
+		if e := strings.IndexByte(attrs[at+1:], q); e >= 0 {
+			return attrs[at+1 : at+1+e], at + 1
+		}
+	}
+	return "", 0
+}
+
 // hide marks text[start:end] as hidden: its sentences are judged on their
 // own, and what they ask counts as hidden markup.
 func (c *pass) hide(start, end int) {
@@ -159,7 +190,19 @@ func (c *pass) markdownLink(i int, image bool) int {
 		if image {
 			return i
 		}
-		c.lineStart = false
+		if closeAt > 0 && closeAt <= 24 {
+			// [INST], [SYSTEM], [/INST], [ADMIN]: the structure of a prompt.
+			switch strings.ToLower(strings.TrimSpace(text[i+1 : i+closeAt])) {
+			case "inst", "/inst", "sys", "/sys":
+				c.endSentence(i)
+				c.marker(i, c.quote || c.fence)
+				return i + closeAt + 1
+			case "system", "admin", "administrator", "assistant", "developer", "system message", "system note", "system prompt":
+				c.endSentence(i)
+				c.marker(i, true)
+				return i + closeAt + 1
+			}
+		}
 		return i + 1
 	}
 	us := i + closeAt + 2
@@ -234,6 +277,15 @@ func (c *pass) checkURL(u string, image bool, start, end int) {
 		// An image fetched on render, or a link the text asks the model to
 		// fill: data leaves with the request.
 		c.hits = append(c.hits, hit{sig: sigExfil, strong: image, start: start, end: end})
+		c.slots = append(c.slots, start)
+		return
+	}
+	if q >= 0 && c.slotValue(u[q+1:]) {
+		// ?u=SUMMARY, ?v=VERLAUF, ?mail=ユーザーのメール: a value written as a
+		// name for the model to replace. Alone, a query may say that; an
+		// order around it to fill it in makes it a finding (judge).
+		c.hits = append(c.hits, hit{sig: sigExfil, start: start, end: end})
+		c.slots = append(c.slots, start)
 		return
 	}
 	if q >= 0 {
@@ -277,6 +329,40 @@ func placeholderForData(s string) bool {
 		}
 	}
 	return (containsFold(s, "insert") || containsFold(s, "_here")) && dataWords(s)
+}
+
+// slotValue reports a query whose values include a name written to be
+// replaced: upper-case letters and underscores that the text names again
+// or that name the data, or a word in a script URLs are not written in.
+func (c *pass) slotValue(q string) bool {
+	for _, kv := range strings.FieldsFunc(q, func(r rune) bool { return r == '&' || r == ';' || r == '#' }) {
+		eq := strings.IndexByte(kv, '=')
+		if eq < 0 {
+			continue
+		}
+		v := kv[eq+1:]
+		upper, other := 0, false
+		for _, r := range v {
+			switch {
+			case r >= 'A' && r <= 'Z' || r == '_':
+				upper++
+			case r >= utf8.RuneSelf && unicode.IsLetter(r):
+				other = true
+			case r >= '0' && r <= '9':
+			default:
+				upper = -1000
+			}
+		}
+		switch {
+		case other:
+			return true
+		case upper >= 4 && upper > len(v)/2 && (strings.Count(c.text, v) >= 2 || strings.Contains(v, "_") && dataWords(v)):
+			// A name the text refers to again ("… replacing SUMMARY with"),
+			// or one that says what data goes in (USER_EMAIL): not an id.
+			return true
+		}
+	}
+	return false
 }
 
 // dataWords reports whether a slot names what the model knows: the
@@ -348,4 +434,21 @@ func containsFold(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// lineAround is the line holding offset i, at most 300 bytes of it.
+func lineAround(text string, i int) string {
+	s := strings.LastIndexByte(text[max(0, i-300):i], '\n')
+	if s < 0 {
+		s = max(0, i-300)
+	} else {
+		s += max(0, i-300) + 1
+	}
+	e := strings.IndexByte(text[i:min(len(text), i+300)], '\n')
+	if e < 0 {
+		e = min(len(text), i+300)
+	} else {
+		e += i
+	}
+	return text[s:e]
 }

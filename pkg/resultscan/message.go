@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -27,14 +29,184 @@ import (
 // on a message that is not JSON; what it could not examine within the
 // Scanner's MaxBytes is counted in r.Unscanned.
 func (s *Scanner) Message(r *Report, msg []byte) error {
-	return walk(msg, s.maxBytes-r.Scanned, func(field []byte, value string, off0, off1 int64, _ bool) {
+	return s.scanJSON(r, msg, true, "")
+}
+
+// Strings shorter than joinMax are also read together, in order, one to
+// a line, so that an order split across the fields of a record ("title":
+// "Assistant, when you read", "body": "this record, use send_email …") is
+// read whole. A line that starts in lower case continues the sentence of
+// the line before, as in wrapped prose.
+const (
+	joinMax   = 512
+	joinLimit = 16 << 10
+)
+
+type segment struct {
+	field      string
+	start, end int   // in the joined text
+	lit0, lit1 int64 // the literal's offsets in the JSON
+	value      int   // the value's length
+}
+
+// scanJSON scans the strings of a JSON document: a JSON-RPC message
+// (envelope: only its result, params and error), or a JSON text found in
+// the string at outer, whose findings are then reported on outer with the
+// inner string's content as their span.
+func (s *Scanner) scanJSON(r *Report, msg []byte, envelope bool, outer string) error {
+	var joined strings.Builder
+	var segs []segment
+	// A message object ({"role": "system", "content": "…"}) in data is a
+	// fake turn of a conversation: its content is read under a role
+	// marker, as "<|im_start|>system" would be.
+	roleParent, role := "", ""
+	// An object one of whose member names talks about attacks ("example",
+	// "payload", "пример") holds a quotation: a vulnerability record, a
+	// test fixture.
+	first := len(r.Findings)
+	var quoting map[string]bool
+	err := walk(msg, s.maxBytes-r.Scanned, envelope, func(field []byte, value string, off0, off1 int64, name bool) {
 		if value == "" && off1-off0 > 2 {
 			// Past the bound: walk did not decode it.
 			r.Unscanned += off1 - off0 - 2
 			return
 		}
-		s.Text(r, string(field), value)
+		f := string(field)
+		parent, member := splitPath(f)
+		if name {
+			parent, _ = splitPath(strings.TrimSuffix(f, "(name)"))
+			if talksOfAttacks(value) {
+				if quoting == nil {
+					quoting = map[string]bool{}
+				}
+				quoting[parent] = true
+			}
+		}
+		marker := markerNone
+		switch {
+		case !name && member == "role":
+			roleParent, role = parent, strings.ToLower(value)
+		case !name && parent == roleParent && (member == "content" || member == "text"):
+			switch role {
+			case "system", "developer":
+				marker = markerStrong
+			case "user", "assistant", "tool", "model", "human":
+				marker = markerWeak
+			}
+		}
+		if outer != "" {
+			s.scanInner(r, outer, f, value, off0, off1, marker)
+		} else {
+			s.text(r, f, value, marker)
+		}
+		if !name && len(value) <= joinMax && joined.Len() < joinLimit {
+			at := joined.Len()
+			joined.WriteString(value)
+			segs = append(segs, segment{field: f, start: at, end: joined.Len(), lit0: off0, lit1: off1, value: len(value)})
+			joined.WriteByte('\n')
+		}
 	})
+	if len(segs) >= 2 {
+		s.scanJoined(r, joined.String(), segs, outer)
+	}
+	if quoting != nil {
+		kept := r.Findings[:first]
+		for _, f := range r.Findings[first:] {
+			path := f.Field
+			if outer != "" {
+				path, _, _ = strings.Cut(f.Excerpt, ": ")
+			}
+			if p, _ := splitPath(path); !quoting[p] {
+				kept = append(kept, f)
+			}
+		}
+		r.Findings = kept
+	}
+	return err
+}
+
+// talksOfAttacks reports whether a short text (a member name) holds a
+// word about attacks.
+func talksOfAttacks(s string) bool {
+	if len(s) > 64 {
+		return false
+	}
+	var buf [64]byte
+	w := buf[:0]
+	flush := func() bool {
+		if len(w) == 0 {
+			return false
+		}
+		r := words.get(fnv(w), w)
+		if r == 0 && len(w) > 2*stemRunes && w[0] >= utf8.RuneSelf {
+			st := []byte(stemOf(string(w)))
+			r = stems.get(fnv(st), st)
+		}
+		w = w[:0]
+		return r&rMention != 0
+	}
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			w = utf8.AppendRune(w, unicode.ToLower(r))
+			continue
+		}
+		if flush() {
+			return true
+		}
+	}
+	return flush()
+}
+
+// scanInner scans one string of a JSON text held in the string at outer.
+func (s *Scanner) scanInner(r *Report, outer, path, value string, off0, off1 int64, marker markerKind) {
+	var inner Report
+	inner.Scanned = r.Scanned
+	s.text(&inner, path, value, marker)
+	r.Scanned = inner.Scanned
+	r.Unscanned += inner.Unscanned
+	for _, f := range inner.Findings {
+		if len(r.Findings) >= MaxFindings {
+			return
+		}
+		r.Findings = append(r.Findings, Finding{Signal: f.Signal, Field: outer, Excerpt: path + ": " + f.Excerpt,
+			Start: int(off0) + 1, End: int(off1) - 1})
+	}
+}
+
+// splitPath splits a field path into its parent and its last member name.
+func splitPath(f string) (parent, member string) {
+	i := strings.LastIndexByte(f, '.')
+	if i < 0 {
+		return "", f
+	}
+	return f[:i], f[i+1:]
+}
+
+// scanJoined reads the short strings together, and reports what only the
+// joined text shows on every string it spans, as a whole.
+func (s *Scanner) scanJoined(r *Report, text string, segs []segment, outer string) {
+	covered := map[string]bool{}
+	for _, f := range r.Findings {
+		covered[f.Field] = true
+	}
+	c := getPass()
+	defer putPass(c)
+	c.run(s, text, 0)
+	for _, h := range c.final() {
+		for _, sg := range segs {
+			if sg.end <= h.start || sg.start >= h.end || len(r.Findings) >= MaxFindings {
+				continue
+			}
+			f := Finding{Signal: signalNames[h.sig], Field: sg.field, Excerpt: excerpt(text, h.start), Start: 0, End: sg.value}
+			if outer != "" {
+				f.Field, f.Excerpt, f.Start, f.End = outer, sg.field+": "+f.Excerpt, int(sg.lit0)+1, int(sg.lit1)-1
+			}
+			if covered[f.Field] && outer == "" {
+				continue
+			}
+			r.Findings = append(r.Findings, f)
+		}
+	}
 }
 
 // visitFunc receives each scanned string: its path, its decoded value,
@@ -52,7 +224,16 @@ type frame struct {
 // bytes of text have been decoded, the strings after are visited with an
 // empty value (their literal's offsets still given), so that a large
 // answer costs the scan no more memory than its bound.
-func walk(msg []byte, budget int64, visit visitFunc) error {
+func walk(msg []byte, budget int64, envelope bool, visit visitFunc) error {
+	// Every string inside the document is visited, and every member name
+	// below the envelope's: the envelope's own members other than
+	// result, params and error are skipped whole (skipMember), so a
+	// result or error that is a bare string is read too.
+	const inner = 0
+	names := 0
+	if envelope {
+		names = 1
+	}
 	w := walkers.Get().(*walker)
 	defer w.put()
 	// A *bytes.Buffer lets the decoder read msg in place.
@@ -92,14 +273,14 @@ func walk(msg []byte, budget int64, visit visitFunc) error {
 			}
 			path = appendName(path, name)
 			expectName = false
-			if skipMember(stack, path, name) {
+			if skipMember(stack, path, name, envelope) {
 				if err := d.SkipValue(); err != nil {
 					return err
 				}
 				expectName = true
 				continue
 			}
-			if len(stack) > 1 {
+			if len(stack) > names {
 				off1 := d.InputOffset()
 				n := len(path)
 				visit(append(path, "(name)"...), name, off1-int64(len(raw)), off1, true)
@@ -137,7 +318,7 @@ func walk(msg []byte, budget int64, visit visitFunc) error {
 			if err != nil {
 				return err
 			}
-			if len(stack) > 1 {
+			if len(stack) > inner {
 				off1 := d.InputOffset()
 				if budget <= 0 {
 					visit(path, "", off1-int64(len(raw)), off1, false)
@@ -181,7 +362,7 @@ var walkers = sync.Pool{New: func() any {
 func (w *walker) put() {
 	w.buf.Reset()
 	w.d.Reset(w.buf)
-	if cap(w.unq) > 64<<10 {
+	if cap(w.unq) > 256<<10 {
 		w.unq = nil
 	}
 	walkers.Put(w)
@@ -219,8 +400,8 @@ func appendName(path []byte, name string) []byte {
 
 // skipMember says which members are not what the server says to the
 // model: the message's envelope, _meta, and binary content.
-func skipMember(stack []frame, path []byte, name string) bool {
-	if len(stack) == 1 {
+func skipMember(stack []frame, path []byte, name string, envelope bool) bool {
+	if len(stack) == 1 && envelope {
 		return name != "result" && name != "params" && name != "error"
 	}
 	switch name {
@@ -256,14 +437,14 @@ func Redact(msg []byte, findings []Finding) ([]byte, error) {
 	// A name given twice gives two values one path, and a finding's
 	// offsets belong to one of them: such values are replaced whole.
 	seen := map[string]int{}
-	if err := walk(msg, 1<<62, func(field []byte, _ string, _, _ int64, _ bool) {
+	if err := walk(msg, 1<<62, true, func(field []byte, _ string, _, _ int64, _ bool) {
 		if len(byField[string(field)]) > 0 {
 			seen[string(field)]++
 		}
 	}); err != nil {
 		return nil, err
 	}
-	err := walk(msg, 1<<62, func(field []byte, value string, off0, off1 int64, name bool) {
+	err := walk(msg, 1<<62, true, func(field []byte, value string, off0, off1 int64, name bool) {
 		fs := byField[string(field)]
 		if len(fs) == 0 || failed != nil {
 			return

@@ -1,6 +1,7 @@
 package resultscan
 
 import (
+	"bytes"
 	"sort"
 	"sync"
 	"unicode"
@@ -38,6 +39,9 @@ type hit struct {
 	sig        signal
 	strong     bool
 	start, end int
+	// quoted says the words that made it a hit are inside quotes or a
+	// code fence.
+	quoted bool
 }
 
 // tok is one word (or one phrase of a language written without spaces) of
@@ -92,7 +96,21 @@ type pass struct {
 	hiddenEnd  int // end of the hidden region being read, 0 if none
 	markerEnd  int // end of a role marker's reach
 	markerWeak bool
+	addrEnd    int // end of an address's reach (see judge)
+	addrHidden bool
 	zwInWords  int
+	// mentions are the offsets of words that talk about attacks
+	// (attack, injection, example): text near them quotes rather than
+	// commands.
+	mentions []int
+	// blobs are the offsets of encoded runs that decoded to text.
+	blobs []int
+	// slots are the offsets of URLs with a value for the model to fill.
+	slots []int
+
+	// startMarker is a role marker the text is read under from its start
+	// (the content of a {"role": "system"} object).
+	startMarker markerKind
 
 	wbuf  [maxWordBytes + 8]byte
 	child *pass
@@ -115,8 +133,15 @@ func (c *pass) reset(s *Scanner, text string, depth int) {
 	c.sentStart, c.sentSubstr = 0, false
 	c.clause, c.lineStart, c.quote, c.fence = true, true, false, false
 	c.negAt, c.permitAt = -1, -1
-	c.hiddenEnd, c.markerEnd, c.markerWeak = 0, 0, false
+	c.hiddenEnd, c.markerEnd, c.markerWeak, c.addrEnd = 0, 0, false, 0
 	c.zwInWords = 0
+	if c.startMarker != markerNone {
+		c.markerEnd, c.markerWeak = len(text)+1, c.startMarker == markerWeak
+	}
+	c.startMarker = markerNone
+	c.mentions = c.mentions[:0]
+	c.blobs = c.blobs[:0]
+	c.slots = c.slots[:0]
 }
 
 // run reads text once.
@@ -168,7 +193,8 @@ func (c *pass) run(s *Scanner, text string, depth int) {
 				continue
 			case clBracket:
 				i = c.markdownLink(i, false)
-				continue
+				continue // a bracket keeps the line's start: "[SYSTEM] …"
+
 			case clControl:
 				i = c.control(i)
 				continue
@@ -201,9 +227,6 @@ func (c *pass) run(s *Scanner, text string, depth int) {
 		i += sz
 	}
 	c.endSentence(n)
-	if c.zwInWords >= 3 {
-		c.hits = append(c.hits, hit{sig: sigInvisible, strong: true, start: 0, end: 0})
-	}
 }
 
 // character classes of ASCII bytes.
@@ -281,6 +304,7 @@ func (c *pass) word(i int) int {
 	ident := false
 	upperInside := false
 	latin, other := false, false
+	hyphen := false
 	zw := 0
 	for i < n {
 		b := text[i]
@@ -297,6 +321,7 @@ func (c *pass) word(i int) int {
 			case b == '_':
 				ident = true
 			case (b == '-' || b == '\'' || b == '.') && i+1 < n && i > start && isWordByte(text[i+1]):
+				hyphen = hyphen || b == '-'
 				// "e-mail", "don't", "e.g.", "id_rsa.pub" hold together
 				if b == '.' && !(wl <= 3 && i+2 < n && text[i+2] == '.') {
 					goto done
@@ -319,11 +344,22 @@ func (c *pass) word(i int) int {
 			}
 			wl++
 		case isZeroWidth(r) && i > start && i+sz < n && isWordByte(text[i+sz]):
-			zw++ // read through: the model reads the word whole
+			// Read through: the model reads the word whole. Between Latin
+			// letters it has no use in writing; elsewhere a joiner is how
+			// some scripts and emoji are written.
+			if isASCIILetter(text[i-1]) && isASCIILetter(text[i+sz]) {
+				zw++
+			}
 		case substringScript(r) || !(unicode.IsLetter(r) || unicode.IsMark(r)):
 			goto done
 		default:
-			if f, ok := lookalike(r); ok && latin {
+			if r >= 0xFF01 && r <= 0xFF5E {
+				r -= 0xFEE0 // full-width ASCII reads as ASCII
+				latin = true
+				if r >= 'A' && r <= 'Z' {
+					r += 'a' - 'A'
+				}
+			} else if f, ok := lookalike(r); ok && latin {
 				r = f
 			} else if r >= 0x400 && r <= 0x52F || r >= 0x370 && r <= 0x3FF {
 				other = true
@@ -356,7 +392,20 @@ done:
 			st := []byte(stemOf(string(w)))
 			t.roles = stems.get(fnv(st), st)
 		}
-		if len(c.s.tools) > 0 {
+		if t.roles == 0 && (ident || hyphen || bytes.IndexByte(w, '\'') >= 0) {
+			// "KI-Assistenten", "assistant_please_read": each part is a word.
+			t.roles = c.partRoles(w)
+		}
+		if t.roles&rMention != 0 && allCaps(text[start:i]) {
+			// "ES00 EJEMPLO 0000": a placeholder in a value, not a word
+			// about attacks.
+			t.roles &^= rMention
+		}
+		if start > 0 && (text[start-1] == '.' || text[start-1] == '/' || text[start-1] == '@') {
+			// A part of a host name or a path ("attacker.example"), not a word.
+			t.roles &^= rMention | rVerb | rAct
+		}
+		if c.s != nil && len(c.s.tools) > 0 {
 			asIdent := ident || upperInside || c.quote || i < n && text[i] == '('
 			if asIdent && c.s.tools[string(w)] {
 				t.fl |= fAgentTool
@@ -387,16 +436,20 @@ done:
 	if i < n && text[i] == '@' {
 		if j := c.email(i); j > i {
 			t.fl |= fDest
+			t.roles = 0 // "you@bastion.example" is an address, not the second person
 			t.end = j
 			i = j
 		}
 	}
-	if c.lineStart && c.markerAhead(i, t.roles) {
+	if (c.lineStart || c.clause && start > 0 && (text[start-1] == ' ' || text[start-1] == ']') && prevColon(text, start)) && c.markerAhead(i, t.roles) {
+		// "SYSTEM:", and in a chat export "[02:36] Rui: Sistema: …".
 		c.marker(start, true)
 	}
 	c.addTok(t)
 	return i
 }
+
+func isASCIILetter(b byte) bool { return b|0x20 >= 'a' && b|0x20 <= 'z' }
 
 func classOf(b byte) uint8 {
 	if b >= utf8.RuneSelf {
@@ -407,6 +460,69 @@ func classOf(b byte) uint8 {
 
 func isWordByte(b byte) bool {
 	return b >= utf8.RuneSelf || asciiClass[b] == clWord
+}
+
+// allCaps reports a word of three letters or more, all upper case.
+func allCaps(w string) bool {
+	n := 0
+	for _, r := range w {
+		if unicode.IsLower(r) {
+			return false
+		}
+		if unicode.IsLetter(r) {
+			n++
+		}
+	}
+	return n >= 3
+}
+
+// upperInitial reports whether s starts with an upper-case letter.
+func upperInitial(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsUpper(r)
+}
+
+// prevColon reports whether the word at i follows a colon or a closing
+// bracket, past blank space.
+func prevColon(text string, i int) bool {
+	for i > 0 && (text[i-1] == ' ' || text[i-1] == '\t') {
+		i--
+	}
+	return i > 0 && (text[i-1] == ':' || text[i-1] == ']')
+}
+
+// partRoles is the roles of the parts of a word joined by hyphens or
+// underscores.
+func (c *pass) partRoles(w []byte) role {
+	var r role
+	from := 0
+	addr, other := false, false
+	for k := 0; k <= len(w); k++ {
+		if k == len(w) || w[k] == '-' || w[k] == '_' || w[k] == '\'' {
+			if k > from {
+				p := w[from:k]
+				pr := words.get(fnv(p), p)
+				if pr == 0 && len(p) > 2*stemRunes && p[0] >= utf8.RuneSelf {
+					st := []byte(stemOf(string(p)))
+					pr = stems.get(fnv(st), st)
+				}
+				pr &^= rMention // "example-org" is a name
+				r |= pr
+				if pr&(rAddr|rMachine) != 0 {
+					addr = true
+				} else if len(p) > 2 {
+					other = true
+				}
+			}
+			from = k + 1
+		}
+	}
+	if addr && other {
+		// "assistant-pager", "llm-gateway": a name that holds the word, not
+		// the machine called by it ("KI-Assistent", "l'agent" are).
+		r &^= rAddr
+	}
+	return r
 }
 
 // refold rewrites the word text[start:end] into wbuf with every look-alike
@@ -455,11 +571,27 @@ func (c *pass) addTok(t tok) {
 	if t.roles&rNeg != 0 {
 		c.negAt = k
 	}
+	if t.roles&rMention != 0 && len(c.mentions) < 1024 && (t.fl&(fClause|fSubstr) != 0 || !upperInitial(c.text[t.start:])) {
+		// A capitalised word inside a clause is a name ("Acme Example
+		// GmbH"), not talk about attacks.
+		c.mentions = append(c.mentions, t.start)
+	}
 	if k >= maxSentenceToks {
 		return
 	}
-	if t.roles&(rAct|rTell|rOverride|rFollow|rAppend) != 0 && k > 0 && isClauseOpener(c.text[c.toks[k-1].start:c.toks[k-1].end]) {
-		t.fl |= fClause
+	if t.roles&verbs != 0 && k > 0 {
+		// "… and send", "then call", "please run", and a verb after a
+		// negation that opens its clause: "Never reveal", "Do not mention".
+		p := c.toks[k-1]
+		pw := c.text[p.start:p.end]
+		switch {
+		case isClauseOpener(pw):
+			t.fl |= fClause
+		case p.fl&fClause != 0 && (p.roles&rNeg != 0 || eqFold(pw, "do") || eqFold(pw, "always") || eqFold(pw, "now")):
+			t.fl |= fClause
+		case k > 1 && p.roles&rNeg != 0 && eqFold(c.text[c.toks[k-2].start:c.toks[k-2].end], "do") && c.toks[k-2].fl&fClause != 0:
+			t.fl |= fClause
+		}
 	}
 	c.toks = append(c.toks, t)
 }
@@ -538,17 +670,43 @@ func (c *pass) endSentence(end int) {
 	c.negAt, c.permitAt = -1, -1
 }
 
-// final is the hits that become findings: every strong hit, and a weak
-// one when another hit is near it, in order.
+// final is the hits that become findings. Near words that talk about
+// attacks (an advisory, a detector's tests, a write-up) a hit is a
+// quotation, and goes. A hit whose words are in quotes is weak. Then every
+// strong hit stays, and a weak one when a hit of another sentence is near
+// it.
 func (c *pass) final() []hit {
 	hs := c.hits
-	sort.SliceStable(hs, func(a, b int) bool { return hs[a].start < hs[b].start })
-	out := hs[:0:0]
-	for i, h := range hs {
+	sort.SliceStable(hs, func(a, b int) bool {
+		if hs[a].start != hs[b].start {
+			return hs[a].start < hs[b].start
+		}
+		return hs[a].strong && !hs[b].strong // of two hits on one span, the strong one first
+	})
+	if debugHits != nil {
+		debugHits(c, hs)
+	}
+	kept := hs[:0]
+	for _, h := range hs {
+		if h.sig != sigInvisible && h.sig != sigControl && c.mentionNear(h.start, h.end) {
+			continue
+		}
+		if h.quoted {
+			h.strong = false
+		}
+		kept = append(kept, h)
+	}
+	out := kept[:0:0]
+	for i, h := range kept {
+		if dupOf(kept[:i], h) {
+			continue // two rules, one span
+		}
 		if !h.strong {
+			// A weak hit stands next to another of a different sentence;
+			// a quoted one only next to a strong one.
 			near := false
-			for j, o := range hs {
-				if j != i && abs(o.start-h.start) <= promoteReach {
+			for j, o := range kept {
+				if j != i && abs(o.start-h.start) <= promoteReach && o.start != h.start && (!h.quoted || o.strong) && !(o.quoted && !o.strong) {
 					near = true
 					break
 				}
@@ -560,6 +718,28 @@ func (c *pass) final() []hit {
 		out = append(out, h)
 	}
 	return out
+}
+
+// dupOf reports whether an earlier hit has h's signal and start.
+func dupOf(before []hit, h hit) bool {
+	for k := len(before) - 1; k >= 0 && before[k].start == h.start; k-- {
+		if before[k].sig == h.sig {
+			return true
+		}
+	}
+	return false
+}
+
+// mentionReach is how near a word about attacks makes a hit a quotation.
+const mentionReach = 300
+
+func (c *pass) mentionNear(start, end int) bool {
+	for _, m := range c.mentions {
+		if m >= start-mentionReach && m <= end+mentionReach {
+			return true
+		}
+	}
+	return false
 }
 
 func abs(x int) int {

@@ -3,6 +3,8 @@ package resultscan
 import (
 	"sort"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // The signals a scan reports. Where one means what pkg/scan's signal of
@@ -137,6 +139,19 @@ func New(o Options) *Scanner {
 // Text scans one string found at field and adds to r what it finds,
 // within what is left of the answer's MaxBytes.
 func (s *Scanner) Text(r *Report, field, text string) {
+	s.text(r, field, text, markerNone)
+}
+
+// markerKind is a role marker a text is read under from its start.
+type markerKind int
+
+const (
+	markerNone markerKind = iota
+	markerWeak
+	markerStrong
+)
+
+func (s *Scanner) text(r *Report, field, text string, marker markerKind) {
 	left := s.maxBytes - r.Scanned
 	if left <= 0 {
 		r.Unscanned += int64(len(text))
@@ -146,9 +161,16 @@ func (s *Scanner) Text(r *Report, field, text string) {
 		r.Unscanned += int64(len(text)) - left
 		text = cutValid(text, int(left))
 	}
+	if looksJSON(text) && jsontext.Value(text).IsValid() {
+		// A tool that returns JSON as text: its strings are read one by
+		// one (and together), not the document as one sentence.
+		_ = s.scanJSON(r, []byte(text), false, field)
+		return
+	}
 	r.Scanned += int64(len(text))
 	c := getPass()
 	defer putPass(c)
+	c.startMarker = marker
 	c.run(s, text, 0)
 	for _, h := range c.final() {
 		if len(r.Findings) >= MaxFindings {
@@ -159,6 +181,20 @@ func (s *Scanner) Text(r *Report, field, text string) {
 			Excerpt: excerpt(text, h.start), Start: h.start, End: h.end,
 		})
 	}
+}
+
+// looksJSON reports a text that starts as a JSON object or array.
+func looksJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '{', '[':
+			return len(s) > 2
+		}
+		return false
+	}
+	return false
 }
 
 // cutValid cuts s to at most n bytes without splitting a rune.

@@ -43,7 +43,7 @@ func (c *pass) invisible(i int) int {
 	text := c.text
 	n := len(text)
 	j := i
-	tags, selectors, overrides := 0, 0, 0
+	tags, selectors, overrides, zeroWidth := 0, 0, 0, 0
 	for j < n {
 		r2, s2 := utf8.DecodeRuneInString(text[j:])
 		if !isInvisible(r2) {
@@ -56,13 +56,17 @@ func (c *pass) invisible(i int) int {
 			selectors++
 		case r2 == 0x202D || r2 == 0x202E:
 			overrides++
+		case isZeroWidth(r2):
+			zeroWidth++
 		}
 		j += s2
 	}
 	switch {
 	case tags > 0 && !afterFlag(text, i):
 		c.hits = append(c.hits, hit{sig: sigInvisible, strong: true, start: i, end: j})
-	case selectors >= 4, overrides > 0:
+	case selectors >= 4, overrides > 0, zeroWidth >= 16:
+		// A run of zero-width characters spells bits, as selectors and
+		// tags spell bytes: no writing needs sixteen in a row.
 		c.hits = append(c.hits, hit{sig: sigInvisible, strong: true, start: i, end: j})
 	}
 	return j
@@ -78,6 +82,9 @@ func afterFlag(text string, i int) bool {
 // lookalike folds a Cyrillic or Greek letter that looks like a Latin one,
 // inside a word that is otherwise Latin, to that letter.
 func lookalike(r rune) (rune, bool) {
+	if r >= 0xFF01 && r <= 0xFF5E {
+		return r - 0xFEE0, true // full-width ASCII
+	}
 	switch r {
 	case 'а', 'А', 'α', 'Α':
 		return 'a', true
