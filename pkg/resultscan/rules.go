@@ -451,7 +451,6 @@ func (c *pass) addressMark(i int) bool {
 	return false
 }
 
-
 func (c *pass) anyNear(k int, r role, d int) bool {
 	for j := max(0, k-d); j < len(c.toks) && j <= k+d; j++ {
 		if j != k && c.toks[j].roles&r != 0 {
