@@ -85,6 +85,9 @@ type pass struct {
 	toks       []tok
 	sentStart  int
 	sentSubstr bool
+	// sentPath says the sentence may name a path (see mayNamePath): a
+	// tilde, an underscore, a dot after a slash or a space.
+	sentPath bool
 	hits       []hit
 
 	clause     bool // the next word starts a clause
@@ -130,7 +133,7 @@ func (c *pass) reset(s *Scanner, text string, depth int) {
 	c.s, c.text, c.depth = s, text, depth
 	c.toks = c.toks[:0]
 	c.hits = c.hits[:0]
-	c.sentStart, c.sentSubstr = 0, false
+	c.sentStart, c.sentSubstr, c.sentPath = 0, false, false
 	c.clause, c.lineStart, c.quote, c.fence = true, true, false, false
 	c.negAt, c.permitAt = -1, -1
 	c.hiddenEnd, c.markerEnd, c.markerWeak, c.addrEnd = 0, 0, false, 0
@@ -156,6 +159,10 @@ func (c *pass) run(s *Scanner, text string, depth int) {
 		}
 		b := text[i]
 		if b < utf8.RuneSelf {
+			if b == '~' || b == '_' || b == '/' && (i+1 < n && (text[i+1] == '.' || text[i+1] == 'e') || i == 0 || text[i-1] == ' ' || text[i-1] == '(' || text[i-1] == '"' || text[i-1] == '`') ||
+				b == '.' && i > 0 && (text[i-1] == ' ' || i+3 < n && text[i+1:i+4] == "pem" || i >= 3 && text[i-3:i] == "254") {
+				c.sentPath = true
+			}
 			switch asciiClass[b] {
 			case clWord:
 				i = c.word(i)
@@ -320,6 +327,7 @@ func (c *pass) word(i int) int {
 				b += 'a' - 'A'
 			case b == '_':
 				ident = true
+				c.sentPath = true
 			case (b == '-' || b == '\'' || b == '.') && i+1 < n && i > start && isWordByte(text[i+1]):
 				hyphen = hyphen || b == '-'
 				// "e-mail", "don't", "e.g.", "id_rsa.pub" hold together
@@ -665,6 +673,7 @@ func (c *pass) endSentence(end int) {
 	c.toks = c.toks[:0]
 	c.sentStart = end
 	c.sentSubstr = false
+	c.sentPath = false
 	c.clause = true
 	c.quote = false
 	c.negAt, c.permitAt = -1, -1

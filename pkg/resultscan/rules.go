@@ -40,7 +40,7 @@ func (c *pass) judge(end int) {
 		all&rTell != 0 && all&(rNeg|rUser) != 0 ||
 		all&rTask != 0 && all&(rVoid|rPrior|rYou) != 0 ||
 		fl&(fAgentTool|fHidden) != 0 || inAddr || inMarker || c.slotIn(start, end) || c.depth > 0
-	if !cued && !mayNamePath(c.text[start:end]) {
+	if !cued && !c.sentPath {
 		return
 	}
 	has := func(r role) bool { return all&r != 0 }
