@@ -63,6 +63,17 @@ func (c *pass) markup(i int) int {
 		// structure of a prompt, not of a document.
 		c.endSentence(i)
 		c.marker(i, false)
+		if !closing && len(c.blocks) < 64 {
+			// A finding inside the block takes the block with it when it
+			// is redacted: the tags alone still tell the model that
+			// something important was said.
+			if e := strings.Index(strings.ToLower(text[after:min(n, after+maxHiddenSpan)]), "</"+name); e >= 0 {
+				end := after + e
+				if gt := strings.IndexByte(text[end:min(n, end+64)], '>'); gt >= 0 {
+					c.blocks = append(c.blocks, [2]int{i, end + gt + 1})
+				}
+			}
+		}
 		return after
 	case closing:
 	case name == "script" || name == "style" || name == "template" || hides(attrs):

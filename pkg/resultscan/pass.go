@@ -110,6 +110,9 @@ type pass struct {
 	blobs []int
 	// slots are the offsets of URLs with a value for the model to fill.
 	slots []int
+	// blocks are the spans of marker tags and what they enclose
+	// (<IMPORTANT>…</IMPORTANT>).
+	blocks [][2]int
 
 	// startMarker is a role marker the text is read under from its start
 	// (the content of a {"role": "system"} object).
@@ -145,6 +148,7 @@ func (c *pass) reset(s *Scanner, text string, depth int) {
 	c.mentions = c.mentions[:0]
 	c.blobs = c.blobs[:0]
 	c.slots = c.slots[:0]
+	c.blocks = c.blocks[:0]
 }
 
 // run reads text once.
@@ -722,6 +726,11 @@ func (c *pass) final() []hit {
 			}
 			if !near {
 				continue
+			}
+		}
+		for _, b := range c.blocks {
+			if h.start >= b[0] && h.start < b[1] {
+				h.start, h.end = min(h.start, b[0]), max(h.end, b[1])
 			}
 		}
 		out = append(out, h)
