@@ -88,7 +88,7 @@ type pass struct {
 	// sentPath says the sentence may name a path (see mayNamePath): a
 	// tilde, an underscore, a dot after a slash or a space.
 	sentPath bool
-	hits       []hit
+	hits     []hit
 
 	clause     bool // the next word starts a clause
 	lineStart  bool // nothing but blank space and list marks since the line began
