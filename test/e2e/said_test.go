@@ -841,6 +841,20 @@ func TestHeldResultEndToEnd(t *testing.T) {
 			}
 			expectRecord(held.ID, toolgatev1alpha1.CallRejected, "bob")
 
+			t.Log("a third is released with kubectl patch; the agent gets the result")
+			held, done = hold()
+			patch = fmt.Sprintf(`[{"op":"add","path":"/status/decisions/-","value":{"action":"Approve","fingerprint":%q,"callID":%q}}]`, held.Fingerprint, held.ID)
+			eventually(t, 30*time.Second, "bob releases the held result with kubectl patch", func() error {
+				if out, err := bob.run(t, "patch", "toolpin", pinKey.Name, "-n", "tools", "--subresource=status", "--type=json", "-p", patch); err != nil {
+					return fmt.Errorf("%w: %s", err, out)
+				}
+				return nil
+			})
+			if r := wait(done); r.err != nil || r.text != saidResult {
+				t.Fatalf("the result released by a patch: %q, %v", r.text, r.err)
+			}
+			expectRecord(held.ID, toolgatev1alpha1.CallApproved, "bob")
+
 			// The audit line of each held result says it was held.
 			g.expectFinding(t, "tools/"+server, "tools/call", gateproto.FindingHold, "model-instruction")
 		})
