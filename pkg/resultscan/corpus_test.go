@@ -208,8 +208,8 @@ func (f figures) report(t *testing.T, name string, details bool) {
 // scan stands against them. The floors below are what it reaches now: a
 // change that loses ground fails here.
 const (
-	floorCaught  = 84.0
-	ceilFlagged  = 3.0
+	floorCaught  = 87.9
+	ceilFlagged  = 2.7
 	targetCaught = 95.0
 	targetFlag   = 1.0
 )

@@ -24,6 +24,11 @@ func (c *pass) encodedRun(start int) int {
 		return start
 	}
 	text := c.text
+	// The run may have begun before the word: "0J/Qtd…" is one run.
+	orig := start
+	for start > 0 && start > orig-maxEncodedRun && isBase64Byte(text[start-1]) {
+		start--
+	}
 	n := len(text)
 	j := start
 	hexOnly, mixed := true, false
@@ -56,7 +61,7 @@ done:
 	run := text[start:j]
 	mixed = upper && lower || (upper || lower) && digit
 	if len(run) < minEncodedRun || !mixed {
-		return start
+		return orig
 	}
 	if start >= 7 && strings.Contains(text[max(0, start-40):start], "base64,") {
 		return j // a data: URI
@@ -75,7 +80,7 @@ done:
 		}
 	}
 	if err != nil || !readable(dec) {
-		return j
+		return orig // read on as words: "create_or_update_file_contents" is a name
 	}
 	if len(c.blobs) < 64 {
 		c.blobs = append(c.blobs, start)
@@ -129,4 +134,8 @@ func (c *pass) scanDecoded(text string, sig signal, start, end int) {
 		c.hits = append(c.hits, hit{sig: sig, strong: true, start: start, end: end})
 	}
 	ch.text = ""
+}
+
+func isBase64Byte(b byte) bool {
+	return b >= 'A' && b <= 'Z' || b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '+' || b == '/' || b == '-' || b == '_'
 }

@@ -107,7 +107,7 @@ func (c *pass) markup(i int) int {
 // structure: a role, the word for instructions, "important".
 func markerTag(name string, r role) bool {
 	switch name {
-	case "important", "im_start", "im_end", "sys", "inst", "tool_result", "tool_output", "function_results",
+	case "important", "im_start", "im_end", "sys", "inst", "tool_result", "tool_output", "function_results", "start_of_turn", "end_of_turn",
 		"function_result", "tool_response", "system-reminder", "system_prompt", "system-prompt", "admin", "assistant":
 		return true
 	}

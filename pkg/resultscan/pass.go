@@ -3,6 +3,7 @@ package resultscan
 import (
 	"bytes"
 	"sort"
+	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -197,6 +198,12 @@ func (c *pass) run(s *Scanner, text string, depth int) {
 				}
 				if b == '\'' {
 					break // an apostrophe more often than a quote
+				}
+				if b == '"' && !c.quote && i > 0 && (text[i-1] == ',' || text[i-1] == '\t' || text[i-1] == ';') {
+					break // a CSV field's delimiter, not a quotation
+				}
+				if b == '"' && c.roleMember(i) {
+					break
 				}
 				c.quote = !c.quote
 			case clAngle:
@@ -492,6 +499,30 @@ func allCaps(w string) bool {
 func upperInitial(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)
 	return unicode.IsUpper(r)
+}
+
+// roleMember reads a "role": "system" member at i, in JSON that is part of
+// a text: a fake turn of a conversation, whose content follows under a
+// role marker.
+func (c *pass) roleMember(i int) bool {
+	t := c.text[i:min(len(c.text), i+40)]
+	if !strings.HasPrefix(t, `"role"`) {
+		return false
+	}
+	v := strings.TrimLeft(t[6:], " \t:")
+	for _, r := range []string{`"system"`, `"developer"`} {
+		if strings.HasPrefix(v, r) {
+			c.marker(i, false)
+			return true
+		}
+	}
+	for _, r := range []string{`"assistant"`, `"user"`, `"model"`, `"tool"`} {
+		if strings.HasPrefix(v, r) {
+			c.marker(i, true)
+			return true
+		}
+	}
+	return false
 }
 
 // prevColon reports whether the word at i follows a colon or a closing
