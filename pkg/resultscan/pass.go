@@ -434,6 +434,13 @@ done:
 			t.fl |= fIdent
 		}
 		switch string(w) {
+		case "end":
+			// "=== END OF SEARCH RESULTS ===", "END OF TOOL OUTPUT": the
+			// frame of what a tool returned, written inside it.
+			if endOfFrame(text[i:min(n, i+48)]) {
+				c.endSentence(start)
+				c.marker(start, true)
+			}
 		case "http", "https":
 			if i+3 <= n && text[i:i+3] == "://" {
 				return c.url(start, false)
@@ -519,6 +526,22 @@ func (c *pass) roleMember(i int) bool {
 	for _, r := range []string{`"assistant"`, `"user"`, `"model"`, `"tool"`} {
 		if strings.HasPrefix(v, r) {
 			c.marker(i, true)
+			return true
+		}
+	}
+	return false
+}
+
+// endOfFrame reports whether the words after "end" close what a tool
+// returned: " of (the) search results", " of tool output", " of document".
+func endOfFrame(s string) bool {
+	l := strings.ToLower(s)
+	if !strings.HasPrefix(l, " of ") {
+		return false
+	}
+	l = strings.TrimPrefix(strings.TrimPrefix(l[4:], "the "), "this ")
+	for _, w := range []string{"search", "results", "result", "tool", "output", "document", "context", "data", "file", "email", "message", "page", "function", "response"} {
+		if strings.HasPrefix(l, w) {
 			return true
 		}
 	}
@@ -613,6 +636,11 @@ func (c *pass) addTok(t tok) {
 	}
 	if t.roles&rNeg != 0 {
 		c.negAt = k
+	}
+	if t.roles&rMachine != 0 && k > 0 && c.toks[k-1].roles&(rMachine|rAddr) != 0 {
+		// "automated operators", "AI summarisers", "Reviewer bot": what a
+		// machine reader is called.
+		t.roles |= rAddr
 	}
 	if t.roles&rMention != 0 && len(c.mentions) < 1024 && (t.fl&(fClause|fSubstr) != 0 || !upperInitial(c.text[t.start:])) {
 		// A capitalised word inside a clause is a name ("Acme Example
@@ -739,6 +767,15 @@ func (c *pass) final() []hit {
 			h.strong = false
 		}
 		kept = append(kept, h)
+	}
+	// Two rules that each found a weak cue in one sentence confirm each
+	// other: one finding, strong.
+	for i := 1; i < len(kept); i++ {
+		for k := i - 1; k >= 0 && kept[k].start == kept[i].start; k-- {
+			if kept[k].sig == kept[i].sig && !kept[k].strong && !kept[i].strong && !kept[k].quoted && !kept[i].quoted {
+				kept[k].strong = true
+			}
+		}
 	}
 	out := kept[:0:0]
 	for i, h := range kept {

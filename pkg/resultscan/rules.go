@@ -64,7 +64,7 @@ func (c *pass) judge(end int) {
 		c.addrHidden = fl&fHidden != 0
 	}
 	quoted := open&(rAddr|rOverride|rTell|rSecret|rConvo|rMemory) == 0 && all&(rAddr|rOverride|rTell|rSecret|rConvo|rMemory) != 0
-	if code && fl&fQuoted != 0 {
+	if code && fl&fQuoted != 0 && !addressee {
 		quoted = true
 	}
 	emit := func(sig signal, strong bool) {
@@ -117,6 +117,10 @@ func (c *pass) judge(end int) {
 	} else if has(rTask|rRules) && c.newTask() && (has(rYou|rAddr) || c.addressMark(c.toks[0].start)) {
 		// "Your new task is …", "New objective: …", "Deine neue Aufgabe:".
 		emit(sigModel, false)
+	} else if has(rRules) && has(rYou) && has(rTold) {
+		// "any rule you were given …": the reader's own instructions,
+		// spoken of in data.
+		emit(sigModel, has(rUrgent|rVoid|rPrior) || c.newTask())
 	} else if has(rVoid) && has(rPrior) && has(rUser|rTask) {
 		// "The user's original request has been cancelled."
 		emit(sigModel, false)
@@ -311,9 +315,11 @@ func (c *pass) addressee() (addressed, vocative bool) {
 			return true, false
 		}
 		// A participle naming what the machine does here: "any AI
-		// reading this", "models processing this file".
-		if k+1 < len(c.toks) && participle(c.text[c.toks[k+1].start:c.toks[k+1].end]) && c.any(rDeictic) {
-			return true, false
+		// reading this", "AI operators reading this log".
+		for j := k + 1; j < len(c.toks) && j <= k+2; j++ {
+			if participle(c.text[c.toks[j].start:c.toks[j].end]) && c.any(rDeictic) {
+				return true, false
+			}
 		}
 	}
 	return false, false
@@ -502,7 +508,13 @@ func (c *pass) newTask() bool {
 		}
 		w := strings.ToLower(c.text[c.toks[k-1].start:c.toks[k-1].end])
 		switch w {
-		case "new", "only", "real", "actual", "true", "neue", "neuen", "nueva", "nuevo", "nouvelle", "nouvel", "nouveau", "nuova", "nuovo", "nova", "novo", "новая", "новое", "новую":
+		case "of":
+			if k > 1 {
+				if p := strings.ToLower(c.text[c.toks[k-2].start:c.toks[k-2].end]); p == "change" || p == "update" {
+					return true // "CHANGE OF INSTRUCTIONS"
+				}
+			}
+		case "new", "only", "real", "actual", "true", "updated", "revised", "neue", "neuen", "nueva", "nuevo", "nouvelle", "nouvel", "nouveau", "nuova", "nuovo", "nova", "novo", "новая", "новое", "новую":
 			return true
 		}
 	}
@@ -562,7 +574,8 @@ func (c *pass) persistent() bool {
 }
 
 var persistence = []string{
-	"future session", "future conversation", "future chat", "later session", "from now on", "your system prompt", "your custom instructions", "memory", "permanently", "every later", "all later", "subsequent session",
+	"future session", "future conversation", "future chat", "later session", "from now on", "your system prompt", "your custom instructions",
+	"rest of this conversation", "rest of the conversation", "remainder of this conversation", "rest of this session", "memory", "permanently", "every later", "all later", "subsequent session",
 	"agents.md", "claude.md", ".cursorrules", "crontab", "long-term",
 	"ab sofort", "zukünftigen sitzungen", "künftigen sitzungen", "künftigen gesprächen", "gedächtnis", "memoria", "mémoire",
 	"sessions futures", "conversations futures", "désormais", "à partir de maintenant", "sesiones futuras", "conversaciones futuras",
