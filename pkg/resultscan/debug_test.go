@@ -3,11 +3,12 @@ package resultscan
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 )
 
-var roleNames = []string{"addr", "you", "override", "rules", "prior", "neg", "tell", "user", "act", "send", "read", "urgent", "secret", "convo", "tool", "auth", "memory", "mention", "please", "decode", "url", "append", "voc", "modal", "follow", "deictic", "void", "verb", "machine", "permit", "task", "told"}
+var roleNames = []string{"addr", "you", "override", "rules", "prior", "neg", "tell", "user", "act", "send", "read", "urgent", "secret", "convo", "tool", "auth", "memory", "mention", "please", "decode", "url", "append", "voc", "modal", "follow", "deictic", "void", "verb", "machine", "permit", "task", "told", "all"}
 
 func (r role) String() string {
 	var out []string
@@ -48,7 +49,11 @@ func TestDebugItems(t *testing.T) {
 			fmt.Printf("  hit %s strong=%v quoted=%v mention=%v: %q\n", signalNames[h.sig], h.strong, h.quoted, c.mentionNear(h.start, h.end), clipS(c.text[h.start:max(h.start, h.end)], 100))
 		}
 	}
-	defer func() { debugSentence, debugHits = nil, nil }()
+	debugRule = func(c *pass, start int, sig signal, strong bool) {
+		_, _, line, _ := runtime.Caller(2)
+		fmt.Printf("  rule at rules.go:%d %s strong=%v: %q\n", line, signalNames[sig], strong, clipS(c.text[start:], 80))
+	}
+	defer func() { debugSentence, debugHits, debugRule = nil, nil, nil }()
 	s := New(Options{AgentTools: agentTools})
 	for _, it := range loadCorpus(t, "testdata/dev.jsonl") {
 		if !want[it.ID] {

@@ -434,6 +434,10 @@ done:
 			t.fl |= fIdent
 		}
 		switch string(w) {
+		case "ai", "ia", "ki":
+			if !allCapsShort(text[start:i]) {
+				t.roles &^= rAddr // French "vous ai", Portuguese "ai": not AI
+			}
 		case "end":
 			// "=== END OF SEARCH RESULTS ===", "END OF TOOL OUTPUT": the
 			// frame of what a tool returned, written inside it.
@@ -486,6 +490,16 @@ func classOf(b byte) uint8 {
 
 func isWordByte(b byte) bool {
 	return b >= utf8.RuneSelf || asciiClass[b] == clWord
+}
+
+// allCapsShort reports a word written in capitals, however short: "AI".
+func allCapsShort(w string) bool {
+	for _, r := range w {
+		if unicode.IsLower(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // allCaps reports a word of three letters or more, all upper case.
