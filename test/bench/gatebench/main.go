@@ -7,6 +7,18 @@
 // It needs nothing but the repository: the servers and clients are the Go
 // SDK's, in this process; the gate is the real binary (--gate-bin), run
 // with a configuration file. Run it with `make bench-gate`.
+//
+// By default the tool the load calls echoes a five-byte text and the
+// configuration sets no action on findings. To price the scan of what
+// servers say as a pod whose agent can reach an L4 tool pays it, give the
+// tool a clean answer of a realistic size and the configuration the action
+// the operator then chooses:
+//
+//	gatebench --gate-bin bin/gate --result-bytes 4096 --result-action Redact
+//
+// --json-answers makes the called server answer with a JSON body rather
+// than an event stream: the gate reads such an answer whole, up to the
+// scan's bound, before it is judged, where an event is whole already.
 package main
 
 import (
@@ -43,6 +55,9 @@ func main() {
 	dur := flag.Duration("duration", 3*time.Second, "measuring time per target and concurrency")
 	proxyListen := flag.String("proxy-listen", "", "internal: run as the plain reverse proxy on this address")
 	proxyTarget := flag.String("proxy-target", "", "internal: the proxy's upstream")
+	resultBytes := flag.Int("result-bytes", 0, "the called tool answers with this many bytes of clean text (prose, log lines, JSON records, links) instead of echoing its argument; 0 echoes")
+	resultAction := flag.String("result-action", "", "the gate configuration's resultAction of every tool and messageAction of every server (Record, Redact, Withhold, Hold); empty sets none")
+	jsonAnswers := flag.Bool("json-answers", false, "the called server answers each request with a JSON body instead of an event stream")
 	flag.Parse()
 	if *proxyListen != "" {
 		// The plain proxy runs as a process of its own, as the gate does,
@@ -53,20 +68,80 @@ func main() {
 		rp.Transport = &http.Transport{MaxIdleConnsPerHost: 128}
 		// Sessions closing cut their streams; that is not news.
 		rp.ErrorLog = log.New(io.Discard, "", 0)
-		fmt.Fprintln(os.Stderr, http.ListenAndServe(*proxyListen, rp))
+		fullDuplex := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// The server's answer may start while the proxy's transport
+			// still reads the end of the request body (it reads past the
+			// Content-Length to check it); net/http closes an HTTP/1
+			// request body once the response begins, unless the handler
+			// is full duplex, and the transport then drops the upstream
+			// connection mid-answer. The gate reads each request whole
+			// before forwarding it, so it never meets this.
+			_ = http.NewResponseController(w).EnableFullDuplex()
+			rp.ServeHTTP(w, r)
+		})
+		fmt.Fprintln(os.Stderr, http.ListenAndServe(*proxyListen, fullDuplex))
 		os.Exit(1)
 	}
-	if err := run(*bin, *dur); err != nil {
+	action := gateproto.FindingAction(*resultAction)
+	if !action.Valid() {
+		fmt.Fprintf(os.Stderr, "gatebench: --result-action %q: want %s, %s, %s or %s\n", action, gateproto.FindingRecord, gateproto.FindingRedact, gateproto.FindingWithhold, gateproto.FindingHold)
+		os.Exit(2)
+	}
+	if *resultBytes < 0 {
+		fmt.Fprintf(os.Stderr, "gatebench: --result-bytes %d: negative\n", *resultBytes)
+		os.Exit(2)
+	}
+	o := options{bin: *bin, dur: *dur, action: action, jsonAnswers: *jsonAnswers}
+	if *resultBytes > 0 {
+		o.result = cleanText(*resultBytes)
+	}
+	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "gatebench:", err)
 		os.Exit(1)
 	}
+}
+
+// options are what one run measures.
+type options struct {
+	bin string
+	dur time.Duration
+	// result is what the called tool answers; "" echoes its argument.
+	result string
+	// action is the configuration's action on findings; "" sets none.
+	action      gateproto.FindingAction
+	jsonAnswers bool
 }
 
 type echoIn struct {
 	Text string `json:"text"`
 }
 
-func newServer(n int) *mcp.Server {
+// cleanText is ordinary tool output of size bytes: prose, log lines, a
+// JSON record, links — the same text as test/bench/scanbench's, so that
+// the per-answer cost measured there and the latency measured here are
+// of one answer.
+func cleanText(size int) string {
+	parts := []string{
+		"The quarterly report shows revenue grew by 12 percent compared with the same period last year. ",
+		"Operating costs were flat, and the team shipped three releases of the billing service.\n",
+		"2024-05-01T10:00:00Z INFO request served path=/api/v1/users status=200 duration=12ms\n",
+		"{\"id\": 4411, \"name\": \"Ada Example\", \"email\": \"ada@example.com\", \"role\": \"admin\"}\n",
+		"See https://docs.example.com/guide?section=setup&lang=en for the setup guide.\n",
+		"Please review the pull request and merge it when the checks pass. ",
+		"Customers in the northern region reported faster response times after the migration.\n",
+	}
+	var b strings.Builder
+	for b.Len() < size {
+		for _, p := range parts {
+			b.WriteString(p)
+		}
+	}
+	return b.String()[:size]
+}
+
+// newServer serves n tools; each answers with result, or echoes its text
+// when result is "".
+func newServer(n int, result string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "v1"}, nil)
 	for i := range n {
 		name := "echo"
@@ -77,17 +152,26 @@ func newServer(n int) *mcp.Server {
 			Name:        name,
 			Description: fmt.Sprintf("Tool %d of the benchmark: echoes its text back, with a description about as long as a real server's.", i),
 		}, func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
+			text := in.Text
+			if result != "" {
+				text = result
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
 		})
 	}
 	return s
 }
 
-// upstream serves one SDK server, session-based, and a stateless JSON view
-// of it for reading fingerprints.
-func upstream(s *mcp.Server) (*httptest.Server, map[string]string, error) {
+// upstream serves one SDK server, session-based (answering with JSON bodies
+// when jsonAnswers is set, else with event streams), and a stateless JSON
+// view of it for reading fingerprints.
+func upstream(s *mcp.Server, jsonAnswers bool) (*httptest.Server, map[string]string, error) {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	var opts *mcp.StreamableHTTPOptions
+	if jsonAnswers {
+		opts = &mcp.StreamableHTTPOptions{JSONResponse: true}
+	}
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, opts))
 	mux.Handle("/fp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
 	srv := httptest.NewServer(mux)
 	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/fp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
@@ -111,13 +195,14 @@ func upstream(s *mcp.Server) (*httptest.Server, map[string]string, error) {
 	return srv, fps, nil
 }
 
-func run(bin string, dur time.Duration) error {
-	echoSrv, echoFP, err := upstream(newServer(1))
+func run(o options) error {
+	bin, dur := o.bin, o.dur
+	echoSrv, echoFP, err := upstream(newServer(1, o.result), o.jsonAnswers)
 	if err != nil {
 		return err
 	}
 	defer echoSrv.Close()
-	catSrv, catFP, err := upstream(newServer(100))
+	catSrv, catFP, err := upstream(newServer(100, ""), false)
 	if err != nil {
 		return err
 	}
@@ -166,18 +251,21 @@ func run(bin string, dur time.Duration) error {
 		id, url string
 		fps     map[string]string
 	}{{"bench/echo", echoSrv.URL + "/mcp", echoFP}, {"bench/catalogue", catSrv.URL + "/mcp", catFP}} {
-		srv := gateproto.Server{ID: s.id, Ready: true, Upstream: &gateproto.Upstream{URL: s.url, Transport: "StreamableHTTP"}}
+		srv := gateproto.Server{ID: s.id, Ready: true, Upstream: &gateproto.Upstream{URL: s.url, Transport: "StreamableHTTP"}, MessageAction: o.action}
 		names := make([]string, 0, len(s.fps))
 		for n := range s.fps {
 			names = append(names, n)
 		}
 		slices.Sort(names)
 		for _, n := range names {
-			srv.Tools = append(srv.Tools, gateproto.Tool{Name: n, Decision: gateproto.DecisionExposed, Fingerprint: s.fps[n], Level: "L1", Pin: strings.ReplaceAll(n, "_", "-")})
+			srv.Tools = append(srv.Tools, gateproto.Tool{Name: n, Decision: gateproto.DecisionExposed, Fingerprint: s.fps[n], Level: "L1", Pin: strings.ReplaceAll(n, "_", "-"), ResultAction: o.action})
 		}
 		cfg.Servers = append(cfg.Servers, srv)
 	}
 	cfg.Revision = cfg.ComputeRevision()
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("the gate's configuration: %w", err)
+	}
 	dir, err := os.MkdirTemp("", "gatebench")
 	if err != nil {
 		return err
@@ -209,8 +297,23 @@ func run(bin string, dur time.Duration) error {
 	gateBase := "http://" + listen
 	time.Sleep(500 * time.Millisecond)
 	idle := rss(cmd.Process.Pid)
+	// Read after the RSS: serving the scrape allocates in the gate.
+	idleHeap := gauge("http://"+metrics+"/metrics", "go_memstats_heap_inuse_bytes")
 
 	fmt.Printf("gatebench: %s, GOMAXPROCS=%d, %v per point\n", time.Now().Format(time.RFC3339), runtimeProcs(), dur)
+	answer := "echo of the argument"
+	if o.result != "" {
+		answer = fmt.Sprintf("%d bytes of clean text", len(o.result))
+	}
+	framing := "event streams"
+	if o.jsonAnswers {
+		framing = "JSON bodies"
+	}
+	action := "none set"
+	if o.action != "" {
+		action = string(o.action)
+	}
+	fmt.Printf("tools/call answer: %s, as %s; resultAction/messageAction: %s\n", answer, framing, action)
 	targets := []struct{ name, url string }{
 		{"direct", echoSrv.URL + "/mcp"},
 		{"proxy", echoProxyURL + "/mcp"},
@@ -221,7 +324,7 @@ func run(bin string, dur time.Duration) error {
 	peak := idle
 	for _, c := range []int{1, 16, 64} {
 		for _, tg := range targets {
-			lat, err := measureCalls(tg.url, c, dur)
+			lat, err := measureCalls(tg.url, c, dur, o.result)
 			if err != nil {
 				return fmt.Errorf("%s at %d: %w", tg.name, c, err)
 			}
@@ -254,6 +357,9 @@ func run(bin string, dur time.Duration) error {
 	hwm := hwm(cmd.Process.Pid)
 	fmt.Printf("gate RSS: idle %.1f MiB, under load (sampled) %.1f MiB, peak (VmHWM) %.1f MiB (target <= 30 MiB)\n",
 		mib(idle), mib(peak), mib(hwm))
+	if idleHeap >= 0 {
+		fmt.Printf("gate heap in use, idle: %.1f MiB\n", mib(idleHeap))
+	}
 	return nil
 }
 
@@ -299,8 +405,10 @@ func connect(ctx context.Context, endpoint string) (*mcp.ClientSession, error) {
 }
 
 // measureCalls runs c clients, each with its own session, calling echo in
-// a loop for d, and returns every call's latency.
-func measureCalls(endpoint string, c int, d time.Duration) ([]time.Duration, error) {
+// a loop for d, and returns every call's latency. Every answer is checked
+// to be the one the server sent (result, or the echo when result is ""):
+// a gate that altered a clean answer would be measuring something else.
+func measureCalls(endpoint string, c int, d time.Duration, result string) ([]time.Duration, error) {
 	ctx := context.Background()
 	sessions := make([]*mcp.ClientSession, 0, c)
 	defer func() {
@@ -315,7 +423,11 @@ func measureCalls(endpoint string, c int, d time.Duration) ([]time.Duration, err
 		}
 		sessions = append(sessions, cs)
 		// Warm up: the gate's first call lists the server.
-		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "warm"}}); err != nil {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "warm"}})
+		if err != nil {
+			return nil, err
+		}
+		if err := sameAnswer(res, result, "warm"); err != nil {
 			return nil, err
 		}
 	}
@@ -339,6 +451,12 @@ func measureCalls(endpoint string, c int, d time.Duration) ([]time.Duration, err
 					return
 				}
 				lat = append(lat, time.Since(t0))
+				if err := sameAnswer(res, result, "hello"); err != nil {
+					mu.Lock()
+					bad = err
+					mu.Unlock()
+					return
+				}
 			}
 			mu.Lock()
 			all = append(all, lat...)
@@ -347,6 +465,26 @@ func measureCalls(endpoint string, c int, d time.Duration) ([]time.Duration, err
 	}
 	wg.Wait()
 	return all, bad
+}
+
+// sameAnswer checks that a call's result is the text the server sent:
+// result, or echo when result is "".
+func sameAnswer(res *mcp.CallToolResult, result, echo string) error {
+	want := result
+	if want == "" {
+		want = echo
+	}
+	if res.IsError || len(res.Content) != 1 {
+		return fmt.Errorf("call: %d content blocks (tool error: %v), want one text", len(res.Content), res.IsError)
+	}
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		return fmt.Errorf("call: content of type %T, want text", res.Content[0])
+	}
+	if tc.Text != want {
+		return fmt.Errorf("call: the answer came back altered (%d bytes, want %d): %.120q", len(tc.Text), len(want), tc.Text)
+	}
+	return nil
 }
 
 func measureLists(endpoint string, d time.Duration) ([]time.Duration, int, error) {
@@ -403,6 +541,27 @@ func status(pid int, field string) int64 {
 		}
 	}
 	return 0
+}
+
+// gauge reads one unlabelled gauge from a Prometheus text exposition, or
+// -1 when it cannot.
+func gauge(u, name string) int64 {
+	hc := &http.Client{Timeout: 5 * time.Second}
+	resp, err := hc.Get(u)
+	if err != nil {
+		return -1
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
+			var f float64
+			if _, err := fmt.Sscan(v, &f); err == nil {
+				return int64(f)
+			}
+		}
+	}
+	return -1
 }
 
 func rss(pid int) int64 { return status(pid, "VmRSS") }
