@@ -286,8 +286,10 @@ func (c *pass) checkURL(u string, image bool, start, end int) {
 	}
 	if placeholderForData(rest) {
 		// An image fetched on render, or a link the text asks the model to
-		// fill: data leaves with the request.
-		c.hits = append(c.hits, hit{sig: sigExfil, strong: image, start: start, end: end})
+		// fill: data leaves with the request. In quotes or a code fence it
+		// is an example.
+		quoted := c.quote || c.fence
+		c.hits = append(c.hits, hit{sig: sigExfil, strong: image && !quoted, start: start, end: end, quoted: quoted})
 		c.slots = append(c.slots, start)
 		return
 	}

@@ -115,6 +115,9 @@ type pass struct {
 	// (<IMPORTANT>…</IMPORTANT>).
 	blocks [][2]int
 
+	// dialogue says the text is a subtitle file: every line is what a
+	// character says.
+	dialogue bool
 	// startMarker is a role marker the text is read under from its start
 	// (the content of a {"role": "system"} object).
 	startMarker markerKind
@@ -142,6 +145,7 @@ func (c *pass) reset(s *Scanner, text string, depth int) {
 	c.negAt, c.permitAt = -1, -1
 	c.hiddenEnd, c.markerEnd, c.markerWeak, c.addrEnd = 0, 0, false, 0
 	c.zwInWords = 0
+	c.dialogue = strings.Count(text, " --> ") >= 2 && strings.Contains(text, ",0") || strings.HasPrefix(text, "WEBVTT")
 	if c.startMarker != markerNone {
 		c.markerEnd, c.markerWeak = len(text)+1, c.startMarker == markerWeak
 	}

@@ -63,7 +63,7 @@ func (c *pass) judge(end int) {
 		c.addrEnd = end + addressReach
 		c.addrHidden = fl&fHidden != 0
 	}
-	quoted := open&(rAddr|rOverride|rTell|rSecret|rConvo|rMemory) == 0 && all&(rAddr|rOverride|rTell|rSecret|rConvo|rMemory) != 0
+	quoted := open&(rAddr|rOverride|rTell|rSecret|rConvo|rMemory) == 0 && all&(rAddr|rOverride|rTell|rSecret|rConvo|rMemory) != 0 || c.dialogue
 	if code && fl&fQuoted != 0 && !addressee {
 		quoted = true
 	}
@@ -604,7 +604,7 @@ func codeLike(s string) bool {
 	if n*30 >= len(s) && n >= 3 {
 		return true
 	}
-	for _, k := range []string{"func ", "def ", "return ", "const ", "=>", "import ", "raise ", "throw ", "if (", "if !", "fmt.", "console."} {
+	for _, k := range []string{"func ", "def ", "return ", "const ", "=>", "import ", "raise ", "throw ", "if (", "if !", "fmt.", "console.", "assert ", "expect("} {
 		if strings.Contains(s, k) {
 			return true
 		}
