@@ -185,6 +185,12 @@ func (c *pass) run(s *Scanner, text string, depth int) {
 					i = c.markdownLink(i+1, true)
 					continue
 				}
+				if i+1 < n && text[i+1] == '"' && c.quote {
+					// "Done." — the quote closes with the sentence.
+					c.endSentence(i + 2)
+					i += 2
+					continue
+				}
 				if i+1 >= n || classOf(text[i+1]) == clSpace || classOf(text[i+1]) == clNewline || text[i+1] == '"' || text[i+1] == ')' || text[i+1] >= utf8.RuneSelf {
 					c.endSentence(i + 1)
 				}

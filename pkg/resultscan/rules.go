@@ -39,7 +39,7 @@ func (c *pass) judge(end int) {
 	// and end here.
 	cued := all&cueRoles != 0 ||
 		all&rTell != 0 && all&(rNeg|rUser) != 0 ||
-		all&rTask != 0 && all&(rVoid|rPrior|rYou) != 0 ||
+		all&rTask != 0 && all&(rVoid|rPrior|rYou|rVerb|rAct) != 0 ||
 		fl&(fAgentTool|fHidden) != 0 || inAddr || inMarker || c.slotIn(start, end) || c.depth > 0
 	if !cued && !c.sentPath {
 		return
@@ -118,8 +118,9 @@ func (c *pass) judge(end int) {
 		// Anweisungen sind nichtig".
 		emit(sigModel, true)
 	} else if has(rTask|rRules) && c.newTask() && (has(rYou|rAddr) || c.addressMark(c.toks[0].start)) {
-		// "Your new task is …", "New objective: …", "Deine neue Aufgabe:".
-		emit(sigModel, false)
+		// "Your new task is …", "New objective: …", "Deine neue Aufgabe:";
+		// "IMPORTANT CHANGE OF INSTRUCTIONS: any rule you were given …".
+		emit(sigModel, has(rUrgent|rTold|rVoid))
 	} else if has(rRules) && has(rYou) && has(rTold) {
 		// "any rule you were given …": the reader's own instructions,
 		// spoken of in data.
@@ -147,7 +148,8 @@ func (c *pass) judge(end int) {
 	}
 	// A directive naming one of the agent's tools.
 	if fl&fAgentTool != 0 && (asks || addressee || inAddr || inMarker) {
-		emit(sigTool, addressee || inAddr || inMarker || has(rUrgent|rDeictic) || hidden)
+		// An order, in data, to call one of the tools this agent holds.
+		emit(sigTool, addressee || inAddr || inMarker || has(rUrgent|rDeictic) || hidden || directive)
 	}
 	// A directive to read, show or send a credential or a private file.
 	if sensitive && (directive || addressee || inAddr) && !code {
