@@ -168,6 +168,7 @@ func init() {
 	// French.
 	add(rDeictic, "ce cet cette ces ici maintenant aujourd'hui")
 	add(rVoc, "pour cher chère bonjour attention note aux à")
+	add(rPlease, "veuillez svp")
 	add(rAddr, "ia assistant assistante assistants modèle agent agents")
 	add(rYou, "tu vous toi votre ton tes vos")
 	add(rOverride, "ignore ignorez ignorer oublie oubliez oublier")
@@ -190,7 +191,7 @@ func init() {
 	add(rAppend, "inclus incluez ajoute ajoutez joins")
 
 	// German.
-	add(rDeictic, "diese dieser dieses diesen hier jetzt heute sofort")
+	add(rDeictic, "diese dieser dieses diesen diesem hier jetzt heute sofort")
 	add(rVoc, "für an liebe lieber hallo hinweis achtung")
 	add(rAddr, "ki assistent assistenten assistentin sprachmodell modell agent agenten betriebsagent")
 	add(rYou, "du dich dir dein deine sie ihr ihre")
@@ -241,6 +242,7 @@ func init() {
 	add(rDeictic, "questo questa questi qui ora oggi")
 	add(rVoc, "per caro cara ciao attenzione nota")
 	add(rAddr, "ia assistente assistenti modello agente agenti")
+	add(rPlease, "prego")
 	add(rYou, "tu voi tuo tua tuoi lei")
 	add(rOverride, "ignora ignorare dimentica dimenticare trascura")
 	add(rRules, "istruzioni regole direttive indicazioni")
@@ -289,6 +291,8 @@ func init() {
 	// Chinese.
 	addSubstrings(rAddr, "人工智能 AI助手 助手 智能体 模型 大模型 代理")
 	addSubstrings(rVoc, "致 给")
+	addSubstrings(rModal, "需要 需 应该 应当")
+	addSubstrings(rAppend, "附上 附加 加上")
 	addSubstrings(rNeg, "不要 别 勿")
 	addSubstrings(rTell, "提到 提及 告诉 透露 说")
 	addSubstrings(rDecode, "解码 解密 倒过来")

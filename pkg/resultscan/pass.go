@@ -376,9 +376,7 @@ func (c *pass) word(i int) int {
 			// Read through: the model reads the word whole. Between Latin
 			// letters it has no use in writing; elsewhere a joiner is how
 			// some scripts and emoji are written.
-			if isASCIILetter(text[i-1]) && isASCIILetter(text[i+sz]) {
-				zw++
-			}
+			zw++
 		case substringScript(r) || !(unicode.IsLetter(r) || unicode.IsMark(r)):
 			goto done
 		default:
@@ -468,7 +466,10 @@ done:
 		}
 	}
 	if zw > 0 {
-		if t.roles != 0 || t.fl&fAgentTool != 0 {
+		// A zero-width character inside a cue word hides it from a reader
+		// who searches for it; one between most letters of a word spells it
+		// out of sight. A few in a long word are where it may wrap.
+		if t.roles != 0 || t.fl&fAgentTool != 0 || zw >= 2 && zw*3 >= wl {
 			c.hits = append(c.hits, hit{sig: sigInvisible, strong: true, start: start, end: i})
 		}
 		c.zwInWords += zw

@@ -92,7 +92,7 @@ func (c *pass) judge(end int) {
 	switch {
 	// A directive to the assistant: addressed in this sentence, or in one
 	// just before that this one continues.
-	case addressee && (asks || vocative), inAddr && (directive || c.sentSubstr && asks):
+	case addressee && (asks || vocative), inAddr && (directive || asks):
 		emit(sigModel, true)
 	// A directive under a role marker (SYSTEM:, <|im_start|>, </tool_result>).
 	case inMarker && (directive || has(rYou) && has(rModal|rUrgent) || c.sentSubstr && asks) && (modelObject || !c.markerWeak):
@@ -202,7 +202,7 @@ const addressReach = 400
 
 // cueRoles are the roles without which a sentence outside an address or a
 // marker asks nothing of a model.
-const cueRoles = rAddr | rOverride | rSecret | rConvo | rMemory | rDecode | rAuth | rVoid | rTold
+const cueRoles = rTask | rAddr | rOverride | rSecret | rConvo | rMemory | rDecode | rAuth | rVoid | rTold
 
 func (c *pass) first(r role) int {
 	for i, t := range c.toks {
@@ -307,7 +307,7 @@ func (c *pass) addressee() (addressed, vocative bool) {
 			switch {
 			case r&rYou != 0:
 				return true, mark // "if you are an AI", "you, the assistant"
-			case r&rVoc != 0 && c.nearClauseStart(j):
+			case r&rVoc != 0 && (c.nearClauseStart(j) || mark):
 				// "Note for the AI", "To the AI screening …", "This note is
 				// only for the assistant"; not "talking to an AI".
 				return true, mark
@@ -446,6 +446,9 @@ func (c *pass) addressMark(i int) bool {
 			return true
 		case b == ' ' || b == '\t' || b == '\'':
 			i++
+		case b >= utf8.RuneSelf && isInvisibleAt(c.text[i:]):
+			_, sz := utf8.DecodeRuneInString(c.text[i:])
+			i += sz
 		case isWordByte(b):
 			if b >= 0x80 {
 				// "：" (full-width colon), "、"
@@ -745,4 +748,10 @@ func finiteVerb(s string) bool {
 		return true
 	}
 	return false
+}
+
+// isInvisibleAt reports whether s starts with an invisible character.
+func isInvisibleAt(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return isInvisible(r)
 }
