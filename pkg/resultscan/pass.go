@@ -490,8 +490,6 @@ done:
 	return i
 }
 
-func isASCIILetter(b byte) bool { return b|0x20 >= 'a' && b|0x20 <= 'z' }
-
 func classOf(b byte) uint8 {
 	if b >= utf8.RuneSelf {
 		return clOther
