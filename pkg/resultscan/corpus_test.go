@@ -208,7 +208,7 @@ func (f figures) report(t *testing.T, name string, details bool) {
 // scan stands against them. The floors below are what it reaches now: a
 // change that loses ground fails here.
 const (
-	floorCaught  = 93.0
+	floorCaught  = 94.2
 	ceilFlagged  = 1.2
 	targetCaught = 95.0
 	targetFlag   = 1.0

@@ -194,7 +194,7 @@ func init() {
 	add(rDeictic, "diese dieser dieses diesen diesem hier jetzt heute sofort")
 	add(rVoc, "für an liebe lieber hallo hinweis achtung")
 	add(rAddr, "ki assistent assistenten assistentin sprachmodell modell agent agenten betriebsagent")
-	add(rYou, "du dich dir dein deine sie ihr ihre")
+	add(rYou, "du dich dir dein deine deinem deinen deiner deines sie ihr ihre euer eure")
 	add(rOverride, "ignoriere ignorieren ignoriert vergiss vergessen missachte")
 	add(rRules, "anweisungen anweisung instruktionen regeln richtlinien vorgaben prompt")
 	add(rPrior, "vorherigen vorherige bisherigen obigen früheren frühere früher ursprüngliche ursprünglichen")
@@ -216,7 +216,7 @@ func init() {
 	add(rAppend, "füge hänge einbetten")
 
 	// Portuguese.
-	add(rDeictic, "este esta isto aqui agora hoje")
+	add(rDeictic, "este esta isto aqui agora hoje desta deste nesta neste")
 	add(rVoc, "para caro cara olá atenção nota")
 	add(rAddr, "ia assistente assistentes modelo agente agentes")
 	add(rYou, "você voce vocês tu teu sua seu")

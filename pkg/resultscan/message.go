@@ -99,6 +99,14 @@ func (s *Scanner) scanJSON(r *Report, msg []byte, envelope bool, outer string) e
 		} else {
 			s.text(r, f, value, marker)
 		}
+		if name && len(value) <= 64 && joined.Len() < joinLimit {
+			// A member name may carry half of an order: "assistant_please_read":
+			// "/home/*/.ssh/id_rsa".
+			at := joined.Len()
+			joined.WriteString(strings.NewReplacer("_", " ", "-", " ").Replace(value))
+			segs = append(segs, segment{field: f, start: at, end: joined.Len(), lit0: off0, lit1: off1, value: len(value)})
+			joined.WriteByte('\n')
+		}
 		if !name && len(value) <= joinMax && joined.Len() < joinLimit {
 			at := joined.Len()
 			joined.WriteString(value)

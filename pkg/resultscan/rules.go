@@ -111,7 +111,7 @@ func (c *pass) judge(end int) {
 		// "Ignore all previous instructions", "Forget everything above
 		// this line", "Ignore the analysis you were asked to do". "Ignore
 		// the previous request" is also what a person writes of their own.
-		emit(sigModel, !(has(rTask) && !has(rRules|rYou|rDeictic|rTold)))
+		emit(sigModel, !(has(rTask) && !has(rRules|rYou|rDeictic|rTold) && c.firstPerson()))
 	} else if has(rVoid) && (has(rRules) && has(rYou|rPrior|rAddr) || has(rYou) && has(rTold)) || has(rRules|rTold) && has(rYou|rPrior) && c.noLongerApply() {
 		// "The guidelines you were given earlier … are no longer valid",
 		// "Whatever you were told before … is superseded", "Frühere
@@ -500,6 +500,18 @@ func (c *pass) noLongerApply() bool {
 	return false
 }
 
+// firstPerson reports a possessive of the first person: a person writing
+// of their own request ("forget my previous request").
+func (c *pass) firstPerson() bool {
+	for _, t := range c.toks {
+		switch strings.ToLower(c.text[t.start:t.end]) {
+		case "my", "ma", "mon", "mes", "mi", "mis", "meu", "minha", "mein", "meine", "meinen", "mio", "mia", "мой", "мою", "моё", "мои", "моя":
+			return true
+		}
+	}
+	return c.says("私の", "我的", "내 ")
+}
+
 // says reports whether the sentence holds one of the phrases.
 func (c *pass) says(phrases ...string) bool {
 	s := strings.ToLower(c.text[c.toks[0].start:c.toks[len(c.toks)-1].end])
@@ -549,12 +561,16 @@ func (c *pass) tellsTheUser() bool {
 // quotedCue reports whether every word of the sentence that makes it a
 // directive to a model is inside quotes.
 func (c *pass) quotedCue() bool {
+	cues := 0
 	for _, t := range c.toks {
-		if t.roles&(rAddr|rOverride|rTell|rSecret|rConvo|rMemory|verbs) != 0 && t.fl&fQuoted == 0 {
-			return false
+		if t.roles&(rAddr|rOverride|rTell|rSecret|rConvo|rMemory|verbs) != 0 {
+			if t.fl&fQuoted == 0 {
+				return false
+			}
+			cues++
 		}
 	}
-	return true
+	return cues > 0
 }
 
 // negatedTell reports a negated verb of telling: "do not tell", "without
