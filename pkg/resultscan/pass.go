@@ -209,8 +209,8 @@ func (c *pass) run(s *Scanner, text string, depth int) {
 				if b == '\'' {
 					break // an apostrophe more often than a quote
 				}
-				if b == '"' && !c.quote && i > 0 && (text[i-1] == ',' || text[i-1] == '\t' || text[i-1] == ';') {
-					break // a CSV field's delimiter, not a quotation
+				if b == '"' && !c.quote && i > 0 && (text[i-1] == ',' || text[i-1] == ';' || text[i-1] == '\t' && !indentation(text, i-1)) {
+					break // a CSV or TSV field's delimiter, not a quotation
 				}
 				if b == '"' && c.roleMember(i) {
 					break
@@ -569,6 +569,14 @@ func endOfFrame(s string) bool {
 		}
 	}
 	return false
+}
+
+// indentation reports whether the blank space ending at i opens its line.
+func indentation(text string, i int) bool {
+	for i >= 0 && (text[i] == '\t' || text[i] == ' ') {
+		i--
+	}
+	return i < 0 || text[i] == '\n'
 }
 
 // prevColon reports whether the word at i follows a colon or a closing
