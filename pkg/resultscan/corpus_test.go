@@ -203,13 +203,12 @@ func (f figures) report(t *testing.T, name string, details bool) {
 	}
 }
 
-// The targets on the development set are 95% of the attacks caught at
-// most 1% of the look-alikes flagged; docs/risk-model.md reports where the
-// scan stands against them. The floors below are what it reaches now: a
-// change that loses ground fails here.
+// The targets on the development set: at least 95% of the attacks caught
+// and at most 1% of the look-alikes flagged. The scan meets them; a change
+// that loses either fails here.
 const (
-	floorCaught  = 94.2
-	ceilFlagged  = 0.9
+	floorCaught  = 95.0
+	ceilFlagged  = 1.0
 	targetCaught = 95.0
 	targetFlag   = 1.0
 )

@@ -131,7 +131,7 @@ func init() {
 	add(rAppend, "append include embed attach insert encode concatenate add")
 	add(rVoc, "dear attention note hey hello hi to for if btw whatever any all every")
 	add(rDeictic, "this these here now today immediately tonight hereby")
-	add(rVoid, "suspended suspendues suspendidas suspensas sospese sospeso ausgesetzt приостановлены superseded supersedes invalid void cancelled canceled irrelevant lifted discarded obsolete revoked overridden draft nichtig ungültig hinfällig aufgehoben nulle nulles caduc caduques annulées annulé anulado anuladas inválidas nulas anulada annullate annullato nulle недействительны отменены отменено отменяются")
+	add(rVoid, "levées levés levée levé levantadas levantados revocate revocati suspensas suspended suspendues suspendidas suspensas sospese sospeso ausgesetzt приостановлены superseded supersedes invalid void cancelled canceled irrelevant lifted discarded obsolete revoked overridden draft nichtig ungültig hinfällig aufgehoben nulle nulles caduc caduques annulées annulé anulado anuladas inválidas nulas anulada annullate annullato nulle недействительны отменены отменено отменяются")
 	add(rTask, "request pedido petición demande richiesta anfrage запрос task tasks objective objectives goal goals mission aufgabe ziel tarea objetivo tâche objectif compito obiettivo tarefa задача цель")
 	add(rTold, "told given asked received instructed")
 	add(rMachine, "automated automatic reviewer reviewers summariser summarisers summarizer summarizers screener operator operators processor crawler crawlers scraper reader readers editors editor clients client")

@@ -369,13 +369,38 @@ func (c *pass) slotValue(q string) bool {
 		switch {
 		case other:
 			return true
-		case upper >= 4 && upper > len(v)/2 && (strings.Count(c.text, v) >= 2 || strings.Contains(v, "_") && dataWords(v)):
+		case upper >= 4 && upper > len(v)/2 && (strings.Count(c.text, v) >= 2 || strings.Contains(v, "_") && (dataWords(v) || slotName(v))):
 			// A name the text refers to again ("… replacing SUMMARY with"),
 			// or one that says what data goes in (USER_EMAIL): not an id.
 			return true
 		}
 	}
 	return false
+}
+
+// slotName reports a name of words in capitals joined by underscores,
+// two or more of three letters or more: IBAN_DES_NUTZERS, CORREO_DEL_CLIENTE.
+func slotName(v string) bool {
+	// YOUR_API_KEY, DEIN_SCHLUESSEL: a slot the reader fills with their
+	// own value, as API documentation writes it.
+	first, _, _ := strings.Cut(v, "_")
+	switch first {
+	case "YOUR", "DEIN", "DEINE", "DEINEN", "IHR", "IHRE", "TU", "TUS", "TON", "TA", "VOTRE", "VOS", "SEU", "SUA", "TUO", "TUA", "VUESTRO", "VUESTRA":
+		return false
+	}
+	long := 0
+	for _, p := range strings.Split(v, "_") {
+		letters := 0
+		for _, r := range p {
+			if unicode.IsLetter(r) {
+				letters++
+			}
+		}
+		if letters >= 3 {
+			long++
+		}
+	}
+	return long >= 2
 }
 
 // dataWords reports whether a slot names what the model knows: the

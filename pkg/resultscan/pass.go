@@ -419,6 +419,10 @@ done:
 			st := []byte(stemOf(string(w)))
 			t.roles = stems.get(fnv(st), st)
 		}
+		if t.roles == 0 && wl >= 10 && compoundAddr(w) {
+			// German compounds: "Reiseassistenten", "Betriebsagent".
+			t.roles = rAddr
+		}
 		if t.roles == 0 && (ident || hyphen || bytes.IndexByte(w, '\'') >= 0) {
 			// "KI-Assistenten", "assistant_please_read": each part is a word.
 			t.roles = c.partRoles(w)
@@ -586,6 +590,17 @@ func prevColon(text string, i int) bool {
 		i--
 	}
 	return i > 0 && (text[i-1] == ':' || text[i-1] == ']')
+}
+
+// compoundAddr reports a word that ends in a word for the machine, as
+// German compounds do.
+func compoundAddr(w []byte) bool {
+	for _, suf := range []string{"assistent", "assistenten", "assistentin", "assistentinnen", "agenten", "sprachmodell", "sprachmodelle"} {
+		if bytes.HasSuffix(w, []byte(suf)) {
+			return true
+		}
+	}
+	return false
 }
 
 // partRoles is the roles of the parts of a word joined by hyphens or

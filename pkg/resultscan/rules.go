@@ -202,7 +202,7 @@ const addressReach = 400
 
 // cueRoles are the roles without which a sentence outside an address or a
 // marker asks nothing of a model.
-const cueRoles = rTask | rAddr | rOverride | rSecret | rConvo | rMemory | rDecode | rAuth | rVoid | rTold
+const cueRoles = rRules | rTask | rAddr | rOverride | rSecret | rConvo | rMemory | rDecode | rAuth | rVoid | rTold
 
 func (c *pass) first(r role) int {
 	for i, t := range c.toks {
@@ -702,6 +702,7 @@ var sensitivePaths = []string{
 	"serviceaccount/token", "169.254.169.254", ".bash_history", ".zsh_history", "gh/hosts.yml", ".gnupg",
 	"wallet.dat", "keychain", ".pem", "credentials.json", "secrets.yaml", "secrets.yml", "/proc/self/environ",
 	".config/gcloud", "application_default_credentials", ".azure/", "login data", "cookies.sqlite",
+	".pgpass", ".my.cnf", "rclone.conf", "/etc/wireguard", "wg0.conf", ".htpasswd", "kubeconfig", "private-keys",
 }
 
 // markerAhead reports whether the word just read opens a line as a role
