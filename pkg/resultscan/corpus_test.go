@@ -231,3 +231,20 @@ func TestDevelopmentCorpus(t *testing.T) {
 		t.Logf("short of the targets: %.0f%% caught, at most %.0f%% flagged", targetCaught, targetFlag)
 	}
 }
+
+// TestBlindSet measures the scan on the set written by someone who read
+// neither the scan nor the development set (testdata/README.md). It is a
+// measurement, not a target to tune against: it asserts only that the set
+// is what it says, and logs the figures; docs/risk-model.md reports the
+// first run's.
+func TestBlindSet(t *testing.T) {
+	if _, err := os.Stat("testdata/blind.jsonl"); err != nil {
+		t.Skip("no blind set")
+	}
+	items := loadCorpus(t, "testdata/blind.jsonl")
+	f := measure(items)
+	if f.attacks.n < 100 || f.benign.n < 100 {
+		t.Fatalf("the blind set holds %d attacks and %d look-alikes", f.attacks.n, f.benign.n)
+	}
+	f.report(t, "blind set", testing.Verbose() && os.Getenv("RESULTSCAN_BLIND_DETAILS") != "")
+}
