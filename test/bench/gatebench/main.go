@@ -324,7 +324,22 @@ func run(o options) error {
 	peak := idle
 	for _, c := range []int{1, 16, 64} {
 		for _, tg := range targets {
-			lat, err := measureCalls(tg.url, c, dur, o.result)
+			// What the gate spends on the timed calls: its CPU time and
+			// its collections, read when the calls start and stop.
+			var cpu0, cpu1 time.Duration
+			var gc0, gc1 int64
+			window := func(start bool) {
+				if tg.name != "gate" {
+					return
+				}
+				cpu, gcs := cpuTime(cmd.Process.Pid), gauge("http://"+metrics+"/metrics", "go_gc_duration_seconds_count")
+				if start {
+					cpu0, gc0 = cpu, gcs
+				} else {
+					cpu1, gc1 = cpu, gcs
+				}
+			}
+			lat, err := measureCalls(tg.url, c, dur, o.result, window)
 			if err != nil {
 				return fmt.Errorf("%s at %d: %w", tg.name, c, err)
 			}
@@ -336,6 +351,10 @@ func run(o options) error {
 				peak = max(peak, rss(cmd.Process.Pid))
 			}
 			fmt.Printf("tools/call %-6s c=%-2d n=%-6d p50=%-9v p99=%v\n", tg.name, c, len(lat), pct(lat, 50), pct(lat, 99))
+			if tg.name == "gate" && len(lat) > 0 && gc0 >= 0 && gc1 >= 0 {
+				fmt.Printf("tools/call gate   c=%-2d CPU %v per call, %.1f collections per 1000 calls\n",
+					c, ((cpu1 - cpu0) / time.Duration(len(lat))).Round(time.Microsecond), float64(gc1-gc0)*1000/float64(len(lat)))
+			}
 		}
 		d, p, g := results["direct"][c], results["proxy"][c], results["gate"][c]
 		fmt.Printf("tools/call added over direct c=%-2d: proxy p50 +%v p99 +%v | gate p50 +%v p99 +%v | gate/proxy added p50 %.2fx p99 %.2fx (target <= 1.5x)\n",
@@ -408,7 +427,9 @@ func connect(ctx context.Context, endpoint string) (*mcp.ClientSession, error) {
 // a loop for d, and returns every call's latency. Every answer is checked
 // to be the one the server sent (result, or the echo when result is ""):
 // a gate that altered a clean answer would be measuring something else.
-func measureCalls(endpoint string, c int, d time.Duration, result string) ([]time.Duration, error) {
+// window is called with true as the timed calls start, after the
+// sessions are set up, and with false when the last has returned.
+func measureCalls(endpoint string, c int, d time.Duration, result string, window func(start bool)) ([]time.Duration, error) {
 	ctx := context.Background()
 	sessions := make([]*mcp.ClientSession, 0, c)
 	defer func() {
@@ -437,6 +458,7 @@ func measureCalls(endpoint string, c int, d time.Duration, result string) ([]tim
 		wg  sync.WaitGroup
 		bad error
 	)
+	window(true)
 	stop := time.Now().Add(d)
 	for _, cs := range sessions {
 		wg.Go(func() {
@@ -464,6 +486,7 @@ func measureCalls(endpoint string, c int, d time.Duration, result string) ([]tim
 		})
 	}
 	wg.Wait()
+	window(false)
 	return all, bad
 }
 
@@ -562,6 +585,32 @@ func gauge(u, name string) int64 {
 		}
 	}
 	return -1
+}
+
+// cpuTime is the user and system CPU time a process has used, from
+// /proc/<pid>/stat; 0 when it cannot be read.
+func cpuTime(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name, in parentheses, may hold spaces: the fields
+	// counted are those after it (state is field 3; utime and stime are
+	// fields 14 and 15).
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	var utime, stime int64
+	_, _ = fmt.Sscan(f[11], &utime)
+	_, _ = fmt.Sscan(f[12], &stime)
+	// Linux reports both in clock ticks of USER_HZ, 100 on every
+	// architecture Go supports.
+	return time.Duration(utime+stime) * (time.Second / 100)
 }
 
 func rss(pid int) int64 { return status(pid, "VmRSS") }
