@@ -24,7 +24,16 @@
 //   - server side: a hostile upstream writes the generated members into its
 //     initialize, server/discover and tools/list answers; the tools each
 //     real client library parsed are exactly pinned definitions the gate
-//     exposes, and the instructions it parsed are the reviewed ones or none.
+//     exposes, and the instructions it parsed are the reviewed ones or none;
+//   - what servers say: a hostile upstream answers tool calls with an
+//     injection the scan flags on its own — spelled plainly, with \u
+//     escapes, split by a zero-width space or in full-width letters — in a
+//     text or resource item, structured content, a member name, a second
+//     text or content member spelled by the grammar, the error, a bare
+//     result, a log line or a sampling request; under Redact and under
+//     Withhold, no library parsed the payload's words anywhere, an answer
+//     the gate must refuse reached it as an error, and the gate wrote its
+//     toolgate.finding audit line.
 //
 // The package owns no production code, only its tests and the TypeScript
 // peers under testdata/node. It does not test the gate's decisions on

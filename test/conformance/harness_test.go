@@ -126,7 +126,11 @@ func freeAddr(t *testing.T) string {
 // gateProcess is the gate binary running as a process with a
 // configuration file.
 type gateProcess struct {
-	listen, metrics, log string
+	listen, metrics string
+	// log holds what the gate wrote to standard error, stdout what it
+	// wrote to standard output: its audit lines. Both are files the gate
+	// writes itself, so that a line is there once the write returned.
+	log, stdout string
 }
 
 // startGate writes cfg and runs the gate on it until the test ends; it
@@ -154,15 +158,19 @@ func startGateUnder(t *testing.T, cfg *gateproto.Config, wrapper ...string) *gat
 	if err := os.WriteFile(file, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	g := &gateProcess{listen: freeAddr(t), metrics: freeAddr(t), log: filepath.Join(dir, "gate.log")}
+	g := &gateProcess{listen: freeAddr(t), metrics: freeAddr(t), log: filepath.Join(dir, "gate.log"), stdout: filepath.Join(dir, "gate.stdout")}
 	log, err := os.Create(g.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := os.Create(g.stdout)
 	if err != nil {
 		t.Fatal(err)
 	}
 	argv := append(wrapper, gateBinary(t), "--listen", g.listen, "--metrics-addr", g.metrics, "--config-file", file,
 		"--log-level", "debug", "--upstream-timeout", "30s")
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdout, cmd.Stderr = log, log
+	cmd.Stdout, cmd.Stderr = stdout, log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -172,9 +180,13 @@ func startGateUnder(t *testing.T, cfg *gateproto.Config, wrapper ...string) *gat
 		_ = cmd.Process.Kill()
 		<-exited
 		log.Close()
+		stdout.Close()
 		if t.Failed() {
 			if b, err := os.ReadFile(g.log); err == nil {
 				t.Logf("gate log (last 8 KiB):\n%s", tail(b, 8<<10))
+			}
+			if b, err := os.ReadFile(g.stdout); err == nil {
+				t.Logf("gate audit lines (last 8 KiB):\n%s", tail(b, 8<<10))
 			}
 		}
 	})
@@ -183,7 +195,8 @@ func startGateUnder(t *testing.T, cfg *gateproto.Config, wrapper ...string) *gat
 		select {
 		case <-exited:
 			b, _ := os.ReadFile(g.log)
-			t.Fatalf("the gate exited:\n%s", b)
+			out, _ := os.ReadFile(g.stdout)
+			t.Fatalf("the gate exited:\n%s%s", out, b)
 		default:
 		}
 		if rev := g.ready(); rev == cfg.Revision {
@@ -497,7 +510,7 @@ func nodePeers(t *testing.T) string {
 			unavailable("npm ci of testdata/node: %v\n%s", err, out)
 		}
 	}
-	for _, name := range []string{"server.mjs", "client.mjs"} {
+	for _, name := range []string{"server.mjs", "client.mjs", "said.mjs"} {
 		b, err := os.ReadFile(filepath.Join(src, name))
 		if err != nil {
 			t.Fatal(err)

@@ -14,8 +14,9 @@ func pending(t *testing.T) {
 }
 
 // The kinds of hostile message the gate does not pass yet with every peer
-// (none today). A kind starts here when it is written, and moves to
-// agentKinds or serverKinds once it passes.
+// (none today; those of what servers say are pendingSaidKinds). A kind
+// starts here when it is written, and moves to agentKinds or serverKinds
+// once it passes.
 var (
 	pendingAgentKinds  []string
 	pendingServerKinds []string
