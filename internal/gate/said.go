@@ -91,7 +91,7 @@ func (g *Gate) judgeSaid(x *exchange, m said, msg []byte) ([]byte, saidOutcome) 
 		r.Findings = append(r.Findings, resultscan.Finding{Signal: signalUnreadable})
 	}
 	action, scope := g.findingAction(ss, m)
-	carriesRequest := m.request || len(r.Findings) > 0 && inputRequested(r.Findings) || bytes.Contains(msg, []byte(`"inputRequests"`))
+	carriesRequest := m.request || r.InputRequests
 	refuseRequest := carriesRequest && action != gateproto.FindingRecord && (len(r.Findings) > 0 || ss.watch.tainted.Load())
 	if r.Clean() && !refuseRequest {
 		return msg, saidPass
@@ -148,18 +148,6 @@ const (
 	// signalUnreadable stands for a message the scan could not walk.
 	signalUnreadable = "unreadable"
 )
-
-// inputRequested reports whether a finding lies in the requests a result
-// of the stateless revision carries for the client to fulfil (its
-// inputRequests: sampling, elicitation).
-func inputRequested(fs []resultscan.Finding) bool {
-	for _, f := range fs {
-		if strings.HasPrefix(f.Field, "result.inputRequests") {
-			return true
-		}
-	}
-	return false
-}
 
 type actionScope int
 
@@ -226,21 +214,20 @@ func (g *Gate) withheldSaid(m said, fs []resultscan.Finding, refused bool) ([]by
 	return rpcmsg.ErrorResponse(m.id, rpcmsg.CodeGate, text), saidPass
 }
 
-// describeFindings names the signals and where they were, for the agent.
+// describeFindings names the signals found, for the agent. Not where:
+// a field's path holds the server's own member names, which may be the
+// payload itself; the audit line and the pin have the paths.
 func describeFindings(fs []resultscan.Finding) string {
-	var parts []string
 	seen := map[string]bool{}
+	var sigs []string
 	for _, f := range fs {
-		k := f.Signal + " in " + f.Field
-		if f.Field == "" {
-			k = f.Signal
-		}
-		if !seen[k] && len(parts) < 4 {
-			seen[k] = true
-			parts = append(parts, k)
+		if !seen[f.Signal] {
+			seen[f.Signal] = true
+			sigs = append(sigs, f.Signal)
 		}
 	}
-	return clip.String(strings.Join(parts, "; "), 512)
+	sort.Strings(sigs)
+	return "flagged as " + strings.Join(sigs, ", ")
 }
 
 // holdResult puts a flagged result before a person through the pending

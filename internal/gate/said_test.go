@@ -247,4 +247,3 @@ func (a *auditSink) findEvent(msg, tool string) map[string]any {
 	}
 	return nil
 }
-

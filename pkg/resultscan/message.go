@@ -9,11 +9,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/toolgate/toolgate/pkg/namefold"
 )
 
 // A JSON-RPC message from a server carries what it says in "result" (the
@@ -31,6 +31,10 @@ import (
 func (s *Scanner) Message(r *Report, msg []byte) error {
 	return s.scanJSON(r, msg, true, "")
 }
+
+// inputRequestsKey is the folded name of the stateless revision's
+// inputRequests member.
+var inputRequestsKey = namefold.Key("inputRequests")
 
 // Strings shorter than joinMax are also read together, in order, one to
 // a line, so that an order split across the fields of a record ("title":
@@ -60,11 +64,6 @@ func (s *Scanner) scanJSON(r *Report, msg []byte, envelope bool, outer string) e
 	// fake turn of a conversation: its content is read under a role
 	// marker, as "<|im_start|>system" would be.
 	roleParent, role := "", ""
-	// An object one of whose member names talks about attacks ("example",
-	// "payload", "пример") holds a quotation: a vulnerability record, a
-	// test fixture.
-	first := len(r.Findings)
-	var quoting map[string]bool
 	err := walk(msg, s.maxBytes-r.Scanned, envelope, func(field []byte, value string, off0, off1 int64, name bool) {
 		if value == "" && off1-off0 > 2 {
 			// Past the bound: walk did not decode it.
@@ -73,13 +72,9 @@ func (s *Scanner) scanJSON(r *Report, msg []byte, envelope bool, outer string) e
 		}
 		f := string(field)
 		parent, member := splitPath(f)
-		if name {
-			parent, _ = splitPath(strings.TrimSuffix(f, "(name)"))
-			if talksOfAttacks(value) {
-				if quoting == nil {
-					quoting = map[string]bool{}
-				}
-				quoting[parent] = true
+		if name && envelope && namefold.Key(value) == inputRequestsKey {
+			if p, _ := splitPath(strings.TrimSuffix(f, "(name)")); p == "result" {
+				r.InputRequests = true
 			}
 		}
 		marker := markerNone
@@ -117,52 +112,7 @@ func (s *Scanner) scanJSON(r *Report, msg []byte, envelope bool, outer string) e
 	if len(segs) >= 2 {
 		s.scanJoined(r, joined.String(), segs, outer)
 	}
-	if quoting != nil {
-		kept := r.Findings[:first]
-		for _, f := range r.Findings[first:] {
-			path := f.Field
-			if outer != "" {
-				path, _, _ = strings.Cut(f.Excerpt, ": ")
-			}
-			if p, _ := splitPath(path); !quoting[p] {
-				kept = append(kept, f)
-			}
-		}
-		r.Findings = kept
-	}
 	return err
-}
-
-// talksOfAttacks reports whether a short text (a member name) holds a
-// word about attacks.
-func talksOfAttacks(s string) bool {
-	if len(s) > 64 {
-		return false
-	}
-	var buf [64]byte
-	w := buf[:0]
-	flush := func() bool {
-		if len(w) == 0 {
-			return false
-		}
-		r := words.get(fnv(w), w)
-		if r == 0 && len(w) > 2*stemRunes && w[0] >= utf8.RuneSelf {
-			st := []byte(stemOf(string(w)))
-			r = stems.get(fnv(st), st)
-		}
-		w = w[:0]
-		return r&rMention != 0
-	}
-	for _, r := range s {
-		if unicode.IsLetter(r) {
-			w = utf8.AppendRune(w, unicode.ToLower(r))
-			continue
-		}
-		if flush() {
-			return true
-		}
-	}
-	return flush()
 }
 
 // scanInner scans one string of a JSON text held in the string at outer.
@@ -201,8 +151,20 @@ func (s *Scanner) scanJoined(r *Report, text string, segs []segment, outer strin
 	defer putPass(c)
 	c.run(s, text, 0)
 	for _, h := range c.final() {
+		// A sentence of the joined text may run on into the names after
+		// it; it is reported on the values it spans, and on a name only
+		// when it lies in names alone.
+		values := false
+		for _, sg := range segs {
+			if sg.end > h.start && sg.start < h.end && !strings.HasSuffix(sg.field, "(name)") {
+				values = true
+			}
+		}
 		for _, sg := range segs {
 			if sg.end <= h.start || sg.start >= h.end || len(r.Findings) >= MaxFindings {
+				continue
+			}
+			if values && strings.HasSuffix(sg.field, "(name)") {
 				continue
 			}
 			f := Finding{Signal: signalNames[h.sig], Field: sg.field, Excerpt: excerpt(text, h.start), Start: 0, End: sg.value}
@@ -407,22 +369,57 @@ func appendName(path []byte, name string) []byte {
 }
 
 // skipMember says which members are not what the server says to the
-// model: the message's envelope, _meta, and binary content.
+// model: the message's envelope, and where MCP defines them, _meta and the
+// base64 of binary content (an image's or audio's data, a resource's
+// blob). The same names elsewhere — in structured content, in a log's
+// data — are the server's own JSON, and are read.
 func skipMember(stack []frame, path []byte, name string, envelope bool) bool {
-	if len(stack) == 1 && envelope {
+	if !envelope {
+		return false
+	}
+	if len(stack) == 1 {
 		return name != "result" && name != "params" && name != "error"
 	}
 	switch name {
-	case "_meta":
-		return true
-	case "blob":
-		return true
-	case "data":
-		// An image's or audio's base64; a log notification's data, by
-		// contrast, is text and is read.
-		return bytes.Contains(path, []byte("content"))
+	case "_meta", "data", "blob":
+		return definedPosition(string(path[:len(path)-len(name)]), name)
 	}
 	return false
+}
+
+// definedPosition reports whether the member name under parent (a path
+// ending in ".") is where MCP puts it: _meta of a result, of params or of
+// a content item; data of an image or audio item; blob of a resource.
+func definedPosition(parent, name string) bool {
+	rest, ok := strings.CutPrefix(parent, "result.")
+	if !ok {
+		rest, ok = strings.CutPrefix(parent, "params.")
+	}
+	if !ok {
+		return false
+	}
+	rest = strings.TrimSuffix(rest, ".")
+	if rest == "" {
+		return name == "_meta"
+	}
+	// The structural steps MCP defines down to a content item.
+	for rest != "" {
+		step := rest
+		if k := strings.IndexByte(rest, '.'); k >= 0 {
+			step, rest = rest[:k], rest[k+1:]
+		} else {
+			rest = ""
+		}
+		if i := strings.IndexByte(step, '['); i >= 0 {
+			step = step[:i]
+		}
+		switch step {
+		case "content", "contents", "messages", "resource":
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // Redact returns msg with every flagged span replaced by a marker the

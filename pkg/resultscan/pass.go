@@ -432,7 +432,8 @@ done:
 			// about attacks.
 			t.roles &^= rMention
 		}
-		if start > 0 && (text[start-1] == '.' || text[start-1] == '/' || text[start-1] == '@') {
+		if start > 0 && (text[start-1] == '.' || text[start-1] == '/' || text[start-1] == '@') ||
+			start >= 3 && (text[start-3:start] == "．" || text[start-3:start] == "／" || text[start-3:start] == "＠") {
 			// A part of a host name or a path ("attacker.example"), not a word.
 			t.roles &^= rMention | rVerb | rAct
 		}

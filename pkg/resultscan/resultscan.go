@@ -68,6 +68,11 @@ type Report struct {
 	// Unscanned is the bytes of text past Options.MaxBytes, not examined:
 	// they are not known to be clean.
 	Unscanned int64 `json:"unscanned,omitempty"`
+	// InputRequests says the message is a result that carries requests
+	// for the client to fulfil (the stateless revision's inputRequests:
+	// sampling, elicitation), under any spelling of the member a
+	// case-insensitive decoder reads as that name.
+	InputRequests bool `json:"inputRequests,omitempty"`
 }
 
 // Clean reports whether the scan found nothing and examined everything.
