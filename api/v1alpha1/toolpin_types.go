@@ -262,7 +262,7 @@ type CallRecord struct {
 	// +optional
 	Kind CallKind `json:"kind,omitempty"`
 
-	// resultDigest, for a Result, is the SHA-256 of the result held.
+	// resultDigest is, for a Result, the SHA-256 of the result held.
 	// +optional
 	ResultDigest Fingerprint `json:"resultDigest,omitempty"`
 
@@ -447,13 +447,13 @@ type PendingCall struct {
 	// +optional
 	Kind CallKind `json:"kind,omitempty"`
 
-	// resultDigest, for a Result, is "sha256:" and the hex SHA-256 of the
+	// resultDigest is, for a Result, "sha256:" and the hex SHA-256 of the
 	// result's bytes as the server sent them: a release is for exactly
 	// this result.
 	// +optional
 	ResultDigest Fingerprint `json:"resultDigest,omitempty"`
 
-	// findings, for a Result, are what the scan found in it: the signal,
+	// findings are, for a Result, what the scan found in it: the signal,
 	// where, and an escaped excerpt.
 	// +optional
 	// +listType=atomic
