@@ -51,6 +51,7 @@ func run() error {
 	flag.Int64Var(&limits.MaxListBytes, "max-list-bytes", d.MaxListBytes, "largest tools/list response from a server")
 	flag.IntVar(&limits.MaxEventBytes, "max-event-bytes", d.MaxEventBytes, "largest server-sent event, and largest JSON answer the scan of what servers say reads whole")
 	flag.Int64Var(&limits.MaxScanBytes, "max-scan-bytes", d.MaxScanBytes, "text of one server answer or message the scan examines; past it the answer is unscanned, withheld under a setting that acts on findings")
+	flag.Int64Var(&limits.ScanBufferBudget, "scan-buffer-budget-bytes", d.ScanBufferBudget, "memory every JSON answer read whole for the scan shares past its first 64 KiB; an answer that finds it spent is treated as one past --max-scan-bytes")
 	flag.IntVar(&limits.MaxInFlight, "max-in-flight", d.MaxInFlight, "most requests open at once, streams included")
 	flag.IntVar(&limits.MaxSessions, "max-sessions", d.MaxSessions, "most MCP sessions tracked")
 	flag.DurationVar(&limits.ResponseHeaderTimeout, "upstream-timeout", d.ResponseHeaderTimeout, "wait for a server's response headers, when its configuration sets none")

@@ -71,6 +71,11 @@ type Limits struct {
 	// not known to be clean, and a setting that acts on findings treats
 	// it as one.
 	MaxScanBytes int64
+	// ScanBufferBudget bounds the memory every JSON answer read whole for
+	// the scan holds at once, past each one's first 64 KiB; an answer that
+	// finds it spent is treated as one past MaxScanBytes. Zero means
+	// 8 MiB.
+	ScanBufferBudget int64
 }
 
 // DefaultLimits are the bounds when Options leaves them zero.
@@ -87,6 +92,7 @@ var DefaultLimits = Limits{
 	SessionIdleTimeout:    30 * time.Minute,
 	ApprovalKeepAlive:     10 * time.Second,
 	MaxScanBytes:          resultscan.DefaultMaxBytes,
+	ScanBufferBudget:      8 << 20,
 }
 
 // Options configure a Gate.
@@ -116,6 +122,9 @@ type Gate struct {
 	inflight chan struct{}
 	// decode is the memory every tools/list decoded at once shares.
 	decode *membudget.Budget
+	// scanBuffers is the memory every JSON answer read whole for the scan
+	// shares.
+	scanBuffers *membudget.Budget
 	// args holds each approved definition's inputSchema compiled once,
 	// by fingerprint, that every call's arguments are checked against.
 	args *argcheck.Checker
@@ -187,19 +196,21 @@ func New(o Options) *Gate {
 	l.SessionIdleTimeout = orDefault(l.SessionIdleTimeout, d.SessionIdleTimeout)
 	l.ApprovalKeepAlive = orDefault(l.ApprovalKeepAlive, d.ApprovalKeepAlive)
 	l.MaxScanBytes = orDefault(l.MaxScanBytes, d.MaxScanBytes)
+	l.ScanBufferBudget = orDefault(l.ScanBufferBudget, d.ScanBufferBudget)
 	g := &Gate{
-		log:      o.Logger,
-		audit:    o.Audit,
-		approver: o.Approver,
-		metrics:  o.Metrics,
-		limits:   l,
-		inflight: make(chan struct{}, l.MaxInFlight),
-		decode:   membudget.New(l.ListDecodeBudget),
-		args:     argcheck.NewChecker(0),
-		watches:  map[string]*watch{},
-		clients:  map[clientKey]*http.Client{},
-		held:     heldCalls{byKey: map[string]context.CancelFunc{}},
-		reports:  make(chan struct{}, maxReportsInFlight),
+		log:         o.Logger,
+		audit:       o.Audit,
+		approver:    o.Approver,
+		metrics:     o.Metrics,
+		limits:      l,
+		inflight:    make(chan struct{}, l.MaxInFlight),
+		decode:      membudget.New(l.ListDecodeBudget),
+		scanBuffers: membudget.New(l.ScanBufferBudget),
+		args:        argcheck.NewChecker(0),
+		watches:     map[string]*watch{},
+		clients:     map[clientKey]*http.Client{},
+		held:        heldCalls{byKey: map[string]context.CancelFunc{}},
+		reports:     make(chan struct{}, maxReportsInFlight),
 	}
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)

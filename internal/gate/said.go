@@ -405,12 +405,13 @@ func (g *Gate) serveSaidJSON(x *exchange, resp *http.Response, body io.Reader) {
 	// The literal of a string is longer than its text by its escapes; a
 	// sixteenth more keeps an answer of MaxScanBytes of text within it.
 	bound := g.limits.MaxScanBytes + g.limits.MaxScanBytes/16 + 4096
-	data, err := io.ReadAll(io.LimitReader(body, bound+1))
+	data, whole, charged, err := g.readForScan(body, bound)
+	defer g.scanBuffers.Give(charged)
 	switch {
 	case err != nil:
 		g.upstreamFailed(x, err)
 		return
-	case int64(len(data)) > bound:
+	case !whole:
 		g.relayUnscannable(x, resp, m, body, data)
 		return
 	}
@@ -428,8 +429,46 @@ func (g *Gate) serveSaidJSON(x *exchange, resp *http.Response, body io.Reader) {
 	_, _ = x.w.Write(out)
 }
 
-// relayUnscannable handles a JSON answer larger than the scan's bound, of
-// which prefix was read.
+// freeScanBytes is what an answer read for the scan may hold without
+// charging the budget all such answers share: most answers are smaller.
+const freeScanBytes = 64 << 10
+
+// readForScan reads an answer whole, up to bound bytes. Past its first
+// freeScanBytes every byte held is charged to the budget of every answer
+// being read for the scan (Limits.ScanBufferBudget), so that many large
+// answers at once cannot hold the gate's memory: an answer that finds the
+// budget spent is, like one past the bound, not read whole (whole is
+// false, and data is what was read). charged is what to give back.
+func (g *Gate) readForScan(body io.Reader, bound int64) (data []byte, whole bool, charged int64, err error) {
+	buf := make([]byte, 0, 8<<10)
+	for {
+		if int64(len(buf)) > bound {
+			return buf, false, charged, nil
+		}
+		if len(buf) == cap(buf) {
+			grow := int64(cap(buf))
+			if int64(cap(buf))+grow > freeScanBytes {
+				if !g.scanBuffers.Take(grow) {
+					g.limitHit("scan-buffer-budget", "answers read for the scan hold the whole budget", "max", g.limits.ScanBufferBudget)
+					return buf, false, charged, nil
+				}
+				charged += grow
+			}
+			buf = append(buf, make([]byte, grow)...)[:len(buf)]
+		}
+		n, rerr := body.Read(buf[len(buf):min(cap(buf), int(bound)+1)])
+		buf = buf[:len(buf)+n]
+		if errors.Is(rerr, io.EOF) {
+			return buf, int64(len(buf)) <= bound, charged, nil
+		}
+		if rerr != nil {
+			return buf, false, charged, rerr
+		}
+	}
+}
+
+// relayUnscannable handles a JSON answer larger than the scan's bound (or
+// than the budget let it read), of which prefix was read.
 func (g *Gate) relayUnscannable(x *exchange, resp *http.Response, m said, body io.Reader, prefix []byte) {
 	st := g.state.Load()
 	if st == nil {

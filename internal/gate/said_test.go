@@ -2,7 +2,10 @@ package gate
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -246,4 +249,54 @@ func (a *auditSink) findEvent(msg, tool string) map[string]any {
 		}
 	}
 	return nil
+}
+
+// TestAnswersReadForTheScanShareABudget: a JSON answer larger than what
+// the budget of answers read whole has left is treated as one past the
+// scan's bound — it streams, unscanned, under Record and is withheld
+// under a setting that acts — and the budget is given back after each
+// answer, so the next one is read whole again.
+func TestAnswersReadForTheScanShareABudget(t *testing.T) {
+	big := strings.Repeat("The quarterly report shows steady growth. ", 5000) // ~210 KB
+	u := hostileCallServer(t, func(w http.ResponseWriter, id json.RawMessage) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, listAnswer(id, cleanEcho))
+	}, func(w http.ResponseWriter, id json.RawMessage) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(id)+`,"result":{"content":[{"type":"text","text":"`+big+`"}]}}`)
+	})
+	for _, tc := range []struct {
+		action   gateproto.FindingAction
+		withheld bool
+	}{{gateproto.FindingRecord, false}, {gateproto.FindingWithhold, true}} {
+		t.Run(string(tc.action), func(t *testing.T) {
+			g := startGate(t, Options{Limits: Limits{ScanBufferBudget: 96 << 10}})
+			cfg := hostileConfig(t, u)
+			for i := range cfg.Servers[0].Tools {
+				cfg.Servers[0].Tools[i].ResultAction = tc.action
+			}
+			cfg.Revision = cfg.ComputeRevision()
+			if err := g.Apply(cfg); err != nil {
+				t.Fatal(err)
+			}
+			for range 2 { // the budget is given back: the second answer fares as the first
+				resp := rawCall(t, g.srv.Client(), g.url())
+				body, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				withheld := strings.Contains(string(body), "toolgate: the server's answer is longer than")
+				if withheld != tc.withheld || !withheld && !strings.Contains(string(body), big[:1000]) {
+					t.Fatalf("%s: status %d, withheld %v, body %.200s", tc.action, resp.StatusCode, withheld, body)
+				}
+			}
+			if n := testutil.ToFloat64(g.Metrics().LimitsHit.WithLabelValues("scan-buffer-budget")); n != 2 {
+				t.Fatalf("the budget was hit %v times, want 2", n)
+			}
+			if used := g.scanBuffers.Used(); used != 0 {
+				t.Fatalf("%d bytes of the budget were not given back", used)
+			}
+		})
+	}
 }
