@@ -405,7 +405,7 @@ func (g *Gate) serveSaidJSON(x *exchange, resp *http.Response, body io.Reader) {
 	// The literal of a string is longer than its text by its escapes; a
 	// sixteenth more keeps an answer of MaxScanBytes of text within it.
 	bound := g.limits.MaxScanBytes + g.limits.MaxScanBytes/16 + 4096
-	data, whole, charged, err := g.readForScan(body, bound)
+	data, whole, charged, err := g.readForScan(x.r.Context(), body, bound)
 	defer g.scanBuffers.Give(charged)
 	switch {
 	case err != nil:
@@ -436,10 +436,11 @@ const freeScanBytes = 64 << 10
 // readForScan reads an answer whole, up to bound bytes. Past its first
 // freeScanBytes every byte held is charged to the budget of every answer
 // being read for the scan (Limits.ScanBufferBudget), so that many large
-// answers at once cannot hold the gate's memory: an answer that finds the
-// budget spent is, like one past the bound, not read whole (whole is
-// false, and data is what was read). charged is what to give back.
-func (g *Gate) readForScan(body io.Reader, bound int64) (data []byte, whole bool, charged int64, err error) {
+// answers at once cannot hold the gate's memory: an answer waits for its
+// share, and one that cannot get it in time is, like one past the bound,
+// not read whole (whole is false, and data is what was read). charged is
+// what to give back.
+func (g *Gate) readForScan(ctx context.Context, body io.Reader, bound int64) (data []byte, whole bool, charged int64, err error) {
 	buf := make([]byte, 0, 8<<10)
 	for {
 		if int64(len(buf)) > bound {
@@ -448,8 +449,10 @@ func (g *Gate) readForScan(body io.Reader, bound int64) (data []byte, whole bool
 		if len(buf) == cap(buf) {
 			grow := int64(cap(buf))
 			if int64(cap(buf))+grow > freeScanBytes {
-				if !g.scanBuffers.Take(grow) {
-					g.limitHit("scan-buffer-budget", "answers read for the scan hold the whole budget", "max", g.limits.ScanBufferBudget)
+				// An answer larger than the whole budget will never fit; one
+				// that would fit waits for the answers ahead of it.
+				if charged+grow > g.limits.ScanBufferBudget || !g.takeScanBuffer(ctx, grow) {
+					g.limitHit("scan-buffer-budget", "an answer read for the scan found no room in the budget", "max", g.limits.ScanBufferBudget)
 					return buf, false, charged, nil
 				}
 				charged += grow
@@ -465,6 +468,34 @@ func (g *Gate) readForScan(body io.Reader, bound int64) (data []byte, whole bool
 			return buf, false, charged, rerr
 		}
 	}
+}
+
+// scanBufferWait is how long an answer waits for the budget of answers
+// read for the scan before it is treated as one past the bound: long
+// enough for the answers ahead of it to be judged and sent, so that many
+// large answers at once are served in turn rather than refused.
+const scanBufferWait = 10 * time.Second
+
+// takeScanBuffer takes n bytes of the budget, waiting up to
+// scanBufferWait for them.
+func (g *Gate) takeScanBuffer(ctx context.Context, n int64) bool {
+	if g.scanBuffers.Take(n) {
+		return true
+	}
+	t := time.NewTicker(2 * time.Millisecond)
+	defer t.Stop()
+	deadline := time.Now().Add(scanBufferWait)
+	for time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+		}
+		if g.scanBuffers.Take(n) {
+			return true
+		}
+	}
+	return false
 }
 
 // relayUnscannable handles a JSON answer larger than the scan's bound (or

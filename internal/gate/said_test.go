@@ -251,11 +251,11 @@ func (a *auditSink) findEvent(msg, tool string) map[string]any {
 	return nil
 }
 
-// TestAnswersReadForTheScanShareABudget: a JSON answer larger than what
-// the budget of answers read whole has left is treated as one past the
-// scan's bound — it streams, unscanned, under Record and is withheld
-// under a setting that acts — and the budget is given back after each
-// answer, so the next one is read whole again.
+// TestAnswersReadForTheScanShareABudget: a JSON answer larger than the
+// whole budget of answers read whole is, after its wait, treated as one
+// past the scan's bound — it streams, unscanned, under Record and is
+// withheld under a setting that acts — and the budget is given back after
+// each answer, so the next one fares as the first.
 func TestAnswersReadForTheScanShareABudget(t *testing.T) {
 	big := strings.Repeat("The quarterly report shows steady growth. ", 5000) // ~210 KB
 	u := hostileCallServer(t, func(w http.ResponseWriter, id json.RawMessage) {
