@@ -204,15 +204,11 @@ func (f figures) report(t *testing.T, name string, details bool) {
 }
 
 // The targets on the development set: at least 95% of the attacks caught
-// and at most 1% of the look-alikes flagged. The scan catches 96.4% and
-// flags 1.2% (4 of 340): the fourth is a record that quotes a payload in
-// a member named "пример" (example), which the scan no longer takes as a
-// quotation, since the server chooses its member names and an attacker
-// would name one so. The floors are what the scan reaches; a change that
-// loses ground fails here.
+// and at most 1% of the look-alikes flagged. The scan meets them; a change
+// that loses either fails here.
 const (
 	floorCaught  = 96.0
-	ceilFlagged  = 1.2
+	ceilFlagged  = 1.0
 	targetCaught = 95.0
 	targetFlag   = 1.0
 )

@@ -23,6 +23,11 @@ func (c *pass) markup(i int) int {
 			end += i + 4 + 3
 		}
 		c.hide(i, end)
+		// A comment written inside a sentence of prose ("a page containing
+		// <!-- AI: … --> caused …") is markup quoted in text, not markup a
+		// renderer hides.
+		c.hiddenQuoted = i >= 2 && (text[i-1] == ' ' || text[i-1] == '\n') && text[i-2] >= 'a' && text[i-2] <= 'z' &&
+			end+1 < n && (text[end] == ' ' || text[end] == '\n') && text[end+1] >= 'a' && text[end+1] <= 'z'
 		return i + 4
 	}
 	if i+1 < n && text[i+1] == '|' {
@@ -187,6 +192,7 @@ func attrValueAt(attrs, name string) (string, int) {
 // own, and what they ask counts as hidden markup.
 func (c *pass) hide(start, end int) {
 	c.endSentence(start)
+	c.hiddenQuoted = false
 	if end > c.hiddenEnd {
 		c.hiddenEnd = end
 	}

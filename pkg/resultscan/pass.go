@@ -101,8 +101,10 @@ type pass struct {
 	markerEnd  int // end of a role marker's reach
 	markerWeak bool
 	addrEnd    int // end of an address's reach (see judge)
-	addrHidden bool
-	zwInWords  int
+	// hiddenQuoted says the hidden region being read is quoted in prose.
+	hiddenQuoted bool
+	addrHidden   bool
+	zwInWords    int
 	// mentions are the offsets of words that talk about attacks
 	// (attack, injection, example): text near them quotes rather than
 	// commands.
@@ -143,7 +145,7 @@ func (c *pass) reset(s *Scanner, text string, depth int) {
 	c.sentStart, c.sentSubstr, c.sentPath = 0, false, false
 	c.clause, c.lineStart, c.quote, c.fence = true, true, false, false
 	c.negAt, c.permitAt = -1, -1
-	c.hiddenEnd, c.markerEnd, c.markerWeak, c.addrEnd = 0, 0, false, 0
+	c.hiddenEnd, c.markerEnd, c.markerWeak, c.addrEnd, c.hiddenQuoted = 0, 0, false, 0, false
 	c.zwInWords = 0
 	c.dialogue = strings.Count(text, " --> ") >= 2 && strings.Contains(text, ",0") || strings.HasPrefix(text, "WEBVTT")
 	if c.startMarker != markerNone {
@@ -669,6 +671,9 @@ func (c *pass) addTok(t tok) {
 	}
 	if c.hiddenEnd > 0 {
 		t.fl |= fHidden
+		if c.hiddenQuoted {
+			t.fl |= fQuoted
+		}
 	}
 	if c.lineStart {
 		t.fl |= fLineStart

@@ -74,10 +74,11 @@ func (c *pass) judge(end int) {
 		if hidden && sig == sigModel {
 			sig = sigHidden
 		}
-		if hidden || c.depth > 0 {
+		q := quoted || fl&fQuoted != 0 && c.quotedCue()
+		if hidden && !q || c.depth > 0 {
 			strong = true
 		}
-		c.hits = append(c.hits, hit{sig: sig, strong: strong, start: start, end: end, quoted: quoted || fl&fQuoted != 0 && c.quotedCue()})
+		c.hits = append(c.hits, hit{sig: sig, strong: strong, start: start, end: end, quoted: q})
 	}
 	asks := directive || has(rYou|rModal|rUrgent|rPlease) || c.sentSubstr && has(rAct|rVerb|rTell)
 	sensitive := c.sensitivePath(start, end)
@@ -307,7 +308,7 @@ func (c *pass) addressee() (addressed, vocative bool) {
 			switch {
 			case r&rYou != 0:
 				return true, mark // "if you are an AI", "you, the assistant"
-			case r&rVoc != 0 && (c.nearClauseStart(j) || mark):
+			case r&rVoc != 0 && (c.nearClauseStart(j) || mark && c.colonAfter(t.end)):
 				// "Note for the AI", "To the AI screening …", "This note is
 				// only for the assistant"; not "talking to an AI".
 				return true, mark
@@ -739,6 +740,25 @@ func (c *pass) marker(i int, weak bool) {
 		c.markerWeak = c.markerWeak && weak
 	}
 	c.markerEnd = i + markerReach
+}
+
+// colonAfter reports whether the address after offset i ends in a colon
+// or a dash ("… aux agents d'exploitation — désactivez"), not a comma:
+// "passed raw HTML to the model, comments included" is no address.
+func (c *pass) colonAfter(i int) bool {
+	end := min(len(c.text), i+120)
+	for k := i; k < end; k++ {
+		switch c.text[k] {
+		case ':':
+			return true
+		case ',', '.', '!', '?', '\n':
+			return false
+		}
+		if strings.HasPrefix(c.text[k:], "—") || strings.HasPrefix(c.text[k:], "–") || strings.HasPrefix(c.text[k:], "：") {
+			return true
+		}
+	}
+	return false
 }
 
 // negationAt reports whether the sentence's word at offset i is a
