@@ -426,8 +426,13 @@ done:
 			t.roles = rAddr
 		}
 		if t.roles == 0 && (ident || hyphen || bytes.IndexByte(w, '\'') >= 0) {
-			// "KI-Assistenten", "assistant_please_read": each part is a word.
+			// "KI-Assistenten", "l'agent": each part is a word.
 			t.roles = c.partRoles(w)
+			if ident {
+				// "list_files" names a tool, it does not order a listing:
+				// an identifier is never the verb of a directive.
+				t.roles &^= verbs | rSend | rRead | rPlease | rModal | rUrgent
+			}
 		}
 		if t.roles&rMention != 0 && allCaps(text[start:i]) {
 			// "ES00 EJEMPLO 0000": a placeholder in a value, not a word

@@ -77,3 +77,11 @@ func TestLongToolNamesAreNotTakenForEncodedRuns(t *testing.T) {
 	}
 	t.Fatalf("a long tool name was not read: %+v", r.Findings)
 }
+
+func TestAToolsOwnNameInItsResultIsNoOrder(t *testing.T) {
+	for _, text := range []string{"list_files done", "deploy_service: finished in 3s", "send_email queued 2 messages"} {
+		if r := scanOne(text, "list_files", "deploy_service", "send_email"); len(r.Findings) != 0 {
+			t.Errorf("%q flagged: %+v", text, r.Findings)
+		}
+	}
+}
