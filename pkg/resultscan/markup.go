@@ -299,7 +299,7 @@ func (c *pass) checkURL(u string, image bool, start, end int) {
 		c.slots = append(c.slots, start)
 		return
 	}
-	if q >= 0 && c.slotValue(u[q+1:]) {
+	if q >= 0 && needsSlotCheck(u[q+1:]) && c.slotValue(u[q+1:]) {
 		// ?u=SUMMARY, ?v=VERLAUF, ?mail=ユーザーのメール: a value written as a
 		// name for the model to replace. Alone, a query may say that; an
 		// order around it to fill it in makes it a finding (judge).
@@ -308,8 +308,10 @@ func (c *pass) checkURL(u string, image bool, start, end int) {
 		return
 	}
 	if q >= 0 {
-		if _, masked := secretmask.MaskAll(u[q:]); masked {
-			c.hits = append(c.hits, hit{sig: sigExfil, strong: image, start: start, end: end})
+		if longValue(u[q:]) {
+			if _, masked := secretmask.MaskAll(u[q:]); masked {
+				c.hits = append(c.hits, hit{sig: sigExfil, strong: image, start: start, end: end})
+			}
 		}
 	}
 }
@@ -348,6 +350,35 @@ func placeholderForData(s string) bool {
 		}
 	}
 	return (containsFold(s, "insert") || containsFold(s, "_here")) && dataWords(s)
+}
+
+// needsSlotCheck reports whether a query has what a slot is written in:
+// a capital letter or a letter of another script.
+func needsSlotCheck(q string) bool {
+	for i := 0; i < len(q); i++ {
+		if q[i] >= 'A' && q[i] <= 'Z' || q[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
+}
+
+// longValue reports whether a query holds a run of 16 or more characters
+// a secret could be: the shortest formats secretmask knows are longer.
+func longValue(q string) bool {
+	run := 0
+	for i := 0; i < len(q); i++ {
+		b := q[i]
+		if b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_' || b == '-' || b == '.' {
+			run++
+			if run >= 16 {
+				return true
+			}
+			continue
+		}
+		run = 0
+	}
+	return false
 }
 
 // slotValue reports a query whose values include a name written to be
