@@ -4,32 +4,13 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-)
 
-// cleanResult is ordinary tool output of about size bytes: prose, a log
-// excerpt, a JSON record, a link, the mix a fetch or a ticket tool returns.
-func cleanResult(size int) string {
-	parts := []string{
-		"The quarterly report shows revenue grew by 12 percent compared with the same period last year. ",
-		"Operating costs were flat, and the team shipped three releases of the billing service.\n",
-		"2024-05-01T10:00:00Z INFO request served path=/api/v1/users status=200 duration=12ms\n",
-		"{\"id\": 4411, \"name\": \"Ada Example\", \"email\": \"ada@example.com\", \"role\": \"admin\"}\n",
-		"See https://docs.example.com/guide?section=setup&lang=en for the setup guide.\n",
-		"Please review the pull request and merge it when the checks pass. ",
-		"Customers in the northern region reported faster response times after the migration.\n",
-	}
-	var b strings.Builder
-	for b.Len() < size {
-		for _, p := range parts {
-			b.WriteString(p)
-		}
-	}
-	return b.String()[:size]
-}
+	"github.com/toolgate/toolgate/test/bench/cleantext"
+)
 
 func BenchmarkText(b *testing.B) {
 	for _, size := range []int{4 << 10, 1 << 20} {
-		text := cleanResult(size)
+		text := cleantext.Of(size)
 		s := New(Options{AgentTools: []string{"delete_repository", "send_email", "search", "read_file"}})
 		b.Run(sizeName(size), func(b *testing.B) {
 			b.SetBytes(int64(size))
@@ -68,7 +49,7 @@ func itoa(n int) string {
 // walked with the JSON tokenizer, each string scanned.
 func BenchmarkMessage(b *testing.B) {
 	for _, size := range []int{4 << 10, 1 << 20} {
-		msg := resultMessage(cleanResult(size))
+		msg := resultMessage(cleantext.Of(size))
 		s := New(Options{AgentTools: []string{"delete_repository", "send_email", "search", "read_file"}})
 		b.Run(sizeName(size), func(b *testing.B) {
 			b.SetBytes(int64(len(msg)))

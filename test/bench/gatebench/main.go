@@ -43,6 +43,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/toolgate/toolgate/test/bench/cleantext"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgate/toolgate/internal/gate"
@@ -93,7 +95,7 @@ func main() {
 	}
 	o := options{bin: *bin, dur: *dur, action: action, jsonAnswers: *jsonAnswers}
 	if *resultBytes > 0 {
-		o.result = cleanText(*resultBytes)
+		o.result = cleantext.Of(*resultBytes)
 	}
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "gatebench:", err)
@@ -114,29 +116,6 @@ type options struct {
 
 type echoIn struct {
 	Text string `json:"text"`
-}
-
-// cleanText is ordinary tool output of size bytes: prose, log lines, a
-// JSON record, links — the same text as test/bench/scanbench's, so that
-// the per-answer cost measured there and the latency measured here are
-// of one answer.
-func cleanText(size int) string {
-	parts := []string{
-		"The quarterly report shows revenue grew by 12 percent compared with the same period last year. ",
-		"Operating costs were flat, and the team shipped three releases of the billing service.\n",
-		"2024-05-01T10:00:00Z INFO request served path=/api/v1/users status=200 duration=12ms\n",
-		"{\"id\": 4411, \"name\": \"Ada Example\", \"email\": \"ada@example.com\", \"role\": \"admin\"}\n",
-		"See https://docs.example.com/guide?section=setup&lang=en for the setup guide.\n",
-		"Please review the pull request and merge it when the checks pass. ",
-		"Customers in the northern region reported faster response times after the migration.\n",
-	}
-	var b strings.Builder
-	for b.Len() < size {
-		for _, p := range parts {
-			b.WriteString(p)
-		}
-	}
-	return b.String()[:size]
 }
 
 // newServer serves n tools; each answers with result, or echoes its text

@@ -17,8 +17,9 @@ import (
 	"os"
 	"runtime"
 	"slices"
-	"strings"
 	"time"
+
+	"github.com/toolgate/toolgate/test/bench/cleantext"
 
 	"github.com/toolgate/toolgate/internal/gate/rpcmsg"
 	"github.com/toolgate/toolgate/pkg/resultscan"
@@ -28,8 +29,8 @@ func main() {
 	n := flag.Int("n", 20000, "answers timed per variant")
 	flag.Parse()
 	id := []byte("7")
-	small := answer(id, clean(4<<10))
-	large := answer(id, clean(4<<20))
+	small := answer(id, cleantext.Of(4<<10))
+	large := answer(id, cleantext.Of(4<<20))
 	tools := []string{"delete_repository", "send_email", "run_command", "read_file", "search"}
 	sc := resultscan.New(resultscan.Options{AgentTools: tools})
 	// The large answer is scanned whole, past the gate's default bound,
@@ -86,26 +87,6 @@ func percentiles(n int, f func()) (p50, p99, mean time.Duration) {
 	}
 	slices.Sort(d)
 	return d[n/2], d[n*99/100], sum / time.Duration(n)
-}
-
-// clean is ordinary tool output: prose, log lines, a JSON record, links.
-func clean(size int) string {
-	parts := []string{
-		"The quarterly report shows revenue grew by 12 percent compared with the same period last year. ",
-		"Operating costs were flat, and the team shipped three releases of the billing service.\n",
-		"2024-05-01T10:00:00Z INFO request served path=/api/v1/users status=200 duration=12ms\n",
-		"{\"id\": 4411, \"name\": \"Ada Example\", \"email\": \"ada@example.com\", \"role\": \"admin\"}\n",
-		"See https://docs.example.com/guide?section=setup&lang=en for the setup guide.\n",
-		"Please review the pull request and merge it when the checks pass. ",
-		"Customers in the northern region reported faster response times after the migration.\n",
-	}
-	var b strings.Builder
-	for b.Len() < size {
-		for _, p := range parts {
-			b.WriteString(p)
-		}
-	}
-	return b.String()[:size]
 }
 
 func answer(id []byte, text string) []byte {
