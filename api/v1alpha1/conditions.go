@@ -20,6 +20,11 @@ const (
 	// ToolPolicy it is True when any server the policy references is. It
 	// never affects Ready: the gate still enforces what passes through it.
 	ConditionGateBypassable = "GateBypassable"
+	// ConditionArgumentRules says whether every argument rule of a
+	// ToolPolicy can be evaluated for every tool it names (True, reason
+	// RulesAccepted, also when there is none) or not (False,
+	// RulesInvalid, with status.argumentRules listing why).
+	ConditionArgumentRules = "ArgumentRules"
 )
 
 // Reasons of an MCPServer's GateBypassable condition; a ToolPolicy's uses
@@ -203,4 +208,14 @@ const (
 	// Warning on the tool's ToolPin, or on the MCPServer for what is not
 	// one tool's result).
 	ReasonResultFinding = "ResultFinding"
+)
+
+// Reasons of a ToolPolicy's ArgumentRules condition.
+const (
+	// ReasonRulesAccepted (True): every rule compiles, is within the cost
+	// budget and fits the pinned inputSchema of each tool it names.
+	ReasonRulesAccepted = "RulesAccepted"
+	// ReasonRulesInvalid (False): some rule does not; the gate refuses the
+	// calls of the tools it names.
+	ReasonRulesInvalid = "RulesInvalid"
 )

@@ -37,6 +37,8 @@ const (
 	DefaultAgentTrustLevel = 2
 	// DefaultPolicyMode is ToolPolicy spec.mode's default.
 	DefaultPolicyMode = PolicyEnforce
+	// DefaultArgumentFloors is ToolPolicy spec.argumentFloors' default.
+	DefaultArgumentFloors = ArgumentFloorsEnabled
 	// DefaultApprovalTimeout is ToolPolicy spec.approval.timeout's default.
 	DefaultApprovalTimeout = 10 * time.Minute
 )

@@ -74,6 +74,12 @@ const (
 	MaxCallRecordDecisions = 8
 	// MaxCallPreviewLength bounds ToolPin status.pendingCalls[].arguments.
 	MaxCallPreviewLength = 2048
+	// MaxCallReasonLength bounds ToolPin status.pendingCalls[].reason.
+	MaxCallReasonLength = 512
+	// MaxArgumentRules bounds ToolPolicy spec.argumentRules, and
+	// MaxArgumentRuleProblems status.argumentRules.
+	MaxArgumentRules        = 128
+	MaxArgumentRuleProblems = 64
 	// MaxHeldResultFindings bounds ToolPin status.pendingCalls[].findings.
 	MaxHeldResultFindings = 8
 	// MaxResultScanOverrides bounds ToolPolicy spec.resultScan.overrides.

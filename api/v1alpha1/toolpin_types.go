@@ -430,6 +430,21 @@ type Decision struct {
 	Time *metav1.Time `json:"time,omitempty"`
 }
 
+// HeldBy is why a call waits for a person.
+// +kubebuilder:validation:Enum=Designation;ArgumentRule;ArgumentLevel
+type HeldBy string
+
+// Why calls wait.
+const (
+	// HeldByDesignation: the policy's approval rules gate the tool.
+	HeldByDesignation HeldBy = "Designation"
+	// HeldByArgumentRule: an argument rule with action Hold matched.
+	HeldByArgumentRule HeldBy = "ArgumentRule"
+	// HeldByArgumentLevel: the call's arguments raised its level to
+	// approval.minLevel or above.
+	HeldByArgumentLevel HeldBy = "ArgumentLevel"
+)
+
 // PendingCall is a call, or a call's result, held by a gate until a human
 // decides.
 // +kubebuilder:validation:XValidation:rule="!has(self.kind) || self.kind != 'Result' || (has(self.resultDigest) && has(self.findings))",message="a held Result names its resultDigest and its findings"
@@ -463,6 +478,30 @@ type PendingCall struct {
 	// fingerprint of the definition the call was made against.
 	// +required
 	Fingerprint Fingerprint `json:"fingerprint"`
+
+	// heldBy says why a call waits: Designation (the policy's approval
+	// rules name the tool, its level or its category), ArgumentRule (an
+	// argument rule matched the call; rule names it) or ArgumentLevel (the
+	// call's arguments raised it to level, at or above the policy's
+	// approval.minLevel). Empty on a Result.
+	// +optional
+	HeldBy HeldBy `json:"heldBy,omitempty"`
+
+	// rule is "policy/rule" of the argument rule that held the call or
+	// raised its level.
+	// +optional
+	// +kubebuilder:validation:MaxLength=128
+	Rule string `json:"rule,omitempty"`
+
+	// level is the call's level after its arguments raised it.
+	// +optional
+	Level Level `json:"level,omitempty"`
+
+	// reason says in words why the call waits: the rule's message, or the
+	// argument floors the call met.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Reason string `json:"reason,omitempty"`
 
 	// agent identifies the caller: namespace/pod and service account.
 	// +required

@@ -83,6 +83,112 @@ type ToolPolicySpec struct {
 	// then Redact, then Hold, then Withhold.
 	// +optional
 	ResultScan *ResultScan `json:"resultScan,omitempty"`
+
+	// argumentRules tighten calls by what they are called with: each is a
+	// CEL expression over a call's arguments, the agent and the tool's
+	// pinned risk, and when it is true the call is refused, held for a
+	// person, or raised to a level that then meets the ceiling and
+	// approval.minLevel. A rule never exposes a call the policy would
+	// withhold and never changes what tools/list shows. The operator
+	// checks each rule against the pinned inputSchema of every tool it
+	// names and reports problems in status.argumentRules; the gate refuses
+	// calls of a tool whose rule it cannot evaluate. When several
+	// policies select a pod, every rule of every policy applies.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=128
+	ArgumentRules []ArgumentRule `json:"argumentRules,omitempty"`
+
+	// argumentFloors turns the built-in argument floors on (Enabled, the
+	// default) or off: values that widen a call's reach (wildcards,
+	// "all", an all-namespaces or recursive flag, an empty selector),
+	// flags that force or skip a safety check, and statements that write
+	// or drop in a query-like parameter raise the level of that call
+	// (docs/risk-model.md, "Argument floors"). They stay on for a pod
+	// unless every policy that selects it turns them off.
+	// +optional
+	// +kubebuilder:default=Enabled
+	ArgumentFloors ArgumentFloorsMode `json:"argumentFloors,omitempty"`
+}
+
+// ArgumentFloorsMode turns the built-in argument floors on or off.
+// +kubebuilder:validation:Enum=Enabled;Disabled
+type ArgumentFloorsMode string
+
+// Argument floor modes.
+const (
+	// ArgumentFloorsEnabled raises a call's level by what its arguments
+	// say (the default).
+	ArgumentFloorsEnabled ArgumentFloorsMode = "Enabled"
+	// ArgumentFloorsDisabled judges calls by their tool's level alone.
+	ArgumentFloorsDisabled ArgumentFloorsMode = "Disabled"
+)
+
+// ArgumentRuleAction is what an argument rule does with a call its
+// expression is true for. Every action tightens.
+// +kubebuilder:validation:Enum=Refuse;Hold;RaiseLevel
+type ArgumentRuleAction string
+
+// Argument rule actions.
+const (
+	// ArgumentRuleRefuse answers the call with a JSON-RPC error naming the
+	// rule; it never reaches the server.
+	ArgumentRuleRefuse ArgumentRuleAction = "Refuse"
+	// ArgumentRuleHold holds the call on its tool's ToolPin until a person
+	// approves or rejects it, as an approval-gated call waits; the person
+	// sees the rule.
+	ArgumentRuleHold ArgumentRuleAction = "Hold"
+	// ArgumentRuleRaiseLevel raises the call's level to level: above the
+	// ceiling it is refused, at approval.minLevel or above it is held.
+	ArgumentRuleRaiseLevel ArgumentRuleAction = "RaiseLevel"
+)
+
+// ArgumentRule tightens the calls of some tools whose arguments match a
+// CEL expression.
+// +kubebuilder:validation:XValidation:rule="self.action == 'RaiseLevel' ? has(self.level) : !has(self.level)",message="level is set with action RaiseLevel, and only with it"
+type ArgumentRule struct {
+	// name identifies the rule in refusals, held calls, audit lines and
+	// metrics.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Name string `json:"name"`
+
+	// tools are the tools the rule applies to, each by name and optionally
+	// on one server.
+	// +required
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	Tools []ToolReference `json:"tools"`
+
+	// expression is a CEL expression that yields a bool. It sees args (the
+	// call's arguments: nested objects and arrays, integers as int),
+	// tool (name, server, level, category, blastRadius, reversibility:
+	// the pinned risk) and agent (namespace, pod, serviceAccount,
+	// labels). Write has(args.x) before reading an optional argument: an
+	// expression that fails to evaluate counts as true, so the rule
+	// tightens rather than lets a call through.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=4096
+	Expression string `json:"expression"`
+
+	// action is Refuse, Hold or RaiseLevel.
+	// +required
+	Action ArgumentRuleAction `json:"action"`
+
+	// level is, for RaiseLevel, the level the call is raised to.
+	// +optional
+	Level Level `json:"level,omitempty"`
+
+	// message says why, to the agent in a refusal and to the person asked
+	// to approve a held call.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Message string `json:"message,omitempty"`
 }
 
 // FindingAction is what a gate does when its scan of a server's answer
@@ -249,12 +355,53 @@ type ToolPolicyStatus struct {
 	// +optional
 	Ceiling Level `json:"ceiling,omitempty"`
 
+	// argumentRules lists up to 64 problems the operator found with the
+	// policy's argument rules: an expression that does not compile, costs
+	// more than the budget, or names an argument a tool's pinned
+	// inputSchema does not have. The gate refuses the calls of a tool
+	// whose rule has a problem. The ArgumentRules condition summarises.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	ArgumentRules []ArgumentRuleProblem `json:"argumentRules,omitempty"`
+
 	// tools lists up to 200 tools with the policy's decision and its reason,
 	// withheld ones first.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=200
 	Tools []PolicyToolDecision `json:"tools,omitempty"`
+}
+
+// ArgumentRuleProblem is why one argument rule cannot be evaluated for
+// one tool, or at all.
+type ArgumentRuleProblem struct {
+	// rule is the rule's name.
+	// +required
+	// +kubebuilder:validation:MaxLength=63
+	Rule string `json:"rule"`
+
+	// server is "namespace/name" of the tool's MCPServer; empty when the
+	// problem is the rule's own.
+	// +optional
+	// +kubebuilder:validation:MaxLength=317
+	Server string `json:"server,omitempty"`
+
+	// tool is the tool whose pinned inputSchema the rule does not fit;
+	// empty when the problem is the rule's own.
+	// +optional
+	// +kubebuilder:validation:MaxLength=128
+	Tool string `json:"tool,omitempty"`
+
+	// kind is Syntax, Type, UnknownArgument or Cost.
+	// +required
+	// +kubebuilder:validation:MaxLength=32
+	Kind string `json:"kind"`
+
+	// message says what is wrong, naming the argument or the position.
+	// +required
+	// +kubebuilder:validation:MaxLength=512
+	Message string `json:"message"`
 }
 
 // ToolDecision is what a policy does with a tool.

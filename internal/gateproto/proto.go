@@ -183,6 +183,71 @@ type Config struct {
 	ApprovalTimeout Duration `json:"approvalTimeout,omitempty"`
 	// Servers are the upstreams this pod's agents may reach, by ID.
 	Servers []Server `json:"servers,omitempty"`
+	// Agent is what argument rules see of the pod besides Namespace and
+	// Pod; nil when the operator knows no more.
+	Agent *Agent `json:"agent,omitempty"`
+	// Ceiling is the ceiling in force, L0 … L5: a call its arguments raise
+	// above it is refused, as a tool above it is withheld. Empty is
+	// DefaultCeiling.
+	Ceiling string `json:"ceiling,omitempty"`
+	// ApprovalLevel is the lowest approval.minLevel of the policies: a call
+	// its arguments raise to it or above waits for a person. Empty: no
+	// policy holds calls by level.
+	ApprovalLevel string `json:"approvalLevel,omitempty"`
+	// ArgumentRules are the argument rules of every policy that selects
+	// the pod, by name; each Tool.Rules names those that apply to it. The
+	// gate compiles them once per configuration.
+	ArgumentRules []ArgumentRule `json:"argumentRules,omitempty"`
+	// ArgumentFloorsOff turns the built-in argument floors off: every
+	// policy that selects the pod says so. The zero value keeps them on.
+	ArgumentFloorsOff bool `json:"argumentFloorsOff,omitempty"`
+}
+
+// DefaultCeiling is the ceiling of a configuration that names none.
+const DefaultCeiling = "L3"
+
+// Agent is the pod's identity as argument rules see it.
+type Agent struct {
+	// ServiceAccount is the pod's service account.
+	ServiceAccount string `json:"serviceAccount,omitempty"`
+	// Labels are the pod's labels.
+	Labels map[string]string `json:"labels,omitempty"`
+}
+
+// RuleAction is what an argument rule does with a call it matches.
+type RuleAction string
+
+// Rule actions; each only tightens.
+const (
+	// RuleRefuse refuses the call with a JSON-RPC error naming the rule.
+	RuleRefuse RuleAction = "Refuse"
+	// RuleHold holds the call for a person, as an approval-gated call.
+	RuleHold RuleAction = "Hold"
+	// RuleRaiseLevel raises the call's level to ArgumentRule.Level.
+	RuleRaiseLevel RuleAction = "RaiseLevel"
+)
+
+// ArgumentRule is one argument rule of one policy.
+type ArgumentRule struct {
+	// Name is "policy/rule": unique in a configuration.
+	Name string `json:"name"`
+	// Expression is the rule's CEL expression over args, tool and agent.
+	Expression string `json:"expression"`
+	// Action is Refuse, Hold or RaiseLevel; Level is RaiseLevel's level.
+	Action RuleAction `json:"action"`
+	Level  string     `json:"level,omitempty"`
+	// Message says why, to the agent and to the person asked.
+	Message string `json:"message,omitempty"`
+}
+
+// ToolRule names an argument rule that applies to a tool's calls.
+type ToolRule struct {
+	// Rule is an ArgumentRule's Name.
+	Rule string `json:"rule"`
+	// Problem, when set, is why the operator found the rule cannot be
+	// evaluated for this tool (it names an argument the pinned inputSchema
+	// does not have, say): the gate refuses the tool's calls with it.
+	Problem string `json:"problem,omitempty"`
 }
 
 // Server is one upstream MCP server as the gate fronts it.
@@ -284,6 +349,13 @@ type Tool struct {
 	// ResultAction is what the gate does on a finding in this tool's
 	// tools/call results. Empty is Record.
 	ResultAction FindingAction `json:"resultAction,omitempty"`
+	// Category, BlastRadius and Reversibility are the tool's pinned
+	// risk, as argument rules and floors see it.
+	Category      string `json:"category,omitempty"`
+	BlastRadius   string `json:"blastRadius,omitempty"`
+	Reversibility string `json:"reversibility,omitempty"`
+	// Rules are the argument rules that apply to the tool's calls.
+	Rules []ToolRule `json:"rules,omitempty"`
 }
 
 // Kinds of pending call a CallRequest opens.
@@ -328,7 +400,28 @@ type CallRequest struct {
 	// Findings are what the scan found in the result, 1 to MaxFindings;
 	// set only on a result.
 	Findings []Finding `json:"findings,omitempty"`
+	// HeldBy says why a call is held: empty for the tool's approval
+	// designation (the tool is ApprovalGated), HeldByRule for an argument
+	// rule (Rule names it), HeldByLevel for a level its arguments raised
+	// it to (Level) at or above the configuration's ApprovalLevel.
+	HeldBy string `json:"heldBy,omitempty"`
+	// Rule is the argument rule that held or raised the call.
+	Rule string `json:"rule,omitempty"`
+	// Level is the call's level after its arguments, when they raised it.
+	Level string `json:"level,omitempty"`
+	// Reason is why, in words, for the person asked.
+	Reason string `json:"reason,omitempty"`
 }
+
+// Why a call is held (CallRequest.HeldBy).
+const (
+	// HeldByDesignation: the tool is ApprovalGated (the empty value).
+	HeldByDesignation = ""
+	// HeldByRule: an argument rule with action Hold matched.
+	HeldByRule = "rule"
+	// HeldByLevel: the arguments raised the call to ApprovalLevel or above.
+	HeldByLevel = "level"
+)
 
 // CallVerdict is the outcome of a pending call.
 type CallVerdict string

@@ -39,6 +39,13 @@ const (
 	// spec.endpoint.url and spec.tls.serverName.
 	MaxURLBytes        = 2048
 	MaxServerNameBytes = 253
+	// MaxArgumentRules bounds the argument rules of a configuration (and
+	// those one tool names); MaxExpressionBytes one rule's expression, as
+	// ToolPolicy's schema does.
+	MaxArgumentRules   = 1024
+	MaxExpressionBytes = 4096
+	// MaxAgentLabels bounds Agent.Labels.
+	MaxAgentLabels = 64
 )
 
 // Duration is a time.Duration that travels as a Go duration string ("10m").
@@ -135,6 +142,86 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("config.servers[%d].id %q: duplicate", i, s.ID)
 		}
 		seen[s.ID] = true
+	}
+	return c.validateArguments()
+}
+
+// validateArguments checks what a configuration says of calls' arguments:
+// the agent's identity, the ceiling and approval level a call's arguments
+// are measured against, and the argument rules each tool names.
+func (c *Config) validateArguments() error {
+	for field, l := range map[string]string{"config.ceiling": c.Ceiling, "config.approvalLevel": c.ApprovalLevel} {
+		if l != "" && !levelRE.MatchString(l) {
+			return fmt.Errorf("%s %q: want L0 … L5", field, l)
+		}
+	}
+	if a := c.Agent; a != nil {
+		if len(a.ServiceAccount) > 253 {
+			return errors.New("config.agent.serviceAccount: longer than 253 bytes")
+		}
+		if len(a.Labels) > MaxAgentLabels {
+			return fmt.Errorf("config.agent.labels: %d entries, at most %d", len(a.Labels), MaxAgentLabels)
+		}
+		for k, v := range a.Labels {
+			if len(k) > 317 || len(v) > 63 {
+				return fmt.Errorf("config.agent.labels[%q]: longer than a label can be", clip.String(k, 64))
+			}
+		}
+	}
+	if len(c.ArgumentRules) > MaxArgumentRules {
+		return fmt.Errorf("config.argumentRules: %d entries, at most %d", len(c.ArgumentRules), MaxArgumentRules)
+	}
+	rules := make(map[string]bool, len(c.ArgumentRules))
+	for i := range c.ArgumentRules {
+		r := &c.ArgumentRules[i]
+		if err := r.validate(); err != nil {
+			return fmt.Errorf("config.argumentRules[%d]: %w", i, err)
+		}
+		if rules[r.Name] {
+			return fmt.Errorf("config.argumentRules[%d].name %q: duplicate", i, r.Name)
+		}
+		rules[r.Name] = true
+	}
+	for i := range c.Servers {
+		for j := range c.Servers[i].Tools {
+			t := &c.Servers[i].Tools[j]
+			if len(t.Rules) > MaxArgumentRules {
+				return fmt.Errorf("config.servers[%d].tools[%d].rules: %d entries, at most %d", i, j, len(t.Rules), MaxArgumentRules)
+			}
+			for k, r := range t.Rules {
+				if !rules[r.Rule] {
+					return fmt.Errorf("config.servers[%d].tools[%d].rules[%d] %q: no such argument rule", i, j, k, clip.String(r.Rule, 128))
+				}
+				if len(r.Problem) > MaxMessageLength {
+					return fmt.Errorf("config.servers[%d].tools[%d].rules[%d].problem: longer than %d bytes", i, j, k, MaxMessageLength)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (r *ArgumentRule) validate() error {
+	policy, name, ok := strings.Cut(r.Name, "/")
+	switch {
+	case !ok || !isObjectName(policy) || len(name) > 63 || !dns1123RE.MatchString(name):
+		return fmt.Errorf("name %q: want \"policy/rule\"", clip.String(r.Name, 128))
+	case r.Expression == "" || len(r.Expression) > MaxExpressionBytes:
+		return fmt.Errorf("rule %q: expression: want 1 to %d bytes", r.Name, MaxExpressionBytes)
+	case len(r.Message) > MaxMessageLength:
+		return fmt.Errorf("rule %q: message: longer than %d bytes", r.Name, MaxMessageLength)
+	}
+	switch r.Action {
+	case RuleRefuse, RuleHold:
+		if r.Level != "" {
+			return fmt.Errorf("rule %q: level with action %s", r.Name, r.Action)
+		}
+	case RuleRaiseLevel:
+		if !levelRE.MatchString(r.Level) {
+			return fmt.Errorf("rule %q: level %q: want L0 … L5", r.Name, r.Level)
+		}
+	default:
+		return fmt.Errorf("rule %q: action %q: want %s, %s or %s", r.Name, r.Action, RuleRefuse, RuleHold, RuleRaiseLevel)
 	}
 	return nil
 }
@@ -299,6 +386,9 @@ func isObjectName(s string) bool { return len(s) <= 253 && serverNameRE.MatchStr
 func (t *Tool) validate(serverReady bool) error {
 	if t.Name == "" || len(t.Name) > MaxToolNameLength {
 		return fmt.Errorf("name %q: want 1 to %d bytes", t.Name, MaxToolNameLength)
+	}
+	if len(t.Category) > 64 || len(t.BlastRadius) > 64 || len(t.Reversibility) > 64 {
+		return fmt.Errorf("tool %q: category, blastRadius or reversibility longer than 64 bytes", t.Name)
 	}
 	if len(t.Message) > MaxMessageLength || len(t.ApprovalRule) > MaxMessageLength {
 		return fmt.Errorf("tool %q: message or approvalRule longer than %d bytes", t.Name, MaxMessageLength)
@@ -548,6 +638,18 @@ func (r *CallRequest) Validate() error {
 	}
 	if _, _, err := SplitServerID(r.Server); err != nil {
 		return fmt.Errorf("call.server: %w", err)
+	}
+	switch {
+	case r.HeldBy != HeldByDesignation && r.HeldBy != HeldByRule && r.HeldBy != HeldByLevel:
+		return fmt.Errorf("call.heldBy %q: want empty, %q or %q", r.HeldBy, HeldByRule, HeldByLevel)
+	case r.HeldBy == HeldByRule && r.Rule == "", len(r.Rule) > 128:
+		return errors.New("call.rule: a call held by a rule names it, in at most 128 bytes")
+	case r.HeldBy == HeldByLevel && !levelRE.MatchString(r.Level), r.Level != "" && !levelRE.MatchString(r.Level):
+		return fmt.Errorf("call.level %q: want L0 … L5", r.Level)
+	case len(r.Reason) > MaxMessageLength:
+		return fmt.Errorf("call.reason: longer than %d bytes", MaxMessageLength)
+	case r.Kind == CallKindResult && r.HeldBy != HeldByDesignation:
+		return errors.New("call.heldBy: a result is held by its findings")
 	}
 	switch r.Kind {
 	case CallKindCall:

@@ -159,6 +159,11 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request) {
 		// Whole seconds up: the call never expires before its timeout.
 		ExpiryTime: metav1.NewTime(now.Add(timeout + time.Second)),
 	}
+	if req.Kind == gateproto.CallKindCall {
+		call.HeldBy = heldByOf(req.HeldBy)
+		call.Rule, call.Level = req.Rule, toolgatev1alpha1.Level(req.Level)
+		call.Reason = clip.String(req.Reason, toolgatev1alpha1.MaxCallReasonLength)
+	}
 	if req.Kind == gateproto.CallKindResult {
 		call.Kind, call.ResultDigest, call.Findings = toolgatev1alpha1.CallKindResult, toolgatev1alpha1.Fingerprint(req.ResultDigest), findingsOf(req.Findings)
 	}
@@ -223,8 +228,10 @@ func gated(cfg *gateproto.Config, req *gateproto.CallRequest) string {
 				req.Tool, t.ResultAction.OrRecord(), gateproto.FindingHold)
 		case req.Kind == gateproto.CallKindResult && t.Decision == gateproto.DecisionWithheld && (cfg.Mode != gateproto.ModeAudit || !t.AuditForwardable):
 			return fmt.Sprintf("tool %q is %s in this pod's configuration: it has no result to hold", req.Tool, t.Decision)
-		case req.Kind != gateproto.CallKindResult && t.Decision != gateproto.DecisionApprovalGated:
-			return fmt.Sprintf("tool %q is %s in this pod's configuration, not %s", req.Tool, t.Decision, gateproto.DecisionApprovalGated)
+		case req.Kind != gateproto.CallKindResult:
+			if why := heldByConfig(cfg, t, req); why != "" {
+				return why
+			}
 		case t.Pin != req.Pin:
 			return fmt.Sprintf("tool %q is pinned by %s, not %s", req.Tool, t.Pin, req.Pin)
 		case t.Fingerprint != req.Fingerprint:
@@ -233,6 +240,44 @@ func gated(cfg *gateproto.Config, req *gateproto.CallRequest) string {
 		return ""
 	}
 	return fmt.Sprintf("tool %q is not in this pod's configuration", req.Tool)
+}
+
+// heldByConfig says why the configuration does not let a call of t be
+// held for the reason req gives, or "" when it does. A call is held by the
+// tool's designation (it is ApprovalGated), by an argument rule with
+// action Hold that applies to the tool and is not broken for it, or by a
+// level its arguments raised it to at or above the configuration's
+// approval level. A call of a withheld tool has nothing to be held for:
+// it is refused before it could be.
+func heldByConfig(cfg *gateproto.Config, t *gateproto.Tool, req *gateproto.CallRequest) string {
+	switch req.HeldBy {
+	case gateproto.HeldByDesignation:
+		if t.Decision != gateproto.DecisionApprovalGated {
+			return fmt.Sprintf("tool %q is %s in this pod's configuration, not %s", req.Tool, t.Decision, gateproto.DecisionApprovalGated)
+		}
+		return ""
+	case gateproto.HeldByRule, gateproto.HeldByLevel:
+		if t.Decision == gateproto.DecisionWithheld {
+			return fmt.Sprintf("tool %q is %s in this pod's configuration: its calls are refused, not held", req.Tool, t.Decision)
+		}
+	}
+	if req.HeldBy == gateproto.HeldByLevel {
+		if cfg.ApprovalLevel == "" || req.Level < cfg.ApprovalLevel {
+			return fmt.Sprintf("level %s does not hold a call in this pod's configuration (approval level %q)", req.Level, cfg.ApprovalLevel)
+		}
+		return ""
+	}
+	for _, r := range t.Rules {
+		if r.Rule != req.Rule || r.Problem != "" {
+			continue
+		}
+		for i := range cfg.ArgumentRules {
+			if cfg.ArgumentRules[i].Name == r.Rule && cfg.ArgumentRules[i].Action == gateproto.RuleHold {
+				return ""
+			}
+		}
+	}
+	return fmt.Sprintf("argument rule %q does not hold calls of tool %q in this pod's configuration", req.Rule, req.Tool)
 }
 
 // pins is the writer of the ToolPins' records: the gate server's changes
@@ -394,4 +439,15 @@ func signalsOf(fs []gateproto.Finding) string {
 		}
 	}
 	return strings.Join(out, ", ")
+}
+
+// heldByOf is the API's word for why a call is held.
+func heldByOf(h string) toolgatev1alpha1.HeldBy {
+	switch h {
+	case gateproto.HeldByRule:
+		return toolgatev1alpha1.HeldByArgumentRule
+	case gateproto.HeldByLevel:
+		return toolgatev1alpha1.HeldByArgumentLevel
+	}
+	return toolgatev1alpha1.HeldByDesignation
 }
