@@ -18,6 +18,14 @@ type decisionLine struct {
 	reason                   decide.Reason
 	callID, rpcID, by        string
 	upstream                 time.Duration
+	// arguments is set when a call's arguments tightened its decision.
+	arguments *argumentsAudit
+}
+
+// argumentsAudit is what the audit line says of the arguments of a call
+// an argument rule or floor tightened.
+type argumentsAudit struct {
+	rule, outcome, level, raised, digest string
 }
 
 // auditLine writes one structured line per decision: the pod, the server,
@@ -39,6 +47,12 @@ func (g *Gate) auditLine(st *state, ss *serverState, d decisionLine) {
 	}
 	if d.by != "" {
 		attrs = append(attrs, "decidedBy", d.by)
+	}
+	if a := d.arguments; a != nil {
+		attrs = append(attrs, "argumentRule", a.rule, "argumentOutcome", a.outcome, "argumentsDigest", a.digest)
+		if a.level != "" {
+			attrs = append(attrs, "callLevel", a.level, "raisedBy", a.raised)
+		}
 	}
 	g.audit.Info("toolgate.decision", attrs...)
 }

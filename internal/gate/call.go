@@ -62,10 +62,14 @@ func (g *Gate) serveCall(x *exchange) {
 		level, tool = c.tool.Level, c.tool.Name
 	}
 	g.metrics.Calls.WithLabelValues(x.ss.cfg.ID, tool, level, string(c.Verdict)).Inc()
-	g.auditLine(x.st, x.ss, decisionLine{
+	line := decisionLine{
 		tool: clip.String(x.msg.Name, 256), fingerprint: c.Fingerprint, level: level, decision: c.Verdict,
 		reason: c.Reason, enforce: c.EnforceWould, callID: c.callID, rpcID: clip.String(string(x.msg.ID), 128), upstream: x.upstream, by: c.by,
-	})
+	}
+	if j := x.facts.Judgement; j.Judged {
+		line.arguments = argumentsLine(j, x.msg.Arguments)
+	}
+	g.auditLine(x.st, x.ss, line)
 }
 
 // refuseCall answers a refused call with a JSON-RPC error, where the agent
@@ -120,6 +124,11 @@ func (g *Gate) decideCall(x *exchange, st *state, ss *serverState, approved *gat
 		f.Arguments = decide.Checked(g.args.Check(f.Tool.Fingerprint, func() []byte { return schemaOrLoose(schema) }, x.msg.Arguments))
 		out = decide.Call(f)
 	}
+	if out.Missing == decide.MissingArgumentJudgement {
+		f.Judgement = g.judge(st, ss, f.Tool, schema, x.msg.Arguments)
+		out = decide.Call(f)
+	}
+	x.facts = f
 	if out.Verdict.Forwards() || out.Verdict == decide.Hold {
 		x.st, x.ss, x.schema = st, ss, schema
 	}
@@ -136,6 +145,7 @@ func gatherCall(st *state, ss *serverState, name string, approved *gateproto.Too
 		return f, nil
 	}
 	f.Mode = st.cfg.Mode
+	f.Ceiling, f.ApprovalLevel = st.cfg.Ceiling, st.cfg.ApprovalLevel
 	if !ss.cfg.Ready {
 		f.Server = decide.ServerNotReady
 		return f, nil
@@ -181,7 +191,9 @@ func (g *Gate) hold(x *exchange, c *call) {
 		return
 	}
 	preview, complete := Preview(x.msg.Arguments)
+	why := decide.Held(x.facts)
 	req := gateproto.CallRequest{
+		HeldBy: why.By, Rule: why.Rule, Level: why.Level, Reason: clip.String(why.Reason, gateproto.MaxMessageLength),
 		Version:          gateproto.Version,
 		CallID:           randomKey(),
 		Server:           x.ss.cfg.ID,
@@ -246,4 +258,30 @@ func (g *Gate) hold(x *exchange, c *call) {
 		// offering the tool as approved. The approval does not carry over.
 		g.log.Warn("an approved call no longer stands; refused", "server", x.ss.cfg.ID, "tool", t.Name, "reason", string(c.Reason))
 	}
+}
+
+// argumentsLine is what the audit line says of a call its arguments
+// tightened: the rule (or floors) and what it did, the call's level after
+// its arguments, and the digest of the arguments, which the person who
+// reads the line can match against a held call's; nil when the arguments
+// changed nothing.
+func argumentsLine(j decide.ArgumentJudgement, raw []byte) *argumentsAudit {
+	a := &argumentsAudit{}
+	switch {
+	case j.Unevaluable != nil:
+		a.rule, a.outcome = j.Unevaluable.Rule, "unevaluable"
+	case j.Refuse != nil:
+		a.rule, a.outcome = j.Refuse.Rule, "refuse"
+	case j.Hold != nil:
+		a.rule, a.outcome = j.Hold.Rule, "hold"
+	case j.Raised != "":
+		a.rule, a.outcome = j.RaisedBy, "raise"
+	default:
+		return nil
+	}
+	if j.Raised != "" {
+		a.level, a.raised = j.Level, j.Raised
+	}
+	a.digest, _ = ArgumentsDigest(raw)
+	return a
 }

@@ -13,9 +13,11 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/gate/argcheck"
+	"github.com/toolgate/toolgate/internal/gate/argjudge"
 	"github.com/toolgate/toolgate/internal/gate/gatemetrics"
 	"github.com/toolgate/toolgate/internal/gateproto"
 	"github.com/toolgate/toolgate/internal/membudget"
+	"github.com/toolgate/toolgate/pkg/argrule"
 	"github.com/toolgate/toolgate/pkg/resultscan"
 )
 
@@ -128,6 +130,10 @@ type Gate struct {
 	// args holds each approved definition's inputSchema compiled once,
 	// by fingerprint, that every call's arguments are checked against.
 	args *argcheck.Checker
+	// rules compiles argument rules once per expression, across
+	// configurations; floors keeps each approved definition's floor plan.
+	rules  *argrule.Cache
+	floors floorPlans
 
 	state atomic.Pointer[state]
 	// applyMu serialises Apply, so generations and blocks move in order.
@@ -162,6 +168,8 @@ type state struct {
 	// scan judges what servers say, knowing the names of every tool the
 	// agent can call.
 	scan *resultscan.Scanner
+	// rules are the configuration's argument rules, compiled, by name.
+	rules argjudge.Rules
 }
 
 // scanner is the state's Scanner.
@@ -207,6 +215,7 @@ func New(o Options) *Gate {
 		decode:      membudget.New(l.ListDecodeBudget),
 		scanBuffers: membudget.New(l.ScanBufferBudget),
 		args:        argcheck.NewChecker(0),
+		rules:       argrule.NewCache(2 * gateproto.MaxArgumentRules),
 		watches:     map[string]*watch{},
 		clients:     map[clientKey]*http.Client{},
 		held:        heldCalls{byKey: map[string]context.CancelFunc{}},
@@ -296,6 +305,12 @@ func (g *Gate) Apply(cfg *gateproto.Config) error {
 			ss.sse = s.Upstream.Transport == "SSE"
 		}
 		st.servers[s.ID] = ss
+	}
+	st.rules = argjudge.Compile(cfg.ArgumentRules, g.rules)
+	for name, r := range st.rules {
+		if r.Err != nil {
+			g.log.Warn("an argument rule does not compile; the calls of the tools it names are refused", "rule", name, "error", r.Err)
+		}
 	}
 	st.scan = resultscan.New(resultscan.Options{AgentTools: reachableTools(cfg), MaxBytes: g.limits.MaxScanBytes})
 	old := g.state.Swap(st)

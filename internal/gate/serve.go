@@ -23,6 +23,9 @@ import (
 
 // exchange is one agent request in flight.
 type exchange struct {
+	// facts are what the last decision of a tools/call was taken on: why
+	// a held call is held, and what its arguments did, for the audit line.
+	facts    decide.CallFacts
 	st       *state
 	ss       *serverState
 	sess     *session

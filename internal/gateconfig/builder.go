@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -56,6 +57,12 @@ func (b *Builder) Build(ctx context.Context, pod *corev1.Pod) (*gateproto.Config
 	}
 	in.Unresolved = unresolved
 	cfg := policy.Evaluate(in).Config(pod.Namespace, pod.Name, upstreams)
+	if len(cfg.ArgumentRules) > 0 {
+		// What argument rules see of the agent besides its namespace and
+		// pod, carried only where a rule could read it.
+		cfg.Agent = agentOf(pod)
+		cfg.Revision = cfg.ComputeRevision()
+	}
 	if err := cfg.Validate(); err != nil {
 		// Evaluation keeps every bound of the protocol; this is a bug, and
 		// serving nothing is the safe answer to it.
@@ -134,4 +141,20 @@ func resolveUpstreams(ctx context.Context, c client.Reader, in policy.Input) (ma
 		}
 	}
 	return upstreams, unresolved, nil
+}
+
+// agentOf is the pod's identity as argument rules see it: its service
+// account and its labels (at most gateproto.MaxAgentLabels, by key).
+func agentOf(pod *corev1.Pod) *gateproto.Agent {
+	a := &gateproto.Agent{ServiceAccount: pod.Spec.ServiceAccountName}
+	if len(pod.Labels) > 0 {
+		a.Labels = make(map[string]string, min(len(pod.Labels), gateproto.MaxAgentLabels))
+		for _, k := range slices.Sorted(maps.Keys(pod.Labels)) {
+			if len(a.Labels) == gateproto.MaxAgentLabels {
+				break
+			}
+			a.Labels[k] = pod.Labels[k]
+		}
+	}
+	return a
 }

@@ -69,6 +69,17 @@ type Result struct {
 	ApprovalTimeout time.Duration
 	// Servers are the referenced servers, sorted by ID.
 	Servers []Server
+	// ApprovalLevel is the lowest approval.minLevel of the policies ("" for
+	// none): a call its arguments raise to it or above waits for a human.
+	ApprovalLevel toolgatev1alpha1.Level
+	// ArgumentRules are every policy's argument rules, by policy name then
+	// as written; ArgumentFloorsOff says every policy turned the built-in
+	// argument floors off.
+	ArgumentRules     []gateproto.ArgumentRule
+	ArgumentFloorsOff bool
+	// RuleProblems are why argument rules cannot be evaluated: a rule's
+	// own (compile, cost) once, then per tool (its pinned inputSchema).
+	RuleProblems []RuleProblem
 }
 
 // Server is the decision on one referenced server and its tools.
@@ -141,6 +152,7 @@ func Evaluate(in Input) Result {
 	}
 	var rules []rule
 	refs := map[string]*narrowing{}
+	res.ArgumentFloorsOff = len(policies) > 0
 	for i := range policies {
 		p := &policies[i]
 		res.Policies = append(res.Policies, p.Name)
@@ -160,6 +172,12 @@ func Evaluate(in Input) Result {
 				res.ApprovalTimeout = timeout
 			}
 			rules = append(rules, rulesOf(p.Name, a)...)
+			if a.MinLevel != "" && (res.ApprovalLevel == "" || a.MinLevel.Compare(res.ApprovalLevel) < 0) {
+				res.ApprovalLevel = a.MinLevel
+			}
+		}
+		if cmp.Or(p.Spec.ArgumentFloors, toolgatev1alpha1.DefaultArgumentFloors) != toolgatev1alpha1.ArgumentFloorsDisabled {
+			res.ArgumentFloorsOff = false
 		}
 		for _, ref := range p.Spec.Servers {
 			id := ref.Namespace + "/" + ref.Name
@@ -188,7 +206,14 @@ func Evaluate(in Input) Result {
 		}
 	}
 
-	e := evaluator{res: &res, rules: rules, cap: in.Ceilings.Cap}
+	argRules := argumentRulesOf(policies)
+	res.ArgumentRules = gateRules(argRules)
+	for _, r := range argRules {
+		if r.problem != nil {
+			res.RuleProblems = append(res.RuleProblems, RuleProblem{Policy: r.policy, Rule: r.spec.Name, Kind: string(r.problem.Kind), Message: r.problem.Message})
+		}
+	}
+	e := evaluator{res: &res, rules: rules, argRules: argRules, cap: in.Ceilings.Cap}
 	for _, id := range sortedKeys(refs) {
 		srv := e.server(id, servers[id], in, *refs[id], pins[id])
 		res.Servers = append(res.Servers, srv)
@@ -218,8 +243,9 @@ func rulesOf(policy string, a *toolgatev1alpha1.CallApprovalRules) []rule {
 }
 
 type evaluator struct {
-	res   *Result
-	rules []rule
+	res      *Result
+	rules    []rule
+	argRules []argumentRule
 	// cap is the operator's cluster cap ("" for none): no policy can raise
 	// a ceiling above it, so Audit never forwards a tool above it either.
 	cap toolgatev1alpha1.Level
@@ -268,6 +294,7 @@ func (e evaluator) server(id string, s *toolgatev1alpha1.MCPServer, in Input, na
 	}
 	for _, name := range sortedKeys(byName) {
 		t := e.tool(out, name, byName[name], narrow, findingsOnServer)
+		e.argumentsOf(&t, out.ID, byName[name])
 		out.Tools = append(out.Tools, t)
 	}
 	slices.SortStableFunc(out.Tools, func(a, b gateproto.Tool) int {

@@ -127,6 +127,11 @@ func (r Result) Config(namespace, pod string, upstreams map[string]*gateproto.Up
 		Version: gateproto.Version, Namespace: namespace, Pod: pod, Mode: r.Mode,
 		ApprovalTimeout: gateproto.Duration{Duration: r.ApprovalTimeout},
 	}
+	c.Ceiling, c.ApprovalLevel = string(r.Ceiling), string(r.ApprovalLevel)
+	c.ArgumentRules, c.ArgumentFloorsOff = slices.Clone(r.ArgumentRules), r.ArgumentFloorsOff
+	if len(c.ArgumentRules) == 0 {
+		c.ArgumentRules = nil
+	}
 	c.Policies = slices.Clone(r.Policies)
 	if len(c.Policies) > gateproto.MaxPolicies {
 		c.Policies = c.Policies[:gateproto.MaxPolicies]

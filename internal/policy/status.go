@@ -25,8 +25,27 @@ func Status(p *toolgatev1alpha1.ToolPolicy, in Input) toolgatev1alpha1.ToolPolic
 	}
 
 	var sum Summary
+	var problems []RuleProblem
 	if _, err := PodSelector(p); err == nil {
-		sum = Evaluate(in).Summarize()
+		res := Evaluate(in)
+		sum, problems = res.Summarize(), res.RuleProblems
+	} else {
+		// A policy that selects no pod still says what is wrong with its
+		// rules.
+		for _, r := range argumentRulesOf(in.Policies) {
+			if r.problem != nil {
+				problems = append(problems, RuleProblem{Policy: r.policy, Rule: r.spec.Name, Kind: string(r.problem.Kind), Message: r.problem.Message})
+			}
+		}
+	}
+	rules := rulesCondition(p, problems)
+	for _, pr := range problems {
+		if len(st.ArgumentRules) == toolgatev1alpha1.MaxArgumentRuleProblems {
+			break
+		}
+		st.ArgumentRules = append(st.ArgumentRules, toolgatev1alpha1.ArgumentRuleProblem{
+			Rule: pr.Rule, Server: pr.Server, Tool: pr.Tool, Kind: clip.String(pr.Kind, 32), Message: clip.String(pr.Message, 512),
+		})
 	}
 	st.Exposed, st.Withheld, st.ApprovalGated, st.Tools = sum.Exposed, sum.Withheld, sum.ApprovalGated, sum.Tools
 
@@ -50,6 +69,26 @@ func Status(p *toolgatev1alpha1.ToolPolicy, in Input) toolgatev1alpha1.ToolPolic
 	}
 	accepted.Message = clip.String(accepted.Message, toolgatev1alpha1.MaxConditionMessageLength)
 	ready.Message = clip.String(ready.Message, toolgatev1alpha1.MaxConditionMessageLength)
-	st.Conditions = []metav1.Condition{accepted, ready, GateBypass(p, in)}
+	st.Conditions = []metav1.Condition{accepted, ready, GateBypass(p, in), rules}
 	return st
+}
+
+// rulesCondition summarises the problems of a policy's argument rules:
+// True when every rule can be evaluated for every tool it names.
+func rulesCondition(p *toolgatev1alpha1.ToolPolicy, problems []RuleProblem) metav1.Condition {
+	c := metav1.Condition{Type: toolgatev1alpha1.ConditionArgumentRules, ObservedGeneration: p.Generation,
+		Status: metav1.ConditionTrue, Reason: toolgatev1alpha1.ReasonRulesAccepted}
+	if len(problems) == 0 {
+		c.Message = fmt.Sprintf("%d argument rules, each can be evaluated for every tool it names", len(p.Spec.ArgumentRules))
+		return c
+	}
+	c.Status, c.Reason = metav1.ConditionFalse, toolgatev1alpha1.ReasonRulesInvalid
+	first := problems[0]
+	where := ""
+	if first.Tool != "" {
+		where = fmt.Sprintf(" for tool %s of %s", first.Tool, first.Server)
+	}
+	c.Message = clip.String(fmt.Sprintf("%d problems; rule %s%s: %s: %s; the gate refuses the calls a rule it cannot evaluate names (status.argumentRules)",
+		len(problems), first.Rule, where, first.Kind, first.Message), toolgatev1alpha1.MaxConditionMessageLength)
+	return c
 }

@@ -1,6 +1,10 @@
 package decide
 
-import "github.com/toolgate/toolgate/internal/gateproto"
+import (
+	"fmt"
+
+	"github.com/toolgate/toolgate/internal/gateproto"
+)
 
 // CallFacts are what the gate knows of one tools/call when it decides,
 // gathered before deciding. Every zero value is the fail-closed one: a
@@ -27,6 +31,50 @@ type CallFacts struct {
 	// human approved the call, when the gate decides again after the
 	// approval; nil for a call not yet put to a human.
 	Approved *gateproto.Tool
+	// Ceiling and ApprovalLevel are the configuration's: a call its
+	// arguments raise above Ceiling is refused, to ApprovalLevel or above
+	// (when set) held. An empty Ceiling is gateproto.DefaultCeiling.
+	Ceiling, ApprovalLevel string
+	// Judgement is what the argument rules and floors say of the call.
+	Judgement ArgumentJudgement
+}
+
+// ArgumentJudgement is what a call's arguments say beyond their schema:
+// the argument rules that matched and the level the call rises to.
+type ArgumentJudgement struct {
+	// Judged says the rules and floors were applied.
+	Judged bool
+	// Unevaluable, when set, is a rule that applies to the tool and
+	// cannot be evaluated for it (the operator found a problem): the call
+	// is refused with it, as the rule could have refused it.
+	Unevaluable *RuleMatch
+	// Refuse and Hold are the first rules (by name) with those actions
+	// that matched; nil when none did.
+	Refuse, Hold *RuleMatch
+	// Level is the call's level after its arguments: the tool's level, or
+	// the highest a matching RaiseLevel rule or an argument floor raised
+	// it to. Raised says what raised it, in words, empty when nothing did.
+	Level  string
+	Raised string
+	// RaisedBy is the rule that raised the level, when a rule did.
+	RaisedBy string
+}
+
+// RuleMatch is an argument rule that matched a call, or could not be
+// evaluated for it.
+type RuleMatch struct {
+	// Rule is "policy/rule"; Message what the rule says, or why it could
+	// not be evaluated.
+	Rule, Message string
+}
+
+// HeldFor is why a call is held, when the decision holds it.
+type HeldFor struct {
+	// By is gateproto.HeldByDesignation, HeldByRule or HeldByLevel.
+	By string
+	// Rule is the rule that held it or raised its level; Level the level
+	// it was raised to; Reason why, in words.
+	Rule, Level, Reason string
 }
 
 // ServerState is what the configuration in force says of a server.
@@ -142,11 +190,28 @@ func Call(f CallFacts) Outcome {
 		r.Message = "toolgate: " + f.Arguments.Err.Error()
 		return r
 	}
+	j := f.Judgement
+	if !j.Judged {
+		r := Refusal(ReasonArgumentRule)
+		r.Message = "toolgate: the arguments were not judged"
+		r.Missing = MissingArgumentJudgement
+		return r
+	}
+	if refusal, refused := judgeRefuses(j, f.Ceiling, t.Fingerprint); refused {
+		if f.Mode != gateproto.ModeAudit {
+			return refusal
+		}
+		// The rules and floors are a policy's choice (a policy sets the
+		// ceiling, writes the rules, may turn the floors off), which
+		// Audit lifts and records.
+		return Outcome{Verdict: AuditForward, Reason: refusal.Reason, EnforceWould: Refuse, Fingerprint: t.Fingerprint}
+	}
+	held := j.Hold != nil || (f.ApprovalLevel != "" && j.Raised != "" && j.Level >= f.ApprovalLevel)
 	switch {
 	case f.Approved != nil:
 		forward.Reason = ReasonApproved
 		return forward
-	case t.Decision != gateproto.DecisionApprovalGated:
+	case t.Decision != gateproto.DecisionApprovalGated && !held:
 		return forward
 	case f.Mode == gateproto.ModeAudit:
 		// Recorded as Enforce would have held it: the rule's reason, and a
@@ -154,6 +219,67 @@ func Call(f CallFacts) Outcome {
 		return Outcome{Verdict: AuditForwardUnheld, Reason: ReasonApprovalRequired, EnforceWould: Hold, Fingerprint: t.Fingerprint}
 	}
 	return Outcome{Verdict: Hold, Reason: ReasonApprovalRequired, Fingerprint: t.Fingerprint, Message: "approval required"}
+}
+
+// judgeRefuses is the refusal the argument judgement makes, if any: a rule
+// that cannot be evaluated, then a Refuse rule, then a level above the
+// ceiling. Each names what refused, since the agent can then call
+// otherwise.
+func judgeRefuses(j ArgumentJudgement, ceiling, fingerprint string) (Outcome, bool) {
+	if ceiling == "" {
+		ceiling = gateproto.DefaultCeiling
+	}
+	var r Outcome
+	switch {
+	case j.Unevaluable != nil:
+		r = Refusal(ReasonArgumentRule)
+		r.Message = fmt.Sprintf("toolgate: argument rule %s cannot be evaluated for this tool: %s", j.Unevaluable.Rule, j.Unevaluable.Message)
+	case j.Refuse != nil:
+		r = Refusal(ReasonArgumentRule)
+		r.Message = "toolgate: refused by argument rule " + j.Refuse.Rule
+		if j.Refuse.Message != "" {
+			r.Message += ": " + j.Refuse.Message
+		}
+	case j.Raised != "" && j.Level > ceiling:
+		r = Refusal(ReasonArgumentLevel)
+		r.Message = fmt.Sprintf("toolgate: these arguments raise the call to %s (%s), above the ceiling %s", j.Level, j.Raised, ceiling)
+	default:
+		return Outcome{}, false
+	}
+	r.Fingerprint = fingerprint
+	return r, true
+}
+
+// Held says why a held call is held: the first Hold rule that matched,
+// else the level its arguments raised it to, else the tool's designation.
+func Held(f CallFacts) HeldFor {
+	j := f.Judgement
+	switch {
+	case j.Hold != nil:
+		reason := "argument rule " + j.Hold.Rule
+		if j.Hold.Message != "" {
+			reason += ": " + j.Hold.Message
+		}
+		return HeldFor{By: gateproto.HeldByRule, Rule: j.Hold.Rule, Level: raisedLevel(j), Reason: reason}
+	case f.ApprovalLevel != "" && j.Raised != "" && j.Level >= f.ApprovalLevel:
+		return HeldFor{By: gateproto.HeldByLevel, Rule: j.RaisedBy, Level: j.Level,
+			Reason: fmt.Sprintf("these arguments raise the call to %s (%s); calls at %s or above wait for approval", j.Level, j.Raised, f.ApprovalLevel)}
+	}
+	h := HeldFor{By: gateproto.HeldByDesignation, Level: raisedLevel(j)}
+	if f.Tool != nil {
+		h.Reason = "the tool's calls wait for approval (" + f.Tool.ApprovalRule + ")"
+	}
+	if j.Raised != "" {
+		h.Reason += fmt.Sprintf("; these arguments raise the call to %s (%s)", j.Level, j.Raised)
+	}
+	return h
+}
+
+func raisedLevel(j ArgumentJudgement) string {
+	if j.Raised == "" {
+		return ""
+	}
+	return j.Level
 }
 
 // changed refuses a call whose tool the server redefined, recording the

@@ -28,6 +28,7 @@ func seen(t *gateproto.Tool) CallFacts {
 		Tool:      t,
 		Observed:  Observation{Current: true, Fingerprint: t.Fingerprint},
 		Arguments: Checked(nil),
+		Judgement: ArgumentJudgement{Judged: true, Level: t.Level},
 	}
 }
 
@@ -262,6 +263,15 @@ func TestCallInvariants(t *testing.T) {
 	tools := []*gateproto.Tool{nil, exposedTool, gatedTool, forwardableTool, poisonedTool}
 	observations := []Observation{{}, {Fingerprint: "sha256:stale"}, {Current: true}, {Current: true, Fingerprint: "sha256:changed"}, {Current: true, Fingerprint: "match"}}
 	arguments := []ArgumentCheck{{}, Checked(nil), Checked(errSchema)}
+	judgements := []ArgumentJudgement{
+		{},
+		{Judged: true},
+		{Judged: true, Refuse: &RuleMatch{Rule: "p/no-force"}},
+		{Judged: true, Hold: &RuleMatch{Rule: "p/ask"}},
+		{Judged: true, Unevaluable: &RuleMatch{Rule: "p/broken", Message: "no such argument"}},
+		{Judged: true, Level: "L5", Raised: "floor force"},
+		{Judged: true, Level: "L3", Raised: "floor wide reach"},
+	}
 	n := 0
 	for _, mode := range []gateproto.Mode{gateproto.ModeEnforce, gateproto.ModeAudit} {
 		for _, server := range []ServerState{ServerGone, ServerNotReady, ServerReady} {
@@ -270,15 +280,18 @@ func TestCallInvariants(t *testing.T) {
 					for _, obs := range observations {
 						for _, args := range arguments {
 							for _, approved := range []*gateproto.Tool{nil, tool, gatedTool} {
-								if obs.Fingerprint == "match" {
-									obs.Fingerprint = ""
-									if tool != nil {
-										obs.Fingerprint = tool.Fingerprint
+								for _, judged := range judgements {
+									if obs.Fingerprint == "match" {
+										obs.Fingerprint = ""
+										if tool != nil {
+											obs.Fingerprint = tool.Fingerprint
+										}
 									}
+									f := CallFacts{Mode: mode, Server: server, Tool: tool, Blocked: blocked, Observed: obs, Arguments: args, Approved: approved,
+										Judgement: judged, Ceiling: "L3", ApprovalLevel: "L3"}
+									checkInvariants(t, f)
+									n++
 								}
-								f := CallFacts{Mode: mode, Server: server, Tool: tool, Blocked: blocked, Observed: obs, Arguments: args, Approved: approved}
-								checkInvariants(t, f)
-								n++
 							}
 						}
 					}
@@ -336,11 +349,20 @@ func checkInvariants(t *testing.T, f CallFacts) {
 	if audit && out.Verdict == Hold {
 		fail("Audit held a call")
 	}
-	if out.Verdict == Hold && (f.Approved != nil || f.Tool.Decision != gateproto.DecisionApprovalGated) {
-		fail("held a call that is not an unapproved gated one")
+	j := f.Judgement
+	heldByArguments := j.Hold != nil || (j.Raised != "" && j.Level >= f.ApprovalLevel)
+	if out.Verdict == Hold && (f.Approved != nil || (f.Tool.Decision != gateproto.DecisionApprovalGated && !heldByArguments)) {
+		fail("held a call that is not an unapproved gated one, nor one its arguments hold")
 	}
-	if out.Verdict == Forward && f.Approved == nil && f.Tool.Decision != gateproto.DecisionExposed {
-		fail("forwarded a call the configuration does not expose without a human")
+	if out.Verdict == Forward && f.Approved == nil && (f.Tool.Decision != gateproto.DecisionExposed || heldByArguments) {
+		fail("forwarded a call the configuration or its arguments hold without a human")
+	}
+	// Arguments only tighten: a rule that refuses, a rule that cannot be
+	// evaluated, and a level over the ceiling each stop the call in
+	// Enforce, even once a human approved it.
+	refusedByArguments := j.Refuse != nil || j.Unevaluable != nil || (j.Raised != "" && j.Level > f.Ceiling)
+	if !audit && refusedByArguments && out.Verdict != Refuse {
+		fail("a call its arguments refuse was not refused")
 	}
 	// Gathering what the decision waited on moves it on.
 	switch out.Missing {
@@ -353,8 +375,15 @@ func checkInvariants(t *testing.T, f CallFacts) {
 	case MissingArgumentCheck:
 		g := f
 		g.Arguments = Checked(nil)
+		g.Judgement.Judged = true
 		if Call(g).Missing != NothingMissing {
 			fail("still waiting once the arguments were checked")
+		}
+	case MissingArgumentJudgement:
+		g := f
+		g.Judgement.Judged = true
+		if Call(g).Missing != NothingMissing {
+			fail("still waiting once the arguments were judged")
 		}
 	}
 }

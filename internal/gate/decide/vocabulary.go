@@ -99,6 +99,12 @@ const (
 	// ReasonInstructionsChanged: the instructions a server sent an agent
 	// are not the ones the operator reviewed, and were taken out.
 	ReasonInstructionsChanged Reason = "InstructionsChanged"
+	// ReasonArgumentRule: an argument rule with action Refuse matched the
+	// call, or a rule that applies to the tool cannot be evaluated.
+	ReasonArgumentRule Reason = "ArgumentRule"
+	// ReasonArgumentLevel: the call's arguments raised its level above
+	// the ceiling.
+	ReasonArgumentLevel Reason = "ArgumentLevel"
 )
 
 // FromConfig is the reason recorded for a tool (or server) the
@@ -146,6 +152,9 @@ const (
 	// MissingArgumentCheck: the call's arguments have not been checked
 	// against the approved definition's inputSchema.
 	MissingArgumentCheck
+	// MissingArgumentJudgement: the call's arguments have not been judged
+	// by the argument rules and floors.
+	MissingArgumentJudgement
 )
 
 // Refusal is the refusal of a call for reason r, with the answer that

@@ -45,6 +45,14 @@ type Metrics struct {
 	Findings *prometheus.CounterVec
 	// UnscannedBytes counts text of servers' answers past the scan's bound.
 	UnscannedBytes *prometheus.CounterVec
+	// ArgumentRules counts argument rules that matched a call, by server,
+	// rule ("policy/rule") and outcome: matched, failed (the expression
+	// could not be evaluated and counted as true) or unevaluable (the
+	// operator found the rule does not fit the tool).
+	ArgumentRules *prometheus.CounterVec
+	// ArgumentFloors counts the built-in argument floors calls met, by
+	// server and signal.
+	ArgumentFloors *prometheus.CounterVec
 }
 
 // Sources are the values the gate reads from its connection to the
@@ -108,9 +116,16 @@ func New(src Sources) *Metrics {
 		ConfigApplied: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "toolgate_gate_configs_total", Help: "Configurations applied or refused.",
 		}, []string{"result"}),
+		ArgumentRules: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolgate_gate_argument_rules_total", Help: "Argument rules that matched a call, by server, rule and outcome (matched, failed, unevaluable).",
+		}, []string{"server", "rule", "outcome"}),
+		ArgumentFloors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolgate_gate_argument_floors_total", Help: "Built-in argument floors calls met, by server and signal.",
+		}, []string{"server", "signal"}),
 	}
 	r.MustRegister(m.Calls, m.AddedLatency, m.UpstreamLatency, m.Tools, m.FingerprintMismatches,
-		m.LimitsHit, m.Errors, m.InFlight, m.Sessions, m.ConfigApplied, m.Findings, m.UnscannedBytes)
+		m.LimitsHit, m.Errors, m.InFlight, m.Sessions, m.ConfigApplied, m.Findings, m.UnscannedBytes,
+		m.ArgumentRules, m.ArgumentFloors)
 	if src.ConfigAge != nil {
 		r.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "toolgate_gate_config_age_seconds", Help: "Seconds since the configuration in force was applied; -1 before the first.",
