@@ -78,7 +78,7 @@ const (
 	MaxCallReasonLength = 512
 	// MaxArgumentRules bounds ToolPolicy spec.argumentRules, and
 	// MaxArgumentRuleProblems status.argumentRules.
-	MaxArgumentRules        = 128
+	MaxArgumentRules        = 64
 	MaxArgumentRuleProblems = 64
 	// MaxHeldResultFindings bounds ToolPin status.pendingCalls[].findings.
 	MaxHeldResultFindings = 8

@@ -97,7 +97,7 @@ type ToolPolicySpec struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=name
-	// +kubebuilder:validation:MaxItems=128
+	// +kubebuilder:validation:MaxItems=64
 	ArgumentRules []ArgumentRule `json:"argumentRules,omitempty"`
 
 	// argumentFloors turns the built-in argument floors on (Enabled, the
@@ -161,7 +161,7 @@ type ArgumentRule struct {
 	// +required
 	// +listType=atomic
 	// +kubebuilder:validation:MinItems=1
-	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:MaxItems=32
 	Tools []ToolReference `json:"tools"`
 
 	// expression is a CEL expression that yields a bool. It sees args (the
