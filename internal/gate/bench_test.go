@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/internal/gateproto"
 )
 
 // jsonCallServer answers the gate's own lists with the hostile server's
@@ -73,7 +75,7 @@ func benchCall(b *testing.B, endpoint string, size int) {
 	id := 0
 	for b.Loop() {
 		id++
-		body := `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":"echo","arguments":{}}}`
+		body := `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":"echo","arguments":{"text":"feature/login-form"}}}`
 		req, _ := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
@@ -88,5 +90,36 @@ func benchCall(b *testing.B, endpoint string, size int) {
 		if err != nil || resp.StatusCode != http.StatusOK || out.Len() < size {
 			b.Fatalf("status %d, %d bytes, %v: %.200s", resp.StatusCode, out.Len(), err, out.String())
 		}
+	}
+}
+
+// BenchmarkCallArgumentRules is a tools/call through the gate with 0, 1,
+// 10 and 100 argument rules naming the tool, side by side in one run:
+// what the rules add to an allowed call, whole (the floors are on in
+// each). The rules are compiled when the configuration is applied; a call
+// only evaluates them.
+//
+//	go test ./internal/gate -run '^$' -bench CallArgumentRules -benchmem -count 3
+func BenchmarkCallArgumentRules(b *testing.B) {
+	u := jsonCallServer(b, 256)
+	for _, n := range []int{0, 1, 10, 100} {
+		g := startGate(b, Options{})
+		c := hostileConfig(b, u)
+		for i := range n {
+			name := fmt.Sprintf("p/rule-%d", i)
+			c.ArgumentRules = append(c.ArgumentRules, gateproto.ArgumentRule{Name: name, Action: gateproto.RuleHold,
+				Expression: []string{`has(args.text) && args.text == "main"`, `has(args.text) && args.text.startsWith("release/")`,
+					`agent.namespace == "production"`, `tool.level >= "L4"`, `has(args.text) && args.text.matches("^(drop|truncate)\\b")`}[i%5]})
+			for j := range c.Servers[0].Tools {
+				if c.Servers[0].Tools[j].Name == "echo" {
+					c.Servers[0].Tools[j].Rules = append(c.Servers[0].Tools[j].Rules, gateproto.ToolRule{Rule: name})
+				}
+			}
+		}
+		c.Revision = c.ComputeRevision()
+		if err := g.Apply(c); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("rules=%d", n), func(b *testing.B) { benchCall(b, g.url(), 256) })
 	}
 }
