@@ -208,8 +208,8 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request) {
 }
 
 // gated says why the pod's configuration does not let it hold req, or ""
-// when it does: for a call, the server and tool must be ApprovalGated
-// there; for a result, the tool's ResultAction must be Hold (whatever its
+// when it does: for a call, the configuration must hold it for the reason
+// the gate gives (heldByConfig); for a result, the tool's ResultAction must be Hold (whatever its
 // decision: a result comes only from a call the gate let through); either
 // with the same pin and fingerprint.
 func gated(cfg *gateproto.Config, req *gateproto.CallRequest) string {
@@ -222,16 +222,17 @@ func gated(cfg *gateproto.Config, req *gateproto.CallRequest) string {
 		if t.Name != req.Tool {
 			continue
 		}
+		if req.Kind != gateproto.CallKindResult {
+			if why := heldByConfig(cfg, t, req); why != "" {
+				return why
+			}
+		}
 		switch {
 		case req.Kind == gateproto.CallKindResult && t.ResultAction.OrRecord() != gateproto.FindingHold:
 			return fmt.Sprintf("tool %q's results are not held in this pod's configuration: its resultAction is %s, not %s",
 				req.Tool, t.ResultAction.OrRecord(), gateproto.FindingHold)
 		case req.Kind == gateproto.CallKindResult && t.Decision == gateproto.DecisionWithheld && (cfg.Mode != gateproto.ModeAudit || !t.AuditForwardable):
 			return fmt.Sprintf("tool %q is %s in this pod's configuration: it has no result to hold", req.Tool, t.Decision)
-		case req.Kind != gateproto.CallKindResult:
-			if why := heldByConfig(cfg, t, req); why != "" {
-				return why
-			}
 		case t.Pin != req.Pin:
 			return fmt.Sprintf("tool %q is pinned by %s, not %s", req.Tool, t.Pin, req.Pin)
 		case t.Fingerprint != req.Fingerprint:
