@@ -24,6 +24,8 @@ Usage:
   toolgate diff [flags] OLD NEW      explain how a catalogue changed and which tools need re-review
   toolgate scan-result [flags] FILE...
                                      scan saved tool results, messages and sessions as the gate does
+  toolgate check-call -policy FILE -call FILE [flags]
+                                     judge saved tools/call requests by ToolPolicies' argument rules, as the gate does
   toolgate version
 
 In a cluster (also as "kubectl toolgate", with the binary on the PATH as kubectl-toolgate):
@@ -55,7 +57,7 @@ func RunContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return ExitUsage
 	}
 	switch args[0] {
-	case "score", "diff", "scan-result":
+	case "score", "diff", "scan-result", "check-call":
 		return offline.Run(args, stdin, stdout, stderr)
 	case "pending":
 		return runPending(ctx, args[1:], stdout, stderr, time.Now)

@@ -147,6 +147,23 @@ func WriteDescribe(w io.Writer, pin *toolgatev1alpha1.ToolPin, now time.Time) {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.ID, kind, agentString(&agent), age(&c.RequestedTime, now), left, c.Fingerprint.Short(), clipRunes(oneLine(c.Arguments), 80))
 		}
 		tw.Flush()
+		// A held call is decided knowing why it waits: the rule that held
+		// it, or the level its arguments raised it to, in full.
+		var held []string
+		for _, c := range st.PendingCalls {
+			if c.Kind == toolgatev1alpha1.CallKindResult {
+				continue
+			}
+			it := PendingItem{HeldBy: string(c.HeldBy), Rule: c.Rule, CallLevel: string(c.Level), HeldReason: c.Reason}
+			line := fmt.Sprintf("  %s: %s", c.ID, whyHeld(it))
+			if c.Level != "" && c.HeldBy != toolgatev1alpha1.HeldByArgumentLevel {
+				line += " (its arguments raise it to " + string(c.Level) + ")"
+			}
+			held = append(held, line)
+		}
+		if len(held) > 0 {
+			fmt.Fprintf(w, "\nWhy the calls wait:\n%s\n", strings.Join(held, "\n"))
+		}
 		// A held result is decided on what the scan found in it: each
 		// finding in full, and the digest a release lets through.
 		for _, c := range results {

@@ -4,8 +4,9 @@
 // held results, which `release` and `drop` decide on alone — and
 // `servers` and `policies`
 // show MCPServers and ToolPolicies with whether agents could walk around
-// their gates (GateBypassable). `score`, `diff` and `scan-result`, which
-// judge saved catalogues and tool results offline, are package offline's,
+// their gates (GateBypassable). `score`, `diff`, `scan-result` and
+// `check-call`, which judge saved catalogues, tool results and calls
+// offline, are package offline's,
 // run from here unchanged.
 //
 // It owns the cluster commands' argument parsing, the kubeconfig, the

@@ -82,6 +82,16 @@ type PendingItem struct {
 	Arguments       string                          `json:"arguments,omitempty"`
 	Expiry          *metav1.Time                    `json:"expiry,omitempty"`
 
+	// Calls only: why the call waits — Designation (the tool's approval
+	// rules), ArgumentRule (Rule matched it) or ArgumentLevel (its
+	// arguments raised it to CallLevel, where calls wait) — and the
+	// gate's words for it. CallLevel is the call's level after its
+	// arguments, when they raised it. Empty from a gate that does not say.
+	HeldBy     string `json:"heldBy,omitempty"`
+	Rule       string `json:"rule,omitempty"`
+	CallLevel  string `json:"callLevel,omitempty"`
+	HeldReason string `json:"heldReason,omitempty"`
+
 	// Results only: the digest of the result a release lets through, and
 	// what the scan found in it.
 	ResultDigest toolgatev1alpha1.Fingerprint `json:"resultDigest,omitempty"`
@@ -133,6 +143,8 @@ func PendingItems(pins []toolgatev1alpha1.ToolPin) []PendingItem {
 			it.Approvals, it.Needed, it.Multi = callApprovalCount(p, &call)
 			if call.Kind == toolgatev1alpha1.CallKindResult {
 				it.Kind, it.ResultDigest, it.Findings = PendingResultKind, call.ResultDigest, call.Findings
+			} else {
+				it.HeldBy, it.Rule, it.CallLevel, it.HeldReason = string(call.HeldBy), call.Rule, string(call.Level), call.Reason
 			}
 			items = append(items, it)
 		}
@@ -224,25 +236,91 @@ func WritePendingTable(w io.Writer, items []PendingItem, allNamespaces bool, now
 	if allNamespaces {
 		fmt.Fprint(tw, "NAMESPACE\t")
 	}
-	fmt.Fprintln(tw, "PIN\tKIND\tSERVER\tTOOL\tLEVEL\tWAITING\tREQUESTED BY\tAPPROVALS\tWHAT")
+	fmt.Fprintln(tw, "PIN\tKIND\tSERVER\tTOOL\tLEVEL\tWAITING\tREQUESTED BY\tAPPROVALS\tWHY\tWHAT")
 	for _, it := range items {
 		if allNamespaces {
 			fmt.Fprintf(tw, "%s\t", it.Namespace)
 		}
-		level := orDash(it.Level)
-		if it.EffectiveLevel != "" && it.EffectiveLevel != it.Level {
-			level += "→" + it.EffectiveLevel
-		}
-		kind, by := it.Kind, "-"
+		kind, by, why := it.Kind, "-", "-"
 		if it.Kind == PendingCallKind || it.Kind == PendingResultKind {
 			kind = it.Kind + " " + it.CallID
 			by = agentString(it.Agent)
 		}
+		if it.Kind == PendingCallKind {
+			why = clipRunes(whyHeld(it), whyWidth)
+		}
 		approvals := approvalString(it)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", it.Pin, offline.Printable(kind), it.Server, offline.Printable(it.Tool), level,
-			age(it.Since, now), by, approvals, what(it, now))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", it.Pin, offline.Printable(kind), it.Server, offline.Printable(it.Tool), levelString(it),
+			age(it.Since, now), by, approvals, why, what(it, now))
 	}
 	tw.Flush()
+}
+
+// levelString is an item's level: the applied level, then the level its
+// arguments raised a held call to, or else the effective level of an
+// approval-gated tool.
+func levelString(it PendingItem) string {
+	level := orDash(it.Level)
+	switch {
+	case it.CallLevel != "" && it.CallLevel != it.Level:
+		level += "→" + it.CallLevel
+	case it.CallLevel == "" && it.EffectiveLevel != "" && it.EffectiveLevel != it.Level:
+		level += "→" + it.EffectiveLevel
+	}
+	return level
+}
+
+// whyWidth bounds the WHY column; describe shows the whole text.
+const whyWidth = 48
+
+// whyHeld says why a held call waits, in one line: the rule that held
+// it, the level its arguments raised it to, or the tool's own approval
+// rules — with the gate's reason, less what the line already says. The
+// reason is escaped: a rule's message and the argument paths a floor
+// names are not the reviewer's words.
+func whyHeld(it PendingItem) string {
+	reason := oneLine(it.HeldReason)
+	switch toolgatev1alpha1.HeldBy(it.HeldBy) {
+	case toolgatev1alpha1.HeldByArgumentRule:
+		s := "rule " + oneLine(it.Rule)
+		if r := strings.TrimPrefix(strings.TrimPrefix(reason, "argument rule "+oneLine(it.Rule)), ":"); strings.TrimSpace(r) != "" {
+			s += ": " + strings.TrimSpace(r)
+		}
+		return s
+	case toolgatev1alpha1.HeldByArgumentLevel:
+		s := "arguments raise it to " + orDash(it.CallLevel)
+		if r := raisedBy(reason, it.CallLevel); r != "" {
+			s += ": " + r
+		}
+		return s
+	}
+	if reason == "" {
+		return "the tool's calls wait for approval"
+	}
+	return reason
+}
+
+// raisedBy is what raised a call's level, from the gate's reason
+// ("these arguments raise the call to L4 (argument floor force at
+// force); calls at L4 or above wait for approval"): the words in
+// parentheses, or the whole reason when it reads otherwise.
+func raisedBy(reason, level string) string {
+	rest, ok := strings.CutPrefix(reason, "these arguments raise the call to "+level+" (")
+	if !ok {
+		return reason
+	}
+	depth := 1
+	for i, r := range rest {
+		switch r {
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth == 0 {
+				return rest[:i]
+			}
+		}
+	}
+	return reason
 }
 
 func approvalString(it PendingItem) string {

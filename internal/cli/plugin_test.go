@@ -96,6 +96,10 @@ func fixturePins(t *testing.T) []toolgatev1alpha1.ToolPin {
 					Agent:         toolgatev1alpha1.AgentIdentity{Namespace: "agents", Pod: "agent-0", ServiceAccount: "agent"},
 					Arguments:     "{\"sql\":\"DROP TABLE users;\x1b[2K\",\n \"token\":\"[REDACTED]\"}",
 					RequestedTime: ago(45 * time.Second), ExpiryTime: metav1.NewTime(fixtureNow.Add(4 * time.Minute)),
+					// Held by an argument rule, whose message the policy's
+					// author wrote: a terminal escape in it is shown escaped.
+					HeldBy: toolgatev1alpha1.HeldByArgumentRule, Rule: "data-guard/drops-need-a-dba",
+					Reason: "argument rule data-guard/drops-need-a-dba: a DBA approves every drop of a table\x1b[2K",
 				}},
 			},
 		},
@@ -119,7 +123,10 @@ func fixturePins(t *testing.T) []toolgatev1alpha1.ToolPin {
 						ID: "c-1", Fingerprint: fpDel, ArgumentsDigest: toolgatev1alpha1.Fingerprint("sha256:" + strings.Repeat("cd", 32)),
 						Agent:     toolgatev1alpha1.AgentIdentity{Namespace: "agents", Pod: "agent-1", ServiceAccount: "agent"},
 						Arguments: `{"repo":"old-site"}`, RequestedTime: ago(2 * time.Minute), ExpiryTime: metav1.NewTime(fixtureNow.Add(8 * time.Minute)),
+						HeldBy: toolgatev1alpha1.HeldByDesignation, Reason: "the tool's calls wait for approval (minLevel L4 (policy ops))",
 					},
+					// c-2 comes from a gate that does not say why it holds a
+					// call: the tool's designation, as before.
 					{
 						ID: "c-2", Fingerprint: fpDel, ArgumentsDigest: toolgatev1alpha1.Fingerprint("sha256:" + strings.Repeat("ef", 32)),
 						Agent:     toolgatev1alpha1.AgentIdentity{Namespace: "agents", Pod: "agent-1", ServiceAccount: "agent"},
@@ -153,6 +160,15 @@ func fixturePins(t *testing.T) []toolgatev1alpha1.ToolPin {
 						{Signal: "invisible-unicode", Field: "content[0].text", Excerpt: `\u200b`},
 						{Signal: "model-instruction", Field: "structuredContent.body", Excerpt: "you must now"},
 					},
+				}, {
+					// A call of the harmless tool that a rule raised to L4,
+					// where the policy's calls wait for a person.
+					ID: "c-60", Fingerprint: fpFetch, ArgumentsDigest: toolgatev1alpha1.Fingerprint("sha256:" + strings.Repeat("13", 32)),
+					Agent:     toolgatev1alpha1.AgentIdentity{Namespace: "agents", Pod: "agent-2", ServiceAccount: "agent"},
+					Arguments: `{"url":"http://10.0.0.7/admin"}`, ArgumentsComplete: true,
+					RequestedTime: ago(10 * time.Second), ExpiryTime: metav1.NewTime(fixtureNow.Add(9 * time.Minute)),
+					HeldBy: toolgatev1alpha1.HeldByArgumentLevel, Rule: "web-guard/internal-hosts", Level: "L4",
+					Reason: "these arguments raise the call to L4 (argument rule web-guard/internal-hosts); calls at L4 or above wait for approval",
 				}},
 				CallHistory: []toolgatev1alpha1.CallRecord{
 					{ID: "r-49", Kind: toolgatev1alpha1.CallKindResult, ResultDigest: toolgatev1alpha1.Fingerprint("sha256:" + strings.Repeat("77", 32)),
@@ -210,12 +226,55 @@ func TestPendingTableGolden(t *testing.T) {
 			t.Errorf("the table lacks %q:\n%s", want, buf.String())
 		}
 	}
+	// Why each call waits: the rule that held it; the level its arguments
+	// raised it to, beside the tool's; the tool's own designation, also
+	// from a gate that does not say.
+	rows := map[string]string{}
+	for _, line := range strings.Split(buf.String(), "\n") {
+		if f := strings.Fields(line); len(f) > 3 && f[2] == "call" {
+			rows[f[3]] = line
+		}
+	}
+	for id, want := range map[string][]string{
+		"c-7f3a": {"  rule data-guard/drops-need-a-dba: a DBA approve…  "},
+		"c-60":   {"  L1→L4  ", "  arguments raise it to L4: argument rule web-gua…  "},
+		"c-1":    {"  the tool's calls wait for approval (minLevel L4…  "},
+		"c-2":    {"  the tool's calls wait for approval  "},
+	} {
+		for _, w := range want {
+			if !strings.Contains(rows[id], w) {
+				t.Errorf("the row of call %s lacks %q:\n%s", id, w, rows[id])
+			}
+		}
+	}
+}
+
+// TestWhyHeld checks the whole text describe shows, which the table clips.
+func TestWhyHeld(t *testing.T) {
+	for _, tc := range []struct {
+		it   PendingItem
+		want string
+	}{
+		{PendingItem{HeldBy: "ArgumentRule", Rule: "p/r", HeldReason: "argument rule p/r: only on weekdays"}, "rule p/r: only on weekdays"},
+		{PendingItem{HeldBy: "ArgumentRule", Rule: "p/r", HeldReason: "argument rule p/r"}, "rule p/r"},
+		{PendingItem{HeldBy: "ArgumentRule", Rule: "p/r", HeldReason: "in other words"}, "rule p/r: in other words"},
+		{PendingItem{HeldBy: "ArgumentLevel", CallLevel: "L4", HeldReason: "these arguments raise the call to L4 (argument floors widened-reach at all (every one), force at force); calls at L4 or above wait for approval"},
+			"arguments raise it to L4: argument floors widened-reach at all (every one), force at force"},
+		{PendingItem{HeldBy: "ArgumentLevel", CallLevel: "L4", HeldReason: "raised"}, "arguments raise it to L4: raised"},
+		{PendingItem{HeldBy: "Designation", HeldReason: "the tool's calls wait for approval (tool delete (policy p))"}, "the tool's calls wait for approval (tool delete (policy p))"},
+		{PendingItem{}, "the tool's calls wait for approval"},
+		{PendingItem{HeldBy: "ArgumentRule", Rule: "p/r", HeldReason: "argument rule p/r: \x1b[31mred\u202e"}, `rule p/r: \u001B[31mred\u202E`},
+	} {
+		if got := whyHeld(tc.it); got != tc.want {
+			t.Errorf("whyHeld(%+v) = %q, want %q", tc.it, got, tc.want)
+		}
+	}
 }
 
 func TestPendingItems(t *testing.T) {
 	items := PendingItems(fixturePins(t))
-	if len(items) != 6 {
-		t.Fatalf("want 6 items (two definitions, three calls, a held result), got %+v", items)
+	if len(items) != 7 {
+		t.Fatalf("want 7 items (two definitions, four calls, a held result), got %+v", items)
 	}
 	// Calls of a multi tool count their own approvals, people only; the
 	// number needed is the operator's flag, which the pin does not hold.
@@ -260,7 +319,8 @@ func TestPendingItems(t *testing.T) {
 		len(held.Findings) != 3 || held.Approvals != 0 || held.Needed != 1 {
 		t.Errorf("held result item = %+v", held)
 	}
-	for _, key := range []string{`"kind":"call"`, `"callID":"c-7f3a"`, `"kinds":["DescriptionChanged"`, `"serviceAccount":"agent"`,
+	for _, key := range []string{`"kind":"call"`, `"callID":"c-7f3a"`, `"heldBy":"ArgumentRule","rule":"data-guard/drops-need-a-dba"`,
+		`"heldBy":"ArgumentLevel","rule":"web-guard/internal-hosts","callLevel":"L4","heldReason":"these arguments raise the call to L4`, `"kinds":["DescriptionChanged"`, `"serviceAccount":"agent"`,
 		`"kind":"result"`, `"resultDigest":"sha256:9a9a`, `"findings":[{"signal":"model-instruction","field":"content[0].text"`} {
 		if !bytes.Contains(data, []byte(key)) {
 			t.Errorf("JSON lacks %s: %s", key, data)
@@ -456,5 +516,45 @@ current-context: x
 	kf := kubeFlags{kubeconfig: path}
 	if _, _, err := kf.client(); !errors.Is(err, errImpersonation) {
 		t.Errorf("client() = %v, want errImpersonation", err)
+	}
+}
+
+// TestDescribeSaysWhyCallsWait checks the whole reason describe gives for
+// each held call, which the pending table clips.
+func TestDescribeSaysWhyCallsWait(t *testing.T) {
+	pins := fixturePins(t)
+	byRule := pins[4].DeepCopy()
+	byRule.Status.PendingCalls[1].HeldBy, byRule.Status.PendingCalls[1].Reason = toolgatev1alpha1.HeldByArgumentRule, "argument rule web-guard/internal-hosts: internal hosts are read by a person first"
+	for _, tc := range []struct {
+		pin  *toolgatev1alpha1.ToolPin
+		want string
+	}{
+		{&pins[2], "\nWhy the calls wait:\n  c-7f3a: rule data-guard/drops-need-a-dba: a DBA approves every drop of a table\\u001B[2K\n"},
+		{&pins[3], "\nWhy the calls wait:\n  c-1: the tool's calls wait for approval (minLevel L4 (policy ops))\n  c-2: the tool's calls wait for approval\n"},
+		{&pins[4], "\nWhy the calls wait:\n  c-60: arguments raise it to L4: argument rule web-guard/internal-hosts\n"},
+		{byRule, "  c-60: rule web-guard/internal-hosts: internal hosts are read by a person first (its arguments raise it to L4)\n"},
+	} {
+		var buf bytes.Buffer
+		WriteDescribe(&buf, tc.pin, fixtureNow)
+		if !strings.Contains(buf.String(), tc.want) {
+			t.Errorf("describe %s lacks %q:\n%s", tc.pin.Name, tc.want, buf.String())
+		}
+	}
+	// A held result waits for its findings, said below it, not here.
+	var buf bytes.Buffer
+	WriteDescribe(&buf, &pins[4], fixtureNow)
+	if strings.Contains(buf.String(), "  r-51: ") {
+		t.Errorf("describe gives a held result a reason to wait:\n%s", buf.String())
+	}
+}
+
+// TestCheckCallFromToolgate: the offline check-call is a command of
+// toolgate too.
+func TestCheckCallFromToolgate(t *testing.T) {
+	dir := filepath.Join("offline", "testdata", "check-call")
+	code, out, errOut := run(t, "", "check-call", "-policy", filepath.Join(dir, "policy.yaml"), "-call", filepath.Join(dir, "email.jsonl"),
+		"-tools", filepath.Join(dir, "tools.json"), "-level", "L2", "-expect", "forward")
+	if code != ExitPolicy || !strings.Contains(out, "email.jsonl:2: send_email on platform/ops: hold (ApprovalRequired)") || !strings.Contains(errOut, "1 call not forward") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
 	}
 }

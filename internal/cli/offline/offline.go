@@ -41,16 +41,18 @@ Usage:
   toolgate-offline score [flags] [FILE...]     score saved tools/list results ("-" or no file: standard input)
   toolgate-offline diff [flags] OLD NEW        explain how a catalogue changed and which tools need re-review
   toolgate-offline scan-result [flags] FILE... scan saved tool results, messages and sessions as the gate does
+  toolgate-offline check-call -policy FILE -call FILE [flags]
+                                               judge saved tools/call requests by ToolPolicies' argument rules, as the gate does
   toolgate-offline version
 
-The same commands are "toolgate score", "toolgate diff" and "toolgate scan-result";
+The same commands are "toolgate score", "toolgate diff", "toolgate scan-result" and "toolgate check-call";
 the commands that read a cluster are in toolgate (also "kubectl toolgate").
 
 Run "toolgate-offline COMMAND -h" for its flags. See docs/cli.md.
 `
 
 // Run runs the offline command line args (without the program name) and
-// returns the exit code. It knows score, diff, scan-result and version, and reads
+// returns the exit code. It knows score, diff, scan-result, check-call and version, and reads
 // nothing but its arguments, standard input and the files named.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -64,6 +66,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runDiff(args[1:], stdin, stdout, stderr)
 	case "scan-result":
 		return runScanResult(args[1:], stdin, stdout, stderr)
+	case "check-call":
+		return runCheckCall(args[1:], stdin, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "toolgate %s\n", Version)
 		return ExitOK

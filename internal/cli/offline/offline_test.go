@@ -234,6 +234,14 @@ func TestOfflineBinary(t *testing.T) {
 	if !errors.As(err, &exitErr) || exitErr.ExitCode() != ExitPolicy || !strings.Contains(string(out), "session.jsonl:8: model-instruction in params.data") {
 		t.Fatalf("scan-result: %v\n%s", err, out)
 	}
+	// A pipeline judges saved calls by its policies with the same binary:
+	// a call whose verdict is not the one expected fails it with exit 1.
+	dir := filepath.Join("testdata", "check-call")
+	out, err = exec.Command(bin, "check-call", "-policy", filepath.Join(dir, "policy.yaml"), "-call", filepath.Join(dir, "git-push.jsonl"),
+		"-tools", filepath.Join(dir, "tools.json"), "-level", "L2", "-expect", "forward").CombinedOutput()
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != ExitPolicy || !strings.Contains(string(out), "2 calls not forward: testdata/check-call/git-push.jsonl:2 (hold), testdata/check-call/git-push.jsonl:3 (refuse)") {
+		t.Fatalf("check-call: %v\n%s", err, out)
+	}
 	// The cluster's commands are not here, and say where they are.
 	out, err = exec.Command(bin, "pending", "-A").CombinedOutput()
 	if !errors.As(err, &exitErr) || exitErr.ExitCode() != ExitUsage || !strings.Contains(string(out), `unknown command "pending"`) || !strings.Contains(string(out), "kubectl toolgate") {
