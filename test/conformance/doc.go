@@ -21,6 +21,14 @@
 //     runs (a gate run from a file has no approver, so every gated call is
 //     refused), and the exposed tool runs only with the arguments the gate
 //     judged;
+//   - argument rules: with a Refuse rule on one value of the exposed
+//     tool's argument, a call with another value runs, the plain call
+//     with that value runs nowhere and the agent reads a JSON-RPC error
+//     naming the rule, and no hostile spelling of a call carrying that
+//     value — the argument's name spelled otherwise or duplicated, the
+//     value in \u escapes, the value in second arguments or params, behind
+//     another method or id, in an Mcp-Param header — makes a server run
+//     the tool with the value as the server read it;
 //   - server side: a hostile upstream writes the generated members into its
 //     initialize, server/discover and tools/list answers; the tools each
 //     real client library parsed are exactly pinned definitions the gate
