@@ -4,8 +4,10 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
@@ -662,4 +664,47 @@ func FuzzRenderExcerptIsValid(f *testing.F) {
 			t.Fatalf("RenderExcerpt(%q) = %q, refused: %v", s, got, err)
 		}
 	})
+}
+
+// TestUnknownMembersBreakTheRevision: a gate that does not know a member
+// of a configuration (one an operator of a later release sends) decodes it
+// without that member, computes another revision than the one sent, which
+// covers the member, and refuses the configuration whole: it keeps its
+// last one rather than enforce part of a newer one.
+func TestUnknownMembersBreakTheRevision(t *testing.T) {
+	type laterRule struct {
+		Name string `json:"name"`
+	}
+	// The configuration as a later operator has it: this one's, and a
+	// member more, under a revision computed the same way over both.
+	type laterConfig struct {
+		Config
+		LaterRules []laterRule `json:"laterRules,omitempty"`
+	}
+	later := laterConfig{Config: Config{Version: Version, Namespace: "agents", Pod: "agent-0", Mode: ModeEnforce}, LaterRules: []laterRule{{Name: "p/r"}}}
+	b, err := json.Marshal(later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	later.Revision = hex.EncodeToString(sum[:8])
+	if b, err = json.Marshal(later); err != nil {
+		t.Fatal(err)
+	}
+	var got Config
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := got.Validate(); err == nil || !strings.Contains(err.Error(), "revision") {
+		t.Fatalf("a configuration with a member this gate does not know: %v; want it refused for its revision", err)
+	}
+	// Without the member, the same computation is this gate's own.
+	later.LaterRules, later.Revision = nil, ""
+	if b, err = json.Marshal(later); err != nil {
+		t.Fatal(err)
+	}
+	sum = sha256.Sum256(b)
+	if own := (&Config{Version: Version, Namespace: "agents", Pod: "agent-0", Mode: ModeEnforce}).ComputeRevision(); own != hex.EncodeToString(sum[:8]) {
+		t.Fatalf("the later operator's computation differs from this gate's even without the new member: %s", own)
+	}
 }
