@@ -322,6 +322,30 @@ wait "$HELD" || true
 note "the agent's call returned:"
 sed 's/^/   /' "$DIR/held.out"
 
+heading "What a call is called with: an argument rule"
+note "The same tool can be harmless or grave by its arguments. A rule in the policy, in CEL, refuses"
+note "get-sum's calls with a number over 100 (rules may also hold a call for a person, or raise its level):"
+cat >"$DIR/rule.yaml" <<YAML
+spec:
+  argumentRules:
+    - name: small-sums
+      tools: [{server: tools/everything, name: get-sum}]
+      expression: args.a > 100 || args.b > 100
+      action: Refuse
+      message: the agents add small numbers only
+YAML
+sed 's/^/   | /' "$DIR/rule.yaml"
+run kubectl patch toolpolicy agents -n agents --type merge --patch-file "$DIR/rule.yaml"
+wait_for 60 "the gate to take the rule" bash -c "bin/agent -url '$EVERY_URL' call get-sum a=1000 b=1 | grep -q small-sums"
+note "The operator checked the rule against get-sum's pinned inputSchema:"
+run kubectl get toolpolicy agents -n agents -o jsonpath='{.status.conditions[?(@.type=="ArgumentRules")].reason}: {.status.conditions[?(@.type=="ArgumentRules")].message}{"\n"}'
+run bin/agent -url "$EVERY_URL" call get-sum a=2 b=3
+run bin/agent -url "$EVERY_URL" call get-sum a=1000 b=1
+note "The same judgement offline, for a pipeline, on a saved call (exit 1 when it is not what -expect says):"
+printf '{"name":"get-sum","arguments":{"a":1000,"b":1}}\n' >"$DIR/call.json"
+kubectl get toolpolicy agents -n agents -o yaml >"$DIR/policy.yaml"
+run bin/kubectl-toolgate check-call -policy "$DIR/policy.yaml" -call "$DIR/call.json" -server tools/everything -level L2 -expect refuse
+
 heading "The gate's audit lines and a metric"
 run bin/agent audit "$DIR/gate.log"
 printf '\n$ curl -s http://127.0.0.1:%s/metrics | grep ^toolgate_gate_calls_total\n' "$GATE_METRICS_PORT"

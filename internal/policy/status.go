@@ -79,7 +79,14 @@ func rulesCondition(p *toolgatev1alpha1.ToolPolicy, problems []RuleProblem) meta
 	c := metav1.Condition{Type: toolgatev1alpha1.ConditionArgumentRules, ObservedGeneration: p.Generation,
 		Status: metav1.ConditionTrue, Reason: toolgatev1alpha1.ReasonRulesAccepted}
 	if len(problems) == 0 {
-		c.Message = fmt.Sprintf("%d argument rules, each can be evaluated for every tool it names", len(p.Spec.ArgumentRules))
+		switch n := len(p.Spec.ArgumentRules); n {
+		case 0:
+			c.Message = "no argument rules"
+		case 1:
+			c.Message = "1 argument rule; it can be evaluated for every tool it names"
+		default:
+			c.Message = fmt.Sprintf("%d argument rules; each can be evaluated for every tool it names", n)
+		}
 		return c
 	}
 	c.Status, c.Reason = metav1.ConditionFalse, toolgatev1alpha1.ReasonRulesInvalid

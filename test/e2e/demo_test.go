@@ -72,6 +72,10 @@ func TestDemo(t *testing.T) {
 		"the audit line of the approved call": `tools/everything\s+echo\s+L1\s+forward\s+Approved\s+alice`,
 		"the withheld rug pull in the audit":  `tools/demo\s+get_weather\s+L1\s+withhold\s+FingerprintChanged`,
 		"a metric":                            `toolgate_gate_calls_total\{decision="forward"`,
+		"the argument rule accepted":          `RulesAccepted: 1 argument rule; it can be evaluated for every tool it names`,
+		"a call its argument rule refuses":    `get-sum: refused: .*agents/small-sums: the agents add small numbers only`,
+		"the same call judged offline":        `1 call judged: 1 refuse`,
+		"the refusal in the audit":            `tools/everything\s+get-sum\s+\S+\s+refuse\s+ArgumentRule`,
 		// Whether an agent could call each server around its gate: the
 		// sample server demands the gate's token, the npm server nothing.
 		"the guarded server's wide line":       `demo\s+True\s+Probed\s+Internal\s+6\s+L5\s+\S+\s+False\s+CredentialsRequired`,
