@@ -98,7 +98,7 @@ func (r *ToolPolicyReconciler) emit(old, cur *toolgatev1alpha1.ToolPolicy) {
 	if r.Recorder == nil {
 		return
 	}
-	for _, t := range []string{toolgatev1alpha1.ConditionAccepted, toolgatev1alpha1.ConditionReady, toolgatev1alpha1.ConditionGateBypassable} {
+	for _, t := range []string{toolgatev1alpha1.ConditionAccepted, toolgatev1alpha1.ConditionReady, toolgatev1alpha1.ConditionGateBypassable, toolgatev1alpha1.ConditionArgumentRules} {
 		c := meta.FindStatusCondition(cur.Status.Conditions, t)
 		if c == nil {
 			continue

@@ -490,7 +490,7 @@ type PendingCall struct {
 	// rule is "policy/rule" of the argument rule that held the call or
 	// raised its level.
 	// +optional
-	// +kubebuilder:validation:MaxLength=128
+	// +kubebuilder:validation:MaxLength=317
 	Rule string `json:"rule,omitempty"`
 
 	// level is the call's level after its arguments raised it.

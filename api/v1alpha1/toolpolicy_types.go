@@ -157,7 +157,8 @@ type ArgumentRule struct {
 	Name string `json:"name"`
 
 	// tools are the tools the rule applies to, each by name and optionally
-	// on one server.
+	// on one server; without a server, on every server this policy
+	// references (never on one only another policy references).
 	// +required
 	// +listType=atomic
 	// +kubebuilder:validation:MinItems=1
@@ -393,7 +394,8 @@ type ArgumentRuleProblem struct {
 	// +kubebuilder:validation:MaxLength=128
 	Tool string `json:"tool,omitempty"`
 
-	// kind is Syntax, Type, UnknownArgument or Cost.
+	// kind is Syntax, Type, UnknownArgument, Cost, or Schema (the pin
+	// keeps no definition to check the rule against).
 	// +required
 	// +kubebuilder:validation:MaxLength=32
 	Kind string `json:"kind"`

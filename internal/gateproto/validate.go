@@ -42,7 +42,9 @@ const (
 	// MaxArgumentRules bounds the argument rules of a configuration (and
 	// those one tool names); MaxExpressionBytes one rule's expression, as
 	// ToolPolicy's schema does.
-	MaxArgumentRules   = 1024
+	MaxArgumentRules = 1024
+	// MaxRuleNameLength bounds an argument rule's "policy/rule" name.
+	MaxRuleNameLength  = 253 + 1 + 63
 	MaxExpressionBytes = 4096
 	// MaxAgentLabels bounds Agent.Labels.
 	MaxAgentLabels = 64
@@ -642,8 +644,8 @@ func (r *CallRequest) Validate() error {
 	switch {
 	case r.HeldBy != HeldByDesignation && r.HeldBy != HeldByRule && r.HeldBy != HeldByLevel:
 		return fmt.Errorf("call.heldBy %q: want empty, %q or %q", r.HeldBy, HeldByRule, HeldByLevel)
-	case r.HeldBy == HeldByRule && r.Rule == "", len(r.Rule) > 128:
-		return errors.New("call.rule: a call held by a rule names it, in at most 128 bytes")
+	case r.HeldBy == HeldByRule && r.Rule == "", len(r.Rule) > MaxRuleNameLength:
+		return fmt.Errorf("call.rule: a call held by a rule names it, in at most %d bytes", MaxRuleNameLength)
 	case r.HeldBy == HeldByLevel && !levelRE.MatchString(r.Level), r.Level != "" && !levelRE.MatchString(r.Level):
 		return fmt.Errorf("call.level %q: want L0 … L5", r.Level)
 	case len(r.Reason) > MaxMessageLength:

@@ -1,6 +1,7 @@
 package gateserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -263,22 +264,44 @@ func heldByConfig(cfg *gateproto.Config, t *gateproto.Tool, req *gateproto.CallR
 		}
 	}
 	if req.HeldBy == gateproto.HeldByLevel {
-		if cfg.ApprovalLevel == "" || req.Level < cfg.ApprovalLevel {
+		ceiling := cmp.Or(cfg.Ceiling, gateproto.DefaultCeiling)
+		switch {
+		case cfg.ApprovalLevel == "" || req.Level < cfg.ApprovalLevel:
 			return fmt.Sprintf("level %s does not hold a call in this pod's configuration (approval level %q)", req.Level, cfg.ApprovalLevel)
+		case req.Level > ceiling:
+			return fmt.Sprintf("level %s is above this pod's ceiling %s: such a call is refused, not held", req.Level, ceiling)
+		case req.Rule != "":
+			// The rule shown to the person must be one that raises this
+			// tool's calls to this level.
+			if !toolHasRule(cfg, t, req.Rule, gateproto.RuleRaiseLevel, req.Level) {
+				return fmt.Sprintf("argument rule %q does not raise calls of tool %q to %s in this pod's configuration", req.Rule, req.Tool, req.Level)
+			}
+		case cfg.ArgumentFloorsOff:
+			return "this pod's configuration has the argument floors off: no floor raised the call"
 		}
 		return ""
 	}
+	if !toolHasRule(cfg, t, req.Rule, gateproto.RuleHold, "") {
+		return fmt.Sprintf("argument rule %q does not hold calls of tool %q in this pod's configuration", req.Rule, req.Tool)
+	}
+	return ""
+}
+
+// toolHasRule reports whether the configuration applies the argument rule
+// name to the tool t, with the action (and, for RaiseLevel, the level),
+// and found no problem with it for t.
+func toolHasRule(cfg *gateproto.Config, t *gateproto.Tool, name string, action gateproto.RuleAction, level string) bool {
 	for _, r := range t.Rules {
-		if r.Rule != req.Rule || r.Problem != "" {
+		if r.Rule != name || r.Problem != "" {
 			continue
 		}
 		for i := range cfg.ArgumentRules {
-			if cfg.ArgumentRules[i].Name == r.Rule && cfg.ArgumentRules[i].Action == gateproto.RuleHold {
-				return ""
+			if a := &cfg.ArgumentRules[i]; a.Name == name && a.Action == action && a.Level == level {
+				return true
 			}
 		}
 	}
-	return fmt.Sprintf("argument rule %q does not hold calls of tool %q in this pod's configuration", req.Rule, req.Tool)
+	return false
 }
 
 // pins is the writer of the ToolPins' records: the gate server's changes

@@ -13,13 +13,14 @@ import (
 // configuration refuses.
 func TestHeldByConfig(t *testing.T) {
 	cfg := &gateproto.Config{
-		ApprovalLevel: "L4",
+		Ceiling: "L4", ApprovalLevel: "L4",
 		ArgumentRules: []gateproto.ArgumentRule{
 			{Name: "p/hold", Expression: "true", Action: gateproto.RuleHold},
 			{Name: "p/refuse", Expression: "true", Action: gateproto.RuleRefuse},
+			{Name: "p/raise", Expression: "true", Action: gateproto.RuleRaiseLevel, Level: "L4"},
 		},
 	}
-	exposed := &gateproto.Tool{Name: "push", Decision: gateproto.DecisionExposed, Rules: []gateproto.ToolRule{{Rule: "p/hold"}, {Rule: "p/refuse"}}}
+	exposed := &gateproto.Tool{Name: "push", Decision: gateproto.DecisionExposed, Rules: []gateproto.ToolRule{{Rule: "p/hold"}, {Rule: "p/refuse"}, {Rule: "p/raise"}}}
 	broken := &gateproto.Tool{Name: "push", Decision: gateproto.DecisionExposed, Rules: []gateproto.ToolRule{{Rule: "p/hold", Problem: "UnknownArgument"}}}
 	gated := &gateproto.Tool{Name: "push", Decision: gateproto.DecisionApprovalGated}
 	withheld := &gateproto.Tool{Name: "push", Decision: gateproto.DecisionWithheld, Rules: exposed.Rules}
@@ -37,6 +38,10 @@ func TestHeldByConfig(t *testing.T) {
 		{"a rule broken for the tool refuses, never holds", broken, gateproto.CallRequest{HeldBy: gateproto.HeldByRule, Rule: "p/hold"}, false},
 		{"a level at the approval level", exposed, gateproto.CallRequest{HeldBy: gateproto.HeldByLevel, Level: "L4"}, true},
 		{"a level below it", exposed, gateproto.CallRequest{HeldBy: gateproto.HeldByLevel, Level: "L3"}, false},
+		{"a level above the ceiling is refused, never held", exposed, gateproto.CallRequest{HeldBy: gateproto.HeldByLevel, Level: "L5"}, false},
+		{"a level a rule of the tool raises it to", exposed, gateproto.CallRequest{HeldBy: gateproto.HeldByLevel, Level: "L4", Rule: "p/raise"}, true},
+		{"a level said to be raised by a rule that does not raise", exposed, gateproto.CallRequest{HeldBy: gateproto.HeldByLevel, Level: "L4", Rule: "p/hold"}, false},
+		{"a level said to be raised by a rule the tool does not name", gated, gateproto.CallRequest{HeldBy: gateproto.HeldByLevel, Level: "L4", Rule: "p/raise"}, false},
 		{"a withheld tool's call by rule", withheld, gateproto.CallRequest{HeldBy: gateproto.HeldByRule, Rule: "p/hold"}, false},
 		{"a withheld tool's call by level", withheld, gateproto.CallRequest{HeldBy: gateproto.HeldByLevel, Level: "L5"}, false},
 	} {
@@ -50,6 +55,10 @@ func TestHeldByConfig(t *testing.T) {
 				t.Errorf("the refusal does not say what: %q", why)
 			}
 		})
+	}
+	floorsOff := &gateproto.Config{Ceiling: "L4", ApprovalLevel: "L4", ArgumentFloorsOff: true}
+	if why := heldByConfig(floorsOff, exposed, &gateproto.CallRequest{Tool: "push", HeldBy: gateproto.HeldByLevel, Level: "L4"}); why == "" {
+		t.Error("a configuration with the floors off accepted a call a floor raised")
 	}
 	noLevel := &gateproto.Config{}
 	if why := heldByConfig(noLevel, exposed, &gateproto.CallRequest{Tool: "push", HeldBy: gateproto.HeldByLevel, Level: "L5"}); why == "" {

@@ -16,6 +16,9 @@ import (
 type argumentRule struct {
 	policy string
 	spec   toolgatev1alpha1.ArgumentRule
+	// servers are the servers the rule's policy references: a rule speaks
+	// only of them, as the policy does.
+	servers map[string]bool
 	// problem is why the rule cannot be used at all (it does not compile,
 	// or costs more than the budget), nil when it can.
 	problem *argrule.Problem
@@ -25,9 +28,15 @@ type argumentRule struct {
 // rule: "policy/rule", unique among the policies of one namespace.
 func (r argumentRule) name() string { return r.policy + "/" + r.spec.Name }
 
-// applies reports whether the rule names the tool, on any server or on
-// this one.
+// applies reports whether the rule names the tool, on this server or on
+// any server its policy references. A policy speaks of its own servers
+// only: a rule naming a tool without a server does not reach the
+// same-named tool of a server another policy brings, which its status
+// could not check the rule against.
 func (r argumentRule) applies(server, tool string) bool {
+	if !r.servers[server] {
+		return false
+	}
 	for _, t := range r.spec.Tools {
 		if t.Name == tool && (t.Server == "" || t.Server == server) {
 			return true
@@ -51,8 +60,12 @@ func argumentRulesOf(policies []toolgatev1alpha1.ToolPolicy) []argumentRule {
 	var out []argumentRule
 	for i := range policies {
 		p := &policies[i]
+		servers := make(map[string]bool, len(p.Spec.Servers))
+		for _, ref := range p.Spec.Servers {
+			servers[ref.Namespace+"/"+ref.Name] = true
+		}
 		for _, spec := range p.Spec.ArgumentRules {
-			r := argumentRule{policy: p.Name, spec: spec}
+			r := argumentRule{policy: p.Name, spec: spec, servers: servers}
 			if pr := checks.compile(spec.Expression); pr != nil {
 				r.problem = pr
 			}

@@ -76,8 +76,8 @@ const MaxDetail = 64
 // the names a call gives the options of a flag map.
 const MaxPath = 128
 
-// maxFloors bounds the floors of one call: a call with more says no more
-// than its worst.
+// maxFloors bounds the floors of one call: past it, a floor is kept only
+// in place of a less grave one, so the call's level is still its worst.
 const maxFloors = 16
 
 // Levels of the ladder a floor raises to.
@@ -202,6 +202,15 @@ func (e *evaluator) release() {
 	evaluators.Put(e)
 }
 
+// graver reports whether a raises a call higher than b, on a call that
+// changes state and then on one that changes nothing.
+func graver(a, b found) bool {
+	if a.severe != b.severe {
+		return a.severe > b.severe
+	}
+	return a.mild > b.mild
+}
+
 // fire records a floor at the current path, at its level on a call that
 // changes nothing and on one that changes state; where the same signal
 // already fired, the higher levels are kept.
@@ -217,10 +226,22 @@ func (e *evaluator) fire(s Signal, mild, severe int, detail string) {
 			return
 		}
 	}
-	if len(e.found) >= maxFloors {
+	f := found{signal: s, path: path, mild: mild, severe: severe, detail: clip.String(detail, MaxDetail)}
+	if len(e.found) < maxFloors {
+		e.found = append(e.found, f)
 		return
 	}
-	e.found = append(e.found, found{signal: s, path: path, mild: mild, severe: severe, detail: clip.String(detail, MaxDetail)})
+	// Full: the floor replaces the least grave one kept, if it is graver,
+	// so that many mild findings placed first never hide a grave one.
+	least := 0
+	for i := range e.found {
+		if graver(e.found[least], e.found[i]) {
+			least = i
+		}
+	}
+	if graver(f, e.found[least]) {
+		e.found[least] = f
+	}
 }
 
 func (e *evaluator) renderPath() string {

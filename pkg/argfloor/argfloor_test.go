@@ -345,3 +345,21 @@ func TestSplitWords(t *testing.T) {
 		}
 	}
 }
+
+// TestManyMildFloorsNeverHideAGraveOne: a call is bounded to maxFloors
+// floors, and an agent that places more mild findings than that before a
+// statement that drops must still see the call raised to L5.
+func TestManyMildFloorsNeverHideAGraveOne(t *testing.T) {
+	schema := `{"type":"object","properties":{"tables":{"type":"array","items":{"type":"string"}},"sql":{"type":"string","description":"The SQL statement to run."}}}`
+	wildcards := strings.TrimSuffix(strings.Repeat(`"*",`, 3*maxFloors), ",")
+	for _, category := range []string{"read", "mutation"} {
+		got := Analyze([]byte(schema)).Evaluate([]byte(`{"tables":[`+wildcards+`],"sql":"DROP TABLE users"}`), category)
+		worst := ""
+		for _, f := range got {
+			worst = max(worst, f.Level)
+		}
+		if worst != "L5" || len(got) > maxFloors {
+			t.Errorf("%s: %d floors, the worst %s; want at most %d with the DROP's L5 among them: %s", category, len(got), worst, maxFloors, floorsText(got))
+		}
+	}
+}

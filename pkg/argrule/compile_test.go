@@ -13,7 +13,7 @@ var compileCases = []struct {
 	name, expr string
 	want       Kind
 }{
-	// The brief's ordinary rules.
+	// Rules as people write them.
 	{"presence and flag", `has(args.force) && args.force`, ""},
 	{"membership in a literal list", `args.namespace in ["prod", "production"]`, ""},
 	{"a pass over a list of strings", `args.to.exists(a, !a.endsWith("@example.com"))`, ""},
@@ -140,5 +140,25 @@ func TestCache(t *testing.T) {
 	}
 	if c.Len() > 2 {
 		t.Errorf("Len = %d over the limit 2", c.Len())
+	}
+}
+
+// TestReads: the top-level arguments an expression reads by name, however
+// it spells the reading.
+func TestReads(t *testing.T) {
+	for expr, want := range map[string]string{
+		`has(args.force) && args.force`:                           "force",
+		`args["branch"] == "main" && "remote" in args`:            "branch remote",
+		`args.?dry.orValue(false) || args.items.exists(i, i.all)`: "dry items",
+		`args.options.recursive`:                                  "options",
+		`agent.namespace == "prod"`:                               "",
+	} {
+		p, err := Compile(expr)
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		if got := strings.Join(p.Reads(), " "); got != want {
+			t.Errorf("%s: reads %q, want %q", expr, got, want)
+		}
 	}
 }

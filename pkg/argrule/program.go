@@ -2,8 +2,12 @@ package argrule
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/operators"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/interpreter"
 )
@@ -11,6 +15,51 @@ import (
 // Program is a compiled rule expression. It is safe for concurrent use.
 type Program struct {
 	prg cel.Program
+	// reads are the names of the arguments the expression reads at the
+	// top level of args, sorted.
+	reads []string
+}
+
+// Reads returns the names of the top-level arguments the expression reads
+// by name — args.x, args["x"], has(args.x), args.?x, "x" in args — sorted.
+// An expression that reads args whole (iterates it, passes it on) may
+// read others; Reads names only those it spells.
+func (p *Program) Reads() []string { return p.reads }
+
+// topLevelReads walks a checked expression for the arguments it reads by
+// name at the top of args.
+func topLevelReads(e ast.Expr) []string {
+	seen := map[string]bool{}
+	isArgs := func(x ast.Expr) bool { return x.Kind() == ast.IdentKind && x.AsIdent() == argsVar }
+	literal := func(x ast.Expr) (string, bool) {
+		if x.Kind() != ast.LiteralKind {
+			return "", false
+		}
+		s, ok := x.AsLiteral().Value().(string)
+		return s, ok
+	}
+	ast.PostOrderVisit(e, ast.NewExprVisitor(func(x ast.Expr) {
+		switch x.Kind() {
+		case ast.SelectKind:
+			if sel := x.AsSelect(); isArgs(sel.Operand()) {
+				seen[sel.FieldName()] = true
+			}
+		case ast.CallKind:
+			c := x.AsCall()
+			a := c.Args()
+			switch {
+			case (c.FunctionName() == operators.Index || c.FunctionName() == operators.OptIndex || c.FunctionName() == operators.OptSelect) && len(a) == 2 && isArgs(a[0]):
+				if n, ok := literal(a[1]); ok {
+					seen[n] = true
+				}
+			case c.FunctionName() == operators.In && len(a) == 2 && isArgs(a[1]):
+				if n, ok := literal(a[0]); ok {
+					seen[n] = true
+				}
+			}
+		}
+	}))
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // Call is what rules see of one tools/call. Build it once per call and
@@ -49,7 +98,7 @@ func Compile(expression string) (*Program, error) {
 	if err != nil {
 		return nil, Problem{Kind: Type, Message: err.Error()}
 	}
-	return &Program{prg: prg}, nil
+	return &Program{prg: prg, reads: topLevelReads(checked.NativeRep().Expr())}, nil
 }
 
 // compileAST parses and checks an expression in env, and estimates its

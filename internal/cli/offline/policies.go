@@ -352,11 +352,17 @@ type policyRule struct {
 	policy  string
 	spec    toolgatev1alpha1.ArgumentRule
 	problem *argrule.Problem
+	// servers are those the rule's policy references, the only ones it
+	// speaks of (as in the operator).
+	servers map[string]bool
 }
 
 func (r policyRule) name() string { return r.policy + "/" + r.spec.Name }
 
 func (r policyRule) applies(server, tool string) bool {
+	if !r.servers[server] {
+		return false
+	}
 	for _, t := range r.spec.Tools {
 		if t.Name == tool && (t.Server == "" || t.Server == server) {
 			return true
@@ -396,8 +402,10 @@ func combine(policies []toolgatev1alpha1.ToolPolicy) policySet {
 				set.approvalLevel = a.MinLevel
 			}
 		}
+		referenced := make(map[string]bool, len(s.Servers))
 		for _, ref := range s.Servers {
 			id := ref.Namespace + "/" + ref.Name
+			referenced[id] = true
 			if set.servers[id] == nil {
 				set.servers[id] = map[string][]string{}
 			}
@@ -406,7 +414,7 @@ func combine(policies []toolgatev1alpha1.ToolPolicy) policySet {
 			}
 		}
 		for _, spec := range s.ArgumentRules {
-			r := policyRule{policy: p.Name, spec: spec}
+			r := policyRule{policy: p.Name, spec: spec, servers: referenced}
 			if _, err := argrule.Compile(spec.Expression); err != nil {
 				var pr argrule.Problem
 				if !errors.As(err, &pr) {

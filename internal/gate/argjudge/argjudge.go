@@ -1,7 +1,10 @@
 package argjudge
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/toolgate/toolgate/internal/gate/decide"
@@ -9,6 +12,7 @@ import (
 	"github.com/toolgate/toolgate/pkg/argfloor"
 	"github.com/toolgate/toolgate/pkg/argrule"
 	"github.com/toolgate/toolgate/pkg/clip"
+	"github.com/toolgate/toolgate/pkg/namefold"
 )
 
 // Rule is one argument rule of a configuration, compiled.
@@ -101,6 +105,12 @@ func Judge(rules Rules, c Call) Result {
 		}
 		args, decodeErr := argrule.DecodeArguments(c.Arguments)
 		call.Arguments = args
+		if decodeErr == nil {
+			if rule, why := foldedRead(rules, t, c.Arguments); why != "" {
+				res.Matches = append(res.Matches, Match{Rule: rule, Outcome: "unevaluable", Err: why})
+				j.Unevaluable = &decide.RuleMatch{Rule: rule, Message: clip.String(why, 256)}
+			}
+		}
 		for _, ref := range t.Rules {
 			r := rules[ref.Rule]
 			var why string
@@ -158,4 +168,39 @@ func Judge(rules Rules, c Call) Result {
 	}
 	j.Raised = clip.String(j.Raised, 256)
 	return res
+}
+
+// foldedRead finds an argument a rule of t reads by name that the call
+// spells otherwise but for case ({"Force": true} for a rule reading
+// args.force): the rule reads names exactly, and would not see it, while a
+// server that binds arguments case-insensitively (Go's encoding/json, and
+// others) reads it as the argument the rule meant to judge. It returns the
+// first rule that reads it and why the call is refused; "" when the call
+// spells every argument the rules read as they do.
+func foldedRead(rules Rules, t *gateproto.Tool, raw []byte) (rule, why string) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return "", ""
+	}
+	var reads []string
+	for _, ref := range t.Rules {
+		if r := rules[ref.Rule]; r != nil && r.Program != nil {
+			reads = append(reads, r.Program.Reads()...)
+		}
+	}
+	if len(reads) == 0 {
+		return "", ""
+	}
+	err := namefold.Check(raw, namefold.Names(reads...))
+	var fe *namefold.Error
+	if !errors.As(err, &fe) || !fe.Defined || fe.Path != "" {
+		// Only a top-level argument the rules read by name is theirs to
+		// judge; colliding names elsewhere are the schema check's.
+		return "", ""
+	}
+	for _, ref := range t.Rules {
+		if r := rules[ref.Rule]; r != nil && r.Program != nil && slices.Contains(r.Program.Reads(), fe.Other) {
+			return ref.Rule, fmt.Sprintf("argument %q is %q but for case, which the rule reads and a case-insensitive server would read it as", fe.Name, fe.Other)
+		}
+	}
+	return "", ""
 }

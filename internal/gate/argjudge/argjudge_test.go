@@ -56,6 +56,8 @@ func TestJudge(t *testing.T) {
 		{name: "a rule that does not compile refuses", tool: tool("p/broken"), agent: platform, args: `{"branch":"x"}`, unevalued: "p/broken", level: "L2"},
 		{name: "a problem the operator found refuses", tool: &gateproto.Tool{Name: "push", Level: "L2", Rules: []gateproto.ToolRule{{Rule: "p/release", Problem: "UnknownArgument: args.ref"}}}, agent: platform, args: `{"branch":"release/1"}`, unevalued: "p/release", level: "L2"},
 		{name: "a rule the configuration does not carry refuses", tool: tool("p/nowhere"), agent: platform, args: `{"branch":"x"}`, unevalued: "p/nowhere", level: "L2"},
+		{name: "an argument the rule reads, spelled otherwise but for case", tool: tool("p/no-force-to-main"), agent: platform, args: `{"branch":"main","Force":true}`, unevalued: "p/no-force-to-main", level: "L2"},
+		{name: "an argument no rule reads, spelled otherwise but for case", tool: tool("p/no-force-to-main"), agent: platform, args: `{"branch":"x","Remote":"y"}`, level: "L2"},
 		{name: "a force floor", tool: tool(), args: `{"branch":"x","force":true}`, floors: true, level: "L4", raised: "argument floor force at force"},
 		{name: "floors off", tool: tool(), args: `{"branch":"x","force":true}`, level: "L2"},
 	} {
