@@ -94,6 +94,7 @@ func TestFleetConverges(t *testing.T) {
 
 	r := fleetRun{servers: servers, toolsPerServer: toolsPerServer, target: target, limit: 3 * target}
 	want := r.want()
+	var reported time.Time
 	for time.Since(start) < r.limit {
 		r.peakKiB = max(r.peakKiB, vmHWM(cmd.Process.Pid))
 		var pins toolgatev1alpha1.ToolPinList
@@ -109,6 +110,12 @@ func TestFleetConverges(t *testing.T) {
 		if r.scored == want {
 			r.converged = true
 			break
+		}
+		if time.Since(reported) >= progressEvery {
+			// What make scale shows while it waits, so that a slow run is
+			// seen to be slow, not stuck.
+			fmt.Println(r.progress())
+			reported = time.Now()
 		}
 		time.Sleep(time.Second)
 	}
@@ -153,6 +160,15 @@ func (r fleetRun) summary() string {
 	}
 	return fmt.Sprintf("%s: NOT CONVERGED within %s: %d of %d pins created, %d trusted and scored after %s (target %s); %s",
 		fleet, r.limit, r.created, r.want(), r.scored, elapsed, r.target, rss)
+}
+
+// progressEvery is how often make scale says how far the fleet got.
+const progressEvery = 5 * time.Second
+
+// progress is the line make scale prints while it waits.
+func (r fleetRun) progress() string {
+	return fmt.Sprintf("scale: %s of at most %s: %d of %d pins created, %d trusted and scored; operator peak RSS %.0f MiB so far",
+		r.elapsed.Round(time.Second), r.limit, r.created, r.want(), r.scored, float64(r.peakKiB)/1024)
 }
 
 // vmHWM reads a process's peak resident set size in KiB.

@@ -59,3 +59,15 @@ func TestSummaryClaimsConvergenceOnlyWhenConverged(t *testing.T) {
 		})
 	}
 }
+
+// While it waits, make scale says how far the fleet got, and never that it
+// converged.
+func TestProgressSaysHowFar(t *testing.T) {
+	r := fleetRun{servers: 200, toolsPerServer: 50, target: time.Minute, limit: 3 * time.Minute, peakKiB: 150 << 10,
+		elapsed: 15*time.Second + 300*time.Millisecond, created: 3400, scored: 2100}
+	line := r.progress()
+	want := "scale: 15s of at most 3m0s: 3400 of 10000 pins created, 2100 trusted and scored; operator peak RSS 150 MiB so far"
+	if line != want {
+		t.Errorf("progress:\n got %s\nwant %s", line, want)
+	}
+}
