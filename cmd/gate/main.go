@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -44,6 +45,7 @@ func run() error {
 		caFile      = flag.String("operator-ca-file", "", "PEM CA of the operator's serving certificate; if given, it must hold the ca.crt beside the token")
 		configFile  = flag.String("config-file", "", "for tests and local runs: apply this configuration (JSON) instead of connecting to the operator")
 		logLevel    = flag.String("log-level", "info", "debug, info, warn or error")
+		profiling   = flag.Bool("profiling", false, "serve the Go runtime's profiles (net/http/pprof) under /debug/pprof/ on --metrics-addr, for diagnosing the gate's memory and CPU; they show the gate's internals, so only on loopback")
 		memoryLimit = flag.Int64("memory-limit-bytes", 20<<20, "soft limit of the Go heap (runtime/debug.SetMemoryLimit); the GOMEMLIMIT environment variable wins; 0 for none")
 		limits      gate.Limits
 	)
@@ -117,7 +119,7 @@ func run() error {
 		return fmt.Errorf("--metrics-addr: %w", err)
 	}
 	agentSrv := &http.Server{Handler: g, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10}
-	metricsSrv := &http.Server{Handler: metricsMux(g), ReadHeaderTimeout: 10 * time.Second}
+	metricsSrv := &http.Server{Handler: metricsMux(g, *profiling), ReadHeaderTimeout: 10 * time.Second}
 	errs := make(chan error, 4)
 	go func() { errs <- agentSrv.Serve(agentLn) }()
 	go func() { errs <- metricsSrv.Serve(metricsLn) }()
@@ -163,11 +165,19 @@ func run() error {
 }
 
 // metricsMux serves the metrics, and the probes as well, for whoever
-// scrapes the gate from inside its pod.
-func metricsMux(g *gate.Gate) http.Handler {
+// scrapes the gate from inside its pod; with profiling, the runtime's
+// profiles too.
+func metricsMux(g *gate.Gate, profiling bool) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(g.Metrics().Registry, promhttp.HandlerOpts{}))
 	addProbes(mux, g)
+	if profiling {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
 	return mux
 }
 

@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/gate"
 	"github.com/toolgate/toolgate/internal/gateproto"
 )
 
@@ -89,5 +93,24 @@ func TestBinaryRefusesABrokenConfiguration(t *testing.T) {
 	out, _ := exec.CommandContext(ctx, bin, "--config-file", file, "--listen", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0").CombinedOutput()
 	if ctx.Err() == nil {
 		t.Fatalf("the gate stopped on a valid configuration:\n%s", out)
+	}
+}
+
+// TestProfilesOnlyWhenAsked: the runtime's profiles are served beside the
+// metrics with --profiling, and not without it.
+func TestProfilesOnlyWhenAsked(t *testing.T) {
+	g := gate.New(gate.Options{})
+	for _, on := range []bool{false, true} {
+		srv := httptest.NewServer(metricsMux(g, on))
+		resp, err := http.Get(srv.URL + "/debug/pprof/heap?debug=1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		srv.Close()
+		if served := resp.StatusCode == http.StatusOK && strings.Contains(string(body), "heap profile"); served != on {
+			t.Errorf("--profiling=%v: /debug/pprof/heap answered %d %.80q", on, resp.StatusCode, body)
+		}
 	}
 }
