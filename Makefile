@@ -164,7 +164,7 @@ images: ## Build the operator's and the gate's images as tarballs into bin/image
 help: ## Show this help.
 	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z_-]+:.*?##/ { printf "  %-12s %s\n", $$1, $$2 } /^##@/ { printf "\n%s\n", substr($$0, 5) }' $(MAKEFILE_LIST)
 
-.PHONY: bench-gate bench-scan
+.PHONY: bench-gate bench-gate-sessions bench-scan
 # The fuzz targets of the gate's wire: each package and target, and how
 # long each runs. A finding is written under the package's testdata/fuzz/
 # and fails every later go test until it is fixed: commit it with the fix.
@@ -187,6 +187,10 @@ fuzz: ## Run each fuzz target of the gate's wire for FUZZTIME (60s): what the ga
 bench-gate: ## Measure the gate against a plain reverse proxy and a direct connection (latency at 1/16/64 clients, 100-tool lists, RSS).
 	$(GO) build -o bin/gate ./cmd/gate
 	$(GO) run ./test/bench/gatebench --gate-bin bin/gate
+
+bench-gate-sessions: ## Measure the gate as agents' clients open sessions: a fresh session every round (both generations, 1/16/64/256 clients, per-round and per-call latency, RSS, goroutines).
+	$(GO) build -o bin/gate ./cmd/gate
+	$(GO) run ./test/bench/gatebench --gate-bin bin/gate --sessions fresh --generation both --clients 1,16,64,256
 
 bench-scan: ## Measure the scan of what servers say per answer (p50/p99 of a 4 KiB result, MB/s of a 4 MiB one) beside the answer check alone, on one core.
 	GOMAXPROCS=1 $(GO) run ./test/bench/scanbench

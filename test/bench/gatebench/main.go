@@ -19,24 +19,31 @@
 // --json-answers makes the called server answer with a JSON body rather
 // than an event stream: the gate reads such an answer whole, up to the
 // scan's bound, before it is judged, where an event is whole already.
+//
+// A long session hides what every session costs the gate. An agent's
+// client commonly opens a session for a task and closes it after, so
+// --sessions fresh measures that instead: each client, each round, opens a
+// session (initialize, the standalone GET stream of the session-based
+// generation, tools/list, one tools/call) and closes it, in the protocol
+// generations --generation names. It reports each round's and each call's
+// latency, the peak resident memory of the gate and of the proxy, and the
+// gate's goroutines at their peak; the gate and the proxy are started anew
+// for each concurrency, so that each peak is that concurrency's own. Run it
+// with `make bench-gate-sessions`. --clients sets the concurrencies of
+// either mode.
 package main
 
 import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
-	"os/exec"
 	"runtime"
 	"slices"
 	"strings"
@@ -60,28 +67,12 @@ func main() {
 	resultBytes := flag.Int("result-bytes", 0, "the called tool answers with this many bytes of clean text (prose, log lines, JSON records, links) instead of echoing its argument; 0 echoes")
 	resultAction := flag.String("result-action", "", "the gate configuration's resultAction of every tool and messageAction of every server (Record, Redact, Withhold, Hold); empty sets none")
 	jsonAnswers := flag.Bool("json-answers", false, "the called server answers each request with a JSON body instead of an event stream")
+	sessions := flag.String("sessions", sessionsLong, "long: each client keeps one session and calls in it; fresh: each client opens a new session every round (initialize, the GET stream, tools/list, tools/call) and closes it")
+	generations := flag.String("generation", "", "with --sessions fresh: session (2025-11-25, a session id and the GET stream), stateless (the SDK's latest revision) or both, the default; long sessions are of the session generation")
+	clients := flag.String("clients", "1,16,64", "the numbers of concurrent clients measured, comma-separated")
 	flag.Parse()
 	if *proxyListen != "" {
-		// The plain proxy runs as a process of its own, as the gate does,
-		// so that neither shares the clients' scheduler.
-		u, _ := url.Parse(*proxyTarget)
-		rp := httputil.NewSingleHostReverseProxy(u)
-		rp.FlushInterval = -1
-		rp.Transport = &http.Transport{MaxIdleConnsPerHost: 128}
-		// Sessions closing cut their streams; that is not news.
-		rp.ErrorLog = log.New(io.Discard, "", 0)
-		fullDuplex := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			// The server's answer may start while the proxy's transport
-			// still reads the end of the request body (it reads past the
-			// Content-Length to check it); net/http closes an HTTP/1
-			// request body once the response begins, unless the handler
-			// is full duplex, and the transport then drops the upstream
-			// connection mid-answer. The gate reads each request whole
-			// before forwarding it, so it never meets this.
-			_ = http.NewResponseController(w).EnableFullDuplex()
-			rp.ServeHTTP(w, r)
-		})
-		fmt.Fprintln(os.Stderr, http.ListenAndServe(*proxyListen, fullDuplex))
+		fmt.Fprintln(os.Stderr, serveProxy(*proxyListen, *proxyTarget))
 		os.Exit(1)
 	}
 	action := gateproto.FindingAction(*resultAction)
@@ -93,11 +84,26 @@ func main() {
 		fmt.Fprintf(os.Stderr, "gatebench: --result-bytes %d: negative\n", *resultBytes)
 		os.Exit(2)
 	}
-	o := options{bin: *bin, dur: *dur, action: action, jsonAnswers: *jsonAnswers}
+	gens, err := parseGenerations(*sessions, *generations)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gatebench:", err)
+		os.Exit(2)
+	}
+	conc, err := parseClients(*clients)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gatebench:", err)
+		os.Exit(2)
+	}
+	o := options{bin: *bin, dur: *dur, action: action, jsonAnswers: *jsonAnswers, clients: conc}
 	if *resultBytes > 0 {
 		o.result = cleantext.Of(*resultBytes)
 	}
-	if err := run(o); err != nil {
+	if *sessions == sessionsFresh {
+		err = runFresh(o, gens)
+	} else {
+		err = run(o)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "gatebench:", err)
 		os.Exit(1)
 	}
@@ -112,6 +118,8 @@ type options struct {
 	// action is the configuration's action on findings; "" sets none.
 	action      gateproto.FindingAction
 	jsonAnswers bool
+	// clients are the concurrencies measured, in order.
+	clients []int
 }
 
 type echoIn struct {
@@ -141,16 +149,25 @@ func newServer(n int, result string) *mcp.Server {
 	return s
 }
 
-// upstream serves one SDK server, session-based (answering with JSON bodies
-// when jsonAnswers is set, else with event streams), and a stateless JSON
-// view of it for reading fingerprints.
-func upstream(s *mcp.Server, jsonAnswers bool) (*httptest.Server, map[string]string, error) {
+// upstream serves one SDK server on /mcp, session-based or stateless
+// (answering with JSON bodies when jsonAnswers is set, else with event
+// streams), and a stateless JSON view of it for reading fingerprints. Every
+// request to /mcp is counted by method in seen, when seen is not nil.
+func upstream(s *mcp.Server, stateless, jsonAnswers bool, seen *methodCounts) (*httptest.Server, map[string]string, error) {
 	mux := http.NewServeMux()
 	var opts *mcp.StreamableHTTPOptions
-	if jsonAnswers {
-		opts = &mcp.StreamableHTTPOptions{JSONResponse: true}
+	if stateless || jsonAnswers {
+		opts = &mcp.StreamableHTTPOptions{Stateless: stateless, JSONResponse: jsonAnswers}
 	}
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, opts))
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, opts)
+	if seen != nil {
+		counted := h
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			seen.add(r.Method)
+			counted.ServeHTTP(w, r)
+		})
+	}
+	mux.Handle("/mcp", h)
 	mux.Handle("/fp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
 	srv := httptest.NewServer(mux)
 	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/fp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
@@ -176,123 +193,44 @@ func upstream(s *mcp.Server, jsonAnswers bool) (*httptest.Server, map[string]str
 
 func run(o options) error {
 	bin, dur := o.bin, o.dur
-	echoSrv, echoFP, err := upstream(newServer(1, o.result), o.jsonAnswers)
+	echoSrv, echoFP, err := upstream(newServer(1, o.result), false, o.jsonAnswers, nil)
 	if err != nil {
 		return err
 	}
 	defer echoSrv.Close()
-	catSrv, catFP, err := upstream(newServer(100, ""), false)
+	catSrv, catFP, err := upstream(newServer(100, ""), false, false, nil)
 	if err != nil {
 		return err
 	}
 	defer catSrv.Close()
 
-	// The plain proxy: the standard library's, flushing as it copies, in a
-	// process of its own (this program, run again).
-	self, err := os.Executable()
+	echoProxy, echoProxyURL, err := startProxy(echoSrv.URL)
 	if err != nil {
 		return err
 	}
-	proxy := func(target string) (string, error) {
-		addr := freeAddr()
-		cmd := exec.Command(self, "--proxy-listen", addr, "--proxy-target", target)
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			return "", err
-		}
-		stopProxies = append(stopProxies, func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-		deadline := time.Now().Add(10 * time.Second)
-		for time.Now().Before(deadline) {
-			if c, err := net.Dial("tcp", addr); err == nil {
-				c.Close()
-				return "http://" + addr, nil
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		return "", fmt.Errorf("the proxy did not start on %s", addr)
-	}
-	defer func() {
-		for _, f := range stopProxies {
-			f()
-		}
-	}()
-	echoProxyURL, err := proxy(echoSrv.URL)
+	defer echoProxy.stop()
+	catProxy, catProxyURL, err := startProxy(catSrv.URL)
 	if err != nil {
 		return err
 	}
-	catProxyURL, err := proxy(catSrv.URL)
-	if err != nil {
-		return err
-	}
+	defer catProxy.stop()
 
-	cfg := &gateproto.Config{Version: gateproto.Version, Namespace: "bench", Pod: "bench-0", Policies: []string{"p"}, Mode: gateproto.ModeEnforce}
-	for _, s := range []struct {
-		id, url string
-		fps     map[string]string
-	}{{"bench/echo", echoSrv.URL + "/mcp", echoFP}, {"bench/catalogue", catSrv.URL + "/mcp", catFP}} {
-		srv := gateproto.Server{ID: s.id, Ready: true, Upstream: &gateproto.Upstream{URL: s.url, Transport: "StreamableHTTP"}, MessageAction: o.action}
-		names := make([]string, 0, len(s.fps))
-		for n := range s.fps {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		for _, n := range names {
-			srv.Tools = append(srv.Tools, gateproto.Tool{Name: n, Decision: gateproto.DecisionExposed, Fingerprint: s.fps[n], Level: "L1", Pin: strings.ReplaceAll(n, "_", "-"), ResultAction: o.action})
-		}
-		cfg.Servers = append(cfg.Servers, srv)
-	}
-	cfg.Revision = cfg.ComputeRevision()
-	if err := cfg.Validate(); err != nil {
-		return fmt.Errorf("the gate's configuration: %w", err)
-	}
-	dir, err := os.MkdirTemp("", "gatebench")
+	gw, err := startGate(bin, o.action, []benchServer{
+		{"bench/echo", echoSrv.URL + "/mcp", echoFP}, {"bench/catalogue", catSrv.URL + "/mcp", catFP},
+	})
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	cfgPath := dir + "/config.json"
-	b, _ := json.Marshal(cfg)
-	if err := os.WriteFile(cfgPath, b, 0o600); err != nil {
-		return err
-	}
-	listen, metrics := freeAddr(), freeAddr()
-	cmd := exec.Command(bin, "--config-file", cfgPath, "--listen", listen, "--metrics-addr", metrics, "--log-level", "warn")
-	// The audit lines: written, as in production, to a file that keeps
-	// nothing (a pipe would charge this process for copying them).
-	devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-	if err != nil {
-		return err
-	}
-	defer devNull.Close()
-	cmd.Stdout = devNull
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("starting the gate: %w", err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	if err := waitReady("http://" + metrics + "/readyz"); err != nil {
-		return err
-	}
-	gateBase := "http://" + listen
+	defer gw.stop()
+	metrics := gw.metrics
+	gateBase := gw.base
 	time.Sleep(500 * time.Millisecond)
-	idle := rss(cmd.Process.Pid)
+	idle := rss(gw.pid())
 	// Read after the RSS: serving the scrape allocates in the gate.
-	idleHeap := gauge("http://"+metrics+"/metrics", "go_memstats_heap_inuse_bytes")
+	idleHeap := gauge(metrics, "go_memstats_heap_inuse_bytes")
 
 	fmt.Printf("gatebench: %s, GOMAXPROCS=%d, %v per point\n", time.Now().Format(time.RFC3339), runtimeProcs(), dur)
-	answer := "echo of the argument"
-	if o.result != "" {
-		answer = fmt.Sprintf("%d bytes of clean text", len(o.result))
-	}
-	framing := "event streams"
-	if o.jsonAnswers {
-		framing = "JSON bodies"
-	}
-	action := "none set"
-	if o.action != "" {
-		action = string(o.action)
-	}
-	fmt.Printf("tools/call answer: %s, as %s; resultAction/messageAction: %s\n", answer, framing, action)
+	fmt.Println(answerLine(o))
 	targets := []struct{ name, url string }{
 		{"direct", echoSrv.URL + "/mcp"},
 		{"proxy", echoProxyURL + "/mcp"},
@@ -301,7 +239,7 @@ func run(o options) error {
 	type point struct{ p50, p99 time.Duration }
 	results := map[string]map[int]point{}
 	peak := idle
-	for _, c := range []int{1, 16, 64} {
+	for _, c := range o.clients {
 		for _, tg := range targets {
 			// What the gate spends on the timed calls: its CPU time and
 			// its collections, read when the calls start and stop.
@@ -311,7 +249,7 @@ func run(o options) error {
 				if tg.name != "gate" {
 					return
 				}
-				cpu, gcs := cpuTime(cmd.Process.Pid), gauge("http://"+metrics+"/metrics", "go_gc_duration_seconds_count")
+				cpu, gcs := cpuTime(gw.pid()), gauge(metrics, "go_gc_duration_seconds_count")
 				if start {
 					cpu0, gc0 = cpu, gcs
 				} else {
@@ -327,7 +265,7 @@ func run(o options) error {
 			}
 			results[tg.name][c] = point{pct(lat, 50), pct(lat, 99)}
 			if tg.name == "gate" {
-				peak = max(peak, rss(cmd.Process.Pid))
+				peak = max(peak, rss(gw.pid()))
 			}
 			fmt.Printf("tools/call %-6s c=%-2d n=%-6d p50=%-9v p99=%v\n", tg.name, c, len(lat), pct(lat, 50), pct(lat, 99))
 			if tg.name == "gate" && len(lat) > 0 && gc0 >= 0 && gc1 >= 0 {
@@ -348,11 +286,11 @@ func run(o options) error {
 			return fmt.Errorf("list %s: %w", tg.name, err)
 		}
 		if tg.name == "gate" {
-			peak = max(peak, rss(cmd.Process.Pid))
+			peak = max(peak, rss(gw.pid()))
 		}
 		fmt.Printf("tools/list 100 tools %-6s n=%-5d tools=%d p50=%-9v p99=%v\n", tg.name, len(lat), n, pct(lat, 50), pct(lat, 99))
 	}
-	hwm := hwm(cmd.Process.Pid)
+	hwm := hwm(gw.pid())
 	fmt.Printf("gate RSS: idle %.1f MiB, under load (sampled) %.1f MiB, peak (VmHWM) %.1f MiB (target <= 30 MiB)\n",
 		mib(idle), mib(peak), mib(hwm))
 	if idleHeap >= 0 {
@@ -360,8 +298,6 @@ func run(o options) error {
 	}
 	return nil
 }
-
-var stopProxies []func()
 
 func runtimeProcs() int { return runtime.GOMAXPROCS(0) }
 

@@ -1,0 +1,439 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgate/toolgate/internal/gate"
+)
+
+// The values of --sessions.
+const (
+	sessionsLong  = "long"
+	sessionsFresh = "fresh"
+)
+
+// generation is a generation of the streamable HTTP protocol a fresh
+// session is opened in.
+type generation string
+
+const (
+	// genSession asks for 2025-11-25: initialize, a session id, the
+	// standalone GET stream, and a DELETE on close.
+	genSession generation = "session"
+	// genStateless asks for the SDK's latest revision: server/discover
+	// and no session at all.
+	genStateless generation = "stateless"
+)
+
+// sessionVersion is the revision the session-based generation asks for.
+const sessionVersion = "2025-11-25"
+
+func (g generation) describe() string {
+	if g == genStateless {
+		return "the SDK's latest revision, stateless (server/discover, no session id, no GET stream)"
+	}
+	return sessionVersion + ", session-based (initialize, Mcp-Session-Id, the standalone GET stream, DELETE on close)"
+}
+
+// parseGenerations reads --generation as --sessions qualifies it. Long
+// sessions are measured in the session-based generation alone, as they
+// always were; fresh sessions default to both generations.
+func parseGenerations(sessions, gen string) ([]generation, error) {
+	switch sessions {
+	case sessionsLong:
+		if gen != "" && gen != string(genSession) {
+			return nil, fmt.Errorf("--generation %s: long sessions are measured in the session generation alone; use --sessions fresh", gen)
+		}
+		return []generation{genSession}, nil
+	case sessionsFresh:
+		switch gen {
+		case "", "both":
+			return []generation{genSession, genStateless}, nil
+		case string(genSession), string(genStateless):
+			return []generation{generation(gen)}, nil
+		}
+		return nil, fmt.Errorf("--generation %q: want session, stateless or both", gen)
+	}
+	return nil, fmt.Errorf("--sessions %q: want %s or %s", sessions, sessionsLong, sessionsFresh)
+}
+
+// parseClients reads --clients: positive numbers of concurrent clients,
+// comma-separated, measured in the order given.
+func parseClients(s string) ([]int, error) {
+	var out []int
+	for f := range strings.SplitSeq(s, ",") {
+		f = strings.TrimSpace(f)
+		n, err := strconv.Atoi(f)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("--clients %q: %q is not a positive number of clients", s, f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// runFresh measures, for each generation and concurrency, rounds that each
+// open a session and close it, directly, through the plain proxy and
+// through the gate.
+func runFresh(o options, gens []generation) error {
+	fmt.Printf("gatebench: %s, GOMAXPROCS=%d, %v per point, fresh sessions\n", time.Now().Format(time.RFC3339), runtimeProcs(), o.dur)
+	fmt.Println(answerLine(o))
+	fmt.Println("fresh sessions: each client, each round, opens a session with the Go SDK's client, lists the tools, calls one and closes the session; " +
+		"the gate (one server of one tool) and the proxy start anew for each concurrency")
+	for _, g := range gens {
+		seen := &methodCounts{}
+		srv, fps, err := upstream(newServer(1, o.result), g == genStateless, o.jsonAnswers, seen)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("fresh %s: %s\n", g, g.describe())
+		for _, c := range o.clients {
+			if err := freshPoint(o, g, c, srv.URL, fps, seen); err != nil {
+				srv.Close()
+				return fmt.Errorf("%s at %d: %w", g, c, err)
+			}
+		}
+		srv.Close()
+	}
+	return nil
+}
+
+// freshPoint measures one generation at one concurrency against the three
+// targets, with a gate and a proxy of their own.
+func freshPoint(o options, g generation, c int, upstreamURL string, fps map[string]string, seen *methodCounts) error {
+	proxy, proxyURL, err := startProxy(upstreamURL)
+	if err != nil {
+		return err
+	}
+	defer proxy.stop()
+	gw, err := startGate(o.bin, o.action, []benchServer{{"bench/echo", upstreamURL + "/mcp", fps}})
+	if err != nil {
+		return err
+	}
+	defer gw.stop()
+	time.Sleep(500 * time.Millisecond)
+	idle, proxyIdle := rss(gw.pid()), rss(proxy.pid())
+	idleGoroutines := gauge(gw.metrics, "go_goroutines")
+
+	targets := []struct{ name, url string }{
+		{"direct", upstreamURL + "/mcp"},
+		{"proxy", proxyURL + "/mcp"},
+		{"gate", gw.base + gate.ServerPath("bench/echo")},
+	}
+	results := map[string]*roundTimes{}
+	var (
+		cpu0, cpu1       time.Duration
+		gc0, gc1         int64
+		peakGoroutines   int64
+		stopSampling     func() int64
+		upBefore, upThen [4]int64
+	)
+	for _, tg := range targets {
+		window := func(start bool) {
+			if start {
+				upBefore = seen.snapshot()
+			} else {
+				upThen = seen.snapshot()
+			}
+			if tg.name != "gate" {
+				return
+			}
+			if start {
+				cpu0, gc0 = cpuTime(gw.pid()), gauge(gw.metrics, "go_gc_duration_seconds_count")
+				stopSampling = samplePeak(gw.metrics, "go_goroutines", 200*time.Millisecond)
+			} else {
+				peakGoroutines = stopSampling()
+				cpu1, gc1 = cpuTime(gw.pid()), gauge(gw.metrics, "go_gc_duration_seconds_count")
+			}
+		}
+		rt, err := measureRounds(tg.url, g, c, o.dur, o.result, window)
+		if err != nil {
+			return fmt.Errorf("%s: %w", tg.name, err)
+		}
+		results[tg.name] = rt
+		fmt.Printf("fresh %-9s %-6s c=%-3d rounds=%-6d errors=%-4d round p50=%-9v p99=%-9v call p50=%-9v p99=%-9v (connect p50 %v, list p50 %v, close p50 %v; upstream per round: %s)\n",
+			g, tg.name, c, len(rt.round), rt.errors, pct(rt.round, 50), pct(rt.round, 99), pct(rt.call, 50), pct(rt.call, 99),
+			pct(rt.connect, 50), pct(rt.list, 50), pct(rt.close, 50), perRound(upBefore, upThen, len(rt.round)+rt.errors))
+		for _, e := range rt.errorLines() {
+			fmt.Printf("fresh %-9s %-6s c=%-3d error: %s\n", g, tg.name, c, e)
+		}
+	}
+	gateRounds := len(results["gate"].round)
+	if gateRounds > 0 && gc0 >= 0 && gc1 >= 0 {
+		fmt.Printf("fresh %-9s gate   c=%-3d CPU %v per round, %.1f collections per 1000 rounds, goroutines idle %d, at peak %d\n",
+			g, c, ((cpu1 - cpu0) / time.Duration(gateRounds)).Round(time.Microsecond), float64(gc1-gc0)*1000/float64(gateRounds), idleGoroutines, peakGoroutines)
+	}
+	// The proxy is this program run again: its idle figure is what
+	// everything linked into it costs, so its growth is the figure to
+	// set beside the gate's.
+	fmt.Printf("fresh %-9s RSS    c=%-3d gate idle %.1f MiB, peak (VmHWM) %.1f MiB (target <= 30 MiB) | proxy idle %.1f MiB, peak (VmHWM) %.1f MiB\n",
+		g, c, mib(idle), mib(hwm(gw.pid())), mib(proxyIdle), mib(hwm(proxy.pid())))
+	d, p, gt := results["direct"], results["proxy"], results["gate"]
+	for _, m := range []struct {
+		what string
+		of   func(*roundTimes) []time.Duration
+	}{
+		{"round", func(r *roundTimes) []time.Duration { return r.round }},
+		{"call", func(r *roundTimes) []time.Duration { return r.call }},
+	} {
+		dp50, dp99 := pct(m.of(d), 50), pct(m.of(d), 99)
+		pp50, pp99 := pct(m.of(p), 50)-dp50, pct(m.of(p), 99)-dp99
+		gp50, gp99 := pct(m.of(gt), 50)-dp50, pct(m.of(gt), 99)-dp99
+		fmt.Printf("fresh %-9s added over direct c=%-3d %-5s: proxy p50 +%v p99 +%v | gate p50 +%v p99 +%v | gate/proxy added p50 %.2fx p99 %.2fx (target <= 1.5x)\n",
+			g, c, m.what, pp50, pp99, gp50, gp99, ratio(gp50, pp50), ratio(gp99, pp99))
+	}
+	return nil
+}
+
+// perRound is the requests the upstream server received between two
+// snapshots, by method, per round.
+func perRound(before, after [4]int64, rounds int) string {
+	if rounds == 0 {
+		return "no rounds"
+	}
+	per := func(i int) float64 { return float64(after[i]-before[i]) / float64(rounds) }
+	s := fmt.Sprintf("POST %.2f GET %.2f DELETE %.2f", per(0), per(1), per(2))
+	if after[3] != before[3] {
+		s += fmt.Sprintf(" other %.2f", per(3))
+	}
+	return s
+}
+
+// samplePeak reads a gauge of a Prometheus exposition every interval until
+// the function it returns is called, which returns the highest value read
+// (-1 if none could be).
+func samplePeak(u, name string, every time.Duration) func() int64 {
+	done := make(chan struct{})
+	out := make(chan int64, 1)
+	go func() {
+		peak := gauge(u, name)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				out <- max(peak, gauge(u, name))
+				return
+			case <-t.C:
+				peak = max(peak, gauge(u, name))
+			}
+		}
+	}()
+	return func() int64 {
+		close(done)
+		return <-out
+	}
+}
+
+// roundTimes are the latencies of one target's successful rounds, whole
+// and phase by phase, and the rounds that failed.
+type roundTimes struct {
+	round, connect, list, call, close []time.Duration
+	errors                            int
+	// byPhase counts the failed rounds by the phase that failed; first
+	// keeps the first failure of each phase.
+	byPhase map[string]int
+	first   map[string]string
+}
+
+func (r *roundTimes) add(p phases) {
+	r.round = append(r.round, p.round)
+	r.connect = append(r.connect, p.connect)
+	r.list = append(r.list, p.list)
+	r.call = append(r.call, p.call)
+	r.close = append(r.close, p.close)
+}
+
+func (r *roundTimes) fail(err error) {
+	r.errors++
+	phase := "round"
+	var pe *phaseError
+	if errors.As(err, &pe) {
+		phase = pe.phase
+	}
+	if r.byPhase == nil {
+		r.byPhase, r.first = map[string]int{}, map[string]string{}
+	}
+	if r.byPhase[phase]++; r.byPhase[phase] == 1 {
+		r.first[phase] = err.Error()
+	}
+}
+
+func (r *roundTimes) merge(o *roundTimes) {
+	r.round = append(r.round, o.round...)
+	r.connect = append(r.connect, o.connect...)
+	r.list = append(r.list, o.list...)
+	r.call = append(r.call, o.call...)
+	r.close = append(r.close, o.close...)
+	for ph, n := range o.byPhase {
+		if r.byPhase == nil {
+			r.byPhase, r.first = map[string]int{}, map[string]string{}
+		}
+		if r.byPhase[ph] == 0 {
+			r.first[ph] = o.first[ph]
+		}
+		r.byPhase[ph] += n
+	}
+	r.errors += o.errors
+}
+
+// errorLines says how many rounds failed in each phase and how the first
+// of them failed.
+func (r *roundTimes) errorLines() []string {
+	var out []string
+	for _, ph := range slices.Sorted(maps.Keys(r.byPhase)) {
+		out = append(out, fmt.Sprintf("%d rounds failed in %s; the first: %.300s", r.byPhase[ph], ph, r.first[ph]))
+	}
+	return out
+}
+
+// phases are one round, whole, and its parts: opening the session (the
+// handshake, and the GET stream of the session generation), tools/list,
+// tools/call and closing it.
+type phases struct{ round, connect, list, call, close time.Duration }
+
+// phaseError is a failed round and the phase it failed in.
+type phaseError struct {
+	phase string
+	err   error
+}
+
+func (e *phaseError) Error() string { return e.phase + ": " + e.err.Error() }
+func (e *phaseError) Unwrap() error { return e.err }
+
+// roundTimeout bounds one round: a target that stops answering fails
+// rounds rather than hanging the benchmark.
+const roundTimeout = 30 * time.Second
+
+// measureRounds runs c clients, each opening and closing sessions in a
+// loop for d, after one round that warms the target up (the gate lists
+// the server on its first call). A failed round is counted and the client
+// goes on: a target that fails some rounds under load is a finding, not
+// the end of the run. window is called with true as the timed rounds start
+// and with false when the last has ended.
+func measureRounds(endpoint string, gen generation, c int, d time.Duration, result string, window func(start bool)) (*roundTimes, error) {
+	warm := newHTTPClient()
+	_, err := oneRound(warm, endpoint, gen, result)
+	warm.CloseIdleConnections()
+	if err != nil {
+		return nil, fmt.Errorf("the round that warms up: %w", err)
+	}
+	var (
+		mu  sync.Mutex
+		all = &roundTimes{}
+		wg  sync.WaitGroup
+	)
+	window(true)
+	stop := time.Now().Add(d)
+	for range c {
+		wg.Go(func() {
+			// One HTTP client per agent, kept across its sessions, as an
+			// agent's process keeps one.
+			hc := newHTTPClient()
+			defer hc.CloseIdleConnections()
+			mine := &roundTimes{}
+			for time.Now().Before(stop) {
+				p, err := oneRound(hc, endpoint, gen, result)
+				if err != nil {
+					mine.fail(err)
+					continue
+				}
+				mine.add(p)
+			}
+			mu.Lock()
+			all.merge(mine)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	window(false)
+	return all, nil
+}
+
+func newHTTPClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+}
+
+// oneRound opens a session of gen at endpoint, lists its tools, calls echo
+// and closes the session, checking each answer.
+func oneRound(hc *http.Client, endpoint string, gen generation, result string) (phases, error) {
+	var p phases
+	ctx, cancel := context.WithTimeout(context.Background(), roundTimeout)
+	defer cancel()
+	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v1"}, nil)
+	var opts *mcp.ClientSessionOptions
+	if gen == genSession {
+		opts = &mcp.ClientSessionOptions{ProtocolVersion: sessionVersion}
+	}
+	t0 := time.Now()
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc}, opts)
+	if err != nil {
+		return p, &phaseError{"connect", err}
+	}
+	p.connect = time.Since(t0)
+	closed := false
+	defer func() {
+		if !closed {
+			_ = cs.Close()
+		}
+	}()
+	if err := sameGeneration(cs, gen); err != nil {
+		return p, &phaseError{"connect", err}
+	}
+	t1 := time.Now()
+	lr, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		return p, &phaseError{"tools/list", err}
+	}
+	if len(lr.Tools) != 1 || lr.Tools[0].Name != "echo" {
+		return p, &phaseError{"tools/list", fmt.Errorf("%d tools, want echo alone", len(lr.Tools))}
+	}
+	t2 := time.Now()
+	p.list = t2.Sub(t1)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hello"}})
+	if err != nil {
+		return p, &phaseError{"tools/call", err}
+	}
+	p.call = time.Since(t2)
+	if err := sameAnswer(res, result, "hello"); err != nil {
+		return p, &phaseError{"tools/call", err}
+	}
+	t3 := time.Now()
+	closed = true
+	if err := cs.Close(); err != nil {
+		return p, &phaseError{"close", err}
+	}
+	p.close = time.Since(t3)
+	p.round = time.Since(t0)
+	return p, nil
+}
+
+// sameGeneration checks that a session is of the generation it was opened
+// in: a client that fell back to another revision would be measuring that.
+func sameGeneration(cs *mcp.ClientSession, gen generation) error {
+	v := cs.InitializeResult().ProtocolVersion
+	switch gen {
+	case genSession:
+		if v != sessionVersion || cs.ID() == "" {
+			return fmt.Errorf("protocol %s, session id %q: want %s with a session id", v, cs.ID(), sessionVersion)
+		}
+	case genStateless:
+		// Revisions are dates: the stateless ones are those after the
+		// last session-based one.
+		if v <= sessionVersion || cs.ID() != "" {
+			return fmt.Errorf("protocol %s, session id %q: want a revision after %s and no session", v, cs.ID(), sessionVersion)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestParseGenerations(t *testing.T) {
+	for _, tc := range []struct {
+		sessions, gen string
+		want          []generation
+		wantErr       bool
+	}{
+		{sessions: "long", want: []generation{genSession}},
+		{sessions: "long", gen: "session", want: []generation{genSession}},
+		{sessions: "long", gen: "stateless", wantErr: true},
+		{sessions: "long", gen: "both", wantErr: true},
+		{sessions: "fresh", want: []generation{genSession, genStateless}},
+		{sessions: "fresh", gen: "both", want: []generation{genSession, genStateless}},
+		{sessions: "fresh", gen: "session", want: []generation{genSession}},
+		{sessions: "fresh", gen: "stateless", want: []generation{genStateless}},
+		{sessions: "fresh", gen: "sse", wantErr: true},
+		{sessions: "short", wantErr: true},
+	} {
+		got, err := parseGenerations(tc.sessions, tc.gen)
+		if (err != nil) != tc.wantErr || !slices.Equal(got, tc.want) {
+			t.Errorf("parseGenerations(%q, %q) = %v, %v; want %v, error %v", tc.sessions, tc.gen, got, err, tc.want, tc.wantErr)
+		}
+	}
+}
+
+func TestParseClients(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		want    []int
+		wantErr bool
+	}{
+		{in: "1,16,64", want: []int{1, 16, 64}},
+		{in: "1, 16, 64, 256", want: []int{1, 16, 64, 256}},
+		{in: "256", want: []int{256}},
+		{in: "", wantErr: true},
+		{in: "1,,16", wantErr: true},
+		{in: "0", wantErr: true},
+		{in: "-4", wantErr: true},
+		{in: "sixteen", wantErr: true},
+	} {
+		got, err := parseClients(tc.in)
+		if (err != nil) != tc.wantErr || !slices.Equal(got, tc.want) {
+			t.Errorf("parseClients(%q) = %v, %v; want %v, error %v", tc.in, got, err, tc.want, tc.wantErr)
+		}
+	}
+}
+
+func TestPerRound(t *testing.T) {
+	for _, tc := range []struct {
+		before, after [4]int64
+		rounds        int
+		want          string
+	}{
+		{after: [4]int64{40, 10, 10, 0}, rounds: 10, want: "POST 4.00 GET 1.00 DELETE 1.00"},
+		{before: [4]int64{5, 0, 0, 0}, after: [4]int64{35, 0, 0, 0}, rounds: 10, want: "POST 3.00 GET 0.00 DELETE 0.00"},
+		{after: [4]int64{30, 0, 0, 5}, rounds: 10, want: "POST 3.00 GET 0.00 DELETE 0.00 other 0.50"},
+		{after: [4]int64{30, 0, 0, 0}, rounds: 0, want: "no rounds"},
+	} {
+		if got := perRound(tc.before, tc.after, tc.rounds); got != tc.want {
+			t.Errorf("perRound(%v, %v, %d) = %q, want %q", tc.before, tc.after, tc.rounds, got, tc.want)
+		}
+	}
+}
