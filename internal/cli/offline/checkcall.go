@@ -126,6 +126,9 @@ type checkCallFlags struct {
 	labels              map[string]string
 	level, expect       string
 	output              string
+	// defaultCeiling and ceilingCap are the cluster's, as the operator's
+	// --default-max-level and --max-level-cap set them.
+	defaultCeiling, ceilingCap string
 }
 
 func runCheckCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -150,6 +153,8 @@ func runCheckCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	fs.StringVar(&f.level, "level", "", "the called tool's level, L0–L5 (required without -tools; with it, in place of the scored level)")
 	fs.StringVar(&f.expect, "expect", "", "exit 1 unless every call's verdict is this: forward, hold, refuse, audit-forward or audit-forward-unheld")
 	fs.StringVar(&f.output, "o", "text", "output format: text, or json (one object a line)")
+	fs.StringVar(&f.defaultCeiling, "default-max-level", "", "the cluster's ceiling for a policy that names no maxLevel, as the operator's --default-max-level (default L3)")
+	fs.StringVar(&f.ceilingCap, "max-level-cap", "", "the cluster's cap on every ceiling, as the operator's --max-level-cap (default none)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, checkCallUsage+"\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -207,7 +212,12 @@ func runCheckCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	if err != nil {
 		return fail("-policy %v", err)
 	}
-	set := combine(policies)
+	for flagName, v := range map[string]string{"-default-max-level": f.defaultCeiling, "-max-level-cap": f.ceilingCap} {
+		if v != "" && !toolgatev1alpha1.Level(v).Valid() {
+			return fail("%s %q: want L0 … L5", flagName, v)
+		}
+	}
+	set := combineUnder(policies, toolgatev1alpha1.Level(f.defaultCeiling), toolgatev1alpha1.Level(f.ceilingCap))
 	server := f.server
 	if server == "" {
 		if len(set.servers) != 1 {

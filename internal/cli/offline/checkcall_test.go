@@ -485,3 +485,39 @@ func FuzzReadPolicies(f *testing.F) {
 		combine(policies)
 	})
 }
+
+// The cluster's ceilings, as the operator's flags set them: a cap lowers a
+// policy's maxLevel, and a default applies to a policy that names none.
+func TestCheckCallClusterCeilings(t *testing.T) {
+	// policy.yaml's maxLevel is L4: the cap L3 withholds the L4 push.
+	code, out, errOut := run(t, "", "check-call", "-policy", td("policy.yaml"), "-call", td("git-push.jsonl"), "-tools", td("tools.json"), "-level", "L4", "-max-level-cap", "L3", "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if r := decodeResults(t, out)[0]; r.Verdict != "refuse" || r.Reason != "AboveCeiling" || r.Why != "level L4 above ceiling L3" {
+		t.Errorf("an L4 push under the cap L3: %+v", r)
+	}
+	// Without its maxLevel, the policy takes the cluster's default.
+	data, err := os.ReadFile(td("policy.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "no-max.yaml")
+	writeFile(t, p, []byte(strings.Replace(string(data), "  maxLevel: L4\n", "", 1)))
+	for _, tc := range []struct{ def, want string }{{"", "refuse"}, {"L4", "hold"}} {
+		args := []string{"check-call", "-policy", p, "-call", td("git-push.jsonl"), "-tools", td("tools.json"), "-level", "L4", "-o", "json"}
+		if tc.def != "" {
+			args = append(args, "-default-max-level", tc.def)
+		}
+		code, out, errOut := run(t, "", args...)
+		if code != ExitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		if r := decodeResults(t, out)[0]; r.Verdict != tc.want {
+			t.Errorf("an L4 push under the default ceiling %q: %+v, want %s", tc.def, r, tc.want)
+		}
+	}
+	if code, _, _ := run(t, "", "check-call", "-policy", td("policy.yaml"), "-call", td("git-push.jsonl"), "-level", "L2", "-max-level-cap", "L9"); code != ExitUsage {
+		t.Errorf("-max-level-cap L9: exit %d, want %d", code, ExitUsage)
+	}
+}

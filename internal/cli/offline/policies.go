@@ -371,8 +371,16 @@ func (r policyRule) applies(server, tool string) bool {
 	return false
 }
 
-// combine takes policies together, in the operator's order: by name.
+// combine takes policies together, in the operator's order: by name,
+// under the operator's default ceiling (L3) and no cap.
 func combine(policies []toolgatev1alpha1.ToolPolicy) policySet {
+	return combineUnder(policies, "", "")
+}
+
+// combineUnder is combine under a cluster's default ceiling, for a policy
+// that names none, and cap, which no policy rises above (the operator's
+// --default-max-level and --max-level-cap; empty for L3 and none).
+func combineUnder(policies []toolgatev1alpha1.ToolPolicy, defaultCeiling, ceilingCap toolgatev1alpha1.Level) policySet {
 	policies = slices.Clone(policies)
 	slices.SortFunc(policies, func(a, b toolgatev1alpha1.ToolPolicy) int { return cmp.Compare(a.Name, b.Name) })
 	set := policySet{
@@ -389,7 +397,11 @@ func combine(policies []toolgatev1alpha1.ToolPolicy) policySet {
 		if cmp.Or(s.Mode, toolgatev1alpha1.DefaultPolicyMode) != toolgatev1alpha1.PolicyAudit {
 			set.mode = gateproto.ModeEnforce
 		}
-		if c := cmp.Or(s.MaxLevel, toolgatev1alpha1.DefaultMaxLevel); c.Compare(set.ceiling) < 0 {
+		c := cmp.Or(s.MaxLevel, defaultCeiling, toolgatev1alpha1.DefaultMaxLevel)
+		if ceilingCap != "" && c.Compare(ceilingCap) > 0 {
+			c = ceilingCap
+		}
+		if c.Compare(set.ceiling) < 0 {
 			set.ceiling = c
 		}
 		set.trust = min(set.trust, cmp.Or(s.AgentTrustLevel, toolgatev1alpha1.DefaultAgentTrustLevel))
