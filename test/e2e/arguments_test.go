@@ -394,6 +394,44 @@ func TestArgumentRulesEndToEnd(t *testing.T) {
 			t.Errorf("toolgate_gate_argument_rules_total of %s on %s is %v; metrics:\n%s", want.rule, want.server, n, metrics)
 		}
 	}
+
+	t.Log("a rule naming an argument the tool does not have: reported by the operator, refused by the gate")
+	broken := append(rules, pathRule("no-such-argument", `args.recursive == true`, toolgatev1alpha1.ArgumentRuleHold, "", ""))
+	if patch, err = json.Marshal(map[string]any{"spec": map[string]any{"argumentRules": broken}}); err != nil {
+		t.Fatal(err)
+	}
+	revision = g.ready()
+	if err := admin.Patch(ctx, policy, client.RawPatch(types.MergePatchType, patch)); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, time.Minute, "the operator reports the rule", func() error {
+		var p toolgatev1alpha1.ToolPolicy
+		if err := admin.Get(ctx, client.ObjectKeyFromObject(policy), &p); err != nil {
+			return err
+		}
+		c := meta.FindStatusCondition(p.Status.Conditions, toolgatev1alpha1.ConditionArgumentRules)
+		if p.Status.ObservedGeneration != p.Generation || c == nil || c.Status != metav1.ConditionFalse || len(p.Status.ArgumentRules) == 0 ||
+			p.Status.ArgumentRules[0].Rule != "no-such-argument" || p.Status.ArgumentRules[0].Kind != "UnknownArgument" {
+			return fmt.Errorf("generation %d, observed %d, condition %+v, problems %+v", p.Generation, p.Status.ObservedGeneration, c, p.Status.ArgumentRules)
+		}
+		return nil
+	})
+	eventually(t, time.Minute, "the gate applies the configuration with the broken rule", func() error {
+		if now := g.ready(); now == "" || now == revision {
+			return fmt.Errorf("the gate enforces %q, as before (%q)", now, revision)
+		}
+		return nil
+	})
+	before := tb.called("list_files")
+	for _, ag := range agents {
+		if _, err := callArgs(ctx, ag.a, "list_files", map[string]any{"path": "/work"}); err == nil ||
+			!strings.Contains(err.Error(), "agents/no-such-argument cannot be evaluated") || !strings.Contains(err.Error(), "recursive") {
+			t.Fatalf("%s agent: a call of a tool whose rule names a missing argument: %v; want it refused naming the rule and the argument", ag.gen, err)
+		}
+	}
+	if n := tb.called("list_files"); n != before {
+		t.Fatalf("list_files ran %d times while a rule that names it could not be evaluated", n-before)
+	}
 }
 
 // heldAnswer is what the agent got for a call that was held.
