@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"slices"
@@ -35,6 +37,53 @@ const (
 	// and no session at all.
 	genStateless generation = "stateless"
 )
+
+// connReuse says which HTTP connections an agent's sessions use.
+type connReuse string
+
+const (
+	// connAgent: one HTTP client per agent, kept across its sessions, as
+	// an agent's process that keeps its client.
+	connAgent connReuse = "agent"
+	// connSession: new connections for every session, closed with it, as
+	// an agent that starts afresh for every task.
+	connSession connReuse = "session"
+	// connShared: the SDK's default, http.DefaultClient, shared by every
+	// agent of the process; it keeps two idle connections per host, so
+	// under concurrency most requests open a connection of their own.
+	connShared connReuse = "shared"
+)
+
+func (r connReuse) describe() string {
+	switch r {
+	case connSession:
+		return "new for every session, closed with it"
+	case connShared:
+		return "the SDK's default client, shared by every agent"
+	}
+	return "one client per agent, kept across its sessions"
+}
+
+func parseConnections(s string) (connReuse, error) {
+	switch c := connReuse(s); c {
+	case connAgent, connSession, connShared:
+		return c, nil
+	}
+	return "", fmt.Errorf("--connections %q: want %s, %s or %s", s, connAgent, connSession, connShared)
+}
+
+// client is the HTTP client of one agent's next session, and what to do
+// once the session is closed; nil leaves the SDK its default.
+func (r connReuse) client(kept *http.Client) (*http.Client, func()) {
+	switch r {
+	case connSession:
+		hc := newHTTPClient()
+		return hc, hc.CloseIdleConnections
+	case connShared:
+		return nil, func() {}
+	}
+	return kept, func() {}
+}
 
 // sessionVersion is the revision the session-based generation asks for.
 const sessionVersion = "2025-11-25"
@@ -89,8 +138,8 @@ func parseClients(s string) ([]int, error) {
 func runFresh(o options, gens []generation) error {
 	fmt.Printf("gatebench: %s, GOMAXPROCS=%d, %v per point, fresh sessions\n", time.Now().Format(time.RFC3339), runtimeProcs(), o.dur)
 	fmt.Println(answerLine(o))
-	fmt.Println("fresh sessions: each client, each round, opens a session with the Go SDK's client, lists the tools, calls one and closes the session; " +
-		"the gate (one server of one tool) and the proxy start anew for each concurrency")
+	fmt.Printf("fresh sessions: each client, each round, opens a session with the Go SDK's client, lists the tools, calls one and closes the session; "+
+		"HTTP connections: %s; the gate (one server of one tool) and the proxy start anew for each concurrency\n", o.connections.describe())
 	for _, g := range gens {
 		seen := &methodCounts{}
 		srv, fps, err := upstream(newServer(1, o.result), g == genStateless, o.jsonAnswers, seen)
@@ -135,8 +184,8 @@ func freshPoint(o options, g generation, c int, upstreamURL string, fps map[stri
 	var (
 		cpu0, cpu1       time.Duration
 		gc0, gc1         int64
-		peakGoroutines   int64
-		stopSampling     func() int64
+		peaks            map[string]int64
+		stopSampling     func() map[string]int64
 		upBefore, upThen [4]int64
 	)
 	for _, tg := range targets {
@@ -151,13 +200,13 @@ func freshPoint(o options, g generation, c int, upstreamURL string, fps map[stri
 			}
 			if start {
 				cpu0, gc0 = cpuTime(gw.pid()), gauge(gw.metrics, "go_gc_duration_seconds_count")
-				stopSampling = samplePeak(gw.metrics, "go_goroutines", 200*time.Millisecond)
+				stopSampling = samplePeaks(gw.metrics, 200*time.Millisecond, sampled...)
 			} else {
-				peakGoroutines = stopSampling()
+				peaks = stopSampling()
 				cpu1, gc1 = cpuTime(gw.pid()), gauge(gw.metrics, "go_gc_duration_seconds_count")
 			}
 		}
-		rt, err := measureRounds(tg.url, g, c, o.dur, o.result, window)
+		rt, err := measureRounds(tg.url, g, c, o.dur, o.result, o.connections, window)
 		if err != nil {
 			return fmt.Errorf("%s: %w", tg.name, err)
 		}
@@ -169,11 +218,19 @@ func freshPoint(o options, g generation, c int, upstreamURL string, fps map[stri
 			fmt.Printf("fresh %-9s %-6s c=%-3d error: %s\n", g, tg.name, c, e)
 		}
 	}
-	gateRounds := len(results["gate"].round)
+	// Per round tried: a refused round costs the gate work too.
+	gateRounds := len(results["gate"].round) + results["gate"].errors
 	if gateRounds > 0 && gc0 >= 0 && gc1 >= 0 {
-		fmt.Printf("fresh %-9s gate   c=%-3d CPU %v per round, %.1f collections per 1000 rounds, goroutines idle %d, at peak %d\n",
-			g, c, ((cpu1 - cpu0) / time.Duration(gateRounds)).Round(time.Microsecond), float64(gc1-gc0)*1000/float64(gateRounds), idleGoroutines, peakGoroutines)
+		fmt.Printf("fresh %-9s gate   c=%-3d CPU %v per round tried, %.1f collections per 1000 rounds tried, goroutines idle %d, at peak %d\n",
+			g, c, ((cpu1 - cpu0) / time.Duration(gateRounds)).Round(time.Microsecond), float64(gc1-gc0)*1000/float64(gateRounds), idleGoroutines, peaks[goroutines])
 	}
+	// Every session was closed: one the gate still tracks once the
+	// clients are gone is one it will count against its bound until it
+	// is idle long enough to be forgotten.
+	time.Sleep(time.Second)
+	after := scrape(gw.metrics)
+	fmt.Printf("fresh %-9s gate   c=%-3d sessions tracked at peak %d, a second after the rounds %d; requests in flight at peak %d; refused at a bound: in-flight %d, sessions %d\n",
+		g, c, peaks[sessionsTracked], after[sessionsTracked], peaks[inFlight], after[inFlightRefused], after[sessionsRefused])
 	// The proxy is this program run again: its idle figure is what
 	// everything linked into it costs, so its growth is the figure to
 	// set beside the gate's.
@@ -210,30 +267,84 @@ func perRound(before, after [4]int64, rounds int) string {
 	return s
 }
 
-// samplePeak reads a gauge of a Prometheus exposition every interval until
-// the function it returns is called, which returns the highest value read
-// (-1 if none could be).
-func samplePeak(u, name string, every time.Duration) func() int64 {
+// The gate's series this mode reads: the Go collector's goroutines, and
+// the gate's own sessions, requests in flight and refusals at its bounds.
+const (
+	goroutines      = "go_goroutines"
+	sessionsTracked = "toolgate_gate_sessions"
+	inFlight        = "toolgate_gate_in_flight_requests"
+	inFlightRefused = `toolgate_gate_limits_hit_total{limit="in-flight"}`
+	sessionsRefused = `toolgate_gate_limits_hit_total{limit="sessions"}`
+)
+
+// sampled are the gauges read for their peak during the timed rounds.
+var sampled = []string{goroutines, sessionsTracked, inFlight}
+
+// samplePeaks scrapes a Prometheus exposition every interval until the
+// function it returns is called, which returns the highest value read of
+// each series named (absent when none could be read).
+func samplePeaks(u string, every time.Duration, names ...string) func() map[string]int64 {
 	done := make(chan struct{})
-	out := make(chan int64, 1)
+	out := make(chan map[string]int64, 1)
 	go func() {
-		peak := gauge(u, name)
+		peaks := map[string]int64{}
+		read := func() {
+			got := scrape(u)
+			for _, n := range names {
+				if v, ok := got[n]; ok {
+					peaks[n] = max(peaks[n], v)
+				}
+			}
+		}
+		read()
 		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
 			select {
 			case <-done:
-				out <- max(peak, gauge(u, name))
+				read()
+				out <- peaks
 				return
 			case <-t.C:
-				peak = max(peak, gauge(u, name))
+				read()
 			}
 		}
 	}()
-	return func() int64 {
+	return func() map[string]int64 {
 		close(done)
 		return <-out
 	}
+}
+
+// scrape reads every sample of a Prometheus text exposition at u; empty
+// when it cannot.
+func scrape(u string) map[string]int64 {
+	hc := &http.Client{Timeout: 5 * time.Second}
+	resp, err := hc.Get(u)
+	if err != nil {
+		return map[string]int64{}
+	}
+	defer resp.Body.Close()
+	return samples(resp.Body)
+}
+
+// samples reads the samples of a Prometheus text exposition, keyed by
+// their series as written (name and labels), values truncated to integers.
+func samples(r io.Reader) map[string]int64 {
+	out := map[string]int64{}
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		line := sc.Text()
+		i := strings.LastIndexByte(line, ' ')
+		if i < 0 || strings.HasPrefix(line, "#") {
+			continue
+		}
+		var f float64
+		if _, err := fmt.Sscan(line[i+1:], &f); err == nil {
+			out[line[:i]] = int64(f)
+		}
+	}
+	return out
 }
 
 // roundTimes are the latencies of one target's successful rounds, whole
@@ -322,10 +433,12 @@ const roundTimeout = 30 * time.Second
 // goes on: a target that fails some rounds under load is a finding, not
 // the end of the run. window is called with true as the timed rounds start
 // and with false when the last has ended.
-func measureRounds(endpoint string, gen generation, c int, d time.Duration, result string, window func(start bool)) (*roundTimes, error) {
-	warm := newHTTPClient()
-	_, err := oneRound(warm, endpoint, gen, result)
-	warm.CloseIdleConnections()
+func measureRounds(endpoint string, gen generation, c int, d time.Duration, result string, conns connReuse, window func(start bool)) (*roundTimes, error) {
+	kept := newHTTPClient()
+	hc, done := conns.client(kept)
+	_, err := oneRound(hc, endpoint, gen, result)
+	done()
+	kept.CloseIdleConnections()
 	if err != nil {
 		return nil, fmt.Errorf("the round that warms up: %w", err)
 	}
@@ -338,13 +451,13 @@ func measureRounds(endpoint string, gen generation, c int, d time.Duration, resu
 	stop := time.Now().Add(d)
 	for range c {
 		wg.Go(func() {
-			// One HTTP client per agent, kept across its sessions, as an
-			// agent's process keeps one.
-			hc := newHTTPClient()
-			defer hc.CloseIdleConnections()
+			kept := newHTTPClient()
+			defer kept.CloseIdleConnections()
 			mine := &roundTimes{}
 			for time.Now().Before(stop) {
+				hc, done := conns.client(kept)
 				p, err := oneRound(hc, endpoint, gen, result)
+				done()
 				if err != nil {
 					mine.fail(err)
 					continue

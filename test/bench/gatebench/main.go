@@ -28,9 +28,14 @@
 // generations --generation names. It reports each round's and each call's
 // latency, the peak resident memory of the gate and of the proxy, and the
 // gate's goroutines at their peak; the gate and the proxy are started anew
-// for each concurrency, so that each peak is that concurrency's own. Run it
-// with `make bench-gate-sessions`. --clients sets the concurrencies of
-// either mode.
+// for each concurrency, so that each peak is that concurrency's own. It
+// also reads, from the gate's metrics, the sessions it tracks (during the
+// rounds and after every session was closed), its requests in flight and
+// its refusals at its bounds. --connections says whether an agent keeps
+// its HTTP connections across its sessions (the default), opens new ones
+// for each, or shares the SDK's default client with every other agent.
+// Run it with `make bench-gate-sessions`. --clients sets the concurrencies
+// of either mode.
 package main
 
 import (
@@ -70,6 +75,7 @@ func main() {
 	sessions := flag.String("sessions", sessionsLong, "long: each client keeps one session and calls in it; fresh: each client opens a new session every round (initialize, the GET stream, tools/list, tools/call) and closes it")
 	generations := flag.String("generation", "", "with --sessions fresh: session (2025-11-25, a session id and the GET stream), stateless (the SDK's latest revision) or both, the default; long sessions are of the session generation")
 	clients := flag.String("clients", "1,16,64", "the numbers of concurrent clients measured, comma-separated")
+	connections := flag.String("connections", string(connAgent), "with --sessions fresh, the HTTP connections of an agent's sessions: agent (one client per agent, kept across its sessions), session (new connections for every session, closed with it) or shared (the SDK's default client, shared by every agent: two idle connections per host, so most requests under concurrency open one)")
 	flag.Parse()
 	if *proxyListen != "" {
 		fmt.Fprintln(os.Stderr, serveProxy(*proxyListen, *proxyTarget))
@@ -94,7 +100,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, "gatebench:", err)
 		os.Exit(2)
 	}
-	o := options{bin: *bin, dur: *dur, action: action, jsonAnswers: *jsonAnswers, clients: conc}
+	conns, err := parseConnections(*connections)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gatebench:", err)
+		os.Exit(2)
+	}
+	o := options{bin: *bin, dur: *dur, action: action, jsonAnswers: *jsonAnswers, clients: conc, connections: conns}
 	if *resultBytes > 0 {
 		o.result = cleantext.Of(*resultBytes)
 	}
@@ -120,6 +131,8 @@ type options struct {
 	jsonAnswers bool
 	// clients are the concurrencies measured, in order.
 	clients []int
+	// connections are the HTTP connections fresh sessions use.
+	connections connReuse
 }
 
 type echoIn struct {

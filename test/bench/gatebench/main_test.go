@@ -2,6 +2,7 @@ package main
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -64,6 +65,55 @@ func TestPerRound(t *testing.T) {
 	} {
 		if got := perRound(tc.before, tc.after, tc.rounds); got != tc.want {
 			t.Errorf("perRound(%v, %v, %d) = %q, want %q", tc.before, tc.after, tc.rounds, got, tc.want)
+		}
+	}
+}
+
+func TestSamples(t *testing.T) {
+	exposition := `# HELP go_goroutines Number of goroutines that currently exist.
+# TYPE go_goroutines gauge
+go_goroutines 525
+toolgate_gate_sessions 3
+toolgate_gate_limits_hit_total{limit="in-flight"} 1598
+toolgate_gate_limits_hit_total{limit="sessions"} 1.058e+03
+go_memstats_heap_inuse_bytes 4.194304e+06
+not a sample
+`
+	got := samples(strings.NewReader(exposition))
+	for series, want := range map[string]int64{
+		goroutines:                     525,
+		sessionsTracked:                3,
+		inFlightRefused:                1598,
+		sessionsRefused:                1058,
+		"go_memstats_heap_inuse_bytes": 4 << 20,
+	} {
+		if got[series] != want {
+			t.Errorf("samples()[%s] = %d, want %d", series, got[series], want)
+		}
+	}
+	if _, ok := got[inFlight]; ok {
+		t.Errorf("samples() has %s, which the exposition lacks", inFlight)
+	}
+	if len(got) != 5 {
+		t.Errorf("samples() read %d series, want 5: %v", len(got), got)
+	}
+}
+
+func TestParseConnections(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		want    connReuse
+		wantErr bool
+	}{
+		{in: "agent", want: connAgent},
+		{in: "session", want: connSession},
+		{in: "shared", want: connShared},
+		{in: "", wantErr: true},
+		{in: "pooled", wantErr: true},
+	} {
+		got, err := parseConnections(tc.in)
+		if (err != nil) != tc.wantErr || got != tc.want {
+			t.Errorf("parseConnections(%q) = %q, %v; want %q, error %v", tc.in, got, err, tc.want, tc.wantErr)
 		}
 	}
 }
