@@ -138,3 +138,70 @@ func TestInFlightBound(t *testing.T) {
 		t.Fatalf("in-flight counted %v times", n)
 	}
 }
+
+// TestSessionEndedAtTheInFlightBound: an agent that ends its session while
+// the gate is at its in-flight bound gets a 503, and the gate forgets the
+// session all the same, so that sessions nobody uses never fill the table.
+func TestSessionEndedAtTheInFlightBound(t *testing.T) {
+	s := newMCPServer(catalogue)
+	u := startUpstream(t, genSession, s)
+	const bound = 3
+	g := startGate(t, Options{Limits: Limits{MaxInFlight: bound}})
+	if err := g.Apply(standardConfig(t, gateproto.ModeEnforce, u, fingerprints(t, s))); err != nil {
+		t.Fatal(err)
+	}
+	// A client of its own, so that no connection of another test's is
+	// reused or left behind.
+	client := &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(client.CloseIdleConnections)
+	inFlight := func(want float64) {
+		t.Helper()
+		// A handler gives its slot back just after its answer is sent.
+		deadline := time.Now().Add(10 * time.Second)
+		for testutil.ToFloat64(g.Metrics().InFlight) != want {
+			if time.Now().After(deadline) {
+				t.Fatalf("%v requests in flight, want %v", testutil.ToFloat64(g.Metrics().InFlight), want)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	// A session of a real agent, whose GET stream takes one slot.
+	a := connect(t, genSession, g.url())
+	sid := a.cs.ID()
+	inFlight(1)
+	// The other slots: sessions opened by hand, each with its stream.
+	for i := 2; i <= bound; i++ {
+		init, _ := postMessage(t, g.url(), `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`, withProtocol)
+		other := init.Header.Get("Mcp-Session-Id")
+		inFlight(float64(i - 1))
+		hold, _ := http.NewRequest(http.MethodGet, g.url(), nil)
+		hold.Header.Set("Accept", "text/event-stream")
+		hold.Header.Set("Mcp-Session-Id", other)
+		withProtocol(hold)
+		held, err := client.Do(hold)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { held.Body.Close() })
+		if held.StatusCode != http.StatusOK || other == "" {
+			t.Fatalf("stream %d: %d, session %q", i, held.StatusCode, other)
+		}
+		inFlight(float64(i))
+	}
+	if n := testutil.ToFloat64(g.Metrics().Sessions); n != bound || sid == "" {
+		t.Fatalf("%v sessions tracked, the agent's id %q; want %d", n, sid, bound)
+	}
+	del, _ := http.NewRequest(http.MethodDelete, g.url(), nil)
+	del.Header.Set("Mcp-Session-Id", sid)
+	resp, err := client.Do(del)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("DELETE at the bound: %d, want 503", resp.StatusCode)
+	}
+	if n := testutil.ToFloat64(g.Metrics().Sessions); n != bound-1 {
+		t.Fatalf("%v sessions tracked after an agent ended its own at the bound; want it forgotten, the others kept", n)
+	}
+}

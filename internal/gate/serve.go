@@ -174,6 +174,13 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer func() { <-g.inflight; g.metrics.InFlight.Dec() }()
 	default:
 		g.limitHit("in-flight", "too many requests in flight", "max", g.limits.MaxInFlight)
+		if r.Method == http.MethodDelete && !ss.sse {
+			// The agent ended its session: the gate forgets it even when it
+			// cannot pass the DELETE on now, or the session would hold its
+			// place in the table until it idles out, and a busy gate would
+			// refuse new sessions for ones nobody uses.
+			g.forgetSession(ss, r.Header.Get("Mcp-Session-Id"))
+		}
 		w.Header().Set("Retry-After", "1")
 		writeRPCError(w, http.StatusServiceUnavailable, nil, rpcmsg.CodeGate, fmt.Sprintf("toolgate: more than %d requests in flight", g.limits.MaxInFlight))
 		return
@@ -934,18 +941,26 @@ func (g *Gate) serveDELETE(x *exchange) {
 		return
 	}
 	resp := g.sendForAgent(x.r.Context(), x, http.MethodDelete, x.ss.cfg.Upstream.URL, nil, "")
+	// Forgotten whatever the server answered: the agent ended it.
+	g.forgetSession(x.ss, x.r.Header.Get("Mcp-Session-Id"))
 	if resp == nil {
 		return
 	}
 	defer resp.Body.Close()
-	if sid := x.r.Header.Get("Mcp-Session-Id"); sid != "" {
-		if s, _ := g.sessions.session(x.ss.watch, sid, "", false); s != nil {
-			g.sessions.drop(s)
-		}
-	}
 	if !g.checkStatus(x, resp) {
 		return
 	}
 	copyResponseHeaders(x.w.Header(), resp.Header)
 	x.w.WriteHeader(resp.StatusCode)
+}
+
+// forgetSession drops the session sid of the server ss from the gate's
+// table, if the gate tracks it.
+func (g *Gate) forgetSession(ss *serverState, sid string) {
+	if sid == "" {
+		return
+	}
+	if s, _ := g.sessions.session(ss.watch, sid, "", false); s != nil {
+		g.sessions.drop(s)
+	}
 }
