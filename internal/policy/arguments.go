@@ -12,32 +12,34 @@ import (
 	"github.com/toolgate/toolgate/pkg/clip"
 )
 
-// argumentRule is one argument rule of one policy.
-type argumentRule struct {
-	policy string
-	spec   toolgatev1alpha1.ArgumentRule
+// ArgumentRule is one argument rule of one policy, with why it cannot be
+// used at all, if it cannot. The offline CLI judges with it as the
+// operator does.
+type ArgumentRule struct {
+	Policy string
+	Spec   toolgatev1alpha1.ArgumentRule
 	// servers are the servers the rule's policy references: a rule speaks
 	// only of them, as the policy does.
 	servers map[string]bool
-	// problem is why the rule cannot be used at all (it does not compile,
+	// Problem is why the rule cannot be used at all (it does not compile,
 	// or costs more than the budget), nil when it can.
-	problem *argrule.Problem
+	Problem *argrule.Problem
 }
 
-// name is how the configuration, the audit line and held calls name the
+// Name is how the configuration, the audit line and held calls name the
 // rule: "policy/rule", unique among the policies of one namespace.
-func (r argumentRule) name() string { return r.policy + "/" + r.spec.Name }
+func (r ArgumentRule) Name() string { return r.Policy + "/" + r.Spec.Name }
 
-// applies reports whether the rule names the tool, on this server or on
+// Applies reports whether the rule names the tool, on this server or on
 // any server its policy references. A policy speaks of its own servers
 // only: a rule naming a tool without a server does not reach the
 // same-named tool of a server another policy brings, which its status
 // could not check the rule against.
-func (r argumentRule) applies(server, tool string) bool {
+func (r ArgumentRule) Applies(server, tool string) bool {
 	if !r.servers[server] {
 		return false
 	}
-	for _, t := range r.spec.Tools {
+	for _, t := range r.Spec.Tools {
 		if t.Name == tool && (t.Server == "" || t.Server == server) {
 			return true
 		}
@@ -53,11 +55,11 @@ type RuleProblem struct {
 	Message                    string
 }
 
-// argumentRulesOf gathers the policies' argument rules, each compiled once
+// ArgumentRulesOf gathers the policies' argument rules, each compiled once
 // (memoised by expression) so that a rule that cannot be used is known
 // before any tool is decided.
-func argumentRulesOf(policies []toolgatev1alpha1.ToolPolicy) []argumentRule {
-	var out []argumentRule
+func ArgumentRulesOf(policies []toolgatev1alpha1.ToolPolicy) []ArgumentRule {
+	var out []ArgumentRule
 	for i := range policies {
 		p := &policies[i]
 		servers := make(map[string]bool, len(p.Spec.Servers))
@@ -65,9 +67,9 @@ func argumentRulesOf(policies []toolgatev1alpha1.ToolPolicy) []argumentRule {
 			servers[ref.Namespace+"/"+ref.Name] = true
 		}
 		for _, spec := range p.Spec.ArgumentRules {
-			r := argumentRule{policy: p.Name, spec: spec, servers: servers}
+			r := ArgumentRule{Policy: p.Name, Spec: spec, servers: servers}
 			if pr := checks.compile(spec.Expression); pr != nil {
-				r.problem = pr
+				r.Problem = pr
 			}
 			out = append(out, r)
 		}
@@ -75,13 +77,13 @@ func argumentRulesOf(policies []toolgatev1alpha1.ToolPolicy) []argumentRule {
 	return out
 }
 
-// gateRules is the rules as the configuration carries them.
-func gateRules(rules []argumentRule) []gateproto.ArgumentRule {
+// GateRules is the rules as the configuration carries them.
+func GateRules(rules []ArgumentRule) []gateproto.ArgumentRule {
 	out := make([]gateproto.ArgumentRule, 0, len(rules))
 	for _, r := range rules {
 		out = append(out, gateproto.ArgumentRule{
-			Name: r.name(), Expression: r.spec.Expression, Action: gateproto.RuleAction(r.spec.Action),
-			Level: string(r.spec.Level), Message: r.spec.Message,
+			Name: r.Name(), Expression: r.Spec.Expression, Action: gateproto.RuleAction(r.Spec.Action),
+			Level: string(r.Spec.Level), Message: r.Spec.Message,
 		})
 	}
 	return out
@@ -103,26 +105,26 @@ func (e evaluator) argumentsOf(t *gateproto.Tool, server string, pins []*toolgat
 	var schema []byte
 	var schemaErr error
 	for _, r := range e.argRules {
-		if !r.applies(server, t.Name) {
+		if !r.Applies(server, t.Name) {
 			continue
 		}
-		ref := gateproto.ToolRule{Rule: r.name()}
+		ref := gateproto.ToolRule{Rule: r.Name()}
 		switch {
-		case r.problem != nil:
-			ref.Problem = r.problem.Message
+		case r.Problem != nil:
+			ref.Problem = r.Problem.Message
 		default:
 			if schema == nil && schemaErr == nil {
 				schema, schemaErr = pinnedInputSchema(pin)
 			}
 			if schemaErr != nil {
 				ref.Problem = schemaErr.Error()
-				e.res.RuleProblems = append(e.res.RuleProblems, RuleProblem{Policy: r.policy, Rule: r.spec.Name, Server: server, Tool: t.Name, Kind: "Schema", Message: ref.Problem})
+				e.res.RuleProblems = append(e.res.RuleProblems, RuleProblem{Policy: r.Policy, Rule: r.Spec.Name, Server: server, Tool: t.Name, Kind: "Schema", Message: ref.Problem})
 				break
 			}
-			if ps := checks.check(r.spec.Expression, t.Fingerprint, schema); len(ps) > 0 {
+			if ps := checks.check(r.Spec.Expression, t.Fingerprint, schema); len(ps) > 0 {
 				ref.Problem = string(ps[0].Kind) + ": " + ps[0].Message
 				for _, p := range ps {
-					e.res.RuleProblems = append(e.res.RuleProblems, RuleProblem{Policy: r.policy, Rule: r.spec.Name, Server: server, Tool: t.Name, Kind: string(p.Kind), Message: p.Message})
+					e.res.RuleProblems = append(e.res.RuleProblems, RuleProblem{Policy: r.Policy, Rule: r.Spec.Name, Server: server, Tool: t.Name, Kind: string(p.Kind), Message: p.Message})
 				}
 			}
 		}
@@ -150,43 +152,35 @@ func pinnedInputSchema(pin *toolgatev1alpha1.ToolPin) ([]byte, error) {
 	return def.InputSchema, nil
 }
 
-// ruleChecks memoises what CEL says of an expression, alone and against a
-// pinned schema: compiling costs far more than a lookup, and every pod's
-// configuration and every policy's status evaluate the same rules against
-// the same pins. A definition is named by its fingerprint, so a changed
-// definition is checked afresh.
+// ruleChecks memoises what CEL says of an expression, alone (argrule's
+// own cache of compiled programs) and against a pinned schema: compiling
+// costs far more than a lookup, and every pod's configuration and every
+// policy's status evaluate the same rules against the same pins. A
+// definition is named by its fingerprint, so a changed definition is
+// checked afresh.
 type ruleChecks struct {
+	programs *argrule.Cache
 	mu       sync.Mutex
-	compiled map[string]*argrule.Problem
 	checked  map[string][]argrule.Problem
 }
 
 // maxMemo bounds each memo; past it, the memo starts again.
 const maxMemo = 4096
 
-var checks = &ruleChecks{compiled: map[string]*argrule.Problem{}, checked: map[string][]argrule.Problem{}}
+var checks = &ruleChecks{programs: argrule.NewCache(maxMemo), checked: map[string][]argrule.Problem{}}
 
+// compile is why an expression cannot be used as a rule at all, nil when
+// it can.
 func (c *ruleChecks) compile(expression string) *argrule.Problem {
-	c.mu.Lock()
-	p, ok := c.compiled[expression]
-	c.mu.Unlock()
-	if ok {
-		return p
+	_, err := c.programs.Compile(expression)
+	if err == nil {
+		return nil
 	}
-	if _, err := argrule.Compile(expression); err != nil {
-		var pr argrule.Problem
-		if !errors.As(err, &pr) {
-			pr = argrule.Problem{Kind: argrule.Syntax, Message: err.Error()}
-		}
-		p = &pr
+	var pr argrule.Problem
+	if !errors.As(err, &pr) {
+		pr = argrule.Problem{Kind: argrule.Syntax, Message: err.Error()}
 	}
-	c.mu.Lock()
-	if len(c.compiled) >= maxMemo {
-		clear(c.compiled)
-	}
-	c.compiled[expression] = p
-	c.mu.Unlock()
-	return p
+	return &pr
 }
 
 func (c *ruleChecks) check(expression, fingerprint string, schema []byte) []argrule.Problem {

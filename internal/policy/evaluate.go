@@ -103,21 +103,26 @@ type Server struct {
 	MessageAction gateproto.FindingAction
 }
 
-// rule is one approval rule of one policy, in evaluation order.
-type rule struct {
-	name     string
+// ApprovalRule is one approval rule of one policy, named as the
+// configuration names the rule that gates a tool ("minLevel L4 (policy
+// p)"). The offline CLI decides with it as the operator does.
+type ApprovalRule struct {
+	// Name is the rule as a gated tool's ApprovalRule says it.
+	Name     string
 	minLevel toolgatev1alpha1.Level
 	category toolgatev1alpha1.Category
 	server   string // for a tool rule, "" meaning any server
 	tool     string
 }
 
-func (r rule) matches(server string, level toolgatev1alpha1.Level, risk *toolgatev1alpha1.ToolRisk, tool string) bool {
+// Matches reports whether the rule gates a tool of the server at the
+// level and of the category.
+func (r ApprovalRule) Matches(server string, level toolgatev1alpha1.Level, category toolgatev1alpha1.Category, tool string) bool {
 	switch {
 	case r.minLevel != "":
 		return level.Compare(r.minLevel) >= 0
 	case r.category != "":
-		return risk != nil && risk.Category == r.category
+		return category == r.category
 	default:
 		return r.tool == tool && (r.server == "" || r.server == server)
 	}
@@ -150,7 +155,7 @@ func Evaluate(in Input) Result {
 		res.Mode = gateproto.ModeAudit
 		res.Ceiling, res.TrustLevel = toolgatev1alpha1.LevelCritical, 5
 	}
-	var rules []rule
+	var rules []ApprovalRule
 	refs := map[string]*narrowing{}
 	res.ArgumentFloorsOff = len(policies) > 0
 	for i := range policies {
@@ -171,7 +176,7 @@ func Evaluate(in Input) Result {
 			if res.ApprovalTimeout == 0 || timeout < res.ApprovalTimeout {
 				res.ApprovalTimeout = timeout
 			}
-			rules = append(rules, rulesOf(p.Name, a)...)
+			rules = append(rules, ApprovalRulesOf(p.Name, a)...)
 			if a.MinLevel != "" && (res.ApprovalLevel == "" || a.MinLevel.Compare(res.ApprovalLevel) < 0) {
 				res.ApprovalLevel = a.MinLevel
 			}
@@ -206,11 +211,11 @@ func Evaluate(in Input) Result {
 		}
 	}
 
-	argRules := argumentRulesOf(policies)
-	res.ArgumentRules = gateRules(argRules)
+	argRules := ArgumentRulesOf(policies)
+	res.ArgumentRules = GateRules(argRules)
 	for _, r := range argRules {
-		if r.problem != nil {
-			res.RuleProblems = append(res.RuleProblems, RuleProblem{Policy: r.policy, Rule: r.spec.Name, Kind: string(r.problem.Kind), Message: r.problem.Message})
+		if r.Problem != nil {
+			res.RuleProblems = append(res.RuleProblems, RuleProblem{Policy: r.Policy, Rule: r.Spec.Name, Kind: string(r.Problem.Kind), Message: r.Problem.Message})
 		}
 	}
 	e := evaluator{res: &res, rules: rules, argRules: argRules, cap: in.Ceilings.Cap}
@@ -224,28 +229,30 @@ func Evaluate(in Input) Result {
 	return res
 }
 
-func rulesOf(policy string, a *toolgatev1alpha1.CallApprovalRules) []rule {
-	var out []rule
+// ApprovalRulesOf is a policy's approval rules, in evaluation order:
+// minLevel, then categories, then tools, as written.
+func ApprovalRulesOf(policy string, a *toolgatev1alpha1.CallApprovalRules) []ApprovalRule {
+	var out []ApprovalRule
 	if a.MinLevel != "" {
-		out = append(out, rule{name: fmt.Sprintf("minLevel %s (policy %s)", a.MinLevel, policy), minLevel: a.MinLevel})
+		out = append(out, ApprovalRule{Name: fmt.Sprintf("minLevel %s (policy %s)", a.MinLevel, policy), minLevel: a.MinLevel})
 	}
 	for _, c := range a.Categories {
-		out = append(out, rule{name: fmt.Sprintf("category %s (policy %s)", c, policy), category: c})
+		out = append(out, ApprovalRule{Name: fmt.Sprintf("category %s (policy %s)", c, policy), category: c})
 	}
 	for _, t := range a.Tools {
 		what := t.Name
 		if t.Server != "" {
 			what = t.Server + " " + t.Name
 		}
-		out = append(out, rule{name: fmt.Sprintf("tool %s (policy %s)", what, policy), server: t.Server, tool: t.Name})
+		out = append(out, ApprovalRule{Name: fmt.Sprintf("tool %s (policy %s)", what, policy), server: t.Server, tool: t.Name})
 	}
 	return out
 }
 
 type evaluator struct {
 	res      *Result
-	rules    []rule
-	argRules []argumentRule
+	rules    []ApprovalRule
+	argRules []ArgumentRule
 	// cap is the operator's cluster cap ("" for none): no policy can raise
 	// a ceiling above it, so Audit never forwards a tool above it either.
 	cap toolgatev1alpha1.Level
@@ -398,8 +405,8 @@ func (e evaluator) tool(srv Server, name string, pins []*toolgatev1alpha1.ToolPi
 
 	t.Decision = gateproto.DecisionExposed
 	for _, r := range e.rules {
-		if r.matches(srv.ID, level, risk, name) {
-			t.Decision, t.ApprovalRule = gateproto.DecisionApprovalGated, r.name
+		if r.Matches(srv.ID, level, risk.Category, name) {
+			t.Decision, t.ApprovalRule = gateproto.DecisionApprovalGated, r.Name
 			t.EffectiveLevel = string(level)
 			if len(risk.Findings) == 0 && !findingsOnServer && level.Rank() > 0 {
 				t.EffectiveLevel = fmt.Sprintf("L%d", level.Rank()-1)

@@ -32,9 +32,9 @@ func Status(p *toolgatev1alpha1.ToolPolicy, in Input) toolgatev1alpha1.ToolPolic
 	} else {
 		// A policy that selects no pod still says what is wrong with its
 		// rules.
-		for _, r := range argumentRulesOf(in.Policies) {
-			if r.problem != nil {
-				problems = append(problems, RuleProblem{Policy: r.policy, Rule: r.spec.Name, Kind: string(r.problem.Kind), Message: r.problem.Message})
+		for _, r := range ArgumentRulesOf(in.Policies) {
+			if r.Problem != nil {
+				problems = append(problems, RuleProblem{Policy: r.Policy, Rule: r.Spec.Name, Kind: string(r.Problem.Kind), Message: r.Problem.Message})
 			}
 		}
 	}

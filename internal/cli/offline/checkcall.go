@@ -21,6 +21,7 @@ import (
 	"github.com/toolgate/toolgate/internal/gate/decide"
 	"github.com/toolgate/toolgate/internal/gateproto"
 	"github.com/toolgate/toolgate/internal/mcpshape"
+	"github.com/toolgate/toolgate/internal/policy"
 	"github.com/toolgate/toolgate/pkg/argfloor"
 	"github.com/toolgate/toolgate/pkg/argrule"
 	"github.com/toolgate/toolgate/pkg/clip"
@@ -240,8 +241,8 @@ func runCheckCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		}
 	}
 	for _, r := range set.rules {
-		if r.problem != nil {
-			fmt.Fprintf(stderr, "toolgate check-call: warning: argument rule %s cannot be evaluated: %s: %s; the gate refuses every call of the tools it names\n", r.name(), r.problem.Kind, r.problem.Message)
+		if r.Problem != nil {
+			fmt.Fprintf(stderr, "toolgate check-call: warning: argument rule %s cannot be evaluated: %s: %s; the gate refuses every call of the tools it names\n", r.Name(), r.Problem.Kind, r.Problem.Message)
 		}
 	}
 
@@ -265,7 +266,7 @@ func runCheckCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	j := &callJudge{
 		set: set, server: server, catalogue: catalogue, level: level,
 		agent:    agentIdentity{namespace: namespace, pod: f.pod, agent: &gateproto.Agent{ServiceAccount: f.serviceAccount, Labels: f.labels}},
-		compiled: argjudge.Compile(gateRules(set.rules), nil),
+		compiled: argjudge.Compile(policy.GateRules(set.rules), nil),
 		checker:  argcheck.NewChecker(0),
 	}
 	results := make([]CheckCallResult, 0, len(calls))
@@ -470,18 +471,6 @@ type callJudge struct {
 	checker  *argcheck.Checker
 }
 
-// gateRules are the policies' rules as the configuration carries them.
-func gateRules(rules []policyRule) []gateproto.ArgumentRule {
-	out := make([]gateproto.ArgumentRule, 0, len(rules))
-	for _, r := range rules {
-		out = append(out, gateproto.ArgumentRule{
-			Name: r.name(), Expression: r.spec.Expression, Action: gateproto.RuleAction(r.spec.Action),
-			Level: string(r.spec.Level), Message: r.spec.Message,
-		})
-	}
-	return out
-}
-
 // looseSchema stands for a tool whose definition states no inputSchema,
 // or is not known: the gate checks only that the arguments are an object.
 var looseSchema = []byte(`{"type":"object"}`)
@@ -530,8 +519,8 @@ func (j *callJudge) calledTool(name string) (t *gateproto.Tool, schema []byte, p
 		withhold(gateproto.ReasonTrustLevel, fmt.Sprintf("needs agent trust %d, the agents have %d", minTrust, j.set.trust))
 	default:
 		for _, r := range j.set.approvals {
-			if r.matches(j.server, level, t.Category, name) {
-				t.Decision, t.ApprovalRule = gateproto.DecisionApprovalGated, r.name
+			if r.Matches(j.server, level, toolgatev1alpha1.Category(t.Category), name) {
+				t.Decision, t.ApprovalRule = gateproto.DecisionApprovalGated, r.Name
 				break
 			}
 		}
@@ -541,18 +530,18 @@ func (j *callJudge) calledTool(name string) (t *gateproto.Tool, schema []byte, p
 	}
 	problems = map[string][]string{}
 	for _, r := range j.set.rules {
-		if !r.applies(j.server, name) {
+		if !r.Applies(j.server, name) {
 			continue
 		}
-		ref := gateproto.ToolRule{Rule: r.name()}
+		ref := gateproto.ToolRule{Rule: r.Name()}
 		switch {
-		case r.problem != nil:
-			ref.Problem = r.problem.Message
-			problems[ref.Rule] = []string{string(r.problem.Kind) + ": " + r.problem.Message}
+		case r.Problem != nil:
+			ref.Problem = r.Problem.Message
+			problems[ref.Rule] = []string{string(r.Problem.Kind) + ": " + r.Problem.Message}
 		case schema != nil:
 			// As the operator checks a rule against the pinned schema of
 			// every tool it names; the first problem is the gate's.
-			for _, p := range argrule.Check(r.spec.Expression, schema) {
+			for _, p := range argrule.Check(r.Spec.Expression, schema) {
 				problems[ref.Rule] = append(problems[ref.Rule], string(p.Kind)+": "+p.Message)
 			}
 			if ps := problems[ref.Rule]; len(ps) > 0 {

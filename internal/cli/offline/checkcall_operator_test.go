@@ -83,10 +83,10 @@ spec:
 			}
 			switch {
 			case cfg.Mode != j.set.mode, cfg.Ceiling != string(j.set.ceiling), cfg.ApprovalLevel != string(j.set.approvalLevel),
-				cfg.ArgumentFloorsOff != j.set.floorsOff, !slices.Equal(cfg.ArgumentRules, gateRules(j.set.rules)):
+				cfg.ArgumentFloorsOff != j.set.floorsOff, !slices.Equal(cfg.ArgumentRules, policy.GateRules(j.set.rules)):
 				t.Errorf("combined: operator mode %s ceiling %s approval %q floorsOff %v rules %+v\ncheck-call mode %s ceiling %s approval %q floorsOff %v rules %+v",
 					cfg.Mode, cfg.Ceiling, cfg.ApprovalLevel, cfg.ArgumentFloorsOff, cfg.ArgumentRules,
-					j.set.mode, j.set.ceiling, j.set.approvalLevel, j.set.floorsOff, gateRules(j.set.rules))
+					j.set.mode, j.set.ceiling, j.set.approvalLevel, j.set.floorsOff, policy.GateRules(j.set.rules))
 			}
 			if len(cfg.Servers) != 1 || !cfg.Servers[0].Ready {
 				t.Fatalf("the operator does not serve %s: %+v", server, cfg.Servers)

@@ -21,7 +21,7 @@ import (
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/gateproto"
-	"github.com/toolgate/toolgate/pkg/argrule"
+	"github.com/toolgate/toolgate/internal/policy"
 )
 
 // maxPolicyBytes bounds a policy file: a ToolPolicy is at most a few
@@ -315,60 +315,14 @@ type policySet struct {
 	approvalLevel toolgatev1alpha1.Level
 	trust         int32
 	floorsOff     bool
-	approvals     []approvalRule
-	rules         []policyRule
+	approvals     []policy.ApprovalRule
+	rules         []policy.ArgumentRule
 	// servers are the MCPServers the policies reference, each with the
 	// tool lists of the policies that narrow it.
 	servers map[string]map[string][]string
 	// namespace is the policies' namespace, when they all say the same.
 	namespace string
 	selectors map[string]metav1.LabelSelector
-}
-
-// approvalRule is one approval rule of one policy, named as the operator
-// names the rule that gates a tool.
-type approvalRule struct {
-	name     string
-	minLevel toolgatev1alpha1.Level
-	category toolgatev1alpha1.Category
-	server   string
-	tool     string
-}
-
-func (r approvalRule) matches(server string, level toolgatev1alpha1.Level, category, tool string) bool {
-	switch {
-	case r.minLevel != "":
-		return level.Compare(r.minLevel) >= 0
-	case r.category != "":
-		return category != "" && string(r.category) == category
-	default:
-		return r.tool == tool && (r.server == "" || r.server == server)
-	}
-}
-
-// policyRule is one argument rule of one policy, with why it cannot be
-// used at all, if it cannot.
-type policyRule struct {
-	policy  string
-	spec    toolgatev1alpha1.ArgumentRule
-	problem *argrule.Problem
-	// servers are those the rule's policy references, the only ones it
-	// speaks of (as in the operator).
-	servers map[string]bool
-}
-
-func (r policyRule) name() string { return r.policy + "/" + r.spec.Name }
-
-func (r policyRule) applies(server, tool string) bool {
-	if !r.servers[server] {
-		return false
-	}
-	for _, t := range r.spec.Tools {
-		if t.Name == tool && (t.Server == "" || t.Server == server) {
-			return true
-		}
-	}
-	return false
 }
 
 // combine takes policies together, in the operator's order: by name,
@@ -409,15 +363,13 @@ func combineUnder(policies []toolgatev1alpha1.ToolPolicy, defaultCeiling, ceilin
 			set.floorsOff = false
 		}
 		if a := s.Approval; a != nil {
-			set.approvals = append(set.approvals, approvalRulesOf(p.Name, a)...)
+			set.approvals = append(set.approvals, policy.ApprovalRulesOf(p.Name, a)...)
 			if a.MinLevel != "" && (set.approvalLevel == "" || a.MinLevel.Compare(set.approvalLevel) < 0) {
 				set.approvalLevel = a.MinLevel
 			}
 		}
-		referenced := make(map[string]bool, len(s.Servers))
 		for _, ref := range s.Servers {
 			id := ref.Namespace + "/" + ref.Name
-			referenced[id] = true
 			if set.servers[id] == nil {
 				set.servers[id] = map[string][]string{}
 			}
@@ -425,42 +377,16 @@ func combineUnder(policies []toolgatev1alpha1.ToolPolicy, defaultCeiling, ceilin
 				set.servers[id][p.Name] = ref.Tools
 			}
 		}
-		for _, spec := range s.ArgumentRules {
-			r := policyRule{policy: p.Name, spec: spec, servers: referenced}
-			if _, err := argrule.Compile(spec.Expression); err != nil {
-				var pr argrule.Problem
-				if !errors.As(err, &pr) {
-					pr = argrule.Problem{Kind: argrule.Syntax, Message: err.Error()}
-				}
-				r.problem = &pr
-			}
-			set.rules = append(set.rules, r)
-		}
 	}
+	// Every policy's rules, each compiled once, scoped to its policy's
+	// servers: the operator's own gathering.
+	set.rules = policy.ArgumentRulesOf(policies)
 	if len(namespaces) == 1 {
 		for ns := range namespaces {
 			set.namespace = ns
 		}
 	}
 	return set
-}
-
-func approvalRulesOf(policy string, a *toolgatev1alpha1.CallApprovalRules) []approvalRule {
-	var out []approvalRule
-	if a.MinLevel != "" {
-		out = append(out, approvalRule{name: fmt.Sprintf("minLevel %s (policy %s)", a.MinLevel, policy), minLevel: a.MinLevel})
-	}
-	for _, c := range a.Categories {
-		out = append(out, approvalRule{name: fmt.Sprintf("category %s (policy %s)", c, policy), category: c})
-	}
-	for _, t := range a.Tools {
-		what := t.Name
-		if t.Server != "" {
-			what = t.Server + " " + t.Name
-		}
-		out = append(out, approvalRule{name: fmt.Sprintf("tool %s (policy %s)", what, policy), server: t.Server, tool: t.Name})
-	}
-	return out
 }
 
 // notListed says which policy's tool list for server leaves tool out, or
