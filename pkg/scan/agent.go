@@ -9,15 +9,22 @@ type AgentServer struct {
 }
 
 // Agent holds the tool names of every server offered to one agent, each
-// name hashed once, and builds each server's Scanner from them. A
-// catalogue of thirty servers gives each Scanner the ~500 names of the
-// others; hashing every name for every server cost more than some of the
-// scans it prepared.
+// name hashed and indexed once, and builds each server's Scanner from
+// them. A catalogue of thirty servers gives each Scanner the ~500 names of
+// the others; hashing and indexing every name for every server cost more
+// than some of the scans it prepared.
 type Agent struct {
 	servers []AgentServer
 	// sigs holds, per server and tool, the name's bits in nameIndex's and
 	// the shadower's filters.
 	sigs [][]nameBits
+	// ids holds, per server and tool, the index of the name among the
+	// distinct names of all servers; distinct is how many there are.
+	ids      [][]int32
+	distinct int
+	// byLen is every server's names for the shadower, keyed by ids; each
+	// Scanner skips its own server's.
+	byLen *[maxByLen][]shadowName
 }
 
 type nameBits struct {
@@ -28,10 +35,13 @@ type nameBits struct {
 
 // NewAgent indexes the servers' tool names.
 func NewAgent(servers []AgentServer) *Agent {
-	a := &Agent{servers: servers, sigs: make([][]nameBits, len(servers))}
+	a := &Agent{servers: servers, sigs: make([][]nameBits, len(servers)), ids: make([][]int32, len(servers))}
 	buf := make([]byte, 0, 64)
+	idOf := map[string]int32{}
+	var byLen [maxByLen][]shadowName
 	for i, s := range servers {
 		a.sigs[i] = make([]nameBits, len(s.Tools))
+		a.ids[i] = make([]int32, len(s.Tools))
 		for j, n := range s.Tools {
 			nb := &a.sigs[i][j]
 			buf = nameKey(buf[:0], n, true)
@@ -39,8 +49,17 @@ func NewAgent(servers []AgentServer) *Agent {
 			if nb.short = len(n) < 2; !nb.short {
 				nb.shadow1, nb.shadow2 = nameSigs(n)
 			}
+			id, ok := idOf[n]
+			if !ok {
+				id = int32(len(idOf))
+				idOf[n] = id
+			}
+			a.ids[i][j] = id
+			k := min(len(n), maxByLen-1)
+			byLen[k] = append(byLen[k], shadowName{name: n, id: id})
 		}
 	}
+	a.distinct, a.byLen = len(idOf), &byLen
 	return a
 }
 
@@ -48,22 +67,27 @@ func NewAgent(servers []AgentServer) *Agent {
 // Options.OtherTools, the tool names of every server with another id, in
 // order, less the names server id offers itself.
 func (a *Agent) Scanner(id string) *Scanner {
-	own := map[string]bool{}
-	for _, s := range a.servers {
+	// The names server id offers, by their ids: every server's names are
+	// indexed once, and a Scanner skips these.
+	own := make([]uint64, (a.distinct+63)/64)
+	count := 0
+	for i, s := range a.servers {
 		if s.ID == id {
-			for _, t := range s.Tools {
-				own[t] = true
+			for _, n := range a.ids[i] {
+				own[n/64] |= 1 << (n % 64)
 			}
+		} else {
+			count += len(s.Tools)
 		}
 	}
-	var names []string
-	ix, sh := &nameIndex{}, &shadower{}
+	names := make([]string, 0, count)
+	ix, sh := &nameIndex{}, &shadower{byLen: a.byLen, skip: own}
 	for i, s := range a.servers {
 		if s.ID == id {
 			continue
 		}
 		for j, t := range s.Tools {
-			if own[t] {
+			if n := a.ids[i][j]; own[n/64]&(1<<(n%64)) != 0 {
 				continue
 			}
 			names = append(names, t)
@@ -80,7 +104,6 @@ func (a *Agent) Scanner(id string) *Scanner {
 	if len(names) == 0 {
 		return New(Options{})
 	}
-	ix.names, sh.names = names, names
-	sh.index()
+	ix.names = names
 	return &Scanner{sh: sh, names: ix}
 }

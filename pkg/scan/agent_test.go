@@ -34,11 +34,25 @@ func TestAgentScannerIsNew(t *testing.T) {
 			}
 		}
 		got, want := agent.Scanner(id), New(Options{OtherTools: other})
-		if !reflect.DeepEqual(got.sh, want.sh) || !reflect.DeepEqual(got.names, want.names) {
+		if got.sh.f1 != want.sh.f1 || got.sh.f2 != want.sh.f2 || !reflect.DeepEqual(got.sh.candidates(), want.sh.candidates()) || !reflect.DeepEqual(got.names, want.names) {
 			t.Errorf("server %s: the Agent's Scanner differs from New's", id)
 		}
 	}
 	if s := NewAgent([]AgentServer{{ID: "only", Tools: []string{"a"}}}).Scanner("only"); s.sh != nil || s.names != nil {
 		t.Error("a server alone must get a Scanner without other names")
 	}
+}
+
+// candidates are the names, by length, that the shadower compares a word
+// with: what it holds less what it skips.
+func (sh *shadower) candidates() [maxByLen][]string {
+	var out [maxByLen][]string
+	for k, list := range sh.byLen {
+		for _, n := range list {
+			if !sh.skipped(n.id) {
+				out[k] = append(out[k], n.name)
+			}
+		}
+	}
+	return out
 }

@@ -12,37 +12,49 @@ import (
 // instruction is.
 
 // shadower holds the other servers' tool names for one Scan call. It
-// keeps the caller's slice and a two-hash Bloom filter over length and a
-// few bytes of each name, so that building it allocates nothing per name
-// and rejecting a word costs two bit tests: Scan runs on every tool of
+// keeps a two-hash Bloom filter over length and a few bytes of each name,
+// so that rejecting a word costs two bit tests: Scan runs on every tool of
 // every tools/list, usually with the same few hundred names.
 type shadower struct {
-	names []string
-	f1    [128]uint64
-	f2    [128]uint64
+	f1 [128]uint64
+	f2 [128]uint64
 	// byLen holds the names by length, in their order, so that a word the
 	// filter lets through is compared with the names of its length only
 	// (ordinary words such as "search" are often some server's tool name).
-	// Names of maxByLen bytes or more share the last list.
-	byLen [maxByLen][]string
+	// Names of maxByLen bytes or more share the last list. An Agent's
+	// Scanners share one byLen over every server's names and skip the
+	// scanned server's own: building a list per server cost more than
+	// most of the scans it served.
+	byLen *[maxByLen][]shadowName
+	// skip marks, by id, the names the scanned server offers itself; nil
+	// when there are none to skip.
+	skip []uint64
+}
+
+// shadowName is a name with the id skip knows it by.
+type shadowName struct {
+	name string
+	id   int32
 }
 
 const maxByLen = 48
 
-// index fills byLen from names.
-func (sh *shadower) index() {
-	for _, n := range sh.names {
+// indexByLen sorts names into lists by length, keeping their order; each
+// name's id is its index in names.
+func indexByLen(names []string) *[maxByLen][]shadowName {
+	var byLen [maxByLen][]shadowName
+	for i, n := range names {
 		k := min(len(n), maxByLen-1)
-		sh.byLen[k] = append(sh.byLen[k], n)
+		byLen[k] = append(byLen[k], shadowName{name: n, id: int32(i)})
 	}
+	return &byLen
 }
 
 func newShadower(names []string) *shadower {
 	if len(names) == 0 {
 		return nil
 	}
-	sh := &shadower{names: names}
-	sh.index()
+	sh := &shadower{byLen: indexByLen(names)}
 	for _, n := range names {
 		if len(n) >= 2 {
 			a, b := nameSigs(n)
@@ -51,6 +63,11 @@ func newShadower(names []string) *shadower {
 		}
 	}
 	return sh
+}
+
+// skipped reports a name the scanned server offers itself.
+func (sh *shadower) skipped(id int32) bool {
+	return sh.skip != nil && sh.skip[id/64]&(1<<(id%64)) != 0
 }
 
 func (sh *shadower) mayHave(tok string) bool {
@@ -130,8 +147,9 @@ func (sh *shadower) scan(c *textCtx) {
 		if !sh.mayHave(tok) {
 			continue
 		}
-		for _, n := range sh.byLen[min(len(tok), maxByLen-1)] {
-			if len(n) != len(tok) || !strings.EqualFold(n, tok) {
+		for _, sn := range sh.byLen[min(len(tok), maxByLen-1)] {
+			n := sn.name
+			if len(n) != len(tok) || sh.skipped(sn.id) || !strings.EqualFold(n, tok) {
 				continue
 			}
 			if plainWord(n) && !namedAsTool(t, e) {
