@@ -33,6 +33,11 @@ func setupGateServer(mgr ctrl.Manager, o *options, certs *certificates, builder 
 		return nil
 	}
 	certDir, certName, keyName := webhookCert(mgr, o)
+	// Pods that match the same policies share one evaluation until the
+	// informer handlers below invalidate their namespace: a change that
+	// reaches a thousand gates of one Deployment costs one evaluation.
+	// The resync bounds how long one lasts should a handler miss a change.
+	builder.GroupTTL = o.gateResync
 	srv, err := gateserver.New(gateserver.Options{
 		BindAddress: net.JoinHostPort(o.gateBindAddress, strconv.Itoa(o.gatePort)),
 		CertDir:     certDir, CertName: certName, KeyName: keyName,
@@ -40,6 +45,9 @@ func setupGateServer(mgr ctrl.Manager, o *options, certs *certificates, builder 
 		// Writes go to the API server; pods are read there too, not from
 		// a cache: the operator may get pods, not list or watch them.
 		Client: mgr.GetClient(), PodReader: mgr.GetAPIReader(),
+		// Namespaces are in the cache already, for the injection webhook
+		// and the invalidation handlers.
+		NamespaceReader: mgr.GetClient(),
 		// Calls wait on the cache, which every replica runs: a call held
 		// on a replica that is not the leader sees decisions as fast.
 		Pins: mgr.GetClient(), Recorder: mgr.GetEventRecorder("toolgate-gateserver"), RequiredApprovers: o.requiredApprovers,
@@ -52,7 +60,7 @@ func setupGateServer(mgr ctrl.Manager, o *options, certs *certificates, builder 
 	if err := mgr.Add(certs.runnable(srv)); err != nil {
 		return fmt.Errorf("adding the gate server: %w", err)
 	}
-	return gateInvalidation(mgr, srv)
+	return gateInvalidation(mgr, builder, srv)
 }
 
 // webhookCert returns where the webhook server reads its certificate,
@@ -83,9 +91,15 @@ func webhookCert(mgr ctrl.Manager, o *options) (dir, cert, key string) {
 // gateInvalidation registers informer handlers on policies, servers, pins,
 // credentials Secrets and namespaces that tell the server which
 // namespace's gates a change concerns. Informers run on every replica, so
-// a replica that is not the leader pushes as fast as the leader.
-func gateInvalidation(mgr ctrl.Manager, srv *gateserver.Server) error {
-	if err := gateconfig.WatchInvalidations(mgr, srv.Invalidate); err != nil {
+// a replica that is not the leader pushes as fast as the leader. The
+// builder forgets the namespace's evaluations before the streams are told,
+// so that none rebuilds from one made before the change.
+func gateInvalidation(mgr ctrl.Manager, builder *gateconfig.Builder, srv *gateserver.Server) error {
+	invalidate := func(namespace string) {
+		builder.Invalidate(namespace)
+		srv.Invalidate(namespace)
+	}
+	if err := gateconfig.WatchInvalidations(mgr, invalidate); err != nil {
 		return fmt.Errorf("watching what gate configurations depend on: %w", err)
 	}
 	if err := gateconfig.WatchPinChanges(mgr, srv.PinChanged); err != nil {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -31,6 +33,33 @@ type Builder struct {
 	// Ceilings are the cluster's default ceiling, for policies that name
 	// none, and its cap; the zero value is policy.Ceilings'.
 	Ceilings policy.Ceilings
+	// GroupTTL, when positive, lets Build evaluate once for every pod of
+	// a namespace that matches the same policies, and reuse that
+	// evaluation until Invalidate is called for the namespace or GroupTTL
+	// has passed. Set it only where every change WatchInvalidations
+	// reports reaches Invalidate; zero evaluates every Build afresh.
+	GroupTTL time.Duration
+
+	memoOnce sync.Once
+	memo     *groupMemo
+}
+
+// Invalidate drops what Build remembers of a namespace's groups, or of
+// every namespace when namespace is empty. Call it before telling the gate
+// server, so that the streams rebuilding then evaluate afresh.
+func (b *Builder) Invalidate(namespace string) {
+	if m := b.groups(); m != nil {
+		m.invalidate(namespace)
+	}
+}
+
+// groups returns the memo, nil when GroupTTL is not set.
+func (b *Builder) groups() *groupMemo {
+	if b.GroupTTL <= 0 {
+		return nil
+	}
+	b.memoOnce.Do(func() { b.memo = newGroupMemo(b.GroupTTL) })
+	return b.memo
 }
 
 // Build returns the configuration for one pod, read from the informer cache.
@@ -47,7 +76,41 @@ func (b *Builder) Build(ctx context.Context, pod *corev1.Pod) (*gateproto.Config
 	if err := b.Reader.List(ctx, &list, client.InNamespace(pod.Namespace)); err != nil {
 		return nil, fmt.Errorf("listing the ToolPolicies of %s: %w", pod.Namespace, err)
 	}
-	in, err := b.Gather(ctx, pod.Namespace, policy.Matching(list.Items, pod.Labels))
+	matching := policy.Matching(list.Items, pod.Labels)
+	eval := func() (*gateproto.Config, error) { return b.evaluate(ctx, pod.Namespace, matching) }
+	var group *gateproto.Config
+	var err error
+	if m := b.groups(); m != nil {
+		group, err = m.get(ctx, pod.Namespace, groupKey(matching), eval)
+	} else {
+		group, err = eval()
+	}
+	if err != nil {
+		return nil, err
+	}
+	// The group's configuration is shared: the pod's is a copy that
+	// differs only in what is the pod's own.
+	cfg := *group
+	cfg.Pod = pod.Name
+	if len(cfg.ArgumentRules) > 0 {
+		// What argument rules see of the agent besides its namespace and
+		// pod, carried only where a rule could read it.
+		cfg.Agent = agentOf(pod)
+	}
+	cfg.Revision = cfg.ComputeRevision()
+	if err := cfg.Validate(); err != nil {
+		// Evaluation keeps every bound of the protocol; this is a bug, and
+		// serving nothing is the safe answer to it.
+		return nil, fmt.Errorf("the configuration of pod %s/%s is invalid: %w", pod.Namespace, pod.Name, err)
+	}
+	return &cfg, nil
+}
+
+// evaluate gathers and evaluates the policies a group of pods matches into
+// the configuration every pod of the group shares, without a pod's name,
+// agent or revision.
+func (b *Builder) evaluate(ctx context.Context, namespace string, matching []toolgatev1alpha1.ToolPolicy) (*gateproto.Config, error) {
+	in, err := b.Gather(ctx, namespace, matching)
 	if err != nil {
 		return nil, err
 	}
@@ -56,18 +119,8 @@ func (b *Builder) Build(ctx context.Context, pod *corev1.Pod) (*gateproto.Config
 		return nil, err
 	}
 	in.Unresolved = unresolved
-	cfg := policy.Evaluate(in).Config(pod.Namespace, pod.Name, upstreams)
-	if len(cfg.ArgumentRules) > 0 {
-		// What argument rules see of the agent besides its namespace and
-		// pod, carried only where a rule could read it.
-		cfg.Agent = agentOf(pod)
-		cfg.Revision = cfg.ComputeRevision()
-	}
-	if err := cfg.Validate(); err != nil {
-		// Evaluation keeps every bound of the protocol; this is a bug, and
-		// serving nothing is the safe answer to it.
-		return nil, fmt.Errorf("the configuration of pod %s/%s is invalid: %w", pod.Namespace, pod.Name, err)
-	}
+	cfg := policy.Evaluate(in).Config(namespace, "", upstreams)
+	cfg.Revision = ""
 	return cfg, nil
 }
 

@@ -108,9 +108,11 @@ func bearerToken(r *http.Request) (string, *refusal) {
 // TokenReview each.
 type authenticator struct {
 	client client.Client
-	ttl    time.Duration
-	max    int
-	now    func() time.Time
+	// ttl is how long a review of a token of unknown expiry is reused;
+	// maxAge bounds how long one of a known expiry is.
+	ttl, maxAge time.Duration
+	max         int
+	now         func() time.Time
 
 	mu    sync.Mutex
 	cache map[[sha256.Size]byte]cachedIdentity
@@ -121,8 +123,8 @@ type cachedIdentity struct {
 	until time.Time
 }
 
-func newAuthenticator(c client.Client, ttl time.Duration, maxEntries int) *authenticator {
-	return &authenticator{client: c, ttl: ttl, max: maxEntries, now: time.Now,
+func newAuthenticator(c client.Client, ttl, maxAge time.Duration, maxEntries int) *authenticator {
+	return &authenticator{client: c, ttl: ttl, maxAge: maxAge, max: maxEntries, now: time.Now,
 		cache: map[[sha256.Size]byte]cachedIdentity{}}
 }
 
@@ -151,10 +153,7 @@ func (a *authenticator) authenticate(ctx context.Context, token string) (identit
 		return identity{}, ref
 	}
 
-	until := now.Add(a.ttl)
-	if !id.Expiry.IsZero() && id.Expiry.Before(until) {
-		until = id.Expiry
-	}
+	until := reviewCachedUntil(now, id.Expiry, a.ttl, a.maxAge)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if len(a.cache) >= a.max {
@@ -170,6 +169,25 @@ func (a *authenticator) authenticate(ctx context.Context, token string) (identit
 		a.cache[key] = cachedIdentity{id: id, until: until}
 	}
 	return id, nil
+}
+
+// reviewCachedUntil says until when a successful review is reused. A
+// token whose expiry it read is reused until then, for at most maxAge: a
+// pod deleted meanwhile is still refused, since every connection reads the
+// pod, and maxAge keeps the stream lifetime's periodic check a real one. A
+// token that says nothing of its expiry is reused for ttl.
+func reviewCachedUntil(now, expiry time.Time, ttl, maxAge time.Duration) time.Time {
+	if expiry.IsZero() {
+		return now.Add(ttl)
+	}
+	return minTime(expiry, now.Add(max(ttl, maxAge)))
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 // errSummary keeps an API error short enough to send a gate.
@@ -251,15 +269,32 @@ func tokenExpiry(token string) time.Time {
 	return out
 }
 
-// checkPod fetches the pod the token names and checks it is the one the
-// token was bound to, still running under the token's service account,
-// and, when it was injected, still running the injected gate: a pod whose
-// gate image was swapped after creation, or whose token another container
-// can now read, is refused even where the guard policy that forbids those
-// changes is missing.
-func checkPod(ctx context.Context, r client.Reader, id identity, serveUninjected bool, served func(*corev1.Pod, map[string]string) error) (*corev1.Pod, *refusal) {
+// checkPod reads the pod of a verified identity and checks it.
+func (s *Server) checkPod(ctx context.Context, id identity) (*corev1.Pod, *refusal) {
+	pod, ref := readPod(ctx, s.o.PodReader, id)
+	if ref != nil {
+		return nil, ref
+	}
+	if ref := s.checkGate(ctx, pod, id); ref != nil {
+		return nil, ref
+	}
+	return pod, nil
+}
+
+// checkGate checks a pod already read, and its namespace.
+func (s *Server) checkGate(ctx context.Context, pod *corev1.Pod, id identity) *refusal {
+	return checkGate(ctx, s.o.NamespaceReader, pod, id, s.o.ServeUninjectedPods, s.o.CheckServed)
+}
+
+// readPod fetches the pod the token names and checks it is the one the
+// token was bound to, still running under the token's service account and
+// not terminating. checkGate then checks its gate: a pod whose gate image
+// was swapped after creation, or whose token another container can now
+// read, is refused even where the guard policy that forbids those changes
+// is missing.
+func readPod(ctx context.Context, pods client.Reader, id identity) (*corev1.Pod, *refusal) {
 	pod := &corev1.Pod{}
-	if err := r.Get(ctx, client.ObjectKey{Namespace: id.Namespace, Name: id.Pod}, pod); err != nil {
+	if err := pods.Get(ctx, client.ObjectKey{Namespace: id.Namespace, Name: id.Pod}, pod); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, refuse(http.StatusForbidden, failPodNotFound, "the token's pod does not exist")
 		}
@@ -274,12 +309,21 @@ func checkPod(ctx context.Context, r client.Reader, id identity, serveUninjected
 	case pod.DeletionTimestamp != nil:
 		return nil, refuse(http.StatusForbidden, failPodTerminates, "the token's pod is terminating")
 	}
+	return pod, nil
+}
+
+// checkGate checks that a pod read by readPod, when it was injected, still
+// runs the injected gate, and, unless uninjected pods are served, that it
+// was injected in a namespace labelled for injection. It reads only the
+// namespace, so it runs on every rebuild of a stream, with the pod last
+// read.
+func checkGate(ctx context.Context, namespaces client.Reader, pod *corev1.Pod, id identity, serveUninjected bool, served func(*corev1.Pod, map[string]string) error) *refusal {
 	injected, err := inject.CheckGate(pod)
 	if err != nil {
-		return nil, refuse(http.StatusForbidden, failGateTampered, "the pod's gate is not the one injected: "+err.Error())
+		return refuse(http.StatusForbidden, failGateTampered, "the pod's gate is not the one injected: "+err.Error())
 	}
 	if serveUninjected {
-		return pod, nil
+		return nil
 	}
 	// Only a gate the webhook injected, in a namespace the webhook and the
 	// guard policy cover, is served. Anyone who may create a pod may give
@@ -288,26 +332,26 @@ func checkPod(ctx context.Context, r client.Reader, id identity, serveUninjected
 	// enabled for injection, would receive the upstream credentials with
 	// no gate between its agent and the servers.
 	if !injected {
-		return nil, refuse(http.StatusForbidden, failNotInjected, "the pod was not injected with the gate")
+		return refuse(http.StatusForbidden, failNotInjected, "the pod was not injected with the gate")
 	}
 	var ns corev1.Namespace
-	if err := r.Get(ctx, client.ObjectKey{Name: id.Namespace}, &ns); err != nil {
+	if err := namespaces.Get(ctx, client.ObjectKey{Name: id.Namespace}, &ns); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, refuse(http.StatusForbidden, failNotInjected, "the pod's namespace does not exist")
+			return refuse(http.StatusForbidden, failNotInjected, "the pod's namespace does not exist")
 		}
-		return nil, refuse(http.StatusServiceUnavailable, failPodLookup,
+		return refuse(http.StatusServiceUnavailable, failPodLookup,
 			fmt.Sprintf("the pod's namespace could not be read: %v", errSummary(err)))
 	}
 	if ns.Labels[toolgatev1alpha1.LabelInjection] != toolgatev1alpha1.InjectionEnabled {
-		return nil, refuse(http.StatusForbidden, failNotInjected,
+		return refuse(http.StatusForbidden, failNotInjected,
 			fmt.Sprintf("the pod's namespace is not labelled %s=%s", toolgatev1alpha1.LabelInjection, toolgatev1alpha1.InjectionEnabled))
 	}
 	// The pod's own record is its author's word; the operator's template
 	// is not.
 	if served != nil {
 		if err := served(pod, ns.Labels); err != nil {
-			return nil, refuse(http.StatusForbidden, failNotInjected, "the pod's gate is not one this operator injects: "+err.Error())
+			return refuse(http.StatusForbidden, failNotInjected, "the pod's gate is not one this operator injects: "+err.Error())
 		}
 	}
-	return pod, nil
+	return nil
 }

@@ -98,3 +98,32 @@ func TestIdentityFromReview(t *testing.T) {
 		})
 	}
 }
+
+// A review is reused until its token expires, within bounds: reused too
+// briefly, a fleet reconnecting costs a review per gate each time; too
+// long, the stream lifetime's periodic check never asks the API server.
+func TestReviewCachedUntil(t *testing.T) {
+	now := time.Unix(1900000000, 0)
+	const ttl, maxAge = 30 * time.Second, 15 * time.Minute
+	for _, tc := range []struct {
+		name   string
+		expiry time.Time
+		want   time.Time
+	}{
+		{"expiry unknown: the TTL", time.Time{}, now.Add(ttl)},
+		{"expiring within the TTL: its expiry", now.Add(10 * time.Second), now.Add(10 * time.Second)},
+		{"expiring within the bound: its expiry", now.Add(10 * time.Minute), now.Add(10 * time.Minute)},
+		{"expiring after the bound: the bound", now.Add(time.Hour), now.Add(maxAge)},
+		{"already expired: not reused", now.Add(-time.Second), now.Add(-time.Second)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := reviewCachedUntil(now, tc.expiry, ttl, maxAge); !got.Equal(tc.want) {
+				t.Errorf("reused until %v, want %v", got.Sub(now), tc.want.Sub(now))
+			}
+		})
+	}
+	// A bound below the TTL does not shorten what the TTL grants.
+	if got := reviewCachedUntil(now, now.Add(time.Hour), ttl, time.Second); !got.Equal(now.Add(ttl)) {
+		t.Errorf("with a bound below the TTL, reused for %v", got.Sub(now))
+	}
+}

@@ -86,6 +86,12 @@ type Options struct {
 	// server, not a cache: a pod recreated under the same name must be
 	// seen at once, and the operator holds get on pods, not list/watch.
 	PodReader client.Reader
+	// NamespaceReader reads the namespace of a pod served only when
+	// injected, for its injection label; PodReader when nil. The
+	// manager's cache serves: the label is what the injection webhook
+	// itself read from the cache, and a fleet reconnecting at once then
+	// costs the API server one read per gate, not two.
+	NamespaceReader client.Reader
 	// ServeUninjectedPods serves gates of pods the injection webhook never
 	// injected, in namespaces not labelled for injection: gates run by
 	// hand, for development and tests. Off, such a pod is refused (403),
@@ -141,7 +147,11 @@ type Options struct {
 	// expires later, so that every gate's identity is checked again now
 	// and then.
 	MaxStreamLifetime time.Duration
-	// ReviewCacheTTL is how long a successful TokenReview is reused.
+	// ReviewCacheTTL is how long a successful TokenReview is reused when
+	// the token does not say when it expires. One that does is reused
+	// until it expires, for at most half MaxStreamLifetime, so that a
+	// stream that ends at its lifetime is reviewed again when it comes
+	// back.
 	ReviewCacheTTL time.Duration
 	// WriteTimeout bounds writing one frame to a gate.
 	WriteTimeout time.Duration
@@ -196,6 +206,9 @@ func (o *Options) setDefaults() {
 	if o.MaxStreamsPerPod <= 0 {
 		o.MaxStreamsPerPod = DefaultMaxStreamsPerPod
 	}
+	if o.NamespaceReader == nil {
+		o.NamespaceReader = o.PodReader
+	}
 	if o.Registerer == nil {
 		o.Registerer = metrics.Registry
 	}
@@ -243,7 +256,7 @@ func New(o Options) (*Server, error) {
 	o.setDefaults()
 	return &Server{
 		o:            o,
-		auth:         newAuthenticator(o.Client, o.ReviewCacheTTL, maxReviewCacheEntries),
+		auth:         newAuthenticator(o.Client, o.ReviewCacheTTL, o.MaxStreamLifetime/2, maxReviewCacheEntries),
 		metrics:      newMetrics(o.Registerer),
 		log:          o.Logger,
 		byNS:         map[string]map[*stream]struct{}{},

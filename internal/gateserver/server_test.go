@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -188,12 +189,13 @@ func TestRefusals(t *testing.T) {
 
 // TestPodChecksBehindTheReviewCache checks the server's own pod checks,
 // which the API server's do not cover while a review is cached: a pod
-// replaced, or terminating, after its token was reviewed.
+// replaced, or terminating, after its token was reviewed. An open stream
+// sees the replacement at its next resync, which reads the pod again.
 func TestPodChecksBehindTheReviewCache(t *testing.T) {
 	ctx := testContext(t)
 	a := newAgent(ctx, t)
 	b := newBuilder()
-	srv := startServer(t, b, "127.0.0.1:0", func(o *Options) { o.ReviewCacheTTL = time.Hour })
+	srv := startServer(t, b, "127.0.0.1:0", func(o *Options) { o.ReviewCacheTTL, o.Resync = time.Hour, 300*time.Millisecond })
 
 	// Replaced: a new pod of the same name has another UID.
 	replaced := a.createPod(ctx, t, "replaced")
@@ -202,8 +204,7 @@ func TestPodChecksBehindTheReviewCache(t *testing.T) {
 	eventually(t, "the gate has its configuration", func() bool { return len(g.configs()) == 1 })
 	deletePod(ctx, t, replaced)
 	a.createPod(ctx, t, "replaced")
-	srv.Invalidate(a.ns)
-	eventually(t, "the stream of the replaced pod closes", func() bool { return !g.Connected() })
+	eventually(t, "the stream of the replaced pod closes at its resync", func() bool { return !g.Connected() })
 	if !g.logged("the operator closed the stream: the token's pod has been replaced") {
 		t.Fatal("the gate was not told its pod was replaced")
 	}
@@ -442,6 +443,57 @@ func (b labelBuilder) Build(ctx context.Context, pod *corev1.Pod) (*gateproto.Co
 	c.Policies = []string{"label-" + cmp.Or(pod.Labels["policy"], "none")}
 	c.Revision = c.ComputeRevision()
 	return c, nil
+}
+
+// podCounter counts the reads of pods, what a change that reaches every
+// gate at once must not cost one of per gate.
+type podCounter struct {
+	client.Reader
+	mu   sync.Mutex
+	gets int
+}
+
+func (r *podCounter) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if _, ok := obj.(*corev1.Pod); ok {
+		r.mu.Lock()
+		r.gets++
+		r.mu.Unlock()
+	}
+	return r.Reader.Get(ctx, key, obj, opts...)
+}
+
+func (r *podCounter) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.gets
+}
+
+// TestInvalidateReusesThePodRead: a change of policy pushes to every gate
+// without reading every gate's pod again; the pod is read when the gate
+// connects, and again at each resync (TestResyncFollowsThePodsLabels,
+// TestPodChecksBehindTheReviewCache).
+func TestInvalidateReusesThePodRead(t *testing.T) {
+	ctx := testContext(t)
+	a := newAgent(ctx, t)
+	b := newBuilder()
+	pods := &podCounter{Reader: operator}
+	srv := startServer(t, b, "127.0.0.1:0", func(o *Options) { o.PodReader, o.Resync = pods, time.Hour })
+	g := startGate(t, srv.url, writeToken(t, a.token(ctx, t, a.pod, gateproto.Audience)))
+	eventually(t, "the first configuration is applied", func() bool { return len(g.configs()) == 1 })
+	if n := pods.count(); n != 1 {
+		t.Fatalf("connecting read the pod %d times, want 1", n)
+	}
+	for i, marker := range []string{"second", "third"} {
+		b.set(func(b *testBuilder) { b.marker[a.ns] = marker })
+		srv.Invalidate(a.ns)
+		eventually(t, "the change is pushed", func() bool { return len(g.configs()) == i+2 && g.last().Policies[0] == marker })
+	}
+	if n := pods.count(); n != 1 {
+		t.Fatalf("two changes pushed read the pod %d times in all, want only the connect's", n)
+	}
+	if got := b.builds(); len(got) != 3 || got[2] != got[0] {
+		t.Fatalf("builds %v: each rebuild must be for the pod the connect read", got)
+	}
 }
 
 // TestResyncFollowsThePodsLabels: nothing invalidates a stream when its

@@ -73,7 +73,7 @@ func (s *Server) authenticate(ctx context.Context, r *http.Request) (identity, *
 	if ref != nil {
 		return identity{}, nil, ref
 	}
-	pod, ref := checkPod(ctx, s.o.PodReader, id, s.o.ServeUninjectedPods, s.o.CheckServed)
+	pod, ref := s.checkPod(ctx, id)
 	return id, pod, ref
 }
 
@@ -130,6 +130,15 @@ func (s *Server) run(w http.ResponseWriter, st *stream, pod *corev1.Pod) {
 	defer resync.Stop()
 	var debounce *time.Timer
 	var rebuild <-chan time.Time
+	// recheck is set when the pending rebuild is the periodic resync's:
+	// only then is the pod read again from the API server. A rebuild for a
+	// change elsewhere checks the pod last read, and its namespace from
+	// the cache, so that a change that reaches every gate costs no read of
+	// every pod. A pod replaced, deleted or given another gate after its
+	// stream opened is therefore seen at the next resync (or when its
+	// gate, restarted by that change, connects again and is refused), not
+	// at the next change of policy.
+	recheck := false
 	defer func() {
 		if debounce != nil {
 			debounce.Stop()
@@ -166,6 +175,7 @@ func (s *Server) run(w http.ResponseWriter, st *stream, pod *corev1.Pod) {
 			// may not watch pods), and they pick its policies: look again
 			// now and then, whatever else happened.
 			resync.Reset(jittered(s.o.Resync))
+			recheck = true
 			if rebuild == nil {
 				debounce = time.NewTimer(0)
 				rebuild = debounce.C
@@ -173,7 +183,16 @@ func (s *Server) run(w http.ResponseWriter, st *stream, pod *corev1.Pod) {
 		case <-rebuild:
 			rebuild = nil
 			checkCtx, cancel := context.WithTimeout(st.ctx, reviewTimeout)
-			pod, ref := checkPod(checkCtx, s.o.PodReader, st.id, s.o.ServeUninjectedPods, s.o.CheckServed)
+			var ref *refusal
+			if recheck {
+				recheck = false
+				var fresh *corev1.Pod
+				if fresh, ref = s.checkPod(checkCtx, st.id); ref == nil {
+					pod = fresh
+				}
+			} else {
+				ref = s.checkGate(checkCtx, pod, st.id)
+			}
 			cancel()
 			if ref != nil {
 				log.Info("closing a gate's stream: "+ref.reason, "reason", ref.label)

@@ -52,14 +52,14 @@ func (a *agent) createInjectedPod(ctx context.Context, t *testing.T, name string
 // TestTamperedGateIsRefused: the server's own check behind the guard
 // policy, which this control plane does not run, as if it had been
 // removed. A gate whose image is swapped in the live pod loses its stream
-// and cannot connect again, though its token stays valid and its review
+// at the next resync and cannot connect again, though its token stays valid and its review
 // is cached; so does the gate of a pod given an ephemeral container that
 // shares the gate's process namespace.
 func TestTamperedGateIsRefused(t *testing.T) {
 	ctx := testContext(t)
 	a := newAgent(ctx, t)
 	b := newBuilder()
-	srv := startServer(t, b, "127.0.0.1:0", func(o *Options) { o.ReviewCacheTTL = time.Hour })
+	srv := startServer(t, b, "127.0.0.1:0", func(o *Options) { o.ReviewCacheTTL, o.Resync = time.Hour, 300*time.Millisecond })
 	refused := func() float64 { return testutil.ToFloat64(srv.metrics.authFailures.WithLabelValues(failGateTampered)) }
 
 	swapped := a.createInjectedPod(ctx, t, "swapped")
@@ -76,8 +76,7 @@ func TestTamperedGateIsRefused(t *testing.T) {
 	if err := env.Client.Update(ctx, &live); err != nil {
 		t.Fatalf("swapping the gate's image: %v", err)
 	}
-	srv.Invalidate(a.ns)
-	eventually(t, "the swapped gate's stream closes", func() bool { return !g.Connected() })
+	eventually(t, "the swapped gate's stream closes at its resync", func() bool { return !g.Connected() })
 	if !g.logged("the operator closed the stream: the pod's gate is not the one injected") {
 		t.Fatal("the gate was not told why its stream closed")
 	}

@@ -1,0 +1,121 @@
+package gateconfig
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
+	"github.com/toolgate/toolgate/internal/gateproto"
+)
+
+// groupMemo remembers, per namespace, the configuration evaluated for each
+// set of matching policies: every pod a Deployment runs matches the same
+// policies and is served the same configuration but for its own name (and,
+// where argument rules read it, its labels), so that after a change one
+// evaluation serves the whole group instead of one per pod.
+//
+// An entry lives until the namespace is invalidated, or at most ttl: the
+// informer handlers that call Invalidate are the same ones that tell the
+// gate server a configuration may have changed, so a stream that rebuilds
+// because of a change never finds an entry from before it. The ttl only
+// bounds the damage of a change no handler reported.
+type groupMemo struct {
+	ttl time.Duration
+	now func() time.Time
+
+	mu sync.Mutex
+	// byNS holds each namespace's entries by group key.
+	byNS map[string]map[string]*groupEntry
+}
+
+// groupEntry is one group's evaluation, or the one under way: done is
+// closed when cfg and err are set. Pods of the group that build meanwhile
+// wait for it instead of evaluating too, so that a change that reaches
+// every stream at once costs one evaluation per group, not one per stream.
+type groupEntry struct {
+	done chan struct{}
+	at   time.Time
+	cfg  *gateproto.Config
+	err  error
+}
+
+func newGroupMemo(ttl time.Duration) *groupMemo {
+	return &groupMemo{ttl: ttl, now: time.Now, byNS: map[string]map[string]*groupEntry{}}
+}
+
+// groupKey names the set of policies a pod matches. The policies' content
+// is not part of it: any change of a policy invalidates its namespace,
+// which drops the entry.
+func groupKey(policies []toolgatev1alpha1.ToolPolicy) string {
+	names := make([]string, len(policies))
+	for i := range policies {
+		names[i] = policies[i].Name
+	}
+	slices.Sort(names)
+	// Names are DNS subdomains: they hold no slash.
+	return strings.Join(names, "/")
+}
+
+// get returns the group's configuration, evaluating it with eval unless an
+// entry from since the last invalidation holds it or is being made. The
+// configuration returned is shared by every pod of the group and must not
+// be modified. An evaluation that fails is not remembered: the next build,
+// and each pod that waited on it, tries again.
+func (m *groupMemo) get(ctx context.Context, namespace, key string, eval func() (*gateproto.Config, error)) (*gateproto.Config, error) {
+	now := m.now()
+	m.mu.Lock()
+	entries := m.byNS[namespace]
+	if entries == nil {
+		entries = map[string]*groupEntry{}
+		m.byNS[namespace] = entries
+	}
+	e := entries[key]
+	if e != nil && now.Sub(e.at) >= m.ttl {
+		e = nil
+	}
+	if e != nil {
+		m.mu.Unlock()
+		select {
+		case <-e.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if e.err == nil {
+			return e.cfg, nil
+		}
+		// Another pod's evaluation failed, perhaps only because its gate
+		// left and cancelled it: this pod's own is the one to judge by.
+		return eval()
+	}
+	e = &groupEntry{done: make(chan struct{}), at: now}
+	entries[key] = e
+	m.mu.Unlock()
+
+	e.cfg, e.err = eval()
+	close(e.done)
+	if e.err != nil {
+		m.mu.Lock()
+		if m.byNS[namespace][key] == e {
+			delete(m.byNS[namespace], key)
+		}
+		m.mu.Unlock()
+	}
+	return e.cfg, e.err
+}
+
+// invalidate drops the entries of a namespace, or of every namespace when
+// namespace is empty. An evaluation under way is not stopped; its waiters
+// get what it makes, as they would have without the memo, and the stream
+// that rebuilds because of this invalidation starts a new one.
+func (m *groupMemo) invalidate(namespace string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if namespace == "" {
+		clear(m.byNS)
+		return
+	}
+	delete(m.byNS, namespace)
+}
