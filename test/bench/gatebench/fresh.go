@@ -8,6 +8,8 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -166,14 +168,18 @@ func freshPoint(o options, g generation, c int, upstreamURL string, fps map[stri
 		return err
 	}
 	defer proxy.stop()
-	gw, err := startGate(o.bin, o.action, []benchServer{{"bench/echo", upstreamURL + "/mcp", fps}})
+	args := o.gateArgs
+	if o.profileDir != "" {
+		args = append(slices.Clip(args), "--profiling")
+	}
+	gw, err := startGate(o.bin, o.action, args, []benchServer{{"bench/echo", upstreamURL + "/mcp", fps}})
 	if err != nil {
 		return err
 	}
 	defer gw.stop()
 	time.Sleep(500 * time.Millisecond)
 	idle, proxyIdle := rss(gw.pid()), rss(proxy.pid())
-	idleGoroutines := gauge(gw.metrics, "go_goroutines")
+	idleSeries := scrape(gw.metrics)
 
 	targets := []struct{ name, url string }{
 		{"direct", upstreamURL + "/mcp"},
@@ -186,6 +192,7 @@ func freshPoint(o options, g generation, c int, upstreamURL string, fps map[stri
 		gc0, gc1         int64
 		peaks            map[string]int64
 		stopSampling     func() map[string]int64
+		profiled         func()
 		upBefore, upThen [4]int64
 	)
 	for _, tg := range targets {
@@ -200,8 +207,10 @@ func freshPoint(o options, g generation, c int, upstreamURL string, fps map[stri
 			}
 			if start {
 				cpu0, gc0 = cpuTime(gw.pid()), gauge(gw.metrics, "go_gc_duration_seconds_count")
-				stopSampling = samplePeaks(gw.metrics, 200*time.Millisecond, sampled...)
+				stopSampling = samplePeaks(gw.metrics, gw.pid(), 200*time.Millisecond, sampled...)
+				profiled = takeProfiles(gw, o.profileDir, fmt.Sprintf("%s-c%d", g, c), o.dur/2)
 			} else {
+				profiled()
 				peaks = stopSampling()
 				cpu1, gc1 = cpuTime(gw.pid()), gauge(gw.metrics, "go_gc_duration_seconds_count")
 			}
@@ -222,20 +231,23 @@ func freshPoint(o options, g generation, c int, upstreamURL string, fps map[stri
 	gateRounds := len(results["gate"].round) + results["gate"].errors
 	if gateRounds > 0 && gc0 >= 0 && gc1 >= 0 {
 		fmt.Printf("fresh %-9s gate   c=%-3d CPU %v per round tried, %.1f collections per 1000 rounds tried, goroutines idle %d, at peak %d\n",
-			g, c, ((cpu1 - cpu0) / time.Duration(gateRounds)).Round(time.Microsecond), float64(gc1-gc0)*1000/float64(gateRounds), idleGoroutines, peaks[goroutines])
+			g, c, ((cpu1 - cpu0) / time.Duration(gateRounds)).Round(time.Microsecond), float64(gc1-gc0)*1000/float64(gateRounds), idleSeries[goroutines], peaks[goroutines])
 	}
+	fmt.Println(perSession(g, c, idleSeries, peaks))
 	// Every session was closed: one the gate still tracks once the
 	// clients are gone is one it will count against its bound until it
 	// is idle long enough to be forgotten.
 	time.Sleep(time.Second)
 	after := scrape(gw.metrics)
-	fmt.Printf("fresh %-9s gate   c=%-3d sessions tracked at peak %d, a second after the rounds %d; requests in flight at peak %d; refused at a bound: in-flight %d, sessions %d\n",
-		g, c, peaks[sessionsTracked], after[sessionsTracked], peaks[inFlight], after[inFlightRefused], after[sessionsRefused])
+	// A gate from before streams had a bound of their own counts them in
+	// flight, and has no series of them.
+	fmt.Printf("fresh %-9s gate   c=%-3d sessions tracked at peak %d, a second after the rounds %d; requests in flight at peak %d, streams open at peak %s; refused at a bound: in-flight %d, streams %s, sessions %d\n",
+		g, c, peaks[sessionsTracked], after[sessionsTracked], peaks[inFlight], orNone(peaks, openStreams), after[inFlightRefused], refusedStreams(peaks, after), after[sessionsRefused])
 	// The proxy is this program run again: its idle figure is what
 	// everything linked into it costs, so its growth is the figure to
 	// set beside the gate's.
-	fmt.Printf("fresh %-9s RSS    c=%-3d gate idle %.1f MiB, peak (VmHWM) %.1f MiB (target <= 30 MiB) | proxy idle %.1f MiB, peak (VmHWM) %.1f MiB\n",
-		g, c, mib(idle), mib(hwm(gw.pid())), mib(proxyIdle), mib(hwm(proxy.pid())))
+	fmt.Printf("fresh %-9s RSS    c=%-3d gate idle %.1f MiB, peak (VmHWM) %.1f MiB (target <= 30 MiB; sampled peaks: own memory %.1f MiB, binary and library pages %.1f MiB) | proxy idle %.1f MiB, peak (VmHWM) %.1f MiB\n",
+		g, c, mib(idle), mib(hwm(gw.pid())), mib(peaks[rssAnon]), mib(peaks[rssFile]), mib(proxyIdle), mib(hwm(proxy.pid())))
 	d, p, gt := results["direct"], results["proxy"], results["gate"]
 	for _, m := range []struct {
 		what string
@@ -251,6 +263,24 @@ func freshPoint(o options, g generation, c int, upstreamURL string, fps map[stri
 			g, c, m.what, pp50, pp99, gp50, gp99, ratio(gp50, pp50), ratio(gp99, pp99))
 	}
 	return nil
+}
+
+// orNone is a series' value, or "none" when the gate has no such series.
+func orNone(m map[string]int64, name string) string {
+	if v, ok := m[name]; ok {
+		return strconv.FormatInt(v, 10)
+	}
+	return "none"
+}
+
+// refusedStreams is how many streams the gate refused at their bound,
+// "none" for a gate without a bound of them (its counter of a bound
+// appears once the bound is first hit; the gauge of streams at once).
+func refusedStreams(peaks, after map[string]int64) string {
+	if _, ok := peaks[openStreams]; !ok {
+		return "none"
+	}
+	return strconv.FormatInt(after[streamsRefused], 10)
 }
 
 // perRound is the requests the upstream server received between two
@@ -273,17 +303,93 @@ const (
 	goroutines      = "go_goroutines"
 	sessionsTracked = "toolgate_gate_sessions"
 	inFlight        = "toolgate_gate_in_flight_requests"
+	openStreams     = "toolgate_gate_open_streams"
 	inFlightRefused = `toolgate_gate_limits_hit_total{limit="in-flight"}`
+	streamsRefused  = `toolgate_gate_limits_hit_total{limit="streams"}`
 	sessionsRefused = `toolgate_gate_limits_hit_total{limit="sessions"}`
 )
 
+// The Go runtime's memory the sessions occupy: spans of the heap in use
+// and goroutine stacks.
+const (
+	heapInuse  = "go_memstats_heap_inuse_bytes"
+	stackInuse = "go_memstats_stack_inuse_bytes"
+)
+
 // sampled are the gauges read for their peak during the timed rounds.
-var sampled = []string{goroutines, sessionsTracked, inFlight}
+var sampled = []string{goroutines, sessionsTracked, inFlight, openStreams, heapInuse, stackInuse}
+
+// perSession says what each of c concurrent sessions costs the gate at the
+// peak over idle: goroutines, and KiB of heap in use and of stacks. Peaks
+// are each series' own, sampled every 200 ms, so the figure is an upper
+// bound of one moment's cost, which is what the process's peak pays.
+func perSession(g generation, c int, idle, peak map[string]int64) string {
+	per := func(name string) float64 { return float64(peak[name]-idle[name]) / float64(c) }
+	return fmt.Sprintf("fresh %-9s gate   c=%-3d per concurrent session at peak over idle: %.1f goroutines, %.1f KiB heap in use, %.1f KiB stacks (heap in use idle %.1f MiB, peak %.1f MiB; stacks idle %.0f KiB, peak %.0f KiB)",
+		g, c, per(goroutines), per(heapInuse)/1024, per(stackInuse)/1024,
+		mib(idle[heapInuse]), mib(peak[heapInuse]), float64(idle[stackInuse])/1024, float64(peak[stackInuse])/1024)
+}
+
+// takeProfiles, when dir is set, writes the gate's goroutine profile (as
+// text, one entry per distinct stack with its count) and heap profile to
+// dir once after has passed; the function it returns waits until they are
+// written.
+func takeProfiles(gw *gateProc, dir, prefix string, after time.Duration) func() {
+	if dir == "" {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(after)
+		for _, p := range []struct{ path, file string }{
+			{"goroutine?debug=1", prefix + "-goroutine.txt"},
+			{"heap", prefix + "-heap.pb.gz"},
+			{"allocs", prefix + "-allocs.pb.gz"},
+		} {
+			if err := fetchTo(gw.debug+p.path, filepath.Join(dir, p.file)); err != nil {
+				fmt.Fprintf(os.Stderr, "gatebench: profile %s: %v\n", p.path, err)
+			}
+		}
+	}()
+	return func() { <-done }
+}
+
+// fetchTo writes what u serves to the file path.
+func fetchTo(u, path string) error {
+	hc := &http.Client{Timeout: 30 * time.Second}
+	resp, err := hc.Get(u)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: %s (is the gate run with --profiling?)", u, resp.Status)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// The parts of the gate's resident memory, from /proc/<pid>/status: its
+// own memory (the Go runtime's heap, stacks and metadata) and the pages of
+// its binary and libraries, which an idle gate has mostly touched already.
+const (
+	rssAnon = "RssAnon"
+	rssFile = "RssFile"
+)
 
 // samplePeaks scrapes a Prometheus exposition every interval until the
 // function it returns is called, which returns the highest value read of
-// each series named (absent when none could be read).
-func samplePeaks(u string, every time.Duration, names ...string) func() map[string]int64 {
+// each series named (absent when none could be read), and of the parts of
+// pid's resident memory.
+func samplePeaks(u string, pid int, every time.Duration, names ...string) func() map[string]int64 {
 	done := make(chan struct{})
 	out := make(chan map[string]int64, 1)
 	go func() {
@@ -294,6 +400,9 @@ func samplePeaks(u string, every time.Duration, names ...string) func() map[stri
 				if v, ok := got[n]; ok {
 					peaks[n] = max(peaks[n], v)
 				}
+			}
+			for _, f := range []string{rssAnon, rssFile} {
+				peaks[f] = max(peaks[f], status(pid, f))
 			}
 		}
 		read()

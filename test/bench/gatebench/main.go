@@ -75,6 +75,8 @@ func main() {
 	sessions := flag.String("sessions", sessionsLong, "long: each client keeps one session and calls in it; fresh: each client opens a new session every round (initialize, the GET stream, tools/list, tools/call) and closes it")
 	generations := flag.String("generation", "", "with --sessions fresh: session (2025-11-25, a session id and the GET stream), stateless (the SDK's latest revision) or both, the default; long sessions are of the session generation")
 	clients := flag.String("clients", "1,16,64", "the numbers of concurrent clients measured, comma-separated")
+	gateArgs := flag.String("gate-args", "", "more flags for the gate binary, space-separated (--memory-limit-bytes=0, --max-in-flight=512 …): to measure a setting before it becomes a default")
+	profileDir := flag.String("profile-dir", "", "with --sessions fresh: run the gate with --profiling and write its goroutine and heap profiles, taken halfway through each concurrency's timed rounds, to this directory")
 	connections := flag.String("connections", string(connAgent), "with --sessions fresh, the HTTP connections of an agent's sessions: agent (one client per agent, kept across its sessions), session (new connections for every session, closed with it) or shared (the SDK's default client, shared by every agent: two idle connections per host, so most requests under concurrency open one)")
 	flag.Parse()
 	if *proxyListen != "" {
@@ -105,7 +107,8 @@ func main() {
 		fmt.Fprintln(os.Stderr, "gatebench:", err)
 		os.Exit(2)
 	}
-	o := options{bin: *bin, dur: *dur, action: action, jsonAnswers: *jsonAnswers, clients: conc, connections: conns}
+	o := options{bin: *bin, dur: *dur, action: action, jsonAnswers: *jsonAnswers, clients: conc, connections: conns,
+		gateArgs: strings.Fields(*gateArgs), profileDir: *profileDir}
 	if *resultBytes > 0 {
 		o.result = cleantext.Of(*resultBytes)
 	}
@@ -133,6 +136,12 @@ type options struct {
 	clients []int
 	// connections are the HTTP connections fresh sessions use.
 	connections connReuse
+	// gateArgs are flags the gate binary is run with besides the
+	// benchmark's own.
+	gateArgs []string
+	// profileDir, when set, receives the gate's profiles at the middle of
+	// each fresh-session point.
+	profileDir string
 }
 
 type echoIn struct {
@@ -228,7 +237,7 @@ func run(o options) error {
 	}
 	defer catProxy.stop()
 
-	gw, err := startGate(bin, o.action, []benchServer{
+	gw, err := startGate(bin, o.action, o.gateArgs, []benchServer{
 		{"bench/echo", echoSrv.URL + "/mcp", echoFP}, {"bench/catalogue", catSrv.URL + "/mcp", catFP},
 	})
 	if err != nil {

@@ -100,14 +100,15 @@ type benchServer struct {
 // gateProc is the gate binary, running and ready.
 type gateProc struct {
 	*child
-	// base is where agents reach the gate; metrics is its /metrics.
-	base, metrics string
+	// base is where agents reach the gate; metrics is its /metrics; debug
+	// its profiles, served only when it runs with --profiling.
+	base, metrics, debug string
 }
 
 // startGate runs the gate binary with a configuration of servers, every
 // tool exposed at L1 and action set on findings, and waits until it is
-// ready.
-func startGate(bin string, action gateproto.FindingAction, servers []benchServer) (*gateProc, error) {
+// ready. extra are flags of the gate's besides those the benchmark sets.
+func startGate(bin string, action gateproto.FindingAction, extra []string, servers []benchServer) (*gateProc, error) {
 	cfg := &gateproto.Config{Version: gateproto.Version, Namespace: "bench", Pod: "bench-0", Policies: []string{"p"}, Mode: gateproto.ModeEnforce}
 	for _, s := range servers {
 		srv := gateproto.Server{ID: s.id, Ready: true, Upstream: &gateproto.Upstream{URL: s.url, Transport: "StreamableHTTP"}, MessageAction: action}
@@ -136,7 +137,8 @@ func startGate(bin string, action gateproto.FindingAction, servers []benchServer
 		return nil, err
 	}
 	listen, metrics := freeAddr(), freeAddr()
-	cmd := exec.Command(bin, "--config-file", cfgPath, "--listen", listen, "--metrics-addr", metrics, "--log-level", "warn")
+	args := append([]string{"--config-file", cfgPath, "--listen", listen, "--metrics-addr", metrics, "--log-level", "warn"}, extra...)
+	cmd := exec.Command(bin, args...)
 	// The audit lines: written, as in production, to a file that keeps
 	// nothing (a pipe would charge this process for copying them).
 	devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
@@ -153,7 +155,7 @@ func startGate(bin string, action gateproto.FindingAction, servers []benchServer
 	}
 	g := &gateProc{
 		child: &child{cmd: cmd, release: []func(){func() { devNull.Close() }, func() { os.RemoveAll(dir) }}},
-		base:  "http://" + listen, metrics: "http://" + metrics + "/metrics",
+		base:  "http://" + listen, metrics: "http://" + metrics + "/metrics", debug: "http://" + metrics + "/debug/pprof/",
 	}
 	if err := waitReady("http://" + metrics + "/readyz"); err != nil {
 		g.stop()
