@@ -54,7 +54,8 @@ func run() error {
 	flag.IntVar(&limits.MaxEventBytes, "max-event-bytes", d.MaxEventBytes, "largest server-sent event, and largest JSON answer the scan of what servers say reads whole")
 	flag.Int64Var(&limits.MaxScanBytes, "max-scan-bytes", d.MaxScanBytes, "text of one server answer or message the scan examines; past it the answer is unscanned, withheld under a setting that acts on findings")
 	flag.Int64Var(&limits.ScanBufferBudget, "scan-buffer-budget-bytes", d.ScanBufferBudget, "memory every JSON answer read whole for the scan shares past its first 64 KiB; an answer that finds it spent is treated as one past --max-scan-bytes")
-	flag.IntVar(&limits.MaxInFlight, "max-in-flight", d.MaxInFlight, "most requests open at once, streams included")
+	flag.IntVar(&limits.MaxInFlight, "max-in-flight", d.MaxInFlight, "most requests open at once, the agents' standalone streams (--max-streams) aside")
+	flag.IntVar(&limits.MaxStreams, "max-streams", d.MaxStreams, "most standalone streams of the agents open at once (a session's GET stream, which lives as long as the session); one for each of --max-sessions by default, counted apart from --max-in-flight so that open streams leave room for the requests of their sessions")
 	flag.IntVar(&limits.MaxSessions, "max-sessions", d.MaxSessions, "most MCP sessions tracked")
 	flag.DurationVar(&limits.ResponseHeaderTimeout, "upstream-timeout", d.ResponseHeaderTimeout, "wait for a server's response headers, when its configuration sets none")
 	flag.DurationVar(&limits.IdleTimeout, "upstream-idle-timeout", d.IdleTimeout, "longest silence within a server's response to a POST")
@@ -169,7 +170,10 @@ func run() error {
 // profiles too.
 func metricsMux(g *gate.Gate, profiling bool) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(g.Metrics().Registry, promhttp.HandlerOpts{}))
+	// Uncompressed: the scraper is on the pod's loopback or network, where
+	// a gzip writer per scrape (over half a megabyte of heap each) costs the
+	// gate far more than the bytes it saves.
+	mux.Handle("/metrics", promhttp.HandlerFor(g.Metrics().Registry, promhttp.HandlerOpts{DisableCompression: true}))
 	addProbes(mux, g)
 	if profiling {
 		mux.HandleFunc("/debug/pprof/", pprof.Index)

@@ -117,25 +117,100 @@ func TestInFlightBound(t *testing.T) {
 	if err := g.Apply(standardConfig(t, gateproto.ModeEnforce, u, fingerprints(t, s))); err != nil {
 		t.Fatal(err)
 	}
-	// One request in flight at most: the agent's own GET stream takes the
-	// slot as soon as it opens, and the next request is told why it fails.
-	req, _ := http.NewRequest(http.MethodGet, g.url(), nil)
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Mcp-Session-Id", "held")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	// One request in flight at most: a request whose body has not all come
+	// takes the slot, and the next request is told why it fails.
+	holdRequest(t, g)
 	c := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_, err = c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: g.url(), MaxRetries: -1}, nil)
+	_, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: g.url(), MaxRetries: -1}, nil)
 	if err == nil || !strings.Contains(err.Error(), "Service Unavailable") {
 		t.Fatalf("the in-flight bound was not reported: %v", err)
 	}
 	if n := testutil.ToFloat64(g.Metrics().LimitsHit.WithLabelValues("in-flight")); n < 1 {
 		t.Fatalf("in-flight counted %v times", n)
+	}
+}
+
+// TestStreamBound: the agents' standalone streams have a bound of their
+// own, and streams at it leave the requests of their sessions room.
+func TestStreamBound(t *testing.T) {
+	s := newMCPServer(catalogue)
+	u := startUpstream(t, genSession, s)
+	g := startGate(t, Options{Limits: Limits{MaxStreams: 1, MaxInFlight: 1}})
+	if err := g.Apply(standardConfig(t, gateproto.ModeEnforce, u, fingerprints(t, s))); err != nil {
+		t.Fatal(err)
+	}
+	client := &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(client.CloseIdleConnections)
+	init, _ := postMessage(t, g.url(), `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`, withProtocol)
+	sid := init.Header.Get("Mcp-Session-Id")
+	openStream := func() *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, g.url(), nil)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Mcp-Session-Id", sid)
+		withProtocol(req)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp
+	}
+	if resp := openStream(); resp.StatusCode != http.StatusOK || sid == "" {
+		t.Fatalf("the first stream: %d, session %q", resp.StatusCode, sid)
+	}
+	if resp := openStream(); resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("a stream past the bound: %d, Retry-After %q; want 503 and when to retry", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	if n := testutil.ToFloat64(g.Metrics().LimitsHit.WithLabelValues("streams")); n != 1 {
+		t.Fatalf("the stream bound counted %v times, want 1", n)
+	}
+	// The one request slot is free with the stream open.
+	resp, body := postMessage(t, g.url(), `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, func(r *http.Request) {
+		withProtocol(r)
+		r.Header.Set("Mcp-Session-Id", sid)
+	})
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `"tools"`) {
+		t.Fatalf("a request with the stream open: %d %s", resp.StatusCode, body)
+	}
+	if n := testutil.ToFloat64(g.Metrics().LimitsHit.WithLabelValues("in-flight")); n != 0 {
+		t.Fatalf("the in-flight bound counted %v times with one stream and one request", n)
+	}
+}
+
+// holdRequest sends the gate a POST whose body does not end until the test
+// does, and waits until it holds a slot of the in-flight bound.
+func holdRequest(t *testing.T, g *testGate) {
+	t.Helper()
+	before := testutil.ToFloat64(g.Metrics().InFlight)
+	pr, pw := io.Pipe()
+	req, _ := http.NewRequest(http.MethodPost, g.url(), pr)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	client := &http.Client{Transport: &http.Transport{}}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if resp, err := client.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	t.Cleanup(func() {
+		pw.Close()
+		<-done
+		client.CloseIdleConnections()
+	})
+	if _, err := pw.Write([]byte(`{"jsonrpc":"2.0",`)); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for testutil.ToFloat64(g.Metrics().InFlight) <= before {
+		if time.Now().After(deadline) {
+			t.Fatal("the held request took no slot")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -154,42 +229,22 @@ func TestSessionEndedAtTheInFlightBound(t *testing.T) {
 	// reused or left behind.
 	client := &http.Client{Transport: &http.Transport{}}
 	t.Cleanup(client.CloseIdleConnections)
-	inFlight := func(want float64) {
-		t.Helper()
-		// A handler gives its slot back just after its answer is sent.
-		deadline := time.Now().Add(10 * time.Second)
-		for testutil.ToFloat64(g.Metrics().InFlight) != want {
-			if time.Now().After(deadline) {
-				t.Fatalf("%v requests in flight, want %v", testutil.ToFloat64(g.Metrics().InFlight), want)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
-	// A session of a real agent, whose GET stream takes one slot.
+	// A session of a real agent, with its GET stream, and others opened
+	// by hand.
 	a := connect(t, genSession, g.url())
 	sid := a.cs.ID()
-	inFlight(1)
-	// The other slots: sessions opened by hand, each with its stream.
 	for i := 2; i <= bound; i++ {
 		init, _ := postMessage(t, g.url(), `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`, withProtocol)
-		other := init.Header.Get("Mcp-Session-Id")
-		inFlight(float64(i - 1))
-		hold, _ := http.NewRequest(http.MethodGet, g.url(), nil)
-		hold.Header.Set("Accept", "text/event-stream")
-		hold.Header.Set("Mcp-Session-Id", other)
-		withProtocol(hold)
-		held, err := client.Do(hold)
-		if err != nil {
-			t.Fatal(err)
+		if init.Header.Get("Mcp-Session-Id") == "" {
+			t.Fatalf("session %d opened without an id", i)
 		}
-		t.Cleanup(func() { held.Body.Close() })
-		if held.StatusCode != http.StatusOK || other == "" {
-			t.Fatalf("stream %d: %d, session %q", i, held.StatusCode, other)
-		}
-		inFlight(float64(i))
 	}
 	if n := testutil.ToFloat64(g.Metrics().Sessions); n != bound || sid == "" {
 		t.Fatalf("%v sessions tracked, the agent's id %q; want %d", n, sid, bound)
+	}
+	// Every request slot taken by a request whose body has not all come.
+	for range bound {
+		holdRequest(t, g)
 	}
 	del, _ := http.NewRequest(http.MethodDelete, g.url(), nil)
 	del.Header.Set("Mcp-Session-Id", sid)

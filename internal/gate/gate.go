@@ -45,8 +45,17 @@ type Limits struct {
 	// MaxListPages bounds the pages the gate reads when it lists a server
 	// itself.
 	MaxListPages int
-	// MaxInFlight bounds the requests open at once, streams included.
+	// MaxInFlight bounds the requests open at once, the standalone streams
+	// MaxStreams bounds aside.
 	MaxInFlight int
+	// MaxStreams bounds the agents' standalone streams open at once: the
+	// GET of a streamable HTTP session, the stream of an SSE session. A
+	// session-based agent holds one for as long as its session lives,
+	// quiet almost always, beside the requests it sends; counted with the
+	// requests, as many agents as half the bound would leave the gate no
+	// room for a request. Each costs about what a request does (see
+	// docs/performance.md, "Fresh sessions").
+	MaxStreams int
 	// MaxSessions bounds the MCP sessions the gate tracks.
 	MaxSessions int
 	// MaxOutstanding bounds the requests of one agent session (or of the
@@ -87,6 +96,7 @@ var DefaultLimits = Limits{
 	MaxEventBytes:         16 << 20,
 	MaxListPages:          64,
 	MaxInFlight:           256,
+	MaxStreams:            256,
 	MaxSessions:           256,
 	MaxOutstanding:        1024,
 	ResponseHeaderTimeout: 60 * time.Second,
@@ -122,6 +132,7 @@ type Gate struct {
 	metrics  *gatemetrics.Metrics
 	limits   Limits
 	inflight chan struct{}
+	streams  chan struct{}
 	// decode is the memory every tools/list decoded at once shares.
 	decode *membudget.Budget
 	// scanBuffers is the memory every JSON answer read whole for the scan
@@ -197,6 +208,7 @@ func New(o Options) *Gate {
 	l.MaxEventBytes = orDefault(l.MaxEventBytes, d.MaxEventBytes)
 	l.MaxListPages = orDefault(l.MaxListPages, d.MaxListPages)
 	l.MaxInFlight = orDefault(l.MaxInFlight, d.MaxInFlight)
+	l.MaxStreams = orDefault(l.MaxStreams, d.MaxStreams)
 	l.MaxSessions = orDefault(l.MaxSessions, d.MaxSessions)
 	l.MaxOutstanding = orDefault(l.MaxOutstanding, d.MaxOutstanding)
 	l.ResponseHeaderTimeout = orDefault(l.ResponseHeaderTimeout, d.ResponseHeaderTimeout)
@@ -212,6 +224,7 @@ func New(o Options) *Gate {
 		metrics:     o.Metrics,
 		limits:      l,
 		inflight:    make(chan struct{}, l.MaxInFlight),
+		streams:     make(chan struct{}, l.MaxStreams),
 		decode:      membudget.New(l.ListDecodeBudget),
 		scanBuffers: membudget.New(l.ScanBufferBudget),
 		args:        argcheck.NewChecker(0),

@@ -168,22 +168,28 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusServiceUnavailable, nil, rpcmsg.CodeGate, errServerNotReady.Error())
 		return
 	}
-	select {
-	case g.inflight <- struct{}{}:
-		g.metrics.InFlight.Inc()
-		defer func() { <-g.inflight; g.metrics.InFlight.Dec() }()
-	default:
-		g.limitHit("in-flight", "too many requests in flight", "max", g.limits.MaxInFlight)
-		if r.Method == http.MethodDelete && !ss.sse {
-			// The agent ended its session: the gate forgets it even when it
-			// cannot pass the DELETE on now, or the session would hold its
-			// place in the table until it idles out, and a busy gate would
-			// refuse new sessions for ones nobody uses.
-			g.forgetSession(ss, r.Header.Get("Mcp-Session-Id"))
+	if r.Method == http.MethodGet {
+		// A standalone stream: bounded apart from the requests, which
+		// its session still has to send.
+		select {
+		case g.streams <- struct{}{}:
+			g.metrics.Streams.Inc()
+			defer func() { <-g.streams; g.metrics.Streams.Dec() }()
+		default:
+			g.limitHit("streams", "too many streams open", "max", g.limits.MaxStreams)
+			w.Header().Set("Retry-After", "1")
+			writeRPCError(w, http.StatusServiceUnavailable, nil, rpcmsg.CodeGate, fmt.Sprintf("toolgate: more than %d streams open", g.limits.MaxStreams))
+			return
 		}
-		w.Header().Set("Retry-After", "1")
-		writeRPCError(w, http.StatusServiceUnavailable, nil, rpcmsg.CodeGate, fmt.Sprintf("toolgate: more than %d requests in flight", g.limits.MaxInFlight))
-		return
+	} else {
+		select {
+		case g.inflight <- struct{}{}:
+			g.metrics.InFlight.Inc()
+			defer func() { <-g.inflight; g.metrics.InFlight.Dec() }()
+		default:
+			g.refuseInFlight(w, r, ss)
+			return
+		}
 	}
 	x := &exchange{st: st, ss: ss, w: w, r: r, start: time.Now(), protocol: r.Header.Get("Mcp-Protocol-Version")}
 	// The agent's Mcp-Method and Mcp-Name never reach the server: a POST's
@@ -210,6 +216,20 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// agent's client reads an error, never a whole body.
 		panic(http.ErrAbortHandler)
 	}
+}
+
+// refuseInFlight answers a request that finds the in-flight bound hit.
+func (g *Gate) refuseInFlight(w http.ResponseWriter, r *http.Request, ss *serverState) {
+	g.limitHit("in-flight", "too many requests in flight", "max", g.limits.MaxInFlight)
+	if r.Method == http.MethodDelete && !ss.sse {
+		// The agent ended its session: the gate forgets it even when it
+		// cannot pass the DELETE on now, or the session would hold its
+		// place in the table until it idles out, and a busy gate would
+		// refuse new sessions for ones nobody uses.
+		g.forgetSession(ss, r.Header.Get("Mcp-Session-Id"))
+	}
+	w.Header().Set("Retry-After", "1")
+	writeRPCError(w, http.StatusServiceUnavailable, nil, rpcmsg.CodeGate, fmt.Sprintf("toolgate: more than %d requests in flight", g.limits.MaxInFlight))
 }
 
 // onIdle is what an idle timeout does: it says so, then cancels the

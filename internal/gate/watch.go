@@ -168,10 +168,16 @@ type stream struct {
 	// the _meta of notifications written on its stream.
 	subscription []byte
 	buf          []byte
-	// notice holds the one list_changed notice due on the stream, which
-	// its notice writer writes; noticesDone ends the writer.
-	notice      chan struct{}
-	noticesDone chan struct{}
+	// notices is the list_changed notice due on the stream, under a lock
+	// of its own: marking one due must not wait for a write to an agent
+	// that does not read.
+	notices struct {
+		sync.Mutex
+		// due says a notice is to be written; writing that a writer
+		// goroutine runs, which writes it; broken that a write failed,
+		// and none is written again.
+		due, writing, broken bool
+	}
 }
 
 func newStream(w http.ResponseWriter) *stream {
@@ -238,12 +244,8 @@ func (s *stream) close() {
 	s.mu.Unlock()
 }
 
-// addStream makes s a stream the gate tells of list changes, with a notice
-// writer of its own for as long as it is open.
+// addStream makes s a stream the gate tells of list changes.
 func (w *watch) addStream(s *stream) {
-	s.notice = make(chan struct{}, 1)
-	s.noticesDone = make(chan struct{})
-	go s.writeNotices()
 	w.mu.Lock()
 	w.streams[s] = struct{}{}
 	w.mu.Unlock()
@@ -254,27 +256,42 @@ func (w *watch) removeStream(s *stream) {
 	w.mu.Lock()
 	delete(w.streams, s)
 	w.mu.Unlock()
-	close(s.noticesDone)
 }
 
 // noticeDue marks a list_changed notice due on the stream; one already due
-// covers this change too.
+// covers this change too. The notice is written by a goroutine that runs
+// only while one is due: a stream costs none while it is quiet, which is
+// almost always — an agent's standalone stream lives as long as its
+// session — and a flood of changes costs at most one per stream.
 func (s *stream) noticeDue() {
-	select {
-	case s.notice <- struct{}{}:
-	default:
+	n := &s.notices
+	n.Lock()
+	n.due = true
+	start := !n.writing && !n.broken
+	n.writing = n.writing || start
+	n.Unlock()
+	if start {
+		go s.writeNotices()
 	}
 }
 
-// writeNotices writes the stream's due notices until it closes.
+// writeNotices writes the stream's due notices until none is due, or the
+// stream is closed or broken.
 func (s *stream) writeNotices() {
+	n := &s.notices
 	for {
-		select {
-		case <-s.notice:
-			if s.writeMessage(rpcmsg.ToolsChanged(s.subscription)) != nil {
-				return
-			}
-		case <-s.noticesDone:
+		n.Lock()
+		if !n.due {
+			n.writing = false
+			n.Unlock()
+			return
+		}
+		n.due = false
+		n.Unlock()
+		if s.writeMessage(rpcmsg.ToolsChanged(s.subscription)) != nil {
+			n.Lock()
+			n.writing, n.broken = false, true
+			n.Unlock()
 			return
 		}
 	}

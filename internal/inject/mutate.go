@@ -87,7 +87,7 @@ type Template struct {
 // refuses an --operator-url other than the one beside its token anyway).
 var TunableGateFlags = []string{
 	"log-level", "memory-limit-bytes", "max-request-bytes", "max-list-bytes", "max-event-bytes",
-	"max-in-flight", "max-sessions", "upstream-timeout", "upstream-idle-timeout", "session-idle-timeout", "list-ttl",
+	"max-in-flight", "max-streams", "max-sessions", "upstream-timeout", "upstream-idle-timeout", "session-idle-timeout", "list-ttl",
 }
 
 // CheckGateArg says why arg is not one a Template may add.

@@ -34,8 +34,11 @@ type Metrics struct {
 	LimitsHit *prometheus.CounterVec
 	// Errors counts requests that failed in the gate or upstream, by kind.
 	Errors *prometheus.CounterVec
-	// InFlight is how many requests (streams included) are open now.
+	// InFlight is how many requests are open now, the agents' standalone
+	// streams aside.
 	InFlight prometheus.Gauge
+	// Streams is how many standalone streams of the agents are open now.
+	Streams prometheus.Gauge
 	// Sessions is how many MCP sessions the gate tracks.
 	Sessions prometheus.Gauge
 	// ConfigApplied counts configurations applied and refused.
@@ -102,7 +105,10 @@ func New(src Sources) *Metrics {
 			Name: "toolgate_gate_errors_total", Help: "Requests that failed, by kind.",
 		}, []string{"kind"}),
 		InFlight: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "toolgate_gate_in_flight_requests", Help: "Requests, streams included, open now.",
+			Name: "toolgate_gate_in_flight_requests", Help: "Requests open now, the agents' standalone streams (GET) aside.",
+		}),
+		Streams: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "toolgate_gate_open_streams", Help: "The agents' standalone streams (GET) open now.",
 		}),
 		Sessions: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "toolgate_gate_sessions", Help: "MCP sessions the gate tracks.",
@@ -124,7 +130,7 @@ func New(src Sources) *Metrics {
 		}, []string{"server", "signal"}),
 	}
 	r.MustRegister(m.Calls, m.AddedLatency, m.UpstreamLatency, m.Tools, m.FingerprintMismatches,
-		m.LimitsHit, m.Errors, m.InFlight, m.Sessions, m.ConfigApplied, m.Findings, m.UnscannedBytes,
+		m.LimitsHit, m.Errors, m.InFlight, m.Streams, m.Sessions, m.ConfigApplied, m.Findings, m.UnscannedBytes,
 		m.ArgumentRules, m.ArgumentFloors)
 	if src.ConfigAge != nil {
 		r.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
