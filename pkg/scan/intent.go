@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -237,8 +238,13 @@ type toolInfo struct {
 	lowered     bool
 }
 
-func newToolInfo(texts []Text) *toolInfo {
-	ti := &toolInfo{}
+// fill sets ti from the texts of one tool, reusing the space of the
+// parameters' list: a pooled textCtx keeps one toolInfo from one Scan to
+// the next.
+func (ti *toolInfo) fill(texts []Text) {
+	params := ti.params[:0]
+	clear(ti.params) // the last tool's names must not stay alive
+	*ti = toolInfo{params: params}
 	for _, t := range texts {
 		switch {
 		case t.Field == "title":
@@ -252,7 +258,6 @@ func newToolInfo(texts []Text) *toolInfo {
 			ti.params = append(ti.params, t.Value)
 		}
 	}
-	return ti
 }
 
 // lower builds purpose and about.
@@ -272,26 +277,35 @@ func (ti *toolInfo) lower() {
 // splitIdent splits an identifier into lower-case words at _ - . / and
 // lower-to-upper case changes.
 func splitIdent(s string) []string {
-	var out []string
+	// The words are gathered on the stack and copied out once: names are
+	// split for every tool and most have fewer than eight words.
+	var buf [8]string
+	out := buf[:0]
 	start := 0
-	flush := func(i int) {
+	for i := 0; i <= len(s); i++ {
+		cut, next := false, i
+		if i == len(s) {
+			cut = true
+		} else {
+			switch b := s[i]; {
+			case b == '_' || b == '-' || b == '.' || b == '/' || b == ' ':
+				cut, next = true, i+1
+			case i > start && 'A' <= b && b <= 'Z' && 'a' <= s[i-1] && s[i-1] <= 'z':
+				cut = true
+			}
+		}
+		if !cut {
+			continue
+		}
 		if i > start {
 			out = append(out, strings.ToLower(s[start:i]))
 		}
+		start = next
 	}
-	for i := 0; i < len(s); i++ {
-		b := s[i]
-		switch {
-		case b == '_' || b == '-' || b == '.' || b == '/' || b == ' ':
-			flush(i)
-			start = i + 1
-		case i > start && 'A' <= b && b <= 'Z' && 'a' <= s[i-1] && s[i-1] <= 'z':
-			flush(i)
-			start = i
-		}
+	if len(out) == 0 {
+		return nil
 	}
-	flush(len(s))
-	return out
+	return slices.Clone(out)
 }
 
 // purposeHas reports whether the tool's name or summary has a word of the

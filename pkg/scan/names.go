@@ -74,9 +74,12 @@ func (ix *nameIndex) check(name string) []Finding {
 		return nil
 	}
 	var other string
-	var buf []byte
-	for _, fold := range []bool{true, false} {
-		key := nameKey(nil, name, fold)
+	// Keys of most names fit on the stack; the comparison key of every
+	// other name is built into buf only when the filter lets a key through.
+	var kbuf, obuf [64]byte
+	buf := obuf[:0]
+	for _, fold := range [...]bool{true, false} {
+		key := nameKey(kbuf[:0], name, fold)
 		if !ix.mayHave(key) {
 			continue
 		}

@@ -229,8 +229,14 @@ func (s *Scanner) Scan(texts []Text) []Finding {
 	if c == nil {
 		c = &textCtx{}
 	}
-	defer ctxs.Put(c)
-	c.tool = newToolInfo(texts)
+	defer func() {
+		// The pooled context must not keep this tool's strings alive.
+		c.info.fill(nil)
+		c.tool = nil
+		ctxs.Put(c)
+	}()
+	c.info.fill(texts)
+	c.tool = &c.info
 	add := func(f Finding, sig int) {
 		k := key{sig, f.Field}
 		if !seenHas(k) && len(out) < maxFindings {

@@ -36,6 +36,9 @@ type textCtx struct {
 	// the field of the text.
 	tool  *toolInfo
 	field string
+	// info is the space tool points to during a Scan, kept with the
+	// pooled context.
+	info toolInfo
 	// foreignN counts words of other languages the intent pass saw.
 	foreignN int
 	// depth is how many encodings the text was found inside.

@@ -452,7 +452,18 @@ func sortNames(keys []string) {
 			return
 		}
 	}
-	slices.Sort(keys)
+	if len(keys) > 12 {
+		slices.Sort(keys)
+		return
+	}
+	for i := 1; i < len(keys); i++ {
+		k := keys[i]
+		j := i
+		for ; j > 0 && asciiLess(k, keys[j-1]); j-- {
+			keys[j] = keys[j-1]
+		}
+		keys[j] = k
+	}
 }
 
 // sortMembers sorts an object's members by name as sortNames does.
@@ -463,7 +474,29 @@ func sortMembers(ms []member) {
 			return
 		}
 	}
-	slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.key, b.key) })
+	if len(ms) > 12 {
+		slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.key, b.key) })
+		return
+	}
+	// Most objects have a handful of members whose names differ in the
+	// first byte: an insertion sort that compares first bytes before whole
+	// names costs a fraction of the generic sort.
+	for i := 1; i < len(ms); i++ {
+		m := ms[i]
+		j := i
+		for ; j > 0 && asciiLess(m.key, ms[j-1].key); j-- {
+			ms[j] = ms[j-1]
+		}
+		ms[j] = m
+	}
+}
+
+// asciiLess is a < b, deciding on the first byte where it can.
+func asciiLess(a, b string) bool {
+	if a != "" && b != "" && a[0] != b[0] {
+		return a[0] < b[0]
+	}
+	return a < b
 }
 
 // compareUTF16 is lessUTF16 as a three-way comparison, for slices.SortFunc.

@@ -1,0 +1,26 @@
+package scan
+
+import (
+	"slices"
+	"testing"
+)
+
+// sortKeys must order keys exactly as slices.Sort does: the walk's Fields,
+// and so the order of findings, follow it.
+func TestSortKeysIsByteOrder(t *testing.T) {
+	for _, keys := range [][]string{
+		nil,
+		{"type"},
+		{"type", "description", "enum", "default", "title"},
+		{"b", "a", "", "ab", "aa", "a"},
+		{"x-a", "x-b", "x", "X", "é", "e", "zz", "z"},
+		{"m", "l", "k", "j", "i", "h", "g", "f", "e", "d", "c", "b", "a", "n"}, // over the insertion sort's bound
+	} {
+		got, want := slices.Clone(keys), slices.Clone(keys)
+		sortKeys(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("sortKeys(%q) = %q, want %q", keys, got, want)
+		}
+	}
+}
