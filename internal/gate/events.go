@@ -37,9 +37,82 @@ var eventReaders = sync.Pool{New: func() any { return sse.NewReader(eofReader{},
 // and judges only the events that can need it: the answer to a tools/list,
 // an answer the gate itself waits for, a list-changed notification.
 func (g *Gate) pump(x *exchange, body io.Reader, s *stream, opts pumpOptions) {
-	rd := g.eventReader(body)
-	defer putEventReader(rd)
-	g.pumpFrom(x, rd, s, opts)
+	evs := g.events(body)
+	defer evs.close()
+	g.pumpFrom(x, evs, s, opts)
+}
+
+// events reads a server's stream event by event, through a pooled reader
+// it holds only while an event is arriving. A stream is quiet almost all
+// its life — an agent's standalone stream lives as long as its session —
+// and a reader's buffers held for each would cost every open session
+// kilobytes for nothing; quiet, a stream holds one byte.
+type events struct {
+	g    *Gate
+	body io.Reader
+	rd   *sse.Reader
+	// first is the byte that woke a quiet stream, read before a reader
+	// is taken, and ahead what the reader reads: first, then the body.
+	first [1]byte
+	ahead aheadReader
+}
+
+func (g *Gate) events(body io.Reader) *events {
+	e := &events{g: g, body: body}
+	e.ahead.r = body
+	return e
+}
+
+// next returns the next event, waiting for it without a reader.
+func (e *events) next() (sse.Event, error) {
+	if e.rd == nil {
+		n, err := e.body.Read(e.first[:])
+		for n == 0 && err == nil {
+			n, err = e.body.Read(e.first[:])
+		}
+		if n == 0 {
+			// The end of the stream, between events: what Next reports
+			// of a stream with nothing left.
+			return sse.Event{}, err
+		}
+		// A read error with the byte comes again from the body's next
+		// read, once the reader reaches it.
+		e.ahead.b = e.first[:n]
+		e.rd = e.g.eventReader(&e.ahead)
+	}
+	return e.rd.Next()
+}
+
+// rest gives the reader back once the last event is used, if nothing of
+// the next has been read: the stream is quiet again.
+func (e *events) rest() {
+	if e.rd != nil && e.rd.Buffered() == 0 && len(e.ahead.b) == 0 {
+		putEventReader(e.rd)
+		e.rd = nil
+	}
+}
+
+// close gives the reader back for good.
+func (e *events) close() {
+	if e.rd != nil {
+		putEventReader(e.rd)
+		e.rd = nil
+	}
+}
+
+// aheadReader reads b, then r.
+type aheadReader struct {
+	b []byte
+	r io.Reader
+}
+
+func (a *aheadReader) Read(p []byte) (int, error) {
+	if len(a.b) > 0 {
+		n := copy(p, a.b)
+		a.b = a.b[n:]
+		return n, nil
+	}
+	return a.r.Read(p)
 }
 
 // eventReader takes a pooled reader of events from body.
@@ -60,10 +133,10 @@ type eofReader struct{}
 
 func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
 
-func (g *Gate) pumpFrom(x *exchange, rd *sse.Reader, s *stream, opts pumpOptions) {
+func (g *Gate) pumpFrom(x *exchange, evs *events, s *stream, opts pumpOptions) {
 	opts.out = s
 	for {
-		ev, err := rd.Next()
+		ev, err := evs.next()
 		switch {
 		case err == nil:
 		case errors.Is(err, sse.ErrUnterminated):
@@ -94,11 +167,13 @@ func (g *Gate) pumpFrom(x *exchange, rd *sse.Reader, s *stream, opts pumpOptions
 		}
 		out, act := g.judgeEvent(x, &ev, opts)
 		if act == skip {
+			evs.rest()
 			continue
 		}
 		if err := s.write(out); err != nil || act == stop {
 			return
 		}
+		evs.rest()
 	}
 }
 
@@ -273,9 +348,9 @@ func (g *Gate) serveSSEStream(x *exchange) {
 	if !g.checkStatus(x, resp) {
 		return
 	}
-	rd := g.eventReader(resp.Body)
-	defer putEventReader(rd)
-	first, err := nextWithin(rd, x.ss.headerTimeout, cancel)
+	evs := g.events(resp.Body)
+	defer evs.close()
+	first, err := nextWithin(evs, x.ss.headerTimeout, cancel)
 	if err != nil || first.Name != "endpoint" {
 		g.metrics.Errors.WithLabelValues("upstream-protocol").Inc()
 		g.log.Error("SSE server did not send its endpoint first", "server", x.ss.cfg.ID, "error", err)
@@ -311,12 +386,13 @@ func (g *Gate) serveSSEStream(x *exchange) {
 	if err := s.write([]byte("event: endpoint\ndata: " + own + "\n\n")); err != nil {
 		return
 	}
-	g.pumpFrom(x, rd, s, pumpOptions{sess: sess})
+	evs.rest()
+	g.pumpFrom(x, evs, s, pumpOptions{sess: sess})
 }
 
 // nextWithin reads one event, cancelling the stream if none comes in time.
-func nextWithin(rd *sse.Reader, d time.Duration, cancel context.CancelFunc) (sse.Event, error) {
+func nextWithin(evs *events, d time.Duration, cancel context.CancelFunc) (sse.Event, error) {
 	t := time.AfterFunc(d, cancel)
 	defer t.Stop()
-	return rd.Next()
+	return evs.next()
 }

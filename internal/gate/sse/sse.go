@@ -41,6 +41,10 @@ func NewReader(r io.Reader, maxEvent int) *Reader {
 // SetMax sets the bound on one event's size.
 func (r *Reader) SetMax(maxEvent int) { r.max = maxEvent }
 
+// Buffered is how many bytes the reader has read from its stream and not
+// yet returned in an event.
+func (r *Reader) Buffered() int { return r.br.Buffered() }
+
 // Reset makes the reader read from r, keeping its buffers.
 func (r *Reader) Reset(rd io.Reader) {
 	r.br.Reset(rd)
