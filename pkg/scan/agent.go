@@ -1,5 +1,7 @@
 package scan
 
+import "sync"
+
 // AgentServer is one server offered to an agent: an identifier and the
 // names of its tools.
 type AgentServer struct {
@@ -25,6 +27,8 @@ type Agent struct {
 	// byLen is every server's names for the shadower, keyed by ids; each
 	// Scanner skips its own server's.
 	byLen *[maxByLen][]shadowName
+	// once guards the index, built for the first Scanner that needs it.
+	once sync.Once
 }
 
 type nameBits struct {
@@ -33,13 +37,20 @@ type nameBits struct {
 	shadow1, shadow2 uint      // the shadower's two bits
 }
 
-// NewAgent indexes the servers' tool names.
+// NewAgent holds the servers' tool names; they are indexed when the first
+// Scanner needs another server's names, so that vetting one catalogue
+// alone builds no index.
 func NewAgent(servers []AgentServer) *Agent {
-	a := &Agent{servers: servers, sigs: make([][]nameBits, len(servers)), ids: make([][]int32, len(servers))}
+	return &Agent{servers: servers}
+}
+
+// index hashes every name once and sorts them into the shadower's lists.
+func (a *Agent) index() {
+	a.sigs, a.ids = make([][]nameBits, len(a.servers)), make([][]int32, len(a.servers))
 	buf := make([]byte, 0, 64)
 	idOf := map[string]int32{}
 	var byLen [maxByLen][]shadowName
-	for i, s := range servers {
+	for i, s := range a.servers {
 		a.sigs[i] = make([]nameBits, len(s.Tools))
 		a.ids[i] = make([]int32, len(s.Tools))
 		for j, n := range s.Tools {
@@ -60,24 +71,30 @@ func NewAgent(servers []AgentServer) *Agent {
 		}
 	}
 	a.distinct, a.byLen = len(idOf), &byLen
-	return a
 }
 
 // Scanner returns the Scanner New would build for the server id with, as
 // Options.OtherTools, the tool names of every server with another id, in
 // order, less the names server id offers itself.
 func (a *Agent) Scanner(id string) *Scanner {
+	count := 0
+	for _, s := range a.servers {
+		if s.ID != id {
+			count += len(s.Tools)
+		}
+	}
+	if count == 0 {
+		return New(Options{})
+	}
+	a.once.Do(a.index)
 	// The names server id offers, by their ids: every server's names are
 	// indexed once, and a Scanner skips these.
 	own := make([]uint64, (a.distinct+63)/64)
-	count := 0
 	for i, s := range a.servers {
 		if s.ID == id {
 			for _, n := range a.ids[i] {
 				own[n/64] |= 1 << (n % 64)
 			}
-		} else {
-			count += len(s.Tools)
 		}
 	}
 	names := make([]string, 0, count)

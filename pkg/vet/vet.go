@@ -61,17 +61,30 @@ func (t ToolReport) LevelValue() risk.Level { return t.level }
 func Vet(servers []Server) Report {
 	report := Report{Servers: []ServerReport{}, Tools: []ToolReport{}}
 
-	// Which servers offer each tool name: a name on two servers lets one
-	// shadow the other.
-	offeredBy := map[string][]string{}
+	// Which servers offer each tool name offered more than once: a name on
+	// two servers lets one shadow the other. Most names are offered once,
+	// and are only counted.
+	total := 0
+	for _, s := range servers {
+		total += len(s.Catalogue.Tools)
+	}
+	offers := make(map[string]int, total)
 	agentServers := make([]scan.AgentServer, len(servers))
 	for i, s := range servers {
 		names := make([]string, len(s.Catalogue.Tools))
 		for j, t := range s.Catalogue.Tools {
-			offeredBy[t.Name] = append(offeredBy[t.Name], s.Name)
+			offers[t.Name]++
 			names[j] = t.Name
 		}
 		agentServers[i] = scan.AgentServer{ID: s.Name, Tools: names}
+	}
+	offeredBy := map[string][]string{}
+	for _, s := range servers {
+		for _, t := range s.Catalogue.Tools {
+			if offers[t.Name] > 1 {
+				offeredBy[t.Name] = append(offeredBy[t.Name], s.Name)
+			}
+		}
 	}
 	// Each server's tools are scanned for the names of the others (see
 	// scan.Agent.Scanner): a server describing its own tool is not
