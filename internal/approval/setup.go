@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,11 +34,36 @@ const (
 	ValidateRecordPath = "/validate-toolpin-record"
 )
 
-// +kubebuilder:webhook:path=/mutate-toolpin-status,mutating=true,failurePolicy=fail,sideEffects=None,groups=toolgate.dev,resources=toolpins/status,verbs=update,versions=v1alpha1,name=mtoolpinstatus.toolgate.dev,admissionReviewVersions=v1,timeoutSeconds=10
-// +kubebuilder:webhook:path=/validate-toolpin-status,mutating=false,failurePolicy=fail,sideEffects=None,groups=toolgate.dev,resources=toolpins/status,verbs=update,versions=v1alpha1,name=vtoolpinstatus.toolgate.dev,admissionReviewVersions=v1,timeoutSeconds=10
-// +kubebuilder:webhook:path=/mutate-toolpin,mutating=true,failurePolicy=fail,sideEffects=None,groups=toolgate.dev,resources=toolpins,verbs=create;update,versions=v1alpha1,name=mtoolpin.toolgate.dev,admissionReviewVersions=v1,timeoutSeconds=10
-// +kubebuilder:webhook:path=/validate-toolpin,mutating=false,failurePolicy=fail,sideEffects=None,groups=toolgate.dev,resources=toolpins,verbs=create;update,versions=v1alpha1,name=vtoolpin.toolgate.dev,admissionReviewVersions=v1,timeoutSeconds=10
-// +kubebuilder:webhook:path=/validate-toolpin-record,mutating=false,failurePolicy=fail,sideEffects=None,groups=toolgate.dev,resources=toolpins,verbs=create;delete,versions=v1alpha1,name=vtoolpinrecord.toolgate.dev,admissionReviewVersions=v1,timeoutSeconds=10
+// +kubebuilder:webhook:path=/mutate-toolpin-status,mutating=true,failurePolicy=fail,sideEffects=None,groups=toolgate.dev,resources=toolpins/status,verbs=update,versions=v1alpha1,name=mtoolpinstatus.toolgate.dev,admissionReviewVersions=v1,timeoutSeconds=10,patch=`{"matchConditions":[{"name":"not-the-operator","expression":"true"}]}`
+// +kubebuilder:webhook:path=/validate-toolpin-status,mutating=false,failurePolicy=fail,sideEffects=None,groups=toolgate.dev,resources=toolpins/status,verbs=update,versions=v1alpha1,name=vtoolpinstatus.toolgate.dev,admissionReviewVersions=v1,timeoutSeconds=10,patch=`{"matchConditions":[{"name":"not-the-operator","expression":"true"}]}`
+// +kubebuilder:webhook:path=/mutate-toolpin,mutating=true,failurePolicy=fail,sideEffects=None,groups=toolgate.dev,resources=toolpins,verbs=create;update,versions=v1alpha1,name=mtoolpin.toolgate.dev,admissionReviewVersions=v1,timeoutSeconds=10,patch=`{"matchConditions":[{"name":"sets-an-override","expression":"has(object.spec) && has(object.spec.override)"}]}`
+// +kubebuilder:webhook:path=/validate-toolpin,mutating=false,failurePolicy=fail,sideEffects=None,groups=toolgate.dev,resources=toolpins,verbs=create;update,versions=v1alpha1,name=vtoolpin.toolgate.dev,admissionReviewVersions=v1,timeoutSeconds=10,patch=`{"matchConditions":[{"name":"not-the-operator","expression":"true"}]}`
+// +kubebuilder:webhook:path=/validate-toolpin-record,mutating=false,failurePolicy=fail,sideEffects=None,groups=toolgate.dev,resources=toolpins,verbs=create;delete,versions=v1alpha1,name=vtoolpinrecord.toolgate.dev,admissionReviewVersions=v1,timeoutSeconds=10,patch=`{"matchConditions":[{"name":"not-the-operator","expression":"true"}]}`
+
+// OperatorMatchCondition names the match condition that four of the five
+// webhooks carry: every handler but the OverrideStamper allows the
+// operator's own identity at once, without reading the request, so the API
+// server need not call them for it. The generated configurations hold the
+// condition with the expression "true" (always call), which is right for
+// any installation; the chart and the test control plane put in
+// OperatorMatchExpression of the operator's user name, which only the
+// operator's own writes fail. Each pin the operator creates and scores then
+// costs the API server no webhook round trip, where it cost five. The
+// condition is exact equality with one user name: a user it wrongly let
+// past would write ToolPins unchecked, so nothing broader (a group, a
+// prefix) may stand in for it.
+const OperatorMatchCondition = "not-the-operator"
+
+// OperatorMatchExpression is the CEL expression of OperatorMatchCondition
+// for an operator running as user: true, and so the webhook called, for
+// every requester but that one.
+func OperatorMatchExpression(user string) string {
+	return "request.userInfo.username != " + strconv.Quote(user)
+}
+
+// The OverrideStamper's own condition ("sets-an-override") skips writes
+// without spec.override, which it would allow unchanged: the operator's
+// creates among them, for any installation.
 
 // The identity policy reads namespaces to recognise agent namespaces, and
 // asks the API server whether a requester may decide before it lets them

@@ -125,7 +125,13 @@ func Start(opts ...Options) (*Env, error) {
 		env.ErrorIfCRDPathMissing = true
 	}
 	if o.Webhooks {
-		env.WebhookInstallOptions.Paths = []string{filepath.Join(RepoRoot(), "config", "webhook")}
+		mutating, validating, err := toolPinWebhooks()
+		if err != nil {
+			_ = os.RemoveAll(dir)
+			return nil, err
+		}
+		env.WebhookInstallOptions.MutatingWebhooks = mutating
+		env.WebhookInstallOptions.ValidatingWebhooks = validating
 	}
 	if o.Injection {
 		env.WebhookInstallOptions.Paths = append(env.WebhookInstallOptions.Paths, filepath.Join(RepoRoot(), "config", "webhook", "injection"))

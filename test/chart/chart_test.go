@@ -19,6 +19,7 @@ import (
 	"github.com/pmezard/go-difflib/difflib"
 	"sigs.k8s.io/yaml"
 
+	"github.com/toolgate/toolgate/internal/approval"
 	"github.com/toolgate/toolgate/internal/inject"
 )
 
@@ -373,6 +374,24 @@ func TestGenerated(t *testing.T) {
 			}
 			if get(gw[i], "clientConfig", "service", "name") != "toolgate-operator" || get(gw[i], "clientConfig", "service", "namespace") != "toolgate-system" {
 				t.Errorf("%s webhook %d does not point at the chart's Service: %v", name, i, get(gw[i], "clientConfig"))
+			}
+			// The operator's match condition names the chart's service
+			// account, the identity its RBAC is bound to; every other
+			// condition is as generated.
+			wantConds, _ := get(ww[i], "matchConditions").([]any)
+			gotConds, _ := get(gw[i], "matchConditions").([]any)
+			if len(gotConds) != len(wantConds) {
+				t.Errorf("%s webhook %d: match conditions %v, generated %v", name, i, gotConds, wantConds)
+				continue
+			}
+			for j := range wantConds {
+				want := get(wantConds[j], "expression")
+				if get(wantConds[j], "name") == approval.OperatorMatchCondition {
+					want = approval.OperatorMatchExpression("system:serviceaccount:toolgate-system:toolgate-operator")
+				}
+				if get(gotConds[j], "name") != get(wantConds[j], "name") || get(gotConds[j], "expression") != want {
+					t.Errorf("%s webhook %d: match condition %v, want %v", name, i, gotConds[j], want)
+				}
 			}
 		}
 	}
