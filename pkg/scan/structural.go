@@ -147,7 +147,7 @@ func (c *textCtx) structural(toks []itok, all uint64, s, e int, summary bool) in
 	if (all&wClaimCue != 0 || p.otherTool != "") && claimsOtherTool(toks, text, p) {
 		return sigModel
 	}
-	if strings.Contains(text, "other tool") || strings.Contains(text, "another tool") {
+	if strings.Contains(text, "other tool") { // "another tool" too
 		if anyIn(text, overEveryOther) {
 			return sigModel
 		}
