@@ -46,15 +46,19 @@ type Limits struct {
 	// itself.
 	MaxListPages int
 	// MaxInFlight bounds the requests open at once, the standalone streams
-	// MaxStreams bounds aside.
+	// MaxStreams bounds aside. Its default is two for each session the
+	// table holds: an agent's client sends its next request as soon as it
+	// has read the answer to the last, while the gate still finishes that
+	// exchange (its audit line, its record of outstanding requests), so
+	// under load a session briefly holds two; 256 clients of a session
+	// each, one request at a time, reached 251 of 256.
 	MaxInFlight int
 	// MaxStreams bounds the agents' standalone streams open at once: the
 	// GET of a streamable HTTP session, the stream of an SSE session. A
 	// session-based agent holds one for as long as its session lives,
 	// quiet almost always, beside the requests it sends; counted with the
 	// requests, as many agents as half the bound would leave the gate no
-	// room for a request. Each costs about what a request does (see
-	// docs/performance.md, "Fresh sessions").
+	// room for a request.
 	MaxStreams int
 	// MaxSessions bounds the MCP sessions the gate tracks.
 	MaxSessions int
@@ -95,7 +99,7 @@ var DefaultLimits = Limits{
 	MaxListBytes:          16 << 20,
 	MaxEventBytes:         16 << 20,
 	MaxListPages:          64,
-	MaxInFlight:           256,
+	MaxInFlight:           512,
 	MaxStreams:            256,
 	MaxSessions:           256,
 	MaxOutstanding:        1024,

@@ -172,7 +172,7 @@ func freshPoint(o options, g generation, c int, upstreamURL string, fps map[stri
 	if o.profileDir != "" {
 		args = append(slices.Clip(args), "--profiling")
 	}
-	gw, err := startGate(o.bin, o.action, args, []benchServer{{"bench/echo", upstreamURL + "/mcp", fps}})
+	gw, err := startGate(o.bin, o.action, args, o.gateEnv, []benchServer{{"bench/echo", upstreamURL + "/mcp", fps}})
 	if err != nil {
 		return err
 	}

@@ -76,6 +76,7 @@ func main() {
 	generations := flag.String("generation", "", "with --sessions fresh: session (2025-11-25, a session id and the GET stream), stateless (the SDK's latest revision) or both, the default; long sessions are of the session generation")
 	clients := flag.String("clients", "1,16,64", "the numbers of concurrent clients measured, comma-separated")
 	gateArgs := flag.String("gate-args", "", "more flags for the gate binary, space-separated (--memory-limit-bytes=0, --max-in-flight=512 …): to measure a setting before it becomes a default")
+	gateEnv := flag.String("gate-env", "", "more environment of the gate binary, space-separated NAME=value (GOGC=50, GODEBUG=…): to measure a runtime setting before the gate makes it its own")
 	profileDir := flag.String("profile-dir", "", "with --sessions fresh: run the gate with --profiling and write its goroutine and heap profiles, taken halfway through each concurrency's timed rounds, to this directory")
 	connections := flag.String("connections", string(connAgent), "with --sessions fresh, the HTTP connections of an agent's sessions: agent (one client per agent, kept across its sessions), session (new connections for every session, closed with it) or shared (the SDK's default client, shared by every agent: two idle connections per host, so most requests under concurrency open one)")
 	flag.Parse()
@@ -108,7 +109,7 @@ func main() {
 		os.Exit(2)
 	}
 	o := options{bin: *bin, dur: *dur, action: action, jsonAnswers: *jsonAnswers, clients: conc, connections: conns,
-		gateArgs: strings.Fields(*gateArgs), profileDir: *profileDir}
+		gateArgs: strings.Fields(*gateArgs), gateEnv: strings.Fields(*gateEnv), profileDir: *profileDir}
 	if *resultBytes > 0 {
 		o.result = cleantext.Of(*resultBytes)
 	}
@@ -139,6 +140,9 @@ type options struct {
 	// gateArgs are flags the gate binary is run with besides the
 	// benchmark's own.
 	gateArgs []string
+	// gateEnv is environment the gate is run with besides this
+	// program's own.
+	gateEnv []string
 	// profileDir, when set, receives the gate's profiles at the middle of
 	// each fresh-session point.
 	profileDir string
@@ -237,7 +241,7 @@ func run(o options) error {
 	}
 	defer catProxy.stop()
 
-	gw, err := startGate(bin, o.action, o.gateArgs, []benchServer{
+	gw, err := startGate(bin, o.action, o.gateArgs, o.gateEnv, []benchServer{
 		{"bench/echo", echoSrv.URL + "/mcp", echoFP}, {"bench/catalogue", catSrv.URL + "/mcp", catFP},
 	})
 	if err != nil {

@@ -107,8 +107,9 @@ type gateProc struct {
 
 // startGate runs the gate binary with a configuration of servers, every
 // tool exposed at L1 and action set on findings, and waits until it is
-// ready. extra are flags of the gate's besides those the benchmark sets.
-func startGate(bin string, action gateproto.FindingAction, extra []string, servers []benchServer) (*gateProc, error) {
+// ready. extra are flags of the gate's besides those the benchmark sets,
+// env environment besides this program's.
+func startGate(bin string, action gateproto.FindingAction, extra, env []string, servers []benchServer) (*gateProc, error) {
 	cfg := &gateproto.Config{Version: gateproto.Version, Namespace: "bench", Pod: "bench-0", Policies: []string{"p"}, Mode: gateproto.ModeEnforce}
 	for _, s := range servers {
 		srv := gateproto.Server{ID: s.id, Ready: true, Upstream: &gateproto.Upstream{URL: s.url, Transport: "StreamableHTTP"}, MessageAction: action}
@@ -139,6 +140,9 @@ func startGate(bin string, action gateproto.FindingAction, extra []string, serve
 	listen, metrics := freeAddr(), freeAddr()
 	args := append([]string{"--config-file", cfgPath, "--listen", listen, "--metrics-addr", metrics, "--log-level", "warn"}, extra...)
 	cmd := exec.Command(bin, args...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	// The audit lines: written, as in production, to a file that keeps
 	// nothing (a pipe would charge this process for copying them).
 	devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
