@@ -51,7 +51,7 @@ func setupGateServer(mgr ctrl.Manager, o *options, certs *certificates, builder 
 		// Calls wait on the cache, which every replica runs: a call held
 		// on a replica that is not the leader sees decisions as fast.
 		Pins: mgr.GetClient(), Recorder: mgr.GetEventRecorder("toolgate-gateserver"), RequiredApprovers: o.requiredApprovers,
-		MaxStreams: o.gateMaxStreams, HeartbeatInterval: o.gateHeartbeat, Resync: o.gateResync, MaxStreamLifetime: o.gateMaxStreamLife,
+		MaxStreams: o.gateMaxStreams, MaxConnecting: o.gateMaxConnecting, HeartbeatInterval: o.gateHeartbeat, Resync: o.gateResync, MaxStreamLifetime: o.gateMaxStreamLife,
 		Logger: ctrl.Log.WithName("gateserver"),
 	})
 	if err != nil {

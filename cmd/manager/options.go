@@ -51,6 +51,7 @@ type options struct {
 	gatePort          int
 	gateBindAddress   string
 	gateMaxStreams    int
+	gateMaxConnecting int
 	gateHeartbeat     time.Duration
 	gateResync        time.Duration
 	gateMaxStreamLife time.Duration
@@ -155,6 +156,9 @@ func bindFlags(fs *flag.FlagSet) *options {
 		"address the gate server listens on; every interface when empty")
 	fs.IntVar(&o.gateMaxStreams, "gate-max-streams", gateserver.DefaultMaxStreams,
 		"gates one replica serves at once; more are refused and retry, through the Service, on another replica")
+	fs.IntVar(&o.gateMaxConnecting, "gate-max-connecting", gateserver.DefaultMaxConnecting,
+		"gates one replica authenticates and sends a first configuration at once; more are told to retry within seconds, "+
+			"so that a fleet reconnecting together is not queued behind --kube-api-qps")
 	fs.DurationVar(&o.gateHeartbeat, "gate-heartbeat-interval", gateserver.DefaultHeartbeatInterval,
 		"how often an idle configuration stream gets a heartbeat; keep it well under the gates' heartbeat timeout (45s by default)")
 	fs.DurationVar(&o.gateResync, "gate-resync", gateserver.DefaultResync,

@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -83,6 +84,10 @@ type Stats struct {
 	AppliedAt time.Time
 	// Connections counts the streams that were opened (HTTP 200).
 	Connections uint64
+	// Configs counts the valid configurations received, applied or the
+	// same as the one in force: a gate that reconnects is served again
+	// when this moves, though nothing new is applied.
+	Configs uint64
 	// Refused counts frames refused: malformed, of another protocol
 	// version, carrying a configuration that fails Validate, or one the
 	// gate's apply refused.
@@ -166,6 +171,12 @@ func (c *Client) Run(ctx context.Context, apply func(*gateproto.Config) error) e
 			b.Reset()
 		}
 		wait := b.NextBackOff()
+		var busy *refusedError
+		if errors.As(err, &busy) && busy.retryAfter > wait {
+			// The operator said when to come back: sooner would only be
+			// turned away again, and it spreads the gates it turns away.
+			wait = min(busy.retryAfter, c.opts.MaxBackoff)
+		}
 		c.mu.Lock()
 		c.stats.LastError = err.Error()
 		c.mu.Unlock()
@@ -254,7 +265,7 @@ func (c *Client) stream(ctx context.Context, apply func(*gateproto.Config) error
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, maxRefusalBytes))
-		return false, fmt.Errorf("the operator refused the stream: %s: %s", resp.Status, strings.TrimSpace(string(msg)))
+		return false, &refusedError{status: resp.Status, msg: strings.TrimSpace(string(msg)), retryAfter: retryAfter(resp)}
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != gateproto.StreamContentType {
 		return false, fmt.Errorf("the operator answered %q, not %s", resp.Header.Get("Content-Type"), gateproto.StreamContentType)
@@ -295,6 +306,30 @@ func (c *Client) stream(ctx context.Context, apply func(*gateproto.Config) error
 	return healthy, errors.New("the operator closed the stream")
 }
 
+// refusedError is the operator's refusal of a stream, with the wait it
+// asked for, if any.
+type refusedError struct {
+	status, msg string
+	retryAfter  time.Duration
+}
+
+func (e *refusedError) Error() string {
+	return fmt.Sprintf("the operator refused the stream: %s: %s", e.status, e.msg)
+}
+
+// retryAfter reads the Retry-After of a 503 or 429 in seconds (the form
+// the operator sends); zero when there is none.
+func retryAfter(resp *http.Response) time.Duration {
+	if resp.StatusCode != http.StatusServiceUnavailable && resp.StatusCode != http.StatusTooManyRequests {
+		return 0
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After")))
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return time.Duration(min(n, 3600)) * time.Second
+}
+
 // errSilent ends a stream on which no frame came for HeartbeatTimeout.
 var errSilent = errors.New("no frame from the operator within the heartbeat timeout")
 
@@ -333,6 +368,7 @@ func (c *Client) handle(line []byte, apply func(*gateproto.Config) error) (done,
 			return false, false, nil
 		}
 		c.mu.Lock()
+		c.stats.Configs++
 		same := f.Config.Revision == c.stats.Revision
 		c.mu.Unlock()
 		if same {

@@ -446,3 +446,61 @@ func TestConfigurationTheGateRefusesIsNotRecorded(t *testing.T) {
 		t.Fatalf("Refused = %d, want the one refusal", c.Refused())
 	}
 }
+
+// TestBusyOperatorIsRetriedWhenItSays: an operator connecting a fleet turns
+// some gates away with a Retry-After; coming back sooner would only be
+// turned away again.
+func TestBusyOperatorIsRetriedWhenItSays(t *testing.T) {
+	var mu sync.Mutex
+	var at []time.Time
+	s := newScripted(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		mu.Lock()
+		at = append(at, time.Now())
+		mu.Unlock()
+		if n == 1 {
+			w.Header().Set("Content-Type", "text/plain")
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = io.WriteString(w, line(t, gateproto.Frame{Type: gateproto.FrameConfig, Config: config("served")}))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	c := s.client(t, Options{InitialBackoff: 10 * time.Millisecond, MaxBackoff: 5 * time.Second})
+	a := &applied{}
+	run(t, c, a)
+	eventually(t, "the configuration is applied", func() bool { return len(a.policies()) == 1 })
+	mu.Lock()
+	defer mu.Unlock()
+	if wait := at[1].Sub(at[0]); wait < time.Second {
+		t.Fatalf("retried %s after a refusal that said to wait a second", wait)
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		status int
+		header string
+		want   time.Duration
+	}{
+		{"503 in seconds", http.StatusServiceUnavailable, "7", 7 * time.Second},
+		{"429 in seconds", http.StatusTooManyRequests, " 2 ", 2 * time.Second},
+		{"none", http.StatusServiceUnavailable, "", 0},
+		{"an HTTP date is not what the operator sends", http.StatusServiceUnavailable, "Wed, 21 Oct 2026 07:28:00 GMT", 0},
+		{"negative", http.StatusServiceUnavailable, "-3", 0},
+		{"bounded", http.StatusServiceUnavailable, "999999", time.Hour},
+		{"not on a refusal that is final", http.StatusUnauthorized, "5", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := &http.Response{StatusCode: tc.status, Header: http.Header{}}
+			if tc.header != "" {
+				resp.Header.Set("Retry-After", tc.header)
+			}
+			if got := retryAfter(resp); got != tc.want {
+				t.Errorf("retryAfter = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -86,6 +86,7 @@ const (
 	failPodLookup     = "pod_lookup_error"
 	failTooManyStream = "too_many_streams"
 	failShutdown      = "shutting_down"
+	failBusy          = "busy_connecting"
 )
 
 // bearerToken returns the token of an Authorization: Bearer header.

@@ -44,6 +44,7 @@ const (
 	DefaultResync            = 2 * time.Minute
 	DefaultMaxStreams        = 4096
 	DefaultMaxStreamsPerPod  = 2
+	DefaultMaxConnecting     = 32
 	DefaultMaxStreamLifetime = 30 * time.Minute
 	DefaultReviewCacheTTL    = 30 * time.Second
 	DefaultWriteTimeout      = 10 * time.Second
@@ -143,6 +144,10 @@ type Options struct {
 	// the streams of one pod, the oldest closed when a newer one comes (a
 	// gate reconnecting must not be locked out by its own dead stream).
 	MaxStreams, MaxStreamsPerPod int
+	// MaxConnecting bounds the gates this replica authenticates and sends
+	// a first configuration to at once; more are answered 503 with a
+	// Retry-After of a few seconds, which the gate honours.
+	MaxConnecting int
 	// MaxStreamLifetime caps how long one stream lasts even when the token
 	// expires later, so that every gate's identity is checked again now
 	// and then.
@@ -206,6 +211,9 @@ func (o *Options) setDefaults() {
 	if o.MaxStreamsPerPod <= 0 {
 		o.MaxStreamsPerPod = DefaultMaxStreamsPerPod
 	}
+	if o.MaxConnecting <= 0 {
+		o.MaxConnecting = DefaultMaxConnecting
+	}
 	if o.NamespaceReader == nil {
 		o.NamespaceReader = o.PodReader
 	}
@@ -236,8 +244,10 @@ type Server struct {
 	// findingRates how fast they report findings.
 	callRates    *callRates
 	findingRates *callRates
-	addr         net.Addr
-	closed       bool
+	// connecting holds a token for each gate being connected.
+	connecting chan struct{}
+	addr       net.Addr
+	closed     bool
 }
 
 var (
@@ -264,8 +274,12 @@ func New(o Options) (*Server, error) {
 		waiters:      map[string]map[chan struct{}]struct{}{},
 		callRates:    newCallRates(o.CallsPerSecond, o.CallBurst),
 		findingRates: newCallRates(o.FindingsPerSecond, o.FindingBurst),
+		connecting:   make(chan struct{}, o.MaxConnecting),
 	}, nil
 }
+
+// connectingNow is how many gates are being connected.
+func (s *Server) connectingNow() int { return len(s.connecting) }
 
 // NeedLeaderElection is false: every replica serves gates.
 func (s *Server) NeedLeaderElection() bool { return false }

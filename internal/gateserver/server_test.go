@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -129,6 +130,76 @@ func status(t *testing.T, url, token string) (int, string) {
 	defer resp.Body.Close()
 	first, _ := bufio.NewReader(io.LimitReader(resp.Body, 1<<20)).ReadString('\n')
 	return resp.StatusCode, strings.TrimSpace(first)
+}
+
+// heldBuilder holds every build until released: a gate being connected.
+type heldBuilder struct {
+	*testBuilder
+	release chan struct{}
+}
+
+func (b heldBuilder) Build(ctx context.Context, pod *corev1.Pod) (*gateproto.Config, error) {
+	select {
+	case <-b.release:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return b.testBuilder.Build(ctx, pod)
+}
+
+// TestConnectingIsBounded: a replica connects only so many gates at once
+// and tells the others when to come back, so that a fleet reconnecting
+// together is not all queued behind the API server's rate limit; the gate
+// turned away is served once it comes back.
+func TestConnectingIsBounded(t *testing.T) {
+	ctx := testContext(t)
+	a := newAgent(ctx, t)
+	b := heldBuilder{newBuilder(), make(chan struct{})}
+	srv := startServer(t, b, "127.0.0.1:0", func(o *Options) { o.MaxConnecting = 1 })
+	first := startGate(t, srv.url, writeToken(t, a.token(ctx, t, a.pod, gateproto.Audience)))
+	eventually(t, "the first gate is being connected", func() bool { return len(b.builds()) == 0 && srv.connectingNow() == 1 })
+
+	other := a.createPod(ctx, t, "other")
+	token := a.token(ctx, t, other, gateproto.Audience)
+	code, after := statusRetryAfter(t, srv.url, token)
+	if code != http.StatusServiceUnavailable {
+		t.Fatalf("a gate while another connects: status %d, want 503", code)
+	}
+	if n, err := strconv.Atoi(after); err != nil || n < minBusyRetry || n > minBusyRetry+busyRetrySpread {
+		t.Fatalf("Retry-After %q, want %d to %d seconds", after, minBusyRetry, minBusyRetry+busyRetrySpread)
+	}
+	if got := testutil.ToFloat64(srv.metrics.authFailures.WithLabelValues(failBusy)); got != 1 {
+		t.Fatalf("auth failures{reason=%s} = %v, want 1", failBusy, got)
+	}
+
+	close(b.release)
+	eventually(t, "the first gate is served", func() bool { return len(first.configs()) == 1 })
+	if code, body := status(t, srv.url, token); code != http.StatusOK {
+		t.Fatalf("the gate turned away, once the first is connected: status %d (%s)", code, body)
+	}
+}
+
+// statusRetryAfter opens a stream and returns its status and Retry-After.
+func statusRetryAfter(t *testing.T, url, token string) (int, string) {
+	t.Helper()
+	ca, err := os.ReadFile(caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca)
+	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, ForceAttemptHTTP2: true,
+	}}
+	defer c.CloseIdleConnections()
+	req, _ := http.NewRequest(http.MethodGet, url+gateproto.ConfigPath, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode, resp.Header.Get("Retry-After")
 }
 
 func TestRefusals(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -43,6 +44,27 @@ func (s *Server) serveConfig(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the configuration stream is read with GET", http.StatusMethodNotAllowed)
 		return
 	}
+	// A gate that connects costs a TokenReview, a read of its pod and its
+	// first configuration. A fleet that reconnects at once (the operator
+	// restarted, a replica went away) would queue them all behind the API
+	// client's rate limit, past the gates' own connect timeout, and every
+	// gate would retry while its first attempt was still being served. So
+	// only so many connect at once; the others are told to come back.
+	select {
+	case s.connecting <- struct{}{}:
+	default:
+		s.refuse(w, r, identity{}, refuse(http.StatusServiceUnavailable, failBusy,
+			"this operator replica is connecting as many gates as it may; retry after the time given"))
+		return
+	}
+	connecting := true
+	doneConnecting := func() {
+		if connecting {
+			connecting = false
+			<-s.connecting
+		}
+	}
+	defer doneConnecting()
 	authCtx, cancel := context.WithTimeout(r.Context(), reviewTimeout)
 	id, pod, ref := s.authenticate(authCtx, r)
 	cancel()
@@ -59,7 +81,7 @@ func (s *Server) serveConfig(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.release(st)
-	s.run(w, st, pod)
+	s.run(w, st, pod, doneConnecting)
 }
 
 // authenticate proves who the gate is from its token alone, then checks
@@ -85,20 +107,46 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, id identity, ref
 	if id.Pod != "" {
 		kv = append(kv, "namespace", id.Namespace, "pod", id.Pod, "serviceAccount", id.ServiceAccount)
 	}
-	s.log.Info("refused a gate: "+ref.reason, kv...)
+	if ref.label == failBusy {
+		// One line per gate turned away while a fleet reconnects would
+		// drown the log; the metric counts them.
+		s.log.V(1).Info("refused a gate: "+ref.reason, kv...)
+	} else {
+		s.log.Info("refused a gate: "+ref.reason, kv...)
+	}
 	switch ref.status {
 	case http.StatusUnauthorized:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="toolgate"`)
 	case http.StatusServiceUnavailable, http.StatusTooManyRequests:
-		w.Header().Set("Retry-After", "5")
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(ref.label)))
 	}
 	http.Error(w, ref.reason, ref.status)
 }
 
+// retryAfterSeconds is how long a gate turned away for the time being is
+// told to wait. Gates turned away because the replica is busy connecting
+// others are spread over a few seconds, so that they do not all come back
+// in the same one.
+func retryAfterSeconds(label string) int {
+	if label == failBusy {
+		return minBusyRetry + rand.N(busyRetrySpread+1)
+	}
+	return 5
+}
+
+// A gate turned away while the replica connects others retries after
+// minBusyRetry to minBusyRetry+busyRetrySpread seconds.
+const (
+	minBusyRetry    = 1
+	busyRetrySpread = 9
+)
+
 // run sends the first configuration at once, then heartbeats, and a new
 // configuration whenever an Invalidate changes the revision, until the
 // gate goes, the token expires, the pod is gone, or the operator stops.
-func (s *Server) run(w http.ResponseWriter, st *stream, pod *corev1.Pod) {
+// connected is called once the first configuration is sent (or the
+// stream ends before): the gate no longer counts as connecting.
+func (s *Server) run(w http.ResponseWriter, st *stream, pod *corev1.Pod, connected func()) {
 	log := s.log.WithValues("namespace", st.id.Namespace, "pod", st.id.Pod)
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", gateproto.StreamContentType)
@@ -112,6 +160,7 @@ func (s *Server) run(w http.ResponseWriter, st *stream, pod *corev1.Pod) {
 	}
 
 	last, ok := s.push(st, pod, "", true, send, closeWith, log)
+	connected()
 	if !ok {
 		return
 	}
