@@ -119,7 +119,7 @@ func TestInFlightBound(t *testing.T) {
 	}
 	// One request in flight at most: a request whose body has not all come
 	// takes the slot, and the next request is told why it fails.
-	holdRequest(t, g)
+	holdRequest(t, g, 1)
 	c := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -181,10 +181,10 @@ func TestStreamBound(t *testing.T) {
 }
 
 // holdRequest sends the gate a POST whose body does not end until the test
-// does, and waits until it holds a slot of the in-flight bound.
-func holdRequest(t *testing.T, g *testGate) {
+// does, and waits until it holds a slot of the in-flight bound, the
+// inFlight-th.
+func holdRequest(t *testing.T, g *testGate, inFlight float64) {
 	t.Helper()
-	before := testutil.ToFloat64(g.Metrics().InFlight)
 	pr, pw := io.Pipe()
 	req, _ := http.NewRequest(http.MethodPost, g.url(), pr)
 	req.Header.Set("Content-Type", "application/json")
@@ -205,10 +205,17 @@ func holdRequest(t *testing.T, g *testGate) {
 	if _, err := pw.Write([]byte(`{"jsonrpc":"2.0",`)); err != nil {
 		t.Fatal(err)
 	}
+	waitInFlight(t, g, inFlight)
+}
+
+// waitInFlight waits until the gate has want requests in flight: a
+// handler gives its slot back just after its answer is sent.
+func waitInFlight(t *testing.T, g *testGate, want float64) {
+	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for testutil.ToFloat64(g.Metrics().InFlight) <= before {
+	for testutil.ToFloat64(g.Metrics().InFlight) != want {
 		if time.Now().After(deadline) {
-			t.Fatal("the held request took no slot")
+			t.Fatalf("%v requests in flight, want %v", testutil.ToFloat64(g.Metrics().InFlight), want)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -242,9 +249,11 @@ func TestSessionEndedAtTheInFlightBound(t *testing.T) {
 	if n := testutil.ToFloat64(g.Metrics().Sessions); n != bound || sid == "" {
 		t.Fatalf("%v sessions tracked, the agent's id %q; want %d", n, sid, bound)
 	}
-	// Every request slot taken by a request whose body has not all come.
-	for range bound {
-		holdRequest(t, g)
+	// Every request slot taken by a request whose body has not all come,
+	// once the agent's own have ended.
+	waitInFlight(t, g, 0)
+	for i := 1; i <= bound; i++ {
+		holdRequest(t, g, float64(i))
 	}
 	del, _ := http.NewRequest(http.MethodDelete, g.url(), nil)
 	del.Header.Set("Mcp-Session-Id", sid)
