@@ -179,6 +179,27 @@ func TestConnectingIsBounded(t *testing.T) {
 	}
 }
 
+// TestQuietStreamOutlivesTheWriteTimeout: the write timeout bounds each
+// frame's write, not the quiet between frames. Over HTTP/2 a write
+// deadline left set resets the stream when it passes, and with the
+// heartbeat longer than the write timeout (15s and 10s by default) every
+// gate would reconnect between two heartbeats.
+func TestQuietStreamOutlivesTheWriteTimeout(t *testing.T) {
+	ctx := testContext(t)
+	a := newAgent(ctx, t)
+	srv := startServer(t, newBuilder(), "127.0.0.1:0", func(o *Options) {
+		o.HeartbeatInterval, o.WriteTimeout = time.Second, 100*time.Millisecond
+	})
+	g := startGate(t, srv.url, writeToken(t, a.token(ctx, t, a.pod, gateproto.Audience)))
+	eventually(t, "the first configuration is applied", func() bool { return len(g.configs()) == 1 })
+	// Twenty write timeouts and two heartbeats.
+	time.Sleep(2 * time.Second)
+	if st := g.Stats(); st.Connections != 1 || !st.Connected {
+		t.Fatalf("the gate connected %d times (connected now: %v, last error %q): a quiet stream was cut",
+			st.Connections, st.Connected, st.LastError)
+	}
+}
+
 // statusRetryAfter opens a stream and returns its status and Retry-After.
 func statusRetryAfter(t *testing.T, url, token string) (int, string) {
 	t.Helper()

@@ -343,7 +343,15 @@ func (s *Server) writeFrame(w http.ResponseWriter, rc *http.ResponseController, 
 	if _, err := w.Write(b); err != nil {
 		return err
 	}
-	return rc.Flush()
+	if err := rc.Flush(); err != nil {
+		return err
+	}
+	// The deadline bounds this write only. Over HTTP/2 it is a timer on
+	// the stream that resets it when it fires, written to or not: left
+	// set, it would end every stream that stays quiet for WriteTimeout,
+	// shorter than the heartbeat, and each gate would reconnect (a review,
+	// a read of its pod) every few seconds.
+	return rc.SetWriteDeadline(time.Time{})
 }
 
 func (s *Server) isClosed() bool {
