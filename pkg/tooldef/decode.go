@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -26,13 +27,15 @@ import (
 // an error wrapping ErrTooLarge.
 func decode(data []byte, maxString int) (any, error) {
 	// A bytes.Buffer lets the tokenizer read data in place instead of
-	// copying it into buffers of its own, and lets every string that needs
-	// no unescaping be a substring of one copy of the input rather than an
-	// allocation of its own: decoding a catalogue costs one string of its
-	// size instead of one or two allocations per string in it. The copy
-	// lives as long as any string decoded from it, which is the catalogue.
+	// copying it into buffers of its own, and every string that needs no
+	// unescaping is a substring of one string holding all of them rather
+	// than an allocation of its own: decoding a catalogue costs one string
+	// instead of one or two allocations per string in it. That string holds
+	// the strings' bytes only, not the input's indentation and punctuation
+	// (about half of a captured catalogue), and lives as long as any string
+	// decoded from it, which is the catalogue.
 	dec := jsontext.NewDecoder(bytes.NewBuffer(data))
-	d := decoder{dec: dec, maxString: maxString, src: string(data)}
+	d := decoder{dec: dec, maxString: maxString, src: plainStrings(data)}
 	v, err := d.value(0)
 	if err != nil {
 		return nil, err
@@ -89,9 +92,11 @@ type decoder struct {
 	dec       *jsontext.Decoder
 	maxString int
 	charge    func(int64) error
-	// src, when set, is the whole input the decoder reads, as a string:
-	// strings without escapes are sliced from it (see decode).
-	src string
+	// src, when set, holds the contents of the input's string literals
+	// without escapes, one after the other (see plainStrings): such strings
+	// are sliced from it, in the order they are read, from srcAt on.
+	src   string
+	srcAt int
 	// members and elems are stacks shared by every object and array of the
 	// value: an object's members are gathered here first and its map is made
 	// once at its size, instead of growing as members arrive; likewise an
@@ -169,9 +174,13 @@ func (d *decoder) readString() (string, error) {
 	if bytes.IndexByte(inner, '\\') < 0 {
 		// No escapes: the string is its bytes between the quotes (the
 		// tokenizer has checked they are valid UTF-8).
-		if d.src != "" {
-			end := int(d.dec.InputOffset()) - 1
-			return d.src[end-len(inner) : end], nil
+		// The literals come in input order, as plainStrings found them;
+		// the comparison only confirms it (and so the decode can never
+		// return another string than the input's, whatever the input).
+		if n := d.srcAt + len(inner); n <= len(d.src) && d.src[d.srcAt:n] == string(inner) {
+			str := d.src[d.srcAt:n]
+			d.srcAt = n
+			return str, nil
 		}
 		return string(inner), nil
 	}
@@ -312,4 +321,53 @@ func errorOffset(err error) (int64, bool) {
 		return off.offset, true
 	}
 	return 0, false
+}
+
+// plainStrings returns the contents of the string literals of a JSON
+// text that hold no escape, one after the other, in order. Outside a
+// string JSON has no quote, so a scan for quotes finds the literals of a
+// valid text exactly; of an invalid one it may find others, which the
+// decoder then does not use (see readString). The text is scanned twice,
+// to count and then to copy, so that the string is allocated once at its
+// size: the scans cost far less than the bytes they save.
+func plainStrings(data []byte) string {
+	n := 0
+	eachPlainString(data, func(s []byte) { n += len(s) })
+	var b strings.Builder
+	b.Grow(n)
+	eachPlainString(data, func(s []byte) { b.Write(s) })
+	return b.String()
+}
+
+// eachPlainString calls f with the contents of every string literal of
+// data that holds no escape, in order.
+func eachPlainString(data []byte, f func([]byte)) {
+	for i := 0; i < len(data); {
+		open := bytes.IndexByte(data[i:], '"')
+		if open < 0 {
+			return
+		}
+		start := i + open + 1
+		end, escaped := start, false
+		for {
+			q := bytes.IndexByte(data[end:], '"')
+			if q < 0 {
+				return
+			}
+			bs := bytes.IndexByte(data[end:end+q], '\\')
+			if bs < 0 {
+				end += q
+				break
+			}
+			escaped = true
+			end += bs + 2 // the backslash and the byte it escapes
+			if end >= len(data) {
+				return
+			}
+		}
+		if !escaped {
+			f(data[start:end])
+		}
+		i = end + 1
+	}
 }

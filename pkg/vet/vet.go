@@ -59,15 +59,17 @@ func (t ToolReport) LevelValue() risk.Level { return t.level }
 
 // Vet judges the servers together.
 func Vet(servers []Server) Report {
-	report := Report{Servers: []ServerReport{}, Tools: []ToolReport{}}
-
-	// Which servers offer each tool name offered more than once: a name on
-	// two servers lets one shadow the other. Most names are offered once,
-	// and are only counted.
 	total := 0
 	for _, s := range servers {
 		total += len(s.Catalogue.Tools)
 	}
+	// Made at their size: a report of every tool grown by append cost
+	// about as much memory again in the copies it left behind.
+	report := Report{Servers: make([]ServerReport, 0, len(servers)), Tools: make([]ToolReport, 0, total)}
+
+	// Which servers offer each tool name offered more than once: a name on
+	// two servers lets one shadow the other. Most names are offered once,
+	// and are only counted.
 	offers := make(map[string]int, total)
 	agentServers := make([]scan.AgentServer, len(servers))
 	for i, s := range servers {
