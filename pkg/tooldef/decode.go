@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -327,32 +328,25 @@ func errorOffset(err error) (int64, bool) {
 // text that hold no escape, one after the other, in order. Outside a
 // string JSON has no quote, so a scan for quotes finds the literals of a
 // valid text exactly; of an invalid one it may find others, which the
-// decoder then does not use (see readString). The text is scanned twice,
-// to count and then to copy, so that the string is allocated once at its
-// size: the scans cost far less than the bytes they save.
+// decoder then does not use (see readString). The scan notes where the
+// literals are, so that the string is then allocated once at its size
+// and filled by copies alone.
 func plainStrings(data []byte) string {
-	n := 0
-	eachPlainString(data, func(s []byte) { n += len(s) })
-	var b strings.Builder
-	b.Grow(n)
-	eachPlainString(data, func(s []byte) { b.Write(s) })
-	return b.String()
-}
-
-// eachPlainString calls f with the contents of every string literal of
-// data that holds no escape, in order.
-func eachPlainString(data []byte, f func([]byte)) {
+	sp := spanBufs.Get().(*[]int)
+	defer spanBufs.Put(sp)
+	spans, n := (*sp)[:0], 0
 	for i := 0; i < len(data); {
 		open := bytes.IndexByte(data[i:], '"')
 		if open < 0 {
-			return
+			break
 		}
 		start := i + open + 1
 		end, escaped := start, false
 		for {
 			q := bytes.IndexByte(data[end:], '"')
 			if q < 0 {
-				return
+				end = len(data)
+				break
 			}
 			bs := bytes.IndexByte(data[end:end+q], '\\')
 			if bs < 0 {
@@ -362,12 +356,27 @@ func eachPlainString(data []byte, f func([]byte)) {
 			escaped = true
 			end += bs + 2 // the backslash and the byte it escapes
 			if end >= len(data) {
-				return
+				break
 			}
 		}
-		if !escaped {
-			f(data[start:end])
+		if end >= len(data) {
+			break // not closed
+		}
+		if !escaped && end > start {
+			spans = append(spans, start, end)
+			n += end - start
 		}
 		i = end + 1
 	}
+	*sp = spans
+	var b strings.Builder
+	b.Grow(n)
+	for k := 0; k < len(spans); k += 2 {
+		b.Write(data[spans[k]:spans[k+1]])
+	}
+	return b.String()
 }
+
+// spanBufs keeps plainStrings' lists of literals from one decode to the
+// next.
+var spanBufs = sync.Pool{New: func() any { return new([]int) }}
