@@ -189,6 +189,7 @@ func freshPoint(o options, g generation, c int, upstreamURL string, fps map[stri
 	results := map[string]*roundTimes{}
 	var (
 		cpu0, cpu1       time.Duration
+		proxyCPU         time.Duration
 		gc0, gc1         int64
 		peaks            map[string]int64
 		stopSampling     func() map[string]int64
@@ -201,6 +202,16 @@ func freshPoint(o options, g generation, c int, upstreamURL string, fps map[stri
 				upBefore = seen.snapshot()
 			} else {
 				upThen = seen.snapshot()
+			}
+			if tg.name == "proxy" {
+				// The proxy's CPU over its rounds: beside the gate's,
+				// a price of the gate's work that the machine's load
+				// moves far less than it moves latency.
+				if start {
+					proxyCPU = -cpuTime(proxy.pid())
+				} else {
+					proxyCPU += cpuTime(proxy.pid())
+				}
 			}
 			if tg.name != "gate" {
 				return
@@ -232,6 +243,12 @@ func freshPoint(o options, g generation, c int, upstreamURL string, fps map[stri
 	if gateRounds > 0 && gc0 >= 0 && gc1 >= 0 {
 		fmt.Printf("fresh %-9s gate   c=%-3d CPU %v per round tried, %.1f collections per 1000 rounds tried, goroutines idle %d, at peak %d\n",
 			g, c, ((cpu1 - cpu0) / time.Duration(gateRounds)).Round(time.Microsecond), float64(gc1-gc0)*1000/float64(gateRounds), idleSeries[goroutines], peaks[goroutines])
+	}
+	if proxyRounds := len(results["proxy"].round) + results["proxy"].errors; proxyRounds > 0 && gateRounds > 0 {
+		gateCPU := (cpu1 - cpu0) / time.Duration(gateRounds)
+		perProxy := proxyCPU / time.Duration(proxyRounds)
+		fmt.Printf("fresh %-9s proxy  c=%-3d CPU %v per round tried; gate/proxy CPU per round %.2fx\n",
+			g, c, perProxy.Round(time.Microsecond), ratio(gateCPU, perProxy))
 	}
 	fmt.Println(perSession(g, c, idleSeries, peaks))
 	// Every session was closed: one the gate still tracks once the
@@ -331,8 +348,9 @@ func perSession(g generation, c int, idle, peak map[string]int64) string {
 }
 
 // takeProfiles, when dir is set, writes the gate's goroutine profile (as
-// text, one entry per distinct stack with its count) and heap profile to
-// dir once after has passed; the function it returns waits until they are
+// text, one entry per distinct stack with its count), heap and allocation
+// profiles to dir once after has passed, then a CPU profile of what is
+// left of the rounds; the function it returns waits until they are
 // written.
 func takeProfiles(gw *gateProc, dir, prefix string, after time.Duration) func() {
 	if dir == "" {
@@ -346,6 +364,7 @@ func takeProfiles(gw *gateProc, dir, prefix string, after time.Duration) func() 
 			{"goroutine?debug=1", prefix + "-goroutine.txt"},
 			{"heap", prefix + "-heap.pb.gz"},
 			{"allocs", prefix + "-allocs.pb.gz"},
+			{fmt.Sprintf("profile?seconds=%d", max(1, int(after/time.Second)-1)), prefix + "-cpu.pb.gz"},
 		} {
 			if err := fetchTo(gw.debug+p.path, filepath.Join(dir, p.file)); err != nil {
 				fmt.Fprintf(os.Stderr, "gatebench: profile %s: %v\n", p.path, err)
