@@ -169,15 +169,24 @@ func lowerASCII(s string) string {
 // lowerText lower-cases a description. ASCII text, nearly all of it, is
 // converted in one pass into a builder, whose String is the buffer itself:
 // one allocation, where converting a byte slice would copy it into a
-// second. Anything else goes to strings.ToLower.
+// second; text already in lower case is returned as it is. Anything else
+// goes to strings.ToLower.
 func lowerText(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
+	upper := false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x80 {
 			return strings.ToLower(s)
 		}
+		upper = upper || 'A' <= c && c <= 'Z'
+	}
+	if !upper {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		if c >= 'A' && c <= 'Z' {
 			c += 'a' - 'A'
 		}
