@@ -34,11 +34,15 @@ func main() {
 	}
 }
 
-// memoryLimitHelp says what the soft memory limit's default buys, as
-// measured (docs/performance.md, "Fresh sessions").
-const memoryLimitHelp = "soft limit of the Go runtime's memory (runtime/debug.SetMemoryLimit); the GOMEMLIMIT environment variable wins; 0 for none. " +
-	"The default keeps the gate near 30 MiB resident with 64 sessions open at once; the gate's live memory is about 4 MiB and 150 KiB a session, " +
-	"and past the limit the collector runs back to back, so a pod whose agents keep more sessions open should raise it"
+// gcPercentHelp and memoryLimitHelp say what the collector's defaults
+// buy, as measured (docs/performance.md, "Fresh sessions").
+const (
+	gcPercentHelp = "the collector runs when the heap has grown by this percentage of what the last collection kept (runtime/debug.SetGCPercent); the GOGC environment variable wins; negative leaves the memory limit alone to start it. " +
+		"At 50 the gate holds under 30 MiB resident with 64 sessions open at once, and its memory grows with its sessions rather than its collector running back to back past a fixed limit"
+	memoryLimitHelp = "soft limit of the Go runtime's memory (runtime/debug.SetMemoryLimit); the GOMEMLIMIT environment variable wins; 0 for none. " +
+		"A backstop, half the injected gate's default container limit: near it the collector runs back to back rather than the gate being killed. " +
+		"The gate's own memory at its peak is about 4 MiB and 140 KiB a session open (about 40 MiB at 256 sessions, the default bound); a limit below what the pod's agents need makes every busy moment a slow one"
+)
 
 func run() error {
 	d := gate.DefaultLimits
@@ -52,7 +56,8 @@ func run() error {
 		configFile  = flag.String("config-file", "", "for tests and local runs: apply this configuration (JSON) instead of connecting to the operator")
 		logLevel    = flag.String("log-level", "info", "debug, info, warn or error")
 		profiling   = flag.Bool("profiling", false, "serve the Go runtime's profiles (net/http/pprof) under /debug/pprof/ on --metrics-addr, for diagnosing the gate's memory and CPU; they show the gate's internals, so only on loopback")
-		memoryLimit = flag.Int64("memory-limit-bytes", 20<<20, memoryLimitHelp)
+		gcPercent   = flag.Int("gc-percent", 50, gcPercentHelp)
+		memoryLimit = flag.Int64("memory-limit-bytes", 64<<20, memoryLimitHelp)
 		limits      gate.Limits
 	)
 	flag.Int64Var(&limits.MaxRequestBytes, "max-request-bytes", d.MaxRequestBytes, "largest request body from the agent")
@@ -68,10 +73,15 @@ func run() error {
 	flag.DurationVar(&limits.SessionIdleTimeout, "session-idle-timeout", d.SessionIdleTimeout, "forget a session unused for this long")
 	flag.DurationVar(&limits.ListTTL, "list-ttl", d.ListTTL, "most a filtered tools/list may be cached by the agent (MCP 2026-07-28 ttlMs)")
 	flag.Parse()
-	// A sidecar's memory is paid in every agent pod: with a soft limit the
-	// collector runs before the heap doubles, rather than after, which
-	// keeps the gate's resident memory flat under load at a small cost in
-	// CPU.
+	// A sidecar's memory is paid in every agent pod: the collector runs
+	// when the heap has grown by half, not doubled, which keeps the gate's
+	// resident memory low at a small cost in CPU, and grows with the
+	// sessions it serves. A fixed soft limit did the first at 64 sessions
+	// and made the collector run back to back at 256; it stays as a
+	// backstop.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(*gcPercent)
+	}
 	if *memoryLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(*memoryLimit)
 	}

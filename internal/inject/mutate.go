@@ -86,7 +86,7 @@ type Template struct {
 // whoever sets the template detach every gate from the operator (the gate
 // refuses an --operator-url other than the one beside its token anyway).
 var TunableGateFlags = []string{
-	"log-level", "memory-limit-bytes", "max-request-bytes", "max-list-bytes", "max-event-bytes",
+	"log-level", "gc-percent", "memory-limit-bytes", "max-request-bytes", "max-list-bytes", "max-event-bytes",
 	"max-in-flight", "max-streams", "max-sessions", "upstream-timeout", "upstream-idle-timeout", "session-idle-timeout", "list-ttl",
 }
 
