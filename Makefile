@@ -194,3 +194,7 @@ bench-gate-sessions: ## Measure the gate as agents' clients open sessions: a fre
 
 bench-scan: ## Measure the scan of what servers say per answer (p50/p99 of a 4 KiB result, MB/s of a 4 MiB one) beside the answer check alone, on one core.
 	GOMAXPROCS=1 $(GO) run ./test/bench/scanbench
+
+.PHONY: bench-fleet
+bench-fleet: envtest ## Measure one operator serving 2,000 gates' streams: a policy edit and a pin change to the last gate (p50/p99/max), memory per stream, a restart, TokenReviews (TOOLGATE_FLEET_OPERATOR=bin measures another build).
+	TOOLGATE_FLEET=1 KUBEBUILDER_ASSETS="$$($(ENVTEST_BINARIES))" $(GO) test -count=1 -v -timeout 30m -run TestFleet ./test/fleet/ | grep -E '^(fleet:|---|ok|FAIL)|fleet_test'

@@ -77,7 +77,7 @@ func (b *Builder) Build(ctx context.Context, pod *corev1.Pod) (*gateproto.Config
 		return nil, fmt.Errorf("listing the ToolPolicies of %s: %w", pod.Namespace, err)
 	}
 	matching := policy.Matching(list.Items, pod.Labels)
-	eval := func() (*gateproto.Config, error) { return b.evaluate(ctx, pod.Namespace, matching) }
+	eval := func() (*gateproto.Config, error) { return b.evaluate(ctx, pod, matching) }
 	var group *gateproto.Config
 	var err error
 	if m := b.groups(); m != nil {
@@ -88,8 +88,23 @@ func (b *Builder) Build(ctx context.Context, pod *corev1.Pod) (*gateproto.Config
 	if err != nil {
 		return nil, err
 	}
-	// The group's configuration is shared: the pod's is a copy that
-	// differs only in what is the pod's own.
+	cfg := forPod(group, pod)
+	// The group's configuration passed Validate for the pod it was
+	// evaluated for; another pod's differs in its name, which the API
+	// server accepted, and, where argument rules read it, its agent, which
+	// is checked again.
+	if cfg.Agent != nil {
+		if err := validate(cfg); err != nil {
+			return nil, err
+		}
+	}
+	return cfg, nil
+}
+
+// forPod is the pod's configuration: a copy of its group's that differs
+// only in what is the pod's own. The group's slices and maps are shared,
+// not copied: nothing modifies a configuration once built.
+func forPod(group *gateproto.Config, pod *corev1.Pod) *gateproto.Config {
 	cfg := *group
 	cfg.Pod = pod.Name
 	if len(cfg.ArgumentRules) > 0 {
@@ -98,18 +113,25 @@ func (b *Builder) Build(ctx context.Context, pod *corev1.Pod) (*gateproto.Config
 		cfg.Agent = agentOf(pod)
 	}
 	cfg.Revision = cfg.ComputeRevision()
+	return &cfg
+}
+
+// validate refuses a configuration that fails the protocol's Validate.
+// Evaluation keeps every bound of the protocol; a failure is a bug, and
+// serving nothing is the safe answer to it.
+func validate(cfg *gateproto.Config) error {
 	if err := cfg.Validate(); err != nil {
-		// Evaluation keeps every bound of the protocol; this is a bug, and
-		// serving nothing is the safe answer to it.
-		return nil, fmt.Errorf("the configuration of pod %s/%s is invalid: %w", pod.Namespace, pod.Name, err)
+		return fmt.Errorf("the configuration of pod %s/%s is invalid: %w", cfg.Namespace, cfg.Pod, err)
 	}
-	return &cfg, nil
+	return nil
 }
 
 // evaluate gathers and evaluates the policies a group of pods matches into
 // the configuration every pod of the group shares, without a pod's name,
-// agent or revision.
-func (b *Builder) evaluate(ctx context.Context, namespace string, matching []toolgatev1alpha1.ToolPolicy) (*gateproto.Config, error) {
+// agent or revision, and validates it as the configuration of pod, the
+// group's pod that evaluates it.
+func (b *Builder) evaluate(ctx context.Context, pod *corev1.Pod, matching []toolgatev1alpha1.ToolPolicy) (*gateproto.Config, error) {
+	namespace := pod.Namespace
 	in, err := b.Gather(ctx, namespace, matching)
 	if err != nil {
 		return nil, err
@@ -121,6 +143,9 @@ func (b *Builder) evaluate(ctx context.Context, namespace string, matching []too
 	in.Unresolved = unresolved
 	cfg := policy.Evaluate(in).Config(namespace, "", upstreams)
 	cfg.Revision = ""
+	if err := validate(forPod(cfg, pod)); err != nil {
+		return nil, err
+	}
 	return cfg, nil
 }
 

@@ -310,6 +310,9 @@ func readPod(ctx context.Context, pods client.Reader, id identity) (*corev1.Pod,
 	case pod.DeletionTimestamp != nil:
 		return nil, refuse(http.StatusForbidden, failPodTerminates, "the token's pod is terminating")
 	}
+	// The stream keeps the pod until its next resync; what wrote which
+	// field is nothing it checks, and a few kilobytes a gate.
+	pod.ManagedFields = nil
 	return pod, nil
 }
 

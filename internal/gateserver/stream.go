@@ -138,7 +138,7 @@ func retryAfterSeconds(label string) int {
 // minBusyRetry to minBusyRetry+busyRetrySpread seconds.
 const (
 	minBusyRetry    = 1
-	busyRetrySpread = 9
+	busyRetrySpread = 4
 )
 
 // run sends the first configuration at once, then heartbeats, and a new
