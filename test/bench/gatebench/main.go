@@ -36,6 +36,14 @@
 // for each, or shares the SDK's default client with every other agent.
 // Run it with `make bench-gate-sessions`. --clients sets the concurrencies
 // of either mode.
+//
+// What a session costs the gate is reported per concurrent session at the
+// peak: goroutines, heap in use and stacks over the idle gate's, and the
+// gate's resident memory split into its own and its binary's pages.
+// --profile-dir keeps the gate's goroutine, heap, allocation and CPU
+// profiles of each point; --gate-args and --gate-env run the gate with a
+// flag or an environment variable of its runtime (GOGC, GODEBUG) to price
+// a setting before it becomes a default.
 package main
 
 import (
