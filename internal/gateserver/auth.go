@@ -270,21 +270,38 @@ func tokenExpiry(token string) time.Time {
 	return out
 }
 
-// checkPod reads the pod of a verified identity and checks it.
-func (s *Server) checkPod(ctx context.Context, id identity) (*corev1.Pod, *refusal) {
-	pod, ref := readPod(ctx, s.o.PodReader, id)
-	if ref != nil {
-		return nil, ref
-	}
-	if ref := s.checkGate(ctx, pod, id); ref != nil {
-		return nil, ref
-	}
-	return pod, nil
+// servedPod is a pod that passed its checks, and what they read of its
+// namespace.
+type servedPod struct {
+	pod *corev1.Pod
+	// nsLabels are the labels of the pod's namespace the checks passed
+	// under; nsRead is false when the checks did not read them.
+	nsLabels map[string]string
+	nsRead   bool
 }
 
-// checkGate checks a pod already read, and its namespace.
-func (s *Server) checkGate(ctx context.Context, pod *corev1.Pod, id identity) *refusal {
-	return checkGate(ctx, s.o.NamespaceReader, pod, id, s.o.ServeUninjectedPods, s.o.CheckServed)
+// slim keeps of the pod what a stream needs between two reads of it: what
+// a Builder reads (its name, labels and service account) and its UID. The
+// checks, which read the rest, run again on a pod read afresh.
+func (p servedPod) slim() servedPod {
+	pod := &corev1.Pod{}
+	pod.Namespace, pod.Name, pod.UID, pod.Labels = p.pod.Namespace, p.pod.Name, p.pod.UID, p.pod.Labels
+	pod.Spec.ServiceAccountName = p.pod.Spec.ServiceAccountName
+	p.pod = pod
+	return p
+}
+
+// checkPod reads the pod of a verified identity and checks it.
+func (s *Server) checkPod(ctx context.Context, id identity) (servedPod, *refusal) {
+	pod, ref := readPod(ctx, s.o.PodReader, id)
+	if ref != nil {
+		return servedPod{}, ref
+	}
+	labels, read, ref := checkGate(ctx, s.o.NamespaceReader, pod, id, s.o.ServeUninjectedPods, s.o.CheckServed)
+	if ref != nil {
+		return servedPod{}, ref
+	}
+	return servedPod{pod: pod, nsLabels: labels, nsRead: read}, nil
 }
 
 // readPod fetches the pod the token names and checks it is the one the
@@ -318,16 +335,17 @@ func readPod(ctx context.Context, pods client.Reader, id identity) (*corev1.Pod,
 
 // checkGate checks that a pod read by readPod, when it was injected, still
 // runs the injected gate, and, unless uninjected pods are served, that it
-// was injected in a namespace labelled for injection. It reads only the
-// namespace, so it runs on every rebuild of a stream, with the pod last
-// read.
-func checkGate(ctx context.Context, namespaces client.Reader, pod *corev1.Pod, id identity, serveUninjected bool, served func(*corev1.Pod, map[string]string) error) *refusal {
+// was injected in a namespace labelled for injection. It returns the
+// namespace's labels when it read them: the pod and those labels decide
+// its verdict, so that a stream that keeps the pod need only look at the
+// labels again.
+func checkGate(ctx context.Context, namespaces client.Reader, pod *corev1.Pod, id identity, serveUninjected bool, served func(*corev1.Pod, map[string]string) error) (map[string]string, bool, *refusal) {
 	injected, err := inject.CheckGate(pod)
 	if err != nil {
-		return refuse(http.StatusForbidden, failGateTampered, "the pod's gate is not the one injected: "+err.Error())
+		return nil, false, refuse(http.StatusForbidden, failGateTampered, "the pod's gate is not the one injected: "+err.Error())
 	}
 	if serveUninjected {
-		return nil
+		return nil, false, nil
 	}
 	// Only a gate the webhook injected, in a namespace the webhook and the
 	// guard policy cover, is served. Anyone who may create a pod may give
@@ -336,26 +354,35 @@ func checkGate(ctx context.Context, namespaces client.Reader, pod *corev1.Pod, i
 	// enabled for injection, would receive the upstream credentials with
 	// no gate between its agent and the servers.
 	if !injected {
-		return refuse(http.StatusForbidden, failNotInjected, "the pod was not injected with the gate")
+		return nil, false, refuse(http.StatusForbidden, failNotInjected, "the pod was not injected with the gate")
 	}
-	var ns corev1.Namespace
-	if err := namespaces.Get(ctx, client.ObjectKey{Name: id.Namespace}, &ns); err != nil {
-		if apierrors.IsNotFound(err) {
-			return refuse(http.StatusForbidden, failNotInjected, "the pod's namespace does not exist")
-		}
-		return refuse(http.StatusServiceUnavailable, failPodLookup,
-			fmt.Sprintf("the pod's namespace could not be read: %v", errSummary(err)))
+	labels, ref := namespaceLabels(ctx, namespaces, id.Namespace)
+	if ref != nil {
+		return nil, false, ref
 	}
-	if ns.Labels[toolgatev1alpha1.LabelInjection] != toolgatev1alpha1.InjectionEnabled {
-		return refuse(http.StatusForbidden, failNotInjected,
+	if labels[toolgatev1alpha1.LabelInjection] != toolgatev1alpha1.InjectionEnabled {
+		return nil, false, refuse(http.StatusForbidden, failNotInjected,
 			fmt.Sprintf("the pod's namespace is not labelled %s=%s", toolgatev1alpha1.LabelInjection, toolgatev1alpha1.InjectionEnabled))
 	}
 	// The pod's own record is its author's word; the operator's template
 	// is not.
 	if served != nil {
-		if err := served(pod, ns.Labels); err != nil {
-			return refuse(http.StatusForbidden, failNotInjected, "the pod's gate is not one this operator injects: "+err.Error())
+		if err := served(pod, labels); err != nil {
+			return nil, false, refuse(http.StatusForbidden, failNotInjected, "the pod's gate is not one this operator injects: "+err.Error())
 		}
 	}
-	return nil
+	return labels, true, nil
+}
+
+// namespaceLabels reads the labels of a gate's namespace.
+func namespaceLabels(ctx context.Context, namespaces client.Reader, name string) (map[string]string, *refusal) {
+	var ns corev1.Namespace
+	if err := namespaces.Get(ctx, client.ObjectKey{Name: name}, &ns); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, refuse(http.StatusForbidden, failNotInjected, "the pod's namespace does not exist")
+		}
+		return nil, refuse(http.StatusServiceUnavailable, failPodLookup,
+			fmt.Sprintf("the pod's namespace could not be read: %v", errSummary(err)))
+	}
+	return ns.Labels, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -66,7 +67,7 @@ func (s *Server) serveConfig(w http.ResponseWriter, r *http.Request) {
 	}
 	defer doneConnecting()
 	authCtx, cancel := context.WithTimeout(r.Context(), reviewTimeout)
-	id, pod, ref := s.authenticate(authCtx, r)
+	id, served, ref := s.authenticateStream(authCtx, r)
 	cancel()
 	if ref != nil {
 		s.refuse(w, r, id, ref)
@@ -81,7 +82,7 @@ func (s *Server) serveConfig(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.release(st)
-	s.run(w, st, pod, doneConnecting)
+	s.run(w, st, served.slim(), doneConnecting)
 }
 
 // authenticate proves who the gate is from its token alone, then checks
@@ -95,8 +96,23 @@ func (s *Server) authenticate(ctx context.Context, r *http.Request) (identity, *
 	if ref != nil {
 		return identity{}, nil, ref
 	}
-	pod, ref := s.checkPod(ctx, id)
-	return id, pod, ref
+	served, ref := s.checkPod(ctx, id)
+	return id, served.pod, ref
+}
+
+// authenticateStream authenticates a gate as authenticate does, and
+// returns what its pod's checks read, for the stream to keep.
+func (s *Server) authenticateStream(ctx context.Context, r *http.Request) (identity, servedPod, *refusal) {
+	token, ref := bearerToken(r)
+	if ref != nil {
+		return identity{}, servedPod{}, ref
+	}
+	id, ref := s.auth.authenticate(ctx, token)
+	if ref != nil {
+		return identity{}, servedPod{}, ref
+	}
+	served, ref := s.checkPod(ctx, id)
+	return id, served, ref
 }
 
 // refuse answers a request the server turns away, counts it and logs it.
@@ -146,7 +162,8 @@ const (
 // gate goes, the token expires, the pod is gone, or the operator stops.
 // connected is called once the first configuration is sent (or the
 // stream ends before): the gate no longer counts as connecting.
-func (s *Server) run(w http.ResponseWriter, st *stream, pod *corev1.Pod, connected func()) {
+func (s *Server) run(w http.ResponseWriter, st *stream, served servedPod, connected func()) {
+	pod := served.pod
 	log := s.log.WithValues("namespace", st.id.Namespace, "pod", st.id.Pod)
 	rc := http.NewResponseController(w)
 	w.Header().Set("Content-Type", gateproto.StreamContentType)
@@ -180,9 +197,10 @@ func (s *Server) run(w http.ResponseWriter, st *stream, pod *corev1.Pod, connect
 	var debounce *time.Timer
 	var rebuild <-chan time.Time
 	// recheck is set when the pending rebuild is the periodic resync's:
-	// only then is the pod read again from the API server. A rebuild for a
-	// change elsewhere checks the pod last read, and its namespace from
-	// the cache, so that a change that reaches every gate costs no read of
+	// only then is the pod read again from the API server (and when its
+	// namespace's labels changed). A rebuild for a change elsewhere keeps
+	// the pod last read and looks only at its namespace's labels, in the
+	// cache, so that a change that reaches every gate costs no read of
 	// every pod. A pod replaced, deleted or given another gate after its
 	// stream opened is therefore seen at the next resync (or when its
 	// gate, restarted by that change, connects again and is refused), not
@@ -233,14 +251,21 @@ func (s *Server) run(w http.ResponseWriter, st *stream, pod *corev1.Pod, connect
 			rebuild = nil
 			checkCtx, cancel := context.WithTimeout(st.ctx, reviewTimeout)
 			var ref *refusal
-			if recheck {
-				recheck = false
-				var fresh *corev1.Pod
-				if fresh, ref = s.checkPod(checkCtx, st.id); ref == nil {
-					pod = fresh
+			if !recheck && served.nsRead {
+				// The checks' verdict depends on the pod, unchanged since
+				// it was read, and its namespace's labels: look at those.
+				var labels map[string]string
+				if labels, ref = namespaceLabels(checkCtx, s.o.NamespaceReader, st.id.Namespace); ref == nil && !maps.Equal(labels, served.nsLabels) {
+					recheck = true
 				}
-			} else {
-				ref = s.checkGate(checkCtx, pod, st.id)
+			}
+			if ref == nil && recheck {
+				recheck = false
+				var fresh servedPod
+				if fresh, ref = s.checkPod(checkCtx, st.id); ref == nil {
+					served = fresh.slim()
+					pod = served.pod
+				}
 			}
 			cancel()
 			if ref != nil {
@@ -322,6 +347,10 @@ func (s *Server) build(ctx context.Context, pod *corev1.Pod, id identity) (*gate
 	return cfg, nil
 }
 
+// writeChunk is the size of the pieces a frame is written in: the HTTP/2
+// server's buffer of a response's body, so that no DATA frame is larger.
+const writeChunk = 4 << 10
+
 // errFrameTooLarge refuses to send a frame above gateproto.MaxFrameBytes,
 // which the gate would refuse anyway.
 var errFrameTooLarge = errors.New("frame larger than gateproto.MaxFrameBytes")
@@ -340,8 +369,16 @@ func (s *Server) writeFrame(w http.ResponseWriter, rc *http.ResponseController, 
 	}
 	b = append(b, '\n')
 	_ = rc.SetWriteDeadline(time.Now().Add(s.o.WriteTimeout))
-	if _, err := w.Write(b); err != nil {
-		return err
+	for len(b) > 0 {
+		// In pieces no larger than the response's own buffer: the HTTP/2
+		// framer keeps a buffer as large as the largest frame it ever
+		// wrote on the connection, and a configuration sent whole would
+		// leave every gate's connection holding one of its size.
+		n := min(len(b), writeChunk)
+		if _, err := w.Write(b[:n]); err != nil {
+			return err
+		}
+		b = b[n:]
 	}
 	if err := rc.Flush(); err != nil {
 		return err
