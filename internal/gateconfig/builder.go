@@ -73,7 +73,11 @@ func (b *Builder) Build(ctx context.Context, pod *corev1.Pod) (*gateproto.Config
 		return nil, errors.New("building a gate configuration: the pod has no namespace or name")
 	}
 	var list toolgatev1alpha1.ToolPolicyList
-	if err := b.Reader.List(ctx, &list, client.InNamespace(pod.Namespace)); err != nil {
+	// The cache's own objects, not copies: a policy's status lists every
+	// tool it judged, and copying every policy of the namespace for each
+	// gate that rebuilds would cost more than the rest of the build.
+	// Nothing here or in the evaluation writes to them.
+	if err := b.Reader.List(ctx, &list, client.InNamespace(pod.Namespace), client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("listing the ToolPolicies of %s: %w", pod.Namespace, err)
 	}
 	matching := policy.Matching(list.Items, pod.Labels)
