@@ -395,7 +395,6 @@ const (
 func (c *textCtx) tokenize(s, e int) []itok {
 	t := c.clean
 	toks := c.itoks[:0]
-	words := c.wordsFrom(s)
 	brk := true
 	for i := s; i < e; {
 		b := t[i]
@@ -480,7 +479,7 @@ func (c *textCtx) tokenize(s, e int) []itok {
 				tk.poss = true
 				tk.cls = lookupWord(base) | lookupWord(w)
 			} else {
-				tk.cls = words.class(w, i)
+				tk.cls = lookupWord(w)
 			}
 			if tk.cls == 0 && seen&markUnderscore != 0 {
 				// GITHUB_TOKEN, api_key, ssh_private_key: a credential

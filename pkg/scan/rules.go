@@ -409,7 +409,7 @@ type anchorHit struct {
 // needs their positions.
 func (c *textCtx) runPhraseRules() {
 	t := c.clean
-	hits, secretAt, words := c.anchors[:0], c.secrets[:0], c.words[:0]
+	hits, secretAt := c.anchors[:0], c.secrets[:0]
 	defer func() { c.anchors, c.secrets = hits, secretAt }()
 	var fired uint64
 	for i := 0; i < len(t); {
@@ -422,12 +422,9 @@ func (c *textCtx) runPhraseRules() {
 			j++
 		}
 		tok := t[i:j]
-		// One lookup for both rule families: the anchors here, the
-		// lexicon classes for the intent tokenizer (see words.go).
-		we := lookupBoth(tok)
-		m := we.anchors
-		if we.cls != 0 {
-			words = append(words, wordRec{int32(i), we.cls})
+		var m uint64
+		if n := len(tok); n <= maxAnchorLen && anchorFirst[tok[0]]&(1<<uint(n)) != 0 && anchorBloom.may(tok) {
+			m = anchorIndex[tok]
 		}
 		if m&secretBit != 0 || len(tok) >= 13 {
 			if k := secretAnchor(tok); k >= 0 {
@@ -444,7 +441,6 @@ func (c *textCtx) runPhraseRules() {
 		}
 		i = j
 	}
-	c.words, c.wordsKnown = words, true
 	if fired != 0 {
 		for pass := 0; pass < 2; pass++ {
 			for k, r := range rules {

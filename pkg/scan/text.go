@@ -61,11 +61,6 @@ type textCtx struct {
 	scratch []byte
 	anchors []anchorHit
 	secrets []secretHit
-	// words are the clean text's words with lexicon classes, recorded by
-	// the phrase rules' pass for the intent tokenizer; wordsKnown is set
-	// once they are (see words.go).
-	words      []wordRec
-	wordsKnown bool
 }
 
 func newTextCtx(s string, ident bool) *textCtx {
@@ -82,7 +77,6 @@ func (c *textCtx) reset(s string, ident bool) {
 	c.cipherSpans = c.cipherSpans[:0]
 	c.codeProse, c.inCodeProse = c.codeProse[:0], false
 	c.phrasesOf = -1
-	c.words, c.wordsKnown = c.words[:0], false
 }
 
 func (c *textCtx) origOff(i int) int {
