@@ -14,6 +14,12 @@
 // reaches exactly what the probe judged), and the informer handlers that
 // tell the gate server which namespaces' configurations an event changed.
 //
+// For the gate server it remembers each group's evaluation — the pods of a
+// namespace that match the same policies are served the same configuration
+// but for their own name — until the informer handlers invalidate the
+// namespace, so that a change that reaches thousands of gates costs one
+// evaluation per group.
+//
 // It decides nothing: what a policy exposes is package policy's, the
 // stream and its authentication are package gateserver's, and status is
 // the reconcilers'. It only reads; it never writes to the API server.

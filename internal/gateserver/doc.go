@@ -17,6 +17,12 @@
 // against the pod's own configuration, built afresh, and rate-limited
 // per pod.
 //
+// A fleet of gates is served at a bounded cost to the API server: a gate
+// that connects costs a TokenReview (reused until its token expires, within
+// bounds) and a read of its pod, and only so many connect at once, the others
+// told when to come back; a change of policy costs no request, the pod being
+// read again only at each periodic resync.
+//
 // The gate's identity — namespace, pod, pod UID, service account — comes
 // from the verified token alone, never from anything the gate sends. The
 // package owns authentication, the stream and its bounds; it does not
