@@ -65,13 +65,19 @@ func (c *textCtx) findCiphers() {
 func rot47Dense(o string) bool {
 	n := 0
 	for i := 0; i < len(o); i++ {
-		switch o[i] {
-		case '@', ':', '?', '<', '>', '=':
-			n++
-		}
+		n += int(rot47Marks[o[i]])
 	}
 	return n >= 8 && n*20 >= len(o)
 }
+
+// rot47Marks counts the characters ROT47 turns letters into: a table
+// rather than a switch, since every text is counted and most are long.
+var rot47Marks = func() (t [256]uint8) {
+	for _, b := range []byte("@:?<>=") {
+		t[b] = 1
+	}
+	return
+}()
 
 // decipher returns seg deciphered when seg has no English word but a
 // shift, ROT47 or reversal of it has several.

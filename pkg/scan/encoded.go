@@ -523,12 +523,16 @@ func (c *textCtx) findSpacedHex() bool {
 	o := c.orig
 	isHexB := func(b byte) bool { return ('0' <= b && b <= '9') || ('a' <= b && b <= 'f') || ('A' <= b && b <= 'F') }
 	for i := 0; i+3*minEscapedRun <= len(o); i++ {
-		// Jump to the next "hh " after a space: most texts have none.
-		k := strings.IndexByte(o[i:], ' ')
-		if k < 0 {
+		// Jump to the next "hh " after a space: most texts have none. The
+		// gaps between spaces are words, too short to pay for a call to
+		// strings.IndexByte.
+		for i < len(o) && o[i] != ' ' {
+			i++
+		}
+		if i == len(o) {
 			return false
 		}
-		i += k + 1
+		i++
 		if i+3*minEscapedRun > len(o) {
 			return false
 		}

@@ -280,7 +280,18 @@ func splitIdent(s string) []string {
 	// The words are gathered on the stack and copied out once: names are
 	// split for every tool and most have fewer than eight words.
 	var buf [8]string
-	out := buf[:0]
+	out := appendIdentWords(buf[:0], s)
+	if len(out) == 0 {
+		return nil
+	}
+	return slices.Clone(out)
+}
+
+// appendIdentWords appends the words splitIdent finds in s to out. A
+// caller that only reads the words passes a buffer on its stack: the
+// rules split every parameter name and every identifier in prose, and
+// keep none of the words.
+func appendIdentWords(out []string, s string) []string {
 	start := 0
 	for i := 0; i <= len(s); i++ {
 		cut, next := false, i
@@ -302,10 +313,7 @@ func splitIdent(s string) []string {
 		}
 		start = next
 	}
-	if len(out) == 0 {
-		return nil
-	}
-	return slices.Clone(out)
+	return out
 }
 
 // purposeHas reports whether the tool's name or summary has a word of the
@@ -629,8 +637,9 @@ func (c *textCtx) intentSentences() {
 	for s := 0; s < len(t); {
 		e := s
 		for e < len(t) {
-			ch := t[e]
-			if ch == '\n' || ((ch == '.' || ch == '!' || ch == '?') && (e+1 == len(t) || t[e+1] == ' ' || t[e+1] == '\n' || t[e+1] == '\t' || t[e+1] == '\r')) {
+			// A line break ends a sentence; a full stop, ! or ? ends one
+			// when blank space or the end of the text follows.
+			if ch := t[e]; sentenceStop[ch] && (ch == '\n' || e+1 == len(t) || blankByte[t[e+1]]) {
 				break
 			}
 			e++
@@ -654,6 +663,19 @@ func (c *textCtx) intentSentences() {
 		c.inCodeProse = false
 	}
 }
+
+// sentenceStop are the bytes that may end a sentence; blankByte the blank
+// space that must follow a full stop, ! or ? for it to end one. Tables,
+// since every byte of every text is tested.
+var sentenceStop, blankByte = func() (stop, blank [256]bool) {
+	for _, b := range []byte("\n.!?") {
+		stop[b] = true
+	}
+	for _, b := range []byte(" \n\t\r") {
+		blank[b] = true
+	}
+	return
+}()
 
 // maxSentence bounds the bytes of one sentence the intent rules look at
 // together. Real sentences are shorter; a longer one is read in windows
@@ -1663,7 +1685,8 @@ func (c *textCtx) trigger(toks []itok) bool {
 				if ((t2.w == "it" || t2.w == "them") && condPriv) || t2.cls&(wPriv|wSecret) != 0 || (t2.cls&wPrivUser != 0 && hasWord(m, "their")) {
 					return true
 				}
-				for _, w := range splitIdent(t2.w) {
+				var buf [8]string
+				for _, w := range appendIdentWords(buf[:0], t2.w) {
 					if lexicon[w]&wDanger != 0 && strings.IndexByte(t2.w, '_') > 0 {
 						return true
 					}

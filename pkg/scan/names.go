@@ -314,7 +314,8 @@ func keyForData(texts []Text, field string) bool {
 
 // asksForSecret reports a parameter name made of credential words.
 func asksForSecret(name string) bool {
-	words := splitIdent(name)
+	var buf [8]string
+	words := appendIdentWords(buf[:0], name)
 	if len(words) > 1 && referenceWords[words[len(words)-1]] {
 		return false
 	}
@@ -405,7 +406,8 @@ var (
 // constructiveName reports a name whose first word is a verb that makes or
 // changes rather than destroys.
 func constructiveName(name string) bool {
-	for _, w := range splitIdent(name) {
+	var buf [8]string
+	for _, w := range appendIdentWords(buf[:0], name) {
 		switch w {
 		case "create", "add", "new", "make", "generate", "update", "set", "send", "post", "put", "start", "run", "insert", "upload", "write", "build", "deploy", "register", "invite", "assign", "enable", "open":
 			return true
@@ -431,7 +433,8 @@ func strongDestroy(verb string) bool {
 // destroys, and whether the name has a verb that decides: a reading verb
 // decides that the tool reads.
 func destructiveName(name string) (string, bool) {
-	words := splitIdent(name)
+	var buf [8]string
+	words := appendIdentWords(buf[:0], name)
 	// "cleanup_preview", "delete_dry_run": a read word anywhere in the
 	// name makes the destroying word its object.
 	for _, w := range words {

@@ -235,6 +235,10 @@ func (c *textCtx) parts(toks []itok, full bool) sentenceParts {
 			p.paramSink = true // an order in a parameter's own text puts it in that parameter
 		}
 	}
+	// A sink in a parameter is weighed only beside a source, and a source
+	// counts only after an order: without one, the parameters are not
+	// looked up.
+	needParam := order >= 0
 	for k, tk := range toks {
 		after := order >= 0 && (k > from || (from == 0 && k >= 0))
 		if after && (tk.w == "every" || tk.w == "all" || tk.w == "whole" || tk.w == "entire") {
@@ -270,7 +274,7 @@ func (c *textCtx) parts(toks []itok, full bool) sentenceParts {
 		}
 		// A parameter named in a code span or quotes, or bare after
 		// "into" or before "parameter".
-		if ti != nil && !p.paramSink && (tk.kind == kCode || tk.kind == kQuoted || (tk.kind == kWord && strings.IndexByte(tk.w, '_') > 0) ||
+		if needParam && ti != nil && !p.paramSink && (tk.kind == kCode || tk.kind == kQuoted || (tk.kind == kWord && strings.IndexByte(tk.w, '_') > 0) ||
 			(tk.kind == kWord && len(tk.w) >= 4 && ((k > 0 && (toks[k-1].w == "into" || toks[k-1].w == "in" || toks[k-1].w == "to" || toks[k-1].w == "inside" || toks[k-1].w == "set")) ||
 				(k+1 < len(toks) && (toks[k+1].w == "parameter" || toks[k+1].w == "field" || toks[k+1].w == "argument"))))) {
 			w := tk.w
@@ -284,18 +288,18 @@ func (c *textCtx) parts(toks []itok, full bool) sentenceParts {
 				p.paramSink = true
 			}
 		}
-		if c.field == "instructions" && (tk.kind == kCode || (tk.w == "tool" && k > 0 && toks[k-1].kind == kWord && toks[k-1].w != "this")) {
+		if needParam && c.field == "instructions" && (tk.kind == kCode || (tk.w == "tool" && k > 0 && toks[k-1].kind == kWord && toks[k-1].w != "this")) {
 			p.paramSink = true // a parameter or a tool of the server the instructions speak for
 		}
-		if (tk.w == "value" || tk.w == "field") && k > 0 && toks[k-1].w == "this" && strings.HasPrefix(c.field, "inputSchema.") {
-			p.paramSink = true
-		}
-		hereOrder := false
-		for j := max(0, k-3); j < k; j++ {
-			hereOrder = hereOrder || toks[j].cls&(wTransmit|wBase) != 0
-		}
-		if (tk.w == "here" && hereOrder) || (tk.w == "field" || tk.w == "argument" || tk.w == "parameter") && k > 0 && toks[k-1].w == "this" {
-			if strings.HasPrefix(c.field, "inputSchema.") {
+		if needParam && !p.paramSink && strings.HasPrefix(c.field, "inputSchema.") {
+			if (tk.w == "value" || tk.w == "field") && k > 0 && toks[k-1].w == "this" {
+				p.paramSink = true
+			}
+			hereOrder := false
+			for j := max(0, k-3); j < k; j++ {
+				hereOrder = hereOrder || toks[j].cls&(wTransmit|wBase) != 0
+			}
+			if (tk.w == "here" && hereOrder) || (tk.w == "field" || tk.w == "argument" || tk.w == "parameter") && k > 0 && toks[k-1].w == "this" {
 				p.paramSink = true
 			}
 		}
@@ -303,12 +307,10 @@ func (c *textCtx) parts(toks []itok, full bool) sentenceParts {
 		if tk.kind == kCode || strings.IndexByte(tk.w, '_') > 0 || strings.IndexByte(tk.w, '-') > 0 {
 			id = toolRef(toks, k)
 		}
-		if id == "" && strings.ContainsRune(tk.w, '_') && destroysOrPays(strings.SplitN(tk.w, "_", 2)[0]) {
-			if !foreignKnown {
-				foreign, foreignKnown = otherLanguage(toks), true
-			}
+		if id == "" && !foreignKnown && strings.ContainsRune(tk.w, '_') && destroysOrPays(identHead(tk.w)) {
+			foreign, foreignKnown = otherLanguage(toks), true
 		}
-		if id == "" && foreign && strings.ContainsRune(tk.w, '_') && destroysOrPays(strings.SplitN(tk.w, "_", 2)[0]) {
+		if id == "" && foreign && strings.ContainsRune(tk.w, '_') && destroysOrPays(identHead(tk.w)) {
 			// No English word to say it is a tool: a snake_case name that
 			// starts with a verb that destroys or pays is one.
 			id = toolIdent(tk)
@@ -332,6 +334,12 @@ func (c *textCtx) parts(toks []itok, full bool) sentenceParts {
 		p.secretSrc, p.convoSrc = false, false
 	}
 	return p
+}
+
+// identHead returns the first word of a snake_case identifier.
+func identHead(w string) string {
+	head, _, _ := strings.Cut(w, "_")
+	return head
 }
 
 // transferVerb reports an order at toks[k] to move data somewhere: a
@@ -520,7 +528,8 @@ func (ti *toolInfo) hasParam(w string) bool {
 // or that starts with a verb that grants or signs off (approve_pull_request,
 // add_collaborator): the tools an attacker has the model call.
 func destroysOrPays(id string) bool {
-	words := splitIdent(id)
+	var buf [8]string
+	words := appendIdentWords(buf[:0], id)
 	for _, w := range words {
 		if lexicon[w]&wDanger != 0 {
 			return true
@@ -547,7 +556,8 @@ func (ti *toolInfo) purposeShares(id string) bool {
 	if ti == nil {
 		return false
 	}
-	for _, w := range splitIdent(id) {
+	var buf [8]string
+	for _, w := range appendIdentWords(buf[:0], id) {
 		if lexicon[w]&wDanger != 0 || w == "transfer" || w == "pay" || w == "refund" {
 			for _, nw := range ti.nameWords {
 				if nw == w {
