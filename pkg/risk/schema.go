@@ -74,6 +74,9 @@ func schemaParams(schema any) []param {
 			out = make([]param, 0, len(props))
 		}
 		base := len(names)
+		// Grown once to hold this object's names, rather than doubling
+		// from nothing as they are appended.
+		names = slices.Grow(names, len(props))
 		for k := range props {
 			names = append(names, k)
 		}
