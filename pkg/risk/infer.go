@@ -335,8 +335,9 @@ func readSchema(s *signals, schema any) {
 		// The words of the name matter only to flags, options and
 		// required containers; most parameters are none of these.
 		var toks []string
+		var buf [8]string
 		if typ == "boolean" || prm.required || endsWithActionWord(flat) {
-			toks = Tokenize(name)
+			toks = appendTokens(buf[:0], name)
 		}
 
 		if execParams[flat] && (typ == "" || typ == "string" || typ == "array" || typ == "object") && !hasOptions(p) &&
@@ -452,7 +453,8 @@ func hasOptions(p map[string]any) bool {
 // readOption reads one value of a mode/action parameter: its executing,
 // deleting or destroying verb, and whether it changes who may do what.
 func readOption(s *signals, opt string) {
-	toks := Tokenize(opt)
+	var buf [8]string
+	toks := appendTokens(buf[:0], opt)
 	mutates, removes := false, false
 	if len(toks) > 0 && (toks[0] == "list" || toks[0] == "search") {
 		s.optionList = true

@@ -167,8 +167,9 @@ func readShapedSchema(params []param) bool {
 	if len(params) == 0 {
 		return false
 	}
+	var buf [8]string
 	for _, p := range params {
-		toks := Tokenize(p.name)
+		toks := appendTokens(buf[:0], p.name)
 		if len(toks) == 0 || !readParamWords[singular(toks[len(toks)-1])] && !readParamWords[toks[len(toks)-1]] {
 			return false
 		}

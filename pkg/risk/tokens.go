@@ -1,6 +1,7 @@
 package risk
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -17,6 +18,26 @@ func Tokenize(s string) []string {
 		return tokenizeASCII(s)
 	}
 	return tokenizeRunes(s)
+}
+
+// appendTokens appends the tokens of s to dst, as Tokenize finds them. A
+// caller that only reads the tokens passes a buffer on its stack: the
+// names of every parameter and option are tokenized, and most have a few
+// words.
+func appendTokens(dst []string, s string) []string {
+	if !isASCII(s) {
+		return append(dst, tokenizeRunes(s)...)
+	}
+	n := scanASCII(s, nil)
+	if n == 0 {
+		return dst
+	}
+	dst = slices.Grow(dst, n)
+	base := len(dst)
+	dst = dst[:base+n]
+	k := base
+	scanASCII(s, func(tok string) { dst[k] = lowerASCII(tok); k++ })
+	return dst
 }
 
 // tokenizeRunes is Tokenize for any text.

@@ -57,3 +57,17 @@ func FuzzLowerText(f *testing.F) {
 		}
 	})
 }
+
+// appendTokens must cut a name exactly as Tokenize does, into a buffer of
+// any size, after whatever the buffer held.
+func TestAppendTokensAsTokenize(t *testing.T) {
+	for _, s := range []string{"", "_", "get_user", "HTTPServerURL", "k8s-pod.listAll", "déjàVu_name",
+		"a_b_c_d_e_f_g_h_i_j_k", "already lower words", "X"} {
+		var buf [2]string
+		got := appendTokens(append(buf[:0], "kept"), s)
+		want := append([]string{"kept"}, Tokenize(s)...)
+		if !slices.Equal(got, want) {
+			t.Errorf("appendTokens(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
