@@ -132,6 +132,9 @@ func TestFleetConverges(t *testing.T) {
 	r.peakKiB = max(r.peakKiB, vmHWM(cmd.Process.Pid))
 	r.webhookCalls = toolPinWebhookCalls(ctx, t, env)
 	fmt.Println(r.summary())
+	if op, ok := cpuOf(cmd.Process.Pid); ok {
+		fmt.Println(cpuLine(op, selfCPU(), controlPlaneCPU(cmd.Process.Pid)))
+	}
 	if !r.converged {
 		t.Fatalf("the fleet did not converge: %d of %d pins trusted and scored after %s; see %s",
 			r.scored, want, r.elapsed.Round(100*time.Millisecond), logFile.Name())

@@ -71,3 +71,28 @@ func TestProgressSaysHowFar(t *testing.T) {
 		t.Errorf("progress:\n got %s\nwant %s", line, want)
 	}
 }
+
+// The CPU line reads /proc's stat format, whose command name may hold
+// spaces and parentheses.
+func TestParseStat(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want procCPU
+		ok   bool
+	}{
+		{"4242 (kube-apiserver) S 1 4242 4242 0 -1 4194560 1000 0 0 0 6512 843 0 0 20 0 12 0 100 0 0", procCPU{"kube-apiserver", 73550 * time.Millisecond}, true},
+		{"7 (a (b) c) R 1 7 7 0 -1 0 0 0 0 0 100 50 0 0 20 0 1 0 1 0 0", procCPU{"a (b) c", 1500 * time.Millisecond}, true},
+		{"7 (short) R 1 7", procCPU{}, false},
+		{"no parentheses", procCPU{}, false},
+	} {
+		got, ok := parseStat(tc.line)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("parseStat(%q) = %+v, %v; want %+v, %v", tc.line, got, ok, tc.want, tc.ok)
+		}
+	}
+	line := cpuLine(procCPU{"manager", 20 * time.Second}, 5*time.Second, []procCPU{{"kube-apiserver", 60 * time.Second}, {"etcd", 10 * time.Second}})
+	want := "scale: CPU 95.0 s in all: operator 20.0 s, kube-apiserver 60.0 s, etcd 10.0 s, the test's MCP servers and watch 5.0 s"
+	if line != want {
+		t.Errorf("cpuLine:\n got %s\nwant %s", line, want)
+	}
+}
