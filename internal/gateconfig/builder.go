@@ -69,6 +69,21 @@ func (b *Builder) groups() *groupMemo {
 // the cache could not be read, and the caller keeps serving the last good
 // configuration (or none: the gate then exposes nothing).
 func (b *Builder) Build(ctx context.Context, pod *corev1.Pod) (*gateproto.Config, error) {
+	e, err := b.BuildEncoded(ctx, pod)
+	if err != nil {
+		return nil, err
+	}
+	return e.Config, nil
+}
+
+// BuildEncoded is Build with the configuration's encoding, for a server
+// to send as it is. The configuration has passed gateproto's Validate
+// (the group's for the pod that evaluated it; each other pod's differs in
+// its name, which the API server accepted, and, where argument rules read
+// it, its agent, which is checked again), and its revision is taken over
+// the encoding returned, so the server need neither validate nor encode it
+// again.
+func (b *Builder) BuildEncoded(ctx context.Context, pod *corev1.Pod) (*gateproto.Encoded, error) {
 	if pod == nil || pod.Namespace == "" || pod.Name == "" {
 		return nil, errors.New("building a gate configuration: the pod has no namespace or name")
 	}
@@ -81,8 +96,8 @@ func (b *Builder) Build(ctx context.Context, pod *corev1.Pod) (*gateproto.Config
 		return nil, fmt.Errorf("listing the ToolPolicies of %s: %w", pod.Namespace, err)
 	}
 	matching := policy.Matching(list.Items, pod.Labels)
-	eval := func() (*gateproto.Config, error) { return b.evaluate(ctx, pod, matching) }
-	var group *gateproto.Config
+	eval := func() (*evaluated, error) { return b.evaluate(ctx, pod, matching) }
+	var group *evaluated
 	var err error
 	if m := b.groups(); m != nil {
 		group, err = m.get(ctx, pod.Namespace, groupKey(matching), eval)
@@ -92,32 +107,40 @@ func (b *Builder) Build(ctx context.Context, pod *corev1.Pod) (*gateproto.Config
 	if err != nil {
 		return nil, err
 	}
-	cfg := forPod(group, pod)
-	// The group's configuration passed Validate for the pod it was
-	// evaluated for; another pod's differs in its name, which the API
-	// server accepted, and, where argument rules read it, its agent, which
-	// is checked again.
-	if cfg.Agent != nil {
-		if err := validate(cfg); err != nil {
+	e, err := forPod(group, pod)
+	if err != nil {
+		return nil, err
+	}
+	if e.Config.Agent != nil {
+		if err := validate(e.Config); err != nil {
 			return nil, err
 		}
 	}
-	return cfg, nil
+	return e, nil
 }
 
-// forPod is the pod's configuration: a copy of its group's that differs
-// only in what is the pod's own. The group's slices and maps are shared,
-// not copied: nothing modifies a configuration once built.
-func forPod(group *gateproto.Config, pod *corev1.Pod) *gateproto.Config {
-	cfg := *group
-	cfg.Pod = pod.Name
-	if len(cfg.ArgumentRules) > 0 {
+// forPod is the pod's configuration and its encoding: its group's but for
+// what is the pod's own. The group's slices and maps are shared, not
+// copied: nothing modifies a configuration once built. Where argument
+// rules read the pod's agent the configuration is the pod's alone and is
+// encoded whole; otherwise only the pod's name and revision are.
+func forPod(group *evaluated, pod *corev1.Pod) (*gateproto.Encoded, error) {
+	var e *gateproto.Encoded
+	var err error
+	if group.enc != nil {
+		e, err = group.enc.ForPod(pod.Name)
+	} else {
+		cfg := *group.cfg
+		cfg.Pod = pod.Name
 		// What argument rules see of the agent besides its namespace and
 		// pod, carried only where a rule could read it.
 		cfg.Agent = agentOf(pod)
+		e, err = gateproto.EncodeConfig(&cfg)
 	}
-	cfg.Revision = cfg.ComputeRevision()
-	return &cfg
+	if err != nil {
+		return nil, fmt.Errorf("encoding the configuration of pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	return e, nil
 }
 
 // validate refuses a configuration that fails the protocol's Validate.
@@ -132,9 +155,9 @@ func validate(cfg *gateproto.Config) error {
 
 // evaluate gathers and evaluates the policies a group of pods matches into
 // the configuration every pod of the group shares, without a pod's name,
-// agent or revision, and validates it as the configuration of pod, the
-// group's pod that evaluates it.
-func (b *Builder) evaluate(ctx context.Context, pod *corev1.Pod, matching []toolgatev1alpha1.ToolPolicy) (*gateproto.Config, error) {
+// agent or revision, encodes it once, and validates it as the
+// configuration of pod, the group's pod that evaluates it.
+func (b *Builder) evaluate(ctx context.Context, pod *corev1.Pod, matching []toolgatev1alpha1.ToolPolicy) (*evaluated, error) {
 	namespace := pod.Namespace
 	in, err := b.Gather(ctx, namespace, matching)
 	if err != nil {
@@ -147,10 +170,20 @@ func (b *Builder) evaluate(ctx context.Context, pod *corev1.Pod, matching []tool
 	in.Unresolved = unresolved
 	cfg := policy.Evaluate(in).Config(namespace, "", upstreams)
 	cfg.Revision = ""
-	if err := validate(forPod(cfg, pod)); err != nil {
+	group := &evaluated{cfg: cfg}
+	if len(cfg.ArgumentRules) == 0 {
+		if group.enc, err = gateproto.EncodeGroup(cfg); err != nil {
+			return nil, fmt.Errorf("encoding the configuration of the pods of %s: %w", namespace, err)
+		}
+	}
+	e, err := forPod(group, pod)
+	if err != nil {
 		return nil, err
 	}
-	return cfg, nil
+	if err := validate(e.Config); err != nil {
+		return nil, err
+	}
+	return group, nil
 }
 
 // Gather reads what evaluating policies of one namespace needs: the

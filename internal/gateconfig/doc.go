@@ -18,7 +18,9 @@
 // namespace that match the same policies are served the same configuration
 // but for their own name — until the informer handlers invalidate the
 // namespace, so that a change that reaches thousands of gates costs one
-// evaluation per group.
+// evaluation per group. The group's configuration is encoded once too:
+// each pod's encoding and revision are derived from it, and the gate
+// server writes them into the frame as they are.
 //
 // It decides nothing: what a policy exposes is package policy's, the
 // stream and its authentication are package gateserver's, and status is

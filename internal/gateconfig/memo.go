@@ -38,8 +38,17 @@ type groupMemo struct {
 type groupEntry struct {
 	done chan struct{}
 	at   time.Time
-	cfg  *gateproto.Config
+	cfg  *evaluated
 	err  error
+}
+
+// evaluated is a group's configuration, without a pod's name, agent or
+// revision, and its encoding, made once for every pod of the group.
+type evaluated struct {
+	cfg *gateproto.Config
+	// enc is nil where the configuration carries each pod's agent: each
+	// pod's is then encoded whole.
+	enc *gateproto.Group
 }
 
 func newGroupMemo(ttl time.Duration) *groupMemo {
@@ -64,7 +73,7 @@ func groupKey(policies []toolgatev1alpha1.ToolPolicy) string {
 // configuration returned is shared by every pod of the group and must not
 // be modified. An evaluation that fails is not remembered: the next build,
 // and each pod that waited on it, tries again.
-func (m *groupMemo) get(ctx context.Context, namespace, key string, eval func() (*gateproto.Config, error)) (*gateproto.Config, error) {
+func (m *groupMemo) get(ctx context.Context, namespace, key string, eval func() (*evaluated, error)) (*evaluated, error) {
 	now := m.now()
 	m.mu.Lock()
 	entries := m.byNS[namespace]

@@ -1,7 +1,9 @@
 package gateconfig
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"sync"
@@ -172,9 +174,18 @@ func TestGroupsShareOneEvaluation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := memo.Build(ctx, p)
+			enc, err := memo.BuildEncoded(ctx, p)
 			if err != nil {
 				t.Fatal(err)
+			}
+			got := enc.Config
+			// What the gate receives is the configuration's own encoding,
+			// and the revision the one it computes from it.
+			if own, err := json.Marshal(got); err != nil || !bytes.Equal(enc.Bytes(), own) {
+				t.Errorf("%s: pod %s: the encoding is not the configuration's (%v):\n got %s\nwant %s", what, p.Name, err, enc.Bytes(), own)
+			}
+			if err := got.Validate(); err != nil {
+				t.Errorf("%s: pod %s: %v", what, p.Name, err)
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("%s: pod %s: the group's configuration is not the pod's own:\n got %+v\nwant %+v", what, p.Name, got, want)

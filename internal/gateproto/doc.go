@@ -9,5 +9,8 @@
 // version it does not speak, and a configuration that fails Validate is
 // refused whole, the last good one kept. The package has no Kubernetes
 // imports; it does not decide anything — the operator's policy evaluation
-// fills a Config, the gate enforces it.
+// fills a Config, the gate enforces it. Encoded and Group let the operator
+// encode a configuration the pods of a group share once, and derive each
+// pod's encoding and revision from it, byte for byte what json.Marshal and
+// ComputeRevision make, so that a gate checks them as any other.
 package gateproto

@@ -124,12 +124,13 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	cfg, err := s.build(r.Context(), pod, id)
+	b, err := s.build(r.Context(), pod, id)
 	if err != nil {
 		log.Error(err, "building a gate's configuration for a call")
 		http.Error(w, "the operator could not build this pod's configuration", http.StatusServiceUnavailable)
 		return
 	}
+	cfg := b.cfg
 	if why := gated(cfg, &req); why != "" {
 		s.metrics.calls.WithLabelValues("refused").Inc()
 		log.Info("refused a pending call: "+why, "server", req.Server, "tool", req.Tool, "callID", req.CallID)

@@ -21,7 +21,9 @@
 // that connects costs a TokenReview (reused until its token expires, within
 // bounds) and a read of its pod, and only so many connect at once, the others
 // told when to come back; a change of policy costs no request, the pod being
-// read again only at each periodic resync.
+// read again only at each periodic resync. A configuration whose Builder
+// encoded it (an EncodingBuilder) is sent from that encoding, neither
+// validated nor encoded again.
 //
 // The gate's identity — namespace, pod, pod UID, service account — comes
 // from the verified token alone, never from anything the gate sends. The

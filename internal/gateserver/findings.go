@@ -90,12 +90,13 @@ func (s *Server) serveFindings(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	cfg, err := s.build(r.Context(), pod, id)
+	b, err := s.build(r.Context(), pod, id)
 	if err != nil {
 		log.Error(err, "building a gate's configuration for a finding report")
 		http.Error(w, "the operator could not build this pod's configuration", http.StatusServiceUnavailable)
 		return
 	}
+	cfg := b.cfg
 	pin, why := reportTarget(cfg, &rep)
 	if why != "" {
 		s.metrics.findings.WithLabelValues("refused").Inc()

@@ -36,6 +36,17 @@ type Builder interface {
 	Build(ctx context.Context, pod *corev1.Pod) (*gateproto.Config, error)
 }
 
+// EncodingBuilder is a Builder that also returns each configuration's
+// encoding. The server trusts what it returns as its own: the
+// configuration has passed gateproto's Validate and its revision is the
+// encoding's, so the server neither validates nor encodes it again and
+// writes the encoding into the frame as it is. Nothing a gate sends
+// reaches it but the pod's identity, from its token.
+type EncodingBuilder interface {
+	Builder
+	BuildEncoded(ctx context.Context, pod *corev1.Pod) (*gateproto.Encoded, error)
+}
+
 // Defaults of Options.
 const (
 	DefaultPort              = 9444

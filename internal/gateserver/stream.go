@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math/rand/v2"
 	"net/http"
@@ -170,13 +171,19 @@ func (s *Server) run(w http.ResponseWriter, st *stream, served servedPod, connec
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
 	send := func(f gateproto.Frame) error { return s.writeFrame(w, rc, f) }
+	sendConfig := func(b built) error {
+		if b.enc != nil {
+			return s.writeConfigFrame(w, rc, b.enc)
+		}
+		return send(gateproto.Frame{Type: gateproto.FrameConfig, Config: b.cfg})
+	}
 	closeWith := func(reason string) {
 		if err := send(gateproto.Frame{Type: gateproto.FrameError, Error: reason}); err != nil {
 			log.V(1).Info("could not tell the gate why its stream closes", "error", err.Error())
 		}
 	}
 
-	last, ok := s.push(st, pod, "", true, send, closeWith, log)
+	last, ok := s.push(st, pod, "", true, sendConfig, closeWith, log)
 	connected()
 	if !ok {
 		return
@@ -273,7 +280,7 @@ func (s *Server) run(w http.ResponseWriter, st *stream, served servedPod, connec
 				closeWith(ref.reason)
 				return
 			}
-			if last, ok = s.push(st, pod, last, false, send, closeWith, log); !ok {
+			if last, ok = s.push(st, pod, last, false, sendConfig, closeWith, log); !ok {
 				return
 			}
 		}
@@ -289,9 +296,9 @@ func jittered(d time.Duration) time.Duration {
 // push builds the pod's configuration and sends it when it is the
 // stream's first or its revision is not last. It returns the revision the gate now has, and false when the
 // stream must close (it has then said why).
-func (s *Server) push(st *stream, pod *corev1.Pod, last string, first bool, send func(gateproto.Frame) error,
+func (s *Server) push(st *stream, pod *corev1.Pod, last string, first bool, sendConfig func(built) error,
 	closeWith func(string), log logr.Logger) (string, bool) {
-	cfg, err := s.build(st.ctx, pod, st.id)
+	b, err := s.build(st.ctx, pod, st.id)
 	if err != nil {
 		s.metrics.buildErrors.Inc()
 		log.Error(err, "building a gate's configuration")
@@ -301,10 +308,11 @@ func (s *Server) push(st *stream, pod *corev1.Pod, last string, first bool, send
 		closeWith("the operator could not build this pod's configuration; the gate keeps its last one")
 		return last, false
 	}
+	cfg := b.cfg
 	if !first && cfg.Revision == last {
 		return last, true
 	}
-	if err := send(gateproto.Frame{Type: gateproto.FrameConfig, Config: cfg}); err != nil {
+	if err := sendConfig(b); err != nil {
 		if errors.Is(err, errFrameTooLarge) {
 			log.Error(err, "a gate's configuration is too large to send", "revision", cfg.Revision)
 			closeWith("the configuration is larger than a frame may be; the gate keeps its last one")
@@ -320,31 +328,55 @@ func (s *Server) push(st *stream, pod *corev1.Pod, last string, first bool, send
 	return cfg.Revision, true
 }
 
+// built is a pod's configuration, and its encoding when the Builder made
+// one.
+type built struct {
+	cfg *gateproto.Config
+	enc *gateproto.Encoded
+}
+
 // build asks the Builder for the pod's configuration and checks it is
 // this pod's. A configuration that fails Validate is still sent: the gate
 // is the one place the contract is enforced, refuses it whole and says so
 // in its own metrics, keeping its last good one; the operator logs and
-// counts it so that the bug is seen where it can be fixed.
-func (s *Server) build(ctx context.Context, pod *corev1.Pod, id identity) (*gateproto.Config, error) {
+// counts it so that the bug is seen where it can be fixed. A configuration
+// an EncodingBuilder returns was validated when it was built, and is not
+// validated again.
+func (s *Server) build(ctx context.Context, pod *corev1.Pod, id identity) (built, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.o.BuildTimeout)
 	defer cancel()
-	cfg, err := s.o.Builder.Build(ctx, pod)
-	if err != nil {
-		return nil, err
+	var b built
+	if eb, ok := s.o.Builder.(EncodingBuilder); ok {
+		enc, err := eb.BuildEncoded(ctx, pod)
+		if err != nil {
+			return built{}, err
+		}
+		if enc == nil || enc.Config == nil {
+			return built{}, errors.New("the builder returned no configuration")
+		}
+		b = built{cfg: enc.Config, enc: enc}
+	} else {
+		cfg, err := s.o.Builder.Build(ctx, pod)
+		if err != nil {
+			return built{}, err
+		}
+		if cfg == nil {
+			return built{}, errors.New("the builder returned no configuration")
+		}
+		b = built{cfg: cfg}
 	}
-	if cfg == nil {
-		return nil, errors.New("the builder returned no configuration")
+	if b.cfg.Namespace != id.Namespace || b.cfg.Pod != id.Pod {
+		return built{}, fmt.Errorf("the builder made a configuration for %s/%s, not for the token's pod %s/%s",
+			b.cfg.Namespace, b.cfg.Pod, id.Namespace, id.Pod)
 	}
-	if cfg.Namespace != id.Namespace || cfg.Pod != id.Pod {
-		return nil, fmt.Errorf("the builder made a configuration for %s/%s, not for the token's pod %s/%s",
-			cfg.Namespace, cfg.Pod, id.Namespace, id.Pod)
+	if b.enc == nil {
+		if err := b.cfg.Validate(); err != nil {
+			s.metrics.invalid.Inc()
+			s.log.Error(err, "a gate's configuration fails validation; the gate will refuse it",
+				"namespace", id.Namespace, "pod", id.Pod, "revision", b.cfg.Revision)
+		}
 	}
-	if err := cfg.Validate(); err != nil {
-		s.metrics.invalid.Inc()
-		s.log.Error(err, "a gate's configuration fails validation; the gate will refuse it",
-			"namespace", id.Namespace, "pod", id.Pod, "revision", cfg.Revision)
-	}
-	return cfg, nil
+	return b, nil
 }
 
 // writeChunk is the size of the pieces a frame is written in: the HTTP/2
@@ -367,18 +399,42 @@ func (s *Server) writeFrame(w http.ResponseWriter, rc *http.ResponseController, 
 	if len(b)+1 > gateproto.MaxFrameBytes {
 		return fmt.Errorf("%w: %d bytes", errFrameTooLarge, len(b)+1)
 	}
-	b = append(b, '\n')
+	return s.writeLine(w, rc, b, []byte{'\n'})
+}
+
+// writeConfigFrame sends a configuration frame whose configuration is
+// already encoded: the frame is written around the encoding, not encoded
+// again. The bytes are those writeFrame would write.
+func (s *Server) writeConfigFrame(w http.ResponseWriter, rc *http.ResponseController, enc *gateproto.Encoded) error {
+	head, err := json.Marshal(gateproto.Frame{Version: gateproto.Version, Type: gateproto.FrameConfig, Time: time.Now().UTC()})
+	if err != nil {
+		return fmt.Errorf("encoding a %s frame: %w", gateproto.FrameConfig, err)
+	}
+	// Config is the field after Time, and the others are empty: the
+	// encoding goes where json.Marshal would put it, before the last brace.
+	head = append(head[:len(head)-1], `,"config":`...)
+	if n := len(head) + enc.Len() + len("}\n"); n > gateproto.MaxFrameBytes {
+		return fmt.Errorf("%w: %d bytes", errFrameTooLarge, n)
+	}
+	return s.writeLine(w, rc, head, enc, []byte("}\n"))
+}
+
+// writeLine writes the pieces of one frame and flushes them, within the
+// write timeout. Each piece is a []byte or an io.WriterTo.
+func (s *Server) writeLine(w http.ResponseWriter, rc *http.ResponseController, pieces ...any) error {
 	_ = rc.SetWriteDeadline(time.Now().Add(s.o.WriteTimeout))
-	for len(b) > 0 {
-		// In pieces no larger than the response's own buffer: the HTTP/2
-		// framer keeps a buffer as large as the largest frame it ever
-		// wrote on the connection, and a configuration sent whole would
-		// leave every gate's connection holding one of its size.
-		n := min(len(b), writeChunk)
-		if _, err := w.Write(b[:n]); err != nil {
+	cw := chunkWriter{w: w}
+	for _, p := range pieces {
+		var err error
+		switch p := p.(type) {
+		case []byte:
+			_, err = cw.Write(p)
+		case io.WriterTo:
+			_, err = p.WriteTo(cw)
+		}
+		if err != nil {
 			return err
 		}
-		b = b[n:]
 	}
 	if err := rc.Flush(); err != nil {
 		return err
@@ -389,6 +445,26 @@ func (s *Server) writeFrame(w http.ResponseWriter, rc *http.ResponseController, 
 	// shorter than the heartbeat, and each gate would reconnect (a review,
 	// a read of its pod) every few seconds.
 	return rc.SetWriteDeadline(time.Time{})
+}
+
+// chunkWriter writes in pieces no larger than the response's own buffer:
+// the HTTP/2 framer keeps a buffer as large as the largest frame it ever
+// wrote on the connection, and a configuration sent whole would leave
+// every gate's connection holding one of its size.
+type chunkWriter struct{ w io.Writer }
+
+func (c chunkWriter) Write(b []byte) (int, error) {
+	written := 0
+	for len(b) > 0 {
+		n := min(len(b), writeChunk)
+		m, err := c.w.Write(b[:n])
+		written += m
+		if err != nil {
+			return written, err
+		}
+		b = b[n:]
+	}
+	return written, nil
 }
 
 func (s *Server) isClosed() bool {
