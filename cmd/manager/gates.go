@@ -36,8 +36,11 @@ func setupGateServer(mgr ctrl.Manager, o *options, certs *certificates, builder 
 	// Pods that match the same policies share one evaluation until the
 	// informer handlers below invalidate their namespace: a change that
 	// reaches a thousand gates of one Deployment costs one evaluation.
-	// The resync bounds how long one lasts should a handler miss a change.
-	builder.GroupTTL = o.gateResync
+	// Half the resync bounds how long one lasts should a handler miss a
+	// change: a stream's periodic rebuild then evaluates afresh at least
+	// every other time, so a missed change reaches a gate within about one
+	// and a half resyncs, where without the memo it took one.
+	builder.GroupTTL = o.gateResync / 2
 	srv, err := gateserver.New(gateserver.Options{
 		BindAddress: net.JoinHostPort(o.gateBindAddress, strconv.Itoa(o.gatePort)),
 		CertDir:     certDir, CertName: certName, KeyName: keyName,

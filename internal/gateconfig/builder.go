@@ -87,6 +87,12 @@ func (b *Builder) BuildEncoded(ctx context.Context, pod *corev1.Pod) (*gateproto
 	if pod == nil || pod.Namespace == "" || pod.Name == "" {
 		return nil, errors.New("building a gate configuration: the pod has no namespace or name")
 	}
+	m := b.groups()
+	var since uint64
+	if m != nil {
+		// Before anything is read: see groupMemo.get.
+		since = m.snapshot()
+	}
 	var list toolgatev1alpha1.ToolPolicyList
 	// The cache's own objects, not copies: a policy's status lists every
 	// tool it judged, and copying every policy of the namespace for each
@@ -99,8 +105,8 @@ func (b *Builder) BuildEncoded(ctx context.Context, pod *corev1.Pod) (*gateproto
 	eval := func() (*evaluated, error) { return b.evaluate(ctx, pod, matching) }
 	var group *evaluated
 	var err error
-	if m := b.groups(); m != nil {
-		group, err = m.get(ctx, pod.Namespace, groupKey(matching), eval)
+	if m != nil {
+		group, err = m.get(ctx, pod.Namespace, groupKey(matching), since, eval)
 	} else {
 		group, err = eval()
 	}

@@ -48,6 +48,9 @@ func TestPinMatters(t *testing.T) {
 		{"a finding", func(p *toolgatev1alpha1.ToolPin) {
 			p.Status.Risk.Findings = append(p.Status.Risk.Findings, toolgatev1alpha1.Finding{Signal: "model-instruction"})
 		}, true},
+		// Argument rules read these from the gate's configuration.
+		{"blast radius", func(p *toolgatev1alpha1.ToolPin) { p.Status.Risk.BlastRadius = toolgatev1alpha1.BlastCluster }, true},
+		{"reversibility", func(p *toolgatev1alpha1.ToolPin) { p.Status.Risk.Reversibility = toolgatev1alpha1.ReversibilityNone }, true},
 		{"risk dropped", func(p *toolgatev1alpha1.ToolPin) { p.Status.Risk = nil }, true},
 		{"tool name", func(p *toolgatev1alpha1.ToolPin) { p.Spec.ToolName = "list_all_files" }, true},
 		{"being deleted", func(p *toolgatev1alpha1.ToolPin) { p.DeletionTimestamp = &now }, true},
@@ -102,5 +105,22 @@ func TestBuildRefusesAPodWithoutIdentity(t *testing.T) {
 		if _, err := b.Build(t.Context(), pod); err == nil {
 			t.Errorf("Build(%v) succeeded", pod)
 		}
+	}
+}
+
+// A finding that takes another's place changes the pin as much as one
+// more finding does, though the count stays.
+func TestPinMattersReadsTheFindings(t *testing.T) {
+	pin := func(signal string) *toolgatev1alpha1.ToolPin {
+		return &toolgatev1alpha1.ToolPin{Status: toolgatev1alpha1.ToolPinStatus{
+			State: toolgatev1alpha1.PinTrusted,
+			Risk:  &toolgatev1alpha1.ToolRisk{Level: toolgatev1alpha1.LevelLow, Findings: []toolgatev1alpha1.Finding{{Signal: signal}}},
+		}}
+	}
+	if !PinMatters(pin("hidden-text"), pin("model-instruction")) {
+		t.Error("a finding replaced by another did not matter")
+	}
+	if PinMatters(pin("hidden-text"), pin("hidden-text")) {
+		t.Error("the same finding mattered")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -186,9 +187,12 @@ func equalPinned(a, b *toolgatev1alpha1.PinnedDefinition) bool {
 	return a.Fingerprint == b.Fingerprint && a.Source == b.Source
 }
 
+// equalRisk compares the whole risk, not the fields evaluation reads today:
+// the gate's configuration carries more of it with each feature (argument
+// rules read the blast radius and reversibility), and a field left out here
+// is a change the gates would not see until their next resync. A risk
+// changes only when a tool is judged anew, so comparing all of it costs
+// nothing on the probes' routine passes.
 func equalRisk(a, b *toolgatev1alpha1.ToolRisk) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return a.Level == b.Level && a.Category == b.Category && a.MinTrustLevel == b.MinTrustLevel && len(a.Findings) == len(b.Findings)
+	return equality.Semantic.DeepEqual(a, b)
 }

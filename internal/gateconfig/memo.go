@@ -29,6 +29,30 @@ type groupMemo struct {
 	mu sync.Mutex
 	// byNS holds each namespace's entries by group key.
 	byNS map[string]map[string]*groupEntry
+	// clock counts invalidations; invalidatedAt holds, per namespace, the
+	// count at its last invalidation, and invalidatedAll the count at the
+	// last invalidation of every namespace. A build notes the count before
+	// it reads anything (snapshot) and may share or store an evaluation
+	// only if no invalidation of its namespace came since: a build that
+	// listed a policy before its change must not leave what it evaluates
+	// for the builds that the change started.
+	clock          uint64
+	invalidatedAt  map[string]uint64
+	invalidatedAll uint64
+}
+
+// snapshot is the invalidation count a build starts from: taken before the
+// build reads the cache, it is what get compares against.
+func (m *groupMemo) snapshot() uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.clock
+}
+
+// staleLocked reports whether namespace was invalidated after the build
+// that took snapshot since started. m.mu must be held.
+func (m *groupMemo) staleLocked(namespace string, since uint64) bool {
+	return m.invalidatedAll > since || m.invalidatedAt[namespace] > since
 }
 
 // groupEntry is one group's evaluation, or the one under way: done is
@@ -52,7 +76,7 @@ type evaluated struct {
 }
 
 func newGroupMemo(ttl time.Duration) *groupMemo {
-	return &groupMemo{ttl: ttl, now: time.Now, byNS: map[string]map[string]*groupEntry{}}
+	return &groupMemo{ttl: ttl, now: time.Now, byNS: map[string]map[string]*groupEntry{}, invalidatedAt: map[string]uint64{}}
 }
 
 // groupKey names the set of policies a pod matches. The policies' content
@@ -73,9 +97,17 @@ func groupKey(policies []toolgatev1alpha1.ToolPolicy) string {
 // configuration returned is shared by every pod of the group and must not
 // be modified. An evaluation that fails is not remembered: the next build,
 // and each pod that waited on it, tries again.
-func (m *groupMemo) get(ctx context.Context, namespace, key string, eval func() (*evaluated, error)) (*evaluated, error) {
+//
+// since is the build's snapshot, taken before it read what the key comes
+// from: when the namespace was invalidated after it, the build's reads may
+// be older than the change, and it evaluates for itself alone.
+func (m *groupMemo) get(ctx context.Context, namespace, key string, since uint64, eval func() (*evaluated, error)) (*evaluated, error) {
 	now := m.now()
 	m.mu.Lock()
+	if m.staleLocked(namespace, since) {
+		m.mu.Unlock()
+		return eval()
+	}
 	entries := m.byNS[namespace]
 	if entries == nil {
 		entries = map[string]*groupEntry{}
@@ -122,9 +154,15 @@ func (m *groupMemo) get(ctx context.Context, namespace, key string, eval func() 
 func (m *groupMemo) invalidate(namespace string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.clock++
 	if namespace == "" {
+		m.invalidatedAll = m.clock
 		clear(m.byNS)
+		// Every namespace's own mark is older now; forget them, so that
+		// the marks of namespaces long gone do not pile up.
+		clear(m.invalidatedAt)
 		return
 	}
+	m.invalidatedAt[namespace] = m.clock
 	delete(m.byNS, namespace)
 }

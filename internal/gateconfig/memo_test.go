@@ -277,3 +277,95 @@ func TestGroupsShareOneEvaluation(t *testing.T) {
 		t.Errorf("the pod that does not use the pin's server was served a new revision")
 	}
 }
+
+// TestAnInvalidationDuringABuildIsNotHidden: a build that read a policy
+// before its change, and reaches the memo after the change invalidated the
+// namespace, evaluates for itself alone; what it evaluated is never what
+// the builds the change started are served.
+func TestAnInvalidationDuringABuildIsNotHidden(t *testing.T) {
+	ctx := t.Context()
+	revision := func(r string) func() (*evaluated, error) {
+		return func() (*evaluated, error) { return &evaluated{cfg: &gateproto.Config{Revision: r}}, nil }
+	}
+	for _, tc := range []struct {
+		name       string
+		invalidate string
+		// shared is whether the second build reuses what the first made.
+		shared bool
+	}{
+		{"its namespace", "agents", false},
+		{"every namespace", "", false},
+		{"another namespace", "others", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newGroupMemo(time.Hour)
+			since := m.snapshot() // the first build starts, and lists policy v1
+			m.invalidate(tc.invalidate)
+			first, err := m.get(ctx, "agents", "readers", since, revision("v1"))
+			if err != nil || first.cfg.Revision != "v1" {
+				t.Fatalf("the first build got %+v, %v", first, err)
+			}
+			// The build the change started lists policy v2.
+			second, err := m.get(ctx, "agents", "readers", m.snapshot(), revision("v2"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "v2"
+			if tc.shared {
+				want = "v1"
+			}
+			if second.cfg.Revision != want {
+				t.Errorf("after invalidating %q the next build was served %s, want %s", tc.invalidate, second.cfg.Revision, want)
+			}
+		})
+	}
+}
+
+// invalidatingReader invalidates a Builder's memo once, right after the
+// Builder lists the namespace's policies: a change that lands in the middle
+// of a build.
+type invalidatingReader struct {
+	*countingReader
+	builder *Builder
+	once    sync.Once
+}
+
+func (r *invalidatingReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	err := r.countingReader.List(ctx, list, opts...)
+	if _, ok := list.(*toolgatev1alpha1.ToolPolicyList); ok {
+		r.once.Do(func() { r.builder.Invalidate("") })
+	}
+	return err
+}
+
+// TestBuildNotesInvalidationsBeforeItReads: the Builder takes its place in
+// the memo's order of invalidations before it lists the policies, so a
+// change between its list and its evaluation leaves nothing in the memo.
+func TestBuildNotesInvalidationsBeforeItReads(t *testing.T) {
+	needEnv(t)
+	ctx := t.Context()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "memo-race"}}
+	if err := env.Client.Create(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "memo-race", Name: "agent-0"}}
+	counted := &countingReader{Reader: informers}
+	b := &Builder{GroupTTL: time.Hour}
+	b.Reader = &invalidatingReader{countingReader: counted, builder: b}
+	for range 2 {
+		if _, err := b.BuildEncoded(ctx, pod); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The first build was overtaken by the invalidation: it evaluated for
+	// itself; the second evaluated again rather than take the first's.
+	if n := counted.namespaceGets.Load(); n != 2 {
+		t.Errorf("%d evaluations for two builds across an invalidation, want 2", n)
+	}
+	if _, err := b.BuildEncoded(ctx, pod); err != nil {
+		t.Fatal(err)
+	}
+	if n := counted.namespaceGets.Load(); n != 2 {
+		t.Errorf("%d evaluations after a third build, want the second's shared (2)", n)
+	}
+}
