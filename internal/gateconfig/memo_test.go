@@ -49,6 +49,10 @@ func TestGroupKey(t *testing.T) {
 	}
 }
 
+// testRuns numbers the runs of the tests that create namespaces, which
+// outlive a run in the package's control plane.
+var testRuns atomic.Int64
+
 // countingReader counts the evaluations a Builder makes: each reads its
 // namespace once.
 type countingReader struct {
@@ -70,6 +74,9 @@ func (r *countingReader) Get(ctx context.Context, key client.ObjectKey, obj clie
 func TestGroupsShareOneEvaluation(t *testing.T) {
 	needEnv(t)
 	ctx := t.Context()
+	// Namespaces of this run's own, so that -count runs it again.
+	run := testRuns.Add(1)
+	toolsNS, agentsNS := fmt.Sprintf("memo-tools-%d", run), fmt.Sprintf("memo-agents-%d", run)
 	c := env.Client
 	create := func(objs ...client.Object) {
 		t.Helper()
@@ -80,10 +87,10 @@ func TestGroupsShareOneEvaluation(t *testing.T) {
 		}
 	}
 	create(
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "memo-tools"}},
-		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "memo-agents", Labels: map[string]string{"team": "agents"}}},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: toolsNS}},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: agentsNS, Labels: map[string]string{"team": "agents"}}},
 		&corev1.Secret{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "memo-tools", Name: "git-token", Labels: map[string]string{toolgatev1alpha1.LabelCredentials: "true"}},
+			ObjectMeta: metav1.ObjectMeta{Namespace: toolsNS, Name: "git-token", Labels: map[string]string{toolgatev1alpha1.LabelCredentials: "true"}},
 			StringData: map[string]string{"token": "s3cret"},
 		},
 	)
@@ -102,8 +109,8 @@ func TestGroupsShareOneEvaluation(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	server("memo-tools", "git", &toolgatev1alpha1.MCPServerAuth{BearerToken: &toolgatev1alpha1.KeyReference{Name: "git-token", Key: "token"}})
-	server("memo-agents", "db", nil)
+	server(toolsNS, "git", &toolgatev1alpha1.MCPServerAuth{BearerToken: &toolgatev1alpha1.KeyReference{Name: "git-token", Key: "token"}})
+	server(agentsNS, "db", nil)
 	pin := func(ns, srv, tool string, level toolgatev1alpha1.Level) *toolgatev1alpha1.ToolPin {
 		p := &toolgatev1alpha1.ToolPin{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: srv + "-" + tool},
@@ -123,18 +130,18 @@ func TestGroupsShareOneEvaluation(t *testing.T) {
 		}
 		return p
 	}
-	pin("memo-tools", "git", "log", toolgatev1alpha1.LevelLow)
-	push := pin("memo-tools", "git", "push", toolgatev1alpha1.LevelModerate)
-	pin("memo-agents", "db", "query", toolgatev1alpha1.LevelLow)
+	pin(toolsNS, "git", "log", toolgatev1alpha1.LevelLow)
+	push := pin(toolsNS, "git", "push", toolgatev1alpha1.LevelModerate)
+	pin(agentsNS, "db", "query", toolgatev1alpha1.LevelLow)
 	policy := func(name string, selector map[string]string, servers []toolgatev1alpha1.ServerReference, rules ...toolgatev1alpha1.ArgumentRule) client.Object {
 		return &toolgatev1alpha1.ToolPolicy{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "memo-agents", Name: name},
+			ObjectMeta: metav1.ObjectMeta{Namespace: agentsNS, Name: name},
 			Spec: toolgatev1alpha1.ToolPolicySpec{PodSelector: metav1.LabelSelector{MatchLabels: selector}, Servers: servers,
 				MaxLevel: toolgatev1alpha1.LevelModerate, ArgumentRules: rules},
 		}
 	}
-	git := toolgatev1alpha1.ServerReference{Namespace: "memo-tools", Name: "git"}
-	db := toolgatev1alpha1.ServerReference{Namespace: "memo-agents", Name: "db"}
+	git := toolgatev1alpha1.ServerReference{Namespace: toolsNS, Name: "git"}
+	db := toolgatev1alpha1.ServerReference{Namespace: agentsNS, Name: "db"}
 	create(
 		policy("readers", map[string]string{"app": "reader"}, []toolgatev1alpha1.ServerReference{git}),
 		// Argument rules read the agent: these pods differ in more than
@@ -148,7 +155,7 @@ func TestGroupsShareOneEvaluation(t *testing.T) {
 
 	pod := func(name string, labels map[string]string) *corev1.Pod {
 		return &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Namespace: "memo-agents", Name: name, Labels: labels},
+			ObjectMeta: metav1.ObjectMeta{Namespace: agentsNS, Name: name, Labels: labels},
 			Spec:       corev1.PodSpec{ServiceAccountName: "agent"},
 		}
 	}
@@ -198,7 +205,16 @@ func TestGroupsShareOneEvaluation(t *testing.T) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		cfg, err := plain.Build(ctx, pods[2])
-		if err == nil && len(cfg.Servers) == 2 && cfg.Servers[0].Ready && cfg.Servers[1].Ready && len(cfg.ArgumentRules) == 1 {
+		// Every policy and pin too: a group built while the cache still
+		// lacks one is keyed, or evaluated, as another.
+		var policies toolgatev1alpha1.ToolPolicyList
+		var toolsPins, agentsPins toolgatev1alpha1.ToolPinList
+		listed := informers.List(ctx, &policies, client.InNamespace(agentsNS)) == nil &&
+			informers.List(ctx, &toolsPins, client.InNamespace(toolsNS)) == nil &&
+			informers.List(ctx, &agentsPins, client.InNamespace(agentsNS)) == nil &&
+			len(policies.Items) == 3 && len(toolsPins.Items) == 2 && len(agentsPins.Items) == 1 &&
+			toolsPins.Items[0].Status.Risk != nil && toolsPins.Items[1].Status.Risk != nil && agentsPins.Items[0].Status.Risk != nil
+		if err == nil && listed && len(cfg.Servers) == 2 && cfg.Servers[0].Ready && cfg.Servers[1].Ready && len(cfg.ArgumentRules) == 1 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -244,7 +260,7 @@ func TestGroupsShareOneEvaluation(t *testing.T) {
 		t.Fatalf("without an invalidation the group's evaluation is not reused: %v", err)
 	}
 	before := counted.namespaceGets.Load()
-	memo.Invalidate("memo-agents")
+	memo.Invalidate(agentsNS)
 
 	// Every reader pod's stream rebuilds at once after the change: one
 	// evaluation for them all.
@@ -344,11 +360,11 @@ func (r *invalidatingReader) List(ctx context.Context, list client.ObjectList, o
 func TestBuildNotesInvalidationsBeforeItReads(t *testing.T) {
 	needEnv(t)
 	ctx := t.Context()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "memo-race"}}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("memo-race-%d", testRuns.Add(1))}}
 	if err := env.Client.Create(ctx, ns); err != nil {
 		t.Fatal(err)
 	}
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "memo-race", Name: "agent-0"}}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: "agent-0"}}
 	counted := &countingReader{Reader: informers}
 	b := &Builder{GroupTTL: time.Hour}
 	b.Reader = &invalidatingReader{countingReader: counted, builder: b}
