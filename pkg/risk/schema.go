@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/toolgate/toolgate/pkg/keysort"
 )
 
 // param is one property of an input schema, wherever it was declared.
@@ -80,7 +82,7 @@ func schemaParams(schema any) []param {
 		for k := range props {
 			names = append(names, k)
 		}
-		sortNames(names[base:])
+		keysort.Bytewise(names[base:])
 		defer func() { names = names[:base] }()
 		for i := base; i < base+len(props); i++ {
 			name := names[i]
@@ -201,32 +203,4 @@ func optionValues(p map[string]any) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// sortNames sorts property names in byte order, as slices.Sort would. An
-// object has a handful of properties that mostly differ in their first
-// byte: an insertion sort that compares first bytes before whole strings
-// costs a fraction of the generic sort, which calls into the runtime
-// twice to compare two strings.
-func sortNames(names []string) {
-	if len(names) > 12 {
-		slices.Sort(names)
-		return
-	}
-	for i := 1; i < len(names); i++ {
-		n := names[i]
-		j := i
-		for ; j > 0 && nameLess(n, names[j-1]); j-- {
-			names[j] = names[j-1]
-		}
-		names[j] = n
-	}
-}
-
-// nameLess is a < b, deciding on the first byte where it can.
-func nameLess(a, b string) bool {
-	if a != "" && b != "" && a[0] != b[0] {
-		return a[0] < b[0]
-	}
-	return a < b
 }

@@ -1,11 +1,11 @@
 package scan
 
 import (
-	"slices"
 	"strconv"
 	"sync"
 
 	"github.com/toolgate/toolgate/pkg/clip"
+	"github.com/toolgate/toolgate/pkg/keysort"
 )
 
 // Limits of SchemaTexts. A schema comes from an untrusted server; the walk
@@ -152,37 +152,9 @@ func (w *schemaWalker) keys(m map[string]any) (start, n int) {
 	}
 	n = len(w.kbuf) - start
 	if n > 1 {
-		sortKeys(w.kbuf[start:])
+		keysort.Bytewise(w.kbuf[start:])
 	}
 	return start, n
-}
-
-// sortKeys sorts an object's keys in byte order, as slices.Sort would.
-// Most objects of a schema have a handful of keys that differ in their
-// first byte: an insertion sort that compares first bytes before whole
-// strings costs a fraction of the generic sort, whose comparison of two
-// strings is two calls into the runtime.
-func sortKeys(keys []string) {
-	if len(keys) > 12 {
-		slices.Sort(keys)
-		return
-	}
-	for i := 1; i < len(keys); i++ {
-		k := keys[i]
-		j := i
-		for ; j > 0 && keyLess(k, keys[j-1]); j-- {
-			keys[j] = keys[j-1]
-		}
-		keys[j] = k
-	}
-}
-
-// keyLess is a < b, deciding on the first byte where it can.
-func keyLess(a, b string) bool {
-	if a != "" && b != "" && a[0] != b[0] {
-		return a[0] < b[0]
-	}
-	return a < b
 }
 
 func (w *schemaWalker) full() bool { return len(w.out)-w.first >= maxSchemaStrings }

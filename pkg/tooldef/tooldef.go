@@ -19,6 +19,7 @@ import (
 	"github.com/gowebpki/jcs"
 
 	"github.com/toolgate/toolgate/pkg/clip"
+	"github.com/toolgate/toolgate/pkg/keysort"
 )
 
 // The parts of a definition that get a digest of their own, so a change can
@@ -452,18 +453,7 @@ func sortNames(keys []string) {
 			return
 		}
 	}
-	if len(keys) > 12 {
-		slices.Sort(keys)
-		return
-	}
-	for i := 1; i < len(keys); i++ {
-		k := keys[i]
-		j := i
-		for ; j > 0 && asciiLess(k, keys[j-1]); j-- {
-			keys[j] = keys[j-1]
-		}
-		keys[j] = k
-	}
+	keysort.Bytewise(keys)
 }
 
 // sortMembers sorts an object's members by name as sortNames does.
@@ -484,19 +474,11 @@ func sortMembers(ms []member) {
 	for i := 1; i < len(ms); i++ {
 		m := ms[i]
 		j := i
-		for ; j > 0 && asciiLess(m.key, ms[j-1].key); j-- {
+		for ; j > 0 && keysort.Less(m.key, ms[j-1].key); j-- {
 			ms[j] = ms[j-1]
 		}
 		ms[j] = m
 	}
-}
-
-// asciiLess is a < b, deciding on the first byte where it can.
-func asciiLess(a, b string) bool {
-	if a != "" && b != "" && a[0] != b[0] {
-		return a[0] < b[0]
-	}
-	return a < b
 }
 
 // compareUTF16 is lessUTF16 as a three-way comparison, for slices.SortFunc.

@@ -1,13 +1,13 @@
-package scan
+package keysort
 
 import (
 	"slices"
 	"testing"
 )
 
-// sortKeys must order keys exactly as slices.Sort does: the walk's Fields,
+// Bytewise must order keys exactly as slices.Sort does: the walk's Fields,
 // and so the order of findings, follow it.
-func TestSortKeysIsByteOrder(t *testing.T) {
+func TestBytewiseIsByteOrder(t *testing.T) {
 	for _, keys := range [][]string{
 		nil,
 		{"type"},
@@ -17,10 +17,10 @@ func TestSortKeysIsByteOrder(t *testing.T) {
 		{"m", "l", "k", "j", "i", "h", "g", "f", "e", "d", "c", "b", "a", "n"}, // over the insertion sort's bound
 	} {
 		got, want := slices.Clone(keys), slices.Clone(keys)
-		sortKeys(got)
+		Bytewise(got)
 		slices.Sort(want)
 		if !slices.Equal(got, want) {
-			t.Errorf("sortKeys(%q) = %q, want %q", keys, got, want)
+			t.Errorf("Bytewise(%q) = %q, want %q", keys, got, want)
 		}
 	}
 }
