@@ -184,19 +184,29 @@ type CASource struct {
 }
 
 // ProbeSpec bounds and schedules probes.
-// +kubebuilder:validation:XValidation:rule="!has(self.interval) || !has(self.timeout) || duration(self.timeout) < duration(self.interval)",message="probe.timeout must be shorter than probe.interval"
+//
+// Every rule that converts a duration first checks that it is one, so that a
+// value such as "5 minutes" is answered by the format rule of its field
+// rather than by a CEL conversion error.
+// +kubebuilder:validation:XValidation:rule="!has(self.interval) || !has(self.timeout) || !self.interval.matches('^([0-9]+([.][0-9]+)?(ns|us|ms|s|m|h))+$') || !self.timeout.matches('^([0-9]+([.][0-9]+)?(ns|us|ms|s|m|h))+$') || duration(self.timeout) < duration(self.interval)",message="probe.timeout must be shorter than probe.interval"
 type ProbeSpec struct {
 	// interval between two probes. At least 10s.
 	// +optional
 	// +kubebuilder:default="5m"
-	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('10s') && duration(self) <= duration('24h')",message="probe.interval must be between 10s and 24h"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([0-9]+([.][0-9]+)?(ns|us|ms|s|m|h))+$')",message="probe.interval must be a duration such as 30s, 5m or 1h"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]+([.][0-9]+)?(ns|us|ms|s|m|h))+$') || (duration(self) >= duration('10s') && duration(self) <= duration('24h'))",message="probe.interval must be between 10s and 24h"
 	Interval *metav1.Duration `json:"interval,omitempty"`
 
 	// timeout bounds one whole probe: connect, initialize and every page of
 	// tools/list.
 	// +optional
 	// +kubebuilder:default="30s"
-	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1s') && duration(self) <= duration('5m')",message="probe.timeout must be between 1s and 5m"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([0-9]+([.][0-9]+)?(ns|us|ms|s|m|h))+$')",message="probe.timeout must be a duration such as 30s, 5m or 1h"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]+([.][0-9]+)?(ns|us|ms|s|m|h))+$') || (duration(self) >= duration('1s') && duration(self) <= duration('5m'))",message="probe.timeout must be between 1s and 5m"
 	Timeout *metav1.Duration `json:"timeout,omitempty"`
 
 	// maxTools is the most tools a catalogue may have. A server that offers
@@ -340,6 +350,7 @@ type ServerInfo struct {
 
 	// protocolVersion negotiated in initialize.
 	// +optional
+	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=32
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
 

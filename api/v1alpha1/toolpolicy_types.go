@@ -304,7 +304,10 @@ type CallApprovalRules struct {
 	// timeout is how long a call waits before it is denied.
 	// +optional
 	// +kubebuilder:default="10m"
-	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('10s') && duration(self) <= duration('24h')",message="approval.timeout must be between 10s and 24h"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="self.matches('^([0-9]+([.][0-9]+)?(ns|us|ms|s|m|h))+$')",message="approval.timeout must be a duration such as 30s, 5m or 1h"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]+([.][0-9]+)?(ns|us|ms|s|m|h))+$') || (duration(self) >= duration('10s') && duration(self) <= duration('24h'))",message="approval.timeout must be between 10s and 24h"
 	Timeout *metav1.Duration `json:"timeout,omitempty"`
 }
 
@@ -397,6 +400,7 @@ type ArgumentRuleProblem struct {
 	// kind is Syntax, Type, UnknownArgument, Cost, or Schema (the pin
 	// keeps no definition to check the rule against).
 	// +required
+	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=32
 	Kind string `json:"kind"`
 

@@ -37,6 +37,23 @@ spec:
   probe: {interval: 1m, timeout: 20s, maxTools: 100}
   consumers: {from: All}
 `,
+		// Durations as Go writes them, units combined and fractions too.
+		`
+apiVersion: toolgate.dev/v1alpha1
+kind: MCPServer
+metadata: {name: valid-compound-durations, namespace: default}
+spec:
+  endpoint: {url: "https://mcp.example.com/mcp"}
+  probe: {interval: 1h30m, timeout: 1500ms}
+`,
+		`
+apiVersion: toolgate.dev/v1alpha1
+kind: ToolPolicy
+metadata: {name: valid-fractional-timeout, namespace: default}
+spec:
+  servers: [{namespace: tools, name: github}]
+  approval: {categories: [delete], timeout: 1.5h}
+`,
 		`
 apiVersion: toolgate.dev/v1alpha1
 kind: ToolPolicy
@@ -181,6 +198,30 @@ spec:
   endpoint: {url: "https://mcp.example.com/mcp"}
   probe: {interval: 1s}
 `, "probe.interval must be between 10s and 24h"},
+		{"probe interval in words", `
+apiVersion: toolgate.dev/v1alpha1
+kind: MCPServer
+metadata: {name: worded-interval, namespace: default}
+spec:
+  endpoint: {url: "https://mcp.example.com/mcp"}
+  probe: {interval: 5 minutes}
+`, "probe.interval must be a duration such as 30s, 5m or 1h"},
+		{"probe timeout in words beside an interval", `
+apiVersion: toolgate.dev/v1alpha1
+kind: MCPServer
+metadata: {name: worded-timeout, namespace: default}
+spec:
+  endpoint: {url: "https://mcp.example.com/mcp"}
+  probe: {interval: 5m, timeout: half a minute}
+`, "probe.timeout must be a duration such as 30s, 5m or 1h"},
+		{"probe interval with a unit Go does not know", `
+apiVersion: toolgate.dev/v1alpha1
+kind: MCPServer
+metadata: {name: daily-probe, namespace: default}
+spec:
+  endpoint: {url: "https://mcp.example.com/mcp"}
+  probe: {interval: 1d}
+`, "probe.interval must be a duration such as 30s, 5m or 1h"},
 		{"probe timeout not shorter than interval", `
 apiVersion: toolgate.dev/v1alpha1
 kind: MCPServer
@@ -287,6 +328,14 @@ spec:
   servers: [{namespace: tools, name: github}]
   approval: {categories: [delete], timeout: 48h}
 `, "approval.timeout must be between 10s and 24h"},
+		{"policy approval timeout in words", `
+apiVersion: toolgate.dev/v1alpha1
+kind: ToolPolicy
+metadata: {name: worded-timeout, namespace: default}
+spec:
+  servers: [{namespace: tools, name: github}]
+  approval: {categories: [delete], timeout: 10 minutes}
+`, "approval.timeout must be a duration such as 30s, 5m or 1h"},
 		{"policy trust level out of range", `
 apiVersion: toolgate.dev/v1alpha1
 kind: ToolPolicy
@@ -373,6 +422,13 @@ spec:
 			}
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error does not explain the problem:\n got: %v\nwant: ...%s...", err, tc.want)
+			}
+			// A rule that fails to evaluate says how CEL failed, not what
+			// the user got wrong: every rule must be guarded against that.
+			for _, internal := range []string{"conversion", "no such overload", "evaluation error", "invalid duration"} {
+				if strings.Contains(err.Error(), internal) {
+					t.Errorf("the error speaks of a rule that could not be evaluated (%q), not of the value: %v", internal, err)
+				}
 			}
 			t.Logf("rejected: %v", err)
 		})
