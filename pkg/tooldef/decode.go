@@ -25,7 +25,9 @@ import (
 // on a path that runs on every tools/list of every server.
 //
 // A string longer than maxString bytes (when maxString > 0) is refused with
-// an error wrapping ErrTooLarge.
+// an error wrapping ErrTooLarge. A valid input is read directly rather than
+// token by token (see fastDecode); the tokenizer reads any other and says
+// what is wrong with it.
 func decode(data []byte, maxString int) (any, error) {
 	// A bytes.Buffer lets the tokenizer read data in place instead of
 	// copying it into buffers of its own, and every string that needs no
@@ -35,8 +37,17 @@ func decode(data []byte, maxString int) (any, error) {
 	// the strings' bytes only, not the input's indentation and punctuation
 	// (about half of a captured catalogue), and lives as long as any string
 	// decoded from it, which is the catalogue.
+	d := decoder{maxString: maxString, src: plainStrings(data)}
+	if v, ok := d.fastDecode(data); ok {
+		return v, nil
+	}
+	// The tokenizer decides, and says what is wrong: the direct reader's
+	// partial work is dropped.
+	clear(d.members)
+	clear(d.elems)
+	d.members, d.elems, d.srcAt = d.members[:0], d.elems[:0], 0
 	dec := jsontext.NewDecoder(bytes.NewBuffer(data))
-	d := decoder{dec: dec, maxString: maxString, src: plainStrings(data)}
+	d.dec = dec
 	v, err := d.value(0)
 	if err != nil {
 		return nil, err
@@ -106,6 +117,10 @@ type decoder struct {
 	elems   []any
 	// unquoted is scratch for unescaping strings.
 	unquoted []byte
+	// data and pos are the input and the place in it of the direct
+	// reader (see fastDecode).
+	data []byte
+	pos  int
 }
 
 type member struct {
