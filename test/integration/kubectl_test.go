@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
@@ -68,8 +69,10 @@ func TestKubectlApprovalPatch(t *testing.T) {
 	}
 }
 
-// TestKubectlSamplesAndColumns applies config/samples and checks that
-// `kubectl get toolgate` lists one object of each kind with its columns.
+// TestKubectlSamplesAndColumns applies config/samples, gives the sample
+// server a pin as the operator would and patches it with the reviewer's
+// override of docs/examples, and checks that `kubectl get toolgate` lists
+// one object of each kind with its columns.
 func TestKubectlSamplesAndColumns(t *testing.T) {
 	ctx := testContext(t)
 	samples := filepath.Join(testenv.RepoRoot(), "config", "samples")
@@ -78,7 +81,6 @@ func TestKubectlSamplesAndColumns(t *testing.T) {
 	for _, want := range []string{
 		"mcpserver.toolgate.dev/kubernetes-tools created",
 		"toolpolicy.toolgate.dev/agents created",
-		"toolpin.toolgate.dev/kubernetes-tools-pods-list created",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("kubectl apply did not say %q", want)
@@ -94,11 +96,32 @@ func TestKubectlSamplesAndColumns(t *testing.T) {
 		}
 	})
 
-	// Give the sample pin a status so its columns have something to show.
-	var pin toolgatev1alpha1.ToolPin
-	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: "default", Name: "kubernetes-tools-pods-list"}, &pin); err != nil {
+	// Pins are the operator's to create: this control plane serves no
+	// webhooks, so the administrator stands in for it.
+	pin := toolgatev1alpha1.ToolPin{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "kubernetes-tools-pods-list"},
+		Spec: toolgatev1alpha1.ToolPinSpec{
+			ServerRef: toolgatev1alpha1.LocalObjectReference{Name: "kubernetes-tools"},
+			ToolName:  "pods_list",
+		},
+	}
+	if err := env.Client.Create(ctx, &pin); err != nil {
 		t.Fatal(err)
 	}
+	// The reviewer's override, as docs/examples has it, is a valid patch.
+	example := filepath.Join(testenv.RepoRoot(), "docs", "examples", "toolpin-override.yaml")
+	out = kubectl(t, "patch", "toolpin", pin.Name, "-n", "default", "--type", "merge", "--patch-file", example)
+	if !strings.Contains(out, "patched") {
+		t.Errorf("kubectl did not patch the pin with %s: %s", example, out)
+	}
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(&pin), &pin); err != nil {
+		t.Fatal(err)
+	}
+	if o := pin.Spec.Override; o == nil || o.Level != toolgatev1alpha1.LevelSafe || o.Reason == "" {
+		t.Errorf("the example's override did not land: %+v", o)
+	}
+
+	// Give the pin a status so its columns have something to show.
 	pin.Status = trustedStatus()
 	if err := env.Client.Status().Update(ctx, &pin); err != nil {
 		t.Fatal(err)
