@@ -22,6 +22,7 @@ type options struct {
 	metricsAddr       string
 	metricsSecure     bool
 	probeAddr         string
+	pprofAddr         string
 	leaderElection    bool
 	leaderElectionNS  string
 	enableHTTP2       bool
@@ -102,6 +103,8 @@ func bindFlags(fs *flag.FlagSet) *options {
 	fs.BoolVar(&o.metricsSecure, "metrics-secure", true,
 		"serve metrics over HTTPS, to callers the API server authenticates and authorizes (get on /metrics)")
 	fs.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "address of the /healthz and /readyz endpoints")
+	fs.StringVar(&o.pprofAddr, "pprof-bind-address", "0",
+		"address of Go's /debug/pprof profiles of the operator, unauthenticated, for diagnosis; bind it to 127.0.0.1 and reach it with kubectl port-forward; \"0\" (the default) serves none")
 	fs.BoolVar(&o.leaderElection, "leader-elect", false,
 		"elect a leader among replicas so that only one reconciles")
 	fs.StringVar(&o.leaderElectionNS, "leader-election-namespace", "",

@@ -55,8 +55,11 @@ func newManager(o *options, certs *certificates) (ctrl.Manager, error) {
 		Scheme:                 scheme,
 		Metrics:                metricsOpts,
 		HealthProbeBindAddress: o.probeAddr,
-		LeaderElection:         o.leaderElection,
-		LeaderElectionID:       leaderElectionID,
+		// Off unless asked for: the profiles are served without
+		// authentication, and name what the operator holds.
+		PprofBindAddress: o.pprofAddr,
+		LeaderElection:   o.leaderElection,
+		LeaderElectionID: leaderElectionID,
 		// The Lease lives in the operator's own namespace unless told
 		// otherwise; in a cluster client-go finds it from the service
 		// account's mount, but the operator also runs outside one.
