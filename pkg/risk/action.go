@@ -3,6 +3,8 @@ package risk
 import (
 	"fmt"
 	"strings"
+
+	"github.com/toolgate/toolgate/pkg/phrase"
 )
 
 // actionVerdict is what the action stage decided a tool does.
@@ -53,10 +55,10 @@ func inferAction(s *signals, j *judgement) actionVerdict {
 	// is the server's word, so it lifts no floor and the level stays at
 	// least L3 (raiseForDoubt). It is read of the action the name gives,
 	// before what one call can do (below) is known.
-	if phrase := readOnlyClaim(s, v.act); phrase != "" {
-		v.readOnlyClaim = phrase
+	if claim := readOnlyClaim(s, v.act); claim != "" {
+		v.readOnlyClaim = claim
 		s.readOnlyQuery = v.act == actExec
-		j.note(fmt.Sprintf("the description says %q: read", phrase))
+		j.note(fmt.Sprintf("the description says %q: read", claim))
 	}
 	v.act = actionOfCall(s, v.act, j)
 
@@ -181,18 +183,18 @@ func refineAction(s *signals, act action, j *judgement) (action, bool) {
 // an option that deletes, an irreversible verb in the name or a
 // pass-through API call. "" when there is none.
 func readOnlyClaim(s *signals, act action) string {
-	phrase := ""
+	claim := ""
 	switch act {
 	case actMutate:
-		phrase = saysReadOnly(s.desc)
+		claim = saysReadOnly(s.desc)
 	case actExec:
-		phrase = saysEnforcedReadOnly(s.desc) // a query tool is a read only where the server refuses writes
-		if phrase == "" {
-			phrase = s.execReadOnly // the parameter itself is declared to take only reads
+		claim = saysEnforcedReadOnly(s.desc) // a query tool is a read only where the server refuses writes
+		if claim == "" {
+			claim = s.execReadOnly // the parameter itself is declared to take only reads
 		}
 	}
-	if phrase != "" && (act == actMutate || act == actExec) && optionActOf(*s) < actDelete && !(s.actSource == "name" && irreversibleVerbs[s.verb]) && s.apiCall == "" {
-		return phrase
+	if claim != "" && (act == actMutate || act == actExec) && optionActOf(*s) < actDelete && !(s.actSource == "name" && irreversibleVerbs[s.verb]) && s.apiCall == "" {
+		return claim
 	}
 	return ""
 }
@@ -276,16 +278,9 @@ func simulation(desc string) bool {
 	return strings.HasPrefix(desc, "demonstrates") || strings.HasPrefix(desc, "simulates") || strings.Contains(desc, "simulated")
 }
 
-// permanentText says a description calls the effect permanent. Each phrase
-// holds one of four stems, which are looked for first.
+// permanentText says a description calls the effect permanent.
 func permanentText(desc string) bool {
-	if !strings.Contains(desc, "undone") && !strings.Contains(desc, "recover") && !strings.Contains(desc, "irreversibl") && !strings.Contains(desc, "permanently") {
-		return false
-	}
-	for _, phrase := range []string{"cannot be undone", "irreversibl", "permanently", "can't be undone", "not be recovered", "unrecoverable"} {
-		if strings.Contains(desc, phrase) {
-			return true
-		}
-	}
-	return false
+	return permanentPhrases.Any(desc)
 }
+
+var permanentPhrases = phrase.New("cannot be undone", "irreversibl", "permanently", "can't be undone", "not be recovered", "unrecoverable")

@@ -3,6 +3,7 @@ package risk
 import (
 	"strings"
 
+	"github.com/toolgate/toolgate/pkg/phrase"
 	"github.com/toolgate/toolgate/pkg/tooldef"
 )
 
@@ -81,6 +82,8 @@ var clientNouns = map[string]bool{"application": true, "app": true, "client": tr
 var authPhrases = []string{"oauth", "oidc", "client secret", "client_secret", "client id", "sso", "grant type",
 	"identity provider", "authentication", "credentials"}
 
+var authPhraseSet = phrase.New(authPhrases...)
+
 // accessNouns name network and browser access controls: firewall rules,
 // allowlists and their bypasses, CORS origins.
 var accessNouns = map[string]bool{"firewall": true, "allowlist": true, "whitelist": true, "blocklist": true,
@@ -101,10 +104,8 @@ func credentialObject(objects []string, desc string) (name string, secret bool) 
 				return "key", true
 			}
 		case clientNouns[o]:
-			for _, p := range authPhrases {
-				if strings.Contains(desc, p) {
-					return o + " (an authentication client)", true
-				}
+			if authPhraseSet.Any(desc) {
+				return o + " (an authentication client)", true
 			}
 		case accessNouns[o]:
 			return o, false

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/toolgate/toolgate/pkg/phrase"
 	"github.com/toolgate/toolgate/pkg/tooldef"
 )
 
@@ -205,10 +206,8 @@ func readSignals(t *tooldef.Tool) signals {
 	}
 	desc = lowerText(desc)
 	s.desc = desc
-	for _, phrase := range []string{"removes all", "deletes all", "delete all", "remove all", "all managed", "every ", "entire ", "bulk "} {
-		if s.act >= actDelete && strings.Contains(desc, phrase) {
-			s.bulk = true
-		}
+	if s.act >= actDelete && bulkPhrases.Any(desc) {
+		s.bulk = true
 	}
 
 	if movesMoney[s.verb] {
@@ -223,22 +222,12 @@ func readSignals(t *tooldef.Tool) signals {
 		}
 	}
 	s.apiCall = arbitraryCall(t, tokens)
-	// The phrase lists below are read only where they can matter, and
-	// behind one cheaper test: the description is scanned once per list
-	// at most, which keeps the pipeline fast on long descriptions.
-	if head := opening(desc, claimWindow); (s.act == actNone || s.act >= actMutate) && (strings.Contains(head, "any ") || strings.Contains(head, "arbitrary ") || strings.Contains(head, "raw ")) {
-		for _, p := range anyRequestPhrases {
-			if strings.Contains(head, p) {
-				s.anyRequest = true
-			}
-		}
+	// The phrase lists below are read only where they can matter.
+	if (s.act == actNone || s.act >= actMutate) && anyRequestSet.Any(opening(desc, claimWindow)) {
+		s.anyRequest = true
 	}
-	if s.verb == "replace" || s.verb == "overwrite" || s.verb == "reset" || s.verb == "restore" {
-		for _, p := range []string{"replace all", "replaces all", "overwrite all", "overwrites all", "all data", "all rows", "all records", "entire contents", "replacing its current", "replacing the current", "replaces its current", "replaces the current"} {
-			if strings.Contains(desc, p) {
-				s.wipes = true
-			}
-		}
+	if (s.verb == "replace" || s.verb == "overwrite" || s.verb == "reset" || s.verb == "restore") && wipePhrases.Any(desc) {
+		s.wipes = true
 	}
 	if s.act >= actMutate && s.act <= actDelete {
 		s.public = publicEffect(s.tokens, opening(desc, claimWindow))
@@ -607,3 +596,12 @@ func anyBroadStrict(objects []string) bool {
 	}
 	return false
 }
+
+// bulkPhrases make a deletion one of many things at once.
+var bulkPhrases = phrase.New("removes all", "deletes all", "delete all", "remove all", "all managed", "every ", "entire ", "bulk ")
+
+// wipePhrases make a replacement one of everything there was.
+var wipePhrases = phrase.New("replace all", "replaces all", "overwrite all", "overwrites all", "all data", "all rows", "all records",
+	"entire contents", "replacing its current", "replacing the current", "replaces its current", "replaces the current")
+
+var anyRequestSet = phrase.New(anyRequestPhrases...)

@@ -1,6 +1,10 @@
 package risk
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/toolgate/toolgate/pkg/phrase"
+)
 
 // precedenceVerbs change state and outrank a read word anywhere in a name:
 // "get_or_create" creates, "issue_mark_read" marks.
@@ -75,6 +79,8 @@ var readOnlyPhrases = []string{"read-only", "readonly", "read only", "dry run", 
 	"only read", "doesn't modify", "does not execute", "without executing", "without applying", "只读",
 	"guidance", "provides instructions", "provide instructions", "next-step"}
 
+var readOnlySet = phrase.New(readOnlyPhrases...)
+
 // enforcedReadOnly are phrases saying the server itself refuses writes, the
 // only kind of read-only claim that makes a query tool a read.
 var enforcedReadOnly = []string{"only select", "select-only", "select queries only", "only allows select",
@@ -91,10 +97,8 @@ func paramReadOnly(p map[string]any) string {
 		return ""
 	}
 	d = strings.ToLower(opening(d, claimWindow))
-	for _, ph := range paramReadOnlyPhrases {
-		if strings.Contains(d, ph) {
-			return ph
-		}
+	if i := paramReadOnlySet.First(d); i >= 0 {
+		return paramReadOnlyPhrases[i]
 	}
 	return ""
 }
@@ -103,16 +107,17 @@ func paramReadOnly(p map[string]any) string {
 // only reads.
 var paramReadOnlyPhrases = []string{"read-only", "readonly", "read only", "只读", "select-only", "only select"}
 
+var paramReadOnlySet = phrase.New(paramReadOnlyPhrases...)
+
 // saysEnforcedReadOnly reports the enforcement phrase of a description.
 func saysEnforcedReadOnly(desc string) string {
-	desc = opening(desc, claimWindow)
-	for _, p := range enforcedReadOnly {
-		if strings.Contains(desc, p) {
-			return p
-		}
+	if i := enforcedReadOnlySet.First(opening(desc, claimWindow)); i >= 0 {
+		return enforcedReadOnly[i]
 	}
 	return ""
 }
+
+var enforcedReadOnlySet = phrase.New(enforcedReadOnly...)
 
 // claimWindow is how much of a description a read-only claim is looked for
 // in: a description says what its tool is at its opening, and a claim
@@ -128,22 +133,8 @@ func opening(desc string, n int) string {
 
 // saysReadOnly reports the read-only phrase of a description, if any.
 func saysReadOnly(desc string) string {
-	desc = opening(desc, claimWindow)
-	// Every phrase holds one of these stems; most descriptions hold none.
-	stem := false
-	for _, st := range [...]string{"read", "dry", "only", "instructions", "modif", "changes", "execut", "applying", "guidance", "next-step", "只读"} {
-		if strings.Contains(desc, st) {
-			stem = true
-			break
-		}
-	}
-	if !stem {
-		return ""
-	}
-	for _, p := range readOnlyPhrases {
-		if strings.Contains(desc, p) {
-			return p
-		}
+	if i := readOnlySet.First(opening(desc, claimWindow)); i >= 0 {
+		return readOnlyPhrases[i]
 	}
 	return ""
 }
@@ -191,14 +182,10 @@ var executedWords = []string{"execut", "evaluat", "to run", "runs ", "run in", "
 
 func describedAsExecuted(p map[string]any, toolDesc string) bool {
 	d, _ := p["description"].(string)
-	d = strings.ToLower(d)
-	for _, w := range executedWords {
-		if strings.Contains(d, w) || strings.Contains(toolDesc, w) {
-			return true
-		}
-	}
-	return false
+	return executedSet.Any(strings.ToLower(d)) || executedSet.Any(toolDesc)
 }
+
+var executedSet = phrase.New(executedWords...)
 
 // domainWords name an area of a service as often as an action on it.
 var domainWords = map[string]bool{"auth": true, "login": true, "build": true, "release": true, "message": true,
@@ -216,22 +203,16 @@ var genericVerbs = map[string]bool{"manage": true, "handle": true, "configure": 
 
 // describesListing says a read's description opens by enumerating.
 func describesListing(desc string) bool {
-	head := opening(desc, 80)
-	for _, p := range []string{"list of all", "list all", "lists all", "get all", "overview of all", "across all"} {
-		if strings.Contains(head, p) {
-			return true
-		}
-	}
-	return false
+	return listingPhrases.Any(opening(desc, 80))
 }
+
+var listingPhrases = phrase.New("list of all", "list all", "lists all", "get all", "overview of all", "across all")
 
 // mentionsPublicService says a description speaks of a public service as
 // a whole, not of a public API through which private data is read.
 func mentionsPublicService(desc string) bool {
-	for _, w := range []string{"github", "gitlab", "registry", "internet"} {
-		if strings.Contains(desc, w) {
-			return true
-		}
+	if publicServiceWords.Any(desc) {
+		return true
 	}
 	if i := strings.Index(desc, "public"); i >= 0 {
 		rest := desc[i:min(len(desc), i+30)]
@@ -240,26 +221,18 @@ func mentionsPublicService(desc string) bool {
 	return false
 }
 
+var publicServiceWords = phrase.New("github", "gitlab", "registry", "internet")
+
 // accountWide says a read covers everything an account owns.
-func accountWide(desc string) bool {
-	for _, p := range []string{"authenticated user", "your account", "the account", "all resources", "owned by the user"} {
-		if strings.Contains(desc, p) {
-			return true
-		}
-	}
-	return false
-}
+func accountWide(desc string) bool { return accountWidePhrases.Any(desc) }
+
+var accountWidePhrases = phrase.New("authenticated user", "your account", "the account", "all resources", "owned by the user")
 
 // workspaceWide says a read covers a whole workspace or organization.
-func workspaceWide(desc string) bool {
-	for _, p := range []string{"across all", "across the workspace", "in the workspace", "whole workspace",
-		"entire workspace", "in the organization", "across the organization"} {
-		if strings.Contains(desc, p) {
-			return true
-		}
-	}
-	return false
-}
+func workspaceWide(desc string) bool { return workspaceWidePhrases.Any(desc) }
+
+var workspaceWidePhrases = phrase.New("across all", "across the workspace", "in the workspace", "whole workspace",
+	"entire workspace", "in the organization", "across the organization")
 
 // browserWords put a tool in a browser, where a click or a key press acts
 // in whatever session the browser holds.
@@ -275,15 +248,10 @@ var runNouns = map[string]bool{"apply": true, "plan": true, "run": true, "build"
 	"step": true, "task": true, "execution": true, "request": true, "entry": true, "container": true}
 
 // webSearch says a search is of the public web or of public places.
-func webSearch(desc string) bool {
-	for _, p := range []string{"web search", "search the web", "searches the web", "internet search", "search engine",
-		"local businesses", "places"} {
-		if strings.Contains(desc, p) {
-			return true
-		}
-	}
-	return false
-}
+func webSearch(desc string) bool { return webSearchPhrases.Any(desc) }
+
+var webSearchPhrases = phrase.New("web search", "search the web", "searches the web", "internet search", "search engine",
+	"local businesses", "places")
 
 // revealsSecrets says a boolean parameter's words ask for secret values in
 // the clear: reveal, unmask, decrypt, or include/show with a secret word.

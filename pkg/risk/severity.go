@@ -3,6 +3,8 @@ package risk
 import (
 	"fmt"
 	"strings"
+
+	"github.com/toolgate/toolgate/pkg/phrase"
 )
 
 // severity is SEP-2793's riskLevel judged from what the tool does, the way
@@ -259,6 +261,8 @@ var metadataWords = map[string]bool{"metadata": true, "info": true, "status": tr
 var secretPhrases = []string{"secret value", "password", "api key", "access token", "private key",
 	"environment variable", "cookies"}
 
+var secretPhraseSet = phrase.New(secretPhrases...)
+
 func containsAnyMap(list []string, m map[string]bool) bool {
 	for _, l := range list {
 		if m[l] {
@@ -288,11 +292,5 @@ func readsPrivate(s *signals) {
 
 // returnsSecrets says a read's description says it returns secret values.
 func returnsSecrets(desc string) bool {
-	head := opening(desc, claimWindow)
-	for _, p := range secretPhrases {
-		if strings.Contains(head, p) {
-			return true
-		}
-	}
-	return false
+	return secretPhraseSet.Any(opening(desc, claimWindow))
 }

@@ -3,6 +3,8 @@ package scan
 import (
 	"slices"
 	"strings"
+
+	"github.com/toolgate/toolgate/pkg/phrase"
 )
 
 // Intent rules. The phrase rules (rules.go) know the wording of attacks
@@ -1588,13 +1590,13 @@ func (c *textCtx) command(toks []itok, summary bool) bool {
 // riskyCommand reports a command line that fetches and runs code, widens
 // permissions, installs from elsewhere or persists itself.
 func riskyCommand(s string) bool {
-	for _, p := range riskyCommandParts {
-		if strings.Contains(s, p) {
-			return true
-		}
+	if riskyCommandSet.Any(s) {
+		return true
 	}
 	return (strings.Contains(s, "curl") || strings.Contains(s, "wget")) && (strings.Contains(s, "| sh") || strings.Contains(s, "|sh") || strings.Contains(s, "| bash") || strings.Contains(s, "bash -c") || strings.Contains(s, "-t ") || strings.Contains(s, "--upload"))
 }
+
+var riskyCommandSet = phrase.New(riskyCommandParts...)
 
 var riskyCommandParts = []string{"| sh", "|sh", "| bash", "|bash", "sudo ", "chmod 777", "chmod -r 777", "--privileged", "authorized_keys", "crontab", "git config --global", "powershell", "-enc ", "node_options", "ld_preload", "rm -rf", "--index-url", "--extra-index-url", "npm install -g", "npm i -g", "iex(", "invoke-expression", "base64 -d", "/dev/tcp", "nc -e", "mkfifo", "sysctl", ".bashrc", "pip install http"}
 

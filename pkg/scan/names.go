@@ -9,6 +9,7 @@ import (
 	tr39 "github.com/mtibben/confusables"
 
 	"github.com/toolgate/toolgate/pkg/clip"
+	"github.com/toolgate/toolgate/pkg/phrase"
 )
 
 // Names an agent cannot tell apart. A server that offers "reаd_file" (with
@@ -516,13 +517,10 @@ func destroyVerbOf(w string) string {
 
 // mayVouch is a quick test for the words safeWording looks for.
 func mayVouch(d string) bool {
-	for _, w := range []string{"afe", "AFE", "armless", "ARMLESS", "ead-only", "EAD-ONLY", "ide effect", "on-destructive"} {
-		if strings.Contains(d, w) {
-			return true
-		}
-	}
-	return false
+	return vouchStems.Any(d)
 }
+
+var vouchStems = phrase.New("afe", "AFE", "armless", "ARMLESS", "ead-only", "EAD-ONLY", "ide effect", "on-destructive")
 
 // safeWording reports a description that vouches for itself.
 func safeWording(low string) bool {

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/toolgate/toolgate/pkg/phrase"
 )
 
 // Phrase rules run on the clean text (see textCtx). Running a dozen
@@ -56,13 +58,13 @@ type rule struct {
 	// need, when set, lists groups of literals: one literal of each group
 	// must occur within win bytes after the anchor. A cheap test that
 	// spares most regexp runs on common anchor words ("set", "include").
-	need [][]string
+	need []*phrase.Set
 	// lead, when set, lists literals one of which the text at the anchor
 	// must start with.
 	lead []string
 	// preNeed, when set, lists literals one of which must occur in the
 	// preWindow bytes before the anchor.
-	preNeed []string
+	preNeed *phrase.Set
 	// near, when set, is a set of words one of which must be among the
 	// next nearWords words after the anchor.
 	near map[string]bool
@@ -109,7 +111,7 @@ func within(n int, r *rule) *rule {
 
 // needing adds a group to r.need.
 func needing(r *rule, lits ...string) *rule {
-	r.need = append(r.need, lits)
+	r.need = append(r.need, phrase.New(lits...))
 	return r
 }
 
@@ -121,7 +123,7 @@ func leading(r *rule, lits ...string) *rule {
 
 // preNeeding sets r.preNeed.
 func preNeeding(r *rule, lits ...string) *rule {
-	r.preNeed = lits
+	r.preNeed = phrase.New(lits...)
 	return r
 }
 
@@ -509,7 +511,7 @@ func (c *textCtx) tryWhole(r *rule) {
 // r's need groups; if not, no anchor can satisfy them.
 func (c *textCtx) textHasNeeds(r *rule) bool {
 	for _, g := range r.need {
-		if !containsAny(c.clean, g) {
+		if !g.Any(c.clean) {
 			return false
 		}
 	}
@@ -524,14 +526,14 @@ func (c *textCtx) tryRule(r *rule, p int) bool {
 		return false
 	}
 	for _, g := range r.need {
-		if !containsAny(t[p:end], g) {
+		if !g.Any(t[p:end]) {
 			return false
 		}
 	}
 	if r.lead != nil && !hasAnyPrefix(t[p:end], r.lead) {
 		return false
 	}
-	if r.preNeed != nil && !containsAny(t[max(0, p-preWindow):p], r.preNeed) {
+	if r.preNeed != nil && !r.preNeed.Any(t[max(0, p-preWindow):p]) {
 		return false
 	}
 	if r.needSens && len(c.sens) == 0 {
@@ -598,15 +600,6 @@ func nearing(r *rule, words string) *rule {
 func hasAnyPrefix(s string, lits []string) bool {
 	for _, l := range lits {
 		if strings.HasPrefix(s, l) {
-			return true
-		}
-	}
-	return false
-}
-
-func containsAny(s string, lits []string) bool {
-	for _, l := range lits {
-		if strings.Contains(s, l) {
 			return true
 		}
 	}

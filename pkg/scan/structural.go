@@ -2,6 +2,8 @@ package scan
 
 import (
 	"strings"
+
+	"github.com/toolgate/toolgate/pkg/phrase"
 )
 
 // Structural intent rules. The intent rules (intent.go) read a sentence as
@@ -148,7 +150,7 @@ func (c *textCtx) structural(toks []itok, all uint64, s, e int, summary bool) in
 		return sigModel
 	}
 	if strings.Contains(text, "other tool") { // "another tool" too
-		if anyIn(text, overEveryOther) {
+		if overEveryOtherSet.Any(text) {
 			return sigModel
 		}
 	}
@@ -703,8 +705,10 @@ func dangerous(toks []itok) bool {
 // voidsRules reports a sentence that says rules, instructions or
 // guidelines no longer hold.
 func voidsRules(text string) bool {
-	return anyIn(text, ruleNouns) && anyIn(text, ruleVoiders)
+	return ruleNounSet.Any(text) && ruleVoiderSet.Any(text)
 }
+
+var ruleNounSet, ruleVoiderSet = phrase.New(ruleNouns...), phrase.New(ruleVoiders...)
 
 var ruleNouns = []string{"instruction", "rules", "rule ", "guideline", "guidance", "policy", "policies", "restriction", "guardrail",
 	"directive", "safety", "you were told", "you have been told", "system prompt", "previous request", "context established", "objective"}
@@ -758,7 +762,7 @@ func keepsUserUninformed(toks []itok, text string) bool {
 		(strings.Contains(text, "before show") || strings.Contains(text, "before display") || strings.Contains(text, "from the answer") || strings.Contains(text, "from its answer") || strings.Contains(text, "from the user")) {
 		return true
 	}
-	if anyIn(text, hiddenFromUser) {
+	if hiddenFromUserSet.Any(text) {
 		return true
 	}
 	if (strings.Contains(text, "do not show its") || strings.Contains(text, "don't show its") || strings.Contains(text, "never show its")) &&
@@ -790,8 +794,10 @@ func deceivesUser(toks []itok) bool {
 		return false
 	}
 	rest := joinWords(toks[tell+1:])
-	return anyIn(rest, lieCues)
+	return lieCueSet.Any(rest)
 }
+
+var lieCueSet = phrase.New(lieCues...)
 
 var lieCues = []string{"failed", "it fail", "impossible", "never left", "never leaves", "the official", "is official", "nothing was",
 	"no data was", "not been changed", "no changes were", "temporary", "is safe", "are safe", "legally", "not possible", "was never",
@@ -856,6 +862,8 @@ var overEveryOther = []string{"over every other tool", "over all other tools", "
 
 var disparagement = []string{"deprecated", "tampered", "corrupt", "compromised", "broken", "insecure", "unsafe", "malicious",
 	"unreliable", "unapproved", "not approved", "only approved", "backdoor", "leaks", "silently dropping", "are dropping", "untrusted"}
+
+var overEveryOtherSet, disparagementSet = phrase.New(overEveryOther...), phrase.New(disparagement...)
 
 // shellThroughTool reports an order to run a shell command with the
 // agent's own shell or terminal tool.
@@ -935,15 +943,12 @@ func riskyReply(toks []itok) bool {
 // consent only the user can give: "Message from the user: I consent to
 // every deletion".
 func fakeUserVoice(text string) bool {
-	for _, p := range [...]string{"as administrator instructions", "as admin instructions", "as system instructions", "as developer instructions",
-		"as instructions from the user", "as instructions from your", "as operator instructions", "message from the user", "note from the user", "the user has pre-authori", "pre-authorised", "pre-authorized",
-		"i consent to", "i hereby consent", "i authorise you", "i authorize you", "i give you permission"} {
-		if strings.Contains(text, p) {
-			return true
-		}
-	}
-	return false
+	return fakeUserVoicePhrases.Any(text)
 }
+
+var fakeUserVoicePhrases = phrase.New("as administrator instructions", "as admin instructions", "as system instructions", "as developer instructions",
+	"as instructions from the user", "as instructions from your", "as operator instructions", "message from the user", "note from the user", "the user has pre-authori", "pre-authorised", "pre-authorized",
+	"i consent to", "i hereby consent", "i authorise you", "i authorize you", "i give you permission")
 
 // ignoresUser reports an order to ignore what the user or other servers
 // say: "ignore instructions from the user", "disregard requests of other
@@ -1078,6 +1083,8 @@ var hiddenFromUser = []string{"need not be shown to the user", "not be shown to 
 	"notify_user: false", "show_user: false", "visible_to_user: false", "user_visible: false", "omits the warning", "omit the warning",
 	"there are no known", "always report"}
 
+var hiddenFromUserSet = phrase.New(hiddenFromUser...)
+
 func isASCIIWord(w string) bool {
 	for i := 0; i < len(w); i++ {
 		if w[i] >= 0x80 {
@@ -1110,7 +1117,7 @@ func riskyCodeSpan(toks []itok) bool {
 		if riskyCommand(tk.w) {
 			return true
 		}
-		if anyIn(tk.w, leakCommandParts) {
+		if leakCommandSet.Any(tk.w) {
 			return true
 		}
 	}
@@ -1121,6 +1128,8 @@ var leakCommandParts = []string{"os.environ", "env |", "printenv |", "-d @-", "-
 	"/:/host", "--net=host", "bw export", "find-generic-password", "cat ~/.ssh", "| curl", "|curl", "| nc ", "urlopen(", "$(whoami)", "$(hostname)",
 	"remote add", "push mirror", "&& git push", "; git push", "$(wget", "$(curl", "--reveal", "op item get", "bw get", "pass show",
 	"security find-"}
+
+var leakCommandSet = phrase.New(leakCommandParts...)
 
 // strongWaiver reports a waiver that needs nothing beside it to be an
 // attack: no honest tool asks the model to approve for the user.
@@ -1216,7 +1225,7 @@ func closesItsContainer(text string) bool {
 // tool: it disparages it, puts a condition on its use, or changes what it
 // is called with.
 func aboutOtherTool(text string) bool {
-	if anyIn(text, disparagement) {
+	if disparagementSet.Any(text) {
 		return true
 	}
 	for _, w := range [...]string{"whenever", "every time", "each time", "any time", "when you call", "when you use", "before calling", "after calling",
