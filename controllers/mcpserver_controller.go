@@ -121,6 +121,7 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 		return ctrl.Result{}, err
 	}
 	if !p.due {
+		getMetrics().recordConditions(server.Namespace, server.Name, server.Status.Conditions)
 		return ctrl.Result{RequeueAfter: p.wait}, nil
 	}
 
@@ -130,6 +131,7 @@ func (r *MCPServerReconciler) Reconcile(ctx context.Context, req ctrl.Request) (
 	if err := patchStatusIfChanged(ctx, r.Client, orig, &server, orig.Status, server.Status); err != nil {
 		return ctrl.Result{}, err
 	}
+	getMetrics().recordConditions(server.Namespace, server.Name, server.Status.Conditions)
 	r.emit(&server, calledFor)
 	// Remembered only once the status landed: a pass that failed half-way
 	// is probed again rather than waiting for the interval.

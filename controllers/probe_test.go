@@ -465,10 +465,10 @@ func TestMetrics(t *testing.T) {
 				for _, l := range m.GetLabel() {
 					labels[l.GetName()] = l.GetValue()
 				}
-				if labels["server"] != "wiki" && f.GetName() != "toolgate_probe_duration_seconds" {
+				if labels["server"] != "wiki" && f.GetName() != "toolgate_operator_probe_duration_seconds" {
 					continue
 				}
-				key := f.GetName() + "{" + labels["level"] + labels["result"] + "}"
+				key := f.GetName() + "{" + labels["level"] + labels["result"] + labels["condition"] + labels["status"] + "}"
 				switch {
 				case m.GetGauge() != nil:
 					got[key] = m.GetGauge().GetValue()
@@ -479,10 +479,11 @@ func TestMetrics(t *testing.T) {
 				}
 			}
 		}
-		ok := got["toolgate_probes_total{Probed}"] >= 1 && got["toolgate_tools{L5}"] == 1 && got["toolgate_tools{L2}"] == 1 &&
-			got["toolgate_pins_awaiting_review{}"] == 2 && got["toolgate_oldest_pending_review_age_seconds{}"] >= 0 &&
-			got["toolgate_probe_duration_seconds{Probed}"] >= 1
-		_, hasAge := got["toolgate_oldest_pending_review_age_seconds{}"]
+		ok := got["toolgate_operator_probes_total{Probed}"] >= 1 && got["toolgate_operator_tools{L5}"] == 1 && got["toolgate_operator_tools{L2}"] == 1 &&
+			got["toolgate_operator_pins_awaiting_review{}"] == 2 && got["toolgate_operator_oldest_pending_review_age_seconds{}"] >= 0 &&
+			got["toolgate_operator_probe_duration_seconds{Probed}"] >= 1 &&
+			got["toolgate_operator_server_condition{ReadyTrue}"] == 1 && got["toolgate_operator_server_condition{ReadyFalse}"] == 0
+		_, hasAge := got["toolgate_operator_oldest_pending_review_age_seconds{}"]
 		return ok && hasAge, fmt.Sprint(got)
 	})
 }

@@ -115,7 +115,7 @@ func run() error {
 		approver = client
 	}
 	var g *gate.Gate
-	src.ConfigAge = func() (time.Duration, bool) { return g.ConfigAge() }
+	src.ConfigApplied = func() (time.Time, bool) { return g.ConfigApplied() }
 	g = gate.New(gate.Options{
 		Logger:   logger,
 		Audit:    slog.New(slog.NewJSONHandler(os.Stdout, nil)),

@@ -248,7 +248,7 @@ func New(o Options) *Gate {
 		g.approver = DenyApprover{}
 	}
 	if g.metrics == nil {
-		g.metrics = gatemetrics.New(gatemetrics.Sources{ConfigAge: g.ConfigAge})
+		g.metrics = gatemetrics.New(gatemetrics.Sources{ConfigApplied: g.ConfigApplied})
 	}
 	g.sessions = newSessionTable(l.MaxSessions, l.SessionIdleTimeout, g.metrics.Sessions)
 	return g
@@ -273,14 +273,14 @@ func (g *Gate) Applied() (string, bool) {
 	return st.cfg.Revision, true
 }
 
-// ConfigAge is the time since the configuration in force was applied, false
+// ConfigApplied is when the configuration in force was applied, false
 // before the first.
-func (g *Gate) ConfigAge() (time.Duration, bool) {
+func (g *Gate) ConfigApplied() (time.Time, bool) {
 	st := g.state.Load()
 	if st == nil {
-		return 0, false
+		return time.Time{}, false
 	}
-	return time.Since(st.appliedAt), true
+	return st.appliedAt, true
 }
 
 // Apply puts cfg in force. It validates it whole first and, on error, keeps

@@ -169,6 +169,11 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request) {
 	if req.Kind == gateproto.CallKindResult {
 		call.Kind, call.ResultDigest, call.Findings = toolgatev1alpha1.CallKindResult, toolgatev1alpha1.Fingerprint(req.ResultDigest), findingsOf(req.Findings)
 	}
+	// Counted as waiting from before the write, so that whoever sees the
+	// call on the pin sees it counted.
+	opened := time.Now()
+	stopWaiting := s.metrics.waiting.open(opened)
+	defer stopWaiting()
 	if status, err := s.openCall(r.Context(), key, call); err != nil {
 		s.metrics.calls.WithLabelValues("refused").Inc()
 		log.Info("could not open a pending call", "pin", key.String(), "callID", req.CallID, "error", err.Error())
@@ -200,10 +205,13 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request) {
 			log.Error(err, "recording a withdrawn call", "pin", key.String(), "callID", call.ID)
 		}
 		s.metrics.calls.WithLabelValues("withdrawn").Inc()
+		s.metrics.waited.WithLabelValues("withdrawn").Observe(time.Since(opened).Seconds())
 		log.Info("call withdrawn", "pin", key.String(), "callID", call.ID)
 		return
 	}
-	s.metrics.calls.WithLabelValues(strings.ToLower(string(outcome.Verdict))).Inc()
+	verdict := strings.ToLower(string(outcome.Verdict))
+	s.metrics.calls.WithLabelValues(verdict).Inc()
+	s.metrics.waited.WithLabelValues(verdict).Observe(time.Since(opened).Seconds())
 	if err := send(gateproto.Frame{Type: gateproto.FrameCallOutcome, Outcome: &outcome}); err != nil {
 		log.Info("the gate went before its call's outcome reached it", "callID", call.ID, "error", err.Error())
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
@@ -370,6 +371,9 @@ func TestADefinitionChangeRejectsAWaitingCall(t *testing.T) {
 			st := f.get(ctx, t).Status
 			return lifecycle.PendingCall(&st, id) != nil
 		})
+		if n, age := waiting(t, f.srv.metrics.waiting); n < 1 || age < 0 {
+			t.Errorf("while %s waits: %v calls waiting, the oldest for %vs", id, n, age)
+		}
 		f.setStatus(ctx, t, func(st *toolgatev1alpha1.ToolPinStatus) {
 			if change != nil {
 				change(st)
@@ -390,6 +394,10 @@ func TestADefinitionChangeRejectsAWaitingCall(t *testing.T) {
 		return gateproto.CallOutcome{}
 	}
 
+	waited := func(outcome string) float64 {
+		return collect(t, f.srv.metrics.waited)["toolgate_operator_held_call_wait_seconds{"+outcome+"}"]
+	}
+	approvedBefore, rejectedBefore := waited("approved"), waited("rejected")
 	// Approved while the definition stands: released, with the digest.
 	if out := decide("kept", nil); out.Verdict != gateproto.CallApproved || out.ArgumentsDigest != callDigest || out.By != "alice" {
 		t.Fatalf("outcome of an approved call: %+v", out)
@@ -405,4 +413,48 @@ func TestADefinitionChangeRejectsAWaitingCall(t *testing.T) {
 	if r := lifecycle.ResolvedCall(&st, "changed"); r == nil || r.Verdict != toolgatev1alpha1.CallRejected {
 		t.Fatalf("the record of the call: %+v, want Rejected", r)
 	}
+	// Each call's wait is observed once, under its outcome.
+	if a, r := waited("approved")-approvedBefore, waited("rejected")-rejectedBefore; a != 1 || r != 1 {
+		t.Errorf("waits observed: %v approved, %v rejected, want 1 and 1", a, r)
+	}
+}
+
+// waiting reads the calls waiting now and the oldest one's age (-1 when
+// the collector exports none).
+func waiting(t *testing.T, w *waitingCalls) (n, age float64) {
+	t.Helper()
+	got := collect(t, w)
+	age, ok := got["toolgate_operator_oldest_held_call_age_seconds"]
+	if !ok {
+		age = -1
+	}
+	return got["toolgate_operator_held_calls_waiting"], age
+}
+
+// collect gathers c alone: each series by name and outcome, a gauge's
+// value or a histogram's count of observations.
+func collect(t *testing.T, c prometheus.Collector) map[string]float64 {
+	t.Helper()
+	r := prometheus.NewPedanticRegistry()
+	r.MustRegister(c)
+	families, err := r.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			key := f.GetName()
+			for _, l := range m.GetLabel() {
+				key += "{" + l.GetValue() + "}"
+			}
+			switch {
+			case m.GetHistogram() != nil:
+				got[key] = float64(m.GetHistogram().GetSampleCount())
+			default:
+				got[key] = m.GetGauge().GetValue()
+			}
+		}
+	}
+	return got
 }

@@ -194,7 +194,7 @@ func TestFleet(t *testing.T) {
 	rssWith, heapWith := vmKiB(pid, "VmRSS"), operator.scrape("go_memstats_heap_inuse_bytes")
 	stackWith, goroutinesWith := operator.scrape("go_memstats_stack_inuse_bytes"), operator.scrape("go_goroutines")
 	liveWith := operator.liveHeap()
-	streams := operator.scrape("toolgate_gate_streams")
+	streams := operator.scrape("toolgate_operator_gate_streams")
 
 	apiConnect := apiCounts(t, kube).minus(apiBefore)
 	say("all %d gates served %s after the clients started; operator holds %.0f streams; CPU: %s", gates, connectTime.Round(100*time.Millisecond), streams, connectCPU)

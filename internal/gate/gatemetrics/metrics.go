@@ -61,9 +61,9 @@ type Metrics struct {
 // Sources are the values the gate reads from its connection to the
 // operator; a nil function exports nothing.
 type Sources struct {
-	// ConfigAge is the time since the configuration in force was applied,
-	// and false before the first.
-	ConfigAge func() (time.Duration, bool)
+	// ConfigApplied is when the configuration in force was applied, and
+	// false before the first.
+	ConfigApplied func() (time.Time, bool)
 	// Connected reports whether the stream to the operator is up.
 	Connected func() bool
 	// RefusedFrames is how many frames from the operator the gate's
@@ -132,16 +132,13 @@ func New(src Sources) *Metrics {
 	r.MustRegister(m.Calls, m.AddedLatency, m.UpstreamLatency, m.Tools, m.FingerprintMismatches,
 		m.LimitsHit, m.Errors, m.InFlight, m.Streams, m.Sessions, m.ConfigApplied, m.Findings, m.UnscannedBytes,
 		m.ArgumentRules, m.ArgumentFloors)
-	if src.ConfigAge != nil {
-		r.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "toolgate_gate_config_age_seconds", Help: "Seconds since the configuration in force was applied; -1 before the first.",
-		}, func() float64 {
-			age, ok := src.ConfigAge()
-			if !ok {
-				return -1
-			}
-			return age.Seconds()
-		}))
+	if src.ConfigApplied != nil {
+		r.MustRegister(&configApplied{applied: src.ConfigApplied,
+			at: prometheus.NewDesc("toolgate_gate_config_last_applied_timestamp_seconds",
+				"When the configuration in force was applied, in seconds since the epoch; absent before the first.", nil, nil),
+			current: prometheus.NewDesc("toolgate_gate_config_current",
+				"1 once a configuration is in force, 0 before the first: until then the gate exposes no tool.", nil, nil),
+		})
 	}
 	if src.Connected != nil {
 		r.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -159,4 +156,27 @@ func New(src Sources) *Metrics {
 		}, func() float64 { return float64(src.RefusedFrames()) }))
 	}
 	return m
+}
+
+// configApplied exports when the configuration in force was applied, and
+// whether there is one. The time is absent before the first rather than a
+// sentinel, so that time() minus it is never a meaningless age.
+type configApplied struct {
+	applied     func() (time.Time, bool)
+	at, current *prometheus.Desc
+}
+
+func (c *configApplied) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.at
+	ch <- c.current
+}
+
+func (c *configApplied) Collect(ch chan<- prometheus.Metric) {
+	t, ok := c.applied()
+	if !ok {
+		ch <- prometheus.MustNewConstMetric(c.current, prometheus.GaugeValue, 0)
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(c.current, prometheus.GaugeValue, 1)
+	ch <- prometheus.MustNewConstMetric(c.at, prometheus.GaugeValue, float64(t.UnixNano())/1e9)
 }
