@@ -149,8 +149,8 @@ build: ## Build the binaries into bin/.
 	$(GO) build -o bin/ ./cmd/...
 
 .PHONY: kubectl-plugin
-kubectl-plugin: ## Build the toolgate CLI as the kubectl plugin bin/kubectl-toolgate (put bin/ on PATH: kubectl toolgate pending).
-	$(GO) build -o bin/kubectl-toolgate ./cmd/toolgate
+kubectl-plugin: ## Build the kubectl plugin bin/kubectl-toolgate (put bin/ on PATH: kubectl toolgate pending).
+	$(GO) build -o bin/kubectl-toolgate ./cmd/kubectl-toolgate
 
 # The images' tag and the version stamped into the manager, as the
 # Dockerfiles' VERSION build argument: make images VERSION=0.1.0.

@@ -101,7 +101,7 @@ export KUBEBUILDER_ASSETS="$(hack/envtest-binaries.sh)"
 HELM="$(hack/helm.sh)"
 mkdir -p bin
 go build -o bin/ ./cmd/manager ./cmd/gate ./hack/demo/controlplane ./hack/demo/sampleserver ./hack/demo/agent
-go build -o bin/kubectl-toolgate ./cmd/toolgate
+go build -o bin/kubectl-toolgate ./cmd/kubectl-toolgate
 export PATH="$ROOT/bin:$PATH" # kubectl finds the toolgate plugin here
 EVERYTHING="$CACHE/npm-server-everything-$EVERYTHING_VERSION"
 if [ ! -f "$EVERYTHING/node_modules/@modelcontextprotocol/server-everything/dist/index.js" ]; then

@@ -1,12 +1,8 @@
-// Command toolgate-offline vets saved MCP traffic for CI pipelines:
-// `toolgate-offline score` judges saved tools/list results,
-// `toolgate-offline diff` explains how a catalogue changed,
-// `toolgate-offline scan-result` scans saved tool results and sessions and
-// `toolgate-offline check-call` judges saved calls by ToolPolicies'
-// argument rules, exactly as `toolgate score`, `toolgate diff`,
-// `toolgate scan-result` and `toolgate check-call` do. It links no Kubernetes client
-// and never reads a kubeconfig; the commands that read a cluster are in
-// toolgate (cmd/toolgate). See docs/cli.md.
+// Command toolgate-offline is toolgate (cmd/toolgate) under its former
+// name, kept for one release so that pipelines that call it keep working:
+// the same offline commands, flags, output and exit codes, from the same
+// code. It links no Kubernetes client. Call toolgate instead; this name
+// goes in the next release. See docs/cli.md.
 package main
 
 import (

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pmezard/go-difflib/difflib"
+	"github.com/spf13/cobra"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
@@ -237,53 +237,62 @@ func indented(canonical string) string {
 	return out.String()
 }
 
-func runDescribe(ctx context.Context, args []string, stdout, stderr io.Writer, now func() time.Time) int {
-	fs := flag.NewFlagSet("toolgate describe", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var kf kubeFlags
-	kf.register(fs, false)
-	output := fs.String("o", "text", "output format: text, or json for the change as `toolgate diff -o json` explains it")
-	pos, code, ok := parseCommand(fs, args, stderr, "Usage: toolgate describe PIN [-n NAMESPACE]\n\nShows a ToolPin for review: state, risk, fingerprints, the change as a diff, decisions and pending calls.")
-	if !ok {
-		return code
+type describeOptions struct {
+	*options
+	output string
+}
+
+func newDescribeCommand(o *options) *cobra.Command {
+	d := &describeOptions{options: o}
+	cmd := &cobra.Command{
+		Use:   "describe PIN [-n NAMESPACE] [-o text|json]",
+		Short: "Show a ToolPin for review: its state, risk, the change as a diff, decisions and held calls",
+		Long: `Show a ToolPin for review: where it stands, its risk, the pinned and observed fingerprints,
+the change as a unified diff of the two definitions, the decisions, the calls and results held,
+and the calls resolved last. Everything the server or an agent chose is shown escaped.
+
+-o json gives the change as "toolgate diff -o json" explains it.`,
+		Example:           "  kubectl toolgate describe toolbox-get-weather-0123456789abcdef -n tools",
+		Args:              onePin,
+		ValidArgsFunction: completePins(o),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return d.run(cmd.Context(), args[0])
+		},
 	}
-	if len(pos) != 1 {
-		fmt.Fprintf(stderr, "toolgate describe: want one PIN, got %d arguments\n", len(pos))
-		return ExitUsage
+	cmd.Flags().StringVarP(&d.output, "output", "o", "text", "Output format: text, or json for the change as `toolgate diff -o json` explains it.")
+	return cmd
+}
+
+func (d *describeOptions) run(ctx context.Context, name string) error {
+	if d.output != "text" && d.output != "json" {
+		return usageError("-o %q: want text or json", d.output)
 	}
-	if *output != "text" && *output != "json" {
-		fmt.Fprintf(stderr, "toolgate describe: -o %q: want text or json\n", *output)
-		return ExitUsage
-	}
-	c, ns, err := kf.client()
+	c, ns, err := d.client()
 	if err != nil {
-		fmt.Fprintf(stderr, "toolgate describe: %v\n", err)
-		return ExitPolicy
+		return failed("%w", err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, kf.timeout)
-	defer cancel()
 	var pin toolgatev1alpha1.ToolPin
-	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: pos[0]}, &pin); err != nil {
-		fmt.Fprintf(stderr, "toolgate describe: reading toolpin %s/%s: %v\n", ns, pos[0], err)
-		return ExitPolicy
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &pin); err != nil {
+		return failed("reading toolpin %s/%s: %w", ns, name, err)
 	}
-	if *output == "json" {
-		d, err := pinDiff(&pin)
+	if d.output == "json" {
+		diff, err := pinDiff(&pin)
 		if err != nil {
-			fmt.Fprintf(stderr, "toolgate describe: toolpin %s/%s: %v\n", ns, pos[0], err)
-			return ExitPolicy
+			return failed("toolpin %s/%s: %w", ns, name, err)
 		}
-		enc := json.NewEncoder(stdout)
+		enc := json.NewEncoder(d.streams.Out)
 		enc.SetIndent("", "  ")
-		status := diffStatus(d)
+		status := diffStatus(diff)
 		if pin.Status.Pinned == nil {
 			status = "added"
 		}
-		_ = enc.Encode(offline.ToolDiff{Name: pin.Spec.ToolName, Status: status, Review: pin.Status.State == toolgatev1alpha1.PinAwaitingReview, Diff: d})
-		return ExitOK
+		if err := enc.Encode(offline.ToolDiff{Name: pin.Spec.ToolName, Status: status, Review: pin.Status.State == toolgatev1alpha1.PinAwaitingReview, Diff: diff}); err != nil {
+			return failed("%w", err)
+		}
+		return nil
 	}
-	WriteDescribe(stdout, &pin, now())
-	return ExitOK
+	WriteDescribe(d.streams.Out, &pin, d.now())
+	return nil
 }
 
 // pinDiff compares the pin's pinned and observed definitions with the same

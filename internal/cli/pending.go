@@ -1,9 +1,6 @@
 package cli
 
 import (
-	"context"
-	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"regexp"
@@ -18,7 +15,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/internal/cli/offline"
@@ -36,7 +32,8 @@ const (
 	PendingResultKind = "result"
 )
 
-// PendingReport is the JSON shape of `toolgate pending -o json`.
+// PendingReport is what `kubectl toolgate pending -o json` prints, less
+// the List's apiVersion and kind.
 type PendingReport struct {
 	Items []PendingItem `json:"items"`
 }
@@ -54,6 +51,11 @@ type PendingItem struct {
 	// gated tool, when the operator reports one.
 	Level          string `json:"level,omitempty"`
 	EffectiveLevel string `json:"effectiveLevel,omitempty"`
+	// LevelShown is the level as the table shows it, the one a reviewer
+	// decides on: the applied level, then the level the call's arguments
+	// raised it to (L1→L4), or else the tool's effective level when every
+	// call is approved (L5→L4).
+	LevelShown string `json:"levelShown,omitempty"`
 	// Fingerprint is what a decision on this item names: the observed
 	// fingerprint, or the fingerprint the call was made against.
 	Fingerprint toolgatev1alpha1.Fingerprint `json:"fingerprint"`
@@ -127,6 +129,7 @@ func PendingItems(pins []toolgatev1alpha1.ToolPin) []PendingItem {
 				it.Since = p.Status.FirstSeenTime.DeepCopy()
 			}
 			it.Approvals, it.Needed, it.Multi = approvalCount(p)
+			it.LevelShown = levelString(it)
 			items = append(items, it)
 		}
 		for _, call := range p.Status.PendingCalls {
@@ -146,6 +149,7 @@ func PendingItems(pins []toolgatev1alpha1.ToolPin) []PendingItem {
 			} else {
 				it.HeldBy, it.Rule, it.CallLevel, it.HeldReason = string(call.HeldBy), call.Rule, string(call.Level), call.Reason
 			}
+			it.LevelShown = levelString(it)
 			items = append(items, it)
 		}
 	}
@@ -228,17 +232,46 @@ func callApprovalCount(p *toolgatev1alpha1.ToolPin, call *toolgatev1alpha1.Pendi
 
 // WritePendingTable renders items for people; ages are relative to now.
 func WritePendingTable(w io.Writer, items []PendingItem, allNamespaces bool, now time.Time) {
+	WritePendingRows(w, items, PendingTableOptions{AllNamespaces: allNamespaces}, now)
+}
+
+// PendingTableOptions shape the pending table as kubectl's flags do.
+type PendingTableOptions struct {
+	// AllNamespaces adds the NAMESPACE column (-A).
+	AllNamespaces bool
+	// Wide adds the fingerprint decided on, what held a call and the
+	// rule, and gives WHY whole (-o wide).
+	Wide bool
+	// NoHeaders leaves out the header, for the rows `--watch` prints as
+	// pins change.
+	NoHeaders bool
+	// Gone marks rows of items no longer pending (by call id, or "" for a
+	// definition, within a pin), which `--watch` prints once as such.
+	Gone bool
+}
+
+// WritePendingRows renders items as the pending table's rows; with no
+// items and a header it says that nothing awaits a decision.
+func WritePendingRows(w io.Writer, items []PendingItem, o PendingTableOptions, now time.Time) {
 	if len(items) == 0 {
-		fmt.Fprintln(w, "nothing awaits a decision")
+		if !o.NoHeaders {
+			fmt.Fprintln(w, "nothing awaits a decision")
+		}
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	if allNamespaces {
-		fmt.Fprint(tw, "NAMESPACE\t")
+	if !o.NoHeaders {
+		if o.AllNamespaces {
+			fmt.Fprint(tw, "NAMESPACE\t")
+		}
+		fmt.Fprint(tw, "PIN\tKIND\tSERVER\tTOOL\tLEVEL\tWAITING\tREQUESTED BY\tAPPROVALS\t")
+		if o.Wide {
+			fmt.Fprint(tw, "FINGERPRINT\tHELD BY\tRULE\t")
+		}
+		fmt.Fprintln(tw, "WHY\tWHAT")
 	}
-	fmt.Fprintln(tw, "PIN\tKIND\tSERVER\tTOOL\tLEVEL\tWAITING\tREQUESTED BY\tAPPROVALS\tWHY\tWHAT")
 	for _, it := range items {
-		if allNamespaces {
+		if o.AllNamespaces {
 			fmt.Fprintf(tw, "%s\t", it.Namespace)
 		}
 		kind, by, why := it.Kind, "-", "-"
@@ -247,11 +280,21 @@ func WritePendingTable(w io.Writer, items []PendingItem, allNamespaces bool, now
 			by = agentString(it.Agent)
 		}
 		if it.Kind == PendingCallKind {
-			why = clipRunes(whyHeld(it), whyWidth)
+			why = whyHeld(it)
+			if !o.Wide {
+				why = clipRunes(why, whyWidth)
+			}
 		}
-		approvals := approvalString(it)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", it.Pin, offline.Printable(kind), it.Server, offline.Printable(it.Tool), levelString(it),
-			age(it.Since, now), by, approvals, why, what(it, now))
+		approvals, waiting, whatText := approvalString(it), age(it.Since, now), what(it, now)
+		if o.Gone {
+			approvals, waiting, why, whatText = "-", "-", "-", "no longer pending: decided, withdrawn, expired or redefined"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", it.Pin, offline.Printable(kind), it.Server, offline.Printable(it.Tool), levelString(it),
+			waiting, by, approvals)
+		if o.Wide {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t", orDash(it.Fingerprint.Short()), orDash(it.HeldBy), orDash(oneLine(it.Rule)))
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", why, whatText)
 	}
 	tw.Flush()
 }
@@ -466,69 +509,4 @@ func age(t *metav1.Time, now time.Time) string {
 	default:
 		return fmt.Sprintf("%dd", int(d.Hours()/24))
 	}
-}
-
-// listPageSize bounds one page of pins: a pin can carry two definitions of
-// up to 256 KiB, and only what is pending is kept from each page.
-const listPageSize = 100
-
-func runPending(ctx context.Context, args []string, stdout, stderr io.Writer, now func() time.Time) int {
-	fs := flag.NewFlagSet("toolgate pending", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var kf kubeFlags
-	kf.register(fs, true)
-	output := fs.String("o", "table", "output format: table or json")
-	pos, code, ok := parseCommand(fs, args, stderr, "Usage: toolgate pending [-n NAMESPACE | -A] [-o table|json]\n\nLists the pins awaiting review, the calls awaiting approval and the results held for release.")
-	if !ok {
-		return code
-	}
-	if len(pos) > 0 {
-		fmt.Fprintf(stderr, "toolgate pending: unexpected argument %q\n", pos[0])
-		return ExitUsage
-	}
-	if *output != "table" && *output != "json" {
-		fmt.Fprintf(stderr, "toolgate pending: -o %q: want table or json\n", *output)
-		return ExitUsage
-	}
-	c, ns, err := kf.client()
-	if err != nil {
-		fmt.Fprintf(stderr, "toolgate pending: %v\n", err)
-		return ExitPolicy
-	}
-	ctx, cancel := context.WithTimeout(ctx, kf.timeout)
-	defer cancel()
-	opts := []client.ListOption{client.Limit(listPageSize)}
-	where := "namespace " + ns
-	if !kf.allNamespaces {
-		opts = append(opts, client.InNamespace(ns))
-	} else {
-		where = "any namespace"
-	}
-	var items []PendingItem
-	for cont := ""; ; {
-		var list toolgatev1alpha1.ToolPinList
-		if err := c.List(ctx, &list, append(opts, client.Continue(cont))...); err != nil {
-			fmt.Fprintf(stderr, "toolgate pending: listing toolpins in %s: %v\n", where, err)
-			return ExitPolicy
-		}
-		items = append(items, PendingItems(list.Items)...)
-		if cont = list.Continue; cont == "" {
-			break
-		}
-	}
-	sort.SliceStable(items, func(i, j int) bool { return items[i].Namespace < items[j].Namespace })
-	if *output == "json" {
-		if items == nil {
-			items = []PendingItem{}
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(PendingReport{Items: items}); err != nil {
-			fmt.Fprintf(stderr, "toolgate pending: %v\n", err)
-			return ExitPolicy
-		}
-		return ExitOK
-	}
-	WritePendingTable(stdout, items, kf.allNamespaces, now())
-	return ExitOK
 }

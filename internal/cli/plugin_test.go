@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 	"github.com/toolgate/toolgate/pkg/tooldef"
@@ -496,26 +496,60 @@ func TestParseCommandInterleaved(t *testing.T) {
 	if code != ExitUsage || !strings.Contains(errOut, "bogus") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
+	code, _, errOut = run(t, "", "release", "a-pin")
+	if code != ExitUsage || !strings.Contains(errOut, `"call" not set`) {
+		t.Errorf("release without --call: exit %d: %s", code, errOut)
+	}
+	code, _, errOut = run(t, "", "no-such-verb")
+	if code != ExitUsage || !strings.Contains(errOut, `unknown command "no-such-verb"`) {
+		t.Errorf("an unknown verb: exit %d: %s", code, errOut)
+	}
+	code, _, errOut = run(t, "", "pending", "-o", "bogus")
+	if code != ExitUsage || !strings.Contains(errOut, "bogus") {
+		t.Errorf("pending -o bogus: exit %d: %s", code, errOut)
+	}
 }
 
-// TestKubeconfigWithImpersonationRefused: the plugin never acts under
-// another identity, even when the kubeconfig asks.
-func TestKubeconfigWithImpersonationRefused(t *testing.T) {
+// TestConnectionFlagsAreKubectls: --context, -n and --as reach the
+// connection as kubectl's own flags do; impersonation is the API server's
+// to allow and record, and the decision carries the identity impersonated.
+func TestConnectionFlagsAreKubectls(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config")
 	writeFile(t, path, []byte(`apiVersion: v1
 kind: Config
-clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
-users: [{name: u, user: {token: t, as: alice}}]
-contexts: [{name: x, context: {cluster: c, user: u, namespace: tools}}]
-current-context: x
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}, {name: d, cluster: {server: "https://127.0.0.2:1"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: one, context: {cluster: c, user: u, namespace: tools}}, {name: two, context: {cluster: d, user: u, namespace: data}}]
+current-context: one
 `))
-	code, _, errOut := run(t, "", "pending", "--kubeconfig", path)
-	if code != ExitPolicy || !strings.Contains(errOut, "impersonates nobody") {
-		t.Errorf("exit %d: %s", code, errOut)
-	}
-	kf := kubeFlags{kubeconfig: path}
-	if _, _, err := kf.client(); !errors.Is(err, errImpersonation) {
-		t.Errorf("client() = %v, want errImpersonation", err)
+	for _, tc := range []struct {
+		args            []string
+		host, ns, as    string
+		groups, timeout string
+	}{
+		{args: nil, host: "https://127.0.0.1:1", ns: "tools", timeout: "30s"},
+		{args: []string{"--context", "two"}, host: "https://127.0.0.2:1", ns: "data", timeout: "30s"},
+		{args: []string{"--context=two", "-n", "ops", "--as", "bob", "--as-group", "reviewers", "--request-timeout", "5s"}, host: "https://127.0.0.2:1", ns: "ops", as: "bob", groups: "reviewers", timeout: "5s"},
+	} {
+		root, opts := newRoot(genericiooptions.NewTestIOStreamsDiscard())
+		cmd, rest, err := root.Find(append([]string{"pending"}, tc.args...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.ParseFlags(append(rest, "--kubeconfig", path)); err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		cfg, err := opts.restConfig()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ns, err := opts.namespace()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Host != tc.host || ns != tc.ns || cfg.Impersonate.UserName != tc.as || strings.Join(cfg.Impersonate.Groups, ",") != tc.groups || cfg.Timeout.String() != tc.timeout {
+			t.Errorf("%v: host %s ns %s as %q groups %v timeout %s", tc.args, cfg.Host, ns, cfg.Impersonate.UserName, cfg.Impersonate.Groups, cfg.Timeout)
+		}
 	}
 }
 

@@ -2,21 +2,22 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"sort"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/cli-runtime/pkg/printers"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
 )
 
-// ConditionSummary is one condition of an object, as `-o json` gives it.
+// ConditionSummary is one condition of an object, as the tables read it.
 type ConditionSummary struct {
 	Status  metav1.ConditionStatus `json:"status"`
 	Reason  string                 `json:"reason"`
@@ -31,7 +32,7 @@ func summarise(conds []metav1.Condition, condType string) *ConditionSummary {
 	return &ConditionSummary{Status: c.Status, Reason: c.Reason, Message: c.Message}
 }
 
-// ServersReport is the JSON shape of `toolgate servers -o json`.
+// ServersReport gathers ServerItems.
 type ServersReport struct {
 	Items []ServerItem `json:"items"`
 }
@@ -125,7 +126,7 @@ func WriteServersTable(w io.Writer, items []ServerItem, allNamespaces bool) {
 	writeBypassNotes(w, notes)
 }
 
-// PoliciesReport is the JSON shape of `toolgate policies -o json`.
+// PoliciesReport gathers PolicyItems.
 type PoliciesReport struct {
 	Items []PolicyItem `json:"items"`
 }
@@ -193,87 +194,104 @@ func WritePoliciesTable(w io.Writer, items []PolicyItem, allNamespaces bool) {
 	writeBypassNotes(w, notes)
 }
 
-// runList runs `servers` or `policies`: list the kind in a namespace or
-// all, then render.
-func runList(ctx context.Context, name string, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("toolgate "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var kf kubeFlags
-	kf.register(fs, true)
-	output := fs.String("o", "table", "output format: table or json")
-	what := map[string]string{
-		"servers":  "Lists the MCPServers: ready or not, their tools, and whether agents could call them without their gate (GateBypassable).",
-		"policies": "Lists the ToolPolicies: what they expose, and whether their agents could call a referenced server without their gates (GateBypassable).",
+type listOptions struct {
+	*options
+	name          string
+	out           *outputFlags
+	allNamespaces bool
+}
+
+// newListCommand returns `servers` or `policies`: list the kind in a
+// namespace or all, then render the table, or print the objects as
+// kubectl get does.
+func newListCommand(o *options, name string) *cobra.Command {
+	l := &listOptions{options: o, name: name}
+	short := map[string]string{
+		"servers":  "List MCPServers: ready or not, their tools, and whether agents could call them without their gate",
+		"policies": "List ToolPolicies: what they expose, and whether their agents could call a referenced server without their gates",
 	}[name]
-	pos, code, ok := parseCommand(fs, args, stderr, fmt.Sprintf("Usage: toolgate %s [-n NAMESPACE | -A] [-o table|json]\n\n%s", name, what))
-	if !ok {
-		return code
+	cmd := &cobra.Command{
+		Use:   name + " [-n NAMESPACE | -A] [-o wide|json|yaml|name]",
+		Short: short,
+		Long: short + ` (the GateBypassable condition).
+
+The table says it in a line each, then the message of every one agents could call around
+the gate, or might. -o json, yaml, name, jsonpath and go-template print the objects
+themselves, as kubectl get does.`,
+		Args:              noArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return l.run(cmd.Context())
+		},
 	}
-	if len(pos) > 0 {
-		fmt.Fprintf(stderr, "toolgate %s: unexpected argument %q\n", name, pos[0])
-		return ExitUsage
+	l.out = addOutputFlags(cmd)
+	cmd.Flags().BoolVarP(&l.allNamespaces, "all-namespaces", "A", false, "List across every namespace.")
+	return cmd
+}
+
+func (l *listOptions) run(ctx context.Context) error {
+	table, _ := l.out.table()
+	var printer printers.ResourcePrinter
+	if !table {
+		var err error
+		if printer, err = l.out.printer(); err != nil {
+			return err
+		}
 	}
-	if *output != "table" && *output != "json" {
-		fmt.Fprintf(stderr, "toolgate %s: -o %q: want table or json\n", name, *output)
-		return ExitUsage
-	}
-	c, ns, err := kf.client()
+	c, ns, err := l.client()
 	if err != nil {
-		fmt.Fprintf(stderr, "toolgate %s: %v\n", name, err)
-		return ExitPolicy
+		return failed("%w", err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, kf.timeout)
-	defer cancel()
 	opts := []client.ListOption{client.Limit(listPageSize)}
 	where := "namespace " + ns
-	if kf.allNamespaces {
+	if l.allNamespaces {
 		where = "any namespace"
 	} else {
 		opts = append(opts, client.InNamespace(ns))
 	}
-	var report any
-	var table func()
-	switch name {
+	var objs []k8sruntime.Object
+	var writeTable func()
+	switch l.name {
 	case "servers":
 		var all []toolgatev1alpha1.MCPServer
 		for cont := ""; ; {
 			var list toolgatev1alpha1.MCPServerList
 			if err := c.List(ctx, &list, append(opts, client.Continue(cont))...); err != nil {
-				fmt.Fprintf(stderr, "toolgate servers: listing mcpservers in %s: %v\n", where, err)
-				return ExitPolicy
+				return failed("listing mcpservers in %s: %w", where, err)
 			}
 			all = append(all, list.Items...)
 			if cont = list.Continue; cont == "" {
 				break
 			}
 		}
-		items := ServerItems(all)
-		report, table = ServersReport{Items: items}, func() { WriteServersTable(stdout, items, kf.allNamespaces) }
+		for i := range all {
+			objs = append(objs, &all[i])
+		}
+		writeTable = func() { WriteServersTable(l.streams.Out, ServerItems(all), l.allNamespaces) }
 	default:
 		var all []toolgatev1alpha1.ToolPolicy
 		for cont := ""; ; {
 			var list toolgatev1alpha1.ToolPolicyList
 			if err := c.List(ctx, &list, append(opts, client.Continue(cont))...); err != nil {
-				fmt.Fprintf(stderr, "toolgate policies: listing toolpolicies in %s: %v\n", where, err)
-				return ExitPolicy
+				return failed("listing toolpolicies in %s: %w", where, err)
 			}
 			all = append(all, list.Items...)
 			if cont = list.Continue; cont == "" {
 				break
 			}
 		}
-		items := PolicyItems(all)
-		report, table = PoliciesReport{Items: items}, func() { WritePoliciesTable(stdout, items, kf.allNamespaces) }
-	}
-	if *output == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(report); err != nil {
-			fmt.Fprintf(stderr, "toolgate %s: %v\n", name, err)
-			return ExitPolicy
+		for i := range all {
+			objs = append(objs, &all[i])
 		}
-		return ExitOK
+		writeTable = func() { WritePoliciesTable(l.streams.Out, PolicyItems(all), l.allNamespaces) }
 	}
-	table()
-	return ExitOK
+	if table {
+		writeTable()
+		return nil
+	}
+	list, err := objectList(objs)
+	if err != nil {
+		return failed("%w", err)
+	}
+	return printList(printer, list, l.streams.Out, l.name)
 }

@@ -107,8 +107,10 @@ func TestListUsage(t *testing.T) {
 		if code, _, errOut := run(t, "", cmd, "extra"); code != ExitUsage || !strings.Contains(errOut, `unexpected argument "extra"`) {
 			t.Errorf("%s extra: exit %d: %s", cmd, code, errOut)
 		}
-		if code, _, errOut := run(t, "", cmd, "-o", "yaml"); code != ExitUsage || !strings.Contains(errOut, "want table or json") {
-			t.Errorf("%s -o yaml: exit %d: %s", cmd, code, errOut)
+		// kubectl's printers say which formats they know.
+		if code, _, errOut := run(t, "", cmd, "-o", "csv"); code != ExitUsage || !strings.Contains(errOut, `unable to match a printer suitable for the output format "csv"`) ||
+			!strings.Contains(errOut, "yaml") {
+			t.Errorf("%s -o csv: exit %d: %s", cmd, code, errOut)
 		}
 	}
 }

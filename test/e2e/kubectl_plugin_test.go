@@ -36,7 +36,7 @@ func newPluginRunner(t *testing.T, dir, kubeconfig string) *pluginRunner {
 	t.Helper()
 	kubectl := testenv.Kubectl(t, "the plugin is tested through kubectl")
 	bin := filepath.Join(dir, "plugin-bin")
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(bin, "kubectl-toolgate"), "github.com/toolgate/toolgate/cmd/toolgate").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", filepath.Join(bin, "kubectl-toolgate"), "github.com/toolgate/toolgate/cmd/kubectl-toolgate").CombinedOutput(); err != nil {
 		t.Fatalf("building kubectl-toolgate: %v\n%s", err, out)
 	}
 	return &pluginRunner{kubectl: kubectl, pathEnv: bin + string(os.PathListSeparator) + os.Getenv("PATH"), kubeconfig: kubeconfig}

@@ -59,7 +59,7 @@ func prepare(t *testing.T, dir string) []string {
 		}
 		files = append(files, res.File)
 	}
-	build := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(dir, "bin", "kubectl-toolgate"), "./cmd/toolgate")
+	build := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(dir, "bin", "kubectl-toolgate"), "./cmd/kubectl-toolgate")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the kubectl plugin: %v\n%s", err, out)

@@ -3,9 +3,9 @@
 // how a server's catalogue changed, `scan-result` scans saved tool
 // results, messages and sessions as the gate scans what servers say, and
 // `check-call` judges saved tools/call requests under ToolPolicies as the
-// gate judges a call's arguments. cmd/toolgate-offline runs them alone,
-// for CI pipelines; package cli runs them as `toolgate score`, `toolgate
-// diff`, `toolgate scan-result` and `toolgate check-call` beside the
+// gate judges a call's arguments. cmd/toolgate runs them alone, for CI
+// pipelines and people at a terminal; package cli runs them as `kubectl
+// toolgate score`, `diff`, `scan-result` and `check-call` beside the
 // cluster commands.
 //
 // It owns argument parsing, reading input within limits, and the table,
@@ -18,6 +18,6 @@
 // Evaluate, which needs the cluster's objects, keeps the same rules): the
 // judgement of a call is the gate's own, argcheck, argjudge and decide.
 // It links no Kubernetes client
-// and never reads a kubeconfig: cmd/toolgate-offline's tests and the
+// and never reads a kubeconfig: cmd/toolgate's tests and the
 // linter's import rules hold it to that.
 package offline

@@ -24,9 +24,9 @@ const (
 	ExitOK = 0
 	// ExitPolicy: a tool is above --max-level (score), a tool must be
 	// re-reviewed (diff), a server said something flagged or too long to
-	// scan (scan-result), or the cluster refused or could not answer
-	// (pending, describe, approve, reject: nothing to decide, a pin
-	// changed since it was read, RBAC, an unreachable API server).
+	// scan (scan-result), a call is judged otherwise than -expect says
+	// (check-call); for the plugin's cluster commands, the cluster
+	// refused or could not answer.
 	ExitPolicy = 1
 	// ExitUsage: bad arguments or unreadable input.
 	ExitUsage = 2
@@ -35,20 +35,20 @@ const (
 // Version is set at build time.
 var Version = "dev"
 
-const usage = `toolgate-offline vets saved MCP tool catalogues and what servers said; it never reads a kubeconfig.
+const usage = `toolgate vets saved MCP tool catalogues and what servers said; it never reads a kubeconfig.
 
 Usage:
-  toolgate-offline score [flags] [FILE...]     score saved tools/list results ("-" or no file: standard input)
-  toolgate-offline diff [flags] OLD NEW        explain how a catalogue changed and which tools need re-review
-  toolgate-offline scan-result [flags] FILE... scan saved tool results, messages and sessions as the gate does
-  toolgate-offline check-call -policy FILE -call FILE [flags]
-                                               judge saved tools/call requests by ToolPolicies' argument rules, as the gate does
-  toolgate-offline version
+  toolgate score [flags] [FILE...]     score saved tools/list results ("-" or no file: standard input)
+  toolgate diff [flags] OLD NEW        explain how a catalogue changed and which tools need re-review
+  toolgate scan-result [flags] FILE... scan saved tool results, messages and sessions as the gate does
+  toolgate check-call -policy FILE -call FILE [flags]
+                                       judge saved tools/call requests by ToolPolicies' argument rules, as the gate does
+  toolgate version
 
-The same commands are "toolgate score", "toolgate diff", "toolgate scan-result" and "toolgate check-call";
-the commands that read a cluster are in toolgate (also "kubectl toolgate").
+The commands that read a cluster are the kubectl plugin's, "kubectl toolgate" (kubectl-toolgate),
+which runs these four too.
 
-Run "toolgate-offline COMMAND -h" for its flags. See docs/cli.md.
+Run "toolgate COMMAND -h" for its flags. See docs/cli.md.
 `
 
 // Run runs the offline command line args (without the program name) and
@@ -75,7 +75,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return ExitOK
 	}
-	fmt.Fprintf(stderr, "toolgate-offline: unknown command %q\n\n%s", args[0], usage)
+	fmt.Fprintf(stderr, "toolgate: unknown command %q\n\n%s", args[0], usage)
 	return ExitUsage
 }
 

@@ -201,16 +201,16 @@ func TestDiff(t *testing.T) {
 	}
 }
 
-// TestOfflineBinary runs the real toolgate-offline binary as a process,
-// as a pipeline does.
+// TestOfflineBinary runs the real toolgate binary as a process, as a
+// pipeline does.
 func TestOfflineBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "toolgate-offline")
-	build := exec.Command("go", "build", "-o", bin, "github.com/toolgate/toolgate/cmd/toolgate-offline")
+	bin := filepath.Join(t.TempDir(), "toolgate")
+	build := exec.Command("go", "build", "-o", bin, "github.com/toolgate/toolgate/cmd/toolgate")
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building toolgate-offline: %v\n%s", err, out)
+		t.Fatalf("building toolgate: %v\n%s", err, out)
 	}
 	cmd := exec.Command(bin, "score", "--max-level", "L4", "-")
 	cmd.Stdin = strings.NewReader(twoTools)

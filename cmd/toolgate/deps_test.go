@@ -7,13 +7,21 @@ import (
 	"testing"
 )
 
-// The offline CLI runs in CI pipelines that judge a catalogue before
-// anything is deployed: it must link no Kubernetes client (nor the
-// operator's machinery), so that it cannot reach a cluster and a pipeline
-// builds and trusts less. Its dependencies are read from the build graph,
-// so an import added anywhere below it fails here.
+// toolgate runs in CI pipelines that judge a catalogue before anything is
+// deployed: it must link no Kubernetes client (nor the operator's
+// machinery, nor the kubectl plugin's), so that it cannot reach a cluster
+// and a pipeline builds and trusts less. Its dependencies are read from
+// the build graph, so an import added anywhere below it fails here; the
+// same holds of toolgate-offline, its former name.
 func TestOfflineCLILinksNoKubernetesClient(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
+	for _, pkg := range []string{".", "../toolgate-offline"} {
+		t.Run(pkg, func(t *testing.T) { linksNoKubernetesClient(t, pkg) })
+	}
+}
+
+func linksNoKubernetesClient(t *testing.T, pkg string) {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", pkg).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
@@ -24,7 +32,7 @@ func TestOfflineCLILinksNoKubernetesClient(t *testing.T) {
 			continue
 		}
 		for _, banned := range []string{
-			"k8s.io/client-go", "sigs.k8s.io/controller-runtime",
+			"k8s.io/client-go", "sigs.k8s.io/controller-runtime", "k8s.io/cli-runtime", "github.com/spf13/cobra",
 			"github.com/toolgate/toolgate/controllers",
 			// The cluster commands, and what they read a cluster with.
 			"github.com/toolgate/toolgate/internal/cli", "github.com/toolgate/toolgate/internal/lifecycle",
