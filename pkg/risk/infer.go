@@ -509,7 +509,12 @@ func publicEffect(nameTokens []string, opening string) string {
 			return "it makes something public"
 		}
 	}
-	for _, p := range []string{"anyone with the link", "anyone who has the link", "to public", "publicly accessible", "publicly visible", "make it public", "makes it public", "public link", "public url"} {
+	// One pass tells most descriptions hold none of the phrases; one that
+	// holds any is read phrase by phrase, each at its first place.
+	if !publicPhraseSet.Any(opening) {
+		return ""
+	}
+	for _, p := range publicPhrases {
 		if i := strings.Index(opening, p); i >= 0 && !negatedBefore(opening, i) {
 			return "it makes something reachable by anyone: " + p
 		}
@@ -605,3 +610,9 @@ var wipePhrases = phrase.New("replace all", "replaces all", "overwrite all", "ov
 	"entire contents", "replacing its current", "replacing the current", "replaces its current", "replaces the current")
 
 var anyRequestSet = phrase.New(anyRequestPhrases...)
+
+// publicPhrases make what a tool changes reachable by anyone.
+var publicPhrases = []string{"anyone with the link", "anyone who has the link", "to public", "publicly accessible", "publicly visible",
+	"make it public", "makes it public", "public link", "public url"}
+
+var publicPhraseSet = phrase.New(publicPhrases...)

@@ -478,13 +478,16 @@ func destructiveDescription(d string) string {
 		i = j
 	}
 	low := strings.ToLower(d)
-	for _, p := range []string{"formats the selected disk", "formats a volume", "formats the volume", "formats a disk", "formats the disk", "empties"} {
-		if strings.Contains(low, p) {
-			return "its description says it " + strings.Fields(p)[0]
-		}
+	if i := formatsPhrases.First(low); i >= 0 {
+		return "its description says it " + strings.Fields(formatsList[i])[0]
 	}
 	// What cannot be taken back, whatever the verb: history rewritten, a
-	// device reset, money sent, every key revoked.
+	// device reset, money sent, every key revoked. Most descriptions hold
+	// none of the phrases, which one pass tells; one that holds any is
+	// read phrase by phrase, each at its first place.
+	if !irreversibleSet.Any(low) {
+		return ""
+	}
 	for _, p := range irreversiblePhrases {
 		if i := strings.Index(low, p); i >= 0 && !strings.Contains(low[max(0, i-12):i], "not ") && !strings.Contains(low[max(0, i-12):i], "never ") {
 			return "its description says it " + strings.TrimSpace(p)
@@ -499,6 +502,12 @@ var irreversiblePhrases = []string{"force-push", "force push", "push --force", "
 	"transfers funds", "transfers money", "sends money", "revokes every", "revokes all", "drop table", "drops the table", "deleting all",
 	"deletes all", "wiping", "is final", "cannot be undone", "can't be undone", "permanently delet", "permanently remov", "irreversibl",
 	"liquidat", "cancels every", "cancels all", "closes all positions", "sells all"}
+
+var irreversibleSet = phrase.New(irreversiblePhrases...)
+
+var formatsList = []string{"formats the selected disk", "formats a volume", "formats the volume", "formats a disk", "formats the disk", "empties"}
+
+var formatsPhrases = phrase.New(formatsList...)
 
 // destroyVerbOf returns w when it is the third person of a verb that
 // destroys.
