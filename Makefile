@@ -106,10 +106,22 @@ demo-node: envtest helm node-binaries ## Run the walk-through on the real node: 
 	KUBEBUILDER_ASSETS="$$($(ENVTEST_BINARIES))" TOOLGATE_HELM="$$($(HELM_BINARY))" TOOLGATE_REQUIRE_NODE=1 \
 	TOOLGATE_NODE_HOLD=$(NODE_HOLD) $(GO) test ./test/node -run '^TestChartOnARealNode$$' -count=1 -v -timeout 0
 
+# make test runs in stages (hack/lib/stage.sh): each says what it does and
+# how long it takes the first time, then how long it took, or that its
+# result was cached. Errors show in full and the exit status is the
+# failing step's own.
 .PHONY: test
-test: envtest helm node-binaries ## Run every test, the ones against a real API server included, and print the risk engine's corpus figures.
-	kubectl_dir="$$($(ENVTEST_BINARIES) --kubectl)" && PATH="$${kubectl_dir:+$$kubectl_dir:}$$PATH" \
-	KUBEBUILDER_ASSETS="$$($(ENVTEST_BINARIES))" TOOLGATE_HELM="$$($(HELM_BINARY))" $(GO) test -timeout $(TEST_TIMEOUT) $(GOTESTFLAGS) ./...
+test: ## Run every test, the ones against a real API server included, and print the risk engine's corpus figures.
+	@TOOLGATE_STAGE=1/6 hack/lib/stage.sh modules
+	@TOOLGATE_STAGE=2/6 $(ENVTEST_BINARIES) >/dev/null
+	@TOOLGATE_STAGE=2/6 $(ENVTEST_BINARIES) --kubectl >/dev/null
+	@TOOLGATE_STAGE=3/6 $(HELM_BINARY) >/dev/null
+	@TOOLGATE_STAGE=4/6 hack/lib/stage.sh node
+	@TOOLGATE_STAGE=5/6 hack/lib/stage.sh compile
+	@kubectl_dir="$$($(ENVTEST_BINARIES) --kubectl)" && PATH="$${kubectl_dir:+$$kubectl_dir:}$$PATH" \
+	KUBEBUILDER_ASSETS="$$($(ENVTEST_BINARIES))" TOOLGATE_HELM="$$($(HELM_BINARY))" TOOLGATE_STAGE=6/6 \
+	hack/lib/stage.sh run "running every test: $(strip $(GO) test -timeout $(TEST_TIMEOUT) $(GOTESTFLAGS) ./...)" "about 10 min on two cores" -- \
+	$(GO) test -timeout $(TEST_TIMEOUT) $(GOTESTFLAGS) ./...
 	@$(MAKE) --no-print-directory corpus-figures
 
 # test-unit picks its packages from the import graph (hack/test-packages.sh):

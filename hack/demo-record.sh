@@ -7,6 +7,9 @@
 # list. It is kept in the cache, under a name made from the clone's
 # absolute path (symbolic links resolved), so that two clones on one
 # machine each stop their own demo, and the working tree stays clean.
+# TOOLGATE_DEMO_RECORDS names another directory for the records: a test
+# that runs the demo as a user does keeps its record apart from the one of
+# a demo the user has running.
 #
 #   hack/demo-record.sh path         prints this clone's record file
 #   hack/demo-record.sh start PIDS   records PIDS as this clone's running demo
@@ -20,7 +23,7 @@ cache="${TOOLGATE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/toolgate}"
 # its whole path so that two clones of the same name differ.
 sha256() { if command -v sha256sum >/dev/null 2>&1; then sha256sum; else shasum -a 256; fi; }
 key="$(basename "$root")-$(printf '%s' "$root" | sha256 | cut -c1-16)"
-record="$cache/demo/$key.pids"
+record="${TOOLGATE_DEMO_RECORDS:-$cache/demo}/$key.pids"
 
 case "${1:-}" in
   path)

@@ -13,13 +13,38 @@
 # mints for the agent's pod for the gate.
 #
 #   hack/demo.sh              runs, then leaves everything up until Ctrl-C
-#                             or make demo-down
+#                             or make demo-down, and exits 0 when stopped
 #   DEMO_EXIT=1 hack/demo.sh  runs through, then stops everything (tests)
+#
+# Until it is up, the demo runs in stages (hack/lib/stage.sh): each says
+# what it builds and how long that takes the first time, then how long it
+# took, or that it was cached.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
 CACHE="${TOOLGATE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/toolgate}"
 EVERYTHING_VERSION=2026.8.31
+# shellcheck source=hack/lib/stage.sh
+source hack/lib/stage.sh
+
+# Ctrl-C at a terminal signals its whole foreground process group: make as
+# well as the demo. make then reports the demo as interrupted and exits
+# 130 whatever the demo does, although Ctrl-C is how the demo is meant to
+# end. So, at a terminal, the demo runs again as a job of its own (set -m):
+# a process group that the terminal puts in the foreground, which Ctrl-C
+# reaches and make does not. make waits, and takes the demo's own exit
+# status. Elsewhere (a pipe, a test, CI) it runs as it is.
+in_foreground() {
+  local pgid tpgid
+  read -r pgid tpgid < <(ps -o pgid=,tpgid= -p $$) || return 1
+  [ "$pgid" = "$tpgid" ]
+}
+if [ -z "${TOOLGATE_DEMO_JOB:-}" ] && [ -z "${DEMO_EXIT:-}" ] && [ -t 0 ] && [ -t 2 ] && in_foreground; then
+  set -m
+  rc=0
+  TOOLGATE_DEMO_JOB=1 "$ROOT/hack/demo.sh" "$@" || rc=$?
+  exit "$rc"
+fi
 
 heading() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 note() { printf '   %s\n' "$*"; }
@@ -51,11 +76,7 @@ need() {
   done
 }
 # Go builds everything below, kubectl included where none is installed.
-need go node npm curl column base64
-# kubectl is built of the control plane's version where none is installed.
-kubectl_dir="$(hack/envtest-binaries.sh --kubectl)"
-export PATH="${kubectl_dir:+$kubectl_dir:}$PATH"
-need kubectl
+need go node npm curl column base64 ps
 
 DIR="$(mktemp -d "${TMPDIR:-/tmp}/toolgate-demo.XXXXXX")"
 PIDS="$DIR/pids"
@@ -69,7 +90,22 @@ if [ -z "${DEMO_EXIT:-}" ]; then
   hack/demo-record.sh start "$PIDS"
 fi
 pids=()
+# UP is set once the demo is up: from then on Ctrl-C and make demo-down are
+# how it ends, and it exits 0 saying goodbye; before, they interrupt it.
+UP=
+GOODBYE=
+stop() {
+  if [ -n "$UP" ]; then
+    GOODBYE="toolgate: demo stopped; every process it started has exited"
+    exit 0
+  fi
+  GOODBYE="toolgate: demo interrupted before it was up; every process it started has exited"
+  exit 130
+}
 cleanup() {
+  # A second Ctrl-C must not cut the stopping short and leave processes
+  # behind.
+  trap '' INT TERM
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   # and whatever else runs in the background (the idle sleep below), or
   # the wait would wait for it
@@ -79,9 +115,11 @@ cleanup() {
   # process reuses them.
   rm -f "$PIDS"
   "$ROOT/hack/demo-record.sh" forget "$PIDS"
+  if [ -n "$GOODBYE" ]; then printf '\n%s\n' "$GOODBYE" >&2; fi
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+# Ctrl-C, and make demo-down's SIGTERM.
+trap stop INT TERM
 start() { # start LOG COMMAND...: printed, then run in the background, its pid recorded
   local log=$1; shift
   printf '\n$ %s >%s 2>&1 &\n' "$(cmdline "$@")" "$(cmdline "$log")"
@@ -97,17 +135,49 @@ wait_for() { # wait_for SECONDS DESCRIPTION COMMAND...
 }
 
 heading "Building (the first run builds kube-apiserver, etcd and helm into $CACHE)"
-export KUBEBUILDER_ASSETS="$(hack/envtest-binaries.sh)"
-HELM="$(hack/helm.sh)"
+TOOLGATE_STAGE=1/6 stage_modules
+KUBEBUILDER_ASSETS="$(TOOLGATE_STAGE=2/6 hack/envtest-binaries.sh)"
+export KUBEBUILDER_ASSETS
+# kubectl is built of the control plane's version where none is installed.
+kubectl_dir="$(TOOLGATE_STAGE=2/6 hack/envtest-binaries.sh --kubectl)"
+export PATH="${kubectl_dir:+$kubectl_dir:}$PATH"
+need kubectl
+HELM="$(TOOLGATE_STAGE=3/6 hack/helm.sh)"
 mkdir -p bin
-go build -o bin/ ./cmd/manager ./cmd/gate ./hack/demo/controlplane ./hack/demo/sampleserver ./hack/demo/agent
-go build -o bin/kubectl-toolgate ./cmd/kubectl-toolgate
+export TOOLGATE_STAGE=4/6
+stage_start
+stage_begin "building the operator, the gate, the kubectl plugin and the demo's programs into bin/" "first run only, about 3 min on two cores"
+compiled=0
+for build in "-o bin/ ./cmd/manager ./cmd/gate ./hack/demo/controlplane ./hack/demo/sampleserver ./hack/demo/agent" \
+  "-o bin/kubectl-toolgate ./cmd/kubectl-toolgate"; do
+  # shellcheck disable=SC2086 # the flags and packages, split on purpose
+  stage_go_compiling build $build || { rc=$?; stage_failed "$rc"; exit "$rc"; }
+  compiled=$((compiled + _stage_compiled))
+done
+if ((compiled == 0)); then
+  stage_done_cached "every binary was up to date"
+else
+  stage_done "${compiled} packages compiled and linked"
+fi
 export PATH="$ROOT/bin:$PATH" # kubectl finds the toolgate plugin here
 EVERYTHING="$CACHE/npm-server-everything-$EVERYTHING_VERSION"
-if [ ! -f "$EVERYTHING/node_modules/@modelcontextprotocol/server-everything/dist/index.js" ]; then
-  npm install --no-audit --no-fund --prefix "$EVERYTHING" "@modelcontextprotocol/server-everything@$EVERYTHING_VERSION" >"$DIR/npm.log" 2>&1 ||
-    { echo "demo: npm install failed; see $DIR/npm.log" >&2; exit 1; }
+export TOOLGATE_STAGE=5/6
+stage_start
+if [ -f "$EVERYTHING/node_modules/@modelcontextprotocol/server-everything/dist/index.js" ]; then
+  stage_cached "@modelcontextprotocol/server-everything@$EVERYTHING_VERSION (npm)" "$EVERYTHING"
+else
+  stage_begin "installing @modelcontextprotocol/server-everything@$EVERYTHING_VERSION from npm" "first run only, under a minute"
+  npm install --no-audit --no-fund --prefix "$EVERYTHING" "@modelcontextprotocol/server-everything@$EVERYTHING_VERSION" >"$DIR/npm.log" 2>&1 || {
+    rc=$?
+    cat "$DIR/npm.log" >&2
+    stage_failed "$rc"
+    exit "$rc"
+  }
+  stage_done
 fi
+export TOOLGATE_STAGE=6/6
+stage_start
+stage_say "starting the demo: the control plane, the chart, the operator, two MCP servers and an agent's gate ..."
 note "logs of every process below are in $DIR"
 
 heading "Starting the control plane (kube-apiserver and etcd, no kubelet)"
@@ -352,6 +422,7 @@ printf '\n$ curl -s http://127.0.0.1:%s/metrics | grep ^toolgate_gate_calls_tota
 curl -s "http://127.0.0.1:$GATE_METRICS_PORT/metrics" | grep '^toolgate_gate_calls_total' ||
   note "(the gate reported no toolgate_gate_calls_total; see $DIR/gate.log)"
 
+stage_say "done in $(stage_elapsed): the demo is up"
 # The PATH of this shell, for another: the demo's binaries and kubectl's
 # toolgate plugin, helm from the cache, and kubectl where it was built.
 HINT_PATH="$ROOT/bin:$(dirname "$HELM")${kubectl_dir:+:$kubectl_dir}"
@@ -383,6 +454,7 @@ TEXT
 if [ -n "${DEMO_EXIT:-}" ]; then
   exit 0
 fi
+UP=1
 printf '\n==> running; press Ctrl-C to stop\n'
 # sleep in the background and wait: bash runs a trap only once the
 # foreground command ends, and wait returns at once on a signal, so

@@ -9,7 +9,8 @@
 #   $TOOLGATE_CACHE/envtest/k8s-<K8S_VERSION>-etcd-<ETCD_VERSION>/{kube-apiserver,etcd}
 #
 # The script prints the directory on its last line of standard output, which
-# is what KUBEBUILDER_ASSETS must point at.
+# is what KUBEBUILDER_ASSETS must point at. What it builds, and how long that
+# took, it says on standard error as a stage (hack/lib/stage.sh).
 set -euo pipefail
 
 # K8S_VERSION, CACHE_ROOT and build_kubernetes_commands come from the
@@ -27,7 +28,7 @@ build_etcd() {
   local work
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' RETURN
-  log "building etcd v${ETCD_VERSION}"
+  stage_active || log "building etcd v${ETCD_VERSION}"
   {
     echo "module toolgate.dev/envtest/etcd"
     echo
@@ -37,8 +38,14 @@ build_etcd() {
   } >"$work/go.mod"
   (
     cd "$work"
-    GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -o "$DEST/etcd" -ldflags "-s -w" go.etcd.io/etcd/server/v3
+    GOFLAGS=-mod=mod CGO_ENABLED=0 stage_quiet go build -trimpath -o "$DEST/etcd" -ldflags "-s -w" go.etcd.io/etcd/server/v3
   )
+}
+
+# fail STATUS: the build failed; its cause is above.
+fail() {
+  stage_failed "$1"
+  exit "$1"
 }
 
 mkdir -p "$DEST"
@@ -50,14 +57,28 @@ if [ "${1:-}" = "--kubectl" ]; then
   if command -v kubectl >/dev/null; then
     exit 0
   fi
-  [ -x "$DEST/kubectl" ] && "$DEST/kubectl" version --client >/dev/null 2>&1 || build_kubernetes_commands "$DEST" kubectl
-  "$DEST/kubectl" version --client >/dev/null 2>&1 || { log "kubectl did not build"; exit 1; }
+  stage_start
+  if [ -x "$DEST/kubectl" ] && "$DEST/kubectl" version --client >/dev/null 2>&1; then
+    stage_cached "kubectl v${K8S_VERSION}" "$DEST"
+  else
+    stage_begin "building kubectl v${K8S_VERSION} from the Go module proxy (none is on PATH)" "first run only, about 3 min on two cores"
+    build_kubernetes_commands "$DEST" kubectl || fail $?
+    "$DEST/kubectl" version --client >/dev/null 2>&1 || { log "kubectl did not build"; fail 1; }
+    stage_done
+  fi
   echo "$DEST"
   exit 0
 fi
-have kube-apiserver || build_kubernetes_commands "$DEST" kube-apiserver
-have etcd || build_etcd
-have kube-apiserver || { log "kube-apiserver did not build"; exit 1; }
-have etcd || { log "etcd did not build"; exit 1; }
-log "$("$DEST/kube-apiserver" --version), $("$DEST/etcd" --version | head -1)"
+stage_start
+if have kube-apiserver && have etcd; then
+  stage_cached "the control plane (kube-apiserver v${K8S_VERSION}, etcd v${ETCD_VERSION})" "$DEST"
+else
+  stage_begin "building the control plane (kube-apiserver v${K8S_VERSION}, etcd v${ETCD_VERSION}) from the Go module proxy" \
+    "first run only, about 5 min on two cores"
+  have kube-apiserver || build_kubernetes_commands "$DEST" kube-apiserver || fail $?
+  have etcd || build_etcd || fail $?
+  have kube-apiserver || { log "kube-apiserver did not build"; fail 1; }
+  have etcd || { log "etcd did not build"; fail 1; }
+  stage_done
+fi
 echo "$DEST"

@@ -9,8 +9,11 @@
 #   $TOOLGATE_CACHE/helm-<HELM_VERSION>/helm
 #
 # The script prints the path of the binary on its last line of standard
-# output: HELM="$(hack/helm.sh)".
+# output: HELM="$(hack/helm.sh)". What it builds, and how long that took, it
+# says on standard error as a stage (hack/lib/stage.sh).
 set -euo pipefail
+# shellcheck source=hack/lib/stage.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/stage.sh"
 
 HELM_VERSION="${HELM_VERSION:-4.3.1}"
 CACHE_ROOT="${TOOLGATE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/toolgate}"
@@ -24,7 +27,6 @@ build_helm() {
   local work
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' RETURN
-  log "building helm v${HELM_VERSION} (cold build: a few CPU-minutes)"
   mkdir -p "$DEST"
   # helm reads its version from these variables; without them it reports
   # v4.x-dev and a chart's kubeVersion constraint can misjudge it.
@@ -33,13 +35,27 @@ build_helm() {
     cd "$work"
     # go install pkg@version builds in module mode outside any module, so the
     # project's go.mod and the caller's GOFLAGS never take part.
-    GOFLAGS= GOBIN="$DEST" CGO_ENABLED=0 go install -trimpath \
+    GOFLAGS= GOBIN="$DEST" CGO_ENABLED=0 stage_quiet go install -trimpath \
       -ldflags "-s -w -X ${pkg}.version=v${HELM_VERSION} -X ${pkg}.gitTreeState=clean" \
       "helm.sh/helm/v4/cmd/helm@v${HELM_VERSION}"
   )
 }
 
-have || build_helm
-have || { log "helm did not build"; exit 1; }
-log "$("$DEST/helm" version --short)"
+stage_start
+if have; then
+  stage_cached "helm v${HELM_VERSION}" "$DEST"
+else
+  stage_begin "building helm v${HELM_VERSION} from the Go module proxy" "first run only, about 3 min on two cores"
+  rc=0
+  build_helm || rc=$?
+  if ((rc == 0)) && ! have; then
+    log "helm did not build"
+    rc=1
+  fi
+  if ((rc != 0)); then
+    stage_failed "$rc"
+    exit "$rc"
+  fi
+  stage_done
+fi
 echo "$DEST/helm"

@@ -7,6 +7,9 @@
 #
 # The caller defines log() before calling build_kubernetes_commands.
 
+# shellcheck source=hack/lib/stage.sh
+source "$(dirname "${BASH_SOURCE[0]}")/stage.sh"
+
 # K8S_VERSION is the Kubernetes version of every component the project
 # builds.
 K8S_VERSION="${K8S_VERSION:-1.37.2}"
@@ -27,7 +30,8 @@ build_kubernetes_commands() {
   shift
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' RETURN
-  log "building $* v${K8S_VERSION} (cold build: several CPU-minutes each)"
+  # Within a stage, the stage's line has said what is being built.
+  stage_active || log "building $* v${K8S_VERSION} (cold build: several CPU-minutes each)"
   local kmod
   kmod="$(cd "$work" && go mod download -json "k8s.io/kubernetes@v${K8S_VERSION}" | sed -n 's/^\s*"GoMod": "\(.*\)",\{0,1\}$/\1/p')"
   [ -f "$kmod" ] || { log "cannot read go.mod of k8s.io/kubernetes@v${K8S_VERSION}"; return 1; }
@@ -52,7 +56,6 @@ build_kubernetes_commands() {
   } >"$work/go.mod"
   local n
   n="$(grep -c "=> k8s.io/" "$work/go.mod" || true)"
-  log "pinned ${n} staging modules to ${staging_version}"
   [ "$n" -gt 0 ] || { log "found no staging modules to pin"; return 1; }
 
   local pkgs=() name
@@ -68,7 +71,7 @@ build_kubernetes_commands() {
     # -mod=mod lets the go command complete the requirements and go.sum of
     # this throwaway module from the proxy. The trailing slash of -o makes it
     # a directory, which go build needs for more than one command.
-    GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -o "${dest}/" \
+    GOFLAGS=-mod=mod CGO_ENABLED=0 stage_quiet go build -trimpath -o "${dest}/" \
       -ldflags "-s -w -X ${pkg}.gitVersion=v${K8S_VERSION} -X ${pkg}.gitMajor=${K8S_VERSION%%.*} -X ${pkg}.gitMinor=$(echo "$K8S_VERSION" | cut -d. -f2) -X ${pkg}.gitTreeState=clean -X ${pkg}.buildDate=${date}" \
       "${pkgs[@]}"
   )
