@@ -5,12 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path/filepath"
 
 	"github.com/open-policy-agent/cert-controller/pkg/rotator"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/toolgate/toolgate/internal/certexpiry"
 )
 
 // certificates says when the webhook server's certificate is usable.
@@ -79,6 +83,17 @@ func (c *certificates) addRotator(mgr ctrl.Manager, o *options) error {
 		RestartOnSecretRefresh: false,
 		RequireLeaderElection:  false,
 	})
+}
+
+// exportExpiry registers the serving certificate's expiry gauge, read
+// from the file the webhook and gate servers serve with, in either
+// certificate mode: whoever renews the file, the gauge follows it.
+func exportExpiry(mgr ctrl.Manager, o *options) error {
+	dir, cert, _ := webhookCert(mgr, o)
+	if err := crmetrics.Registry.Register(certexpiry.New(filepath.Join(dir, cert))); err != nil {
+		return fmt.Errorf("registering the certificate's expiry metric: %w", err)
+	}
+	return nil
 }
 
 // checker is the readiness check of the certificate: failing until the

@@ -117,6 +117,9 @@ func wire(mgr ctrl.Manager, o *options, certs *certificates) error {
 	if err := setupGateServer(mgr, o, certs, gates); err != nil {
 		return fmt.Errorf("setting up the gate server: %w", err)
 	}
+	if err := exportExpiry(mgr, o); err != nil {
+		return err
+	}
 
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return fmt.Errorf("adding health check: %w", err)

@@ -72,6 +72,7 @@ var modes = []struct {
 	{"default", "", false},
 	{"cert-manager", "testdata/values-cert-manager.yaml", false},
 	{"external-operator", "testdata/values-external-operator.yaml", true},
+	{"monitoring", monitoringValues, false},
 }
 
 func helm(t *testing.T, args ...string) []byte {
@@ -214,8 +215,17 @@ func TestRejectsUnknownValues(t *testing.T) {
 		{"approval.requiredApprovers=1", "/approval/requiredApprovers"},
 		{"certificates.rotation=false", "the webhooks need a certificate"},
 		{"resources.request.cpu=1", "'request' not allowed"},
-		{"leaderElection=false", "/leaderElection"},
-		{"podDisruptionBudget.minAvailable=most", "/podDisruptionBudget/minAvailable"},
+		// Each schema rule's message says which rule the value breaks.
+		{"leaderElection=false", "at '/leaderElection': value must be 'true, as more than one replica runs"},
+		{"replicaCount=3,leaderElection=false", "at '/leaderElection': value must be 'true, as more than one replica runs"},
+		{"replicas=3,replicaCount=1,leaderElection=false", "at '/leaderElection': value must be 'true, as more than one replica runs"},
+		{"replicaCount=0", "at '/replicaCount': minimum: got 0, want 1"},
+		{"serviceAccount.create=false", "at '/serviceAccount/name': value must be 'the name of an existing ServiceAccount, as serviceAccount.create is false'"},
+		{"gate.podMonitor.enabled=true", "at '/gate/openMetrics': value must be 'true, as gate.podMonitor.enabled scrapes the gates"},
+		{"metrics.prometheusRule.heldCallWaitSeconds=0", "at '/metrics/prometheusRule/heldCallWaitSeconds': minimum: got 0, want 1"},
+		{"metrics.prometheusRule.runbookURL=docs/operations.md", "at '/metrics/prometheusRule/runbookURL'"},
+		{"podDisruptionBudget.minAvailable=most", "at '/podDisruptionBudget/minAvailable': 'most' does not match pattern '^[0-9]+%$'"},
+		{"podDisruptionBudget.minAvailable=-1", "at '/podDisruptionBudget/minAvailable': minimum: got -1, want 0"},
 		{"ceilings.defaultMaxLevel=L6", "/ceilings/defaultMaxLevel"},
 		{"ceilings.maxLevelCap=high", "/ceilings/maxLevelCap"},
 		{"gate.args={--config-file=/open.json}", "/gate/args/0"},
@@ -224,9 +234,11 @@ func TestRejectsUnknownValues(t *testing.T) {
 		// A budget that keeps every replica blocks every drain (the
 		// Deployment rolls with maxUnavailable 0).
 		{"podDisruptionBudget.minAvailable=2", "podDisruptionBudget.minAvailable 2 keeps all 2 replicas"},
+		{"replicaCount=3,podDisruptionBudget.minAvailable=5", "podDisruptionBudget.minAvailable 5 keeps all 3 replicas"},
+		// The deprecated replicas, honoured for one release, overrides replicaCount.
 		{"replicas=3,podDisruptionBudget.minAvailable=5", "podDisruptionBudget.minAvailable 5 keeps all 3 replicas"},
 		{"podDisruptionBudget.minAvailable=100%", "podDisruptionBudget.minAvailable 100% keeps all 2 replicas"},
-		{"replicas=3,podDisruptionBudget.minAvailable=67%", "podDisruptionBudget.minAvailable 67% keeps all 3 replicas"},
+		{"replicaCount=3,podDisruptionBudget.minAvailable=67%", "podDisruptionBudget.minAvailable 67% keeps all 3 replicas"},
 		// The API server refuses an empty quantity; only the gate's
 		// resources take "" for none.
 		{"resources.requests.cpu=", "/resources/requests/cpu"},
@@ -234,16 +246,16 @@ func TestRejectsUnknownValues(t *testing.T) {
 		{"resources.limits.cpu=", "/resources/limits/cpu"},
 		{"resources.limits.memory=", "/resources/limits/memory"},
 		// The container's other ports.
-		{"metrics.port=9443", "/metrics/port"},
-		{"metrics.port=9444", "/metrics/port"},
-		{"metrics.port=8081", "/metrics/port"},
+		{"metrics.port=9443", "at '/metrics/port': value must be 'any port but 9443, where the webhook server listens"},
+		{"metrics.port=9444", "at '/metrics/port': value must be 'any port but 9444, where the gate server listens"},
+		{"metrics.port=8081", "at '/metrics/port': value must be 'any port but 8081, where the health probes are served"},
 		{"nameOverride=Tool_Gate", "/nameOverride"},
 		{"nameOverride=toolgate-", "/nameOverride"},
 		{"fullnameOverride=My.Gate", "/fullnameOverride"},
 		{"fullnameOverride=-toolgate", "/fullnameOverride"},
 		// Serving pods without the gate is for development only.
-		{"extraArgs={--gate-serve-uninjected-pods}", "/extraArgs/0"},
-		{"extraArgs={--zap-devel,--gate-serve-uninjected-pods=true}", "/extraArgs/1"},
+		{"extraArgs={--gate-serve-uninjected-pods}", "at '/extraArgs/0': value must be 'any flag but --gate-serve-uninjected-pods, which serves pods without the injected gate"},
+		{"extraArgs={--zap-devel,--gate-serve-uninjected-pods=true}", "at '/extraArgs/1': value must be 'any flag but --gate-serve-uninjected-pods"},
 	} {
 		out, err := exec.Command(h, "template", "toolgate", filepath.Join(root(), "charts", "toolgate"), "--set", c.set).CombinedOutput()
 		if err == nil {
@@ -253,9 +265,10 @@ func TestRejectsUnknownValues(t *testing.T) {
 		}
 	}
 	// The values next to those refused still render.
-	for _, set := range []string{"podDisruptionBudget.minAvailable=1", "podDisruptionBudget.minAvailable=50%", "replicas=3,podDisruptionBudget.minAvailable=2",
-		"replicas=1,podDisruptionBudget.minAvailable=1", "gate.resources.requests.cpu=", "metrics.port=9090", "nameOverride=tg", "fullnameOverride=tg-prod",
-		"extraArgs={--zap-devel}"} {
+	for _, set := range []string{"podDisruptionBudget.minAvailable=1", "podDisruptionBudget.minAvailable=50%", "replicaCount=3,podDisruptionBudget.minAvailable=2",
+		"replicaCount=1,podDisruptionBudget.minAvailable=1", "replicas=1,podDisruptionBudget.minAvailable=1", "gate.resources.requests.cpu=", "metrics.port=9090",
+		"nameOverride=tg", "fullnameOverride=tg-prod", "extraArgs={--zap-devel}", "replicaCount=1,leaderElection=false", "replicas=1,leaderElection=false",
+		"serviceAccount.create=false,serviceAccount.name=toolgate", "gate.openMetrics=true,gate.podMonitor.enabled=true"} {
 		if out, err := exec.Command(h, "template", "toolgate", filepath.Join(root(), "charts", "toolgate"), "--set", set).CombinedOutput(); err != nil {
 			t.Errorf("--set %s was refused:\n%.600s", set, out)
 		}
@@ -488,7 +501,7 @@ func TestOperator(t *testing.T) {
 			find(t, objs, "ValidatingAdmissionPolicy", "toolgate-inject-opt-out")
 			find(t, objs, "ConfigMap", "toolgate-inject-trust")
 
-			rotating := m.name == "default"
+			rotating := m.name != "cert-manager" // the other modes rotate
 			if v := flagValue(a, "cert-rotation"); (v == "true") != rotating {
 				t.Errorf("--cert-rotation=%q in mode %s", v, m.name)
 			}

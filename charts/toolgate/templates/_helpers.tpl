@@ -25,13 +25,30 @@ that "<fullname>-webhook-cert" and friends stay under 63 characters.
 {{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
 {{- end }}
 
-{{/* Labels on every object. */}}
+{{/*
+Labels on every object. app.kubernetes.io/component names the part of the
+architecture an object belongs to, so it is not here: the CRDs, the roles
+people are bound to and the admission policy belong to no one component.
+*/}}
 {{- define "toolgate.labels" -}}
 helm.sh/chart: {{ include "toolgate.chart" . }}
-{{ include "toolgate.selectorLabels" . }}
+app.kubernetes.io/name: {{ include "toolgate.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 app.kubernetes.io/part-of: toolgate
+{{- end }}
+
+{{/* Labels of the operator's own objects: its workload, Services, identity, rights, webhooks and certificate. */}}
+{{- define "toolgate.operatorLabels" -}}
+{{ include "toolgate.labels" . }}
+app.kubernetes.io/component: operator
+{{- end }}
+
+{{/* Labels of what the chart renders for monitoring: rules, dashboards, the gates' PodMonitor. */}}
+{{- define "toolgate.monitoringLabels" -}}
+{{ include "toolgate.labels" . }}
+app.kubernetes.io/component: monitoring
 {{- end }}
 
 {{/* The labels that select the operator's pods. */}}
@@ -43,6 +60,14 @@ app.kubernetes.io/component: operator
 
 {{- define "toolgate.serviceAccountName" -}}
 {{- default (printf "%s-operator" (include "toolgate.fullname" .)) .Values.serviceAccount.name }}
+{{- end }}
+
+{{/*
+The operator's replicas: the deprecated replicas when it is set, which
+overrides replicaCount for one release, or replicaCount.
+*/}}
+{{- define "toolgate.replicas" -}}
+{{- if kindIs "invalid" .Values.replicas }}{{ int .Values.replicaCount }}{{ else }}{{ int .Values.replicas }}{{ end }}
 {{- end }}
 
 {{/* The Service of the webhooks and the gate server; the certificate is for it. */}}
