@@ -8,12 +8,12 @@
 # Each stage prints one line when it starts, saying what it does and how
 # long it takes the first time, and one when it ends, with the time it took:
 #
-#   toolgate: [2/6] building the control plane (kube-apiserver, etcd) from the Go module proxy — first run only, about 5 min on two cores ...
+#   toolgate: [2/6] building the control plane (kube-apiserver v1.37.2, etcd v3.6.16) from the Go module proxy — first run only, about 5 min on two cores ...
 #   toolgate: [2/6] done in 3m12s (241 modules downloaded)
 #
 # A stage whose result is already there says so in one line:
 #
-#   toolgate: [2/6] the control plane (kube-apiserver, etcd): cached (0.1s)
+#   toolgate: [2/6] the control plane (kube-apiserver v1.37.2, etcd v3.6.16): cached in ~/.cache/toolgate/envtest/k8s-1.37.2-etcd-3.6.16 (0.1s)
 #
 # The lines go to standard error, so that the standard output of a script
 # that prints a path (hack/envtest-binaries.sh, hack/helm.sh) stays that
@@ -27,8 +27,9 @@
 # asks hack/envtest-binaries.sh for its directory several times) and a
 # build is announced without a number.
 #
-# Sourced by hack/envtest-binaries.sh, hack/helm.sh and hack/demo.sh; make
-# test runs the stages of its own through the commands at the end:
+# Sourced by hack/helm.sh, hack/demo.sh and hack/lib/kubernetes-build.sh
+# (and through it by hack/envtest-binaries.sh and hack/node-binaries.sh);
+# make test runs the stages of its own through the commands at the end:
 #
 #   hack/lib/stage.sh modules              the project's Go modules
 #   hack/lib/stage.sh compile              the project's packages and tests, compiled, not run
