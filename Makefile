@@ -172,6 +172,10 @@ VERSION ?= dev
 images: ## Build the operator's and the gate's images as tarballs into bin/images, without Docker, from the same recipe as the Dockerfiles.
 	$(GO) run ./hack/images -out bin/images -version $(VERSION)
 
+.PHONY: krew-manifest
+krew-manifest: ## Build the kubectl plugin's release archives into bin/dist (linux, darwin; amd64, arm64) and write plugins/krew/toolgate.yaml with their sha256: make krew-manifest VERSION=v0.1.0.
+	$(GO) run ./hack/krew -version $(VERSION) -dist bin/dist -out plugins/krew/toolgate.yaml
+
 .PHONY: help
 help: ## Show this help.
 	@awk 'BEGIN {FS = ":.*##"} /^[a-zA-Z_-]+:.*?##/ { printf "  %-12s %s\n", $$1, $$2 } /^##@/ { printf "\n%s\n", substr($$0, 5) }' $(MAKEFILE_LIST)

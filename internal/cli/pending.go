@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -259,20 +258,29 @@ func WritePendingRows(w io.Writer, items []PendingItem, o PendingTableOptions, n
 		}
 		return
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var widths []int
+	writeColumns(w, pendingRows(items, o, now), &widths)
+}
+
+// pendingRows are the table's cells: the header unless NoHeaders, then a
+// row per item.
+func pendingRows(items []PendingItem, o PendingTableOptions, now time.Time) [][]string {
+	var rows [][]string
 	if !o.NoHeaders {
+		var h []string
 		if o.AllNamespaces {
-			fmt.Fprint(tw, "NAMESPACE\t")
+			h = append(h, "NAMESPACE")
 		}
-		fmt.Fprint(tw, "PIN\tKIND\tSERVER\tTOOL\tLEVEL\tWAITING\tREQUESTED BY\tAPPROVALS\t")
+		h = append(h, "PIN", "KIND", "SERVER", "TOOL", "LEVEL", "WAITING", "REQUESTED BY", "APPROVALS")
 		if o.Wide {
-			fmt.Fprint(tw, "FINGERPRINT\tHELD BY\tRULE\t")
+			h = append(h, "FINGERPRINT", "HELD BY", "RULE")
 		}
-		fmt.Fprintln(tw, "WHY\tWHAT")
+		rows = append(rows, append(h, "WHY", "WHAT"))
 	}
 	for _, it := range items {
+		var r []string
 		if o.AllNamespaces {
-			fmt.Fprintf(tw, "%s\t", it.Namespace)
+			r = append(r, it.Namespace)
 		}
 		kind, by, why := it.Kind, "-", "-"
 		if it.Kind == PendingCallKind || it.Kind == PendingResultKind {
@@ -289,14 +297,40 @@ func WritePendingRows(w io.Writer, items []PendingItem, o PendingTableOptions, n
 		if o.Gone {
 			approvals, waiting, why, whatText = "-", "-", "-", "no longer pending: decided, withdrawn, expired or redefined"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t", it.Pin, offline.Printable(kind), it.Server, offline.Printable(it.Tool), levelString(it),
-			waiting, by, approvals)
+		r = append(r, it.Pin, offline.Printable(kind), it.Server, offline.Printable(it.Tool), levelString(it), waiting, by, approvals)
 		if o.Wide {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t", orDash(it.Fingerprint.Short()), orDash(it.HeldBy), orDash(oneLine(it.Rule)))
+			r = append(r, orDash(it.Fingerprint.Short()), orDash(it.HeldBy), orDash(oneLine(it.Rule)))
 		}
-		fmt.Fprintf(tw, "%s\t%s\n", why, whatText)
+		rows = append(rows, append(r, why, whatText))
 	}
-	tw.Flush()
+	return rows
+}
+
+// writeColumns writes rows as aligned columns two spaces apart, the last
+// one unpadded, as text/tabwriter does. widths carries the columns' widths
+// from one call to the next, so that the rows `--watch` prints later line
+// up under the table, widening a column only when a cell needs it.
+func writeColumns(w io.Writer, rows [][]string, widths *[]int) {
+	for _, r := range rows {
+		for i, cell := range r {
+			if i >= len(*widths) {
+				*widths = append(*widths, 0)
+			}
+			(*widths)[i] = max((*widths)[i], utf8.RuneCountInString(cell))
+		}
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		b.Reset()
+		for i, cell := range r {
+			b.WriteString(cell)
+			if i < len(r)-1 {
+				b.WriteString(strings.Repeat(" ", (*widths)[i]-utf8.RuneCountInString(cell)+2))
+			}
+		}
+		b.WriteByte('\n')
+		_, _ = io.WriteString(w, b.String())
+	}
 }
 
 // levelString is an item's level: the applied level, then the level its

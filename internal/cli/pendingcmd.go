@@ -102,10 +102,23 @@ func (p *pendingOptions) run(ctx context.Context) error {
 	items := PendingItems(pins)
 	w := p.streams.Out
 	tableOpts := PendingTableOptions{AllNamespaces: p.allNamespaces, Wide: wide}
-	if table {
+	// The columns' widths, kept so that the rows --watch prints line up
+	// under the table.
+	var widths []int
+	switch {
+	case table && len(items) == 0:
 		WritePendingRows(w, items, tableOpts, p.now())
-	} else if err := p.print(printer, items, w); err != nil {
-		return err
+		if p.watch {
+			// The header, for the rows to come.
+			o := tableOpts
+			writeColumns(w, pendingRows(nil, o, p.now()), &widths)
+		}
+	case table:
+		writeColumns(w, pendingRows(items, tableOpts, p.now()), &widths)
+	default:
+		if err := p.print(printer, items, w); err != nil {
+			return err
+		}
 	}
 	if !p.watch {
 		return nil
@@ -121,7 +134,7 @@ func (p *pendingOptions) run(ctx context.Context) error {
 		}
 		o := tableOpts
 		o.NoHeaders, o.Gone = true, gone
-		WritePendingRows(w, rows, o, p.now())
+		writeColumns(w, pendingRows(rows, o, p.now()), &widths)
 		return nil
 	})
 }

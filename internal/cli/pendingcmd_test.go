@@ -98,3 +98,23 @@ func TestPendingChanges(t *testing.T) {
 		t.Errorf("a gone row: %q", got)
 	}
 }
+
+// TestWatchRowsLineUp: the rows --watch prints after the table keep its
+// columns, widening one only where a cell needs it.
+func TestWatchRowsLineUp(t *testing.T) {
+	var buf bytes.Buffer
+	var widths []int
+	writeColumns(&buf, [][]string{{"PIN", "KIND", "WHAT"}, {"a-long-pin", "call c-1", "args {}"}}, &widths)
+	writeColumns(&buf, [][]string{{"b", "definition", "new tool"}}, &widths)
+	want := "PIN         KIND      WHAT\n" +
+		"a-long-pin  call c-1  args {}\n" +
+		"b           definition  new tool\n"
+	if buf.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
+	}
+	buf.Reset()
+	writeColumns(&buf, [][]string{{"c", "call c-2", "x"}}, &widths)
+	if got := buf.String(); got != "c           call c-2    x\n" {
+		t.Errorf("a later row under the widened column: %q", got)
+	}
+}

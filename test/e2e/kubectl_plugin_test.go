@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,12 +10,15 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	toolgatev1alpha1 "github.com/toolgate/toolgate/api/v1alpha1"
@@ -45,12 +49,73 @@ func newPluginRunner(t *testing.T, dir, kubeconfig string) *pluginRunner {
 // run returns the combined output and the error of kubectl args.
 func (p *pluginRunner) run(t *testing.T, args ...string) (string, error) {
 	t.Helper()
+	return p.runWith(t, p.kubeconfig, args...)
+}
+
+// runWith is run with another kubeconfig.
+func (p *pluginRunner) runWith(t *testing.T, kubeconfig string, args ...string) (string, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, p.kubectl, args...)
-	cmd.Env = append(os.Environ(), "PATH="+p.pathEnv, "KUBECONFIG="+p.kubeconfig)
+	cmd.Env = append(os.Environ(), "PATH="+p.pathEnv, "KUBECONFIG="+kubeconfig)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// start runs kubectl args in the background, its output gathered as it
+// comes, and returns a stop that interrupts it as Ctrl-C does and returns
+// how it exited.
+func (p *pluginRunner) start(t *testing.T, args ...string) (*syncBuffer, func() error) {
+	t.Helper()
+	cmd := exec.Command(p.kubectl, args...)
+	cmd.Env = append(os.Environ(), "PATH="+p.pathEnv, "KUBECONFIG="+p.kubeconfig)
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	stopped := false
+	stop := func() error {
+		stopped = true
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			return err
+		}
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			return errors.New("still running 30s after the interrupt")
+		}
+	}
+	t.Cleanup(func() {
+		if !stopped {
+			_ = cmd.Process.Kill()
+			_ = <-done
+		}
+	})
+	return out, stop
+}
+
+// syncBuffer is a bytes.Buffer that a process writes while a test reads.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func (p *pluginRunner) must(t *testing.T, args ...string) string {
@@ -185,8 +250,9 @@ func TestKubectlToolgate(t *testing.T) {
 		t.Errorf("decisions = %+v, want alice's stamped approval", d)
 	}
 
-	t.Log("approve refuses when there is nothing to decide")
-	if out, err := plugin.run(t, "toolgate", "approve", weather, "-n", "tools"); err == nil || !strings.Contains(out, "status.state is Trusted") {
+	t.Log("approve says when it would change nothing, and exits 3 without sending it")
+	if out, err := plugin.run(t, "toolgate", "approve", weather, "-n", "tools"); exitCode(err) != cli.ExitUnchanged || !strings.Contains(out, "unchanged: ") ||
+		!strings.Contains(out, "status.state is Trusted") {
 		t.Errorf("approving a trusted pin: %v\n%s", err, out)
 	}
 	if out, err := plugin.run(t, "toolgate", "approve", weather, "-n", "tools", "--call", "no-such-call"); err == nil || !strings.Contains(out, `no call "no-such-call" in status.pendingCalls`) {
@@ -283,4 +349,169 @@ func TestKubectlToolgate(t *testing.T) {
 	if out := plugin.must(t, "toolgate", "pending", "-n", "tools"); strings.Contains(out, weather) || strings.Contains(out, files) || !strings.Contains(out, "delete_repository") {
 		t.Errorf("pending after the decisions:\n%s", out)
 	}
+	deletePin := lifecycle.PinName("toolbox", "delete_repository")
+
+	t.Log("pending prints as kubectl get does: -o yaml, -o name, -o wide")
+	out = plugin.must(t, "toolgate", "pending", "-n", "tools", "-o", "yaml")
+	for _, want := range []string{"apiVersion: v1", "kind: List", "pin: " + deletePin, "kind: definition", "levelShown: L"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("pending -o yaml lacks %q:\n%s", want, out)
+		}
+	}
+	if out := plugin.must(t, "toolgate", "pending", "-n", "tools", "-o", "name"); strings.TrimSpace(out) != "toolpin.toolgate.dev/"+deletePin {
+		t.Errorf("pending -o name:\n%s", out)
+	}
+	if out := plugin.must(t, "toolgate", "pending", "-n", "tools", "-o", "wide"); !strings.Contains(out, "FINGERPRINT") || !strings.Contains(out, deletePin) {
+		t.Errorf("pending -o wide:\n%s", out)
+	}
+	if out := plugin.must(t, "toolgate", "servers", "-n", "tools", "-o", "name"); strings.TrimSpace(out) != "mcpserver.toolgate.dev/toolbox" {
+		t.Errorf("servers -o name:\n%s", out)
+	}
+
+	t.Log("--context picks a context that is not the current one")
+	twoContexts := kubeconfigWithTwoContexts(t, dir, aliceConfig)
+	if out, err := plugin.runWith(t, twoContexts, "toolgate", "pending", "-n", "tools", "--request-timeout", "5s"); exitCode(err) != cli.ExitError {
+		t.Errorf("pending through the current context, which reaches no API server: %v\n%s", err, out)
+	}
+	if out, err := plugin.runWith(t, twoContexts, "toolgate", "pending", "--context", "alice", "-n", "tools"); err != nil || !strings.Contains(out, deletePin) {
+		t.Errorf("pending --context alice: %v\n%s", err, out)
+	}
+
+	t.Log("revoke withdraws the trust in a trusted definition, and says when there is nothing left to revoke")
+	trustedAgain := waitState(weather, toolgatev1alpha1.PinTrusted, "get_weather is trusted")
+	out = plugin.must(t, "toolgate", "revoke", weather, "-n", "tools", "--comment", "the server was compromised")
+	t.Logf("kubectl toolgate revoke:\n%s", out)
+	for _, want := range []string{"Revoke " + weather + ": the trusted definition of tool get_weather", "fingerprint " + string(trustedAgain.Status.Pinned.Fingerprint),
+		"recorded: Reject by alice", "withhold the tool from agents"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("revoke output lacks %q", want)
+		}
+	}
+	revoked := waitState(weather, toolgatev1alpha1.PinRejected, "the revocation rejects get_weather")
+	if d := revoked.Status.Decisions; len(d) == 0 || d[len(d)-1].User != "alice" || d[len(d)-1].Action != toolgatev1alpha1.DecisionReject || d[len(d)-1].Fingerprint != trustedAgain.Status.Pinned.Fingerprint {
+		t.Errorf("decisions = %+v, want alice's rejection of the pinned definition last", d)
+	}
+	for _, verb := range []string{"revoke", "reject"} {
+		if out, err := plugin.run(t, "toolgate", verb, weather, "-n", "tools"); exitCode(err) != cli.ExitUnchanged || !strings.Contains(out, "Rejected") {
+			t.Errorf("%s of a rejected pin: %v\n%s", verb, err, out)
+		}
+	}
+	if p := pin(weather); len(p.Status.Decisions) != len(revoked.Status.Decisions) {
+		t.Errorf("a decision that changes nothing was recorded: %+v", p.Status.Decisions)
+	}
+
+	t.Log("--as decides as the identity impersonated, which the approval carries; an agent's identity is refused")
+	if _, err := env.UserBoundToClusterRole("bob", filepath.Join(testenv.RepoRoot(), "config", "rbac", "approver_role.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	agentNS := "agents"
+	if err := admin.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: agentNS,
+		Labels: map[string]string{toolgatev1alpha1.LabelInjection: toolgatev1alpha1.InjectionEnabled}}}); err != nil {
+		t.Fatal(err)
+	}
+	agentSA := "system:serviceaccount:" + agentNS + ":agent"
+	// RBAC would refuse the agent first; bound here, the refusal is the
+	// admission webhook's, which holds whatever RBAC says.
+	if _, err := env.UserBoundToClusterRole(agentSA, filepath.Join(testenv.RepoRoot(), "config", "rbac", "approver_role.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	leadConfig, err := env.KubeconfigFor(dir, "lead", writeImpersonatorRole(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lead := &pluginRunner{kubectl: plugin.kubectl, pathEnv: plugin.pathEnv, kubeconfig: leadConfig}
+	// bob's approval would leave alice's rejection standing: not sent.
+	if out, err := lead.run(t, "toolgate", "approve", weather, "-n", "tools", "--as", "bob"); exitCode(err) != cli.ExitUnchanged ||
+		!strings.Contains(out, "alice rejected") || !strings.Contains(out, "an approval by bob would leave the pin Rejected") {
+		t.Errorf("bob's approval over alice's rejection: %v\n%s", err, out)
+	}
+	// alice's own approval withdraws her rejection: made by lead as alice.
+	out = lead.must(t, "toolgate", "approve", weather, "-n", "tools", "--as", "alice", "--comment", "restored after the audit")
+	if !strings.Contains(out, "recorded: Approve by alice") {
+		t.Errorf("approve --as alice:\n%s", out)
+	}
+	restored := waitState(weather, toolgatev1alpha1.PinTrusted, "alice's approval withdraws her rejection")
+	if d := restored.Status.Decisions; len(d) == 0 || d[len(d)-1].User != "alice" || d[len(d)-1].Comment != "restored after the audit" {
+		t.Errorf("decisions = %+v, want the approval stamped as alice, the identity impersonated", d)
+	}
+	out, err = lead.run(t, "toolgate", "revoke", weather, "-n", "tools", "--as", agentSA)
+	if exitCode(err) != cli.ExitError || !strings.Contains(out, "belongs to an agent namespace") {
+		t.Errorf("an agent's revocation: %v\n%s", err, out)
+	}
+	if p := pin(weather); p.Status.State != toolgatev1alpha1.PinTrusted || len(p.Status.Decisions) != len(restored.Status.Decisions) {
+		t.Errorf("the agent's revocation was recorded: %s %+v", p.Status.State, p.Status.Decisions)
+	}
+
+	t.Log("pending --watch prints the table, then each change, until interrupted")
+	watchOut, stopWatch := plugin.start(t, "toolgate", "pending", "-n", "tools", "--watch")
+	eventually(t, 30*time.Second, "the watch prints the table", func() error {
+		if !strings.Contains(watchOut.String(), deletePin) {
+			return fmt.Errorf("watch output:\n%s", watchOut.String())
+		}
+		return nil
+	})
+	plugin.must(t, "toolgate", "reject", deletePin, "-n", "tools", "--comment", "never")
+	eventually(t, time.Minute, "the watch prints the definition as no longer pending", func() error {
+		if !strings.Contains(watchOut.String(), "no longer pending") {
+			return fmt.Errorf("watch output:\n%s", watchOut.String())
+		}
+		return nil
+	})
+	if err := stopWatch(); err != nil {
+		t.Errorf("pending --watch after an interrupt: %v, want exit 0\n%s", err, watchOut.String())
+	}
+	t.Logf("kubectl toolgate pending --watch:\n%s", watchOut.String())
+}
+
+// exitCode is the exit status of a command's error: 0 for none, -1 when
+// it did not exit.
+func exitCode(err error) int {
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &exitErr):
+		return exitErr.ExitCode()
+	}
+	return -1
+}
+
+// kubeconfigWithTwoContexts writes a copy of kubeconfig with a second
+// context, current, whose cluster nothing listens on: "alice" is the
+// original one.
+func kubeconfigWithTwoContexts(t *testing.T, dir, kubeconfig string) string {
+	t.Helper()
+	cfg, err := clientcmd.LoadFromFile(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig := cfg.Contexts[cfg.CurrentContext].DeepCopy()
+	cfg.Contexts = map[string]*clientcmdapi.Context{"alice": orig}
+	cfg.Clusters["nowhere"] = &clientcmdapi.Cluster{Server: "https://127.0.0.1:1"}
+	cfg.Contexts["nowhere"] = &clientcmdapi.Context{Cluster: "nowhere", AuthInfo: orig.AuthInfo}
+	cfg.CurrentContext = "nowhere"
+	path := filepath.Join(dir, "two-contexts.kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// writeImpersonatorRole writes a ClusterRole that may impersonate users,
+// groups and service accounts, as a team lead's might.
+func writeImpersonatorRole(t *testing.T, dir string) string {
+	t.Helper()
+	path := filepath.Join(dir, "impersonator-role.yaml")
+	if err := os.WriteFile(path, []byte(`apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: toolgate-test-impersonator
+rules:
+- apiGroups: [""]
+  resources: [users, groups, serviceaccounts]
+  verbs: [impersonate]
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
