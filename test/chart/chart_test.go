@@ -220,6 +220,7 @@ func TestRejectsUnknownValues(t *testing.T) {
 		{"replicaCount=3,leaderElection=false", "at '/leaderElection': value must be 'true, as more than one replica runs"},
 		{"replicas=3,replicaCount=1,leaderElection=false", "at '/leaderElection': value must be 'true, as more than one replica runs"},
 		{"replicaCount=0", "at '/replicaCount': minimum: got 0, want 1"},
+		{"replicas=0", "at '/replicas': value must be 'unset: replicas is deprecated, set replicaCount"},
 		{"serviceAccount.create=false", "at '/serviceAccount/name': value must be 'the name of an existing ServiceAccount, as serviceAccount.create is false'"},
 		{"gate.podMonitor.enabled=true", "at '/gate/openMetrics': value must be 'true, as gate.podMonitor.enabled scrapes the gates"},
 		{"metrics.prometheusRule.heldCallWaitSeconds=0", "at '/metrics/prometheusRule/heldCallWaitSeconds': minimum: got 0, want 1"},
@@ -537,6 +538,40 @@ func TestOperator(t *testing.T) {
 				t.Errorf("rotation rights rendered: %v, in mode %s", hasRotationRole, m.name)
 			}
 		})
+	}
+}
+
+// TestDeprecatedReplicas: replicas, replicaCount's name before, is still
+// honoured for one release, over replicaCount, and the install notes say
+// which name to use instead.
+func TestDeprecatedReplicas(t *testing.T) {
+	chart := filepath.Join(root(), "charts", "toolgate")
+	for _, c := range []struct {
+		sets     []string
+		replicas float64
+		warned   bool
+	}{
+		{nil, 2, false},
+		{[]string{"replicaCount=3"}, 3, false},
+		{[]string{"replicas=4"}, 4, true},
+		{[]string{"replicas=1", "replicaCount=3"}, 1, true},
+	} {
+		args := []string{"template", "toolgate", chart, "--namespace", "toolgate-system"}
+		for _, set := range c.sets {
+			args = append(args, "--set", set)
+		}
+		objs := objects(t, helm(t, args...))
+		if got := get(find(t, objs, "Deployment", "toolgate-operator"), "spec", "replicas"); got != c.replicas {
+			t.Errorf("%v: %v replicas, want %v", c.sets, got, c.replicas)
+		}
+		if hasPDB := has(objs, "PodDisruptionBudget"); hasPDB != (c.replicas > 1) {
+			t.Errorf("%v: a PodDisruptionBudget %v with %v replicas", c.sets, hasPDB, c.replicas)
+		}
+		args[0] = "install"
+		out := string(helm(t, append(args, "--dry-run=client")...))
+		if warned := strings.Contains(out, "the value replicas is deprecated; use replicaCount"); warned != c.warned {
+			t.Errorf("%v: the notes warn of replicas: %v, want %v", c.sets, warned, c.warned)
+		}
 	}
 }
 
