@@ -157,8 +157,8 @@ func TestOversizedDefinitionDoesNotFreezeTheServer(t *testing.T) {
 		if err != nil {
 			return false, err.Error()
 		}
-		return pin.Status.ObservedFingerprint != "" && pin.Status.Pinned != nil && pin.Status.ObservedDefinition == "",
-			fmt.Sprintf("%s, %d bytes kept", pin.Status.State, len(pin.Status.ObservedDefinition))
+		return pin.Status.ObservedFingerprint != "" && pin.Status.Pinned != nil && pin.Status.ObservedDefinitionOrPinned() == "",
+			fmt.Sprintf("%s, %d bytes kept", pin.Status.State, len(pin.Status.ObservedDefinitionOrPinned()))
 	})
 	eventually(t, "the server is Ready", func() (bool, string) {
 		c, err := serverReady(t, server)

@@ -470,7 +470,7 @@ func untrustedDefinitions(pins []toolgatev1alpha1.ToolPin) untrusted {
 		if !lifecycle.Untrusted(p.Status) {
 			continue
 		}
-		parsed, _ := tooldef.ParseTool([]byte(p.Status.ObservedDefinition))
+		parsed, _ := tooldef.ParseTool([]byte(p.Status.ObservedDefinitionOrPinned()))
 		body := string(p.Status.ObservedBodyFingerprint)
 		if body == "" && parsed != nil {
 			body, _ = parsed.BodyFingerprint()

@@ -259,7 +259,7 @@ func TestRugPullNeedsReviewAndApproval(t *testing.T) {
 	// The new description asks the model to pass the user's notes along:
 	// the scan finds it, the tool is floored at L5, and its change needs
 	// two people.
-	if r := changed.Status.ComputedRisk; r == nil || r.Level != toolgatev1alpha1.LevelCritical || r.ApprovalRecommendation != toolgatev1alpha1.ApprovalMulti || len(r.Findings) == 0 {
+	if r := changed.Status.ComputedRiskOrApplied(); r == nil || r.Level != toolgatev1alpha1.LevelCritical || r.ApprovalRecommendation != toolgatev1alpha1.ApprovalMulti || len(r.Findings) == 0 {
 		t.Fatalf("the rug pull's judgement: %+v", r)
 	}
 	// Approvals of the observed fingerprint, by two people holding the
@@ -427,7 +427,7 @@ func TestBlastRadiusFollowsTheServersOwnReach(t *testing.T) {
 	// Given the same reach, `toolgate score` reaches the operator's verdict
 	// on every tool.
 	expectSameVerdictOffline(t, fixture.URL, "cluster-wide", ns, "k8s", "restart_pod", "get_pod", "pod_logs")
-	if poisoned, err := getPin(t, ns, "k8s", "pod_logs"); err != nil || poisoned.Status.ComputedRisk == nil || len(poisoned.Status.ComputedRisk.Findings) == 0 {
+	if poisoned, err := getPin(t, ns, "k8s", "pod_logs"); err != nil || poisoned.Status.ComputedRiskOrApplied() == nil || len(poisoned.Status.ComputedRiskOrApplied().Findings) == 0 {
 		t.Errorf("the poisoned tool's verdict holds no finding, so the comparison proved nothing about them: %v", err)
 	}
 	eventually(t, "the server's status shows what its identity may do", func() (bool, string) {

@@ -67,12 +67,12 @@ func expectSameVerdictOffline(t *testing.T, url, reach, ns, server string, tools
 		eventually(t, name+" is judged by the operator", func() (bool, string) {
 			p, err := getPin(t, ns, server, name)
 			pin = p
-			return err == nil && p.Status.ComputedRisk != nil, fmt.Sprint(err)
+			return err == nil && p.Status.ComputedRiskOrApplied() != nil, fmt.Sprint(err)
 		})
 		if string(pin.Status.ObservedFingerprint) != fingerprints[name] {
 			t.Fatalf("%s: the capture is not the definition the operator judged (%s, %s)", name, fingerprints[name], pin.Status.ObservedFingerprint)
 		}
-		inCluster, scored := pin.Status.ComputedRisk.DeepCopy(), offline[name].DeepCopy()
+		inCluster, scored := pin.Status.ComputedRiskOrApplied().DeepCopy(), offline[name].DeepCopy()
 		inCluster.Reasons, scored.Reasons = nil, nil
 		if !equality.Semantic.DeepEqual(inCluster, scored) {
 			t.Errorf("%s: the operator says %+v, toolgate score says %+v", name, inCluster, scored)

@@ -140,7 +140,9 @@ type ToolPinStatus struct {
 
 	// observedDefinition is the canonical JSON (RFC 8785) of the definition
 	// the server sent last, kept so a decision can be applied, and a later
-	// change explained, without probing the server again.
+	// change explained, without probing the server again. It is left out
+	// while the server sends the pinned definition (observedFingerprint is
+	// pinned.fingerprint): it is then pinned.definition.
 	// +optional
 	// +kubebuilder:validation:MaxLength=262144
 	ObservedDefinition string `json:"observedDefinition,omitempty"`
@@ -158,7 +160,8 @@ type ToolPinStatus struct {
 	// computedRisk is toolgate's own judgement, before any override: it
 	// rises at once and falls only when a human approves a definition, and
 	// it decides how many approvals a change needs whatever an override
-	// says.
+	// says. It is left out while no override applies (risk.overridden is
+	// false): it is then risk.
 	// +optional
 	ComputedRisk *ToolRisk `json:"computedRisk,omitempty"`
 

@@ -178,7 +178,7 @@ var approvalsOf = regexp.MustCompile(`(\d+) of (\d+) approvals`)
 // observed definition approves it, as the operator counts them (people
 // only, for multi), and how many are needed when the pin says.
 func approvalCount(p *toolgatev1alpha1.ToolPin) (have, needed int, multi bool) {
-	multi = p.Status.ComputedRisk != nil && p.Status.ComputedRisk.ApprovalRecommendation == toolgatev1alpha1.ApprovalMulti
+	multi = p.Status.ComputedRiskOrApplied() != nil && p.Status.ComputedRiskOrApplied().ApprovalRecommendation == toolgatev1alpha1.ApprovalMulti
 	have = approvers(p.Status.Decisions, multi, func(d *toolgatev1alpha1.Decision) bool {
 		return d.CallID == "" && d.Fingerprint == p.Status.ObservedFingerprint
 	})

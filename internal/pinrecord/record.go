@@ -168,7 +168,15 @@ const (
 
 // Decide says what pin becomes after change at now. It is a pure function
 // of its arguments and changes none of them.
-func Decide(pin *toolgatev1alpha1.ToolPin, change Change, now metav1.Time) Result {
+//
+// It decides on the whole record: the copies the stored status leaves out
+// (the observed definition while it is the pinned one, the computed risk
+// while no override applies) are restored first, exactly, and left out
+// again of the status it returns (ToolPinStatus.Expanded, Compacted).
+func Decide(stored *toolgatev1alpha1.ToolPin, change Change, now metav1.Time) Result {
+	whole := *stored
+	whole.Status = stored.Status.Expanded()
+	pin := &whole
 	var res Result
 	// The lifecycle copies the status it is given; the other changes work
 	// on a copy of their own.
@@ -295,6 +303,7 @@ func Decide(pin *toolgatev1alpha1.ToolPin, change Change, now metav1.Time) Resul
 	for i := range res.Events {
 		res.Events[i].Message = clip.String(res.Events[i].Message, maxEventNote)
 	}
+	res.Status = res.Status.Compacted()
 	return res
 }
 

@@ -122,7 +122,10 @@ func (w Writer) WriteLearned(ctx context.Context, pin *toolgatev1alpha1.ToolPin,
 // record writes one decided result on pin.
 func (w Writer) record(ctx context.Context, pin *toolgatev1alpha1.ToolPin, res pinrecord.Result) error {
 	key := client.ObjectKeyFromObject(pin)
-	if !equality.Semantic.DeepEqual(pin.Status, res.Status) {
+	// Compared whole: a pin an earlier release wrote with both copies of
+	// its definition and risk is not rewritten only to leave them out; its
+	// next change does that.
+	if !equality.Semantic.DeepEqual(pin.Status.Expanded(), res.Status.Expanded()) {
 		orig := pin.DeepCopy()
 		pin.Status = res.Status
 		if err := w.Client.Status().Patch(ctx, pin, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {

@@ -391,7 +391,7 @@ func TestCallApprovalEndToEnd(t *testing.T) {
 	expectRecord("list_files", call.ID, toolgatev1alpha1.CallExpired)
 
 	t.Log("a multi tool needs two people")
-	if rec := getPin("delete_repository").Status.ComputedRisk; rec == nil || rec.ApprovalRecommendation != toolgatev1alpha1.ApprovalMulti {
+	if rec := getPin("delete_repository").Status.ComputedRiskOrApplied(); rec == nil || rec.ApprovalRecommendation != toolgatev1alpha1.ApprovalMulti {
 		t.Fatalf("delete_repository is not multi: %+v", rec)
 	}
 	call, done = hold(ctx, "delete_repository")
