@@ -86,17 +86,29 @@ func controlPlaneCPU(operatorPid int) []procCPU {
 	return out
 }
 
-// cpuLine says where the run's CPU went: what converging cost, which a
-// loaded machine stretches far less than the wall clock.
-func cpuLine(operator procCPU, testProcess time.Duration, plane []procCPU) string {
+// cpuLine says where the run's CPU went, in all and per pin: what
+// converging cost, which a loaded machine stretches far less than the
+// wall clock.
+func cpuLine(operator procCPU, testProcess time.Duration, plane []procCPU, pins int) string {
 	total := operator.cpu + testProcess
-	parts := []string{fmt.Sprintf("operator %.1f s", operator.cpu.Seconds())}
+	each := func(name string, d time.Duration) string {
+		return fmt.Sprintf("%s %.1f s (%.2f ms a pin)", name, d.Seconds(), perPin(d, pins))
+	}
+	parts := []string{each("operator", operator.cpu)}
 	for _, p := range plane {
-		parts = append(parts, fmt.Sprintf("%s %.1f s", p.name, p.cpu.Seconds()))
+		parts = append(parts, each(p.name, p.cpu))
 		total += p.cpu
 	}
-	parts = append(parts, fmt.Sprintf("the test's MCP servers and watch %.1f s", testProcess.Seconds()))
-	return fmt.Sprintf("scale: CPU %.1f s in all: %s", total.Seconds(), strings.Join(parts, ", "))
+	parts = append(parts, each("the test's MCP servers and watch", testProcess))
+	return fmt.Sprintf("scale: CPU %s: %s", each("in all", total), strings.Join(parts, ", "))
+}
+
+// perPin is d shared among pins, in milliseconds.
+func perPin(d time.Duration, pins int) float64 {
+	if pins <= 0 {
+		return 0
+	}
+	return float64(d.Microseconds()) / 1000 / float64(pins)
 }
 
 // selfCPU is the test process's own CPU time so far: the 200 MCP servers

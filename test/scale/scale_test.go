@@ -92,7 +92,12 @@ func TestFleetConverges(t *testing.T) {
 	}
 	logFile, _ := os.Create(filepath.Join(dir, "manager.log"))
 	defer logFile.Close()
-	cmd := op.Command("--probe-concurrency", "8", "--kube-api-qps", "1000", "--kube-api-burst", "2000", "--zap-log-level", "error")
+	prof, err := newProfiler(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"--probe-concurrency", "8", "--kube-api-qps", "1000", "--kube-api-burst", "2000", "--zap-log-level", "error"}, prof.operatorArgs()...)
+	cmd := op.Command(args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -111,6 +116,10 @@ func TestFleetConverges(t *testing.T) {
 			r.converged = true
 			break
 		}
+		if r.created >= want/10 {
+			// Well under way: every kind of write is being made.
+			prof.start(ctx)
+		}
 		if time.Since(reported) >= progressEvery {
 			// What make scale shows while it waits, so that a slow run is
 			// seen to be slow, not stuck.
@@ -128,12 +137,23 @@ func TestFleetConverges(t *testing.T) {
 		if n := scoredPins(list.Items); n != want {
 			t.Fatalf("the watch counted %d pins trusted and scored, the API server holds %d", want, n)
 		}
+		if line, err := pinSize(ctx, env, list.Items[0].Name, prof.where()); err != nil {
+			t.Logf("reading one pin: %v", err)
+		} else {
+			fmt.Println(line)
+		}
 	}
 	r.peakKiB = max(r.peakKiB, vmHWM(cmd.Process.Pid))
 	r.webhookCalls = toolPinWebhookCalls(ctx, t, env)
 	fmt.Println(r.summary())
+	if metrics, ok := apiMetrics(ctx, t, env); ok {
+		fmt.Println(requestsLine(toolPinRequests(metrics), r.created))
+	}
 	if op, ok := cpuOf(cmd.Process.Pid); ok {
-		fmt.Println(cpuLine(op, selfCPU(), controlPlaneCPU(cmd.Process.Pid)))
+		fmt.Println(cpuLine(op, selfCPU(), controlPlaneCPU(cmd.Process.Pid), r.created))
+	}
+	if line := prof.wait(); line != "" {
+		fmt.Println(line)
 	}
 	if !r.converged {
 		t.Fatalf("the fleet did not converge: %d of %d pins trusted and scored after %s; see %s",

@@ -90,9 +90,28 @@ func TestParseStat(t *testing.T) {
 			t.Errorf("parseStat(%q) = %+v, %v; want %+v, %v", tc.line, got, ok, tc.want, tc.ok)
 		}
 	}
-	line := cpuLine(procCPU{"manager", 20 * time.Second}, 5*time.Second, []procCPU{{"kube-apiserver", 60 * time.Second}, {"etcd", 10 * time.Second}})
-	want := "scale: CPU 95.0 s in all: operator 20.0 s, kube-apiserver 60.0 s, etcd 10.0 s, the test's MCP servers and watch 5.0 s"
+	line := cpuLine(procCPU{"manager", 20 * time.Second}, 5*time.Second, []procCPU{{"kube-apiserver", 60 * time.Second}, {"etcd", 10 * time.Second}}, 10000)
+	want := "scale: CPU in all 95.0 s (9.50 ms a pin): operator 20.0 s (2.00 ms a pin), kube-apiserver 60.0 s (6.00 ms a pin), " +
+		"etcd 10.0 s (1.00 ms a pin), the test's MCP servers and watch 5.0 s (0.50 ms a pin)"
 	if line != want {
 		t.Errorf("cpuLine:\n got %s\nwant %s", line, want)
+	}
+}
+
+// The requests line counts the API server's ToolPin requests by verb and
+// subresource, and the watches still open, from its metrics; other
+// resources' requests are not counted.
+func TestToolPinRequests(t *testing.T) {
+	metrics := `# HELP apiserver_request_total Counter of apiserver requests.
+apiserver_request_total{code="201",component="apiserver",dry_run="",group="toolgate.dev",resource="toolpins",scope="resource",subresource="",verb="POST",version="v1alpha1"} 9999
+apiserver_request_total{code="409",component="apiserver",dry_run="",group="toolgate.dev",resource="toolpins",scope="resource",subresource="",verb="POST",version="v1alpha1"} 1
+apiserver_request_total{code="200",component="apiserver",dry_run="",group="toolgate.dev",resource="toolpins",scope="resource",subresource="status",verb="PATCH",version="v1alpha1"} 12500
+apiserver_request_total{code="201",component="apiserver",dry_run="",group="toolgate.dev",resource="mcpservers",scope="resource",subresource="",verb="POST",version="v1alpha1"} 200
+apiserver_longrunning_requests{component="apiserver",group="toolgate.dev",resource="toolpins",scope="namespace",subresource="",verb="WATCH",version="v1alpha1"} 2
+`
+	got := requestsLine(toolPinRequests(metrics), 10000)
+	want := "scale: ToolPin requests: PATCH status 12500 (1.25 a pin), POST 10000 (1.00 a pin), WATCH open 2 (0.00 a pin)"
+	if got != want {
+		t.Errorf("requests:\n got %s\nwant %s", got, want)
 	}
 }

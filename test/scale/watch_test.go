@@ -2,7 +2,12 @@ package scale
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -98,21 +103,30 @@ func scoredPins(pins []toolgatev1alpha1.ToolPin) int {
 	return n
 }
 
-// toolPinWebhookCalls sums the API server's calls of toolgate's webhooks
-// from its metrics: the operator's own writes should cost none.
-func toolPinWebhookCalls(ctx context.Context, t *testing.T, env *testenv.Env) int {
+// apiMetrics reads the API server's metrics, or says why not.
+func apiMetrics(ctx context.Context, t *testing.T, env *testenv.Env) (string, bool) {
 	cs, err := kubernetes.NewForConfig(env.Config)
 	if err != nil {
 		t.Logf("reading the API server's metrics: %v", err)
-		return -1
+		return "", false
 	}
 	raw, err := cs.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
 		t.Logf("reading the API server's metrics: %v", err)
+		return "", false
+	}
+	return string(raw), true
+}
+
+// toolPinWebhookCalls sums the API server's calls of toolgate's webhooks
+// from its metrics: the operator's own writes should cost none.
+func toolPinWebhookCalls(ctx context.Context, t *testing.T, env *testenv.Env) int {
+	raw, ok := apiMetrics(ctx, t, env)
+	if !ok {
 		return -1
 	}
 	n := 0
-	for line := range strings.SplitSeq(string(raw), "\n") {
+	for line := range strings.SplitSeq(raw, "\n") {
 		if !strings.HasPrefix(line, "apiserver_admission_webhook_request_total{") || !strings.Contains(line, `.toolgate.dev"`) {
 			continue
 		}
@@ -123,4 +137,82 @@ func toolPinWebhookCalls(ctx context.Context, t *testing.T, env *testenv.Env) in
 		}
 	}
 	return n
+}
+
+// pinSize reads one pin as the API server serves it and says how large
+// it is, and how much of it is managedFields: what every write of a pin
+// decodes, patches, validates, encodes and sends to each watcher. When a
+// directory is given, the pin is saved there.
+func pinSize(ctx context.Context, env *testenv.Env, name, dir string) (string, error) {
+	cs, err := kubernetes.NewForConfig(env.Config)
+	if err != nil {
+		return "", err
+	}
+	raw, err := cs.Discovery().RESTClient().Get().
+		AbsPath("/apis", toolgatev1alpha1.GroupVersion.Group, toolgatev1alpha1.GroupVersion.Version, "namespaces", "fleet", "toolpins", name).DoRaw(ctx)
+	if err != nil {
+		return "", err
+	}
+	var pin struct {
+		Metadata struct {
+			ManagedFields json.RawMessage `json:"managedFields"`
+		} `json:"metadata"`
+		Status json.RawMessage `json:"status"`
+	}
+	if err := json.Unmarshal(raw, &pin); err != nil {
+		return "", err
+	}
+	if dir != "" {
+		if err := os.WriteFile(filepath.Join(dir, "pin.json"), raw, 0o644); err != nil {
+			return "", err
+		}
+	}
+	return fmt.Sprintf("scale: one pin is %d bytes of JSON: status %d, managedFields %d", len(raw), len(pin.Status), len(pin.Metadata.ManagedFields)), nil
+}
+
+// toolPinRequests counts the API server's requests on ToolPins by verb
+// and subresource, from its metrics: how many writes a pin cost.
+func toolPinRequests(metrics string) map[string]int {
+	out := map[string]int{}
+	for line := range strings.SplitSeq(metrics, "\n") {
+		total := strings.HasPrefix(line, "apiserver_request_total{")
+		// Watches open now are not counted in the total until they end.
+		open := strings.HasPrefix(line, "apiserver_longrunning_requests{") && strings.Contains(line, `verb="WATCH"`)
+		if !total && !open || !strings.Contains(line, `resource="toolpins"`) {
+			continue
+		}
+		label := func(name string) string {
+			_, rest, ok := strings.Cut(line, name+`="`)
+			if !ok {
+				return ""
+			}
+			v, _, _ := strings.Cut(rest, `"`)
+			return v
+		}
+		f := strings.Fields(line)
+		v, err := strconv.ParseFloat(f[len(f)-1], 64)
+		if err != nil {
+			continue
+		}
+		key := label("verb")
+		if open {
+			key = "WATCH open"
+		}
+		if sub := label("subresource"); sub != "" {
+			key += " " + sub
+		}
+		out[key] += int(v)
+	}
+	return out
+}
+
+// requestsLine says how many requests of each kind the API server served
+// on ToolPins, per pin.
+func requestsLine(counts map[string]int, pins int) string {
+	keys := slices.Sorted(maps.Keys(counts))
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d (%.2f a pin)", k, counts[k], float64(counts[k])/float64(max(pins, 1))))
+	}
+	return "scale: ToolPin requests: " + strings.Join(parts, ", ")
 }
