@@ -521,24 +521,11 @@ func (c *textCtx) findPadded() bool {
 // at least minEscapedRun of them.
 func (c *textCtx) findSpacedHex() bool {
 	o := c.orig
-	isHexB := func(b byte) bool { return ('0' <= b && b <= '9') || ('a' <= b && b <= 'f') || ('A' <= b && b <= 'F') }
-	for i := 0; i+3*minEscapedRun <= len(o); i++ {
-		// Jump to the next "hh " after a space: most texts have none. The
-		// gaps between spaces are words, too short to pay for a call to
-		// strings.IndexByte.
-		for i < len(o) && o[i] != ' ' {
-			i++
-		}
-		if i == len(o) {
+	isHexB := func(b byte) bool { return spacedHexClass[b] == 1 }
+	for from := 0; ; {
+		i := nextSpacedHex(o, from)
+		if i < 0 {
 			return false
-		}
-		i++
-		if i+3*minEscapedRun > len(o) {
-			return false
-		}
-		if !isHexB(o[i]) || !isHexB(o[i+1]) || o[i+2] != ' ' || !isHexB(o[i+3]) || !isHexB(o[i+4]) || o[i+5] != ' ' {
-			i--
-			continue
 		}
 		j, n := i, 0
 		for j+1 < len(o) && isHexB(o[j]) && isHexB(o[j+1]) && (j+2 == len(o) || o[j+2] == ' ' || o[j+2] == ':' || o[j+2] == '\n' || o[j+2] == '.') {
@@ -549,6 +536,7 @@ func (c *textCtx) findSpacedHex() bool {
 			}
 		}
 		if n < minEscapedRun {
+			from = i + 1
 			continue
 		}
 		end := min(j-1, len(o))
@@ -557,7 +545,41 @@ func (c *textCtx) findSpacedHex() bool {
 			c.blobHit(i, end, dec)
 			return true
 		}
-		i = j
+		from = j + 1
 	}
-	return false
 }
+
+// nextSpacedHex returns the first offset i of o after a space at from or
+// later where " hh hh " starts a run that may be long enough (i+30 bytes
+// of o left), or -1. Most texts hold no such run, and every byte of every
+// text would otherwise be looked at: the search tests the last byte of
+// each seven-byte window first and moves past what it rules out, as
+// Horspool's search does — a byte that is neither a space nor a hex digit
+// rules out every window holding it, a space every window but those that
+// put it at a space.
+func nextSpacedHex(o string, from int) int {
+	for p := from; p+3*minEscapedRun+1 <= len(o); {
+		switch spacedHexClass[o[p+6]] {
+		case 0:
+			p += 7
+		case 1:
+			p++
+		default:
+			if o[p] == ' ' && o[p+3] == ' ' && spacedHexClass[o[p+1]] == 1 && spacedHexClass[o[p+2]] == 1 &&
+				spacedHexClass[o[p+4]] == 1 && spacedHexClass[o[p+5]] == 1 {
+				return p + 1
+			}
+			p += 3
+		}
+	}
+	return -1
+}
+
+// spacedHexClass is 1 for a hex digit, 2 for a space, 0 for any other byte.
+var spacedHexClass = func() (t [256]uint8) {
+	for _, b := range []byte("0123456789abcdefABCDEF") {
+		t[b] = 1
+	}
+	t[' '] = 2
+	return
+}()

@@ -105,7 +105,7 @@ func (c *textCtx) prepare() {
 	}
 	s := c.orig
 	i := 0
-	for i < len(s) && s[i] < 0x80 && !('A' <= s[i] && s[i] <= 'Z') && !isC0(s[i]) && !(s[i] == '\n' && wrapped(s, i+1)) {
+	for i < len(s) && (lowerPlain[s[i]] || s[i] == '\n' && !wrapped(s, i+1)) {
 		i++
 	}
 	if i == len(s) {
@@ -190,6 +190,16 @@ var asciiLower, asciiCtl = func() (l, c [256]byte) {
 }()
 
 // isC0 reports an ASCII control character other than tab, LF and CR.
+// lowerPlain marks the ASCII bytes clean keeps as they are: not a capital,
+// not a control character, not a line break (which may join a wrapped
+// line). A table, since every byte of every text is tested.
+var lowerPlain = func() (t [256]bool) {
+	for b := 0; b < 0x80; b++ {
+		t[b] = !('A' <= b && b <= 'Z') && !isC0(byte(b)) && b != '\n'
+	}
+	return
+}()
+
 func isC0(b byte) bool {
 	return (b < 0x20 && b != '\t' && b != '\n' && b != '\r') || b == 0x7f
 }
