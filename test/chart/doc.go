@@ -11,7 +11,7 @@
 // promtool check rules (hack/tools/promcheck, Prometheus' own parsers in a
 // module of their own), every metric they read is one the operator or the
 // gate registers, and every alert's runbook is a section of
-// docs/operations.md.
+// docs/operations.md, which names every metric registered.
 //
 // The tests run the helm CLI that hack/helm.sh builds (make helm), found
 // through TOOLGATE_HELM or in its cache; without it they skip, unless

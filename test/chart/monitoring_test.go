@@ -131,6 +131,36 @@ func dashboardExprs(t *testing.T, raw []byte) []string {
 // whether or not any series of it has been recorded yet.
 func exportedMetrics(t *testing.T) func(string) bool {
 	t.Helper()
+	names := registeredMetrics(t)
+	return func(name string) bool {
+		if names[name] {
+			return true
+		}
+		for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+			if base, ok := strings.CutSuffix(name, suffix); ok && names[base] {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+var (
+	registeredOnce  sync.Once
+	registeredNames map[string]bool
+)
+
+// registeredMetrics are the names of every metric the operator's and the
+// gate's registries describe, built once per process: the operator's
+// collectors register on controller-runtime's global registry.
+func registeredMetrics(t *testing.T) map[string]bool {
+	t.Helper()
+	registeredOnce.Do(func() { registeredNames = describeRegistries(t) })
+	return registeredNames
+}
+
+func describeRegistries(t *testing.T) map[string]bool {
+	t.Helper()
 	names := map[string]bool{}
 	describe := func(c prometheus.Collector) {
 		ch := make(chan *prometheus.Desc, 64)
@@ -160,16 +190,30 @@ func exportedMetrics(t *testing.T) func(string) bool {
 		RefusedFrames: func() uint64 { return 0 },
 	})
 	describe(gate.Registry)
-	return func(name string) bool {
-		if names[name] {
-			return true
+	return names
+}
+
+// TestOperationsDocNamesEveryMetric: docs/operations.md names every metric
+// toolgate registers, and every metric it names outside its changelog is
+// one toolgate registers, so that the reference cannot fall behind a
+// rename.
+func TestOperationsDocNamesEveryMetric(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(root(), "docs", "operations.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _, _ := strings.Cut(string(raw), "\n## Changelog\n")
+	names := registeredMetrics(t)
+	exported := exportedMetrics(t)
+	for name := range names {
+		if strings.HasPrefix(name, "toolgate_") && !strings.Contains(doc, "`"+name+"`") {
+			t.Errorf("docs/operations.md does not name %s", name)
 		}
-		for _, suffix := range []string{"_bucket", "_sum", "_count"} {
-			if base, ok := strings.CutSuffix(name, suffix); ok && names[base] {
-				return true
-			}
+	}
+	for _, m := range regexp.MustCompile("`(toolgate_[a-z_]*[a-z])[`{]").FindAllStringSubmatch(doc, -1) {
+		if !exported(m[1]) {
+			t.Errorf("docs/operations.md names %s, which neither the operator nor the gate registers", m[1])
 		}
-		return false
 	}
 }
 
