@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -217,7 +218,8 @@ func RunContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	switch {
 	case ee.err == nil:
 	case ee.code == ExitUnchanged:
-		fmt.Fprintf(stderr, "unchanged: %v\n", ee.err)
+		// "unchanged:" says it; the sentinel's words would say it twice.
+		fmt.Fprintf(stderr, "unchanged: %s\n", strings.TrimPrefix(ee.err.Error(), ErrUnchanged.Error()+": "))
 	default:
 		fmt.Fprintf(stderr, "error: %v\n", ee.err)
 	}
