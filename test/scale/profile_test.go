@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"sync"
 	"time"
@@ -71,7 +72,7 @@ func (p *profiler) start(ctx context.Context) {
 		return
 	}
 	p.once.Do(func() {
-		p.wg.Add(2)
+		p.wg.Add(3)
 		go func() {
 			defer p.wg.Done()
 			p.record(p.apiServer(ctx))
@@ -79,6 +80,10 @@ func (p *profiler) start(ctx context.Context) {
 		go func() {
 			defer p.wg.Done()
 			p.record(p.operator(ctx))
+		}()
+		go func() {
+			defer p.wg.Done()
+			p.record(p.self(ctx))
 		}()
 	})
 }
@@ -100,7 +105,7 @@ func (p *profiler) wait() string {
 	if len(p.errs) > 0 {
 		return fmt.Sprintf("scale: profiles: %v", p.errs)
 	}
-	return "scale: CPU profiles of the API server and the operator in " + p.dir
+	return "scale: CPU profiles of the API server, the operator and the test's own process in " + p.dir
 }
 
 // where is the directory the profiles go to; empty when none is taken.
@@ -123,6 +128,26 @@ func (p *profiler) apiServer(ctx context.Context) error {
 		return fmt.Errorf("the API server's profile: %w", err)
 	}
 	return os.WriteFile(filepath.Join(p.dir, "kube-apiserver.pprof"), raw, 0o644)
+}
+
+// self profiles the test's own process: its MCP servers and its watch.
+func (p *profiler) self(ctx context.Context) error {
+	f, err := os.Create(filepath.Join(p.dir, "test.pprof"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return err
+	}
+	defer pprof.StopCPUProfile()
+	t := time.NewTimer(profileFor)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+	return nil
 }
 
 // operator fetches the operator's CPU profile from its pprof address.
