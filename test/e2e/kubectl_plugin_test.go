@@ -94,7 +94,7 @@ func (p *pluginRunner) start(t *testing.T, args ...string) (*syncBuffer, func() 
 	t.Cleanup(func() {
 		if !stopped {
 			_ = cmd.Process.Kill()
-			_ = <-done
+			t.Logf("%s %s, killed at the end of the test: %v", p.kubectl, strings.Join(args, " "), <-done)
 		}
 	})
 	return out, stop
