@@ -113,3 +113,38 @@ func TestManifestRefuses(t *testing.T) {
 		t.Errorf("a bad sum: %v", err)
 	}
 }
+
+// TestCommittedManifest: the manifest in the repository parses as krew's
+// Plugin and names, for every platform, that release's archive with a
+// SHA-256. Its sums are those of the archives make krew-manifest built;
+// rebuilding them from the same commit checks them.
+func TestCommittedManifest(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "plugins", "krew", "toolgate.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m manifest
+	if err := yaml.UnmarshalStrict(data, &m); err != nil {
+		t.Fatalf("plugins/krew/toolgate.yaml does not parse: %v", err)
+	}
+	if m.Kind != "Plugin" || m.Metadata.Name != "toolgate" || !semver.MatchString(m.Spec.Version) {
+		t.Errorf("manifest head: %+v", m)
+	}
+	sums := map[Platform]string{}
+	for _, p := range m.Spec.Platforms {
+		pl := Platform{p.Selector.MatchLabels["os"], p.Selector.MatchLabels["arch"]}
+		if p.URI != releases+"/"+m.Spec.Version+"/"+ArchiveName(m.Spec.Version, pl) {
+			t.Errorf("%s/%s: uri %s", pl.OS, pl.Arch, p.URI)
+		}
+		sums[pl] = p.SHA256
+	}
+	// The generator gives the same manifest from the same sums: it was
+	// written by make krew-manifest, not by hand.
+	again, err := Manifest(m.Spec.Version, sums)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(again) != string(data) {
+		t.Errorf("plugins/krew/toolgate.yaml differs from what hack/krew writes for its sums:\n%s", again)
+	}
+}
