@@ -69,6 +69,7 @@ verify: generate manifests vet ## Regenerate everything and fail on any differen
 	$(GO) mod tidy -diff
 	cd hack/tools && $(GO) mod tidy -diff
 	cd hack/tools/lint && $(GO) mod tidy -diff
+	cd hack/tools/promcheck && $(GO) mod tidy -diff
 	@if [ -n "$$(git status --porcelain -- api config charts)" ]; then \
 		echo "generated files are out of date; run 'make generate manifests' and commit:"; \
 		git status --porcelain -- api config charts; git diff --stat -- api config charts; exit 1; \
