@@ -121,7 +121,7 @@ test: ## Run every test, the ones against a real API server included, and print 
 	@TOOLGATE_STAGE=5/6 hack/lib/stage.sh compile
 	@kubectl_dir="$$($(ENVTEST_BINARIES) --kubectl)" && PATH="$${kubectl_dir:+$$kubectl_dir:}$$PATH" \
 	KUBEBUILDER_ASSETS="$$($(ENVTEST_BINARIES))" TOOLGATE_HELM="$$($(HELM_BINARY))" TOOLGATE_STAGE=6/6 \
-	hack/lib/stage.sh run "running every test: $(strip $(GO) test -timeout $(TEST_TIMEOUT) $(GOTESTFLAGS) ./...)" "about 10 min on two cores" -- \
+	hack/lib/stage.sh run "running every test: $(strip $(GO) test -timeout $(TEST_TIMEOUT) $(GOTESTFLAGS) ./...)" "about 10 to 17 min on two cores, longer under load" -- \
 	$(GO) test -timeout $(TEST_TIMEOUT) $(GOTESTFLAGS) ./...
 	@$(MAKE) --no-print-directory corpus-figures
 

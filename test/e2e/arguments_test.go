@@ -302,6 +302,13 @@ func TestArgumentRulesEndToEnd(t *testing.T) {
 		t.Fatalf("the held call reached the server before a decision (%d calls, %d before)", n, ran)
 	}
 	plugin := newPluginRunner(t, dir, kubeconfigs["alice"])
+	// The reviewer finds the policy that holds the call, as kubectl get would.
+	if out := plugin.must(t, "toolgate", "policies", "-n", "agents"); !strings.Contains(out, argumentsPolicy) {
+		t.Errorf("kubectl toolgate policies does not list %s:\n%s", argumentsPolicy, out)
+	}
+	if out := plugin.must(t, "toolgate", "policies", "-n", "agents", "-o", "name"); strings.TrimSpace(out) != "toolpolicy.toolgate.dev/"+argumentsPolicy {
+		t.Errorf("kubectl toolgate policies -o name: %q", out)
+	}
 	pending := plugin.must(t, "toolgate", "pending", "-A")
 	t.Logf("kubectl toolgate pending -A:\n%s", pending)
 	if !strings.Contains(pending, call.ID) || !strings.Contains(pending, "list_files") {

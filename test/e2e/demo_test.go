@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,6 +36,18 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("the demo failed: %v", err)
 	}
 	text := string(out)
+	// A new user sees what the demo does and how long each part took: every
+	// stage ends on a line with its time, whether it worked or found its
+	// result cached.
+	for n := 1; n <= 6; n++ {
+		stageEnd := regexp.MustCompile(fmt.Sprintf(`(?m)^toolgate: \[%d/6\] .*(done in|cached in|\() ?[0-9.]+(m[0-9]+)?s\b`, n))
+		if !stageEnd.MatchString(text) {
+			t.Errorf("stage %d/6 printed no line with its time", n)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^toolgate: \[6/6\] done in [0-9.m]+s: the demo is up$`).MatchString(text) {
+		t.Error("the demo did not say it was up, with the time it took")
+	}
 	if !regexp.MustCompile(`mcpserver.toolgate.dev/demo\s+True\s+Probed\s+Internal\s+6\s+L5`).MatchString(text) {
 		t.Error("the demo's MCPServer is not Ready with six tools")
 	}

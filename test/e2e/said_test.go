@@ -855,6 +855,20 @@ func TestHeldResultEndToEnd(t *testing.T) {
 			}
 			expectRecord(held.ID, toolgatev1alpha1.CallApproved, "bob")
 
+			t.Log("a fourth is dropped with kubectl toolgate drop; the agent gets an error")
+			held, done = hold()
+			out = alice.must(t, "toolgate", "drop", pinKey.Name, "-n", "tools", "--call", held.ID, "--comment", "not what was asked for")
+			if !strings.Contains(out, "dropped") {
+				t.Errorf("drop does not say the result is dropped:\n%s", out)
+			}
+			if r := wait(done); r.err == nil || !strings.Contains(r.err.Error(), "held for review and dropped") {
+				t.Fatalf("the result dropped with kubectl toolgate: %q, %v", r.text, r.err)
+			}
+			if n := len(a.tap.received(saidResult)); n != 2 {
+				t.Fatalf("the result dropped with kubectl toolgate reached the agent on the wire (%d results in all, want the 2 released)", n)
+			}
+			expectRecord(held.ID, toolgatev1alpha1.CallRejected, "alice")
+
 			// The audit line of each held result says it was held.
 			g.expectFinding(t, "tools/"+server, "tools/call", gateproto.FindingHold, "model-instruction")
 		})
