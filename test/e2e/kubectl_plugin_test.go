@@ -368,6 +368,17 @@ func TestKubectlToolgate(t *testing.T) {
 		t.Errorf("servers -o name:\n%s", out)
 	}
 
+	t.Log("the shell's completion, and a pin's name completed from the cluster as the shell asks for it")
+	if out := plugin.must(t, "toolgate", "completion", "bash"); !strings.Contains(out, "__start_kubectl-toolgate") {
+		t.Errorf("completion bash:\n%.300s", out)
+	}
+	if out := plugin.must(t, "toolgate", "__complete", "approve", "-n", "tools", ""); !strings.Contains(out, deletePin) {
+		t.Errorf("completing approve's pin does not offer %s:\n%s", deletePin, out)
+	}
+	if out := plugin.must(t, "toolgate", "version"); strings.TrimSpace(out) == "" {
+		t.Error("version printed nothing")
+	}
+
 	t.Log("--context picks a context that is not the current one")
 	twoContexts := kubeconfigWithTwoContexts(t, dir, aliceConfig)
 	if out, err := plugin.runWith(t, twoContexts, "toolgate", "pending", "-n", "tools", "--request-timeout", "5s"); exitCode(err) != cli.ExitError {
