@@ -101,7 +101,7 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer, usage string,
 		fmt.Fprint(stderr, usage+"\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseInterspersed(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return ExitOK, false
 		}

@@ -71,7 +71,7 @@ func runScanResult(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 		fmt.Fprint(stderr, scanResultUsage+"\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseInterspersed(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return ExitOK
 		}
