@@ -158,7 +158,7 @@ func runCheckCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	fs.StringVar(&f.ceilingCap, "max-level-cap", "", "the cluster's cap on every ceiling, as the operator's --max-level-cap (default none)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, checkCallUsage+"\n\nFlags:\n")
-		fs.PrintDefaults()
+		printFlags(fs, stderr)
 	}
 	if err := parseInterspersed(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -1,6 +1,10 @@
 package offline
 
-import "flag"
+import (
+	"flag"
+	"fmt"
+	"io"
+)
 
 // parseInterspersed parses fs's flags wherever they stand among args, as
 // kubectl and most command lines do: `score FILE --max-level L3` means what
@@ -29,4 +33,36 @@ func parseInterspersed(fs *flag.FlagSet, args []string) error {
 	// Parsing "--" and the arguments sets no flag and leaves fs.Args() the
 	// arguments, so the commands read them as before.
 	return fs.Parse(append([]string{"--"}, positional...))
+}
+
+// printFlags writes fs's flags as kubectl's help does — `--name type`
+// with the meaning beside it, one-letter flags with a single dash — rather
+// than the flag package's single-dash style with every meaning on a line
+// of its own, so that the offline verbs read like the plugin's others.
+func printFlags(fs *flag.FlagSet, w io.Writer) {
+	type row struct{ name, usage string }
+	var rows []row
+	width := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		typ, usage := flag.UnquoteUsage(f)
+		name := "    --" + f.Name
+		if len(f.Name) == 1 {
+			name = "-" + f.Name
+		}
+		if typ != "" {
+			name += " " + typ
+		}
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+			def := f.DefValue
+			if typ == "string" {
+				def = fmt.Sprintf("%q", def)
+			}
+			usage += " (default " + def + ")"
+		}
+		rows = append(rows, row{name, usage})
+		width = max(width, len(name))
+	})
+	for _, r := range rows {
+		fmt.Fprintf(w, "  %-*s   %s\n", width, r.name, r.usage)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -40,5 +41,23 @@ func TestParseInterspersed(t *testing.T) {
 	fs.String("max-level", "", "")
 	if err := parseInterspersed(fs, []string{"a.json", "--no-such-flag"}); err == nil {
 		t.Error("an unknown flag after a file was accepted")
+	}
+}
+
+// TestHelpReadsLikeKubectl: the offline verbs' help names long flags with
+// two dashes and puts each meaning beside its flag.
+func TestHelpReadsLikeKubectl(t *testing.T) {
+	var out, errOut strings.Builder
+	if code := Run([]string{"score", "--help"}, strings.NewReader(""), &out, &errOut); code != ExitOK {
+		t.Fatalf("score --help: exit %d", code)
+	}
+	help := errOut.String() + out.String()
+	for _, want := range []string{"      --max-level string ", "  -o string ", `(default "table")`, "(default 5000)"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("the help lacks %q:\n%s", want, help)
+		}
+	}
+	if strings.Contains(help, "\n  -max-level") {
+		t.Errorf("the help still names a long flag with one dash:\n%s", help)
 	}
 }

@@ -99,7 +99,7 @@ func (f *inputFlags) limits() tooldef.Limits {
 func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer, usage string, output *string) (int, bool) {
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage+"\n\nFlags:\n")
-		fs.PrintDefaults()
+		printFlags(fs, stderr)
 	}
 	if err := parseInterspersed(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -69,7 +69,7 @@ func runScanResult(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 	})
 	fs.Usage = func() {
 		fmt.Fprint(stderr, scanResultUsage+"\n\nFlags:\n")
-		fs.PrintDefaults()
+		printFlags(fs, stderr)
 	}
 	if err := parseInterspersed(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
