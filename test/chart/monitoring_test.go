@@ -71,8 +71,42 @@ func TestAlertsAndDashboardReadExportedMetrics(t *testing.T) {
 			if !exported(n) {
 				t.Errorf("%q reads %s, which neither the operator nor the gate registers", expr, n)
 			}
+			if owner := exportedBy(n); owner != "" && !registeredBy(t, owner)[n] && !registeredBy(t, owner)[histogramBase(n)] {
+				t.Errorf("%q reads %s, which its prefix says the %s exports, but the %s does not register it", expr, n, owner, owner)
+			}
 		}
 	}
+}
+
+// exportedBy is the process a metric's prefix names: a gate's metrics
+// start toolgate_gate_, the operator's toolgate_operator_. A query that
+// reads one under the other's prefix would find no series where it runs.
+func exportedBy(name string) string {
+	switch {
+	case strings.HasPrefix(name, "toolgate_gate_"):
+		return "gate"
+	case strings.HasPrefix(name, "toolgate_operator_"):
+		return "operator"
+	}
+	return ""
+}
+
+// histogramBase is a histogram series' metric name: name without its
+// _bucket, _sum or _count.
+func histogramBase(name string) string {
+	for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+		if base, ok := strings.CutSuffix(name, suffix); ok {
+			return base
+		}
+	}
+	return name
+}
+
+// registeredBy are the names one process's registries describe.
+func registeredBy(t *testing.T, process string) map[string]bool {
+	t.Helper()
+	registeredMetrics(t)
+	return registeredByProcess[process]
 }
 
 // dashboardExprs are the PromQL expressions of the dashboard's panels and
@@ -146,8 +180,9 @@ func exportedMetrics(t *testing.T) func(string) bool {
 }
 
 var (
-	registeredOnce  sync.Once
-	registeredNames map[string]bool
+	registeredOnce      sync.Once
+	registeredNames     map[string]bool
+	registeredByProcess = map[string]map[string]bool{}
 )
 
 // registeredMetrics are the names of every metric the operator's and the
@@ -162,6 +197,7 @@ func registeredMetrics(t *testing.T) map[string]bool {
 func describeRegistries(t *testing.T) map[string]bool {
 	t.Helper()
 	names := map[string]bool{}
+	process := "operator"
 	describe := func(c prometheus.Collector) {
 		ch := make(chan *prometheus.Desc, 64)
 		go func() { c.Describe(ch); close(ch) }()
@@ -172,6 +208,10 @@ func describeRegistries(t *testing.T) map[string]bool {
 				t.Fatalf("cannot read the name of %s", d)
 			}
 			names[m[1]] = true
+			if registeredByProcess[process] == nil {
+				registeredByProcess[process] = map[string]bool{}
+			}
+			registeredByProcess[process][m[1]] = true
 		}
 	}
 	// The operator: controller-runtime's registry (its own metrics, the Go
@@ -184,6 +224,7 @@ func describeRegistries(t *testing.T) map[string]bool {
 	describe(crmetrics.Registry.(prometheus.Collector))
 	describe(operator)
 	// A gate with every source of its connection to the operator.
+	process = "gate"
 	gate := gatemetrics.New(gatemetrics.Sources{
 		ConfigApplied: func() (time.Time, bool) { return time.Time{}, false },
 		Connected:     func() bool { return true },
