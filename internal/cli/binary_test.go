@@ -71,4 +71,11 @@ func TestOfflineCommandsRunHere(t *testing.T) {
 		!strings.Contains(out, "  score ") || !strings.Contains(out, "  scan-result ") || !strings.Contains(out, "  revoke ") {
 		t.Errorf("help lists both the offline and the cluster commands: exit %d\n%s", code, out)
 	}
+	// Each offline command's help names the program it is typed under, so
+	// that its usage line can be copied as it is.
+	for _, verb := range []string{"score", "diff", "scan-result", "check-call"} {
+		if code, _, errOut := run(t, "", verb, "-h"); code != ExitOK || !strings.HasPrefix(errOut, "Usage: kubectl toolgate "+verb+" ") {
+			t.Errorf("%s -h: exit %d, usage %.80q", verb, code, errOut)
+		}
+	}
 }

@@ -159,12 +159,12 @@ func offlineCommands(streams genericiooptions.IOStreams) []*cobra.Command {
 		cmds = append(cmds, &cobra.Command{
 			Use:   c.use,
 			Short: c.short,
-			Long:  c.short + ".\n\nThe same command as toolgate's, with its flags (single dash, as Go's flag package reads them): run it with -h for them.",
+			Long:  c.short + ".\n\nThe same command as toolgate's, with the same flags: run it with -h for them.",
 			// The offline commands parse their own flags, exactly as
 			// toolgate does.
 			DisableFlagParsing: true,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				code := offline.Run(append([]string{cmd.Name()}, args...), streams.In, streams.Out, streams.ErrOut)
+				code := offline.RunAs("kubectl toolgate", append([]string{cmd.Name()}, args...), streams.In, streams.Out, streams.ErrOut)
 				if code != ExitOK {
 					// The command has said why already.
 					return &exitError{code: code}

@@ -132,7 +132,7 @@ type checkCallFlags struct {
 	defaultCeiling, ceilingCap string
 }
 
-func runCheckCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runCheckCall(program string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("toolgate check-call", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f := checkCallFlags{labels: map[string]string{}}
@@ -157,7 +157,7 @@ func runCheckCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	fs.StringVar(&f.defaultCeiling, "default-max-level", "", "the cluster's ceiling for a policy that names no maxLevel, as the operator's --default-max-level (default L3)")
 	fs.StringVar(&f.ceilingCap, "max-level-cap", "", "the cluster's cap on every ceiling, as the operator's --max-level-cap (default none)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, checkCallUsage+"\n\nFlags:\n")
+		fmt.Fprint(stderr, usageAs(program, checkCallUsage)+"\n\nFlags:\n")
 		printFlags(fs, stderr)
 	}
 	if err := parseInterspersed(fs, args); err != nil {

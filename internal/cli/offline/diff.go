@@ -27,13 +27,13 @@ type ToolDiff struct {
 	Diff   *tooldef.Diff `json:"diff,omitempty"`
 }
 
-func runDiff(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runDiff(program string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("toolgate diff", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var in inputFlags
 	output := fs.String("o", "table", "output format: table or json")
 	in.register(fs)
-	if code, ok := parseFlags(fs, args, stderr, "Usage: toolgate diff [flags] OLD NEW\n\nExplains how each tool changed between two saved tools/list results of one server.\nExit status 1 when any tool must be re-reviewed.", output); !ok {
+	if code, ok := parseFlags(program, fs, args, stderr, "Usage: toolgate diff [flags] OLD NEW\n\nExplains how each tool changed between two saved tools/list results of one server.\nExit status 1 when any tool must be re-reviewed.", output); !ok {
 		return code
 	}
 	if fs.NArg() != 2 {

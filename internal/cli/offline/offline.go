@@ -55,19 +55,26 @@ Run "toolgate COMMAND -h" for its flags. See docs/cli.md.
 // returns the exit code. It knows score, diff, scan-result, check-call and version, and reads
 // nothing but its arguments, standard input and the files named.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return RunAs("toolgate", args, stdin, stdout, stderr)
+}
+
+// RunAs is Run for a program that carries these commands under another
+// name ("kubectl toolgate"): each command's usage line names it, so that
+// what the help shows can be typed as it is.
+func RunAs(program string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return ExitUsage
 	}
 	switch args[0] {
 	case "score":
-		return runScore(args[1:], stdin, stdout, stderr)
+		return runScore(program, args[1:], stdin, stdout, stderr)
 	case "diff":
-		return runDiff(args[1:], stdin, stdout, stderr)
+		return runDiff(program, args[1:], stdin, stdout, stderr)
 	case "scan-result":
-		return runScanResult(args[1:], stdin, stdout, stderr)
+		return runScanResult(program, args[1:], stdin, stdout, stderr)
 	case "check-call":
-		return runCheckCall(args[1:], stdin, stdout, stderr)
+		return runCheckCall(program, args[1:], stdin, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "toolgate %s\n", Version)
 		return ExitOK
@@ -96,9 +103,9 @@ func (f *inputFlags) limits() tooldef.Limits {
 // parseFlags parses a subcommand's flags with its usage text and checks the
 // output format. It returns false, with the exit code, when the command
 // should stop: after -h (0) or on bad flags (2).
-func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer, usage string, output *string) (int, bool) {
+func parseFlags(program string, fs *flag.FlagSet, args []string, stderr io.Writer, usage string, output *string) (int, bool) {
 	fs.Usage = func() {
-		fmt.Fprint(stderr, usage+"\n\nFlags:\n")
+		fmt.Fprint(stderr, usageAs(program, usage)+"\n\nFlags:\n")
 		printFlags(fs, stderr)
 	}
 	if err := parseInterspersed(fs, args); err != nil {
@@ -168,7 +175,7 @@ func serverName(file string, used map[string]int) string {
 	return name
 }
 
-func runScore(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runScore(program string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("toolgate score", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
@@ -183,7 +190,7 @@ func runScore(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		reachFlag     = fs.String("reach", "", "what the server's own identity may do, as the operator finds for an in-cluster server: cluster-wide, secrets (comma-separated)")
 	)
 	in.register(fs)
-	if code, ok := parseFlags(fs, args, stderr, "Usage: toolgate score [flags] [FILE...]\n\nScores every tool of saved tools/list results. Several files are several servers offered to one agent.", output); !ok {
+	if code, ok := parseFlags(program, fs, args, stderr, "Usage: toolgate score [flags] [FILE...]\n\nScores every tool of saved tools/list results. Several files are several servers offered to one agent.", output); !ok {
 		return code
 	}
 	var ceiling risk.Level = -1
@@ -326,4 +333,12 @@ func Printable(s string) string {
 		return s
 	}
 	return q
+}
+
+// usageAs names program, instead of toolgate, in a command's usage line.
+func usageAs(program, usage string) string {
+	if rest, ok := strings.CutPrefix(usage, "Usage: toolgate "); ok {
+		return "Usage: " + program + " " + rest
+	}
+	return usage
 }

@@ -45,7 +45,7 @@ one message a line) as the gate scans what servers say. "-" is standard input.
 Exit status 0 when everything said is clean, 1 when something was found or
 left unscanned, 2 on bad flags or a file that cannot be read.`
 
-func runScanResult(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runScanResult(program string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("toolgate scan-result", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
@@ -68,7 +68,7 @@ func runScanResult(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 		return nil
 	})
 	fs.Usage = func() {
-		fmt.Fprint(stderr, scanResultUsage+"\n\nFlags:\n")
+		fmt.Fprint(stderr, usageAs(program, scanResultUsage)+"\n\nFlags:\n")
 		printFlags(fs, stderr)
 	}
 	if err := parseInterspersed(fs, args); err != nil {
