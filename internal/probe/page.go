@@ -125,7 +125,7 @@ func (c *catalogue) decodeResult(dec *jsontext.Decoder, where string) (string, *
 					// tooldef's messages name only MCP's fields and kinds.
 					return "", c.fail(invalid("tools/list page %d: tools[%d]: %v", page, index, err))
 				}
-				if err := c.meter.chargeDecoded(int64(len(t.Canonical())) + toolOverhead); err != nil {
+				if err := c.meter.chargeDecoded(int64(t.CanonicalLen()) + toolOverhead); err != nil {
 					return "", wrap(err)
 				}
 				if first, dup := c.names[t.Name]; dup {

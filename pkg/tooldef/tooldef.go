@@ -72,9 +72,13 @@ type Tool struct {
 	// annotations normalised: what the fingerprint covers.
 	Object map[string]any
 
-	canonical   []byte
-	fingerprint string
-	partDigests map[string]string
+	// canonicalLen is the length of the canonical form. The form itself
+	// is written again when asked for: every tool of every catalogue is
+	// fingerprinted, few are ever asked for their form, and the gate and
+	// the probe need only its size.
+	canonicalLen int
+	fingerprint  string
+	partDigests  map[string]string
 }
 
 // Hint returns the value of an annotation hint, the MCP default when absent.
@@ -85,8 +89,28 @@ func (t *Tool) Hint(name string) bool {
 	return hintDefaults[name]
 }
 
-// Canonical returns the RFC 8785 canonical JSON that the fingerprint hashes.
-func (t *Tool) Canonical() []byte { return t.canonical }
+// Canonical returns the RFC 8785 canonical JSON that the fingerprint hashes,
+// written afresh from Object on each call (Object must not have changed
+// since the Tool was made). It is nil only if the form can no longer be
+// written, which a Tool from ParseTool or ParseToolValue never causes.
+func (t *Tool) Canonical() []byte {
+	w := writers.Get().(*canonicalWriter)
+	defer writers.Put(w)
+	// At depth -1, so that each member's value is written at depth 0 as
+	// computeDigests writes it, and the depth limit falls where it did.
+	b, err := w.append(make([]byte, 0, t.canonicalLen), t.Object, -1)
+	// An error leaves members on the stack; none may stay in the pool.
+	clear(w.members)
+	w.members = w.members[:0]
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// CanonicalLen returns the length of Canonical without writing it: what a
+// reader that meters definitions by their size needs.
+func (t *Tool) CanonicalLen() int { return t.canonicalLen }
 
 // Fingerprint returns "sha256:" and the hex SHA-256 of Canonical.
 func (t *Tool) Fingerprint() string { return t.fingerprint }
@@ -291,7 +315,7 @@ func (t *Tool) computeDigests() error {
 		sums[n] = partSum{PartOther, sha256.Sum256(other)}
 		n++
 	}
-	t.canonical = bytes.Clone(whole)
+	t.canonicalLen = len(whole)
 	t.fingerprint = digest(whole)
 
 	var out strings.Builder

@@ -251,6 +251,11 @@ func TestCorpusParsesAndReorderingKeepsFingerprints(t *testing.T) {
 			if whole, err := jcs.Transform(raw); err != nil || string(whole) != string(tool.Canonical()) {
 				t.Errorf("%s/%s: assembled canonical form differs from RFC 8785 over the whole (%v)", filepath.Base(f), tool.Name, err)
 			}
+			// The form written again on demand is the one the
+			// fingerprint hashed, of the length kept.
+			if c := tool.Canonical(); digest(c) != tool.Fingerprint() || len(c) != tool.CanonicalLen() {
+				t.Errorf("%s/%s: the canonical form written on demand is not the one fingerprinted (%d bytes, %d kept)", filepath.Base(f), tool.Name, len(c), tool.CanonicalLen())
+			}
 			again := mustParse(t, reorder(t, string(raw)))
 			if again.Fingerprint() != tool.Fingerprint() {
 				t.Errorf("%s/%s: reordering changed the fingerprint", filepath.Base(f), tool.Name)

@@ -321,7 +321,7 @@ func readTools(dec *jsontext.Decoder, msg []byte, res *ListResult, charge func(i
 				l.Name, _ = obj["name"].(string)
 			}
 		} else {
-			cost += int64(len(t.Canonical()))
+			cost += int64(t.CanonicalLen())
 			l.Name, l.Fingerprint = t.Name, t.Fingerprint()
 		}
 		if charge != nil {
