@@ -182,7 +182,7 @@ func (g *Gate) forwardHeld(x *exchange) {
 		paramHeaders(req.Header, x.schema, x.msg.Arguments)
 	}
 	t0 := time.Now()
-	resp, err := x.ss.client.Do(req)
+	resp, err := x.ss.send(req)
 	if err != nil {
 		x.upstream += time.Since(t0)
 		g.metrics.Errors.WithLabelValues("upstream-unreachable").Inc()

@@ -119,7 +119,7 @@ func (g *Gate) roundTrip(ctx context.Context, ss *serverState, v via, id, body [
 	if statelessProtocol(v.protocol) {
 		req.Header.Set(headerMethod, rpcmsg.MethodToolsList)
 	}
-	resp, err := ss.client.Do(req)
+	resp, err := ss.send(req)
 	if err != nil {
 		return nil, err
 	}

@@ -382,7 +382,7 @@ func (g *Gate) refuseServerRequest(x *exchange, id []byte) {
 		return
 	}
 	req.ContentLength = int64(len(body))
-	resp, err := x.ss.client.Do(req)
+	resp, err := x.ss.send(req)
 	if err != nil {
 		g.log.Debug("refusal of a server's request not delivered", "server", x.ss.cfg.ID, "error", err)
 		return

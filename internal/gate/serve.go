@@ -644,7 +644,7 @@ func (g *Gate) sendForAgent(ctx context.Context, x *exchange, method, target str
 	if accept != "" {
 		req.Header.Set("Accept", accept)
 	}
-	resp, err := x.ss.client.Do(req)
+	resp, err := x.ss.send(req)
 	if err != nil {
 		g.upstreamFailed(x, err)
 		return nil

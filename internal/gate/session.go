@@ -16,7 +16,7 @@ import (
 // sessions of the SSE transport by a key of the gate's own, carried in the
 // message endpoint the gate gives the agent.
 type session struct {
-	key    string
+	key    sessionKey
 	server string
 	// id is the session's id: the server's Mcp-Session-Id, or the gate's
 	// own key on the SSE transport. The server's record of outstanding
@@ -34,7 +34,10 @@ type session struct {
 	lastUsed time.Time
 }
 
-func sessionKey(server, id string) string { return server + "\x00" + id }
+// sessionKey names a session in the table: the server's and the session's
+// ids. A struct, not the two joined, so that looking one up on every
+// request builds no string.
+type sessionKey struct{ server, id string }
 
 // sessionTable is the gate's bounded record of MCP sessions, under a lock
 // of its own: it is consulted on every request that names a session.
@@ -45,18 +48,18 @@ type sessionTable struct {
 	count prometheus.Gauge
 
 	mu    sync.Mutex
-	byKey map[string]*session
+	byKey map[sessionKey]*session
 }
 
 func newSessionTable(limit int, idle time.Duration, count prometheus.Gauge) *sessionTable {
-	return &sessionTable{max: limit, idle: idle, count: count, byKey: map[string]*session{}}
+	return &sessionTable{max: limit, idle: idle, count: count, byKey: map[sessionKey]*session{}}
 }
 
 // session returns the session with the given id of the server w watches,
 // creating it when asked; it reports false when the bound on sessions is
 // hit.
 func (t *sessionTable) session(w *watch, id, endpoint string, create bool) (*session, bool) {
-	key := sessionKey(w.id, id)
+	key := sessionKey{w.id, id}
 	now := time.Now()
 	t.mu.Lock()
 	defer t.mu.Unlock()

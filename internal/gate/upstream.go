@@ -95,6 +95,18 @@ func (g *Gate) client(u *gateproto.Upstream) (*http.Client, error) {
 	return c, nil
 }
 
+// send sends one request to the server and returns its response, through
+// the server's transport itself rather than its http.Client. The client
+// would add only what the gate has no use for on every request: a copy of
+// the request's headers kept for redirects, which the gate never follows
+// (the client's CheckRedirect stops at the first), and the machinery of a
+// deadline it does not set. The response is the one the client would
+// return, and a failure the same error, unwrapped from *url.Error: a
+// timeout still reports itself as a net.Error's.
+func (ss *serverState) send(req *http.Request) (*http.Response, error) {
+	return ss.client.Transport.RoundTrip(req)
+}
+
 // pinnedDialer connects to the operator's addresses, in order, at the
 // port asked for, whatever host the request names. The kubelet writes the
 // gate's /etc/hosts and resolv.conf from the pod's spec, which the agent's
