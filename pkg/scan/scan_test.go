@@ -3,6 +3,7 @@ package scan
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -748,5 +749,32 @@ func TestSchemaTextsBounds(t *testing.T) {
 	}
 	if texts[0].Value != "a\u200bb"+strings.Repeat("x", 100) {
 		t.Errorf("the value must stay raw for scanning: %q", texts[0].Value)
+	}
+}
+
+// The schema walk sorts an object's members as keysort.Bytewise sorts its
+// keys, small objects and large: the order of the texts, and so of the
+// findings, depends on it.
+func TestSortKeyValuesIsByteOrder(t *testing.T) {
+	for _, keys := range [][]string{
+		nil,
+		{"type"},
+		{"type", "description", "enum", "default", "title"},
+		{"b", "a", "", "ab", "aa"},
+		{"x-a", "x-b", "x", "X", "é", "e", "zz", "z"},
+		{"m", "l", "k", "j", "i", "h", "g", "f", "e", "d", "c", "b", "a", "n", "é", "N"}, // over the insertion sort's bound
+	} {
+		kvs := make([]keyValue, len(keys))
+		for i, k := range keys {
+			kvs[i] = keyValue{k, i}
+		}
+		sortKeyValues(kvs)
+		want := slices.Clone(keys)
+		slices.Sort(want)
+		for i, kv := range kvs {
+			if kv.key != want[i] || keys[kv.val.(int)] != kv.key {
+				t.Fatalf("sortKeyValues(%q) put %q at %d, want %q, each with its value", keys, kv.key, i, want[i])
+			}
+		}
 	}
 }

@@ -1,7 +1,9 @@
 package scan
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/toolgate/toolgate/pkg/clip"
@@ -98,7 +100,7 @@ func AppendDataTexts(dst []Text, prefix string, v any) []Text {
 
 // walkers keeps walkers' buffers from one walk to the next: a tool's
 // schemas are walked on every scan.
-var walkers = sync.Pool{New: func() any { return &schemaWalker{kbuf: make([]string, 0, 32)} }}
+var walkers = sync.Pool{New: func() any { return &schemaWalker{kbuf: make([]keyValue, 0, 32)} }}
 
 func newWalker(dst []Text, prefix string) *schemaWalker {
 	w := walkers.Get().(*schemaWalker)
@@ -120,10 +122,20 @@ type schemaWalker struct {
 	// the Fields from it.
 	fields []byte
 	ends   []int
-	// kbuf holds the sorted keys of the objects being walked, each
+	// kbuf holds the sorted members of the objects being walked, each
 	// object's at the end while it is walked; nested objects push theirs
-	// after them. One buffer serves the whole walk.
-	kbuf []string
+	// after them. One buffer serves the whole walk. Each key is taken with
+	// its value as the map is iterated, which spares a lookup of every key
+	// of every schema afterwards.
+	kbuf []keyValue
+	// kused is the most of kbuf this walk has used: what finish clears.
+	kused int
+}
+
+// keyValue is one member of an object being walked.
+type keyValue struct {
+	key string
+	val any
 }
 
 // finish sets the Field of every text collected and returns them.
@@ -138,23 +150,48 @@ func (w *schemaWalker) finish() []Text {
 	// The pooled walker must not keep the caller's texts, nor the schema's
 	// keys, alive.
 	w.out = nil
-	clear(w.kbuf[:cap(w.kbuf)])
+	clear(w.kbuf[:w.kused])
+	w.kused = 0
 	return out
 }
 
-// keys pushes m's keys, sorted, onto kbuf and returns where they start and
-// how many there are. Callers read them by index (kbuf may move while
-// nested objects push theirs) and pop them with w.kbuf = w.kbuf[:start].
+// keys pushes m's members, sorted by key, onto kbuf and returns where they
+// start and how many there are. Callers read them by index (kbuf may move
+// while nested objects push theirs) and pop them with w.kbuf =
+// w.kbuf[:start].
 func (w *schemaWalker) keys(m map[string]any) (start, n int) {
 	start = len(w.kbuf)
-	for k := range m {
-		w.kbuf = append(w.kbuf, k)
+	for k, v := range m {
+		w.kbuf = append(w.kbuf, keyValue{k, v})
 	}
+	w.kused = max(w.kused, len(w.kbuf))
 	n = len(w.kbuf) - start
 	if n > 1 {
-		keysort.Bytewise(w.kbuf[start:])
+		sortKeyValues(w.kbuf[start:])
 	}
 	return start, n
+}
+
+// smallObject is the most members sortKeyValues sorts by insertion, as
+// keysort.Bytewise does.
+const smallObject = 12
+
+// sortKeyValues sorts members by their keys' bytes, as keysort.Bytewise
+// sorts keys: by insertion for the small objects most schemas are made
+// of. The keys of one map differ, so any sort gives the one order.
+func sortKeyValues(kvs []keyValue) {
+	if len(kvs) > smallObject {
+		slices.SortFunc(kvs, func(a, b keyValue) int { return strings.Compare(a.key, b.key) })
+		return
+	}
+	for i := 1; i < len(kvs); i++ {
+		kv := kvs[i]
+		j := i
+		for ; j > 0 && keysort.Less(kv.key, kvs[j-1].key); j-- {
+			kvs[j] = kvs[j-1]
+		}
+		kvs[j] = kv
+	}
 }
 
 func (w *schemaWalker) full() bool { return len(w.out)-w.first >= maxSchemaStrings }
@@ -201,8 +238,7 @@ func (w *schemaWalker) schema(v any, depth int) {
 			if w.full() {
 				return
 			}
-			k := w.kbuf[start+i]
-			val := s[k]
+			k, val := w.kbuf[start+i].key, w.kbuf[start+i].val
 			kw := keyword(k)
 			if kw == kwToken {
 				// Most of a schema is "type": "string"; no path is built for
@@ -221,10 +257,10 @@ func (w *schemaWalker) schema(v any, depth int) {
 				}
 				ms, mn := w.keys(m)
 				for j := 0; j < mn; j++ {
-					name := w.kbuf[ms+j]
+					name, sub := w.kbuf[ms+j].key, w.kbuf[ms+j].val
 					np := w.join(name)
 					w.add(name)
-					w.schema(m[name], depth+2)
+					w.schema(sub, depth+2)
 					w.path = w.path[:np]
 				}
 				w.kbuf = w.kbuf[:ms]
@@ -247,13 +283,13 @@ func (w *schemaWalker) schema(v any, depth int) {
 				}
 				ms, mn := w.keys(m)
 				for j := 0; j < mn; j++ {
-					name := w.kbuf[ms+j]
+					name, sub := w.kbuf[ms+j].key, w.kbuf[ms+j].val
 					np := w.join(name)
 					w.add(name)
-					if _, isArr := m[name].([]any); isArr {
-						w.data(m[name], depth+2)
+					if _, isArr := sub.([]any); isArr {
+						w.data(sub, depth+2)
 					} else {
-						w.schema(m[name], depth+2)
+						w.schema(sub, depth+2)
 					}
 					w.path = w.path[:np]
 				}
@@ -295,10 +331,10 @@ func (w *schemaWalker) data(v any, depth int) {
 	case map[string]any:
 		start, n := w.keys(d)
 		for i := 0; i < n && !w.full(); i++ {
-			k := w.kbuf[start+i]
+			k, val := w.kbuf[start+i].key, w.kbuf[start+i].val
 			p := w.join(k)
 			w.add(k)
-			w.data(d[k], depth+1)
+			w.data(val, depth+1)
 			w.path = w.path[:p]
 		}
 		w.kbuf = w.kbuf[:start]
