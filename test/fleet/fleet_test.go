@@ -59,6 +59,9 @@ const (
 	// envOperator names a manager binary to measure instead of this
 	// tree's: an earlier build, measured side by side.
 	envOperator = "TOOLGATE_FLEET_OPERATOR"
+	// envProfiles names a directory that receives the operator's heap and
+	// goroutine profiles, taken with every stream up.
+	envProfiles = "TOOLGATE_FLEET_PROFILES"
 )
 
 func intFromEnv(t *testing.T, name string, def int) int {
@@ -141,6 +144,12 @@ func TestFleet(t *testing.T) {
 		"--metrics-bind-address", metricsAddr, "--metrics-secure=false",
 		"--zap-log-level", "error",
 	}, metrics: "http://" + metricsAddr + "/metrics"}
+	profiles := os.Getenv(envProfiles)
+	var pprofAddr string
+	if profiles != "" {
+		pprofAddr = freeAddr(t)
+		operator.flags = append(operator.flags, "--pprof-bind-address", pprofAddr)
+	}
 	operator.start()
 	t.Cleanup(operator.kill)
 	say("operator %s (pid %d, log %s); %d namespaces x %d pods = %d gates; operator flags %v",
@@ -178,6 +187,7 @@ func TestFleet(t *testing.T) {
 	stackBefore, goroutinesBefore := operator.scrape("go_memstats_stack_inuse_bytes"), operator.scrape("go_goroutines")
 	liveBefore := operator.liveHeap()
 	apiBefore := apiCounts(t, kube)
+	memBefore := operator.memory()
 	say("operator before the streams: RSS %s, heap in use %s", kib(rssBefore), mib(heapBefore))
 
 	// The gates: the real client, one stream each, all started at once.
@@ -195,6 +205,10 @@ func TestFleet(t *testing.T) {
 	stackWith, goroutinesWith := operator.scrape("go_memstats_stack_inuse_bytes"), operator.scrape("go_goroutines")
 	liveWith := operator.liveHeap()
 	streams := operator.scrape("toolgate_operator_gate_streams")
+	say("the runtime's memory per stream: %s", operator.memory().perStream(memBefore, gates))
+	if profiles != "" {
+		saveProfiles(t, pprofAddr, profiles)
+	}
 
 	apiConnect := apiCounts(t, kube).minus(apiBefore)
 	say("all %d gates served %s after the clients started; operator holds %.0f streams; CPU: %s", gates, connectTime.Round(100*time.Millisecond), streams, connectCPU)
@@ -430,6 +444,61 @@ func (o *operatorProcess) kill() {
 	}
 	_ = o.cmd.Process.Kill()
 	<-o.done
+}
+
+// memory reads the runtime's account of the operator's memory from its
+// metrics: what the RSS is made of besides the heap in use and the stacks.
+func (o *operatorProcess) memory() runtimeMemory {
+	text, err := get(o.metrics)
+	if err != nil {
+		return runtimeMemory{}
+	}
+	m := func(name string) float64 { return sumSeries(text, "go_memstats_"+name) }
+	return runtimeMemory{
+		heapInuse: m("heap_inuse_bytes"),
+		// Free pages the heap holds and has not returned to the kernel:
+		// the collector's headroom between two collections, mostly.
+		heapRetained: m("heap_idle_bytes") - m("heap_released_bytes"),
+		stacks:       m("stack_inuse_bytes"),
+		spans:        m("mspan_inuse_bytes"),
+		gcMeta:       m("gc_sys_bytes"),
+		other:        m("other_sys_bytes"),
+	}
+}
+
+// runtimeMemory is a few of the Go runtime's memory figures, in bytes.
+type runtimeMemory struct {
+	heapInuse, heapRetained, stacks, spans, gcMeta, other float64
+}
+
+func (m runtimeMemory) perStream(before runtimeMemory, streams int) string {
+	k := func(a, b float64) float64 { return (a - b) / 1024 / float64(streams) }
+	return fmt.Sprintf("heap in use %+.1f KiB, free heap kept %+.1f KiB, stacks %+.1f KiB, spans %+.1f KiB, collector metadata %+.1f KiB, other %+.1f KiB",
+		k(m.heapInuse, before.heapInuse), k(m.heapRetained, before.heapRetained), k(m.stacks, before.stacks),
+		k(m.spans, before.spans), k(m.gcMeta, before.gcMeta), k(m.other, before.other))
+}
+
+// saveProfiles writes the operator's heap and goroutine profiles into dir.
+func saveProfiles(t *testing.T, addr, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, path := range map[string]string{
+		"heap.pb.gz":      "/debug/pprof/heap?gc=1",
+		"goroutine.txt":   "/debug/pprof/goroutine?debug=1",
+		"goroutine.pb.gz": "/debug/pprof/goroutine",
+	} {
+		body, err := get("http://" + addr + path)
+		if err != nil {
+			t.Errorf("taking the operator's %s profile: %v", name, err)
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	say("the operator's heap and goroutine profiles are in %s", dir)
 }
 
 // liveHeap returns the heap live after the operator's last collection,
