@@ -103,11 +103,14 @@ type Stats struct {
 type Client struct {
 	opts Options
 
-	// transport is reused while the CA stays the same, so that the
-	// stream and, later, call requests share one HTTP/2 connection.
-	transport *http.Transport
-	caPEM     []byte
-	// trMu guards transport and caPEM: calls share them with the stream.
+	// transport carries calls and finding reports over HTTP/2, one
+	// connection for all; streamTransport carries the configuration
+	// stream over HTTP/1.1 (see transportFor). Both are reused while the
+	// CA stays the same.
+	transport, streamTransport *http.Transport
+	caPEM                      []byte
+	// trMu guards the transports and caPEM: calls share them with the
+	// stream.
 	trMu sync.Mutex
 
 	// reports holds a token for each finding report on its way.
@@ -157,8 +160,11 @@ func (c *Client) Run(ctx context.Context, apply func(*gateproto.Config) error) e
 	b.Multiplier = 2
 	b.Reset()
 	defer func() {
+		c.trMu.Lock()
+		defer c.trMu.Unlock()
 		if c.transport != nil {
 			c.transport.CloseIdleConnections()
+			c.streamTransport.CloseIdleConnections()
 		}
 	}()
 	for {
@@ -238,10 +244,12 @@ func (c *Client) stream(ctx context.Context, apply func(*gateproto.Config) error
 	if tok == "" {
 		return false, errors.New("reading the token: the file is empty")
 	}
-	tr, err := c.transportFor()
-	if err != nil {
+	if _, err := c.transportFor(); err != nil {
 		return false, err
 	}
+	c.trMu.Lock()
+	tr := c.streamTransport
+	c.trMu.Unlock()
 
 	// The stream's context is cancelled when no frame came for
 	// HeartbeatTimeout: that unblocks the read of a silent connection.
@@ -302,6 +310,10 @@ func (c *Client) stream(ctx context.Context, apply func(*gateproto.Config) error
 			return healthy, fmt.Errorf("reading the stream: a frame is larger than %d bytes", gateproto.MaxFrameBytes)
 		}
 		return healthy, fmt.Errorf("reading the stream: %w", causeOr(sctx, err))
+	}
+	// Over HTTP/1.1 a stream cut by the watchdog may read as a clean end.
+	if cause := context.Cause(sctx); errors.Is(cause, errSilent) {
+		return healthy, fmt.Errorf("reading the stream: %w", cause)
 	}
 	return healthy, errors.New("the operator closed the stream")
 }
@@ -410,7 +422,14 @@ func (c *Client) refuse(why string, kv ...any) {
 }
 
 // transportFor returns the HTTP/2 transport trusting the CA in CAFile,
-// made anew when the CA changed.
+// made anew, with the stream's, when the CA changed.
+//
+// The configuration stream goes over HTTP/1.1, on a connection of its
+// own: the operator then holds no goroutine and no HTTP/2 state for it
+// between frames (an HTTP/2 stream costs it three goroutines and the
+// connection's framer and header tables, most of its memory per gate).
+// The token and TLS are the same either way. Calls and finding reports,
+// which come and go, share one HTTP/2 connection.
 func (c *Client) transportFor() (*http.Transport, error) {
 	c.trMu.Lock()
 	defer c.trMu.Unlock()
@@ -441,10 +460,28 @@ func (c *Client) transportFor() (*http.Transport, error) {
 			PingTimeout:     timeout,
 		},
 	}
+	// The stream's connection is its own and closes with it (the operator
+	// says so); a silent one is found by the heartbeat timeout, and a dead
+	// peer by TCP's keep-alives. A connection whose stream was refused is
+	// kept for the next attempt, so that a gate told to come back later
+	// costs the operator no second TLS handshake.
+	var h1 http.Protocols
+	h1.SetHTTP1(true)
+	stream := &http.Transport{
+		DialContext:            tr.DialContext,
+		TLSClientConfig:        tr.TLSClientConfig.Clone(),
+		Protocols:              &h1,
+		MaxIdleConnsPerHost:    1,
+		IdleConnTimeout:        tr.IdleConnTimeout,
+		TLSHandshakeTimeout:    timeout,
+		ResponseHeaderTimeout:  timeout,
+		MaxResponseHeaderBytes: maxResponseHeaders,
+	}
 	if c.transport != nil {
 		c.transport.CloseIdleConnections()
+		c.streamTransport.CloseIdleConnections()
 	}
-	c.transport, c.caPEM = tr, caPEM
+	c.transport, c.streamTransport, c.caPEM = tr, stream, caPEM
 	return tr, nil
 }
 

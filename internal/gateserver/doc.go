@@ -7,7 +7,13 @@
 // heartbeats, and pushes a new configuration when Invalidate says
 // something it depends on changed and the revision moved.
 //
-// Over the same connection a gate opens pending calls (gateproto.CallsPath):
+// A stream asked for over HTTP/1.1 (the gate client's way) is taken over
+// from the HTTP server once its gate is authenticated and written as a
+// chunked response from the stream's own timers, so that no goroutine
+// and no HTTP/2 state is held per gate between frames; one asked for over
+// HTTP/2 is served the same way while its handler waits for its end.
+//
+// Over the same server a gate opens pending calls (gateproto.CallsPath):
 // a call to an approval-gated tool, or the result of a call whose tool's
 // ResultAction is Hold, which the server records on the tool's ToolPin
 // (through pinwriter) and holds open until people decide, the record's

@@ -259,6 +259,9 @@ type Server struct {
 	connecting chan struct{}
 	addr       net.Addr
 	closed     bool
+	// base is the context of the HTTP server's requests, and of the
+	// streams taken over from it: it ends when the server stops.
+	base context.Context
 }
 
 var (
@@ -351,6 +354,9 @@ func (s *Server) Start(ctx context.Context) error {
 	// context ends.
 	base, stopStreams := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopStreams()
+	s.mu.Lock()
+	s.base = base
+	s.mu.Unlock()
 	srv := &http.Server{
 		Handler:           s.Handler(),
 		TLSConfig:         tlsConfig,

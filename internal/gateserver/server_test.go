@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -416,6 +417,19 @@ func TestStreamEndsAndBuildErrors(t *testing.T) {
 }
 
 func TestStreamLimits(t *testing.T) {
+	for _, http1 := range []bool{false, true} {
+		t.Run(protoName(http1), func(t *testing.T) { testStreamLimits(t, http1) })
+	}
+}
+
+func protoName(http1 bool) string {
+	if http1 {
+		return "HTTP/1.1"
+	}
+	return "HTTP/2"
+}
+
+func testStreamLimits(t *testing.T, http1 bool) {
 	ctx := testContext(t)
 	a := newAgent(ctx, t)
 	b := newBuilder()
@@ -423,11 +437,11 @@ func TestStreamLimits(t *testing.T) {
 	token := a.token(ctx, t, a.pod, gateproto.Audience)
 
 	// A second stream from the same pod replaces the first, which is told.
-	first := openStream(t, srv.url, token)
+	first := openStreamOver(t, http1, srv.url, token)
 	if f := first.next(t); f.Type != gateproto.FrameConfig {
 		t.Fatalf("first frame %s, want config", f.Type)
 	}
-	second := openStream(t, srv.url, token)
+	second := openStreamOver(t, http1, srv.url, token)
 	if f := second.next(t); f.Type != gateproto.FrameConfig {
 		t.Fatalf("first frame %s, want config", f.Type)
 	}
@@ -445,7 +459,7 @@ func TestStreamLimits(t *testing.T) {
 
 	// The replica's limit counts every pod's streams.
 	other := a.createPod(ctx, t, "agent-1")
-	third := openStream(t, srv.url, a.token(ctx, t, other, gateproto.Audience))
+	third := openStreamOver(t, http1, srv.url, a.token(ctx, t, other, gateproto.Audience))
 	if f := third.next(t); f.Type != gateproto.FrameConfig {
 		t.Fatalf("first frame %s, want config", f.Type)
 	}
@@ -461,9 +475,12 @@ func TestStreamLimits(t *testing.T) {
 // rawStream is a config stream read frame by frame.
 type rawStream struct {
 	sc *bufio.Scanner
+	// close hangs up.
+	close func()
 }
 
-func openStream(t *testing.T, url, token string) *rawStream {
+// openStreamOver opens a config stream over HTTP/1.1 or HTTP/2.
+func openStreamOver(t *testing.T, http1 bool, url, token string) *rawStream {
 	t.Helper()
 	ca, err := os.ReadFile(caFile)
 	if err != nil {
@@ -472,23 +489,31 @@ func openStream(t *testing.T, url, token string) *rawStream {
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(ca)
 	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, ForceAttemptHTTP2: true}
+	want := 2
+	if http1 {
+		tr.Protocols = new(http.Protocols)
+		tr.Protocols.SetHTTP1(true)
+		want = 1
+	}
 	t.Cleanup(tr.CloseIdleConnections)
-	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, url+gateproto.ConfigPath, nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url+gateproto.ConfigPath, nil)
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := tr.RoundTrip(req)
 	if err != nil {
+		cancel()
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { resp.Body.Close() })
-	if resp.StatusCode != http.StatusOK || resp.ProtoMajor != 2 {
-		t.Fatalf("status %s over %s, want 200 over HTTP/2", resp.Status, resp.Proto)
+	t.Cleanup(func() { cancel(); resp.Body.Close() })
+	if resp.StatusCode != http.StatusOK || resp.ProtoMajor != want {
+		t.Fatalf("status %s over %s, want 200 over %s", resp.Status, resp.Proto, protoName(http1))
 	}
 	if ct := resp.Header.Get("Content-Type"); ct != gateproto.StreamContentType {
 		t.Fatalf("content type %q", ct)
 	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(nil, gateproto.MaxFrameBytes)
-	return &rawStream{sc: sc}
+	return &rawStream{sc: sc, close: func() { cancel(); resp.Body.Close() }}
 }
 
 func (s *rawStream) next(t *testing.T) gateproto.Frame {
@@ -611,4 +636,67 @@ func TestResyncFollowsThePodsLabels(t *testing.T) {
 	if n := g.Stats().Connections; n != 1 {
 		t.Fatalf("the gate connected %d times: the push must come down the open stream", n)
 	}
+}
+
+// parkedOnStreams counts the server's goroutines that wait on a config
+// stream: a handler still running, or an HTTP/1.1 connection's loop.
+func parkedOnStreams() int {
+	buf := make([]byte, 8<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	n := 0
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "gateserver.(*Server).serveConfig") || strings.Contains(g, "net/http.(*conn).serve(") {
+			n++
+		}
+	}
+	return n
+}
+
+// TestHTTP1StreamHoldsNoGoroutine: a stream asked for over HTTP/1.1 is
+// taken over from the HTTP server once the gate is authenticated, and
+// served from timers: while it is open no goroutine of the server waits
+// on it (an HTTP/2 stream's handler does), yet it gets heartbeats and
+// pushes, and the gate gone is found and forgotten.
+func TestHTTP1StreamHoldsNoGoroutine(t *testing.T) {
+	ctx := testContext(t)
+	a := newAgent(ctx, t)
+	b := newBuilder()
+	srv := startServer(t, b, "127.0.0.1:0", nil)
+	token := a.token(ctx, t, a.pod, gateproto.Audience)
+
+	s := openStreamOver(t, true, srv.url, token)
+	if f := s.next(t); f.Type != gateproto.FrameConfig || f.Config.Pod != a.pod.Name {
+		t.Fatalf("first frame %+v, want the pod's configuration", f)
+	}
+	eventually(t, "no goroutine waits on the HTTP/1.1 stream", func() bool { return parkedOnStreams() == 0 })
+	if f := s.next(t); f.Type != gateproto.FrameHeartbeat {
+		t.Fatalf("frame %s, want a heartbeat", f.Type)
+	}
+	b.set(func(b *testBuilder) { b.marker[a.ns] = "second" })
+	srv.Invalidate(a.ns)
+	for {
+		f := s.next(t)
+		if f.Type == gateproto.FrameHeartbeat {
+			continue
+		}
+		if f.Type != gateproto.FrameConfig || f.Config.Policies[0] != "second" || f.Config.Revision != f.Config.ComputeRevision() {
+			t.Fatalf("frame %+v, want the second configuration", f)
+		}
+		break
+	}
+
+	// An HTTP/2 stream of another pod, for comparison, holds its handler
+	// and its connection's loop.
+	other := a.createPod(ctx, t, "agent-1")
+	h2 := openStreamOver(t, false, srv.url, a.token(ctx, t, other, gateproto.Audience))
+	if f := h2.next(t); f.Type != gateproto.FrameConfig {
+		t.Fatalf("first frame %s, want config", f.Type)
+	}
+	if n := parkedOnStreams(); n != 2 {
+		t.Fatalf("%d goroutines wait on the two streams, want the HTTP/2 stream's two alone", n)
+	}
+
+	// The gate hangs up: the next heartbeats find it gone.
+	s.close()
+	eventually(t, "the gate gone is forgotten", func() bool { return testutil.ToFloat64(srv.metrics.connected) == 1 })
 }

@@ -10,6 +10,8 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -22,20 +24,52 @@ import (
 // pod's read.
 const reviewTimeout = 10 * time.Second
 
-// stream is one gate's configuration stream.
+// stream is one gate's configuration stream. No goroutine is parked on a
+// stream between two frames: its heartbeat, its resync, the end of its
+// lifetime and the rebuilds an Invalidate asks for are timers whose
+// callbacks do the work and return. An HTTP/1.1 stream, taken over from
+// the HTTP server once its gate is authenticated, therefore costs no
+// goroutine at all between frames; an HTTP/2 stream's handler waits for
+// it to end, since the HTTP/2 server ends the stream when it returns.
 type stream struct {
-	id identity
-	// notify holds at most one pending Invalidate: more before the stream
-	// rebuilds coalesce into it.
-	notify chan struct{}
+	id  identity
+	srv *Server
+	log logr.Logger
+	// ctx ends when the stream must: superseded by a newer stream of its
+	// pod, the operator stopping, or (HTTP/2) the gate gone.
 	ctx    context.Context
 	cancel context.CancelCauseFunc
+	// pending is set while a rebuild is scheduled: more Invalidates before
+	// it runs coalesce into it. It is atomic because Invalidate, which
+	// must never wait on a gate, sets it under the server's lock.
+	pending atomic.Bool
+
+	// mu serialises what is done on the stream: writes, rebuilds, its end.
+	mu sync.Mutex
+	// out is where frames are written.
+	out frameSink
+	// served is what the checks read of the pod, last is the revision the
+	// gate has, recheck is set when the next rebuild must read the pod
+	// again (see rebuild).
+	served  servedPod
+	last    string
+	recheck bool
+	ended   bool
+	// connected is set once the first configuration was sent.
+	connected bool
+	// done is closed when the stream ended.
+	done                   chan struct{}
+	heartbeat, resync, end *time.Timer
+	stopWatch              func() bool
 }
 
-func (st *stream) invalidate() {
-	select {
-	case st.notify <- struct{}{}:
-	default:
+// invalidate schedules a rebuild after the debounce, unless one is
+// already scheduled. It never blocks.
+func (st *stream) invalidate() { st.schedule(st.srv.o.Debounce) }
+
+func (st *stream) schedule(after time.Duration) {
+	if st.pending.CompareAndSwap(false, true) {
+		time.AfterFunc(after, st.rebuild)
 	}
 }
 
@@ -75,15 +109,54 @@ func (s *Server) serveConfig(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	ctx, stop := context.WithCancelCause(r.Context())
-	defer stop(nil)
-	st := &stream{id: id, notify: make(chan struct{}, 1), ctx: ctx, cancel: stop}
+	// An HTTP/1.1 stream is taken over from the HTTP server: it outlives
+	// this handler, so its context is the server's, not the request's.
+	// An HTTP/2 stream ends when this handler returns, and its request's
+	// context ends when the gate goes.
+	hijack := r.ProtoMajor == 1
+	parent := r.Context()
+	if hijack {
+		parent = s.streamBase()
+	}
+	ctx, stop := context.WithCancelCause(parent)
+	st := &stream{id: id, srv: s, ctx: ctx, cancel: stop, served: served.slim(), done: make(chan struct{}),
+		log: s.log.WithValues("namespace", id.Namespace, "pod", id.Pod)}
 	if ref := s.admit(st); ref != nil {
+		stop(nil)
 		s.refuse(w, r, id, ref)
 		return
 	}
-	defer s.release(st)
-	s.run(w, st, served.slim(), doneConnecting)
+	if hijack {
+		out, err := hijackStream(w, s.o.WriteTimeout)
+		if err != nil {
+			st.log.V(1).Info("could not take over the gate's connection", "error", err.Error())
+			st.mu.Lock()
+			st.endLocked("")
+			st.mu.Unlock()
+			return
+		}
+		st.out = out
+	} else {
+		st.out = newResponseSink(w, s.o.WriteTimeout)
+	}
+	st.start()
+	// The gate no longer counts as connecting once its first
+	// configuration is sent (or its stream ended before).
+	doneConnecting()
+	if !hijack {
+		<-st.done
+	}
+}
+
+// streamBase is the context of the streams taken over from the HTTP
+// server: it ends when the server stops.
+func (s *Server) streamBase() context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.base == nil {
+		return context.Background()
+	}
+	return s.base
 }
 
 // authenticate proves who the gate is from its token alone, then checks
@@ -158,132 +231,178 @@ const (
 	busyRetrySpread = 4
 )
 
-// run sends the first configuration at once, then heartbeats, and a new
-// configuration whenever an Invalidate changes the revision, until the
-// gate goes, the token expires, the pod is gone, or the operator stops.
-// connected is called once the first configuration is sent (or the
-// stream ends before): the gate no longer counts as connecting.
-func (s *Server) run(w http.ResponseWriter, st *stream, served servedPod, connected func()) {
-	pod := served.pod
-	log := s.log.WithValues("namespace", st.id.Namespace, "pod", st.id.Pod)
-	rc := http.NewResponseController(w)
-	w.Header().Set("Content-Type", gateproto.StreamContentType)
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
-	send := func(f gateproto.Frame) error { return s.writeFrame(w, rc, f) }
-	sendConfig := func(b built) error {
-		if b.enc != nil {
-			return s.writeConfigFrame(w, rc, b.enc)
-		}
-		return send(gateproto.Frame{Type: gateproto.FrameConfig, Config: b.cfg})
-	}
-	closeWith := func(reason string) {
-		if err := send(gateproto.Frame{Type: gateproto.FrameError, Error: reason}); err != nil {
-			log.V(1).Info("could not tell the gate why its stream closes", "error", err.Error())
-		}
-	}
-
-	last, ok := s.push(st, pod, "", true, sendConfig, closeWith, log)
-	connected()
-	if !ok {
+// start sends the first configuration, then arms the stream's timers:
+// heartbeats, the resync, the end of its lifetime. From then on a new
+// configuration is sent whenever an Invalidate changes the revision,
+// until the gate goes, the token expires, the pod is gone, or the
+// operator stops.
+func (st *stream) start() {
+	s := st.srv
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	// The stream's context may end from now on: superseded, shut down, or
+	// the gate gone.
+	st.stopWatch = context.AfterFunc(st.ctx, st.contextDone)
+	if st.ended {
 		return
 	}
-	log.Info("gate connected", "revision", last)
-	defer log.Info("gate stream closed")
+	if !st.push(true) {
+		st.endLocked("")
+		return
+	}
+	st.connected = true
+	st.log.Info("gate connected", "revision", st.last)
 
 	lifetime := s.o.MaxStreamLifetime
 	if !st.id.Expiry.IsZero() {
 		lifetime = min(lifetime, time.Until(st.id.Expiry))
 	}
-	end := time.NewTimer(lifetime)
-	defer end.Stop()
-	heartbeat := time.NewTicker(s.o.HeartbeatInterval)
-	defer heartbeat.Stop()
-	resync := time.NewTimer(jittered(s.o.Resync))
-	defer resync.Stop()
-	var debounce *time.Timer
-	var rebuild <-chan time.Time
-	// recheck is set when the pending rebuild is the periodic resync's:
-	// only then is the pod read again from the API server (and when its
-	// namespace's labels changed). A rebuild for a change elsewhere keeps
-	// the pod last read and looks only at its namespace's labels, in the
-	// cache, so that a change that reaches every gate costs no read of
-	// every pod. A pod replaced, deleted or given another gate after its
-	// stream opened is therefore seen at the next resync (or when its
-	// gate, restarted by that change, connects again and is refused), not
-	// at the next change of policy.
-	recheck := false
-	defer func() {
-		if debounce != nil {
-			debounce.Stop()
-		}
-	}()
+	st.end = time.AfterFunc(lifetime, func() {
+		// The gate reconnects with the token the kubelet rotated in,
+		// and is authenticated again.
+		st.finish("the stream's lifetime or the token's is over; reconnect with the current token")
+	})
+	st.heartbeat = time.AfterFunc(s.o.HeartbeatInterval, st.beat)
+	st.resync = time.AfterFunc(jittered(s.o.Resync), st.resyncNow)
+}
 
-	for {
-		select {
-		case <-st.ctx.Done():
-			switch cause := context.Cause(st.ctx); {
-			case errors.Is(cause, errSuperseded):
-				closeWith(errSuperseded.Error())
-			case s.isClosed():
-				closeWith(errShutdown.Error())
-			}
-			return
-		case <-end.C:
-			// The gate reconnects with the token the kubelet rotated in,
-			// and is authenticated again.
-			closeWith("the stream's lifetime or the token's is over; reconnect with the current token")
-			return
-		case <-heartbeat.C:
-			if err := send(gateproto.Frame{Type: gateproto.FrameHeartbeat}); err != nil {
-				log.V(1).Info("gate gone", "error", err.Error())
-				return
-			}
-		case <-st.notify:
-			if rebuild == nil {
-				debounce = time.NewTimer(s.o.Debounce)
-				rebuild = debounce.C
-			}
-		case <-resync.C:
-			// Nothing tells the server when a pod's own labels change (it
-			// may not watch pods), and they pick its policies: look again
-			// now and then, whatever else happened.
-			resync.Reset(jittered(s.o.Resync))
-			recheck = true
-			if rebuild == nil {
-				debounce = time.NewTimer(0)
-				rebuild = debounce.C
-			}
-		case <-rebuild:
-			rebuild = nil
-			checkCtx, cancel := context.WithTimeout(st.ctx, reviewTimeout)
-			var ref *refusal
-			if !recheck && served.nsRead {
-				// The checks' verdict depends on the pod, unchanged since
-				// it was read, and its namespace's labels: look at those.
-				var labels map[string]string
-				if labels, ref = namespaceLabels(checkCtx, s.o.NamespaceReader, st.id.Namespace); ref == nil && !maps.Equal(labels, served.nsLabels) {
-					recheck = true
-				}
-			}
-			if ref == nil && recheck {
-				recheck = false
-				var fresh servedPod
-				if fresh, ref = s.checkPod(checkCtx, st.id); ref == nil {
-					served = fresh.slim()
-					pod = served.pod
-				}
-			}
-			cancel()
-			if ref != nil {
-				log.Info("closing a gate's stream: "+ref.reason, "reason", ref.label)
-				closeWith(ref.reason)
-				return
-			}
-			if last, ok = s.push(st, pod, last, false, sendConfig, closeWith, log); !ok {
-				return
-			}
+// contextDone ends the stream when its context ends, saying why when the
+// gate is still there to hear it.
+func (st *stream) contextDone() {
+	why := ""
+	switch cause := context.Cause(st.ctx); {
+	case errors.Is(cause, errSuperseded):
+		why = errSuperseded.Error()
+	case st.srv.isClosed():
+		why = errShutdown.Error()
+	}
+	st.finish(why)
+}
+
+// finish ends the stream, first telling the gate why when why is set.
+func (st *stream) finish(why string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.endLocked(why)
+}
+
+// endLocked ends the stream once: it tells the gate why (when why is
+// set), stops the timers, closes the connection of a stream taken over,
+// and forgets the stream.
+func (st *stream) endLocked(why string) {
+	if st.ended {
+		return
+	}
+	st.ended = true
+	if why != "" && st.out != nil {
+		st.sayLocked(why)
+	}
+	for _, t := range []*time.Timer{st.heartbeat, st.resync, st.end} {
+		if t != nil {
+			t.Stop()
 		}
+	}
+	if st.stopWatch != nil {
+		st.stopWatch()
+	}
+	if st.out != nil {
+		st.out.close()
+	}
+	st.cancel(nil)
+	st.srv.release(st)
+	close(st.done)
+	if st.connected {
+		st.log.Info("gate stream closed")
+	}
+}
+
+// sayLocked tells the gate why its stream closes.
+func (st *stream) sayLocked(why string) {
+	if err := st.send(gateproto.Frame{Type: gateproto.FrameError, Error: why}); err != nil {
+		st.log.V(1).Info("could not tell the gate why its stream closes", "error", err.Error())
+	}
+}
+
+// beat sends a heartbeat, which is also how a gate gone from a stream
+// taken over is found: nothing reads that connection.
+func (st *stream) beat() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.ended {
+		return
+	}
+	if err := st.send(gateproto.Frame{Type: gateproto.FrameHeartbeat}); err != nil {
+		st.log.V(1).Info("gate gone", "error", err.Error())
+		st.endLocked("")
+		return
+	}
+	st.heartbeat.Reset(st.srv.o.HeartbeatInterval)
+}
+
+// resyncNow rebuilds with the pod read again. Nothing tells the server
+// when a pod's own labels change (it may not watch pods), and they pick
+// its policies: look again now and then, whatever else happened.
+func (st *stream) resyncNow() {
+	st.mu.Lock()
+	if st.ended {
+		st.mu.Unlock()
+		return
+	}
+	st.recheck = true
+	st.resync.Reset(jittered(st.srv.o.Resync))
+	st.mu.Unlock()
+	st.schedule(0)
+}
+
+// rebuild builds the pod's configuration again and sends it when its
+// revision changed.
+//
+// The pod is read again from the API server only when recheck is set: at
+// the periodic resync, and when its namespace's labels changed. A rebuild
+// for a change elsewhere keeps the pod last read and looks only at its
+// namespace's labels, in the cache, so that a change that reaches every
+// gate costs no read of every pod. A pod replaced, deleted or given
+// another gate after its stream opened is therefore seen at the next
+// resync (or when its gate, restarted by that change, connects again and
+// is refused), not at the next change of policy.
+func (st *stream) rebuild() {
+	s := st.srv
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	// Invalidates from now on schedule another rebuild.
+	st.pending.Store(false)
+	if st.ended {
+		return
+	}
+	checkCtx, cancel := context.WithTimeout(st.ctx, reviewTimeout)
+	var ref *refusal
+	if !st.recheck && st.served.nsRead {
+		// The checks' verdict depends on the pod, unchanged since it was
+		// read, and its namespace's labels: look at those.
+		var labels map[string]string
+		if labels, ref = namespaceLabels(checkCtx, s.o.NamespaceReader, st.id.Namespace); ref == nil && !maps.Equal(labels, st.served.nsLabels) {
+			st.recheck = true
+		}
+	}
+	if ref == nil && st.recheck {
+		st.recheck = false
+		var fresh servedPod
+		if fresh, ref = s.checkPod(checkCtx, st.id); ref == nil {
+			st.served = fresh.slim()
+		}
+	}
+	cancel()
+	if st.ended {
+		// The stream's context ended while the pod was read.
+		return
+	}
+	if ref != nil {
+		st.log.Info("closing a gate's stream: "+ref.reason, "reason", ref.label)
+		st.endLocked(ref.reason)
+		return
+	}
+	if !st.push(false) {
+		st.endLocked("")
 	}
 }
 
@@ -294,38 +413,54 @@ func jittered(d time.Duration) time.Duration {
 }
 
 // push builds the pod's configuration and sends it when it is the
-// stream's first or its revision is not last. It returns the revision the gate now has, and false when the
-// stream must close (it has then said why).
-func (s *Server) push(st *stream, pod *corev1.Pod, last string, first bool, sendConfig func(built) error,
-	closeWith func(string), log logr.Logger) (string, bool) {
-	b, err := s.build(st.ctx, pod, st.id)
+// stream's first or its revision is not the one the gate has. It returns
+// false when the stream must end; it has then told the gate why, when
+// the gate is there to hear it.
+func (st *stream) push(first bool) bool {
+	s := st.srv
+	b, err := s.build(st.ctx, st.served.pod, st.id)
 	if err != nil {
 		s.metrics.buildErrors.Inc()
-		log.Error(err, "building a gate's configuration")
+		st.log.Error(err, "building a gate's configuration")
 		// The details stay in the operator's log: the gate's log is
 		// readable in the agent's namespace, and the error may name
 		// objects of others.
-		closeWith("the operator could not build this pod's configuration; the gate keeps its last one")
-		return last, false
+		st.sayLocked("the operator could not build this pod's configuration; the gate keeps its last one")
+		return false
 	}
 	cfg := b.cfg
-	if !first && cfg.Revision == last {
-		return last, true
+	if !first && cfg.Revision == st.last {
+		return true
 	}
-	if err := sendConfig(b); err != nil {
+	if b.enc != nil {
+		err = st.out.writeConfig(b.enc)
+	} else {
+		err = st.send(gateproto.Frame{Type: gateproto.FrameConfig, Config: cfg})
+	}
+	if err != nil {
 		if errors.Is(err, errFrameTooLarge) {
-			log.Error(err, "a gate's configuration is too large to send", "revision", cfg.Revision)
-			closeWith("the configuration is larger than a frame may be; the gate keeps its last one")
+			st.log.Error(err, "a gate's configuration is too large to send", "revision", cfg.Revision)
+			st.sayLocked("the configuration is larger than a frame may be; the gate keeps its last one")
 		} else {
-			log.V(1).Info("gate gone", "error", err.Error())
+			st.log.V(1).Info("gate gone", "error", err.Error())
 		}
-		return last, false
+		return false
 	}
 	s.metrics.pushes.Inc()
 	if !first {
-		log.Info("pushed a new configuration", "revision", cfg.Revision, "previous", last)
+		st.log.Info("pushed a new configuration", "revision", cfg.Revision, "previous", st.last)
 	}
-	return cfg.Revision, true
+	st.last = cfg.Revision
+	return true
+}
+
+// send writes one frame.
+func (st *stream) send(f gateproto.Frame) error {
+	b, err := encodeFrame(f)
+	if err != nil {
+		return err
+	}
+	return st.out.writeLine(b, newline)
 }
 
 // built is a pod's configuration, and its encoding when the Builder made
@@ -387,56 +522,102 @@ const writeChunk = 4 << 10
 // which the gate would refuse anyway.
 var errFrameTooLarge = errors.New("frame larger than gateproto.MaxFrameBytes")
 
-// writeFrame sends one frame as one line and flushes it, within the write
-// timeout: a gate that stops reading must not hold a goroutine forever.
-func (s *Server) writeFrame(w http.ResponseWriter, rc *http.ResponseController, f gateproto.Frame) error {
+var newline = []byte{'\n'}
+
+// encodeFrame encodes one frame, without its newline.
+func encodeFrame(f gateproto.Frame) ([]byte, error) {
 	f.Version = gateproto.Version
 	f.Time = time.Now().UTC()
 	b, err := json.Marshal(f)
 	if err != nil {
-		return fmt.Errorf("encoding a %s frame: %w", f.Type, err)
+		return nil, fmt.Errorf("encoding a %s frame: %w", f.Type, err)
 	}
 	if len(b)+1 > gateproto.MaxFrameBytes {
-		return fmt.Errorf("%w: %d bytes", errFrameTooLarge, len(b)+1)
+		return nil, fmt.Errorf("%w: %d bytes", errFrameTooLarge, len(b)+1)
 	}
-	return s.writeLine(w, rc, b, []byte{'\n'})
+	return b, nil
 }
 
-// writeConfigFrame sends a configuration frame whose configuration is
-// already encoded: the frame is written around the encoding, not encoded
-// again. The bytes are those writeFrame would write.
-func (s *Server) writeConfigFrame(w http.ResponseWriter, rc *http.ResponseController, enc *gateproto.Encoded) error {
+// configFrame returns the pieces of a configuration frame whose
+// configuration is already encoded: the frame is written around the
+// encoding, not encoded again. The bytes are those encodeFrame would
+// write, and its newline.
+func configFrame(enc *gateproto.Encoded) ([]any, error) {
 	head, err := json.Marshal(gateproto.Frame{Version: gateproto.Version, Type: gateproto.FrameConfig, Time: time.Now().UTC()})
 	if err != nil {
-		return fmt.Errorf("encoding a %s frame: %w", gateproto.FrameConfig, err)
+		return nil, fmt.Errorf("encoding a %s frame: %w", gateproto.FrameConfig, err)
 	}
 	// Config is the field after Time, and the others are empty: the
 	// encoding goes where json.Marshal would put it, before the last brace.
 	head = append(head[:len(head)-1], `,"config":`...)
 	if n := len(head) + enc.Len() + len("}\n"); n > gateproto.MaxFrameBytes {
-		return fmt.Errorf("%w: %d bytes", errFrameTooLarge, n)
+		return nil, fmt.Errorf("%w: %d bytes", errFrameTooLarge, n)
 	}
-	return s.writeLine(w, rc, head, enc, []byte("}\n"))
+	return []any{head, enc, []byte("}\n")}, nil
 }
 
-// writeLine writes the pieces of one frame and flushes them, within the
-// write timeout. Each piece is a []byte or an io.WriterTo.
-func (s *Server) writeLine(w http.ResponseWriter, rc *http.ResponseController, pieces ...any) error {
-	_ = rc.SetWriteDeadline(time.Now().Add(s.o.WriteTimeout))
-	cw := chunkWriter{w: w}
-	for _, p := range pieces {
-		var err error
-		switch p := p.(type) {
-		case []byte:
-			_, err = cw.Write(p)
-		case io.WriterTo:
-			_, err = p.WriteTo(cw)
-		}
-		if err != nil {
-			return err
-		}
+// frameSink is where a stream's frames go: an HTTP/2 response, or the
+// connection of an HTTP/1.1 stream taken over from the HTTP server.
+type frameSink interface {
+	// writeLine writes the pieces of one frame and sends them, within
+	// the write timeout. Each piece is a []byte or an io.WriterTo.
+	writeLine(pieces ...any) error
+	// writeConfig writes a configuration frame around its encoding.
+	writeConfig(enc *gateproto.Encoded) error
+	// close ends the stream's body; it may be called once.
+	close()
+}
+
+// responseSink writes frames to an HTTP response, which stays open while
+// the handler waits.
+type responseSink struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+}
+
+func newResponseSink(w http.ResponseWriter, timeout time.Duration) *responseSink {
+	w.Header().Set("Content-Type", gateproto.StreamContentType)
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	return &responseSink{w: w, rc: http.NewResponseController(w), timeout: timeout}
+}
+
+func (r *responseSink) writeConfig(enc *gateproto.Encoded) error {
+	pieces, err := configFrame(enc)
+	if err != nil {
+		return err
 	}
-	if err := rc.Flush(); err != nil {
+	return r.writeLine(pieces...)
+}
+
+// close does nothing: the response ends when its handler returns.
+func (r *responseSink) close() {}
+
+// writeFrame sends one frame as one line on a response and flushes it,
+// within the write timeout: a gate that stops reading must not hold a
+// goroutine forever.
+func (s *Server) writeFrame(w http.ResponseWriter, rc *http.ResponseController, f gateproto.Frame) error {
+	b, err := encodeFrame(f)
+	if err != nil {
+		return err
+	}
+	return (&responseSink{w: w, rc: rc, timeout: s.o.WriteTimeout}).writeLine(b, newline)
+}
+
+// writeConfigFrame sends a configuration frame, already encoded, on a
+// response.
+func (s *Server) writeConfigFrame(w http.ResponseWriter, rc *http.ResponseController, enc *gateproto.Encoded) error {
+	return (&responseSink{w: w, rc: rc, timeout: s.o.WriteTimeout}).writeConfig(enc)
+}
+
+func (r *responseSink) writeLine(pieces ...any) error {
+	_ = r.rc.SetWriteDeadline(time.Now().Add(r.timeout))
+	cw := chunkWriter{w: r.w}
+	if err := writePieces(cw, pieces); err != nil {
+		return err
+	}
+	if err := r.rc.Flush(); err != nil {
 		return err
 	}
 	// The deadline bounds this write only. Over HTTP/2 it is a timer on
@@ -444,7 +625,23 @@ func (s *Server) writeLine(w http.ResponseWriter, rc *http.ResponseController, p
 	// set, it would end every stream that stays quiet for WriteTimeout,
 	// shorter than the heartbeat, and each gate would reconnect (a review,
 	// a read of its pod) every few seconds.
-	return rc.SetWriteDeadline(time.Time{})
+	return r.rc.SetWriteDeadline(time.Time{})
+}
+
+func writePieces(w io.Writer, pieces []any) error {
+	for _, p := range pieces {
+		var err error
+		switch p := p.(type) {
+		case []byte:
+			_, err = w.Write(p)
+		case io.WriterTo:
+			_, err = p.WriteTo(w)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // chunkWriter writes in pieces no larger than the response's own buffer:
