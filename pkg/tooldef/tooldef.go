@@ -253,15 +253,16 @@ func (t *Tool) computeDigests() error {
 	// size: growing a fresh buffer for every tool cost more than writing it.
 	w := writers.Get().(*canonicalWriter)
 	defer writers.Put(w)
-	for k := range t.Object {
-		w.keys = append(w.keys, k)
+	// Each member is taken with its value as the map is iterated, rather
+	// than its name alone and the value looked up again.
+	top := w.top[:0]
+	for k, v := range t.Object {
+		top = append(top, member{k, v})
 	}
-	keys := w.keys
-	sortNames(keys)
-	w.keys = w.keys[len(w.keys):]
+	sortMembers(top)
 	defer func() {
-		clear(keys)
-		w.keys = keys[:0]
+		clear(top)
+		w.top = top[:0]
 		// An error leaves members on the stack; none may stay in the pool.
 		clear(w.members)
 		w.members = w.members[:0]
@@ -278,7 +279,8 @@ func (t *Tool) computeDigests() error {
 	other := w.other[:0]
 	defer func() { w.other = other[:0] }()
 	whole = append(whole, '{')
-	for i, key := range keys {
+	for i, m := range top {
+		key := m.key
 		if i > 0 {
 			whole = append(whole, ',')
 		}
@@ -287,7 +289,7 @@ func (t *Tool) computeDigests() error {
 		whole = append(whole, ':')
 		valueStart := len(whole)
 		var err error
-		whole, err = w.append(whole, t.Object[key], 0)
+		whole, err = w.append(whole, m.val, 0)
 		if err != nil {
 			// Only MCP's names are quoted: the message of a probe must not
 			// read back what a server chose.
@@ -346,7 +348,8 @@ const maxDepth = 128
 // canonicalWriter appends RFC 8785 forms, reusing one buffer of member
 // names across objects so that sorting them allocates nothing per object.
 type canonicalWriter struct {
-	keys []string
+	// top holds the members of the tool object computeDigests writes.
+	top []member
 	// members is the stack of nested objects' members, sorted per object.
 	members []member
 	// buf is the buffer computeDigests writes a tool's whole form into.
@@ -467,20 +470,10 @@ func appendCanonicalString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// sortNames sorts member names as RFC 8785 does, by their UTF-16 code
-// units. Names are nearly always ASCII, where that is byte order: checking
-// each name once is cheaper than checking both at every comparison.
-func sortNames(keys []string) {
-	for _, k := range keys {
-		if !isASCII(k) {
-			slices.SortFunc(keys, compareUTF16)
-			return
-		}
-	}
-	keysort.Bytewise(keys)
-}
-
-// sortMembers sorts an object's members by name as sortNames does.
+// sortMembers sorts an object's members as RFC 8785 does, by their names'
+// UTF-16 code units. Names are nearly always ASCII, where that is byte
+// order: checking each name once is cheaper than checking both at every
+// comparison.
 func sortMembers(ms []member) {
 	for _, m := range ms {
 		if !isASCII(m.key) {
