@@ -1,6 +1,8 @@
 package gate
 
 import (
+	"context"
+	"log/slog"
 	"time"
 
 	"github.com/toolgate/toolgate/internal/gate/decide"
@@ -35,24 +37,29 @@ func (g *Gate) auditLine(st *state, ss *serverState, d decisionLine) {
 	if d.callID == "" {
 		d.callID = randomKey()
 	}
-	attrs := []any{
-		"namespace", st.cfg.Namespace, "pod", st.cfg.Pod, "server", ss.cfg.ID,
-		"tool", d.tool, "fingerprint", d.fingerprint, "level", d.level,
-		"decision", string(d.decision), "reason", string(d.reason), "callID", d.callID, "rpcID", d.rpcID,
-		"upstreamLatencyMs", float64(d.upstream.Microseconds()) / 1000,
-		"mode", string(st.cfg.Mode), "revision", st.cfg.Revision,
-	}
+	// Attributes rather than alternating keys and values: a string held
+	// in an any is a copy on the heap each, and a line is written for
+	// every call.
+	var buf [22]slog.Attr
+	attrs := append(buf[:0],
+		slog.String("namespace", st.cfg.Namespace), slog.String("pod", st.cfg.Pod), slog.String("server", ss.cfg.ID),
+		slog.String("tool", d.tool), slog.String("fingerprint", d.fingerprint), slog.String("level", d.level),
+		slog.String("decision", string(d.decision)), slog.String("reason", string(d.reason)),
+		slog.String("callID", d.callID), slog.String("rpcID", d.rpcID), //nolint:sloglint // the audit line's keys are its published format
+		slog.Float64("upstreamLatencyMs", float64(d.upstream.Microseconds())/1000),
+		slog.String("mode", string(st.cfg.Mode)), slog.String("revision", st.cfg.Revision),
+	)
 	if d.enforce != "" {
-		attrs = append(attrs, "enforceWould", string(d.enforce))
+		attrs = append(attrs, slog.String("enforceWould", string(d.enforce)))
 	}
 	if d.by != "" {
-		attrs = append(attrs, "decidedBy", d.by)
+		attrs = append(attrs, slog.String("decidedBy", d.by))
 	}
 	if a := d.arguments; a != nil {
-		attrs = append(attrs, "argumentRule", a.rule, "argumentOutcome", a.outcome, "argumentsDigest", a.digest)
+		attrs = append(attrs, slog.String("argumentRule", a.rule), slog.String("argumentOutcome", a.outcome), slog.String("argumentsDigest", a.digest))
 		if a.level != "" {
-			attrs = append(attrs, "callLevel", a.level, "raisedBy", a.raised)
+			attrs = append(attrs, slog.String("callLevel", a.level), slog.String("raisedBy", a.raised))
 		}
 	}
-	g.audit.Info("toolgate.decision", attrs...)
+	g.audit.LogAttrs(context.Background(), slog.LevelInfo, "toolgate.decision", attrs...)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -121,5 +122,82 @@ func BenchmarkCallArgumentRules(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Run(fmt.Sprintf("rules=%d", n), func(b *testing.B) { benchCall(b, g.url(), 256) })
+	}
+}
+
+// BenchmarkFreshSession is one round of an agent that opens a session per
+// task, through a plain reverse proxy and through the gate, in one process,
+// against the Go SDK's server: initialize (2025-11-25), the initialized
+// notification, the standalone GET stream, tools/list, one tools/call and
+// DELETE, each read to its end, the GET stream closed by the DELETE. The
+// client is a few plain HTTP requests, the same through both, so that the
+// difference of the two allocation figures is what the gate allocates per
+// round — what, under the gate's collector setting, decides how often the
+// collector runs. test/bench/gatebench prices the same round with the Go
+// SDK's client and the gate as a process of its own.
+//
+//	go test ./internal/gate -run '^$' -bench FreshSession -benchmem -count 3
+func BenchmarkFreshSession(b *testing.B) {
+	s := newMCPServer(map[string]string{"echo": "Echoes its text."})
+	u := startUpstream(b, genSession, s)
+	target, _ := url.Parse(u.srv.URL)
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.FlushInterval = -1
+	rp.Transport = &http.Transport{MaxIdleConnsPerHost: 128}
+	rp.ErrorLog = log.New(io.Discard, "", 0)
+	proxy := httptest.NewServer(rp)
+	b.Cleanup(proxy.Close)
+	g := startGate(b, Options{})
+	if err := g.Apply(config(b, gateproto.ModeEnforce, u, fingerprints(b, s), exposed("echo"))); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("proxy", func(b *testing.B) { benchFreshSession(b, proxy.URL) })
+	b.Run("gate", func(b *testing.B) { benchFreshSession(b, g.url()) })
+}
+
+func benchFreshSession(b *testing.B, endpoint string) {
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	send := func(method, sid, body string) (*http.Response, string) {
+		var rd io.Reader
+		if body != "" {
+			rd = strings.NewReader(body)
+		}
+		req, _ := http.NewRequest(method, endpoint, rd)
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+		}
+		if method == http.MethodGet {
+			req.Header.Set("Accept", "text/event-stream")
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if method == http.MethodGet {
+			return resp, ""
+		}
+		out, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode >= 300 {
+			b.Fatalf("%s %.60s: %d %v: %.300s", method, body, resp.StatusCode, err, out)
+		}
+		return resp, string(out)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, _ := send(http.MethodPost, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"agent","version":"v1"}}}`)
+		sid := resp.Header.Get("Mcp-Session-Id")
+		send(http.MethodPost, sid, `{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}`)
+		stream, _ := send(http.MethodGet, sid, "")
+		send(http.MethodPost, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`)
+		if _, out := send(http.MethodPost, sid, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`); !strings.Contains(out, "echo:hi") {
+			b.Fatalf("tools/call answered %.300s", out)
+		}
+		send(http.MethodDelete, sid, "")
+		_, _ = io.Copy(io.Discard, stream.Body)
+		stream.Body.Close()
 	}
 }

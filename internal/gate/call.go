@@ -66,7 +66,8 @@ func (g *Gate) serveCall(x *exchange) {
 		tool: clip.String(x.msg.Name, 256), fingerprint: c.Fingerprint, level: level, decision: c.Verdict,
 		reason: c.Reason, enforce: c.EnforceWould, callID: c.callID, rpcID: clip.String(string(x.msg.ID), 128), upstream: x.upstream, by: c.by,
 	}
-	if j := x.facts.Judgement; j.Judged {
+	if x.facts != nil && x.facts.Judgement.Judged {
+		j := x.facts.Judgement
 		line.arguments = argumentsLine(j, x.msg.Arguments)
 	}
 	g.auditLine(x.st, x.ss, line)
@@ -128,7 +129,7 @@ func (g *Gate) decideCall(x *exchange, st *state, ss *serverState, approved *gat
 		f.Judgement = g.judge(st, ss, f.Tool, schema, x.msg.Arguments)
 		out = decide.Call(f)
 	}
-	x.facts = f
+	x.facts = &f
 	if out.Verdict.Forwards() || out.Verdict == decide.Hold {
 		x.st, x.ss, x.schema = st, ss, schema
 	}
@@ -191,7 +192,7 @@ func (g *Gate) hold(x *exchange, c *call) {
 		return
 	}
 	preview, complete := Preview(x.msg.Arguments)
-	why := decide.Held(x.facts)
+	why := decide.Held(*x.facts)
 	req := gateproto.CallRequest{
 		HeldBy: why.By, Rule: why.Rule, Level: why.Level, Reason: clip.String(why.Reason, gateproto.MaxMessageLength),
 		Version:          gateproto.Version,

@@ -64,12 +64,12 @@ type upstream struct {
 	seen chan http.Header // headers of every request, when set
 }
 
-func startUpstream(t *testing.T, gen generation, s *mcp.Server) *upstream {
+func startUpstream(t testing.TB, gen generation, s *mcp.Server) *upstream {
 	t.Helper()
 	return startUpstreamFunc(t, gen, func(*http.Request) *mcp.Server { return s }, s)
 }
 
-func startUpstreamFunc(t *testing.T, gen generation, get func(*http.Request) *mcp.Server, s *mcp.Server) *upstream {
+func startUpstreamFunc(t testing.TB, gen generation, get func(*http.Request) *mcp.Server, s *mcp.Server) *upstream {
 	t.Helper()
 	u := &upstream{gen: gen, mcp: s}
 	var h http.Handler
@@ -104,7 +104,7 @@ func (u *upstream) transport() string {
 // fingerprints lists an SDK server over a stateless JSON handler of its own
 // and returns each tool's fingerprint as the gate will compute it: what a
 // probe would pin.
-func fingerprints(t *testing.T, s *mcp.Server) map[string]string {
+func fingerprints(t testing.TB, s *mcp.Server) map[string]string {
 	t.Helper()
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
 	srv := httptest.NewServer(h)

@@ -25,7 +25,16 @@ type outstanding struct {
 	// last is the token of the last request registered: each exchange
 	// releases its own request, not another's of the same id.
 	last uint64
+	// spare are records of sessions that had nothing outstanding any
+	// more, kept for the next session: a session's record goes when its
+	// last request is answered, and an agent sends its requests one after
+	// another, so without them every request would build one anew.
+	spare []*sessionRequests
 }
+
+// maxSpare bounds the spare records a server keeps: about as many as
+// sessions send requests at once.
+const maxSpare = 64
 
 // sessionRequests are one session's outstanding requests by id key. An id
 // may be outstanding more than once: agents without a session share one
@@ -60,7 +69,12 @@ func (o *outstanding) register(session, key, method, tool string, limit int, sta
 	defer o.mu.Unlock()
 	sr := o.bySession[session]
 	if sr == nil {
-		sr = &sessionRequests{byID: map[string][]outstandingRequest{}}
+		if n := len(o.spare); n > 0 {
+			sr, o.spare[n-1] = o.spare[n-1], nil
+			o.spare = o.spare[:n-1]
+		} else {
+			sr = &sessionRequests{byID: map[string][]outstandingRequest{}}
+		}
 		o.bySession[session] = sr
 	}
 	if sr.n >= limit {
@@ -201,5 +215,10 @@ func (o *outstanding) removeLocked(session string, sr *sessionRequests, key stri
 	}
 	if sr.n == 0 {
 		delete(o.bySession, session)
+		// Nothing is left in it (n counts what byID holds, and an id
+		// without requests is deleted): it can serve another session.
+		if len(o.spare) < maxSpare {
+			o.spare = append(o.spare, sr)
+		}
 	}
 }

@@ -24,8 +24,10 @@ import (
 // exchange is one agent request in flight.
 type exchange struct {
 	// facts are what the last decision of a tools/call was taken on: why
-	// a held call is held, and what its arguments did, for the audit line.
-	facts    decide.CallFacts
+	// a held call is held, and what its arguments did, for the audit line;
+	// nil for every other request, which would otherwise carry them all
+	// (a few hundred bytes) on every exchange.
+	facts    *decide.CallFacts
 	st       *state
 	ss       *serverState
 	sess     *session
@@ -914,8 +916,10 @@ func rootCause(err error) string {
 }
 
 func (g *Gate) serveGET(x *exchange) {
-	ctx, cancel := context.WithCancel(x.r.Context())
-	defer cancel()
+	// The stream to the server ends with the agent's request, whose
+	// context net/http cancels when this handler returns (and the body is
+	// closed before): no context of its own is needed.
+	ctx := x.r.Context()
 	if sid := x.r.Header.Get("Mcp-Session-Id"); sid != "" {
 		s, ok := g.sessions.session(x.ss.watch, sid, "", true)
 		if !ok {
