@@ -15,6 +15,7 @@ import (
 	"github.com/toolgate/toolgate/internal/gate/argcheck"
 	"github.com/toolgate/toolgate/internal/gate/argjudge"
 	"github.com/toolgate/toolgate/internal/gate/gatemetrics"
+	"github.com/toolgate/toolgate/internal/gate/rpcmsg"
 	"github.com/toolgate/toolgate/internal/gateproto"
 	"github.com/toolgate/toolgate/internal/membudget"
 	"github.com/toolgate/toolgate/pkg/argrule"
@@ -142,6 +143,9 @@ type Gate struct {
 	// scanBuffers is the memory every JSON answer read whole for the scan
 	// shares.
 	scanBuffers *membudget.Budget
+	// known remembers the fingerprints of the tool definitions servers
+	// sent, by their bytes: every session lists the same catalogue.
+	known *rpcmsg.Known
 	// args holds each approved definition's inputSchema compiled once,
 	// by fingerprint, that every call's arguments are checked against.
 	args *argcheck.Checker
@@ -231,6 +235,7 @@ func New(o Options) *Gate {
 		streams:     make(chan struct{}, l.MaxStreams),
 		decode:      membudget.New(l.ListDecodeBudget),
 		scanBuffers: membudget.New(l.ScanBufferBudget),
+		known:       rpcmsg.NewKnown(knownToolBytes),
 		args:        argcheck.NewChecker(0),
 		rules:       argrule.NewCache(2 * gateproto.MaxArgumentRules),
 		watches:     map[string]*watch{},

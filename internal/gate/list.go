@@ -21,6 +21,11 @@ import (
 // every one of them is recorded in the server's watch (record), where a
 // definition other than the approved one blocks the tool.
 
+// knownToolBytes bounds the tool definitions the gate remembers the
+// fingerprints of (rpcmsg.Known): a catalogue of about a hundred tools,
+// beside the 30 MiB the gate is meant to stay within.
+const knownToolBytes = 128 << 10
+
 // internalIDPrefix starts the ids of the gate's own requests to a server.
 const internalIDPrefix = "toolgate/"
 
@@ -70,6 +75,7 @@ func (g *Gate) listServer(ctx context.Context, st *state, ss *serverState, v via
 		_, res, err := rpcmsg.FilterList(nil, data, rpcmsg.ListOptions{
 			Observe: func(tools []rpcmsg.Listed) { g.record(st, ss, tools) },
 			Charge:  meter.charge,
+			Known:   g.known,
 		})
 		meter.close()
 		if err != nil {
@@ -188,6 +194,7 @@ func (g *Gate) filterForAgent(x *exchange, data []byte) ([]byte, error) {
 		Cache:    statelessProtocol(x.protocol),
 		MaxTTLMs: g.limits.ListTTL.Milliseconds(),
 		Charge:   meter.charge,
+		Known:    g.known,
 	})
 	if err != nil {
 		return nil, err

@@ -41,8 +41,18 @@ func BenchmarkFilterList100(b *testing.B) {
 }
 
 func benchFilter(b *testing.B, charge func(int64) error) {
+	benchFilterKnown(b, charge, nil)
+}
+
+// BenchmarkFilterList100Known filters the same list with its tools
+// remembered (Known), as every list after a server's first is.
+func BenchmarkFilterList100Known(b *testing.B) {
+	benchFilterKnown(b, nil, NewKnown(1<<20))
+}
+
+func benchFilterKnown(b *testing.B, charge func(int64) error, known *Known) {
 	msg := list100()
-	opts := ListOptions{Keep: func(l *Listed) bool { return l.Name != "tool_050" }, Cache: true, Charge: charge}
+	opts := ListOptions{Keep: func(l *Listed) bool { return l.Name != "tool_050" }, Cache: true, Charge: charge, Known: known}
 	b.SetBytes(int64(len(msg)))
 	b.ReportAllocs()
 	var dst []byte

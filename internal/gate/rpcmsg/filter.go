@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -58,6 +59,63 @@ type ListOptions struct {
 	// its entry in ListResult.Tools. An error from it stops FilterList,
 	// which returns an error wrapping it: the caller's memory budget.
 	Charge func(bytes int64) error
+	// Known, when set, remembers the name and fingerprint of every tool
+	// read whole, by its exact bytes, and gives them back when the same
+	// bytes come again instead of parsing and fingerprinting the tool
+	// anew: a server sends the same catalogue to every session.
+	Known *Known
+}
+
+// Known is a bounded memory of the tool definitions a server sent, by
+// their exact bytes: the name and the fingerprint (pkg/tooldef) the same
+// bytes always give. Every entry is still decoded and charged as before
+// (a list that does not parse or is over its budget is refused whatever
+// is remembered); what a hit saves is building the tool from its tree,
+// its canonical form and its hash, about half of what a list costs. Only
+// byte-for-byte equal definitions hit, so a definition that changed in
+// any byte is fingerprinted afresh. It is safe for concurrent use.
+type Known struct {
+	mu    sync.Mutex
+	tools map[string]knownTool
+	size  int
+	max   int
+}
+
+type knownTool struct {
+	name, fingerprint string
+	canonicalLen      int
+}
+
+// NewKnown returns a Known that holds definitions of at most maxBytes in
+// all; once full it remembers nothing more (what it holds is what was
+// sent first, which a server sends again).
+func NewKnown(maxBytes int) *Known {
+	return &Known{tools: map[string]knownTool{}, max: maxBytes}
+}
+
+func (k *Known) get(raw []byte) (knownTool, bool) {
+	if k == nil {
+		return knownTool{}, false
+	}
+	k.mu.Lock()
+	t, ok := k.tools[string(raw)]
+	k.mu.Unlock()
+	return t, ok
+}
+
+func (k *Known) add(raw []byte, t knownTool) {
+	if k == nil {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.size+len(raw) > k.max {
+		return
+	}
+	if _, ok := k.tools[string(raw)]; !ok {
+		k.tools[string(raw)] = t
+		k.size += len(raw)
+	}
 }
 
 // listedOverhead is the heap an entry of ListResult.Tools costs besides its
@@ -145,7 +203,7 @@ func FilterList(dst, msg []byte, opts ListOptions) ([]byte, ListResult, error) {
 					return nil, res, errors.New("tools/list result: tools is not an array")
 				}
 				toolsStart = start
-				if err := readTools(dec, msg, &res, opts.Charge); err != nil {
+				if err := readTools(dec, msg, &res, opts.Charge, opts.Known); err != nil {
 					return nil, res, err
 				}
 				toolsEnd = int(dec.InputOffset())
@@ -301,7 +359,7 @@ func readTTL(t jsontext.Token) (int64, bool) {
 
 // readTools reads the tools array, fingerprinting every entry and charging
 // what it decodes to charge, when set.
-func readTools(dec *jsontext.Decoder, msg []byte, res *ListResult, charge func(int64) error) error {
+func readTools(dec *jsontext.Decoder, msg []byte, res *ListResult, charge func(int64) error, known *Known) error {
 	if _, err := dec.ReadToken(); err != nil {
 		return fmt.Errorf("tools/list result tools: %w", err)
 	}
@@ -315,7 +373,10 @@ func readTools(dec *jsontext.Decoder, msg []byte, res *ListResult, charge func(i
 		end := int(dec.InputOffset())
 		l := Listed{Raw: msg[start:end:end]}
 		cost := int64(listedOverhead)
-		if t, err := tooldef.ParseToolValue(v); err != nil {
+		if kt, ok := known.get(l.Raw); ok {
+			cost += int64(kt.canonicalLen)
+			l.Name, l.Fingerprint = kt.name, kt.fingerprint
+		} else if t, err := tooldef.ParseToolValue(v); err != nil {
 			l.Err = err
 			if obj, ok := v.(map[string]any); ok {
 				l.Name, _ = obj["name"].(string)
@@ -323,6 +384,7 @@ func readTools(dec *jsontext.Decoder, msg []byte, res *ListResult, charge func(i
 		} else {
 			cost += int64(t.CanonicalLen())
 			l.Name, l.Fingerprint = t.Name, t.Fingerprint()
+			known.add(l.Raw, knownTool{name: l.Name, fingerprint: l.Fingerprint, canonicalLen: t.CanonicalLen()})
 		}
 		if charge != nil {
 			if err := charge(cost + int64(len(l.Name))); err != nil {
