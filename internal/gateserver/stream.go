@@ -34,7 +34,6 @@ const reviewTimeout = 10 * time.Second
 type stream struct {
 	id  identity
 	srv *Server
-	log logr.Logger
 	// ctx ends when the stream must: superseded by a newer stream of its
 	// pod, the operator stopping, or (HTTP/2) the gate gone.
 	ctx    context.Context
@@ -61,6 +60,13 @@ type stream struct {
 	done                   chan struct{}
 	heartbeat, resync, end *time.Timer
 	stopWatch              func() bool
+}
+
+// log is the server's logger with the stream's pod. It is made when a line
+// is written, which is seldom, rather than kept: a logger with values
+// holds their encoding, a kilobyte a stream.
+func (st *stream) log() logr.Logger {
+	return st.srv.log.WithValues("namespace", st.id.Namespace, "pod", st.id.Pod)
 }
 
 // invalidate schedules a rebuild after the debounce, unless one is
@@ -119,8 +125,7 @@ func (s *Server) serveConfig(w http.ResponseWriter, r *http.Request) {
 		parent = s.streamBase()
 	}
 	ctx, stop := context.WithCancelCause(parent)
-	st := &stream{id: id, srv: s, ctx: ctx, cancel: stop, served: served.slim(), done: make(chan struct{}),
-		log: s.log.WithValues("namespace", id.Namespace, "pod", id.Pod)}
+	st := &stream{id: id, srv: s, ctx: ctx, cancel: stop, served: served.slim(), done: make(chan struct{})}
 	if ref := s.admit(st); ref != nil {
 		stop(nil)
 		s.refuse(w, r, id, ref)
@@ -129,7 +134,7 @@ func (s *Server) serveConfig(w http.ResponseWriter, r *http.Request) {
 	if hijack {
 		out, err := hijackStream(w, s.o.WriteTimeout)
 		if err != nil {
-			st.log.V(1).Info("could not take over the gate's connection", "error", err.Error())
+			st.log().V(1).Info("could not take over the gate's connection", "error", err.Error())
 			st.mu.Lock()
 			st.endLocked("")
 			st.mu.Unlock()
@@ -251,7 +256,7 @@ func (st *stream) start() {
 		return
 	}
 	st.connected = true
-	st.log.Info("gate connected", "revision", st.last)
+	st.log().Info("gate connected", "revision", st.last)
 
 	lifetime := s.o.MaxStreamLifetime
 	if !st.id.Expiry.IsZero() {
@@ -312,14 +317,14 @@ func (st *stream) endLocked(why string) {
 	st.srv.release(st)
 	close(st.done)
 	if st.connected {
-		st.log.Info("gate stream closed")
+		st.log().Info("gate stream closed")
 	}
 }
 
 // sayLocked tells the gate why its stream closes.
 func (st *stream) sayLocked(why string) {
 	if err := st.send(gateproto.Frame{Type: gateproto.FrameError, Error: why}); err != nil {
-		st.log.V(1).Info("could not tell the gate why its stream closes", "error", err.Error())
+		st.log().V(1).Info("could not tell the gate why its stream closes", "error", err.Error())
 	}
 }
 
@@ -332,7 +337,7 @@ func (st *stream) beat() {
 		return
 	}
 	if err := st.send(gateproto.Frame{Type: gateproto.FrameHeartbeat}); err != nil {
-		st.log.V(1).Info("gate gone", "error", err.Error())
+		st.log().V(1).Info("gate gone", "error", err.Error())
 		st.endLocked("")
 		return
 	}
@@ -397,7 +402,7 @@ func (st *stream) rebuild() {
 		return
 	}
 	if ref != nil {
-		st.log.Info("closing a gate's stream: "+ref.reason, "reason", ref.label)
+		st.log().Info("closing a gate's stream: "+ref.reason, "reason", ref.label)
 		st.endLocked(ref.reason)
 		return
 	}
@@ -421,7 +426,7 @@ func (st *stream) push(first bool) bool {
 	b, err := s.build(st.ctx, st.served.pod, st.id)
 	if err != nil {
 		s.metrics.buildErrors.Inc()
-		st.log.Error(err, "building a gate's configuration")
+		st.log().Error(err, "building a gate's configuration")
 		// The details stay in the operator's log: the gate's log is
 		// readable in the agent's namespace, and the error may name
 		// objects of others.
@@ -439,16 +444,16 @@ func (st *stream) push(first bool) bool {
 	}
 	if err != nil {
 		if errors.Is(err, errFrameTooLarge) {
-			st.log.Error(err, "a gate's configuration is too large to send", "revision", cfg.Revision)
+			st.log().Error(err, "a gate's configuration is too large to send", "revision", cfg.Revision)
 			st.sayLocked("the configuration is larger than a frame may be; the gate keeps its last one")
 		} else {
-			st.log.V(1).Info("gate gone", "error", err.Error())
+			st.log().V(1).Info("gate gone", "error", err.Error())
 		}
 		return false
 	}
 	s.metrics.pushes.Inc()
 	if !first {
-		st.log.Info("pushed a new configuration", "revision", cfg.Revision, "previous", st.last)
+		st.log().Info("pushed a new configuration", "revision", cfg.Revision, "previous", st.last)
 	}
 	st.last = cfg.Revision
 	return true
