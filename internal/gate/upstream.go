@@ -74,6 +74,14 @@ func (g *Gate) client(u *gateproto.Upstream) (*http.Client, error) {
 		MaxIdleConns:           256,
 		MaxIdleConnsPerHost:    128,
 		MaxResponseHeaderBytes: 64 << 10,
+		// The gate does not ask servers for gzip. Asking costs every
+		// request a header map of the transport's own (Accept-Encoding is
+		// added beside the request's headers), and every answer would be
+		// inflated before it is judged anyway; a server on loopback or the
+		// pod's network gains nothing from compressing for the gate, and
+		// an answer that inflates a hundredfold is one the gate need not
+		// read at all.
+		DisableCompression: true,
 		// Every connection to a server keeps a read and a write buffer
 		// for as long as it lives, and an agent's session holds two at
 		// once (its stream's and its requests'): at the default 4 KiB
