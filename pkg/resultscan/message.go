@@ -53,6 +53,11 @@ type segment struct {
 	value      int   // the value's length
 }
 
+// nameSeparators reads a member name's separators as spaces. Built once: a
+// Replacer is safe for concurrent use, and building one for every member
+// name of every answer was a good part of what a scan allocated.
+var nameSeparators = strings.NewReplacer("_", " ", "-", " ")
+
 // scanJSON scans the strings of a JSON document: a JSON-RPC message
 // (envelope: only its result, params and error), or a JSON text found in
 // the string at outer, whose findings are then reported on outer with the
@@ -98,7 +103,7 @@ func (s *Scanner) scanJSON(r *Report, msg []byte, envelope bool, outer string) e
 			// A member name may carry half of an order: "assistant_please_read":
 			// "/home/*/.ssh/id_rsa".
 			at := joined.Len()
-			joined.WriteString(strings.NewReplacer("_", " ", "-", " ").Replace(value))
+			joined.WriteString(nameSeparators.Replace(value))
 			segs = append(segs, segment{field: f, start: at, end: joined.Len(), lit0: off0, lit1: off1, value: len(value)})
 			joined.WriteByte('\n')
 		}
