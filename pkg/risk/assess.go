@@ -469,11 +469,17 @@ func approvalAndTrust(d SEP, j *judgement) string {
 // by a milder grade.
 func gradeRisk(s *signals, v actionVerdict, blast string, d SEP) (string, string) {
 	sev, why := severity(*s, v.judged, blast)
-	if v.judged != v.act && (v.judged == actDelete || v.judged == actDestroy) && sev == "critical" && s.optionPrivilege == "" && s.optionContainer == "" {
+	if v.judged != v.act && (v.judged == actDelete || v.judged == actDestroy) && sev == "critical" && s.optionPrivilege == "" && s.optionContainer == "" && managedContainer(s) == "" {
 		// An operation that deletes what the call names is the delete of
 		// items; one that removes a whole container (a table, a database)
 		// is broad destruction and stays critical.
 		sev, why = "high", "one of its operations removes what it names"
+	}
+	if v.judged == actDelete && sev == "high" && len(s.optionMutations) > 0 && s.privilege == "" && managedContainer(s) != "" {
+		// "application" with an action "delete": the operation names no
+		// object of its own, so it removes what the tool manages, a whole
+		// container with everything in it.
+		sev, why = "critical", "an operation removes a whole "+managedContainer(s)+" with everything in it"
 	}
 	if v.judged != v.act {
 		// The worst operation never hides what the tool does on its own:
@@ -535,4 +541,17 @@ func declaredSEP(t *tooldef.Tool) SEP {
 		}
 	}
 	return d
+}
+
+// managedContainer is the container a multi-operation tool is named for
+// ("application", "manage_projects"), "" when its name names none.
+func managedContainer(s *signals) string {
+	head := headNoun(s.objects)
+	if head == "application" {
+		head = "app"
+	}
+	if scopeWords[head] != "" && head != "table" && head != "schema" {
+		return head
+	}
+	return ""
 }

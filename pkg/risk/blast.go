@@ -74,6 +74,9 @@ func blastRadius(s signals, act action) (string, string) {
 			}
 		}
 	}
+	if c := idList(s); c != "" && act >= actMutate {
+		return "organization", fmt.Sprintf("parameter %q lists any number of containers", c)
+	}
 	if containsAny(s.tokens, "many", "multiple", "bulk", "batch", "all") {
 		return "namespace", "acts on many items at once"
 	}
@@ -142,6 +145,8 @@ func blastRadius(s signals, act action) (string, string) {
 				return "organization", "reads across a whole workspace"
 			case !s.requiredContainer && s.containerScope == "" && (workNouns[head] || workNouns[rawHead]):
 				return "organization", "lists what a whole workspace holds"
+			case s.containerScope == "organization" && narrowest(s) != "":
+				return "namespace", fmt.Sprintf("enumerates one %s, the narrowest container it must name", narrowest(s))
 			case s.containerScope == "organization":
 				return "organization", "enumerates an organization"
 			case s.containerScope == "cluster":
@@ -215,7 +220,17 @@ func blastRadius(s signals, act action) (string, string) {
 			return "namespace", "a merge changes the shared history of its container"
 		}
 		if containsAnyMap(s.objects, settingNouns) {
+			// "update_org_settings": the settings of an organisation or an
+			// account reach everything it holds.
+			for _, o := range s.objects {
+				if sc := scopeWords[o]; sc == "organization" || sc == "cluster" {
+					return sc, "the configuration of a whole " + o
+				}
+			}
 			return "namespace", "configuration reaches everything in its container"
+		}
+		if p := selector(s); p != "" && s.verb != "create" && s.verb != "insert" {
+			return "namespace", fmt.Sprintf("parameter %q selects any records of a collection", p)
 		}
 	case actDestroy:
 		return "namespace", "removes a whole collection"
@@ -268,3 +283,52 @@ var infraNouns = map[string]bool{"namespace": true, "node": true, "cluster": tru
 var workNouns = map[string]bool{"issue": true, "channel": true, "message": true, "page": true, "document": true,
 	"file": true, "comment": true, "ticket": true, "task": true, "conversation": true, "label": true, "cycle": true,
 	"board": true, "workflow": true, "dashboard": true, "card": true, "question": true}
+
+// narrowest is a required parameter that names a container narrower than
+// an organisation ("workspace_name" beside "org_name"): containers nest,
+// so a call that must name both reaches only the narrower one.
+func narrowest(s signals) string {
+	var buf [8]string
+	for _, p := range s.params {
+		if !p.required || p.nested {
+			continue
+		}
+		for _, tok := range appendTokens(buf[:0], p.name) {
+			if scopeWords[tok] == "namespace" {
+				return tok
+			}
+		}
+	}
+	return ""
+}
+
+// idList finds a top-level parameter of identifiers in the plural whose
+// word before the id names a container an organization holds side by side
+// ("workspace_ids", "project_ids"), an array or a list in a string: one call
+// reaches every container it lists. Tables, schemas, collections and
+// folders sit inside one database or tree, so a list of them does not.
+func idList(s signals) string {
+	var buf [8]string
+	for _, p := range s.params {
+		// The flattened name is tested first: few parameters end in "ids",
+		// and only those are split into words.
+		if p.nested || !strings.HasSuffix(p.flat, "ids") {
+			continue
+		}
+		if typ, _ := p.schema["type"].(string); typ != "array" && typ != "string" {
+			continue
+		}
+		toks := appendTokens(buf[:0], p.name)
+		if len(toks) < 2 || (toks[len(toks)-1] != "ids" && toks[len(toks)-1] != "uuids") {
+			continue
+		}
+		if orgContainers[toks[len(toks)-2]] {
+			return p.name
+		}
+	}
+	return ""
+}
+
+// orgContainers are the containers an organization holds side by side.
+var orgContainers = map[string]bool{"project": true, "repo": true, "repository": true, "workspace": true,
+	"app": true, "bucket": true, "database": true, "namespace": true, "space": true, "stack": true, "channel": true}

@@ -84,6 +84,8 @@ func severity(s signals, act action, blast string) (string, string) {
 	}
 	// Mutations and sends.
 	switch {
+	case s.privilege != "" && !accessChange(s):
+		return "medium", fmt.Sprintf("changes who works on a %s, or a person's profile: grants no permission of its own", head)
 	case s.privilege != "":
 		return "critical", fmt.Sprintf("changes %s: who may do what", s.privilege)
 	case accessInDescription(s.desc):
@@ -102,6 +104,8 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "high", "externally visible: " + s.public
 	case highImpactVerbs[s.verb]:
 		return "high", fmt.Sprintf("%q changes a running service or shared history", s.verb)
+	case serviceOperation(s) != "":
+		return "high", fmt.Sprintf("%q changes a running service as a whole", serviceOperation(s))
 	case s.money == "subscription":
 		return "high", "changes what a customer is charged again and again"
 	case s.money != "":
@@ -114,10 +118,12 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "high", "overwrites content with no undo of its own"
 	case len(s.hardFlags) > 0:
 		return "high", fmt.Sprintf("flag %q makes the change hard to undo", s.hardFlags[0])
-	case blastOrder[blast] >= blastOrder["cluster"]:
+	case blast == "cluster":
 		return "high", "a change whose reach is " + blast
-	case s.bulk || containsAny(s.objects, "many", "all", "bulk", "multiple"):
+	case (s.bulk || containsAny(s.objects, "many", "all", "bulk", "multiple")) && !additiveVerbs[s.verb]:
 		return "high", "changes many items at once"
+	case selector(s) != "" && s.verb != "create" && s.verb != "insert":
+		return "high", fmt.Sprintf("parameter %q changes every record it matches", selector(s))
 	case s.filterParam != "" && s.verb != "create":
 		// A created view or saved search stores its filter; it changes
 		// nothing it matches.
@@ -197,6 +203,7 @@ var highImpactVerbs = map[string]bool{
 	"deploy": true, "promote": true, "upgrade": true, "scale": true, "rollout": true,
 	"merge": true, "maintenance": true, "rollback": true, "reset": true,
 	"finalize": true, "checkout": true, "handle": true, "import": true, "approve": true,
+	"install": true,
 }
 
 // sessionActions drive a browser that may be signed in: a click or a key
@@ -259,7 +266,7 @@ var metadataWords = map[string]bool{"metadata": true, "info": true, "status": tr
 
 // secretPhrases in a read's description say it returns secret values.
 var secretPhrases = []string{"secret value", "password", "api key", "access token", "private key",
-	"environment variable", "cookies"}
+	"environment variable", "cookies", "headers"}
 
 var secretPhraseSet = phrase.New(secretPhrases...)
 
@@ -294,3 +301,78 @@ func readsPrivate(s *signals) {
 func returnsSecrets(desc string) bool {
 	return secretPhraseSet.Any(opening(desc, claimWindow))
 }
+
+// additiveVerbs add new things and change nothing that exists: adding
+// many at once is undone by removing them.
+var additiveVerbs = map[string]bool{"create": true, "insert": true, "add": true}
+
+// selectorParams choose the records a change applies to by a condition, not
+// by naming one: whatever matches is changed. A filter is left to the
+// filter rule, which knows a saved view stores its filter and changes
+// nothing it matches.
+var selectorParams = map[string]bool{"conditions": true, "condition": true, "criteria": true, "selector": true,
+	"match": true, "where": true}
+
+// selector finds a top-level parameter that selects records by a condition.
+func selector(s signals) string {
+	for _, p := range s.params {
+		if !p.nested && selectorParams[p.flat] {
+			if typ, _ := p.schema["type"].(string); typ == "object" || typ == "" {
+				return p.name
+			}
+		}
+	}
+	return ""
+}
+
+// stoppingVerbs stop what runs: one call takes a service down until
+// someone starts it again. A restart brings it back by itself.
+var stoppingVerbs = map[string]bool{"stop": true, "shutdown": true}
+
+// serviceOperation finds a word of the name that stops what runs, or an
+// operation of the tool that changes a running service as a whole (an
+// action "restart" or "deploy"): the tool's own verb may be milder than
+// what it can do.
+func serviceOperation(s signals) string {
+	for _, tok := range s.tokens {
+		if tok != s.verb && stoppingVerbs[tok] {
+			return tok
+		}
+	}
+	for _, op := range s.optionMutations {
+		// A restart brings the service back by itself; the other changes
+		// of a whole service leave it as the call left it.
+		if (serviceVerbs[op] && op != "restart") || stoppingVerbs[op] {
+			return op
+		}
+	}
+	return ""
+}
+
+// personalNouns are what a person's record holds beside their access: a
+// profile, a display name, preferences. Changing them grants nothing.
+var personalNouns = map[string]bool{"profile": true, "preference": true, "preferences": true, "avatar": true,
+	"name": true, "status": true, "presence": true, "notification": true, "nickname": true, "bio": true}
+
+// accessChange says a change the name ties to a person or an access noun
+// changes who may do what: it does unless what it changes is only the
+// person's profile ("update_user_profile").
+func accessChange(s signals) bool {
+	if personalNouns[headNoun(s.objects)] {
+		return false
+	}
+	if s.privilege == "member" {
+		for _, o := range s.objects {
+			if workGroups[o] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// workGroups gather people around work — a project, a team, a channel, a
+// cycle: a member of one sees and edits its work, with the permissions
+// the account already grants.
+var workGroups = map[string]bool{"project": true, "team": true, "channel": true, "cycle": true, "board": true,
+	"issue": true, "conversation": true, "initiative": true}
