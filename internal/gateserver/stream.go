@@ -376,7 +376,9 @@ func (st *stream) rebuild() {
 	defer st.mu.Unlock()
 	// Invalidates from now on schedule another rebuild.
 	st.pending.Store(false)
-	if st.ended {
+	// Before the first configuration is sent there is nothing to rebuild:
+	// the first is built after whatever asked for this.
+	if st.ended || !st.connected {
 		return
 	}
 	checkCtx, cancel := context.WithTimeout(st.ctx, reviewTimeout)
