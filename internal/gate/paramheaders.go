@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"bytes"
 	"encoding/base64"
 	"math"
 	"net/http"
@@ -41,7 +42,7 @@ func paramHeaders(h http.Header, schema, arguments []byte) {
 			delete(h, k)
 		}
 	}
-	if len(schema) == 0 || len(arguments) == 0 {
+	if len(schema) == 0 || len(arguments) == 0 || !mayAnnotateHeaders(schema) {
 		return
 	}
 	var s headerSchema
@@ -76,6 +77,15 @@ func paramHeaders(h http.Header, schema, arguments []byte) {
 		}
 	}
 	walk(s.Properties, args, 0)
+}
+
+// mayAnnotateHeaders reports whether a schema can hold an x-mcp-header
+// annotation at all: most hold none, and for them every call would decode
+// the schema and the arguments for nothing. A member name reaches the
+// decoder either as written or through \u escapes, so a schema with
+// neither the name as written nor any escape of that kind holds none.
+func mayAnnotateHeaders(schema []byte) bool {
+	return bytes.Contains(schema, []byte("x-mcp-header")) || bytes.Contains(schema, []byte(`\u`))
 }
 
 // validHeaderName reports whether an x-mcp-header annotation can name a
