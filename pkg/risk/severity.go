@@ -84,8 +84,8 @@ func severity(s signals, act action, blast string) (string, string) {
 	}
 	// Mutations and sends.
 	switch {
-	case s.privilege != "" && !accessChange(s):
-		return "medium", fmt.Sprintf("changes who works on a %s, or a person's profile: grants no permission of its own", head)
+	case s.privilege != "" && notAccess(s) != "":
+		return "medium", notAccess(s)
 	case s.privilege != "":
 		return "critical", fmt.Sprintf("changes %s: who may do what", s.privilege)
 	case accessInDescription(s.desc):
@@ -354,21 +354,31 @@ func serviceOperation(s signals) string {
 var personalNouns = map[string]bool{"profile": true, "preference": true, "preferences": true, "avatar": true,
 	"name": true, "status": true, "presence": true, "notification": true, "nickname": true, "bio": true}
 
-// accessChange says a change the name ties to a person or an access noun
-// changes who may do what: it does unless what it changes is only the
-// person's profile ("update_user_profile").
-func accessChange(s signals) bool {
+// notAccess says why a change the name ties to a person, a configuration
+// or an access noun does not change who may do what, "" when it does: it
+// changes only a person's profile ("update_user_profile"), a configuration
+// whose description speaks of no safeguard, or who works on a project or
+// a team.
+func notAccess(s signals) string {
 	if personalNouns[headNoun(s.objects)] {
-		return false
+		return "changes a person's " + headNoun(s.objects) + ": grants nothing"
+	}
+	if s.privilege == "config" || s.privilege == "configuration" || s.privilege == "setting" {
+		// Configuration is access when it says what may be done: allowed
+		// directories, blocked commands, security, authentication.
+		if !guardPhrases.Any(opening(s.desc, claimWindow)) {
+			return "changes a configuration that governs no access: reversible, limited in scope"
+		}
+		return ""
 	}
 	if s.privilege == "member" {
 		for _, o := range s.objects {
 			if workGroups[o] {
-				return false
+				return "changes who works on a " + o + ": a member works with the permissions the account already gives"
 			}
 		}
 	}
-	return true
+	return ""
 }
 
 // workGroups gather people around work — a project, a team, a channel, a
@@ -376,3 +386,8 @@ func accessChange(s signals) bool {
 // the account already grants.
 var workGroups = map[string]bool{"project": true, "team": true, "channel": true, "cycle": true, "board": true,
 	"issue": true, "conversation": true, "initiative": true}
+
+// guardPhrases in a configuration tool's description say the settings it
+// changes decide what may be done.
+var guardPhrases = phrase.New("security", "allowed", "blocked", "permission", "access", "auth", "password",
+	"token", "secret", "credential")
