@@ -106,7 +106,7 @@ func newWalker(dst []Text, prefix string) *schemaWalker {
 	w := walkers.Get().(*schemaWalker)
 	w.out, w.first = dst, len(dst)
 	w.path = append(w.path[:0], prefix...)
-	w.fields, w.ends, w.kbuf = w.fields[:0], w.ends[:0], w.kbuf[:0]
+	w.fields, w.starts, w.ends, w.kbuf = w.fields[:0], w.starts[:0], w.ends[:0], w.kbuf[:0]
 	return w
 }
 
@@ -117,10 +117,12 @@ type schemaWalker struct {
 	// path is the path of the value being walked; each step appends its
 	// segment and cuts it off again on the way back.
 	path []byte
-	// fields holds the path of every text collected, one after the other,
-	// and ends where each stops: finish makes them one string and slices
-	// the Fields from it.
+	// fields holds the path of every text collected, one after the other
+	// (a path that extends the one before it shares its bytes), and starts
+	// and ends where each begins and stops: finish makes them one string
+	// and slices the Fields from it.
 	fields []byte
+	starts []int
 	ends   []int
 	// kbuf holds the sorted members of the objects being walked, each
 	// object's at the end while it is walked; nested objects push theirs
@@ -141,10 +143,8 @@ type keyValue struct {
 // finish sets the Field of every text collected and returns them.
 func (w *schemaWalker) finish() []Text {
 	all := string(w.fields)
-	start := 0
 	for i, end := range w.ends {
-		w.out[w.first+i].Field = all[start:end]
-		start = end
+		w.out[w.first+i].Field = all[w.starts[i]:end]
 	}
 	out := w.out
 	// The pooled walker must not keep the caller's texts, nor the schema's
@@ -200,7 +200,19 @@ func (w *schemaWalker) full() bool { return len(w.out)-w.first >= maxSchemaStrin
 func (w *schemaWalker) add(value string) {
 	if !w.full() && value != "" {
 		w.out = append(w.out, Text{Value: value})
-		w.fields = append(w.fields, w.path...)
+		// A path often extends the one collected just before it (a
+		// property's name, then its description): then only the rest is
+		// written, and the two Fields start at the same place. It about
+		// halves the bytes of a walk's paths.
+		start := len(w.fields)
+		if n := len(w.ends); n > 0 && w.ends[n-1] == len(w.fields) {
+			prev := w.fields[w.starts[n-1]:]
+			if len(w.path) >= len(prev) && string(w.path[:len(prev)]) == string(prev) {
+				start = w.starts[n-1]
+			}
+		}
+		w.fields = append(w.fields, w.path[len(w.fields)-start:]...)
+		w.starts = append(w.starts, start)
 		w.ends = append(w.ends, len(w.fields))
 	}
 }
