@@ -681,6 +681,12 @@ func (g *Gate) upstreamFailed(x *exchange, err error) {
 // the type: a client lenient about them reads the body as that type, so
 // the gate must judge it as that type too.
 func mediaType(ct string) string {
+	switch ct {
+	case "application/json", "text/event-stream":
+		// What servers send, exactly as ParseMediaType would return it,
+		// without the map of parameters it builds for every answer.
+		return ct
+	}
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil && !errors.Is(err, mime.ErrInvalidMediaParameter) {
 		return ""
@@ -691,6 +697,9 @@ func mediaType(ct string) string {
 // utf8Body reports whether a request's Content-Type lets its body be read
 // as UTF-8: no charset, or utf-8 by any spelling of its name.
 func utf8Body(ct string) bool {
+	if ct == "application/json" {
+		return true // no charset: what agents send, without parsing it
+	}
 	_, params, err := mime.ParseMediaType(ct)
 	if err != nil {
 		return !strings.Contains(strings.ToLower(ct), "charset")
