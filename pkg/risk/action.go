@@ -48,6 +48,9 @@ type actionVerdict struct {
 // permanence), which the riskLevel stage reads.
 func inferAction(s *signals, j *judgement) actionVerdict {
 	var v actionVerdict
+	if s.credential != "" {
+		j.note(fmt.Sprintf("creates or changes a credential (%s): whoever holds it gets access", s.credential))
+	}
 	v.act, v.readShaped, v.optionAct = actionOfWords(s, j)
 	v.act, v.savedRead = refineAction(s, v.act, j)
 
@@ -152,6 +155,10 @@ func refineAction(s *signals, act action, j *judgement) (action, bool) {
 	}
 	if s.execParam != "" && act < actExec {
 		j.note(fmt.Sprintf("parameter %q takes free-form code, commands or queries", s.execParam))
+		act = actExec
+	}
+	if act >= actMutate && act < actExec && act != actSend && appliesMigration(s) {
+		j.note("applies schema migrations: statements run against the live database")
 		act = actExec
 	}
 	// "remove_label_from_issue": detaching a relation changes the item it

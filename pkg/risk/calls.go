@@ -137,9 +137,220 @@ func keyQualifier(objects []string, i int) string {
 // rather than to one container named by a required parameter, and is not
 // the write of one secret value.
 func privilegeReach(s signals) bool {
+	if s.runsAs {
+		return false // the automation's own reach decides, not the credential's
+	}
 	switch s.privilege {
-	case "secret", "secrets", "credential", "credentials", "token", "tokens", "password", "config", "configuration", "settings", "setting":
+	case "secret", "secrets", "credential", "credentials", "token", "tokens", "password", "config", "configuration", "settings", "setting",
+		"CI/CD variable":
 		return false
 	}
 	return !s.requiredContainer
+}
+
+// credentialWords name what authenticates whoever holds it: a token, an API
+// key, a password, a secret. Minting or changing one grants access, the way
+// adding a role does, whatever the tool calls the step.
+var credentialWords = map[string]bool{"token": true, "apikey": true, "password": true, "passphrase": true,
+	"secret": true, "credential": true, "sshkey": true, "accesskey": true, "privatekey": true}
+
+// mintingVerbs make a credential or give it a new value: whoever receives
+// the result, or sets it, can sign in with it.
+var mintingVerbs = map[string]bool{"create": true, "add": true, "generate": true, "regenerate": true,
+	"rotate": true, "issue": true, "reissue": true, "mint": true, "reset": true, "renew": true, "refresh": true,
+	"roll": true, "set": true, "update": true, "change": true, "replace": true, "new": true}
+
+// localPhrases say a generated value is made on the spot and stored
+// nowhere: a random password from a generator is a computation, not a
+// credential some service now accepts.
+var localPhrases = []string{"random", "locally", "offline", "without storing", "client-side"}
+
+var localPhraseSet = phrase.New(localPhrases...)
+
+// pipelineVariablePhrases say a variable is handed to CI/CD runs, where it
+// holds the deploy keys and cloud credentials those runs sign in with.
+var pipelineVariablePhrases = []string{"ci/cd", "cicd", "ci variable", "pipeline variable", "build variable",
+	"masked"}
+
+var pipelineVariableSet = phrase.New(pipelineVariablePhrases...)
+
+// credentialChange names the credential a tool mints or changes: a name
+// whose verb makes or changes one (generate_api_key, regenerate_secret,
+// rotate_deploy_key), or a description that opens by doing so ("Create a
+// pipeline trigger token", "Adds an SSH key to your account"). A variable
+// handed to CI/CD runs counts as a credential: those variables carry the
+// runs' keys and tokens. A read's description is read for it only when the
+// name names a credential too. Removing a credential is left to the delete
+// rules (revoking is the safe direction). "" when the tool does neither;
+// verb is the name's minting verb when the name decided.
+func credentialChange(tokens []string, desc string, act action) (credential, verb string) {
+	at, named := -1, ""
+	for i, tok := range tokens {
+		if at < 0 && mintingVerbs[tok] {
+			at = i
+		} else if named == "" {
+			named = credentialAt(tokens, i, desc)
+		}
+	}
+	if at >= 0 && named != "" {
+		if verbs[tokens[at]] == actUtility && localPhraseSet.Any(desc) {
+			return "", "" // a generator of random strings stores nothing anywhere
+		}
+		return named, tokens[at]
+	}
+	if (act == actRead || act == actObserve) == (named == "") {
+		// A read that mints says so in its name too
+		// ("get_registration_token"); the prose of every other read is
+		// spared the search, and so is that of a change whose name
+		// already names its credential (a privilege noun, §6).
+		return "", ""
+	}
+	return credentialInProse(desc), ""
+}
+
+// credentialAt says the i-th word is a credential: a credential word, a
+// key qualified as an API, deploy, SSH or similar key, or a variable of
+// CI/CD runs (desc says which variables are).
+func credentialAt(words []string, i int, desc string) string {
+	w := singular(words[i])
+	switch {
+	case w == "token" && (i > 0 && notCredentialWords[words[i-1]] || i+1 < len(words) && notCredentialWords[words[i+1]]):
+		return "" // a page token, or the tokens a model reads and writes
+	case credentialWords[w]:
+		return w
+	case w == "key" || w == "keypair":
+		for j := i - 1; j >= 0 && j >= i-2; j-- {
+			if keyQualifiers[words[j]] {
+				return words[j] + " key"
+			}
+		}
+	case (w == "variable" || w == "var") && pipelineVariableSet.Any(desc):
+		return "CI/CD variable"
+	}
+	return ""
+}
+
+// credentialStems are in every sentence that names a credential; most
+// descriptions hold none, and are not split into words at all.
+var credentialStems = phrase.New("token", "key", "password", "passphrase", "secret", "credential", "variable", "var")
+
+// proseWindow is how much of a description is read for a credential it
+// mints: the verb is among the first twelve words and its object within
+// six more, well inside it.
+const proseWindow = 160
+
+// nounPhraseEnds end the noun phrase a verb takes: what follows them says
+// for whom or of what, not what is made ("generates a report of tokens").
+var nounPhraseEnds = map[string]bool{"of": true, "for": true, "from": true, "with": true, "about": true,
+	"in": true, "on": true, "to": true, "by": true, "that": true, "which": true, "using": true, "via": true,
+	"into": true, "as": true, "at": true, "when": true, "if": true}
+
+// credentialInProse finds, in the description's first sentence, a minting
+// verb (create, creates, rotates …) whose object is a credential: the first
+// verb of the sentence decides, so "Lists tokens created by the user" and
+// "Returns a new token" are not mints, and the object ends at a
+// preposition, so "Generates a report of tokens" is not either.
+func credentialInProse(desc string) string {
+	sentence := opening(desc, proseWindow)
+	if !credentialStems.Any(sentence) {
+		return "" // most descriptions name no credential at all
+	}
+	if i := strings.Index(sentence, ". "); i >= 0 {
+		sentence = sentence[:i]
+	}
+	ws := words(sentence, proseWindow)
+	for i, w := range ws[:min(len(ws), 12)] {
+		base := w
+		if !mintingVerbs[base] {
+			base = strings.TrimSuffix(w, "s")
+			if !mintingVerbs[base] {
+				base = strings.TrimSuffix(w, "es")
+			}
+		}
+		if base == "new" || !mintingVerbs[base] {
+			if _, _, isVerb := conjugatedVerb(w); isVerb {
+				return "" // the sentence's first verb does something else
+			}
+			continue
+		}
+		for j := i + 1; j < len(ws) && j <= i+6; j++ {
+			if nounPhraseEnds[ws[j]] {
+				break
+			}
+			if c := credentialAt(ws, j, desc); c != "" {
+				return c
+			}
+		}
+		return ""
+	}
+	return ""
+}
+
+// storedCredentialPhrases say an automation runs as someone: with stored
+// credentials, or with the permissions of whoever owns it.
+var storedCredentialPhrases = []string{"stored credentials", "saved credentials", "with the permissions of",
+	"with the credentials of", "as the owner", "owner's permissions", "owner's credentials"}
+
+var storedCredentialSet = phrase.New(storedCredentialPhrases...)
+
+// notCredentialWords qualify a "token" that pages a listing, keys a
+// request or counts what a model reads: a page token, a continuation
+// token, a token limit.
+var notCredentialWords = map[string]bool{"page": true, "next": true, "continuation": true, "sync": true,
+	"cursor": true, "idempotency": true, "resume": true, "pagination": true, "max": true, "prev": true,
+	"previous": true, "count": true, "limit": true, "budget": true, "usage": true, "input": true,
+	"output": true, "estimate": true, "window": true}
+
+// automationCredential names the credential an automation acts with: a
+// pipeline, workflow, job, schedule or trigger started or changed with a
+// token, password or secret the caller passes, or one the description says
+// runs with stored credentials or its owner's permissions. Whatever it runs
+// then signs in as that credential's holder, so starting or changing it is
+// using the credential, not only running stored steps. "" when there is
+// none.
+func automationCredential(s *signals) string {
+	if s.act < actMutate || s.act >= actDelete || s.act == actSend {
+		return ""
+	}
+	// A webhook's secret signs what it sends; it signs nobody in.
+	if !containsAnyMap(s.objects, automationNouns) && !containsAny(s.objects, "schedule", "cron", "trigger", "automation") {
+		return ""
+	}
+	var buf [8]string
+	for _, p := range s.params {
+		if typ, _ := p.schema["type"].(string); typ != "string" && typ != "" || hasOptions(p.schema) {
+			continue
+		}
+		toks := appendTokens(buf[:0], p.name)
+		if len(toks) == 0 {
+			continue
+		}
+		last := singular(toks[len(toks)-1])
+		if !credentialWords[last] && !(last == "key" && len(toks) > 1 && keyQualifiers[toks[len(toks)-2]]) {
+			continue
+		}
+		if containsAnyMap(toks, notCredentialWords) {
+			continue
+		}
+		return "the " + p.name + " it runs with"
+	}
+	if storedCredentialSet.Any(opening(s.desc, claimWindow)) {
+		return "the credentials it runs with"
+	}
+	return ""
+}
+
+// maskedVariable says a tool writes a variable that can be masked: a
+// boolean "masked" beside a variable in the name. Masking exists to keep a
+// value out of run logs, so such variables hold what runs sign in with.
+func maskedVariable(s *signals) bool {
+	if !containsAny(s.objects, "variable", "var") {
+		return false
+	}
+	for _, p := range s.params {
+		if typ, _ := p.schema["type"].(string); typ == "boolean" && p.flat == "masked" {
+			return true
+		}
+	}
+	return false
 }

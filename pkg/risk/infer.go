@@ -47,6 +47,8 @@ type signals struct {
 	optionMutations   []string // the distinct mutating verbs among a tool's operations
 	unknownVerb       string   // a word of the name the description uses as a verb the lexicon lacks
 	public            string   // why a change is visible to anyone: public DNS, a public link or visibility
+	credential        string   // the credential the tool mints or changes: who may do what, whatever the verb
+	runsAs            bool     // credential is one an automation acts with, not one the tool mints
 	params            []param  // the input schema's parameters, read once for every rule that asks
 }
 
@@ -83,8 +85,10 @@ func readSignals(t *tooldef.Tool) signals {
 	primary := -1
 	for i, tok := range tokens {
 		a, ok := verbs[tok]
-		if tok == "issue" && i+1 < len(tokens) && (certificateNouns[singular(tokens[i+1])] || tokens[i+1] == "token" || tokens[i+1] == "credential") {
-			a, ok = actMutate, true // "issue_certificate" issues; "issue" is otherwise a noun
+		if tok == "issue" && i+1 < len(tokens) && certificateNouns[singular(tokens[i+1])] {
+			// "issue_certificate" issues; "issue" is otherwise a noun (an
+			// issued token or credential is a credential change, below).
+			a, ok = actMutate, true
 		}
 		if !ok || nounUse(tokens, i) {
 			continue
@@ -166,10 +170,41 @@ func readSignals(t *tooldef.Tool) signals {
 		}
 	}
 
+	// Cut before lower-casing: only the opening is read, and lower-casing
+	// a description of megabytes would cost more than the whole judgement.
+	desc := t.Description
+	if len(desc) > 4096 {
+		desc = desc[:4096]
+	}
+	desc = lowerText(desc)
+	s.desc = desc
+
+	// A tool that mints or changes a credential grants access whatever
+	// verb it uses: "generate" is no computation when a service now
+	// accepts what was generated, and "get_registration_token" described
+	// as creating one makes one. Removing a credential is the delete
+	// rules' business.
+	if s.act <= actSend {
+		if c, verb := credentialChange(tokens, desc, s.act); c != "" {
+			s.credential = c
+			if s.act == actNone && verb != "" {
+				// "regenerate_secret", "issue_token": a verb the lexicon
+				// lacks names the action.
+				s.verb, s.actSource = verb, "name"
+			}
+			if s.act < actMutate {
+				if s.actSource == "" {
+					s.actSource = "description"
+				}
+				s.act = actMutate
+			}
+		}
+	}
+
 	// Nouns of the name.
-	for _, o := range s.objects {
-		if privilegeNouns[o] || privilegeNouns[o+"s"] {
-			s.privilege = o
+	for i, o := range s.objects {
+		if (privilegeNouns[o] || privilegeNouns[o+"s"]) && (o != "token" || credentialAt(s.objects, i, "") != "") {
+			s.privilege = o // a page token or a model's token budget grants nothing
 		}
 		if moneyNouns[o] && (s.money == "" || movesMoney[o]) {
 			s.money = o // a word that moves money outranks one that bills
@@ -198,20 +233,15 @@ func readSignals(t *tooldef.Tool) signals {
 		s.act = actObserve // starting a recording observes; starting a process does not
 	}
 
-	// Cut before lower-casing: only the opening is read, and lower-casing
-	// a description of megabytes would cost more than the whole judgement.
-	desc := t.Description
-	if len(desc) > 4096 {
-		desc = desc[:4096]
-	}
-	desc = lowerText(desc)
-	s.desc = desc
 	if s.act >= actDelete && bulkPhrases.Any(desc) {
 		s.bulk = true
 	}
 
 	if movesMoney[s.verb] {
 		s.money = s.verb // transfer_funds, refund_payment
+	}
+	if s.credential != "" && s.privilege == "" {
+		s.privilege = s.credential
 	}
 	if cred, secret := credentialObject(s.objects, desc); cred != "" {
 		if s.privilege == "" {
@@ -237,6 +267,22 @@ func readSignals(t *tooldef.Tool) signals {
 		switch f {
 		case "force", "hard", "overwrite", "truncate", "wipe", "purge", "cascade", "drop", "delete", "destroy":
 			s.hardFlags = append(s.hardFlags, f)
+		}
+	}
+	if s.credential == "" && s.act == actMutate && maskedVariable(&s) {
+		// A variable that can be masked is one whose value must not show
+		// in logs: a secret handed to runs.
+		s.credential = "CI/CD variable"
+		if s.privilege == "" {
+			s.privilege = s.credential
+		}
+	}
+	if s.credential == "" {
+		if c := automationCredential(&s); c != "" {
+			s.credential, s.runsAs = c, true
+			if s.privilege == "" {
+				s.privilege = c
+			}
 		}
 	}
 	readsPrivate(&s)
@@ -334,13 +380,9 @@ func readSchema(s *signals, schema any) {
 			s.execParam = name
 			s.execReadOnly = paramReadOnly(p)
 		}
-		if flat == "query" && typ == "string" {
-			d, _ := p["description"].(string)
-			d = strings.ToLower(d)
-			if strings.Contains(d, "sql") || strings.Contains(d, "cypher") || strings.Contains(d, "query language") {
-				s.execParam = name
-				s.execReadOnly = paramReadOnly(p)
-			}
+		if s.execParam == "" && (typ == "string" || typ == "") && !hasOptions(p) && takesStatements(prm, s) {
+			s.execParam = name
+			s.execReadOnly = paramReadOnly(p)
 		}
 		if typ == "boolean" && s.revealFlag == "" && revealsSecrets(toks) {
 			s.revealFlag = name

@@ -270,3 +270,140 @@ func revealsSecrets(toks []string) bool {
 	}
 	return asks && secret
 }
+
+// statementLanguages write as well as read: SQL, Cypher, Gremlin and
+// SPARQL each have verbs that insert, change and drop, and a parameter
+// that takes their text takes those verbs too.
+var statementLanguages = []string{"sql", "cypher", "gremlin", "sparql", "ddl"}
+
+// namesStatementLanguage says a parameter's flattened name holds one of
+// the statement languages. Every string parameter is asked, so the test
+// looks for a letter each name needs before it looks for the names.
+func namesStatementLanguage(flat string) bool {
+	if strings.IndexByte(flat, 'q') >= 0 && (strings.Contains(flat, "sql") || strings.Contains(flat, "sparql")) {
+		return true
+	}
+	if strings.IndexByte(flat, 'y') >= 0 && strings.Contains(flat, "cypher") {
+		return true
+	}
+	return strings.Contains(flat, "gremlin") || strings.Contains(flat, "ddl")
+}
+
+// statementLanguageCased finds those languages' names as prose spells them,
+// before a description is lower-cased.
+var statementLanguageCased = phrase.New("sql", "SQL", "Sql", "cypher", "Cypher", "CYPHER", "gremlin", "Gremlin",
+	"sparql", "SPARQL", "Sparql", "ddl", "DDL")
+
+// statementPhrases in a tool's description say its query parameter takes
+// statements of such a language, not search words.
+var statementPhrases = []string{"sql query", "sql queries", "sql statement", "sql command", "raw sql",
+	"arbitrary sql", "any sql", "cypher query", "cypher queries", "cypher statement", "gremlin query",
+	"gremlin traversal", "sparql query", "sparql update"}
+
+var statementPhraseSet = phrase.New(statementPhrases...)
+
+// paramWindow is how much of a parameter's description is read for what
+// it holds: a parameter's description names its content first.
+const paramWindow = 120
+
+// statementToSet are a language's text named as what a parameter holds
+// to be run ("the SQL to apply").
+var statementToPhrases = []string{"sql to ", "ddl to ", "cypher to ", "sparql to ", "gremlin to "}
+
+var statementToSet = phrase.New(statementToPhrases...)
+
+// takesStatements says a free-text parameter carries statements of a
+// language that can write: named for one ("sql", "cypherQuery",
+// "rawSql", "ddl"), or a query whose own description names one, or, for a
+// tool that is not a listing or a search, whose tool's description says
+// it runs such statements ("Execute a SQL query against the database"). A
+// statement parameter runs whatever the caller writes, so the tool is an
+// execution unless the server refuses writes (readOnlyClaim).
+func takesStatements(prm param, s *signals) bool {
+	flat := prm.flat
+	if namesStatementLanguage(flat) && !strings.Contains(flat, "nosql") {
+		for _, l := range statementLanguages {
+			if strings.HasSuffix(flat, l) {
+				return true
+			}
+		}
+		if strings.HasSuffix(flat, "query") || strings.HasSuffix(flat, "statement") ||
+			strings.HasSuffix(flat, "statements") || strings.HasSuffix(flat, "script") {
+			return true
+		}
+	}
+	if flat != "query" && flat != "statement" {
+		// Any other free text described as statements it runs: "The SQL
+		// to apply", "Cypher statement to execute". Such a parameter is
+		// what the call is for, so it is required; an identifier, a name
+		// or a limit holds none.
+		if !prm.required || readParamWords[flat] {
+			return false
+		}
+		d, _ := prm.schema["description"].(string)
+		d = opening(d, paramWindow)
+		if !statementLanguageCased.Any(d) {
+			return false // most descriptions name no language: no need to lower-case them
+		}
+		d = strings.ToLower(d)
+		return (statementPhraseSet.Any(d) || statementToSet.Any(d)) && executedSet.Any(d)
+	}
+	d, _ := prm.schema["description"].(string)
+	d = strings.ToLower(d)
+	for _, l := range statementLanguages {
+		if strings.Contains(d, l) && !strings.Contains(d, "nosql") {
+			return true
+		}
+	}
+	if strings.Contains(d, "query language") {
+		return true
+	}
+	switch s.verb {
+	case "search", "find", "list", "lookup", "filter":
+		return false
+	}
+	return statementPhraseSet.Any(opening(s.desc, claimWindow))
+}
+
+// migrationVerbs apply or run a migration rather than write or list one.
+var migrationVerbs = map[string]bool{"apply": true, "run": true, "execute": true, "migrate": true, "push": true,
+	"deploy": true, "up": true, "exec": true}
+
+// databaseWords put a migration in a database rather than a repository or
+// a mailbox being moved elsewhere.
+var databaseWords = map[string]bool{"database": true, "db": true, "schema": true, "sql": true, "table": true,
+	"ddl": true}
+
+// appliesMigration says a tool applies schema migrations to a database: a
+// migration named with a verb that applies or runs it, in a tool whose
+// words speak of a database. A migration is statements the server runs
+// against the live database — it alters and drops tables like any other
+// statement — so the tool is an execution. Creating, listing or reading a
+// migration changes no database.
+func appliesMigration(s *signals) bool {
+	if s.act < actMutate || s.act >= actDelete || s.act == actSend {
+		return false
+	}
+	migration, verb := false, migrationVerbs[s.verb]
+	for _, tok := range s.tokens {
+		switch tok {
+		case "migration", "migrations", "migrate":
+			migration = true
+		}
+		if migrationVerbs[tok] && tok != "migrate" || tok == "migrate" && len(s.tokens) > 0 && s.tokens[0] == tok {
+			verb = true
+		}
+	}
+	if !migration || !verb {
+		return false
+	}
+	if containsAnyMap(s.tokens, databaseWords) {
+		return true
+	}
+	for _, w := range words(s.desc, 300) {
+		if databaseWords[singular(w)] {
+			return true
+		}
+	}
+	return false
+}

@@ -66,6 +66,8 @@ func lexiconLists() map[string][]string {
 		"registry-nouns": registryNouns, "public-network-nouns": publicNetworkNouns,
 		"unattended-nouns": unattendedNouns, "change-verbs": changeVerbs,
 		"security-controls": securityControls, "disabling-verbs": disablingVerbs, "physical-locks": physicalLocks,
+		"credential-words": credentialWords, "minting-verbs": mintingVerbs, "not-credential-words": notCredentialWords,
+		"noun-phrase-ends": nounPhraseEnds, "migration-verbs": migrationVerbs, "database-words": databaseWords,
 	} {
 		keys(name, m)
 	}
@@ -94,6 +96,9 @@ func phraseLists() map[string][]string {
 		"read-only-claims": readOnlyPhrases, "enforced-read-only": enforcedReadOnly,
 		"param-read-only": paramReadOnlyPhrases, "secret-phrases": secretPhrases, "auth-phrases": authPhrases,
 		"any-request": anyRequestPhrases, "executed-words": executedWords,
+		"local-phrases": localPhrases, "pipeline-variable-phrases": pipelineVariablePhrases,
+		"stored-credential-phrases": storedCredentialPhrases, "statement-phrases": statementPhrases,
+		"statement-to-phrases": statementToPhrases,
 	}
 	out := map[string][]string{}
 	for name, l := range lists {

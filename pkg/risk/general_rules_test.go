@@ -1,0 +1,171 @@
+package risk
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// generalCase is a tool definition written as a server would publish it,
+// naming no real product, with what the labelling rubric makes of it: a
+// category, the lowest level the gate may put it at (a dangerous tool must
+// be withheld, at L4 or above) or the highest (a harmless one must not
+// be), and whether the rule under test fires — the reason it gives, which
+// a milder tool must not carry. A riskLevel is checked where the rule
+// decides it (critical for a credential changed or a statement run);
+// what else grades a tool is other rules' business.
+type generalCase struct {
+	name     string
+	def      string
+	category string
+	risk     string // "" when the rule leaves the grade to others
+	minLevel Level
+	maxLevel Level
+	fires    bool
+}
+
+func checkGeneral(t *testing.T, reason string, cases []generalCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := assess(t, tc.def)
+			if a.SEP.Category != tc.category {
+				t.Errorf("category %s, want %s (%v)", a.SEP.Category, tc.category, a.Reasons)
+			}
+			if tc.risk != "" && a.SEP.RiskLevel != tc.risk {
+				t.Errorf("riskLevel %s, want %s (%v)", a.SEP.RiskLevel, tc.risk, a.Reasons)
+			}
+			if a.Level < tc.minLevel {
+				t.Errorf("level %s, want at least %s (%v)", a.Level, tc.minLevel, a.Reasons)
+			}
+			if tc.maxLevel != 0 && a.Level > tc.maxLevel {
+				t.Errorf("level %s, want at most %s (%v)", a.Level, tc.maxLevel, a.Reasons)
+			}
+			fired := slices.ContainsFunc(append(a.Reasons, a.Floors...), func(r string) bool { return strings.Contains(r, reason) })
+			if fired != tc.fires {
+				t.Errorf("%q among the reasons and floors: %v, want %v (%v %v)", reason, fired, tc.fires, a.Reasons, a.Floors)
+			}
+		})
+	}
+}
+
+// TestCredentialChanges: a tool that mints, rotates or changes a
+// credential changes who may do what, whatever verb or name it uses
+// (docs/risk-model.md §4.2.2).
+func TestCredentialChanges(t *testing.T) {
+	checkGeneral(t, "creates or changes a credential", []generalCase{
+		{name: "a generating verb mints an API key",
+			def:      `{"name":"generate_api_key","description":"Generate a new API key for the current account. The key is shown once.","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"expires_in_days":{"type":"integer"}},"required":["name"]}}`,
+			category: "mutate", risk: "critical", minLevel: L4, fires: true},
+		{name: "a verb the lexicon lacks regenerates a client secret",
+			def:      `{"name":"regenerate_client_secret","description":"Regenerates the client secret of an application; the old one stops working.","inputSchema":{"type":"object","properties":{"app_id":{"type":"string"}},"required":["app_id"]}}`,
+			category: "mutate", risk: "critical", minLevel: L4, fires: true},
+		{name: "a name without a credential, a description that mints a trigger token",
+			def:      `{"name":"create_pipeline_trigger","description":"Create a pipeline trigger token for a project. Anyone holding the token can start pipelines.","inputSchema":{"type":"object","properties":{"project_id":{"type":"string"},"description":{"type":"string"}},"required":["project_id"]}}`,
+			category: "mutate", risk: "critical", minLevel: L4, fires: true},
+		{name: "a read verb whose description mints a registration token",
+			def:      `{"name":"get_runner_registration_token","description":"Create a registration token that lets a self-hosted runner join the organization.","inputSchema":{"type":"object","properties":{"org":{"type":"string"}},"required":["org"]}}`,
+			category: "mutate", risk: "critical", minLevel: L4, fires: true},
+		{name: "a deploy key added to a repository",
+			def:      `{"name":"add_deploy_key","description":"Add a deploy key to a repository.","inputSchema":{"type":"object","properties":{"repo":{"type":"string"},"title":{"type":"string"},"key":{"type":"string"},"can_push":{"type":"boolean"}},"required":["repo","key"]}}`,
+			category: "mutate", risk: "critical", minLevel: L4, fires: true},
+		{name: "an SSH key added in prose only",
+			def:      `{"name":"register_workstation","description":"Adds an SSH key to your account so the workstation can push.","inputSchema":{"type":"object","properties":{"title":{"type":"string"},"public_key":{"type":"string"}},"required":["public_key"]}}`,
+			category: "mutate", risk: "critical", minLevel: L4, fires: true},
+		{name: "a CI/CD variable created",
+			def:      `{"name":"create_project_variable","description":"Create a new CI/CD variable for a project.","inputSchema":{"type":"object","properties":{"project_id":{"type":"string"},"key":{"type":"string"},"value":{"type":"string"},"masked":{"type":"boolean"},"protected":{"type":"boolean"}},"required":["project_id","key","value"]}}`,
+			category: "mutate", risk: "critical", minLevel: L4, fires: true},
+		{name: "a CI/CD variable changed",
+			def:      `{"name":"update_variable","description":"Updates a CI/CD variable of a project.","inputSchema":{"type":"object","properties":{"project_id":{"type":"string"},"key":{"type":"string"},"value":{"type":"string"}},"required":["project_id","key","value"]}}`,
+			category: "mutate", risk: "critical", minLevel: L4, fires: true},
+		{name: "a variable that can be masked",
+			def:      `{"name":"add_group_variable","description":"Adds a variable to a group.","inputSchema":{"type":"object","properties":{"group_id":{"type":"string"},"key":{"type":"string"},"value":{"type":"string"},"masked":{"type":"boolean","description":"Hide the value in job logs"}},"required":["group_id","key","value"]}}`,
+			category: "mutate", risk: "critical", minLevel: L4, fires: true},
+		{name: "a password reset",
+			def:      `{"name":"reset_user_password","description":"Resets a user's password and emails them the new one.","inputSchema":{"type":"object","properties":{"user_id":{"type":"string"}},"required":["user_id"]}}`,
+			category: "mutate", risk: "critical", minLevel: L4, fires: true},
+		{name: "a pipeline started with a trigger token acts with it",
+			def:      `{"name":"trigger_pipeline","description":"Trigger a pipeline of a project.","inputSchema":{"type":"object","properties":{"project_id":{"type":"string"},"ref":{"type":"string"},"trigger_token":{"type":"string"},"variables":{"type":"object"}},"required":["project_id","ref","trigger_token"]}}`,
+			category: "mutate", risk: "critical", minLevel: L4, fires: true},
+		{name: "a schedule that runs with its owner's permissions",
+			def:      `{"name":"create_pipeline_schedule","description":"Creates a schedule that runs a pipeline every day with the permissions of its owner.","inputSchema":{"type":"object","properties":{"project_id":{"type":"string"},"cron":{"type":"string"},"ref":{"type":"string"}},"required":["project_id","cron","ref"]}}`,
+			category: "mutate", risk: "critical", minLevel: L4, fires: true},
+
+		// What the rule leaves alone.
+		{name: "a random password generator stores nothing",
+			def:      `{"name":"generate_password","description":"Generates a random password of the given length.","inputSchema":{"type":"object","properties":{"length":{"type":"integer"}}}}`,
+			category: "utility", risk: "low", maxLevel: L3},
+		{name: "a listing of tokens mints none",
+			def:      `{"name":"list_tokens","description":"Lists the access tokens created by the user, without their values.","inputSchema":{"type":"object","properties":{"limit":{"type":"integer"}}}}`,
+			category: "read"},
+		{name: "a report about tokens mints none",
+			def:      `{"name":"build_usage_report","description":"Generates a report of tokens used per day.","inputSchema":{"type":"object","properties":{"since":{"type":"string"}}}}`,
+			category: "observe", maxLevel: L3},
+		{name: "a page token pages a listing",
+			def:      `{"name":"cancel_job","description":"Cancels a running job.","inputSchema":{"type":"object","properties":{"job_id":{"type":"string"},"page_token":{"type":"string"}},"required":["job_id"]}}`,
+			category: "mutate"},
+		{name: "a model's token budget is no credential",
+			def:      `{"name":"set_token_budget","description":"Sets the token budget of the conversation.","inputSchema":{"type":"object","properties":{"max_tokens":{"type":"integer"}},"required":["max_tokens"]}}`,
+			category: "mutate"},
+		{name: "a webhook's secret signs what it sends",
+			def:      `{"name":"create_webhook","description":"Creates a webhook that posts events to a URL.","inputSchema":{"type":"object","properties":{"url":{"type":"string"},"secret":{"type":"string"}},"required":["url"]}}`,
+			category: "mutate"},
+		{name: "a variable that is not one of CI/CD runs",
+			def:      `{"name":"create_workspace_variable","description":"Creates a variable in a workspace.","inputSchema":{"type":"object","properties":{"workspace_id":{"type":"string"},"key":{"type":"string"},"value":{"type":"string"}},"required":["workspace_id","key","value"]}}`,
+			category: "mutate"},
+	})
+}
+
+// TestStatementParameters: a free-text parameter that takes statements of
+// a language that writes makes the tool an execution, unless the server
+// refuses writes (docs/risk-model.md §4.2, §5).
+func TestStatementParameters(t *testing.T) {
+	checkGeneral(t, "runs arbitrary code, commands or queries", []generalCase{
+		{name: "a query parameter under a description that executes SQL",
+			def:      `{"name":"query_database","description":"Execute a SQL query against the connected database and return the results.","inputSchema":{"type":"object","properties":{"query":{"type":"string","description":"The query to run"}},"required":["query"]}}`,
+			category: "mutate", risk: "critical", minLevel: L4, fires: true},
+		{name: "a parameter named for a graph language",
+			def:      `{"name":"graph_statement","description":"Sends a statement to the graph store.","inputSchema":{"type":"object","properties":{"cypherQuery":{"type":"string"}},"required":["cypherQuery"]}}`,
+			category: "mutate", risk: "critical", minLevel: L4, fires: true},
+		{name: "a query parameter described as SPARQL",
+			def:      `{"name":"triples","description":"Send a query to the triple store.","inputSchema":{"type":"object","properties":{"query":{"type":"string","description":"SPARQL text"}},"required":["query"]}}`,
+			category: "mutate", risk: "critical", minLevel: L4, fires: true},
+		{name: "free text described as the SQL to apply",
+			def:      `{"name":"change_schema","description":"Changes the schema of a table.","inputSchema":{"type":"object","properties":{"table":{"type":"string"},"change":{"type":"string","description":"The SQL to apply, e.g. ALTER TABLE ..."}},"required":["table","change"]}}`,
+			category: "mutate", risk: "critical", minLevel: L4, fires: true},
+		{name: "a read-only claim alone is not enforcement",
+			def:      `{"name":"query_database","description":"Execute a SQL query against the database. Use it for read-only questions.","inputSchema":{"type":"object","properties":{"query":{"type":"string"}},"required":["query"]}}`,
+			category: "mutate", risk: "critical", minLevel: L4, fires: true},
+		{name: "a server that refuses writes runs only reads",
+			def:      `{"name":"read_query","description":"Execute a SQL query. Only SELECT statements are allowed; other statements are rejected.","inputSchema":{"type":"object","properties":{"query":{"type":"string","description":"SELECT SQL query"}},"required":["query"]}}`,
+			category: "read", risk: "medium", minLevel: L3, fires: true},
+		{name: "a search of a database's tables by name",
+			def:      `{"name":"search_tables","description":"Search the tables of the SQL database by name.","inputSchema":{"type":"object","properties":{"query":{"type":"string","description":"Words to look for"}},"required":["query"]}}`,
+			category: "read", maxLevel: L3},
+		{name: "a query language that only reads",
+			def:      `{"name":"search_logs","description":"Searches the logs.","inputSchema":{"type":"object","properties":{"query":{"type":"string","description":"Words or a label selector"}},"required":["query"]}}`,
+			category: "observe", maxLevel: L3},
+	})
+}
+
+// TestMigrations: applying schema migrations runs statements against the
+// live database; writing or listing one does not.
+func TestMigrations(t *testing.T) {
+	checkGeneral(t, "runs arbitrary code, commands or queries", []generalCase{
+		{name: "a migration applied by its name",
+			def:      `{"name":"apply_migration","description":"Applies a pending migration to the database.","inputSchema":{"type":"object","properties":{"migration_id":{"type":"string"}},"required":["migration_id"]}}`,
+			category: "mutate", risk: "critical", minLevel: L4, fires: true},
+		{name: "migrations run up to a version",
+			def:      `{"name":"db_migrate","description":"Migrates the database schema to the latest version.","inputSchema":{"type":"object","properties":{"target_version":{"type":"string"}}}}`,
+			category: "mutate", risk: "critical", minLevel: L4, fires: true},
+		{name: "a migration written to a file",
+			def:      `{"name":"create_migration","description":"Creates a new, empty migration file in the project.","inputSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}`,
+			category: "mutate"},
+		{name: "the migrations applied so far",
+			def:      `{"name":"list_migrations","description":"Lists the migrations applied to the database.","inputSchema":{"type":"object","properties":{}}}`,
+			category: "read", maxLevel: L3},
+		{name: "a repository moved between hosts",
+			def:      `{"name":"migrate_repository","description":"Moves a repository from another host, with its issues.","inputSchema":{"type":"object","properties":{"source_url":{"type":"string"}},"required":["source_url"]}}`,
+			category: "mutate"},
+	})
+}
