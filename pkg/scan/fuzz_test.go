@@ -62,3 +62,34 @@ func FuzzSchemaTexts(f *testing.F) {
 		checkFindings(t, Scan(texts, Options{}))
 	})
 }
+
+// FuzzPrepareASCII holds the clean forms a Scan makes beforehand, for all
+// its texts at once, equal to those prepare makes for one text alone, with
+// the same control-character hits.
+func FuzzPrepareASCII(f *testing.F) {
+	f.Add("Returns the Weather.\nfor a city", "plain lower case", "Caf\u00e9 au lait")
+	f.Add("Tab\tand \x01control", "line\nBreak and\n  wrapped line", "ALL CAPS\r\n")
+	f.Add(strings.Repeat("A", maxScanBytes+3), "", "\xff\xfe")
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		texts := []Text{{"description", a}, {"name", b}, {"title", c}}
+		pre := &textCtx{}
+		cleans := pre.prepareASCII(texts)
+		for i, tx := range texts {
+			alone := newTextCtx(tx.Value, false)
+			alone.prepare()
+			withPre := newTextCtx(tx.Value, false)
+			if at := pre.cleanAt[i]; at[0] >= 0 {
+				withPre.pre, withPre.hasPre = cleans[at[0]:at[1]], true
+			}
+			withPre.prepare()
+			if withPre.clean != alone.clean || len(withPre.hits) != len(alone.hits) || withPre.deltas != nil != (alone.deltas != nil) {
+				t.Fatalf("%q: clean %q and %d hits made beforehand, %q and %d alone", tx.Value, withPre.clean, len(withPre.hits), alone.clean, len(alone.hits))
+			}
+			for k := range alone.hits {
+				if withPre.hits[k] != alone.hits[k] {
+					t.Fatalf("%q: hit %+v made beforehand, %+v alone", tx.Value, withPre.hits[k], alone.hits[k])
+				}
+			}
+		}
+	})
+}

@@ -233,6 +233,7 @@ func (s *Scanner) Scan(texts []Text) []Finding {
 		// The pooled context must not keep this tool's strings alive.
 		c.info.fill(nil)
 		c.tool = nil
+		c.pre, c.hasPre = "", false
 		ctxs.Put(c)
 	}()
 	c.info.fill(texts)
@@ -250,7 +251,8 @@ func (s *Scanner) Scan(texts []Text) []Finding {
 	for _, f := range c.tool.secretRequests(texts) {
 		add(f, sigSecretReq)
 	}
-	for _, t := range texts {
+	cleans := c.prepareASCII(texts)
+	for i, t := range texts {
 		if len(out) >= maxFindings {
 			break
 		}
@@ -258,6 +260,9 @@ func (s *Scanner) Scan(texts []Text) []Finding {
 		// escaped the same way.
 		field := visibleField(t.Field)
 		c.reset(t.Value, field == "name")
+		if at := c.cleanAt[i]; at[0] >= 0 {
+			c.pre, c.hasPre = cleans[at[0]:at[1]], true
+		}
 		c.field = field
 		c.analyse(sh)
 		for _, h := range c.hits {

@@ -56,9 +56,18 @@ type textCtx struct {
 	codeProse   [][2]int
 	inCodeProse bool
 
+	// pre, when hasPre is set, is the clean form of this text made
+	// beforehand (see prepareASCII).
+	pre    string
+	hasPre bool
+
 	// Scratch space reused from one text to the next within a Scan.
 	itoks   []itok
 	scratch []byte
+	// cleans holds the clean forms prepareASCII makes for one Scan, and
+	// cleanAt where each text's is in them ([-1, -1] for none).
+	cleans  []byte
+	cleanAt [][2]int32
 	anchors []anchorHit
 	secrets []secretHit
 }
@@ -72,6 +81,7 @@ func newTextCtx(s string, ident bool) *textCtx {
 // reset readies c for another text, keeping its scratch space.
 func (c *textCtx) reset(s string, ident bool) {
 	c.orig, c.clean, c.ident = capString(s), "", ident
+	c.pre, c.hasPre = "", false
 	c.deltas, c.hits, c.sens = nil, c.hits[:0], c.sens[:0]
 	c.foreignN = 0
 	c.cipherSpans = c.cipherSpans[:0]
@@ -117,6 +127,17 @@ func (c *textCtx) prepare() {
 		c.prepareUnicode()
 		return
 	}
+	if c.hasPre {
+		// Made by prepareASCII, as below.
+		c.clean = c.pre
+		for k := 0; k < len(s); k++ {
+			if isC0(s[k]) {
+				c.hits = append(c.hits, hit{sig: sigControl, start: k, end: k + 1})
+				break
+			}
+		}
+		return
+	}
 	// ASCII with capitals or controls: same length, identity offsets.
 	buf := append(c.scratch[:0], s...)
 	defer func() { c.scratch = buf }()
@@ -144,6 +165,42 @@ func (c *textCtx) prepare() {
 	if ctrlAt >= 0 {
 		c.hits = append(c.hits, hit{sig: sigControl, start: ctrlAt, end: ctrlAt + 1})
 	}
+}
+
+// prepareASCII makes, before a Scan reads its texts, the clean form of
+// every text that prepare would make by lower-casing ASCII (most texts with
+// a capital), all in one string, and sets cleanAt to where each is: one
+// allocation for a tool's texts instead of one for each. It must decide
+// exactly as prepare does; prepare checks the text's controls itself.
+func (c *textCtx) prepareASCII(texts []Text) string {
+	buf := c.cleans[:0]
+	at := c.cleanAt[:0]
+	for _, t := range texts {
+		s := capString(t.Value)
+		i := 0
+		for i < len(s) && (lowerPlain[s[i]] || s[i] == '\n' && !wrapped(s, i+1)) {
+			i++
+		}
+		if i == len(s) || s[i] >= 0x80 {
+			at = append(at, [2]int32{-1, -1})
+			continue
+		}
+		start := len(buf)
+		var high byte
+		for k := 0; k < len(s); k++ {
+			high |= s[k]
+			buf = append(buf, asciiLower[s[k]])
+		}
+		if high >= 0x80 {
+			buf = buf[:start]
+			at = append(at, [2]int32{-1, -1})
+			continue
+		}
+		unwrap(buf[start:], s, 0)
+		at = append(at, [2]int32{int32(start), int32(len(buf))})
+	}
+	c.cleans, c.cleanAt = buf, at
+	return string(buf)
 }
 
 // wrapped reports whether the line starting at s[i] continues the
