@@ -1,6 +1,7 @@
 package risk
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/toolgate/toolgate/pkg/phrase"
@@ -160,6 +161,17 @@ var mintingVerbs = map[string]bool{"create": true, "add": true, "generate": true
 	"rotate": true, "issue": true, "reissue": true, "mint": true, "reset": true, "renew": true, "refresh": true,
 	"roll": true, "set": true, "update": true, "change": true, "replace": true, "new": true}
 
+// isMintingVerb is mintingVerbs as a switch, asked of every word of every
+// name (TestCredentialWordsAgree keeps the two the same).
+func isMintingVerb(w string) bool {
+	switch w {
+	case "create", "add", "generate", "regenerate", "rotate", "issue", "reissue", "mint", "reset", "renew",
+		"refresh", "roll", "set", "update", "change", "replace", "new":
+		return true
+	}
+	return false
+}
+
 // localPhrases say a generated value is made on the spot and stored
 // nowhere: a random password from a generator is a computation, not a
 // credential some service now accepts.
@@ -186,7 +198,7 @@ var pipelineVariableSet = phrase.New(pipelineVariablePhrases...)
 func credentialChange(tokens []string, desc string, act action) (credential, verb string) {
 	at, named := -1, ""
 	for i, tok := range tokens {
-		if at < 0 && mintingVerbs[tok] {
+		if at < 0 && isMintingVerb(tok) {
 			at = i
 		} else if named == "" {
 			named = credentialAt(tokens, i, desc)
@@ -205,6 +217,12 @@ func credentialChange(tokens []string, desc string, act action) (credential, ver
 		// already names its credential (a privilege noun, §6).
 		return "", ""
 	}
+	if act >= actMutate && at < 0 && !slices.Contains(tokens, "register") {
+		// A change that mints what its name does not name is named to
+		// create, add or register something ("create_pipeline_trigger");
+		// moving, closing or merging mints nothing.
+		return "", ""
+	}
 	return credentialInProse(desc), ""
 }
 
@@ -212,20 +230,30 @@ func credentialChange(tokens []string, desc string, act action) (credential, ver
 // key qualified as an API, deploy, SSH or similar key, or a variable of
 // CI/CD runs (desc says which variables are).
 func credentialAt(words []string, i int, desc string) string {
-	w := singular(words[i])
-	switch {
-	case w == "token" && (i > 0 && notCredentialWords[words[i-1]] || i+1 < len(words) && notCredentialWords[words[i+1]]):
-		return "" // a page token, or the tokens a model reads and writes
-	case credentialWords[w]:
+	// Every credential word makes its plural with an s; trimming it spares
+	// singular's allocation for the "-ies" plurals most names hold.
+	w := strings.TrimSuffix(words[i], "s")
+	// A switch, not the map: every word of every name is asked, and most
+	// are none of these. credentialWords lists the same words for the
+	// reference (TestCredentialWordsAgree).
+	switch w {
+	case "token":
+		if i > 0 && notCredentialWords[words[i-1]] || i+1 < len(words) && notCredentialWords[words[i+1]] {
+			return "" // a page token, or the tokens a model reads and writes
+		}
 		return w
-	case w == "key" || w == "keypair":
+	case "apikey", "password", "passphrase", "secret", "credential", "sshkey", "accesskey", "privatekey":
+		return w
+	case "key", "keypair":
 		for j := i - 1; j >= 0 && j >= i-2; j-- {
 			if keyQualifiers[words[j]] {
 				return words[j] + " key"
 			}
 		}
-	case (w == "variable" || w == "var") && pipelineVariableSet.Any(desc):
-		return "CI/CD variable"
+	case "variable", "var":
+		if pipelineVariableSet.Any(desc) {
+			return "CI/CD variable"
+		}
 	}
 	return ""
 }
@@ -237,7 +265,7 @@ var credentialStems = phrase.New("token", "key", "password", "passphrase", "secr
 // proseWindow is how much of a description is read for a credential it
 // mints: the verb is among the first twelve words and its object within
 // six more, well inside it.
-const proseWindow = 160
+const proseWindow = 120
 
 // nounPhraseEnds end the noun phrase a verb takes: what follows them says
 // for whom or of what, not what is made ("generates a report of tokens").
@@ -313,7 +341,7 @@ func automationCredential(s *signals) string {
 		return ""
 	}
 	// A webhook's secret signs what it sends; it signs nobody in.
-	if !containsAnyMap(s.objects, automationNouns) && !containsAny(s.objects, "schedule", "cron", "trigger", "automation") {
+	if !namesAutomation(s.objects) {
 		return ""
 	}
 	var buf [8]string
@@ -338,6 +366,21 @@ func automationCredential(s *signals) string {
 		return "the credentials it runs with"
 	}
 	return ""
+}
+
+// namesAutomation says a name's objects hold an automation noun (§7.1) or
+// a schedule, cron, trigger or automation: what runs on its own. A switch,
+// as every changing tool asks (TestCredentialWordsAgree keeps it with the
+// list).
+func namesAutomation(objects []string) bool {
+	for _, o := range objects {
+		switch o {
+		case "pipeline", "workflow", "job", "build", "actor", "task", "evaluation", "test", "suite",
+			"schedule", "cron", "trigger", "automation":
+			return true
+		}
+	}
+	return false
 }
 
 // maskedVariable says a tool writes a variable that can be masked: a

@@ -169,3 +169,26 @@ func TestMigrations(t *testing.T) {
 			category: "mutate"},
 	})
 }
+
+// TestCredentialWordsAgree: the switches that read every word of a name
+// say what the lists docs/risk-model.md prints say.
+func TestCredentialWordsAgree(t *testing.T) {
+	for w := range credentialWords {
+		if credentialAt([]string{w}, 0, "") != w {
+			t.Errorf("credentialAt does not take %q, a credential word", w)
+		}
+		if credentialAt([]string{w + "s"}, 0, "") != w {
+			t.Errorf("credentialAt does not take %q, the plural of a credential word", w+"s")
+		}
+	}
+	for w, on := range automationNouns {
+		if on && !namesAutomation([]string{w}) {
+			t.Errorf("namesAutomation does not take %q, an automation noun", w)
+		}
+	}
+	for w, on := range mintingVerbs {
+		if isMintingVerb(w) != on {
+			t.Errorf("isMintingVerb(%q) = %v, the list says %v", w, !on, on)
+		}
+	}
+}

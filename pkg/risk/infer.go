@@ -253,14 +253,25 @@ func readSignals(t *tooldef.Tool) signals {
 	}
 	s.apiCall = arbitraryCall(t, tokens)
 	// The phrase lists below are read only where they can matter.
-	if (s.act == actNone || s.act >= actMutate) && anyRequestSet.Any(opening(desc, claimWindow)) {
-		s.anyRequest = true
+	// A change's opening is searched once for both lists: the offer of any
+	// request and a public link are phrases of the same text.
+	publicText := false
+	if s.act == actNone || s.act >= actMutate {
+		head := opening(desc, claimWindow)
+		switch i := changeOpeningSet.First(head); {
+		case i < 0:
+		case i < len(anyRequestPhrases):
+			s.anyRequest = true
+			publicText = publicPhraseSet.Any(head)
+		default:
+			publicText = true
+		}
 	}
 	if (s.verb == "replace" || s.verb == "overwrite" || s.verb == "reset" || s.verb == "restore") && wipePhrases.Any(desc) {
 		s.wipes = true
 	}
 	if s.act >= actMutate && s.act <= actDelete {
-		s.public = publicEffect(s.tokens, opening(desc, claimWindow))
+		s.public = publicEffect(s.tokens, opening(desc, claimWindow), publicText)
 	}
 	readSchema(&s, t.InputSchema)
 	for _, f := range s.flags {
@@ -380,7 +391,9 @@ func readSchema(s *signals, schema any) {
 			s.execParam = name
 			s.execReadOnly = paramReadOnly(p)
 		}
-		if s.execParam == "" && (typ == "string" || typ == "") && !hasOptions(p) && takesStatements(prm, s) {
+		// takesStatements answers no at once for most parameters; the
+		// options are looked up only for those it takes.
+		if s.execParam == "" && (typ == "string" || typ == "") && takesStatements(prm, s) && !hasOptions(p) {
 			s.execParam = name
 			s.execReadOnly = paramReadOnly(p)
 		}
@@ -542,7 +555,7 @@ var publicNetworkNouns = map[string]bool{"call": true, "sms": true, "mms": true,
 // publicEffect says why a change is seen by anyone on the internet: a DNS
 // record is public by nature; a name or an opening that makes something
 // public, or shares it with anyone who has the link, exposes it.
-func publicEffect(nameTokens []string, opening string) string {
+func publicEffect(nameTokens []string, opening string, holdsPhrase bool) string {
 	for _, tok := range nameTokens {
 		switch tok {
 		case "dns", "nameserver", "nameservers":
@@ -551,9 +564,10 @@ func publicEffect(nameTokens []string, opening string) string {
 			return "it makes something public"
 		}
 	}
-	// One pass tells most descriptions hold none of the phrases; one that
-	// holds any is read phrase by phrase, each at its first place.
-	if !publicPhraseSet.Any(opening) {
+	// The caller's one pass (holdsPhrase) tells most descriptions hold none
+	// of the phrases; one that holds any is read phrase by phrase, each at
+	// its first place.
+	if !holdsPhrase {
 		return ""
 	}
 	for _, p := range publicPhrases {
@@ -651,10 +665,12 @@ var bulkPhrases = phrase.New("removes all", "deletes all", "delete all", "remove
 var wipePhrases = phrase.New("replace all", "replaces all", "overwrite all", "overwrites all", "all data", "all rows", "all records",
 	"entire contents", "replacing its current", "replacing the current", "replaces its current", "replaces the current")
 
-var anyRequestSet = phrase.New(anyRequestPhrases...)
-
 // publicPhrases make what a tool changes reachable by anyone.
 var publicPhrases = []string{"anyone with the link", "anyone who has the link", "to public", "publicly accessible", "publicly visible",
 	"make it public", "makes it public", "public link", "public url"}
 
 var publicPhraseSet = phrase.New(publicPhrases...)
+
+// changeOpeningSet is the offer of any request and the public phrases in
+// one list, in that order, for the one search of a change's opening.
+var changeOpeningSet = phrase.New(append(append([]string{}, anyRequestPhrases...), publicPhrases...)...)

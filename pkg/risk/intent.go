@@ -286,7 +286,16 @@ func namesStatementLanguage(flat string) bool {
 	if strings.IndexByte(flat, 'y') >= 0 && strings.Contains(flat, "cypher") {
 		return true
 	}
-	return strings.Contains(flat, "gremlin") || strings.Contains(flat, "ddl")
+	return strings.HasPrefix(flat, "gremlin") || strings.HasPrefix(flat, "ddl") || strings.HasSuffix(flat, "ddl")
+}
+
+// mayNameStatementLanguage is a quick test that a parameter's description
+// may name a statement language, in any case: SQL and SPARQL hold a q,
+// Cypher a y, and the rest are looked for as they are spelled.
+func mayNameStatementLanguage(d string) bool {
+	return strings.IndexByte(d, 'q') >= 0 || strings.IndexByte(d, 'Q') >= 0 || strings.Contains(d, "ypher") ||
+		strings.Contains(d, "YPHER") || strings.Contains(d, "remlin") || strings.Contains(d, "ddl") ||
+		strings.Contains(d, "DDL")
 }
 
 // statementLanguageCased finds those languages' names as prose spells them,
@@ -342,7 +351,7 @@ func takesStatements(prm param, s *signals) bool {
 		}
 		d, _ := prm.schema["description"].(string)
 		d = opening(d, paramWindow)
-		if !statementLanguageCased.Any(d) {
+		if !mayNameStatementLanguage(d) || !statementLanguageCased.Any(d) {
 			return false // most descriptions name no language: no need to lower-case them
 		}
 		d = strings.ToLower(d)
@@ -384,17 +393,23 @@ func appliesMigration(s *signals) bool {
 	if s.act < actMutate || s.act >= actDelete || s.act == actSend {
 		return false
 	}
-	migration, verb := false, migrationVerbs[s.verb]
+	migration := false
 	for _, tok := range s.tokens {
 		switch tok {
 		case "migration", "migrations", "migrate":
 			migration = true
 		}
-		if migrationVerbs[tok] && tok != "migrate" || tok == "migrate" && len(s.tokens) > 0 && s.tokens[0] == tok {
+	}
+	if !migration {
+		return false // most names say nothing of a migration
+	}
+	verb := migrationVerbs[s.verb]
+	for _, tok := range s.tokens {
+		if migrationVerbs[tok] && tok != "migrate" || tok == "migrate" && s.tokens[0] == tok {
 			verb = true
 		}
 	}
-	if !migration || !verb {
+	if !verb {
 		return false
 	}
 	if containsAnyMap(s.tokens, databaseWords) {
