@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -30,14 +29,14 @@ import (
 // what is wrong with it.
 func decode(data []byte, maxString int) (any, error) {
 	// A bytes.Buffer lets the tokenizer read data in place instead of
-	// copying it into buffers of its own, and every string that needs no
-	// unescaping is a substring of one string holding all of them rather
-	// than an allocation of its own: decoding a catalogue costs one string
-	// instead of one or two allocations per string in it. That string holds
-	// the strings' bytes only, not the input's indentation and punctuation
-	// (about half of a captured catalogue), and lives as long as any string
-	// decoded from it, which is the catalogue.
-	d := decoder{maxString: maxString, src: plainStrings(data)}
+	// copying it into buffers of its own, and every string is copied into
+	// a few large chunks rather than an allocation of its own (see
+	// stringArena): decoding a catalogue costs a handful of allocations for
+	// its strings instead of one or two per string. The chunks hold the
+	// strings' bytes only, not the input's indentation and punctuation
+	// (about half of a captured catalogue), and live as long as any string
+	// decoded into them, which is the catalogue.
+	d := decoder{maxString: maxString, inputLen: len(data)}
 	if v, ok := d.fastDecode(data); ok {
 		return v, nil
 	}
@@ -45,7 +44,7 @@ func decode(data []byte, maxString int) (any, error) {
 	// partial work is dropped.
 	clear(d.members)
 	clear(d.elems)
-	d.members, d.elems, d.srcAt = d.members[:0], d.elems[:0], 0
+	d.members, d.elems, d.strs = d.members[:0], d.elems[:0], stringArena{}
 	dec := jsontext.NewDecoder(bytes.NewBuffer(data))
 	d.dec = dec
 	v, err := d.value(0)
@@ -104,11 +103,12 @@ type decoder struct {
 	dec       *jsontext.Decoder
 	maxString int
 	charge    func(int64) error
-	// src, when set, holds the contents of the input's string literals
-	// without escapes, one after the other (see plainStrings): such strings
-	// are sliced from it, in the order they are read, from srcAt on.
-	src   string
-	srcAt int
+	// inputLen, when set, is the length of a whole input held in memory:
+	// its strings are then copied into strs, sized from what is left of
+	// the input, rather than allocated one by one. A stream, whose length
+	// is unknown, allocates each.
+	inputLen int
+	strs     stringArena
 	// members and elems are stacks shared by every object and array of the
 	// value: an object's members are gathered here first and its map is made
 	// once at its size, instead of growing as members arrive; likewise an
@@ -172,6 +172,46 @@ func box(s string) any {
 	return s
 }
 
+// boxedConstant returns the box of a string boxed once, given its bytes,
+// and nil for any other string.
+func boxedConstant(b []byte) any {
+	switch len(b) {
+	case 4:
+		if string(b) == "null" {
+			return boxedNull
+		}
+	case 5:
+		if string(b) == "array" {
+			return boxedArray
+		}
+	case 6:
+		switch {
+		case string(b) == "string":
+			return boxedString
+		case string(b) == "object":
+			return boxedObject
+		case string(b) == "number":
+			return boxedNumber
+		}
+	case 7:
+		switch {
+		case string(b) == "integer":
+			return boxedInteger
+		case string(b) == "boolean":
+			return boxedBoolean
+		}
+	case len(draft7):
+		if string(b) == draft7 {
+			return boxedDraft7
+		}
+	case len(draft202012):
+		if string(b) == draft202012 {
+			return boxedDraft12
+		}
+	}
+	return nil
+}
+
 func (d *decoder) take(n int64) error {
 	if d.charge == nil {
 		return nil
@@ -190,21 +230,58 @@ func (d *decoder) readString() (string, error) {
 	if bytes.IndexByte(inner, '\\') < 0 {
 		// No escapes: the string is its bytes between the quotes (the
 		// tokenizer has checked they are valid UTF-8).
-		// The literals come in input order, as plainStrings found them;
-		// the comparison only confirms it (and so the decode can never
-		// return another string than the input's, whatever the input).
-		if n := d.srcAt + len(inner); n <= len(d.src) && d.src[d.srcAt:n] == string(inner) {
-			str := d.src[d.srcAt:n]
-			d.srcAt = n
-			return str, nil
-		}
-		return string(inner), nil
+		return d.keep(inner, d.inputLen-int(d.dec.InputOffset())), nil
 	}
 	d.unquoted, err = jsontext.AppendUnquote(d.unquoted[:0], raw)
 	if err != nil {
 		return "", err
 	}
-	return string(d.unquoted), nil
+	return d.keep(d.unquoted, d.inputLen-int(d.dec.InputOffset())), nil
+}
+
+// keep returns b as a string: copied into the arena when the input is
+// held whole, with rest bytes of it still to read; allocated on its own
+// otherwise.
+func (d *decoder) keep(b []byte, rest int) string {
+	if d.inputLen == 0 {
+		return string(b)
+	}
+	return d.strs.add(b, rest)
+}
+
+// stringArena copies decoded strings into a few large chunks. A string is
+// a slice of the chunk it was written to, and a chunk's bytes are never
+// written again once a string covers them (a strings.Builder only
+// appends), so a chunk that lacks room is simply left to the strings
+// already sliced from it and a new one begun.
+//
+// This replaces a first pass over the input that found every string
+// literal so that one string could be allocated at their exact total: the
+// pass cost about a tenth of decoding. A chunk is sized at half of what is
+// left of the input (a captured catalogue's strings are about two fifths
+// of its bytes), so a catalogue takes a few chunks and leaves little of
+// the last unused.
+type stringArena struct {
+	b strings.Builder
+}
+
+// minChunk is the least a chunk is allocated at, so that the end of an
+// input does not begin a chunk for every few bytes.
+const minChunk = 256
+
+// add returns a string holding b's bytes, rest bytes of input being left
+// to read after it.
+func (a *stringArena) add(b []byte, rest int) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if a.b.Cap()-a.b.Len() < len(b) {
+		a.b = strings.Builder{}
+		a.b.Grow(max(len(b), rest/2, minChunk))
+	}
+	n := a.b.Len()
+	a.b.Write(b)
+	return a.b.String()[n:]
 }
 
 func (d *decoder) value(depth int) (any, error) {
@@ -338,60 +415,3 @@ func errorOffset(err error) (int64, bool) {
 	}
 	return 0, false
 }
-
-// plainStrings returns the contents of the string literals of a JSON
-// text that hold no escape, one after the other, in order. Outside a
-// string JSON has no quote, so a scan for quotes finds the literals of a
-// valid text exactly; of an invalid one it may find others, which the
-// decoder then does not use (see readString). The scan notes where the
-// literals are, so that the string is then allocated once at its size
-// and filled by copies alone.
-func plainStrings(data []byte) string {
-	sp := spanBufs.Get().(*[]int)
-	defer spanBufs.Put(sp)
-	spans, n := (*sp)[:0], 0
-	for i := 0; i < len(data); {
-		open := bytes.IndexByte(data[i:], '"')
-		if open < 0 {
-			break
-		}
-		start := i + open + 1
-		end, escaped := start, false
-		for {
-			q := bytes.IndexByte(data[end:], '"')
-			if q < 0 {
-				end = len(data)
-				break
-			}
-			bs := bytes.IndexByte(data[end:end+q], '\\')
-			if bs < 0 {
-				end += q
-				break
-			}
-			escaped = true
-			end += bs + 2 // the backslash and the byte it escapes
-			if end >= len(data) {
-				break
-			}
-		}
-		if end >= len(data) {
-			break // not closed
-		}
-		if !escaped && end > start {
-			spans = append(spans, start, end)
-			n += end - start
-		}
-		i = end + 1
-	}
-	*sp = spans
-	var b strings.Builder
-	b.Grow(n)
-	for k := 0; k < len(spans); k += 2 {
-		b.Write(data[spans[k]:spans[k+1]])
-	}
-	return b.String()
-}
-
-// spanBufs keeps plainStrings' lists of literals from one decode to the
-// next.
-var spanBufs = sync.Pool{New: func() any { return new([]int) }}

@@ -55,11 +55,8 @@ func (d *decoder) fastValue(depth int) (any, bool) {
 	}
 	switch d.data[d.pos] {
 	case '"':
-		s, ok := d.fastString()
-		if !ok {
-			return nil, false
-		}
-		return box(s), true
+		_, v, ok := d.fastString(true)
+		return v, ok
 	case '{':
 		d.pos++
 		base := len(d.members)
@@ -73,7 +70,7 @@ func (d *decoder) fastValue(depth int) (any, bool) {
 			if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 				return nil, false
 			}
-			key, ok := d.fastString()
+			key, _, ok := d.fastString(false)
 			if !ok {
 				return nil, false
 			}
@@ -213,8 +210,9 @@ var plainByte = func() (t [256]bool) {
 }()
 
 // fastString reads the string literal at d.pos, unescaped, as readString
-// does: a literal without escapes is sliced from the strings' copy.
-func (d *decoder) fastString() (string, bool) {
+// does. A value (not a member name) that is one of the strings boxed once
+// comes back as that box, without a copy of its bytes.
+func (d *decoder) fastString(value bool) (str string, boxed any, ok bool) {
 	data := d.data
 	start := d.pos + 1
 	i, escaped, ascii := start, false, true
@@ -223,7 +221,7 @@ func (d *decoder) fastString() (string, bool) {
 			i++
 		}
 		if i >= len(data) {
-			return "", false
+			return "", nil, false
 		}
 		switch c := data[i]; {
 		case c == '"':
@@ -232,7 +230,7 @@ func (d *decoder) fastString() (string, bool) {
 			i += 2 // the backslash and the byte it escapes
 			continue
 		case c < 0x20:
-			return "", false
+			return "", nil, false
 		default:
 			ascii = false
 			i++
@@ -242,27 +240,30 @@ func (d *decoder) fastString() (string, bool) {
 	}
 	inner := data[start:i]
 	d.pos = i + 1
-	var str string
+	rest := len(data) - d.pos
 	switch {
 	case escaped:
 		var err error
 		d.unquoted, err = jsontext.AppendUnquote(d.unquoted[:0], data[start-1:d.pos])
-		if err != nil {
-			return "", false
+		if err != nil || (d.maxString > 0 && len(d.unquoted) > d.maxString) {
+			return "", nil, false
 		}
-		str = string(d.unquoted)
+		str = d.keep(d.unquoted, rest)
+		if value {
+			return str, box(str), true
+		}
+		return str, nil, true
 	case !ascii && !utf8.Valid(inner):
-		return "", false
-	default:
-		if n := d.srcAt + len(inner); n <= len(d.src) && d.src[d.srcAt:n] == string(inner) {
-			str = d.src[d.srcAt:n]
-			d.srcAt = n
-		} else {
-			str = string(inner)
+		return "", nil, false
+	case d.maxString > 0 && len(inner) > d.maxString:
+		return "", nil, false
+	}
+	if value {
+		if b := boxedConstant(inner); b != nil {
+			return "", b, true
 		}
+		str = d.keep(inner, rest)
+		return str, str, true
 	}
-	if d.maxString > 0 && len(str) > d.maxString {
-		return "", false
-	}
-	return str, true
+	return d.keep(inner, rest), nil, true
 }
