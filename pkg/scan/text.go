@@ -2,6 +2,7 @@ package scan
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 	"unicode"
 	"unicode/utf8"
@@ -185,11 +186,16 @@ func (c *textCtx) prepareASCII(texts []Text) string {
 			at = append(at, [2]int32{-1, -1})
 			continue
 		}
+		// Grown once and written by index: an append per byte tested the
+		// capacity at every byte.
 		start := len(buf)
+		buf = slices.Grow(buf, len(s))[:start+len(s)]
+		dst := buf[start:]
 		var high byte
-		for k := 0; k < len(s); k++ {
-			high |= s[k]
-			buf = append(buf, asciiLower[s[k]])
+		for k := range len(dst) {
+			c := s[k]
+			high |= c
+			dst[k] = asciiLower[c]
 		}
 		if high >= 0x80 {
 			buf = buf[:start]
