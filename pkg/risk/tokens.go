@@ -204,14 +204,21 @@ func lowerText(s string) string {
 	if !upper {
 		return s
 	}
+	// Converted a chunk at a time in a buffer on the stack and written
+	// with one copy per chunk: a WriteByte per byte tested the builder's
+	// capacity at every byte.
 	var b strings.Builder
 	b.Grow(len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
+	var chunk [256]byte
+	for len(s) > 0 {
+		n := copy(chunk[:], s)
+		for i, c := range chunk[:n] {
+			if c >= 'A' && c <= 'Z' {
+				chunk[i] = c + 'a' - 'A'
+			}
 		}
-		b.WriteByte(c)
+		b.Write(chunk[:n])
+		s = s[n:]
 	}
 	return b.String()
 }
