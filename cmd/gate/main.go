@@ -15,6 +15,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"syscall"
 	"time"
@@ -55,7 +56,7 @@ func run() error {
 		caFile      = flag.String("operator-ca-file", "", "PEM CA of the operator's serving certificate; if given, it must hold the ca.crt beside the token")
 		configFile  = flag.String("config-file", "", "for tests and local runs: apply this configuration (JSON) instead of connecting to the operator")
 		logLevel    = flag.String("log-level", "info", "debug, info, warn or error")
-		profiling   = flag.Bool("profiling", false, "serve the Go runtime's profiles (net/http/pprof) under /debug/pprof/ on --metrics-addr, for diagnosing the gate's memory and CPU; they show the gate's internals, so only on loopback")
+		profiling   = flag.Bool("profiling", false, "serve the Go runtime's profiles (net/http/pprof) under /debug/pprof/ on --metrics-addr, for diagnosing the gate's memory, CPU and latency (with lock contention and blocking recorded, and execution traces); they show the gate's internals, so only on loopback")
 		gcPercent   = flag.Int("gc-percent", 50, gcPercentHelp)
 		memoryLimit = flag.Int64("memory-limit-bytes", 64<<20, memoryLimitHelp)
 		limits      gate.Limits
@@ -84,6 +85,15 @@ func run() error {
 	}
 	if *memoryLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(*memoryLimit)
+	}
+	if *profiling {
+		// The contention profiles record nothing unless asked to; they
+		// cost a little on every contended lock and blocking wait, which
+		// only a gate run to be diagnosed should pay. One contention in
+		// ten is sampled, and every wait of 100 µs or more (shorter ones
+		// in proportion to their length).
+		runtime.SetMutexProfileFraction(10)
+		runtime.SetBlockProfileRate(int(100 * time.Microsecond))
 	}
 
 	var level slog.Level

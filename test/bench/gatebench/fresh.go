@@ -186,75 +186,114 @@ func freshPoint(o options, g generation, c int, upstreamURL string, fps map[stri
 		{"proxy", proxyURL + "/mcp"},
 		{"gate", gw.base + gate.ServerPath("bench/echo")},
 	}
-	results := map[string]*roundTimes{}
+	// Each repetition measures the three targets again, in an order
+	// rotated by one: the pooled figures come from every repetition, and
+	// the ratios of each repetition show how far one window's figure can
+	// be trusted.
+	results := map[string]*roundTimes{"direct": {}, "proxy": {}, "gate": {}}
+	reps := make([]map[string]*roundTimes, 0, o.repeat)
 	var (
-		cpu0, cpu1       time.Duration
-		proxyCPU         time.Duration
-		gc0, gc1         int64
-		alloc0, alloc1   int64
-		peaks            map[string]int64
-		stopSampling     func() map[string]int64
-		profiled         func()
-		upBefore, upThen [4]int64
+		gateCPU, proxyCPU time.Duration
+		gateSys, proxySys int64
+		gcs, allocs       int64
+		gc0, alloc0       int64
+		peaks             = map[string]int64{}
+		stopSampling      func() map[string]int64
+		profiled          func()
+		upBefore, upThen  [4]int64
+		connsBefore       int64
+		profile           = true
 	)
-	for _, tg := range targets {
-		window := func(start bool) {
-			if start {
-				upBefore = seen.snapshot()
-			} else {
-				upThen = seen.snapshot()
-			}
-			if tg.name == "proxy" {
-				// The proxy's CPU over its rounds: beside the gate's,
-				// a price of the gate's work that the machine's load
-				// moves far less than it moves latency.
+	for rep := range o.repeat {
+		these := map[string]*roundTimes{}
+		for _, tg := range rotated(targets, rep) {
+			window := func(start bool) {
 				if start {
-					proxyCPU = -cpuTime(proxy.pid())
+					upBefore, connsBefore = seen.snapshot(), seen.conns.Load()
 				} else {
-					proxyCPU += cpuTime(proxy.pid())
+					upThen = seen.snapshot()
+					rt := results[tg.name]
+					rt.upstreamConns += int(seen.conns.Load() - connsBefore)
 				}
-			}
-			if tg.name != "gate" {
-				return
-			}
-			if start {
-				cpu0, gc0 = cpuTime(gw.pid()), gauge(gw.metrics, "go_gc_duration_seconds_count")
-				alloc0 = gauge(gw.metrics, allocated)
-				stopSampling = samplePeaks(gw.metrics, gw.pid(), 200*time.Millisecond, sampled...)
-				profiled = takeProfiles(gw, o.profileDir, fmt.Sprintf("%s-c%d", g, c), o.dur/2)
-			} else {
+				switch tg.name {
+				case "proxy":
+					// The proxy's CPU over its rounds: beside the gate's,
+					// a price of the gate's work that the machine's load
+					// moves far less than it moves latency.
+					if start {
+						proxyCPU -= cpuTime(proxy.pid())
+						proxySys -= syscalls(proxy.pid())
+					} else {
+						proxyCPU += cpuTime(proxy.pid())
+						proxySys += syscalls(proxy.pid())
+					}
+					return
+				case "gate":
+				default:
+					return
+				}
+				if start {
+					gateCPU -= cpuTime(gw.pid())
+					gateSys -= syscalls(gw.pid())
+					gc0, alloc0 = gauge(gw.metrics, "go_gc_duration_seconds_count"), gauge(gw.metrics, allocated)
+					stopSampling = samplePeaks(gw.metrics, gw.pid(), 200*time.Millisecond, sampled...)
+					profiled = func() {}
+					if profile {
+						profiled = takeProfiles(gw, o.profileDir, fmt.Sprintf("%s-c%d", g, c), o.dur/2)
+						profile = false
+					}
+					return
+				}
 				profiled()
-				peaks = stopSampling()
-				cpu1, gc1 = cpuTime(gw.pid()), gauge(gw.metrics, "go_gc_duration_seconds_count")
-				alloc1 = gauge(gw.metrics, allocated)
+				for k, v := range stopSampling() {
+					peaks[k] = max(peaks[k], v)
+				}
+				gateCPU += cpuTime(gw.pid())
+				gateSys += syscalls(gw.pid())
+				gc1, alloc1 := gauge(gw.metrics, "go_gc_duration_seconds_count"), gauge(gw.metrics, allocated)
+				if gc0 < 0 || gc1 < 0 {
+					gcs = -1
+				} else if gcs >= 0 {
+					gcs += gc1 - gc0
+				}
+				allocs += alloc1 - alloc0
+			}
+			rt, err := measureRounds(tg.url, g, c, o.dur, o.result, o.connections, window)
+			if err != nil {
+				return fmt.Errorf("%s: %w", tg.name, err)
+			}
+			these[tg.name] = rt
+			results[tg.name].merge(rt)
+			repeat := ""
+			if o.repeat > 1 {
+				repeat = fmt.Sprintf(" (repetition %d)", rep+1)
+			}
+			fmt.Printf("fresh %-9s %-6s c=%-3d rounds=%-6d errors=%-4d round p50=%-9v p99=%-9v call p50=%-9v p99=%-9v (connect p50 %v, list p50 %v, close p50 %v; upstream per round: %s)%s\n",
+				g, tg.name, c, len(rt.round), rt.errors, pct(rt.round, 50), pct(rt.round, 99), pct(rt.call, 50), pct(rt.call, 99),
+				pct(rt.connect, 50), pct(rt.list, 50), pct(rt.close, 50), perRound(upBefore, upThen, len(rt.round)+rt.errors), repeat)
+			for _, e := range rt.errorLines() {
+				fmt.Printf("fresh %-9s %-6s c=%-3d error: %s\n", g, tg.name, c, e)
 			}
 		}
-		rt, err := measureRounds(tg.url, g, c, o.dur, o.result, o.connections, window)
-		if err != nil {
-			return fmt.Errorf("%s: %w", tg.name, err)
-		}
-		results[tg.name] = rt
-		fmt.Printf("fresh %-9s %-6s c=%-3d rounds=%-6d errors=%-4d round p50=%-9v p99=%-9v call p50=%-9v p99=%-9v (connect p50 %v, list p50 %v, close p50 %v; upstream per round: %s)\n",
-			g, tg.name, c, len(rt.round), rt.errors, pct(rt.round, 50), pct(rt.round, 99), pct(rt.call, 50), pct(rt.call, 99),
-			pct(rt.connect, 50), pct(rt.list, 50), pct(rt.close, 50), perRound(upBefore, upThen, len(rt.round)+rt.errors))
-		for _, e := range rt.errorLines() {
-			fmt.Printf("fresh %-9s %-6s c=%-3d error: %s\n", g, tg.name, c, e)
-		}
+		reps = append(reps, these)
+	}
+	for _, tg := range targets {
+		fmt.Println(phaseLine(g, tg.name, c, results[tg.name]))
 	}
 	// Per round tried: a refused round costs the gate work too.
 	gateRounds := len(results["gate"].round) + results["gate"].errors
-	if gateRounds > 0 && gc0 >= 0 && gc1 >= 0 {
+	if gateRounds > 0 && gcs >= 0 {
 		// What the gate allocates a round drives how often its collector
 		// runs, the largest part of its CPU beyond the proxy's.
 		fmt.Printf("fresh %-9s gate   c=%-3d CPU %v per round tried, %.1f collections per 1000 rounds tried, %.1f KiB allocated per round tried, goroutines idle %d, at peak %d\n",
-			g, c, ((cpu1 - cpu0) / time.Duration(gateRounds)).Round(time.Microsecond), float64(gc1-gc0)*1000/float64(gateRounds),
-			float64(alloc1-alloc0)/1024/float64(gateRounds), idleSeries[goroutines], peaks[goroutines])
+			g, c, (gateCPU / time.Duration(gateRounds)).Round(time.Microsecond), float64(gcs)*1000/float64(gateRounds),
+			float64(allocs)/1024/float64(gateRounds), idleSeries[goroutines], peaks[goroutines])
 	}
 	if proxyRounds := len(results["proxy"].round) + results["proxy"].errors; proxyRounds > 0 && gateRounds > 0 {
-		gateCPU := (cpu1 - cpu0) / time.Duration(gateRounds)
+		perGate := gateCPU / time.Duration(gateRounds)
 		perProxy := proxyCPU / time.Duration(proxyRounds)
-		fmt.Printf("fresh %-9s proxy  c=%-3d CPU %v per round tried; gate/proxy CPU per round %.2fx\n",
-			g, c, perProxy.Round(time.Microsecond), ratio(gateCPU, perProxy))
+		fmt.Printf("fresh %-9s proxy  c=%-3d CPU %v per round tried; gate/proxy CPU per round %.2fx; read and write system calls per round: gate %.1f, proxy %.1f\n",
+			g, c, perProxy.Round(time.Microsecond), ratio(perGate, perProxy), float64(gateSys)/float64(gateRounds), float64(proxySys)/float64(proxyRounds))
 	}
 	fmt.Println(perSession(g, c, idleSeries, peaks))
 	// Every session was closed: one the gate still tracks once the
@@ -264,6 +303,7 @@ func freshPoint(o options, g generation, c int, upstreamURL string, fps map[stri
 	after := scrape(gw.metrics)
 	// A gate from before streams had a bound of their own counts them in
 	// flight, and has no series of them.
+	fmt.Printf("fresh %-9s gate   c=%-3d the gate's own added latency, its server's time excluded (its histogram's buckets): %s\n", g, c, ownAdded(after))
 	fmt.Printf("fresh %-9s gate   c=%-3d sessions tracked at peak %d, a second after the rounds %d; requests in flight at peak %d, streams open at peak %s; refused at a bound: in-flight %d, streams %s, sessions %d\n",
 		g, c, peaks[sessionsTracked], after[sessionsTracked], peaks[inFlight], orNone(peaks, openStreams), after[inFlightRefused], refusedStreams(peaks, after), after[sessionsRefused])
 	// The proxy is this program run again: its idle figure is what
@@ -272,18 +312,22 @@ func freshPoint(o options, g generation, c int, upstreamURL string, fps map[stri
 	fmt.Printf("fresh %-9s RSS    c=%-3d gate idle %.1f MiB, peak (VmHWM) %.1f MiB (target <= 30 MiB; sampled peaks: own memory %.1f MiB, binary and library pages %.1f MiB) | proxy idle %.1f MiB, peak (VmHWM) %.1f MiB\n",
 		g, c, mib(idle), mib(hwm(gw.pid())), mib(peaks[rssAnon]), mib(peaks[rssFile]), mib(proxyIdle), mib(hwm(proxy.pid())))
 	d, p, gt := results["direct"], results["proxy"], results["gate"]
-	for _, m := range []struct {
-		what string
-		of   func(*roundTimes) []time.Duration
-	}{
-		{"round", func(r *roundTimes) []time.Duration { return r.round }},
-		{"call", func(r *roundTimes) []time.Duration { return r.call }},
-	} {
+	fmt.Println(addedByPhase(g, c, d, p, gt))
+	for _, m := range roundPhases {
+		if m.name != "round" && m.name != "call" {
+			continue
+		}
 		dp50, dp99 := pct(m.of(d), 50), pct(m.of(d), 99)
 		pp50, pp99 := pct(m.of(p), 50)-dp50, pct(m.of(p), 99)-dp99
 		gp50, gp99 := pct(m.of(gt), 50)-dp50, pct(m.of(gt), 99)-dp99
-		fmt.Printf("fresh %-9s added over direct c=%-3d %-5s: proxy p50 +%v p99 +%v | gate p50 +%v p99 +%v | gate/proxy added p50 %.2fx p99 %.2fx (target <= 1.5x)\n",
-			g, c, m.what, pp50, pp99, gp50, gp99, ratio(gp50, pp50), ratio(gp99, pp99))
+		rs := ratiosOf(m.of, d, p, gt)
+		fmt.Printf("fresh %-9s added over direct c=%-3d %-5s: proxy p50 +%v p99 +%v | gate p50 +%v p99 +%v | gate/proxy added p50 %.2fx p99 %.2fx (target <= 1.5x); gate/proxy whole p50 %.2fx p99 %.2fx\n",
+			g, c, m.name, pp50, pp99, gp50, gp99, rs.addedP50, rs.addedP99, rs.wholeP50, rs.wholeP99)
+	}
+	if len(reps) > 1 {
+		for _, l := range repeatLines(g, c, reps) {
+			fmt.Println(l)
+		}
 	}
 	return nil
 }
@@ -356,10 +400,10 @@ func perSession(g generation, c int, idle, peak map[string]int64) string {
 }
 
 // takeProfiles, when dir is set, writes the gate's goroutine profile (as
-// text, one entry per distinct stack with its count), heap and allocation
-// profiles to dir once after has passed, then a CPU profile of what is
-// left of the rounds; the function it returns waits until they are
-// written.
+// text, one entry per distinct stack with its count), heap, allocation,
+// lock contention and blocking profiles to dir once after has passed, then
+// a CPU profile of what is left of the rounds and an execution trace of
+// its first second; the function it returns waits until they are written.
 func takeProfiles(gw *gateProc, dir, prefix string, after time.Duration) func() {
 	if dir == "" {
 		return func() {}
@@ -368,16 +412,31 @@ func takeProfiles(gw *gateProc, dir, prefix string, after time.Duration) func() 
 	go func() {
 		defer close(done)
 		time.Sleep(after)
+		get := func(path, file string) {
+			if err := fetchTo(gw.debug+path, filepath.Join(dir, file)); err != nil {
+				fmt.Fprintf(os.Stderr, "gatebench: profile %s: %v\n", path, err)
+			}
+		}
 		for _, p := range []struct{ path, file string }{
 			{"goroutine?debug=1", prefix + "-goroutine.txt"},
 			{"heap", prefix + "-heap.pb.gz"},
 			{"allocs", prefix + "-allocs.pb.gz"},
-			{fmt.Sprintf("profile?seconds=%d", max(1, int(after/time.Second)-1)), prefix + "-cpu.pb.gz"},
+			{"mutex", prefix + "-mutex.pb.gz"},
+			{"block", prefix + "-block.pb.gz"},
 		} {
-			if err := fetchTo(gw.debug+p.path, filepath.Join(dir, p.file)); err != nil {
-				fmt.Fprintf(os.Stderr, "gatebench: profile %s: %v\n", p.path, err)
-			}
+			get(p.path, p.file)
 		}
+		// An execution trace of a second, beside the CPU profile: where
+		// requests waited (the scheduler, the collector's pauses and
+		// assists, the network) rather than where the CPU went.
+		rest := max(1, int(after/time.Second)-1)
+		traced := make(chan struct{})
+		go func() {
+			defer close(traced)
+			get("trace?seconds=1", prefix+"-trace.out")
+		}()
+		get(fmt.Sprintf("profile?seconds=%d", rest), prefix+"-cpu.pb.gz")
+		<-traced
 	}()
 	return func() { <-done }
 }
@@ -487,7 +546,14 @@ func samples(r io.Reader) map[string]int64 {
 // and phase by phase, and the rounds that failed.
 type roundTimes struct {
 	round, connect, list, call, close []time.Duration
-	errors                            int
+	// get is the standalone GET's wait for its headers, within connect
+	// (session-based rounds only).
+	get []time.Duration
+	// newConns counts the connections the agents opened rather than
+	// reused; upstreamConns those the server accepted while the target
+	// was measured.
+	newConns, upstreamConns int
+	errors                  int
 	// byPhase counts the failed rounds by the phase that failed; first
 	// keeps the first failure of each phase.
 	byPhase map[string]int
@@ -500,6 +566,10 @@ func (r *roundTimes) add(p phases) {
 	r.list = append(r.list, p.list)
 	r.call = append(r.call, p.call)
 	r.close = append(r.close, p.close)
+	if p.get > 0 {
+		r.get = append(r.get, p.get)
+	}
+	r.newConns += p.newConns
 }
 
 func (r *roundTimes) fail(err error) {
@@ -523,6 +593,8 @@ func (r *roundTimes) merge(o *roundTimes) {
 	r.list = append(r.list, o.list...)
 	r.call = append(r.call, o.call...)
 	r.close = append(r.close, o.close...)
+	r.get = append(r.get, o.get...)
+	r.newConns += o.newConns
 	for ph, n := range o.byPhase {
 		if r.byPhase == nil {
 			r.byPhase, r.first = map[string]int{}, map[string]string{}
@@ -548,7 +620,13 @@ func (r *roundTimes) errorLines() []string {
 // phases are one round, whole, and its parts: opening the session (the
 // handshake, and the GET stream of the session generation), tools/list,
 // tools/call and closing it.
-type phases struct{ round, connect, list, call, close time.Duration }
+type phases struct {
+	round, connect, list, call, close time.Duration
+	// get is the standalone GET's wait for its headers, 0 when there was
+	// none; newConns the connections the round opened.
+	get      time.Duration
+	newConns int
+}
 
 // phaseError is a failed round and the phase it failed in.
 type phaseError struct {
@@ -611,7 +689,7 @@ func measureRounds(endpoint string, gen generation, c int, d time.Duration, resu
 }
 
 func newHTTPClient() *http.Client {
-	return &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	return &http.Client{Transport: &agentTrace{base: &http.Transport{MaxIdleConnsPerHost: 4}}}
 }
 
 // oneRound opens a session of gen at endpoint, lists its tools, calls echo
@@ -620,6 +698,10 @@ func oneRound(hc *http.Client, endpoint string, gen generation, result string) (
 	var p phases
 	ctx, cancel := context.WithTimeout(context.Background(), roundTimeout)
 	defer cancel()
+	trace := traceOf(hc)
+	if trace != nil {
+		_, _ = trace.take() // what the last round left after it was timed
+	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v1"}, nil)
 	var opts *mcp.ClientSessionOptions
 	if gen == genSession {
@@ -665,6 +747,9 @@ func oneRound(hc *http.Client, endpoint string, gen generation, result string) (
 	}
 	p.close = time.Since(t3)
 	p.round = time.Since(t0)
+	if trace != nil {
+		p.get, p.newConns = trace.take()
+	}
 	return p, nil
 }
 

@@ -40,8 +40,20 @@
 // What a session costs the gate is reported per concurrent session at the
 // peak: goroutines, heap in use and stacks over the idle gate's, and the
 // gate's resident memory split into its own and its binary's pages.
-// --profile-dir keeps the gate's goroutine, heap, allocation and CPU
-// profiles of each point; --gate-args and --gate-env run the gate with a
+//
+// Where a round's time goes is reported phase by phase (connect, the
+// standalone GET's wait for its headers within it, list, call, close), with
+// the connections the agents and the relay had to open, the read and write
+// system calls of the gate and of the proxy, and the gate's own histogram
+// of the time it adds to each request. The target's ratio divides what the
+// gate adds over the direct connection by what the proxy adds, a
+// difference of two percentiles measured in different windows; beside it
+// stands the ratio of the gate's whole latency to the proxy's, and
+// --repeat measures the three targets again, in a rotated order, and
+// reports each repetition's ratios and their median.
+// --profile-dir keeps the gate's goroutine, heap, allocation, lock
+// contention, blocking and CPU profiles and an execution trace of each
+// point; --gate-args and --gate-env run the gate with a
 // flag or an environment variable of its runtime (GOGC, GODEBUG) to price
 // a setting before it becomes a default.
 package main
@@ -85,8 +97,9 @@ func main() {
 	clients := flag.String("clients", "1,16,64", "the numbers of concurrent clients measured, comma-separated")
 	gateArgs := flag.String("gate-args", "", "more flags for the gate binary, space-separated (--memory-limit-bytes=0, --max-in-flight=512 …): to measure a setting before it becomes a default")
 	gateEnv := flag.String("gate-env", "", "more environment of the gate binary, space-separated NAME=value (GOGC=50, GODEBUG=…): to measure a runtime setting before the gate makes it its own")
-	profileDir := flag.String("profile-dir", "", "with --sessions fresh: run the gate with --profiling and write its goroutine and heap profiles, taken halfway through each concurrency's timed rounds, to this directory")
+	profileDir := flag.String("profile-dir", "", "with --sessions fresh: run the gate with --profiling and write its goroutine, heap, allocation, contention and blocking profiles, taken halfway through each concurrency's timed rounds (the first repetition's), then a CPU profile and a second's execution trace, to this directory")
 	connections := flag.String("connections", string(connAgent), "with --sessions fresh, the HTTP connections of an agent's sessions: agent (one client per agent, kept across its sessions), session (new connections for every session, closed with it) or shared (the SDK's default client, shared by every agent: two idle connections per host, so most requests under concurrency open one)")
+	repeat := flag.Int("repeat", 1, "with --sessions fresh: measure the three targets this many times at each concurrency, in an order rotated each time, and report each repetition's ratios and their median beside the figures of all rounds pooled")
 	flag.Parse()
 	if *proxyListen != "" {
 		fmt.Fprintln(os.Stderr, serveProxy(*proxyListen, *proxyTarget))
@@ -106,6 +119,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "gatebench:", err)
 		os.Exit(2)
 	}
+	if *repeat < 1 {
+		fmt.Fprintf(os.Stderr, "gatebench: --repeat %d: want at least 1\n", *repeat)
+		os.Exit(2)
+	}
 	conc, err := parseClients(*clients)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gatebench:", err)
@@ -117,7 +134,7 @@ func main() {
 		os.Exit(2)
 	}
 	o := options{bin: *bin, dur: *dur, action: action, jsonAnswers: *jsonAnswers, clients: conc, connections: conns,
-		gateArgs: strings.Fields(*gateArgs), gateEnv: strings.Fields(*gateEnv), profileDir: *profileDir}
+		gateArgs: strings.Fields(*gateArgs), gateEnv: strings.Fields(*gateEnv), profileDir: *profileDir, repeat: *repeat}
 	if *resultBytes > 0 {
 		o.result = cleantext.Of(*resultBytes)
 	}
@@ -154,6 +171,9 @@ type options struct {
 	// profileDir, when set, receives the gate's profiles at the middle of
 	// each fresh-session point.
 	profileDir string
+	// repeat is how many times each fresh-session point measures its
+	// three targets.
+	repeat int
 }
 
 type echoIn struct {
@@ -203,7 +223,18 @@ func upstream(s *mcp.Server, stateless, jsonAnswers bool, seen *methodCounts) (*
 	}
 	mux.Handle("/mcp", h)
 	mux.Handle("/fp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
-	srv := httptest.NewServer(mux)
+	srv := httptest.NewUnstartedServer(mux)
+	if seen != nil {
+		// The connections the server accepts: a relay that cannot
+		// reuse its connection to the server pays a handshake and a
+		// connection's goroutines and buffers on both sides.
+		srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+			if st == http.StateNew {
+				seen.conns.Add(1)
+			}
+		}
+	}
+	srv.Start()
 	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/fp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseGenerations(t *testing.T) {
@@ -115,5 +116,71 @@ func TestParseConnections(t *testing.T) {
 		if (err != nil) != tc.wantErr || got != tc.want {
 			t.Errorf("parseConnections(%q) = %q, %v; want %q, error %v", tc.in, got, err, tc.want, tc.wantErr)
 		}
+	}
+}
+
+func TestMedian(t *testing.T) {
+	for _, tc := range []struct {
+		in   []float64
+		want float64
+	}{
+		{nil, 0},
+		{[]float64{2.2}, 2.2},
+		{[]float64{8.2, 0.9, 1.1}, 1.1},
+		{[]float64{0, 1.3, 0.7, 1.1}, 0.9},
+	} {
+		if got := median(tc.in); got != tc.want {
+			t.Errorf("median(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestRotated(t *testing.T) {
+	xs := []string{"direct", "proxy", "gate"}
+	for rep, want := range [][]string{{"direct", "proxy", "gate"}, {"proxy", "gate", "direct"}, {"gate", "direct", "proxy"}, {"direct", "proxy", "gate"}} {
+		if got := rotated(xs, rep); !slices.Equal(got, want) {
+			t.Errorf("rotated(%v, %d) = %v, want %v", xs, rep, got, want)
+		}
+	}
+	if !slices.Equal(xs, []string{"direct", "proxy", "gate"}) {
+		t.Errorf("rotated changed its argument: %v", xs)
+	}
+}
+
+func TestOwnAdded(t *testing.T) {
+	exposition := `toolgate_gate_added_latency_seconds_bucket{method="tools/call",server="bench/echo",le="5e-05"} 10
+toolgate_gate_added_latency_seconds_bucket{method="tools/call",server="bench/echo",le="0.0001"} 60
+toolgate_gate_added_latency_seconds_bucket{method="tools/call",server="bench/echo",le="0.001"} 98
+toolgate_gate_added_latency_seconds_bucket{method="tools/call",server="bench/echo",le="0.01"} 100
+toolgate_gate_added_latency_seconds_bucket{method="tools/call",server="bench/echo",le="+Inf"} 100
+toolgate_gate_added_latency_seconds_bucket{method="tools/list",server="bench/echo",le="5e-05"} 0
+toolgate_gate_added_latency_seconds_bucket{method="tools/list",server="bench/echo",le="1"} 0
+toolgate_gate_added_latency_seconds_bucket{method="tools/list",server="bench/echo",le="+Inf"} 4
+toolgate_gate_added_latency_seconds_count{method="tools/call",server="bench/echo"} 100
+`
+	got := ownAdded(samples(strings.NewReader(exposition)))
+	want := "tools/call n=100 p50 <= 100µs p99 <= 10ms; tools/list n=4 p50 over 1s p99 over 1s"
+	if got != want {
+		t.Errorf("ownAdded() = %q, want %q", got, want)
+	}
+	if got := ownAdded(map[string]int64{}); got != "none recorded" {
+		t.Errorf("ownAdded(nothing) = %q", got)
+	}
+}
+
+func TestRatiosOf(t *testing.T) {
+	ms := func(ds ...int) *roundTimes {
+		r := &roundTimes{}
+		for _, d := range ds {
+			r.round = append(r.round, time.Duration(d)*time.Millisecond)
+		}
+		return r
+	}
+	round := func(r *roundTimes) []time.Duration { return r.round }
+	// A direct p99 that moved past the proxy's leaves no added ratio to
+	// form at p99, while the whole ratio is still a figure.
+	got := ratiosOf(round, ms(100, 100, 300), ms(150, 150, 250), ms(160, 160, 275))
+	if got.addedP50 != 1.2 || got.addedP99 != 0 || got.wholeP99 != 1.1 {
+		t.Errorf("ratiosOf() = %+v, want added p50 1.2, added p99 0 (not formed), whole p99 1.1", got)
 	}
 }

@@ -189,6 +189,8 @@ func answerLine(o options) string {
 // methodCounts counts the HTTP requests a server receives, by method.
 type methodCounts struct {
 	post, get, del, other atomic.Int64
+	// conns counts the connections the server accepted.
+	conns atomic.Int64
 }
 
 func (m *methodCounts) add(method string) {
