@@ -3,16 +3,19 @@ package risk
 import (
 	"fmt"
 	"strings"
+
+	"github.com/toolgate/toolgate/pkg/phrase"
 )
 
-// systemScopes are words naming a system whose every state change reaches
-// the scope given: a kubectl or helm action reaches the cluster, a git or
-// database action the repository or database.
+// systemScopes are words naming a kind of system whose every state change
+// reaches the scope given: a node's action reaches the cluster, a
+// version-control or database action the repository or database. They
+// name kinds of system, never a product: a product's name says nothing a
+// rule could not say of every system of its kind, and a rule keyed on one
+// fails on the next server built on another.
 var systemScopes = map[string]string{
-	"kubectl": "cluster", "k8s": "cluster", "kubernetes": "cluster", "helm": "cluster", "node": "cluster",
-	"git": "namespace", "pg": "namespace", "postgres": "namespace", "postgresql": "namespace", "mysql": "namespace",
-	"sql": "namespace", "mongo": "namespace", "mongodb": "namespace", "redis": "namespace", "db": "namespace",
-	"database": "namespace", "sqlite": "namespace",
+	"node": "cluster",
+	"git":  "namespace", "sql": "namespace", "db": "namespace", "database": "namespace",
 }
 
 // sessionVerbs act inside a logged-in browser session, which they reach as
@@ -55,8 +58,8 @@ func blastRadius(s signals, act action) (string, string) {
 		return "organization", "an arbitrary API call reaches everything the account can"
 	case containsAny(s.flags, "all-namespaces") || s.scope == "cluster":
 		return "cluster", "a parameter reaches every namespace"
-	case act == actExec && containsAny(s.tokens, "kubectl", "k8s", "kubernetes", "helm"):
-		return "cluster", "runs arbitrary changes against a cluster"
+	case act >= actMutate && actsOnCluster(s):
+		return "cluster", "changes what runs in a whole cluster"
 	case act == actExec:
 		if containsAny(append(s.objects, strings.ToLower(s.execParam), s.verb), "command", "cmd", "shell", "process", "unsafe", "exec", "bash", "terminal", "generic") {
 			return "cluster", "runs commands on the host"
@@ -118,9 +121,12 @@ func blastRadius(s signals, act action) (string, string) {
 		if s.verb == "search" && webSearch(s.desc) {
 			return "item", "a public web search exposes nothing of the caller's"
 		}
-		if (s.verb == "search" || s.verb == "list") && !strings.Contains(s.desc, "private") {
+		if (s.verb == "search" || s.verb == "list") && !strings.Contains(s.desc, "private") && !containsAny(s.tokens, "private") {
 			if mentionsPublicService(s.desc) {
 				return "global", "searches a public service as a whole"
+			}
+			if s.verb == "search" && publicCatalogue(s, rawHead) {
+				return "global", "searches what a service hosts for everyone, naming no owner"
 			}
 		}
 		listVerb := s.verb == "list" || s.verb == "search" || s.verb == "find" || s.verb == "tree" || (len(s.tokens) > 1 && s.tokens[len(s.tokens)-1] == "list" && s.verb == "get") ||
@@ -176,6 +182,9 @@ func blastRadius(s signals, act action) (string, string) {
 				}
 				return sc, "inspects a whole repository or database"
 			}
+		}
+		if db := inspectedDatabase(s); db != "" {
+			return "namespace", fmt.Sprintf("parameter %q names the database it inspects, and nothing narrower", db)
 		}
 	case actMutate, actSend, actDelete:
 		if len(s.optionMutations) >= managerOperations {
@@ -332,3 +341,57 @@ func idList(s signals) string {
 // orgContainers are the containers an organization holds side by side.
 var orgContainers = map[string]bool{"project": true, "repo": true, "repository": true, "workspace": true,
 	"app": true, "bucket": true, "database": true, "namespace": true, "space": true, "stack": true, "channel": true}
+
+// inspectedDatabase names a read's database parameter when the read takes
+// nothing narrower: no table, record or other required argument. What
+// such a read reports — its status, locks, running queries — is about the
+// database as a whole, whatever the server calls it.
+func inspectedDatabase(s signals) string {
+	db := ""
+	for _, p := range s.params {
+		if p.nested {
+			continue
+		}
+		switch p.flat {
+		case "database", "db", "databasename", "dbname":
+			db = p.name
+		case "app", "appname", "project", "projectid":
+			// the containers a database is found in
+		default:
+			if p.required {
+				return ""
+			}
+		}
+	}
+	return db
+}
+
+// clusterPhrases say a change is made to a running cluster as a whole:
+// what it applies can land anywhere in it. "Creates a cluster" makes one
+// new thing and says none of them.
+var clusterPhrases = phrase.New("to the cluster", "in the cluster", "on the cluster", "against the cluster",
+	"across the cluster", "whole cluster", "entire cluster", "cluster-wide", "clusterwide")
+
+func actsOnCluster(s signals) bool {
+	return clusterPhrases.Any(s.desc) || containsAny(s.tokens, "clusterwide")
+}
+
+// publicCatalogueNouns are what services host in the open for anyone to
+// find: code and what is built from it. A search of them that names no
+// owner, organization or project searches everything the service hosts.
+var publicCatalogueNouns = map[string]bool{"repositories": true, "repos": true, "packages": true, "images": true,
+	"models": true, "datasets": true, "libraries": true, "modules": true, "providers": true, "code": true}
+
+func publicCatalogue(s signals, rawHead string) bool {
+	if !publicCatalogueNouns[rawHead] || s.requiredContainer || accountWide(s.desc) || workspaceWide(s.desc) {
+		return false
+	}
+	for _, p := range s.params {
+		for _, w := range []string{"owner", "org", "organization", "project", "workspace", "namespace", "team", "user", "account"} {
+			if p.flat == w || p.flat == w+"id" || p.flat == w+"name" {
+				return false
+			}
+		}
+	}
+	return true
+}

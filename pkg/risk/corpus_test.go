@@ -237,7 +237,7 @@ var corpusTargets = []float64{100, 97, 90, 80, 80}
 var corpusRatchets = map[string]map[int]float64{
 	"dev":             {},
 	"dev-2":           {},
-	"dev held-back":   {4: 78.4},
+	"dev held-back":   {4: 79.4},
 	"dev-2 held-back": {},
 }
 

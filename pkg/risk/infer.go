@@ -233,7 +233,7 @@ func readSignals(t *tooldef.Tool) signals {
 		s.act = actObserve // starting a recording observes; starting a process does not
 	}
 
-	if s.act >= actDelete && bulkPhrases.Any(desc) {
+	if s.act >= actDelete && saysBulk(desc, headNoun(s.objects)) {
 		s.bulk = true
 	}
 

@@ -77,7 +77,10 @@ var readOnlyPhrases = []string{"read-only", "readonly", "read only", "dry run", 
 	"returns instructions", "does not modify", "without making changes", "no changes are made",
 	"without modifying", "never modifies", "only select", "select-only", "select queries only",
 	"only read", "doesn't modify", "does not execute", "without executing", "without applying", "只读",
-	"guidance", "provides instructions", "provide instructions", "next-step"}
+	"guidance", "provides instructions", "provide instructions", "next-step",
+	// A tool that says it advises returns words for someone else to act on.
+	"only provides", "provides feedback", "returns recommendations", "return recommendations",
+	"fix recommendations", "recommendations for"}
 
 var readOnlySet = phrase.New(readOnlyPhrases...)
 
@@ -221,7 +224,7 @@ func mentionsPublicService(desc string) bool {
 	return false
 }
 
-var publicServiceWords = phrase.New("github", "gitlab", "registry", "internet")
+var publicServiceWords = phrase.New("registry", "internet")
 
 // accountWide says a read covers everything an account owns.
 func accountWide(desc string) bool { return accountWidePhrases.Any(desc) }
@@ -237,7 +240,7 @@ var workspaceWidePhrases = phrase.New("across all", "across the workspace", "in 
 // browserWords put a tool in a browser, where a click or a key press acts
 // in whatever session the browser holds.
 var browserWords = map[string]bool{"browser": true, "page": true, "tab": true, "tabs": true, "element": true,
-	"mouse": true, "keyboard": true, "puppeteer": true, "playwright": true, "dom": true, "selector": true}
+	"mouse": true, "keyboard": true, "dom": true, "selector": true}
 
 func inBrowser(s signals) bool {
 	return containsAnyMap(s.tokens, browserWords) || strings.Contains(s.desc, "browser") || strings.Contains(s.desc, "page")
@@ -421,4 +424,17 @@ func appliesMigration(s *signals) bool {
 		}
 	}
 	return false
+}
+
+// saysBulk says a removal's description makes it one of many things at
+// once. "The entire secret will be deleted" speaks of the one item the
+// tool names, whole: "entire" before the tool's own object is no bulk.
+func saysBulk(desc, head string) bool {
+	if !bulkPhrases.Any(desc) {
+		return false
+	}
+	if head == "" || !strings.Contains(desc, "entire "+head) {
+		return true
+	}
+	return bulkPhrases.Any(strings.ReplaceAll(desc, "entire "+head, head))
 }

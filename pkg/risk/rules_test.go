@@ -34,7 +34,7 @@ func TestCategoryRules(t *testing.T) {
 func TestBlastRadiusRules(t *testing.T) {
 	for _, tc := range []struct{ rule, def, want string }{
 		{"1: all-namespaces flag", `{"name":"list_pods","description":"Lists pods.","inputSchema":{"type":"object","properties":{"allNamespaces":{"type":"boolean"}}}}`, "cluster"},
-		{"2: execution against a cluster", `{"name":"kubectl_apply","description":"Applies a manifest.","inputSchema":{"type":"object","properties":{"manifest":{"type":"string"}}}}`, "cluster"},
+		{"2: execution against a cluster", `{"name":"apply_manifest","description":"Applies a manifest to the cluster.","inputSchema":{"type":"object","properties":{"manifest":{"type":"string"}}}}`, "cluster"},
 		{"3: execution on the host", `{"name":"run_command","description":"Runs a shell command on the host."}`, "cluster"},
 		{"3: other execution", `{"name":"query","description":"Runs a read query.","inputSchema":{"type":"object","properties":{"sql":{"type":"string"}}}}`, "namespace"},
 		{"4: privilege change", `{"name":"create_db_user","description":"Creates a database user with a password."}`, "cluster"},
@@ -44,7 +44,7 @@ func TestBlastRadiusRules(t *testing.T) {
 		{"7: whole workspace", `{"name":"update_workspace","description":"Updates the settings of a workspace."}`, "namespace"},
 		{"8: member nouns", `{"name":"get_users","description":"Gets the users of the workspace."}`, "organization"},
 		{"8: documentation", `{"name":"search_documentation","description":"Searches the product documentation.","inputSchema":{"type":"object","properties":{"q":{"type":"string"}}}}`, "item"},
-		{"8: public search", `{"name":"search_code","description":"Searches code across GitHub repositories.","inputSchema":{"type":"object","properties":{"q":{"type":"string"}}}}`, "global"},
+		{"8: public search", `{"name":"search_code","description":"Searches code across all public repositories.","inputSchema":{"type":"object","properties":{"q":{"type":"string"}}}}`, "global"},
 		{"8: enumerate an organization", `{"name":"list_workspaces","description":"Lists workspaces.","inputSchema":{"type":"object","properties":{"org_name":{"type":"string"}},"required":["org_name"]}}`, "organization"},
 		{"8: enumerate one container", `{"name":"list_files","description":"Lists the files of a directory.","inputSchema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}`, "namespace"},
 		{"8: enumerate without a container", `{"name":"list_apps","description":"Lists apps.","inputSchema":{"type":"object","properties":{"limit":{"type":"integer"}}}}`, "organization"},
@@ -103,9 +103,9 @@ func TestReviewedFaults(t *testing.T) {
 	if exec.Level != L5 || len(exec.Floors) == 0 || exec.SEP.Category != "mutate" {
 		t.Errorf("execution with a remove flag: %s %s %v", exec.Level, exec.SEP.Category, exec.Floors)
 	}
-	// "k8s" is one word, so the system rule sees it.
-	if got := assess(t, `{"name":"k8s_scale_deployment","description":"Scales a deployment to a number of replicas."}`).SEP.BlastRadius; got != "cluster" {
-		t.Errorf("k8s_scale_deployment: blast radius %s, want cluster", got)
+	// A node's change reaches the cluster it serves, whatever the verb.
+	if got := assess(t, `{"name":"node_set_labels","description":"Sets the labels of a node."}`).SEP.BlastRadius; got != "cluster" {
+		t.Errorf("node_set_labels: blast radius %s, want cluster", got)
 	}
 	// A verb read from the description is used in its base form.
 	deploy := assess(t, `{"name":"frontend","description":"Deploys the latest build of the frontend."}`)

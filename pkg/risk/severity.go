@@ -294,6 +294,13 @@ func readsPrivate(s *signals) {
 	}
 	if v := singular(s.verb); privateContentNouns[v] {
 		s.privateContent = v
+		return
+	}
+	// "get_private_module_details": the name itself says what it reads
+	// is private, whatever the object is. A listing of private things
+	// shows their names, not what they hold.
+	if !listing && containsAny(s.tokens, "private") && len(s.objects) > 1 {
+		s.privateContent = "a private " + headNoun(s.objects)
 	}
 }
 
