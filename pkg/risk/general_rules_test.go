@@ -192,3 +192,67 @@ func TestCredentialWordsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestBlastFromGeneralSignals: the reach rules that replaced product names
+// read what any server of the kind says (docs/risk-model.md §6).
+func TestBlastFromGeneralSignals(t *testing.T) {
+	for _, tc := range []struct {
+		name, def, blast string
+	}{
+		{"a read of a database's state, naming nothing narrower",
+			`{"name":"show_locks","description":"Show the locks held and waited for.","inputSchema":{"type":"object","properties":{"database":{"type":"string"},"verbose":{"type":"boolean"}}}}`,
+			"namespace"},
+		{"a read of one row of a database is not the whole database",
+			`{"name":"get_row","description":"Gets one row by its key.","inputSchema":{"type":"object","properties":{"database":{"type":"string"},"table":{"type":"string"},"id":{"type":"string"}},"required":["database","table","id"]}}`,
+			"item"},
+		{"a search of hosted packages naming no owner",
+			`{"name":"search_packages","description":"Search packages by keyword.","inputSchema":{"type":"object","properties":{"query":{"type":"string"}},"required":["query"]}}`,
+			"global"},
+		{"a search of repositories within an organization",
+			`{"name":"search_repositories","description":"Search repositories.","inputSchema":{"type":"object","properties":{"org":{"type":"string"},"query":{"type":"string"}},"required":["query"]}}`,
+			"organization"},
+		{"a search of private modules is not public",
+			`{"name":"search_private_modules","description":"Search the private modules of the registry.","inputSchema":{"type":"object","properties":{"query":{"type":"string"}}}}`,
+			"organization"},
+		{"a change applied to the cluster as a whole",
+			`{"name":"apply_manifest","description":"Applies a manifest to the cluster.","inputSchema":{"type":"object","properties":{"manifest":{"type":"string"}},"required":["manifest"]}}`,
+			"cluster"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := assess(t, tc.def); got.SEP.BlastRadius != tc.blast {
+				t.Errorf("blast radius %s, want %s (%v)", got.SEP.BlastRadius, tc.blast, got.Reasons)
+			}
+		})
+	}
+}
+
+// TestRubricGradesFromGeneralSignals: riskLevel rules read from the
+// rubric's own words.
+func TestRubricGradesFromGeneralSignals(t *testing.T) {
+	for _, tc := range []struct {
+		name, def, category, risk string
+	}{
+		{"a read whose name says it is private",
+			`{"name":"get_private_template_details","description":"Gets the details of a template.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`,
+			"read", "medium"},
+		{"a listing of private things shows their names",
+			`{"name":"list_private_templates","description":"Lists templates.","inputSchema":{"type":"object","properties":{"org":{"type":"string"}},"required":["org"]}}`,
+			"read", "low"},
+		{"a tool that only advises",
+			`{"name":"fix_config","description":"Analyze a configuration file and return fix recommendations.","inputSchema":{"type":"object","properties":{"content":{"type":"string"}},"required":["content"]}}`,
+			"read", "low"},
+		{"the entire object of a delete is one item",
+			`{"name":"delete_secret","description":"Delete a secret at a path. If no key is given, the entire secret is deleted.","inputSchema":{"type":"object","properties":{"path":{"type":"string"},"key":{"type":"string"}},"required":["path"]}}`,
+			"delete", "high"},
+		{"deleting every secret is bulk",
+			`{"name":"delete_secrets","description":"Deletes all secrets under a path.","inputSchema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}`,
+			"destroy", "critical"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := assess(t, tc.def)
+			if got.SEP.Category != tc.category || got.SEP.RiskLevel != tc.risk {
+				t.Errorf("%s/%s, want %s/%s (%v)", got.SEP.Category, got.SEP.RiskLevel, tc.category, tc.risk, got.Reasons)
+			}
+		})
+	}
+}
