@@ -112,7 +112,8 @@ type decoder struct {
 	// members and elems are stacks shared by every object and array of the
 	// value: an object's members are gathered here first and its map is made
 	// once at its size, instead of growing as members arrive; likewise an
-	// array's elements.
+	// array's elements. They live as long as one decode, so the direct
+	// reader leaves what it pops in place rather than clearing it.
 	members []member
 	elems   []any
 	// unquoted is scratch for unescaping strings.

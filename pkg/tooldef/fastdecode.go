@@ -96,7 +96,10 @@ func (d *decoder) fastValue(depth int) (any, bool) {
 		for _, mb := range ms {
 			m[mb.key] = mb.val
 		}
-		clear(ms)
+		// Not cleared: the stacks live only as long as one decode, whose
+		// values are all in the tree it returns, and clearing memory that
+		// holds pointers costs a write barrier per word while the
+		// collector marks.
 		d.members = d.members[:base]
 		// A name given twice leaves the map short of a member; the
 		// tokenizer refuses such an object, and says where.
@@ -124,7 +127,6 @@ func (d *decoder) fastValue(depth int) (any, bool) {
 		}
 		a := make([]any, len(d.elems)-base)
 		copy(a, d.elems[base:])
-		clear(d.elems[base:])
 		d.elems = d.elems[:base]
 		return a, true
 	case 't':
