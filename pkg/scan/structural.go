@@ -122,7 +122,7 @@ func (c *textCtx) structural(toks []itok, all uint64, s, e int, summary bool) in
 	if p.dangerTool != "" && !summary && callsTool(toks) && !ti.purposeShares(p.dangerTool) && !p.negated {
 		return sigModel
 	}
-	if (kinds&1<<kPath != 0 || all&wConfigCue != 0) && writesAgentConfig(toks) {
+	if (kinds&1<<kPath != 0 || all&wConfigCue != 0) && mayNameAgentConfig(c.clean[s:e]) && writesAgentConfig(toks) {
 		return sigModel
 	}
 	if strings.Contains(c.clean[s:e], "</") && closesItsContainer(c.clean[s:e]) {
@@ -916,6 +916,15 @@ func writesAgentConfig(toks []itok) bool {
 		}
 	}
 	return false
+}
+
+// mayNameAgentConfig is a first test for writesAgentConfig, which looks
+// at every token of the sentence: each of agentConfigFiles holds ".json",
+// "rules" or ".md", and a token is a slice of the clean sentence, so a
+// sentence that holds none of the three has no token ending in one of the
+// files. Most sentences with a path name no such file.
+func mayNameAgentConfig(sentence string) bool {
+	return strings.Contains(sentence, ".json") || strings.Contains(sentence, "rules") || strings.Contains(sentence, ".md")
 }
 
 var agentConfigFiles = []string{"mcp.json", "claude_desktop_config.json", ".cursorrules", ".windsurfrules", "claude.md", "agents.md",

@@ -128,3 +128,17 @@ func TestMentionsInDetectors(t *testing.T) {
 		t.Error("a tool that is no detector quoting an order passed")
 	}
 }
+
+// mayNameAgentConfig must pass every sentence in which writesAgentConfig
+// could find a file: each file it looks for holds one of the first test's
+// three strings.
+func TestMayNameAgentConfigCoversEveryFile(t *testing.T) {
+	for _, f := range agentConfigFiles {
+		if !mayNameAgentConfig(f) || !mayNameAgentConfig("then append it to ~/"+f+" now") {
+			t.Errorf("the first test would skip a sentence naming %q", f)
+		}
+	}
+	if mayNameAgentConfig("read the file at /etc/hosts and the config at ~/.config/app.yaml") {
+		t.Error("the first test passes a sentence that names no agent configuration file")
+	}
+}
