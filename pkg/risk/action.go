@@ -148,10 +148,28 @@ func refineAction(s *signals, act action, j *judgement) (action, bool) {
 	if act == actDelete && (s.bulk || anyBroadStrict(s.objects)) {
 		act = actDestroy
 	}
+	if act == actDelete && scopeWords[singular(headNoun(s.objects))] != "" && withContents.Any(s.desc) {
+		// "Deletes a project with all its resources": the description
+		// says the container goes with everything in it.
+		act = actDestroy
+		j.note("removes a container with everything in it")
+	}
 	savedRead := false
 	if act == actExec && s.execParam == "" && s.actSource == "name" && (containsAnyMap(s.objects, savedReads) || containsAny(s.objects, "saved")) {
 		act, savedRead = actRead, true
 		j.note("runs a stored query or report: a read")
+	}
+	if act == actExec && s.execParam == "" && s.actSource == "name" && !s.anyRequest && s.apiCall == "" && inspectionNouns[headNoun(s.objects)] {
+		// "run_diagnostics", "run_health_check": running a check the
+		// server defines observes; the caller writes no code.
+		act = actObserve
+		j.note("runs a check the server defines: an observation")
+	}
+	if act == actRead && printedOutputNouns[headNoun(s.objects)] && containsAny(s.tokens, "console", "log", "stdout", "stderr", "terminal") {
+		// "get_console_messages": what a program printed is its telemetry,
+		// whatever the output is called.
+		act = actObserve
+		j.note("reads what a program printed: an observation")
 	}
 	if s.execParam != "" && act < actExec {
 		j.note(fmt.Sprintf("parameter %q takes free-form code, commands or queries", s.execParam))
@@ -291,3 +309,16 @@ func permanentText(desc string) bool {
 }
 
 var permanentPhrases = phrase.New("cannot be undone", "irreversibl", "permanently", "can't be undone", "not be recovered", "unrecoverable")
+
+// inspectionNouns are checks a server runs on what it watches: running one
+// reports a state and changes nothing.
+var inspectionNouns = map[string]bool{"diagnostics": true, "diagnostic": true, "healthcheck": true,
+	"probe": true, "ping": true, "doctor": true}
+
+// printedOutputNouns are what a console or a log holds line by line.
+var printedOutputNouns = map[string]bool{"messages": true, "message": true, "output": true, "entries": true,
+	"lines": true}
+
+// withContents say a removal takes a container's contents with it.
+var withContents = phrase.New("with all its", "and all its", "all of its", "everything in it", "with everything",
+	"and everything", "with all of its", "including all")

@@ -33,9 +33,9 @@ var rubricExamples = []struct {
 	{"health", "category", "observe", `{"name":"check_health","description":"Checks whether the service answers its health endpoint.","inputSchema":{"type":"object","properties":{}}}`, ""},
 	{"status", "category", "observe", `{"name":"get_deployment_status","description":"Gets the rollout status of a deployment.","inputSchema":{"type":"object","properties":{"deployment":{"type":"string"}},"required":["deployment"]}}`, ""},
 	{"watch", "category", "observe", `{"name":"watch_pods","description":"Watches the pods of a namespace and reports their changes.","inputSchema":{"type":"object","properties":{"namespace":{"type":"string"}},"required":["namespace"]}}`, ""},
-	{"diagnostics", "category", "observe", `{"name":"run_diagnostics","description":"Collects diagnostics of the connection to the server.","inputSchema":{"type":"object","properties":{}}}`, "mutate"},
+	{"diagnostics", "category", "observe", `{"name":"run_diagnostics","description":"Collects diagnostics of the connection to the server.","inputSchema":{"type":"object","properties":{}}}`, ""},
 	{"screenshot of a page", "category", "observe", `{"name":"take_screenshot","description":"Takes a screenshot of the current page.","inputSchema":{"type":"object","properties":{}}}`, ""},
-	{"console output", "category", "observe", `{"name":"get_console_messages","description":"Returns the console messages the page has printed.","inputSchema":{"type":"object","properties":{}}}`, "read"},
+	{"console output", "category", "observe", `{"name":"get_console_messages","description":"Returns the console messages the page has printed.","inputSchema":{"type":"object","properties":{}}}`, ""},
 
 	// category: mutate.
 	{"create", "category", "mutate", `{"name":"create_issue","description":"Creates an issue in a project.","inputSchema":{"type":"object","properties":{"project":{"type":"string"},"title":{"type":"string"}},"required":["project","title"]}}`, ""},
@@ -69,7 +69,7 @@ var rubricExamples = []struct {
 	// category: destroy.
 	{"delete a namespace", "category", "destroy", `{"name":"delete_namespace","description":"Deletes a namespace and everything in it.","inputSchema":{"type":"object","properties":{"namespace":{"type":"string"}},"required":["namespace"]}}`, ""},
 	{"delete a cluster", "category", "destroy", `{"name":"delete_cluster","description":"Deletes a cluster.","inputSchema":{"type":"object","properties":{"cluster_id":{"type":"string"}},"required":["cluster_id"]}}`, ""},
-	{"delete a project", "category", "destroy", `{"name":"delete_project","description":"Deletes a project with all its resources.","inputSchema":{"type":"object","properties":{"project_id":{"type":"string"}},"required":["project_id"]}}`, "delete"},
+	{"delete a project", "category", "destroy", `{"name":"delete_project","description":"Deletes a project with all its resources.","inputSchema":{"type":"object","properties":{"project_id":{"type":"string"}},"required":["project_id"]}}`, ""},
 	{"delete a database", "category", "destroy", `{"name":"drop_database","description":"Drops a database and everything in it.","inputSchema":{"type":"object","properties":{"database":{"type":"string"}},"required":["database"]}}`, ""},
 	{"delete a repository", "category", "destroy", `{"name":"delete_repository","description":"Deletes a repository.","inputSchema":{"type":"object","properties":{"repo":{"type":"string"}},"required":["repo"]}}`, ""},
 	{"delete a bucket with its contents", "category", "destroy", `{"name":"delete_bucket","description":"Deletes a storage bucket and the objects in it.","inputSchema":{"type":"object","properties":{"bucket":{"type":"string"},"force":{"type":"boolean"}},"required":["bucket"]}}`, ""},
@@ -82,6 +82,9 @@ var rubricExamples = []struct {
 
 	// category: utility.
 	{"think", "category", "utility", `{"name":"think","description":"Records a thought to reason step by step; changes nothing.","inputSchema":{"type":"object","properties":{"thought":{"type":"string"}},"required":["thought"]}}`, ""},
+	// A deliberate gap: a calculator's expression is judged code, since
+	// many calculators hand it to their language's own eval, and a call
+	// that reaches eval runs whatever the model wrote.
 	{"calculate", "category", "utility", `{"name":"calculate","description":"Evaluates an arithmetic expression and returns the result.","inputSchema":{"type":"object","properties":{"expression":{"type":"string"}},"required":["expression"]}}`, "mutate"},
 	{"format", "category", "utility", `{"name":"format_json","description":"Formats a JSON document with indentation.","inputSchema":{"type":"object","properties":{"json":{"type":"string"}},"required":["json"]}}`, ""},
 	{"echo", "category", "utility", `{"name":"echo","description":"Echoes back the message it is given.","inputSchema":{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}}`, ""},

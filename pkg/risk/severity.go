@@ -286,7 +286,11 @@ func readsPrivate(s *signals) {
 		return
 	}
 	listing := s.verb == "list" || s.verb == "search" || s.verb == "find" || s.verb == "tree"
+	printed := containsAny(s.tokens, "console", "stdout", "stderr", "terminal")
 	for _, o := range s.objects {
+		if printed && printedOutputNouns[o] {
+			continue // what a program printed, not what a person wrote
+		}
 		if privateContentNouns[o] || (fileContentNouns[o] && !(listing && o != "code" && o != "content")) {
 			s.privateContent = o
 			return
