@@ -256,3 +256,18 @@ func TestRubricGradesFromGeneralSignals(t *testing.T) {
 		})
 	}
 }
+
+// TestQueryLanguageParameters: a parameter named for a query language by
+// the "…QL" convention selects records; SQL and GraphQL are statements.
+func TestQueryLanguageParameters(t *testing.T) {
+	for flat, want := range map[string]bool{"jql": true, "cql": true, "soql": true, "wiql": true, "kql": true,
+		"promql": true, "sql": false, "graphql": false, "mysql": false, "ql": false, "html": false, "filter": false} {
+		if got := queryLanguageName(flat); got != want {
+			t.Errorf("queryLanguageName(%q) = %v, want %v", flat, got, want)
+		}
+	}
+	a := assess(t, `{"name":"query_work_items","description":"Returns the work items a query selects.","inputSchema":{"type":"object","properties":{"tql":{"type":"string","description":"A query in the tracker query language."}},"required":["tql"]}}`)
+	if a.SEP.BlastRadius != "namespace" || a.SEP.Category != "read" {
+		t.Errorf("a search by a query-language parameter: %s/%s, want read/namespace (%v)", a.SEP.Category, a.SEP.BlastRadius, a.Reasons)
+	}
+}

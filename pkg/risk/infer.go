@@ -422,7 +422,7 @@ func readSchema(s *signals, schema any) {
 		// A container parameter (project, repo, bucket) says where the
 		// object lives, not how far the call reaches: only flags that
 		// widen the reach set the scope.
-		if filterParams[flat] && !hasOptions(p) {
+		if (filterParams[flat] || queryLanguageName(flat)) && !hasOptions(p) {
 			s.filterParam = name
 		}
 		if flat == "allnamespaces" || flat == "clusterwide" || flat == "allclusters" {
@@ -599,7 +599,16 @@ var settingNouns = map[string]bool{"variable": true, "var": true, "env": true, "
 
 // filterParams take a free-form filter or query that selects records.
 var filterParams = map[string]bool{"filter": true, "filters": true, "where": true,
-	"labelselector": true, "jql": true, "cql": true, "soql": true}
+	"labelselector": true}
+
+// queryLanguageName says a parameter is named for a query language, by the
+// convention that names them "…QL" (a tracker's, a wiki's, an object
+// store's): what it takes selects records. SQL and GraphQL are left out:
+// they write as well as read, and the statement rules judge them.
+func queryLanguageName(flat string) bool {
+	return len(flat) >= 3 && len(flat) <= 6 && strings.HasSuffix(flat, "ql") && flat != "sql" && flat != "graphql" &&
+		flat != "nosql" && flat != "mysql" && flat != "psql"
+}
 
 // strongMutations are verbs that stay the action even when a read verb ends
 // the name ("create_access_list" creates).

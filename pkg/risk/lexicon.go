@@ -116,7 +116,7 @@ var verbs = map[string]action{
 
 	// exec: arbitrary execution.
 	"exec": actExec, "execute": actExec, "run": actExec, "eval": actExec, "evaluate": actExec,
-	"shell": actExec, "bash": actExec, "sh": actExec, "psql": actExec, "script": actExec, "invoke": actExec, "call": actExec,
+	"shell": actExec, "bash": actExec, "sh": actExec, "script": actExec, "invoke": actExec, "call": actExec,
 	"spawn": actExec, "process": actExec, "cmd": actExec, "command": actExec, "sql": actExec,
 	"generic": actExec, "unsafe": actExec,
 
