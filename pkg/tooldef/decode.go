@@ -247,7 +247,7 @@ func (d *decoder) keep(b []byte, rest int) string {
 	if d.inputLen == 0 {
 		return string(b)
 	}
-	return d.strs.add(b, rest)
+	return d.strs.add(b, d.inputLen-rest, rest)
 }
 
 // stringArena copies decoded strings into a few large chunks. A string is
@@ -259,30 +259,38 @@ func (d *decoder) keep(b []byte, rest int) string {
 // Copying as the reader goes spares a first pass over the input to find
 // every string literal, so that one string could be allocated at their
 // exact total, and the check of each string against its place there: a
-// quarter of decoding the corpus. A chunk is sized at a quarter of
-// what is left of the input: a captured catalogue's strings are about two
-// fifths of its bytes, so it takes a few chunks, each smaller than the
-// last, and only the last leaves much unused (a chunk of half the rest,
-// one or two chunks a catalogue, left about a quarter of the strings'
-// bytes unused on the corpus).
+// quarter of decoding the corpus. The first chunk is a quarter of the
+// input; the next is sized for what is left of the input at the share of
+// strings in what was read, and an eighth more. A captured catalogue's
+// strings are about two fifths of its bytes, a tool's compact bytes mostly
+// strings: either takes two chunks or three, and the last leaves little
+// unused. (Chunks of a fixed share of what is left took more allocations
+// for a tool's bytes, or left more of a catalogue's last chunk unused.)
 type stringArena struct {
 	b strings.Builder
+	// used is the bytes of strings written so far, in every chunk.
+	used int
 }
 
 // minChunk is the least a chunk is allocated at, so that the end of an
 // input does not begin a chunk for every few bytes.
-const minChunk = 256
+const minChunk = 128
 
-// add returns a string holding b's bytes, rest bytes of input being left
-// to read after it.
-func (a *stringArena) add(b []byte, rest int) string {
+// add returns a string holding b's bytes, read bytes of input having been
+// read up to the end of it and rest being left.
+func (a *stringArena) add(b []byte, read, rest int) string {
 	if len(b) == 0 {
 		return ""
 	}
 	if a.b.Cap()-a.b.Len() < len(b) {
+		size := (read + rest) / 4
+		if a.used > 0 && read > 0 {
+			size = int(int64(rest)*int64(a.used)/int64(read)) * 9 / 8
+		}
 		a.b = strings.Builder{}
-		a.b.Grow(max(len(b), rest/4, minChunk))
+		a.b.Grow(max(len(b), size, minChunk))
 	}
+	a.used += len(b)
 	n := a.b.Len()
 	a.b.Write(b)
 	return a.b.String()[n:]

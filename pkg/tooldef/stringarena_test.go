@@ -17,7 +17,7 @@ func TestStringArenaKeepsEveryString(t *testing.T) {
 	for i := range 500 {
 		w := strings.Repeat(string(rune('a'+i%26)), i%37) + fmt.Sprint(i)
 		// A small rest makes the arena begin many chunks.
-		got = append(got, a.add([]byte(w), i%300))
+		got = append(got, a.add([]byte(w), i*7, i%300))
 		want = append(want, w)
 	}
 	for i := range got {
@@ -25,7 +25,7 @@ func TestStringArenaKeepsEveryString(t *testing.T) {
 			t.Fatalf("string %d is %q, want %q", i, got[i], want[i])
 		}
 	}
-	if s := a.add(nil, 10); s != "" {
+	if s := a.add(nil, 5, 10); s != "" {
 		t.Errorf("an empty add gave %q", s)
 	}
 }
