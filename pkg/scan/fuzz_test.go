@@ -78,9 +78,7 @@ func FuzzPrepareASCII(f *testing.F) {
 			alone := newTextCtx(tx.Value, false)
 			alone.prepare()
 			withPre := newTextCtx(tx.Value, false)
-			if at := pre.cleanAt[i]; at[0] >= 0 {
-				withPre.pre, withPre.hasPre = cleans[at[0]:at[1]], true
-			}
+			withPre.usePre(cleans, pre.cleanAt[i])
 			withPre.prepare()
 			if withPre.clean != alone.clean || len(withPre.hits) != len(alone.hits) || withPre.deltas != nil != (alone.deltas != nil) {
 				t.Fatalf("%q: clean %q and %d hits made beforehand, %q and %d alone", tx.Value, withPre.clean, len(withPre.hits), alone.clean, len(alone.hits))

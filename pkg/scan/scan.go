@@ -233,7 +233,7 @@ func (s *Scanner) Scan(texts []Text) []Finding {
 		// The pooled context must not keep this tool's strings alive.
 		c.info.fill(nil)
 		c.tool = nil
-		c.pre, c.hasPre = "", false
+		c.pre, c.hasPre, c.preCtl = "", false, false
 		ctxs.Put(c)
 	}()
 	c.info.fill(texts)
@@ -260,9 +260,7 @@ func (s *Scanner) Scan(texts []Text) []Finding {
 		// escaped the same way.
 		field := visibleField(t.Field)
 		c.reset(t.Value, field == "name")
-		if at := c.cleanAt[i]; at[0] >= 0 {
-			c.pre, c.hasPre = cleans[at[0]:at[1]], true
-		}
+		c.usePre(cleans, c.cleanAt[i])
 		c.field = field
 		c.analyse(sh)
 		for _, h := range c.hits {

@@ -58,17 +58,18 @@ type textCtx struct {
 	inCodeProse bool
 
 	// pre, when hasPre is set, is the clean form of this text made
-	// beforehand (see prepareASCII).
-	pre    string
-	hasPre bool
+	// beforehand (see prepareASCII); preCtl says the text holds a control
+	// character, which prepare then looks for.
+	pre            string
+	hasPre, preCtl bool
 
 	// Scratch space reused from one text to the next within a Scan.
 	itoks   []itok
 	scratch []byte
 	// cleans holds the clean forms prepareASCII makes for one Scan, and
-	// cleanAt where each text's is in them ([-1, -1] for none).
+	// cleanAt where each text's is in them (start -1 for none).
 	cleans  []byte
-	cleanAt [][2]int32
+	cleanAt []preAt
 	anchors []anchorHit
 	secrets []secretHit
 }
@@ -82,7 +83,7 @@ func newTextCtx(s string, ident bool) *textCtx {
 // reset readies c for another text, keeping its scratch space.
 func (c *textCtx) reset(s string, ident bool) {
 	c.orig, c.clean, c.ident = capString(s), "", ident
-	c.pre, c.hasPre = "", false
+	c.pre, c.hasPre, c.preCtl = "", false, false
 	c.deltas, c.hits, c.sens = nil, c.hits[:0], c.sens[:0]
 	c.foreignN = 0
 	c.cipherSpans = c.cipherSpans[:0]
@@ -129,12 +130,16 @@ func (c *textCtx) prepare() {
 		return
 	}
 	if c.hasPre {
-		// Made by prepareASCII, as below.
+		// Made by prepareASCII, as below; which also noted whether the
+		// text holds a control character, so that most texts are not
+		// read again to find none.
 		c.clean = c.pre
-		for k := 0; k < len(s); k++ {
-			if isC0(s[k]) {
-				c.hits = append(c.hits, hit{sig: sigControl, start: k, end: k + 1})
-				break
+		if c.preCtl {
+			for k := 0; k < len(s); k++ {
+				if isC0(s[k]) {
+					c.hits = append(c.hits, hit{sig: sigControl, start: k, end: k + 1})
+					break
+				}
 			}
 		}
 		return
@@ -168,11 +173,28 @@ func (c *textCtx) prepare() {
 	}
 }
 
+// preAt is where a text's clean form made beforehand is in the string
+// prepareASCII returns, start -1 for none, and whether the text holds a
+// control character.
+type preAt struct {
+	start, end int32
+	ctl        bool
+}
+
+// usePre gives the text about to be prepared its clean form made
+// beforehand, if it has one.
+func (c *textCtx) usePre(cleans string, at preAt) {
+	if at.start >= 0 {
+		c.pre, c.hasPre, c.preCtl = cleans[at.start:at.end], true, at.ctl
+	}
+}
+
 // prepareASCII makes, before a Scan reads its texts, the clean form of
 // every text that prepare would make by lower-casing ASCII (most texts with
 // a capital), all in one string, and sets cleanAt to where each is: one
 // allocation for a tool's texts instead of one for each. It must decide
-// exactly as prepare does; prepare checks the text's controls itself.
+// exactly as prepare does; prepare reports the text's first control
+// character itself, when this notes there is one.
 func (c *textCtx) prepareASCII(texts []Text) string {
 	buf := c.cleans[:0]
 	at := c.cleanAt[:0]
@@ -183,7 +205,7 @@ func (c *textCtx) prepareASCII(texts []Text) string {
 			i++
 		}
 		if i == len(s) || s[i] >= 0x80 {
-			at = append(at, [2]int32{-1, -1})
+			at = append(at, preAt{start: -1})
 			continue
 		}
 		// Grown once and written by index: an append per byte tested the
@@ -191,19 +213,20 @@ func (c *textCtx) prepareASCII(texts []Text) string {
 		start := len(buf)
 		buf = slices.Grow(buf, len(s))[:start+len(s)]
 		dst := buf[start:]
-		var high byte
+		var high, ctl byte
 		for k := range len(dst) {
 			c := s[k]
 			high |= c
+			ctl |= asciiCtl[c]
 			dst[k] = asciiLower[c]
 		}
 		if high >= 0x80 {
 			buf = buf[:start]
-			at = append(at, [2]int32{-1, -1})
+			at = append(at, preAt{start: -1})
 			continue
 		}
 		unwrap(buf[start:], s, 0)
-		at = append(at, [2]int32{int32(start), int32(len(buf))})
+		at = append(at, preAt{start: int32(start), end: int32(len(buf)), ctl: ctl != 0})
 	}
 	c.cleans, c.cleanAt = buf, at
 	return string(buf)
