@@ -260,12 +260,14 @@ func (d *decoder) keep(b []byte, rest int) string {
 // every string literal, so that one string could be allocated at their
 // exact total, and the check of each string against its place there: a
 // quarter of decoding the corpus. The first chunk is a quarter of the
-// input; the next is sized for what is left of the input at the share of
-// strings in what was read, and an eighth more. A captured catalogue's
-// strings are about two fifths of its bytes, a tool's compact bytes mostly
-// strings: either takes two chunks or three, and the last leaves little
-// unused. (Chunks of a fixed share of what is left took more allocations
-// for a tool's bytes, or left more of a catalogue's last chunk unused.)
+// input, or three quarters of an input of a few kilobytes (one tool's
+// compact bytes, mostly strings, which then most often fit); the next is
+// sized for what is left of the input at the share of strings in what was
+// read, and an eighth more. A captured catalogue's strings are about two
+// fifths of its bytes: it takes two chunks or three, and the last leaves
+// little unused. (Chunks of a fixed share of what is left took more
+// allocations for a tool's bytes, or left more of a catalogue's last chunk
+// unused.)
 type stringArena struct {
 	b strings.Builder
 	// used is the bytes of strings written so far, in every chunk.
@@ -276,6 +278,10 @@ type stringArena struct {
 // input does not begin a chunk for every few bytes.
 const minChunk = 128
 
+// smallInput is the size up to which an input is taken to be one tool's
+// compact bytes, mostly strings, whose first chunk is three quarters of it.
+const smallInput = 8 << 10
+
 // add returns a string holding b's bytes, read bytes of input having been
 // read up to the end of it and rest being left.
 func (a *stringArena) add(b []byte, read, rest int) string {
@@ -284,6 +290,9 @@ func (a *stringArena) add(b []byte, read, rest int) string {
 	}
 	if a.b.Cap()-a.b.Len() < len(b) {
 		size := (read + rest) / 4
+		if read+rest <= smallInput {
+			size = (read + rest) * 3 / 4
+		}
 		if a.used > 0 && read > 0 {
 			size = int(int64(rest)*int64(a.used)/int64(read)) * 9 / 8
 		}
