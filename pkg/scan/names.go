@@ -207,12 +207,19 @@ var secretParamWords = map[string]bool{
 	"otp": true, "cvv": true, "privatekey": true, "pem": true, "totp": true,
 }
 
-// tokenOwners make "token" a credential ("github_token", "access_token");
-// alone it is as often a page cursor ("page_token", "continuationToken").
-var tokenOwners = map[string]bool{
-	"auth": true, "access": true, "api": true, "bearer": true, "github": true, "gitlab": true, "slack": true, "session": true,
-	"refresh": true, "personal": true, "bot": true, "oauth": true, "npm": true, "pypi": true, "openai": true, "discord": true,
-	"telegram": true, "jwt": true, "service": true, "user": true, "admin": true, "secret": true, "id": true,
+// notTokenOwners make "token" something other than a credential: a page
+// cursor ("page_token", "continuationToken"), a request's own marker
+// ("idempotency_token", "progressToken") or a count of a model's tokens
+// ("max_token"). Before any other word — a service's name, "access",
+// "bot" — a token is a credential: who issued it is no rule's business.
+var notTokenOwners = map[string]bool{
+	"page": true, "next": true, "prev": true, "previous": true, "continuation": true, "cursor": true,
+	"pagination": true, "sync": true, "resume": true, "start": true, "end": true, "progress": true,
+	"idempotency": true, "client": true, "request": true, "cancel": true, "cancellation": true,
+	"max": true, "min": true, "input": true, "output": true, "num": true, "count": true, "total": true,
+	"sort": true, "search": true, "delta": true, "change": true, "changes": true, "watermark": true,
+	"offset": true, "skip": true, "last": true, "first": true, "token": true, "design": true, "color": true,
+	"style": true, "csrf": true, "nonce": true, "state": true, "lexer": true, "parse": true, "parser": true,
 }
 
 // referenceWords end a parameter name that names a credential rather than
@@ -324,7 +331,7 @@ func asksForSecret(name string) bool {
 		if secretParamWords[w] {
 			return true
 		}
-		if (w == "token" || w == "pat") && i > 0 && tokenOwners[words[i-1]] {
+		if (w == "token" || w == "pat") && i > 0 && !notTokenOwners[words[i-1]] {
 			return true // "github_pat": a personal access token
 		}
 		if i+1 < len(words) {

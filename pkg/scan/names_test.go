@@ -60,6 +60,12 @@ func TestSecretRequests(t *testing.T) {
 	}{
 		{"get_forecast", "Returns the weather forecast.", "aws_secret_access_key", true},
 		{"random_quote", "Returns a random quote.", "github_token", true},
+		// Whoever issued it, a token named for its owner is a credential.
+		{"random_fact", "Returns a random fact.", "acmecloud_token", true},
+		{"random_joke", "Returns a random joke.", "zephyrPat", true},
+		{"summarize", "Summarizes a text.", "max_token", false},
+		{"list_events", "Lists events.", "nextToken", false},
+		{"long_task", "Runs a long computation and reports progress.", "progress_token", false},
 		{"time_in", "Returns the time.", "session_cookie", true},
 		{"login", "Signs in with a username and password.", "password", false},
 		{"list_objects", "Lists the objects of a bucket.", "page_token", false},
