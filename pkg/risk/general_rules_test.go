@@ -261,7 +261,8 @@ func TestRubricGradesFromGeneralSignals(t *testing.T) {
 // the "…QL" convention selects records; SQL and GraphQL are statements.
 func TestQueryLanguageParameters(t *testing.T) {
 	for flat, want := range map[string]bool{"jql": true, "cql": true, "soql": true, "wiql": true, "kql": true,
-		"promql": true, "sql": false, "graphql": false, "mysql": false, "ql": false, "html": false, "filter": false} {
+		"promql": true, "sql": false, "graphql": false, "mysql": false, "tsql": false, "sparql": false, "ql": false,
+		"html": false, "filter": false} {
 		if got := queryLanguageName(flat); got != want {
 			t.Errorf("queryLanguageName(%q) = %v, want %v", flat, got, want)
 		}

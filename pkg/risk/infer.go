@@ -603,11 +603,19 @@ var filterParams = map[string]bool{"filter": true, "filters": true, "where": tru
 
 // queryLanguageName says a parameter is named for a query language, by the
 // convention that names them "…QL" (a tracker's, a wiki's, an object
-// store's): what it takes selects records. SQL and GraphQL are left out:
-// they write as well as read, and the statement rules judge them.
+// store's): what it takes selects records. Every name ending in "sql" is
+// of SQL's family, and the statement languages write as well as read: the
+// statement rules judge those. GraphQL, longer, is not matched at all.
 func queryLanguageName(flat string) bool {
-	return len(flat) >= 3 && len(flat) <= 6 && strings.HasSuffix(flat, "ql") && flat != "sql" && flat != "graphql" &&
-		flat != "nosql" && flat != "mysql" && flat != "psql"
+	if len(flat) < 3 || len(flat) > 6 || !strings.HasSuffix(flat, "ql") || strings.HasSuffix(flat, "sql") {
+		return false
+	}
+	for _, l := range statementLanguages {
+		if flat == l {
+			return false
+		}
+	}
+	return true
 }
 
 // strongMutations are verbs that stay the action even when a read verb ends
