@@ -272,3 +272,30 @@ func TestQueryLanguageParameters(t *testing.T) {
 		t.Errorf("a search by a query-language parameter: %s/%s, want read/namespace (%v)", a.SEP.Category, a.SEP.BlastRadius, a.Reasons)
 	}
 }
+
+// TestAccessAndOwnership: a change of who may reach a thing is an access
+// change whatever its verb — an access policy set, a thing shared with a
+// person, a thing handed to another owner — and a transfer moves money
+// only where money is what moves.
+func TestAccessAndOwnership(t *testing.T) {
+	for _, tc := range []struct {
+		name, def, risk string
+		minLevel        Level
+	}{
+		{"an access policy set", `{"name":"set_bucket_policy","description":"Sets the access policy of a bucket.","inputSchema":{"type":"object","properties":{"bucket":{"type":"string"},"policy":{"type":"string"}},"required":["bucket","policy"]}}`, "critical", L4},
+		{"an ACL replaced", `{"name":"update_acl","description":"Replaces the entries of an object's list.","inputSchema":{"type":"object","properties":{"object":{"type":"string"},"entries":{"type":"array"}},"required":["object","entries"]}}`, "critical", L4},
+		{"a retention policy is not access", `{"name":"update_retention_policy","description":"Sets how many days logs are kept.","inputSchema":{"type":"object","properties":{"days":{"type":"integer"}},"required":["days"]}}`, "medium", L3},
+		{"a document shared with a person", `{"name":"share_document","description":"Shares a document with a user, as a viewer or an editor.","inputSchema":{"type":"object","properties":{"document_id":{"type":"string"},"email":{"type":"string"},"role":{"type":"string"}},"required":["document_id","email"]}}`, "critical", L4},
+		{"a repository handed to another owner", `{"name":"transfer_repository","description":"Transfers a repository to another owner.","inputSchema":{"type":"object","properties":{"repo":{"type":"string"},"new_owner":{"type":"string"}},"required":["repo","new_owner"]}}`, "critical", L4},
+		{"an issue moved to another project", `{"name":"transfer_issue","description":"Moves an issue to another project.","inputSchema":{"type":"object","properties":{"issue_id":{"type":"string"},"project":{"type":"string"}},"required":["issue_id","project"]}}`, "medium", L3},
+		{"funds transferred", `{"name":"transfer_funds","description":"Transfers funds to another account.","inputSchema":{"type":"object","properties":{"to":{"type":"string"},"amount":{"type":"number"}},"required":["to","amount"]}}`, "critical", L4},
+		{"a transfer of something unnamed stays money", `{"name":"transfer","description":"Sends to an address.","inputSchema":{"type":"object","properties":{"to":{"type":"string"},"quantity":{"type":"string"}},"required":["to","quantity"]}}`, "critical", L4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := assess(t, tc.def)
+			if a.SEP.RiskLevel != tc.risk || a.Level < tc.minLevel {
+				t.Errorf("%s %s, want %s at %s or above (%v)", a.Level, a.SEP.RiskLevel, tc.risk, tc.minLevel, a.Reasons)
+			}
+		})
+	}
+}

@@ -274,6 +274,21 @@ func readSignals(t *tooldef.Tool) signals {
 		s.public = publicEffect(s.tokens, opening(desc, claimWindow), publicText)
 	}
 	readSchema(&s, t.InputSchema)
+	if (s.money == "transfer" || s.money == "transfers") && !moneyContext(s) {
+		// "transfer_repository": what changes hands is the thing itself,
+		// and with it who may do what to it; "transfer_issue" moves a
+		// record. Neither moves money. A transfer of anything else is
+		// still taken for money: failing closed costs a review.
+		switch head := singular(headNoun(s.objects)); {
+		case scopeWords[head] != "" || ownableNouns[head]:
+			s.money = ""
+			if s.privilege == "" {
+				s.privilege = "ownership"
+			}
+		case movedRecords[head]:
+			s.money = ""
+		}
+	}
 	for _, f := range s.flags {
 		switch f {
 		case "force", "hard", "overwrite", "truncate", "wipe", "purge", "cascade", "drop", "delete", "destroy":

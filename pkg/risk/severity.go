@@ -88,6 +88,8 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "medium", notAccess(s)
 	case s.privilege != "":
 		return "critical", fmt.Sprintf("changes %s: who may do what", s.privilege)
+	case accessPolicy(s) != "":
+		return "critical", accessPolicy(s) + ": who may do what"
 	case accessInDescription(s.desc):
 		return "critical", "the description says it grants or revokes access: who may do what"
 	case (containsAnyMap(s.objects, securityControls) && disablingVerbs[s.verb]) || s.verb == "disarm":
@@ -402,3 +404,61 @@ var workGroups = map[string]bool{"project": true, "team": true, "channel": true,
 // changes decide what may be done.
 var guardPhrases = phrase.New("security", "allowed", "blocked", "permission", "access", "auth", "password",
 	"token", "secret", "credential")
+
+// moneyContext says a transfer moves money: a money word among its
+// objects, or an amount or a currency among its parameters.
+func moneyContext(s signals) bool {
+	for _, o := range s.objects {
+		if moneyNouns[o] || o == "fund" || o == "funds" || o == "money" || o == "balance" || o == "credit" || o == "credits" ||
+			o == "token" || o == "tokens" || o == "coin" || o == "coins" || o == "asset" || o == "assets" {
+			return true
+		}
+	}
+	for _, p := range s.params {
+		if p.flat == "amount" || p.flat == "currency" || p.flat == "value" {
+			return true
+		}
+	}
+	return false
+}
+
+// movedRecords are what a transfer moves from one place to another: a
+// conversation to another agent, an issue to another project.
+var movedRecords = map[string]bool{"issue": true, "ticket": true, "call": true, "conversation": true, "chat": true,
+	"file": true, "task": true, "card": true}
+
+// ownableNouns are things one owner holds and can hand to another,
+// besides the containers of scopeWords.
+var ownableNouns = map[string]bool{"domain": true, "ownership": true, "app": true, "site": true, "account": true}
+
+// policyNouns hold the rules of who may do what to something.
+var policyNouns = map[string]bool{"policy": true, "policies": true, "acl": true, "acls": true, "permission": true,
+	"permissions": true, "sharing": true, "iam": true}
+
+// principalParams name a person or group a change is about.
+var principalParams = map[string]bool{"email": true, "user": true, "username": true, "userid": true, "member": true,
+	"group": true, "principal": true, "grantee": true, "emailaddress": true, "recipient": true}
+
+// accessPolicy says why a change is one of access, whatever its verb: it
+// sets the access policy, ACL or permissions of something, or it shares
+// something with a person or a group, who can then open it.
+func accessPolicy(s signals) string {
+	if s.actSource != "name" {
+		return ""
+	}
+	if changeVerbs[s.verb] || s.verb == "put" || s.verb == "attach" {
+		for _, o := range s.objects {
+			if policyNouns[o] && (o != "policy" && o != "policies" || strings.Contains(s.desc, "access") || strings.Contains(s.desc, "permission")) {
+				return "changes an access policy"
+			}
+		}
+	}
+	if s.verb == "share" {
+		for _, p := range s.params {
+			if principalParams[p.flat] || strings.HasSuffix(p.flat, "email") || strings.HasSuffix(p.flat, "emails") {
+				return "shares with a person or a group, who can then open it"
+			}
+		}
+	}
+	return ""
+}
