@@ -92,7 +92,7 @@ func inferAction(s *signals, j *judgement) actionVerdict {
 	// reads are spared the scan.
 	if v.act >= actMutate {
 		s.irreversibleText = permanentText(s.desc)
-		s.overwriteText = strings.Contains(s.desc, "overwrit")
+		s.overwriteText = strings.Contains(s.desc, "overwrit") || (strings.Contains(s.desc, "replac") && replacesExisting.Any(s.desc))
 	}
 	return v
 }
@@ -153,6 +153,18 @@ func refineAction(s *signals, act action, j *judgement) (action, bool) {
 		// says the container goes with everything in it.
 		act = actDestroy
 		j.note("removes a container with everything in it")
+	}
+	if act == actMutate && s.actSource == "name" && s.verb == "forward" && containsAny(s.objects, "email", "message", "mail", "sms", "thread") {
+		// "forward_email": a message forwarded leaves for an address
+		// the caller names, as a sent one does.
+		act = actSend
+		j.note("forwards a message to an address: a send")
+	}
+	if act == actMutate {
+		if dest := outwardDestination(s); dest != "" {
+			act = actSend
+			j.note(fmt.Sprintf("parameter %q names where the tool delivers data: it leaves the system", dest))
+		}
 	}
 	savedRead := false
 	if act == actExec && s.execParam == "" && s.actSource == "name" && (containsAnyMap(s.objects, savedReads) || containsAny(s.objects, "saved")) {
@@ -322,3 +334,48 @@ var printedOutputNouns = map[string]bool{"messages": true, "message": true, "out
 // withContents say a removal takes a container's contents with it.
 var withContents = phrase.New("with all its", "and all its", "all of its", "everything in it", "with everything",
 	"and everything", "with all of its", "including all")
+
+// destinationParams name an address outside the system that a tool's data
+// is delivered to: a webhook's URL, an export's destination.
+// A plain url, endpoint or callback is one only on a tool whose object is a
+// delivery (a webhook, a subscription, a sink): elsewhere it is as often
+// where the data comes from ("upload_from_url").
+var destinationParams = map[string]bool{"webhookurl": true, "callbackurl": true, "destinationurl": true,
+	"targeturl": true, "hookurl": true, "notifyurl": true, "notificationurl": true,
+	"destination": true, "deliveryurl": true, "payloadurl": true}
+
+var plainAddressParams = map[string]bool{"url": true, "endpoint": true, "callback": true, "uri": true}
+
+// deliveryNouns are what exists to deliver data somewhere else.
+var deliveryNouns = map[string]bool{"webhook": true, "webhooks": true, "hook": true, "hooks": true, "callback": true,
+	"subscription": true, "sink": true, "notification": true, "destination": true, "forwarding": true}
+
+// deliveryPhrases say a tool sends its data on to that address.
+var deliveryPhrases = phrase.New("post", "send", "deliver", "forward", "export", "push", "upload", "notif", "webhook",
+	"stream")
+
+// outwardDestination names the parameter through which a change sends the
+// system's data to an address the caller chooses — a webhook created for
+// the project's events, an export to a URL — and "" for any other change:
+// whoever sets the address receives what the system holds, from then on.
+func outwardDestination(s *signals) string {
+	if !deliveryPhrases.Any(s.desc) {
+		return ""
+	}
+	delivery := containsAnyMap(s.objects, deliveryNouns)
+	for _, p := range s.params {
+		if !p.nested && (destinationParams[p.flat] || delivery && plainAddressParams[p.flat]) {
+			if typ, _ := p.schema["type"].(string); typ == "string" || typ == "" {
+				return p.name
+			}
+		}
+	}
+	return ""
+}
+
+// replacesExisting say a change puts something in place of what was there,
+// which is then gone: "restores a volume from a snapshot, replacing its
+// data".
+var replacesExisting = phrase.New("replacing its data", "replaces its data", "replacing the data", "replaces the data",
+	"replacing existing", "replaces existing", "replacing the existing", "replaces the existing", "replacing any existing",
+	"replaces any existing", "replacing its contents", "replaces its contents")

@@ -67,6 +67,8 @@ func blastRadius(s signals, act action) (string, string) {
 		return "namespace", "runs code or queries in one system"
 	case act == actMutate && (strings.HasSuffix(s.privilege, "(an authentication client)") || s.privilege == "grant"):
 		return "organization", "changes how everyone signs in to a tenant"
+	case accessLink(s.credential):
+		return "global", "a link that opens it for whoever holds it, from anywhere"
 	case s.privilege != "" && act == actMutate && privilegeReach(s):
 		return "cluster", "changes who may do what"
 	}

@@ -254,13 +254,29 @@ func credentialAt(words []string, i int, desc string) string {
 		if pipelineVariableSet.Any(desc) {
 			return "CI/CD variable"
 		}
+	case "url", "link":
+		// A presigned URL or a share link is a bearer credential:
+		// whoever holds it opens what it points to, signed in or not.
+		if i > 0 && accessLinkQualifiers[words[i-1]] {
+			return words[i-1] + " " + w
+		}
 	}
 	return ""
 }
 
+// accessLink says a credential is a link: a presigned URL, a share link.
+func accessLink(credential string) bool {
+	return strings.HasSuffix(credential, " url") || strings.HasSuffix(credential, " link")
+}
+
+// accessLinkQualifiers make a URL or a link one that grants access.
+var accessLinkQualifiers = map[string]bool{"presigned": true, "signed": true, "share": true, "sharing": true,
+	"shareable": true, "public": true, "access": true, "invite": true, "invitation": true, "magic": true}
+
 // credentialStems are in every sentence that names a credential; most
 // descriptions hold none, and are not split into words at all.
-var credentialStems = phrase.New("token", "key", "password", "passphrase", "secret", "credential", "variable", "var")
+var credentialStems = phrase.New("token", "key", "password", "passphrase", "secret", "credential", "variable", "var",
+	"url", "link")
 
 // proseWindow is how much of a description is read for a credential it
 // mints: the verb is among the first twelve words and its object within

@@ -299,3 +299,38 @@ func TestAccessAndOwnership(t *testing.T) {
 		})
 	}
 }
+
+// TestDataLeavingAndLinks: what a change sends out of the system or opens
+// to whoever holds a link is graded by that, whatever its verb.
+func TestDataLeavingAndLinks(t *testing.T) {
+	for _, tc := range []struct {
+		name, def, risk, blast, reason string
+		minLevel                       Level
+	}{
+		{"a presigned URL minted", `{"name":"generate_presigned_url","description":"Returns a URL anyone can use to download an object for a week.","inputSchema":{"type":"object","properties":{"key":{"type":"string"}},"required":["key"]}}`,
+			"high", "global", "presigned url", L4},
+		{"a share link created", `{"name":"create_share_link","description":"Creates a link to a file.","inputSchema":{"type":"object","properties":{"file_id":{"type":"string"}},"required":["file_id"]}}`,
+			"high", "global", "share link", L4},
+		{"a webhook for a project's events", `{"name":"create_webhook","description":"Creates a webhook that posts every event of the project to a URL.","inputSchema":{"type":"object","properties":{"project":{"type":"string"},"url":{"type":"string"}},"required":["project","url"]}}`,
+			"high", "", "delivers data", L4},
+		{"an export to a destination URL", `{"name":"export_table","description":"Exports a table to a storage URL of your choice.","inputSchema":{"type":"object","properties":{"table":{"type":"string"},"destination_url":{"type":"string"}},"required":["table","destination_url"]}}`,
+			"high", "", "delivers data", L4},
+		{"an email forwarded", `{"name":"forward_email","description":"Forwards an email to an address.","inputSchema":{"type":"object","properties":{"message_id":{"type":"string"},"to":{"type":"string"}},"required":["message_id","to"]}}`,
+			"high", "", "forwards a message", L4},
+		{"a restore replacing a volume's data", `{"name":"restore_snapshot","description":"Restores a volume from a snapshot, replacing its data.","inputSchema":{"type":"object","properties":{"volume":{"type":"string"},"snapshot":{"type":"string"}},"required":["volume","snapshot"]}}`,
+			"high", "", "overwrites", L4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := assess(t, tc.def)
+			fired := slices.ContainsFunc(a.Reasons, func(r string) bool { return strings.Contains(r, tc.reason) })
+			if a.SEP.RiskLevel != tc.risk || a.Level < tc.minLevel || !fired || (tc.blast != "" && a.SEP.BlastRadius != tc.blast) {
+				t.Errorf("%s %s/%s, want %s at %s or above, blast %q, a reason with %q (%v)", a.Level, a.SEP.RiskLevel, a.SEP.BlastRadius, tc.risk, tc.minLevel, tc.blast, tc.reason, a.Reasons)
+			}
+		})
+	}
+	// A URL a tool reads from is not where it sends.
+	up := assess(t, `{"name":"upload_from_url","description":"Uploads a file to storage from a URL.","inputSchema":{"type":"object","properties":{"url":{"type":"string"},"path":{"type":"string"}},"required":["url","path"]}}`)
+	if slices.ContainsFunc(up.Reasons, func(r string) bool { return strings.Contains(r, "delivers data") }) {
+		t.Errorf("an upload from a URL read as a delivery to it: %v", up.Reasons)
+	}
+}

@@ -84,6 +84,10 @@ func severity(s signals, act action, blast string) (string, string) {
 	}
 	// Mutations and sends.
 	switch {
+	case accessLink(s.credential):
+		// Publishing, not granting a role: the rubric's externally
+		// visible effect. It opens one thing, to anyone with the link.
+		return "high", "mints " + s.credential + " that opens it for whoever holds it"
 	case s.privilege != "" && notAccess(s) != "":
 		return "medium", notAccess(s)
 	case s.privilege != "":
