@@ -359,13 +359,12 @@ var deliveryPhrases = phrase.New("post", "send", "deliver", "forward", "export",
 // the project's events, an export to a URL — and "" for any other change:
 // whoever sets the address receives what the system holds, from then on.
 func outwardDestination(s *signals) string {
-	if !deliveryPhrases.Any(s.desc) {
-		return ""
-	}
+	// The parameters first: few tools have one, and the description's
+	// scan is then spared for every other change.
 	delivery := containsAnyMap(s.objects, deliveryNouns)
 	for _, p := range s.params {
 		if !p.nested && (destinationParams[p.flat] || delivery && plainAddressParams[p.flat]) {
-			if typ, _ := p.schema["type"].(string); typ == "string" || typ == "" {
+			if typ, _ := p.schema["type"].(string); (typ == "string" || typ == "") && deliveryPhrases.Any(s.desc) {
 				return p.name
 			}
 		}
