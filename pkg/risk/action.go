@@ -160,6 +160,12 @@ func refineAction(s *signals, act action, j *judgement) (action, bool) {
 		act = actSend
 		j.note("forwards a message to an address: a send")
 	}
+	if act >= actRead && act <= actMutate && act != actUtility && anyAddressRequest(s) {
+		// "http_request(url, method, body)": whatever the caller writes
+		// goes to whatever address it names.
+		act = actSend
+		j.note("sends a request the caller writes to any address it names")
+	}
 	if act == actMutate {
 		if dest := outwardDestination(s); dest != "" {
 			act = actSend
@@ -378,3 +384,22 @@ func outwardDestination(s *signals) string {
 var replacesExisting = phrase.New("replacing its data", "replaces its data", "replacing the data", "replaces the data",
 	"replacing existing", "replaces existing", "replacing the existing", "replaces the existing", "replacing any existing",
 	"replaces any existing", "replacing its contents", "replaces its contents")
+
+// anyAddressRequest says a tool sends a request of the caller's making to
+// an address of the caller's choosing: a URL parameter with a method or a
+// body beside it. A URL alone is fetched; with a body it is written to.
+func anyAddressRequest(s *signals) bool {
+	address, request := false, false
+	for _, p := range s.params {
+		if p.nested {
+			continue
+		}
+		switch p.flat {
+		case "url", "uri", "endpoint", "address":
+			address = true
+		case "method", "httpmethod", "verb", "body", "data", "payload", "requestbody", "json":
+			request = true
+		}
+	}
+	return address && request
+}

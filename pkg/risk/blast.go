@@ -212,6 +212,9 @@ func blastRadius(s signals, act action) (string, string) {
 		if (s.verb == "push" || s.verb == "publish" || s.verb == "release") && containsAnyMap(s.objects, registryNouns) {
 			return "global", "a registry serves it to everyone who pulls it"
 		}
+		if act == actSend && anyAddressRequest(&s) {
+			return "global", "sends to any address on the network"
+		}
 		if act == actSend && containsAnyMap(s.objects, publicNetworkNouns) {
 			return "global", "reaches a person anywhere, outside the service"
 		}

@@ -317,6 +317,10 @@ func TestDataLeavingAndLinks(t *testing.T) {
 			"high", "", "delivers data", L4},
 		{"an email forwarded", `{"name":"forward_email","description":"Forwards an email to an address.","inputSchema":{"type":"object","properties":{"message_id":{"type":"string"},"to":{"type":"string"}},"required":["message_id","to"]}}`,
 			"high", "", "forwards a message", L4},
+		{"an HTTP request of the caller's to any address", `{"name":"http_request","description":"Makes an HTTP request to any URL and returns the body.","inputSchema":{"type":"object","properties":{"url":{"type":"string"},"method":{"type":"string"},"body":{"type":"string"}},"required":["url"]}}`,
+			"high", "global", "any address", L4},
+		{"a payment scheduled to a payee", `{"name":"schedule_payment","description":"Schedules a bank payment to a payee.","inputSchema":{"type":"object","properties":{"payee":{"type":"string"},"amount":{"type":"number"}},"required":["payee","amount"]}}`,
+			"critical", "", "moves money", L5},
 		{"a restore replacing a volume's data", `{"name":"restore_snapshot","description":"Restores a volume from a snapshot, replacing its data.","inputSchema":{"type":"object","properties":{"volume":{"type":"string"},"snapshot":{"type":"string"}},"required":["volume","snapshot"]}}`,
 			"high", "", "overwrites", L4},
 	} {
@@ -327,6 +331,10 @@ func TestDataLeavingAndLinks(t *testing.T) {
 				t.Errorf("%s %s/%s, want %s at %s or above, blast %q, a reason with %q (%v)", a.Level, a.SEP.RiskLevel, a.SEP.BlastRadius, tc.risk, tc.minLevel, tc.blast, tc.reason, a.Reasons)
 			}
 		})
+	}
+	// A page fetched is read, not sent to.
+	if f := assess(t, `{"name":"fetch_url","description":"Fetches a web page and returns its text.","inputSchema":{"type":"object","properties":{"url":{"type":"string"}},"required":["url"]}}`); f.SEP.Category != "read" {
+		t.Errorf("a fetch of a URL: %s (%v)", f.SEP.Category, f.Reasons)
 	}
 	// A URL a tool reads from is not where it sends.
 	up := assess(t, `{"name":"upload_from_url","description":"Uploads a file to storage from a URL.","inputSchema":{"type":"object","properties":{"url":{"type":"string"},"path":{"type":"string"}},"required":["url","path"]}}`)

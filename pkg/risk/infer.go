@@ -274,6 +274,11 @@ func readSignals(t *tooldef.Tool) signals {
 		s.public = publicEffect(s.tokens, opening(desc, claimWindow), publicText)
 	}
 	readSchema(&s, t.InputSchema)
+	if s.money != "" && !movesMoney[s.money] && paysSomeone(s) {
+		// "schedule_payment(payee, amount)": a payment with someone to
+		// receive it and a sum moves money, whatever the verb.
+		s.money = "pay"
+	}
 	if (s.money == "transfer" || s.money == "transfers") && !moneyContext(s) {
 		// "transfer_repository": what changes hands is the thing itself,
 		// and with it who may do what to it; "transfer_issue" moves a

@@ -466,3 +466,19 @@ func accessPolicy(s signals) string {
 	}
 	return ""
 }
+
+// paysSomeone says a money tool's parameters name both who receives money
+// and how much.
+func paysSomeone(s signals) bool {
+	payee, amount := false, false
+	for _, p := range s.params {
+		switch p.flat {
+		case "payee", "payeeid", "recipient", "recipientid", "beneficiary", "beneficiaryid", "iban", "destinationaccount",
+			"toaccount", "creditor", "vendorid", "payto":
+			payee = true
+		case "amount", "sum", "value", "quantity":
+			amount = true
+		}
+	}
+	return payee && amount
+}
