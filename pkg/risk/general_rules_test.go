@@ -342,3 +342,21 @@ func TestDataLeavingAndLinks(t *testing.T) {
 		t.Errorf("an upload from a URL read as a delivery to it: %v", up.Reasons)
 	}
 }
+
+// TestWhatADescriptionSays: a description's words are read for what they
+// say of the tool — a read-only state a change leaves behind is no claim
+// that the tool changes nothing, and a process's environment is secrets.
+func TestWhatADescriptionSays(t *testing.T) {
+	archive := assess(t, `{"name":"archive_repository","description":"Archives a repository, making it read-only.","inputSchema":{"type":"object","properties":{"repo":{"type":"string"}},"required":["repo"]}}`)
+	if archive.SEP.Category != "mutate" || archive.Level < L3 {
+		t.Errorf("an archive that leaves its object read-only: %s %s (%v)", archive.Level, archive.SEP.Category, archive.Reasons)
+	}
+	claim := assess(t, `{"name":"preview_migration","description":"Shows what a migration would change. Read-only: nothing is applied.","inputSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}`)
+	if claim.SEP.Category != "read" {
+		t.Errorf("a read-only claim of the tool itself: %s (%v)", claim.SEP.Category, claim.Reasons)
+	}
+	env := assess(t, `{"name":"dump_environment","description":"Returns the process environment.","inputSchema":{"type":"object","properties":{}}}`)
+	if env.SEP.RiskLevel != "high" || env.Level < L4 {
+		t.Errorf("a read of a process's environment: %s %s (%v)", env.Level, env.SEP.RiskLevel, env.Reasons)
+	}
+}

@@ -134,10 +134,17 @@ func opening(desc string, n int) string {
 	return desc
 }
 
-// saysReadOnly reports the read-only phrase of a description, if any.
+// saysReadOnly reports the read-only phrase of a description, if any. A
+// phrase that says what the tool makes of its object ("archives a
+// repository, making it read-only") is the change's result, not a claim
+// that the tool changes nothing.
 func saysReadOnly(desc string) string {
 	if i := readOnlySet.First(opening(desc, claimWindow)); i >= 0 {
-		return readOnlyPhrases[i]
+		p := readOnlyPhrases[i]
+		if at := strings.Index(desc, p); at >= 0 && madeSo(desc[max(0, at-16):at]) {
+			return ""
+		}
+		return p
 	}
 	return ""
 }
@@ -437,4 +444,16 @@ func saysBulk(desc, head string) bool {
 		return true
 	}
 	return bulkPhrases.Any(strings.ReplaceAll(desc, "entire "+head, head))
+}
+
+// madeSo says the words before a phrase make it the state a change leaves
+// its object in.
+func madeSo(before string) bool {
+	for _, w := range []string{"making it ", "makes it ", "make it ", "making them ", "makes them ", "set it to ",
+		"mark it as ", "marks it as ", "marking it as ", "sets it to ", "setting it to ", "becomes ", "to be "} {
+		if strings.HasSuffix(before, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -272,7 +272,7 @@ var metadataWords = map[string]bool{"metadata": true, "info": true, "status": tr
 
 // secretPhrases in a read's description say it returns secret values.
 var secretPhrases = []string{"secret value", "password", "api key", "access token", "private key",
-	"environment variable", "cookies", "headers"}
+	"environment variable", "cookies", "headers", "process environment", "process's environment", "connection string"}
 
 var secretPhraseSet = phrase.New(secretPhrases...)
 
