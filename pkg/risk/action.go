@@ -343,13 +343,13 @@ var withContents = phrase.New("with all its", "and all its", "all of its", "ever
 
 // destinationParams name an address outside the system that a tool's data
 // is delivered to: a webhook's URL, an export's destination.
-// A plain url, endpoint or callback is one only on a tool whose object is a
-// delivery (a webhook, a subscription, a sink): elsewhere it is as often
-// where the data comes from ("upload_from_url").
 var destinationParams = map[string]bool{"webhookurl": true, "callbackurl": true, "destinationurl": true,
 	"targeturl": true, "hookurl": true, "notifyurl": true, "notificationurl": true,
 	"destination": true, "deliveryurl": true, "payloadurl": true}
 
+// plainAddressParams are a destination only on a tool whose object is a
+// delivery (a webhook, a subscription, a sink): elsewhere they are as
+// often where the data comes from ("upload_from_url").
 var plainAddressParams = map[string]bool{"url": true, "endpoint": true, "callback": true, "uri": true}
 
 // deliveryNouns are what exists to deliver data somewhere else.

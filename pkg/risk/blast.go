@@ -394,11 +394,15 @@ func publicCatalogue(s signals, rawHead string) bool {
 		return false
 	}
 	for _, p := range s.params {
-		for _, w := range []string{"owner", "org", "organization", "project", "workspace", "namespace", "team", "user", "account"} {
-			if p.flat == w || p.flat == w+"id" || p.flat == w+"name" {
-				return false
-			}
+		// "owner", "owner_id", "org_name": the parameter names whose
+		// catalogue is searched.
+		if ownerWords[p.flat] || ownerWords[strings.TrimSuffix(p.flat, "id")] || ownerWords[strings.TrimSuffix(p.flat, "name")] {
+			return false
 		}
 	}
 	return true
 }
+
+// ownerWords name who holds what a search covers.
+var ownerWords = map[string]bool{"owner": true, "org": true, "organization": true, "project": true, "workspace": true,
+	"namespace": true, "team": true, "user": true, "account": true}
