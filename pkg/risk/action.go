@@ -172,6 +172,14 @@ func refineAction(s *signals, act action, j *judgement) (action, bool) {
 			j.note(fmt.Sprintf("parameter %q names where the tool delivers data: it leaves the system", dest))
 		}
 	}
+	if act == actMutate && s.execParam == "" && s.privilege == "" && containsAnyMap(s.objects, clientRequests) && !takesAddress(s) {
+		// "trigger_sampling_request": the protocol's own requests go back
+		// to the connected client — its model or its user — and change
+		// nothing anywhere else. One that sends the user to an address the
+		// caller names is not harmless: the address can be anyone's.
+		act = actUtility
+		j.note("asks the connected client's model or user: nothing outside changes")
+	}
 	savedRead := false
 	if act == actExec && s.execParam == "" && s.actSource == "name" && (containsAnyMap(s.objects, savedReads) || containsAny(s.objects, "saved")) {
 		act, savedRead = actRead, true
@@ -384,6 +392,21 @@ func outwardDestination(s *signals) string {
 var replacesExisting = phrase.New("replacing its data", "replaces its data", "replacing the data", "replaces the data",
 	"replacing existing", "replaces existing", "replacing the existing", "replaces the existing", "replacing any existing",
 	"replaces any existing", "replacing its contents", "replaces its contents")
+
+// takesAddress says a top-level parameter is an address: a URL, a URI, a
+// link or an endpoint.
+func takesAddress(s *signals) bool {
+	for _, p := range s.params {
+		if p.nested {
+			continue
+		}
+		switch p.flat {
+		case "url", "uri", "link", "endpoint", "address":
+			return true
+		}
+	}
+	return false
+}
 
 // anyAddressRequest says a tool sends a request of the caller's making to
 // an address of the caller's choosing: a URL parameter with a method or a

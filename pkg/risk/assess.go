@@ -164,7 +164,7 @@ func effectsOf(s *signals, act action, sideEffects map[string]bool) string {
 			reversibility = "none"
 			sideEffects["external_notification"] = true
 		}
-		if takesServiceDown(s.verb) {
+		if (takesServiceDown(s.verb) && !mergesInWorkingCopy(s)) || entersMaintenance(s) {
 			sideEffects["downtime"] = true
 		}
 		if s.privilege != "" || s.optionPrivilege != "" {
@@ -219,7 +219,10 @@ func levelOfAction(s *signals, v actionVerdict, j *judgement) {
 		if v.act == actSend {
 			j.raise(L4, fmt.Sprintf("%q has effects outside the system that cannot be recalled", s.verb))
 		}
-		if takesServiceDown(s.verb) {
+		if entersMaintenance(s) {
+			j.raise(L4, "maintenance mode turns a service's users away")
+		}
+		if takesServiceDown(s.verb) && !mergesInWorkingCopy(s) {
 			j.raise(L4, fmt.Sprintf("%q can take a service down", s.verb))
 		}
 		if s.privilege != "" {
@@ -480,6 +483,14 @@ func gradeRisk(s *signals, v actionVerdict, blast string, d SEP) (string, string
 		// object of its own, so it removes what the tool manages, a whole
 		// container with everything in it.
 		sev, why = "critical", "an operation removes a whole "+managedContainer(s)+" with everything in it"
+	}
+	if v.optionAct >= actDestroy && v.judged < actDestroy {
+		// riskLevel is the worst plausible outcome of a call: a mode that
+		// removes a broad scope ("run_type": "destroy") is one call away
+		// whatever the tool's name says it usually does.
+		if opt, optWhy := severity(*s, actDestroy, blast); severityRank[opt] > severityRank[sev] {
+			sev, why = opt, "an option: "+optWhy
+		}
 	}
 	if v.judged != v.act {
 		// The worst operation never hides what the tool does on its own:

@@ -172,7 +172,7 @@ func blastRadius(s signals, act action) (string, string) {
 		if head == "log" || head == "history" {
 			return "namespace", "reads the logs of a whole service"
 		}
-		if s.filterParam != "" && s.verb != "get" {
+		if s.filterParam != "" && s.verb != "get" && !explainsPlan(&s) {
 			return "namespace", fmt.Sprintf("parameter %q selects any records of a collection", s.filterParam)
 		}
 		for _, tok := range s.tokens {

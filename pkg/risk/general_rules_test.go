@@ -360,3 +360,55 @@ func TestWhatADescriptionSays(t *testing.T) {
 		t.Errorf("a read of a process's environment: %s %s (%v)", env.Level, env.SEP.RiskLevel, env.Reasons)
 	}
 }
+
+// TestWorstOutcomeAndReach: riskLevel is the worst plausible outcome of one
+// call and no worse — a mode that destroys is one call away, maintenance
+// mode turns users away and signing sessions out withdraws access; a merge
+// in a working copy, a query plan, an add by force, the protocol's own
+// requests to the client and a reranker reach nothing beyond themselves.
+func TestWorstOutcomeAndReach(t *testing.T) {
+	for _, tc := range []struct {
+		name, def, category, risk, blast, reason string
+		minLevel, maxLevel                       Level
+	}{
+		{"a run whose type can destroy everything it manages", `{"name":"create_run","description":"Starts a run of the stack's configuration.","inputSchema":{"type":"object","properties":{"stack":{"type":"string"},"run_type":{"type":"string","enum":["plan","apply","destroy"]}},"required":["stack"]}}`,
+			"mutate", "critical", "", "an option: removes a broad scope", L5, 0},
+		{"maintenance mode switched on", `{"name":"enable_maintenance","description":"Puts an application into maintenance mode: visitors see a maintenance page.","inputSchema":{"type":"object","properties":{"app":{"type":"string"}},"required":["app"]}}`,
+			"mutate", "high", "", "maintenance", L4, 0},
+		{"maintenance mode switched off", `{"name":"disable_maintenance","description":"Takes an application out of maintenance mode.","inputSchema":{"type":"object","properties":{"app":{"type":"string"}},"required":["app"]}}`,
+			"mutate", "medium", "", "", L3, L3},
+		{"every other session signed out", `{"name":"logout_other_sessions","description":"Signs out every other session of the account.","inputSchema":{"type":"object","properties":{}}}`,
+			"mutate", "high", "", "signs sessions out", L3, 0},
+		{"a merge into the working copy's current branch", `{"name":"merge_branch","description":"Merges a branch into the current branch of the working copy.","inputSchema":{"type":"object","properties":{"repo_path":{"type":"string"},"branch":{"type":"string"}},"required":["branch"]}}`,
+			"mutate", "medium", "", "", L3, L3},
+		{"a query plan explained", `{"name":"explain_query","description":"Returns the execution plan the optimiser chose for a find.","inputSchema":{"type":"object","properties":{"collection":{"type":"string"},"filter":{"type":"object"}},"required":["collection"]}}`,
+			"read", "low", "item", "", L2, L2},
+		{"files staged by force", `{"name":"stage_files","description":"Adds files to the index.","inputSchema":{"type":"object","properties":{"paths":{"type":"array","items":{"type":"string"}},"force":{"type":"boolean","description":"Add ignored files too"}},"required":["paths"]}}`,
+			"mutate", "medium", "", "", L3, 0},
+		{"a sampling request to the client's model", `{"name":"trigger_sampling_request","description":"Asks the client's model for a completion of a prompt.","inputSchema":{"type":"object","properties":{"prompt":{"type":"string"}},"required":["prompt"]}}`,
+			"utility", "low", "", "asks the connected client", L1, L1},
+		{"documents reranked", `{"name":"rerank_documents","description":"Reranks the documents given by relevance to a query.","inputSchema":{"type":"object","properties":{"query":{"type":"string"},"documents":{"type":"array","items":{"type":"string"}}},"required":["query","documents"]}}`,
+			"utility", "low", "", "", L1, L1},
+		{"a rule of a code analyser described", `{"name":"describe_code_analyzer_rule","description":"Describes one rule of the code analyser.","inputSchema":{"type":"object","properties":{"rule":{"type":"string"}},"required":["rule"]}}`,
+			"read", "low", "", "", L2, L2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := assess(t, tc.def)
+			fired := tc.reason == "" || slices.ContainsFunc(a.Reasons, func(r string) bool { return strings.Contains(r, tc.reason) })
+			if a.SEP.Category != tc.category || a.SEP.RiskLevel != tc.risk || a.Level < tc.minLevel || (tc.maxLevel != 0 && a.Level > tc.maxLevel) || !fired || (tc.blast != "" && a.SEP.BlastRadius != tc.blast) {
+				t.Errorf("%s %s/%s/%s, want %s/%s, level %s..%s, blast %q, a reason with %q (%v)", a.Level, a.SEP.Category, a.SEP.RiskLevel, a.SEP.BlastRadius, tc.category, tc.risk, tc.minLevel, tc.maxLevel, tc.blast, tc.reason, a.Reasons)
+			}
+		})
+	}
+	// What the rules spare stays graded where it belongs.
+	for _, tc := range []struct{ name, def, risk string }{
+		{"a pull request merged into its base branch", `{"name":"merge_pull_request","description":"Merges a pull request into its base branch.","inputSchema":{"type":"object","properties":{"repo":{"type":"string"},"number":{"type":"integer"}},"required":["repo","number"]}}`, "high"},
+		{"a file created by force over what exists", `{"name":"create_file","description":"Creates a file, overwriting an existing one when forced.","inputSchema":{"type":"object","properties":{"path":{"type":"string"},"force":{"type":"boolean"}},"required":["path"]}}`, "high"},
+		{"a user sent to an address the caller names", `{"name":"trigger_url_elicitation","description":"Asks the client to send the user to a URL.","inputSchema":{"type":"object","properties":{"url":{"type":"string"}},"required":["url"]}}`, "medium"},
+		{"records read by a filter", `{"name":"find_documents","description":"Finds the documents a filter matches.","inputSchema":{"type":"object","properties":{"collection":{"type":"string"},"filter":{"type":"object"}},"required":["collection"]}}`, "medium"},
+	} {
+		if a := assess(t, tc.def); a.SEP.RiskLevel != tc.risk {
+			t.Errorf("%s: riskLevel %s, want %s (%v)", tc.name, a.SEP.RiskLevel, tc.risk, a.Reasons)
+		}
+	}
+}

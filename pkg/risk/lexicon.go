@@ -34,6 +34,12 @@ func (a action) category() string {
 	return "mutate"
 }
 
+// clientRequests are the requests an MCP server makes of its own client:
+// sampling asks the client's model for a completion, elicitation asks its
+// user for input. A tool that only triggers one reaches nothing beyond the
+// conversation it is called from.
+var clientRequests = map[string]bool{"sampling": true, "elicitation": true}
+
 // verbs maps words found in tool names, enum options and the opening of
 // descriptions to the action they denote.
 var verbs = map[string]action{
@@ -44,6 +50,7 @@ var verbs = map[string]action{
 	"ping": actUtility, "sleep": actUtility, "wait": actUtility, "uuid": actUtility, "random": actUtility,
 	"translate": actUtility, "summarize": actUtility, "summarise": actUtility, "render": actUtility,
 	"toggle": actMutate, "simulate": actUtility, "disconnect": actUtility, "reconnect": actUtility,
+	"rank": actUtility, "rerank": actUtility,
 
 	// read: fetch or search data.
 	"get": actRead, "list": actRead, "read": actRead, "fetch": actRead, "search": actRead, "find": actRead,

@@ -68,6 +68,7 @@ func lexiconLists() map[string][]string {
 		"security-controls": securityControls, "disabling-verbs": disablingVerbs, "physical-locks": physicalLocks,
 		"credential-words": credentialWords, "minting-verbs": mintingVerbs, "not-credential-words": notCredentialWords,
 		"noun-phrase-ends": nounPhraseEnds, "migration-verbs": migrationVerbs, "database-words": databaseWords,
+		"definition-nouns": definitionNouns, "client-requests": clientRequests,
 	} {
 		keys(name, m)
 	}

@@ -77,7 +77,7 @@ func severity(s signals, act action, blast string) (string, string) {
 			return "medium", "returns what a stored query or report selects from the records it covers"
 		case s.privateContent != "":
 			return "medium", "reads " + s.privateContent + ", which may be private"
-		case s.filterParam != "" && !containsAnyMap(s.objects, metadataWords):
+		case s.filterParam != "" && !containsAnyMap(s.objects, metadataWords) && !explainsPlan(&s):
 			return "medium", fmt.Sprintf("parameter %q selects any of a collection's records", s.filterParam)
 		}
 		return "low", "reads data that is not secret"
@@ -108,8 +108,12 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "high", "opens a physical lock"
 	case s.public != "":
 		return "high", "externally visible: " + s.public
-	case highImpactVerbs[s.verb]:
+	case highImpactVerbs[s.verb] && !mergesInWorkingCopy(&s):
 		return "high", fmt.Sprintf("%q changes a running service or shared history", s.verb)
+	case endsSessions(&s):
+		return "high", "signs sessions out: whoever used them loses access until they sign in again"
+	case entersMaintenance(&s):
+		return "high", "puts a service into maintenance: its users are turned away until it is lifted"
 	case serviceOperation(s) != "":
 		return "high", fmt.Sprintf("%q changes a running service as a whole", serviceOperation(s))
 	case s.money == "subscription":
@@ -122,7 +126,10 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "low", "moves the pointer or the view; commits nothing"
 	case overwrites(s):
 		return "high", "overwrites content with no undo of its own"
-	case len(s.hardFlags) > 0:
+	case len(s.hardFlags) > 0 && !((s.verb == "add" || s.verb == "stage") && len(s.hardFlags) == 1 && s.hardFlags[0] == "force" && !s.overwriteText):
+		// Adding by force takes in what a safeguard would have refused
+		// (an ignored file, a duplicate) and is undone by removing it;
+		// a create by force may replace what exists, so it is not spared.
 		return "high", fmt.Sprintf("flag %q makes the change hard to undo", s.hardFlags[0])
 	case blast == "cluster":
 		return "high", "a change whose reach is " + blast
@@ -212,6 +219,47 @@ var highImpactVerbs = map[string]bool{
 	"install": true,
 }
 
+// explainsPlan says a read returns how a query would run — the plan its
+// optimiser chose and what executing it cost — rather than the records it
+// selects: its filter names records it does not return.
+func explainsPlan(s *signals) bool {
+	return s.verb == "explain" || queryPlanPhrases.Any(s.desc)
+}
+
+var queryPlanPhrases = phrase.New("query plan", "execution plan", "winning plan")
+
+// endsSessions says a change signs sign-in sessions out: access is
+// withdrawn from whoever holds them, the safe direction of an access
+// change, but felt at once by every person signed out.
+func endsSessions(s *signals) bool {
+	switch s.verb {
+	case "logout", "signout", "revoke":
+		return containsAny(s.objects, "session")
+	}
+	return false
+}
+
+// entersMaintenance says a change puts a running service into maintenance
+// mode ("maintenance_on", "enable maintenance mode"): until someone lifts
+// it the service answers its users with a maintenance page. Lifting it
+// restores what was there and is an ordinary change.
+func entersMaintenance(s *signals) bool {
+	if !containsAny(s.objects, "maintenance") || containsAny(s.tokens, "off", "disable", "end", "exit", "stop", "cancel", "window", "windows") {
+		return false
+	}
+	return s.verb == "enable" || s.verb == "start" || s.verb == "activate" || s.verb == "enter" || containsAny(s.tokens, "on", "enable")
+}
+
+// mergesInWorkingCopy says a merge lands on the branch a working copy has
+// checked out: it changes that copy alone, is undone by resetting the
+// branch, and reaches nobody until it is pushed, unlike a merge of a pull
+// request into the base branch everyone builds from.
+func mergesInWorkingCopy(s *signals) bool {
+	return s.verb == "merge" && workingCopyPhrases.Any(s.desc)
+}
+
+var workingCopyPhrases = phrase.New("current branch", "checked-out branch", "working copy", "working tree")
+
 // sessionActions drive a browser that may be signed in: a click or a key
 // press can submit whatever form the page shows.
 var sessionActions = map[string]bool{
@@ -270,6 +318,12 @@ var fileContentNouns = map[string]bool{"file": true, "content": true, "source": 
 var metadataWords = map[string]bool{"metadata": true, "info": true, "status": true, "size": true, "schema": true,
 	"location": true, "stat": true, "name": true}
 
+// definitionNouns name how something is defined rather than what it
+// holds: "describe_code_analyzer_rule" reads a rule about code, not code.
+var definitionNouns = map[string]bool{"rule": true, "type": true, "definition": true, "template": true,
+	"guide": true, "doc": true, "docs": true, "documentation": true, "example": true, "spec": true,
+	"specification": true, "format": true}
+
 // secretPhrases in a read's description say it returns secret values.
 var secretPhrases = []string{"secret value", "password", "api key", "access token", "private key",
 	"environment variable", "cookies", "headers", "process environment", "process's environment", "connection string"}
@@ -291,18 +345,19 @@ func readsPrivate(s *signals) {
 	if containsAnyMap(s.objects, metadataWords) {
 		return
 	}
+	defines := definitionNouns[headNoun(s.objects)]
 	listing := s.verb == "list" || s.verb == "search" || s.verb == "find" || s.verb == "tree"
 	printed := containsAny(s.tokens, "console", "stdout", "stderr", "terminal")
 	for _, o := range s.objects {
 		if printed && printedOutputNouns[o] {
 			continue // what a program printed, not what a person wrote
 		}
-		if privateContentNouns[o] || (fileContentNouns[o] && !(listing && o != "code" && o != "content")) {
+		if !defines && (privateContentNouns[o] || (fileContentNouns[o] && !(listing && o != "code" && o != "content"))) {
 			s.privateContent = o
 			return
 		}
 	}
-	if v := singular(s.verb); privateContentNouns[v] {
+	if v := singular(s.verb); privateContentNouns[v] && !defines {
 		s.privateContent = v
 		return
 	}
