@@ -92,7 +92,7 @@ func inferAction(s *signals, j *judgement) actionVerdict {
 	// reads are spared the scan.
 	if v.act >= actMutate {
 		s.irreversibleText = permanentText(s.desc)
-		s.overwriteText = strings.Contains(s.desc, "overwrit") || (strings.Contains(s.desc, "replac") && replacesExisting.Any(s.desc))
+		s.overwriteText = strings.Contains(s.desc, "overwrit") || ((strings.Contains(s.desc, "replac") || strings.Contains(s.desc, "clear")) && replacesExisting.Any(s.desc))
 	}
 	return v
 }
@@ -391,7 +391,8 @@ func outwardDestination(s *signals) string {
 // data".
 var replacesExisting = phrase.New("replacing its data", "replaces its data", "replacing the data", "replaces the data",
 	"replacing existing", "replaces existing", "replacing the existing", "replaces the existing", "replacing any existing",
-	"replaces any existing", "replacing its contents", "replaces its contents")
+	"replaces any existing", "replacing its contents", "replaces its contents", "clears existing", "clearing existing",
+	"clears the existing", "clearing the existing", "clears any existing", "clearing any existing")
 
 // takesAddress says a top-level parameter is an address: a URL, a URI, a
 // link or an endpoint.

@@ -389,6 +389,12 @@ func TestWorstOutcomeAndReach(t *testing.T) {
 			"utility", "low", "", "asks the connected client", L1, L1},
 		{"documents reranked", `{"name":"rerank_documents","description":"Reranks the documents given by relevance to a query.","inputSchema":{"type":"object","properties":{"query":{"type":"string"},"documents":{"type":"array","items":{"type":"string"}}},"required":["query","documents"]}}`,
 			"utility", "low", "", "", L1, L1},
+		{"a session's cookies saved to a file", `{"name":"save_session","description":"Saves the browser's cookies and local storage to a file for later reuse.","inputSchema":{"type":"object","properties":{"filename":{"type":"string"}}}}`,
+			"mutate", "high", "", "writes out what the description says holds secrets", L4, 0},
+		{"a session restored over the one signed in", `{"name":"load_session","description":"Loads cookies and local storage from a file. This clears existing cookies before loading.","inputSchema":{"type":"object","properties":{"filename":{"type":"string"}},"required":["filename"]}}`,
+			"mutate", "high", "", "overwrites", L4, 0},
+		{"a process killed by its id", `{"name":"kill_process","description":"Terminates a running process.","inputSchema":{"type":"object","properties":{"pid":{"type":"integer"}},"required":["pid"]}}`,
+			"mutate", "high", "", "ends a process by its id", L4, 0},
 		{"a rule of a code analyser described", `{"name":"describe_code_analyzer_rule","description":"Describes one rule of the code analyser.","inputSchema":{"type":"object","properties":{"rule":{"type":"string"}},"required":["rule"]}}`,
 			"read", "low", "", "", L2, L2},
 	} {

@@ -57,7 +57,7 @@ var verbs = map[string]action{
 	"describe": actRead, "show": actRead, "view": actRead, "lookup": actRead, "retrieve": actRead,
 	"browse": actRead, "explore": actRead, "count": actRead, "download": actRead, "diff": actRead,
 	"blame": actRead, "explain": actRead, "geocode": actRead, "directions": actRead, "open": actRead,
-	"query": actRead, "resolve": actRead, "inspect": actRead, "discover": actRead, "load": actRead,
+	"query": actRead, "resolve": actRead, "inspect": actRead, "discover": actRead, "load": actMutate,
 	"lookups": actRead, "tree": actRead, "info": actRead, "details": actRead, "status": actObserve,
 	"check": actRead, "verify": actObserve, "analyze": actObserve, "analyse": actObserve, "compare": actRead,
 	"reflog": actRead, "changelog": actRead, "cat": actRead, "head": actRead, "ls": actRead, "whoami": actRead,

@@ -110,6 +110,10 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "high", "externally visible: " + s.public
 	case highImpactVerbs[s.verb] && !mergesInWorkingCopy(&s):
 		return "high", fmt.Sprintf("%q changes a running service or shared history", s.verb)
+	case copiesOut[s.verb] && returnsSecrets(s.desc):
+		return "high", fmt.Sprintf("%q writes out what the description says holds secrets: whoever reads the copy can use them", s.verb)
+	case (s.verb == "kill" || s.verb == "terminate") && containsAny(s.objects, "process"):
+		return "high", "ends a process by its id: whatever it was doing, for whoever it served, is lost"
 	case endsSessions(&s):
 		return "high", "signs sessions out: whoever used them loses access until they sign in again"
 	case entersMaintenance(&s):
@@ -227,6 +231,10 @@ func explainsPlan(s *signals) bool {
 }
 
 var queryPlanPhrases = phrase.New("query plan", "execution plan", "winning plan")
+
+// copiesOut are the verbs of a change that writes a copy of what it reads
+// somewhere else: a file, a backup, a download.
+var copiesOut = map[string]bool{"save": true, "export": true, "dump": true, "download": true, "backup": true}
 
 // endsSessions says a change signs sign-in sessions out: access is
 // withdrawn from whoever holds them, the safe direction of an access
