@@ -172,7 +172,8 @@ func refineAction(s *signals, act action, j *judgement) (action, bool) {
 			j.note(fmt.Sprintf("parameter %q names where the tool delivers data: it leaves the system", dest))
 		}
 	}
-	if act == actMutate && s.execParam == "" && s.privilege == "" && containsAnyMap(s.objects, clientRequests) && !takesAddress(s) {
+	if act == actMutate && s.execParam == "" && s.privilege == "" && containsAnyMap(s.objects, clientRequests) &&
+		(containsAny(s.tokens, "request", "elicitation") || strings.Contains(s.desc, "client")) && !takesAddress(s) {
 		// "trigger_sampling_request": the protocol's own requests go back
 		// to the connected client — its model or its user — and change
 		// nothing anywhere else. One that sends the user to an address the

@@ -411,6 +411,8 @@ func TestWorstOutcomeAndReach(t *testing.T) {
 		{"a pull request merged into its base branch", `{"name":"merge_pull_request","description":"Merges a pull request into its base branch.","inputSchema":{"type":"object","properties":{"repo":{"type":"string"},"number":{"type":"integer"}},"required":["repo","number"]}}`, "high"},
 		{"a file created by force over what exists", `{"name":"create_file","description":"Creates a file, overwriting an existing one when forced.","inputSchema":{"type":"object","properties":{"path":{"type":"string"},"force":{"type":"boolean"}},"required":["path"]}}`, "high"},
 		{"a user sent to an address the caller names", `{"name":"trigger_url_elicitation","description":"Asks the client to send the user to a URL.","inputSchema":{"type":"object","properties":{"url":{"type":"string"}},"required":["url"]}}`, "medium"},
+		{"a pull request merged into the current branch", `{"name":"merge_pull_request","description":"Merges a pull request into the current branch.","inputSchema":{"type":"object","properties":{"repo":{"type":"string"},"number":{"type":"integer"}},"required":["repo","number"]}}`, "high"},
+		{"a trace sampling rate changed", `{"name":"update_sampling_rate","description":"Sets the share of traces the collector keeps.","inputSchema":{"type":"object","properties":{"rate":{"type":"number"}},"required":["rate"]}}`, "medium"},
 		{"records read by a filter", `{"name":"find_documents","description":"Finds the documents a filter matches.","inputSchema":{"type":"object","properties":{"collection":{"type":"string"},"filter":{"type":"object"}},"required":["collection"]}}`, "medium"},
 	} {
 		if a := assess(t, tc.def); a.SEP.RiskLevel != tc.risk {

@@ -50,7 +50,7 @@ var verbs = map[string]action{
 	"ping": actUtility, "sleep": actUtility, "wait": actUtility, "uuid": actUtility, "random": actUtility,
 	"translate": actUtility, "summarize": actUtility, "summarise": actUtility, "render": actUtility,
 	"toggle": actMutate, "simulate": actUtility, "disconnect": actUtility, "reconnect": actUtility,
-	"rank": actUtility, "rerank": actUtility,
+	"rerank": actUtility,
 
 	// read: fetch or search data.
 	"get": actRead, "list": actRead, "read": actRead, "fetch": actRead, "search": actRead, "find": actRead,

@@ -263,7 +263,8 @@ func entersMaintenance(s *signals) bool {
 // branch, and reaches nobody until it is pushed, unlike a merge of a pull
 // request into the base branch everyone builds from.
 func mergesInWorkingCopy(s *signals) bool {
-	return s.verb == "merge" && workingCopyPhrases.Any(s.desc)
+	return s.verb == "merge" && workingCopyPhrases.Any(s.desc) && !containsAny(s.objects, "pull", "pr", "request") &&
+		!strings.Contains(s.desc, "pull request") && !strings.Contains(s.desc, "merge request")
 }
 
 var workingCopyPhrases = phrase.New("current branch", "checked-out branch", "working copy", "working tree")
