@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -21,6 +22,10 @@ type label struct {
 	Category    string `json:"category"`
 	RiskLevel   string `json:"riskLevel"`
 	BlastRadius string `json:"blastRadius"`
+	// Reversibility and SensitiveRead are reported beside the targets:
+	// the SEP's reversibility and whether the tool can reveal secrets.
+	Reversibility string `json:"reversibility"`
+	SensitiveRead bool   `json:"sensitiveRead"`
 }
 
 func corpusRoot(t testing.TB) string {
@@ -69,6 +74,7 @@ type corpusFigures struct {
 	dangerous, dangerousHigh int
 	benign, benignLow        int
 	category, blast, risk    int
+	reversibility, sensitive int
 	total                    int
 	misses                   []string
 	// classes counts misses by their kind and values alone ("category
@@ -84,6 +90,8 @@ func (f *corpusFigures) add(g corpusFigures) {
 	f.category += g.category
 	f.blast += g.blast
 	f.risk += g.risk
+	f.reversibility += g.reversibility
+	f.sensitive += g.sensitive
 	f.total += g.total
 	f.misses = append(f.misses, g.misses...)
 	for c, n := range g.classes {
@@ -107,6 +115,15 @@ func (f corpusFigures) rows() []figure {
 		{name: "category equal to the label", got: f.category, of: f.total},
 		{name: "blast radius equal to the label", got: f.blast, of: f.total},
 		{name: "riskLevel equal to the label", got: f.risk, of: f.total},
+	}
+}
+
+// reportedRows are figures printed beside the targets, with no target of
+// their own: the rest of the SEP vocabulary the labels carry.
+func (f corpusFigures) reportedRows() []figure {
+	return []figure{
+		{name: "reversibility equal to the label", got: f.reversibility, of: f.total},
+		{name: "data_exfiltration side effect exactly where the label says the tool can reveal secrets", got: f.sensitive, of: f.total},
 	}
 }
 
@@ -187,6 +204,12 @@ func compareLabel(where string, a Assessment, l label) corpusFigures {
 	} else {
 		f.miss("BLAST", fmt.Sprintf("%s: %s, label %s (%s)", where, a.SEP.BlastRadius, l.BlastRadius, blastReason(a)),
 			fmt.Sprintf("blast radius %s, label %s", a.SEP.BlastRadius, l.BlastRadius))
+	}
+	if a.SEP.Reversibility == l.Reversibility {
+		f.reversibility++
+	}
+	if slices.Contains(a.SEP.SideEffects, "data_exfiltration") == l.SensitiveRead {
+		f.sensitive++
 	}
 	if a.SEP.RiskLevel == l.RiskLevel {
 		f.risk++
@@ -273,6 +296,9 @@ func TestCorpusFigures(t *testing.T) {
 func printFigures(part string, f corpusFigures) {
 	for i, r := range f.rows() {
 		fmt.Printf("corpus %s: %s: %d/%d (%.1f%%, target %.0f%%)\n", part, r.name, r.got, r.of, pct(r.got, r.of), corpusTargets[i])
+	}
+	for _, r := range f.reportedRows() {
+		fmt.Printf("corpus %s: %s: %d/%d (%.1f%%, reported)\n", part, r.name, r.got, r.of, pct(r.got, r.of))
 	}
 }
 
