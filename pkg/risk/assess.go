@@ -143,10 +143,12 @@ func (j *judgement) disagree(field, declaredValue, inferred string) {
 }
 
 // effectsOf is the reversibility and side-effects stage. A read undoes
-// itself ("auto"), but one of secrets exfiltrates data; a change is undone
-// by hand ("manual") and may take a service down, change who may do what
-// or cost money; a send, an execution and any removal cannot be undone
-// ("none"). A flag that widens what one call does, or a description that
+// itself ("auto"), but one of secrets exfiltrates data and a leaked secret
+// cannot be recalled ("none"); a change is undone by hand ("manual") and
+// may take a service down, change who may do what or cost money, unless it
+// moves money or overwrites what was there ("none") or commits nothing at
+// all ("auto"); a send, an execution and any removal cannot be undone
+// ("none"), save session state that signing in again rebuilds. A flag that widens what one call does, or a description that
 // calls the effect permanent, makes any change irreversible. Declarations
 // and the server's reach add to this later; nothing here is declared.
 //
@@ -155,8 +157,10 @@ func effectsOf(s *signals, act action, sideEffects map[string]bool) string {
 	reversibility := "auto"
 	switch act {
 	case actRead, actObserve:
-		if s.sensitive != "" || s.revealFlag != "" {
+		if s.sensitive != "" || s.revealFlag != "" || returnsSecrets(s.desc) {
+			// A leaked secret cannot be recalled: the rubric's "none".
 			sideEffects["data_exfiltration"] = true
+			reversibility = "none"
 		}
 	case actMutate, actSend:
 		reversibility = "manual"
@@ -173,9 +177,30 @@ func effectsOf(s *signals, act action, sideEffects map[string]bool) string {
 		if s.money != "" {
 			sideEffects["cost"] = true
 		}
+		switch {
+		case act == actSend:
+		case s.money != "" && movesMoney[s.money]:
+			// A charged card or a refund paid out is not taken back by
+			// another call of the tool: the rubric's "none".
+			reversibility = "none"
+		case overwrites(*s) || s.overwriteText || selector(*s) != "" || (s.filterParam != "" && s.verb != "create"):
+			// What was there before, in one item or in every record a
+			// condition matches, is gone: no call brings it back.
+			reversibility = "none"
+			sideEffects["state_loss"] = true
+		case containsAnyMap(s.tokens, pointerOnly) || lightVerbs[s.verb] || (refreshVerbs[s.verb] && containsAnyMap(s.objects, metadataWords)):
+			// A pointer moved, a view changed or cached metadata read
+			// again commits nothing to undo.
+			reversibility = "auto"
+		}
 	case actExec, actDelete, actDestroy:
 		reversibility = "none"
 		sideEffects["state_loss"] = true
+		if act != actExec && (containsAnyMap(s.tokens, ephemeralNouns) || containsAnyMap(s.objects, ephemeralNouns)) {
+			// Session or working state is rebuilt by signing in again or
+			// redoing the work: undone by hand, not lost.
+			reversibility = "manual"
+		}
 	}
 	if act >= actMutate {
 		for _, f := range s.flags {

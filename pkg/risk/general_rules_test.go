@@ -420,3 +420,26 @@ func TestWorstOutcomeAndReach(t *testing.T) {
 		}
 	}
 }
+
+// TestReversibilityAsTheRubricReadsIt: "none" is data loss, a sent
+// message, a charged card or a leaked secret; "auto" is what commits
+// nothing; session state rebuilt by signing in again is undone by hand.
+func TestReversibilityAsTheRubricReadsIt(t *testing.T) {
+	for _, tc := range []struct{ name, def, want, effect string }{
+		{"a read that returns secrets", `{"name":"get_api_keys","description":"Returns the API keys of the project.","inputSchema":{"type":"object","properties":{"project":{"type":"string"}},"required":["project"]}}`, "none", "data_exfiltration"},
+		{"a refund paid", `{"name":"create_refund","description":"Refunds a payment.","inputSchema":{"type":"object","properties":{"payment_id":{"type":"string"},"amount":{"type":"integer"}},"required":["payment_id"]}}`, "none", ""},
+		{"a file written over", `{"name":"write_file","description":"Writes content to a file, replacing the existing content.","inputSchema":{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}}`, "none", "state_loss"},
+		{"every matching record updated", `{"name":"update_records","description":"Updates the records that match the conditions.","inputSchema":{"type":"object","properties":{"table":{"type":"string"},"conditions":{"type":"object"},"values":{"type":"object"}},"required":["table","values"]}}`, "none", "state_loss"},
+		{"the pointer over an element", `{"name":"hover_element","description":"Hovers the pointer over an element of the page.","inputSchema":{"type":"object","properties":{"selector":{"type":"string"}},"required":["selector"]}}`, "auto", ""},
+		{"a cookie deleted", `{"name":"delete_cookie","description":"Deletes one cookie of the browser.","inputSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}`, "manual", ""},
+		{"an issue created", `{"name":"create_issue","description":"Creates an issue.","inputSchema":{"type":"object","properties":{"title":{"type":"string"}},"required":["title"]}}`, "manual", ""},
+		{"a row deleted", `{"name":"delete_row","description":"Deletes one row.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`, "none", "state_loss"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := assess(t, tc.def)
+			if a.SEP.Reversibility != tc.want || (tc.effect != "" && !slices.Contains(a.SEP.SideEffects, tc.effect)) {
+				t.Errorf("reversibility %s, side effects %v; want %s with %q (%v)", a.SEP.Reversibility, a.SEP.SideEffects, tc.want, tc.effect, a.Reasons)
+			}
+		})
+	}
+}

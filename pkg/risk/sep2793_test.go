@@ -148,16 +148,16 @@ func TestSEP2793Conformance(t *testing.T) {
 				t.Errorf("an ordinary update: reversibility %s, want manual (rolled back by another call)", r)
 			}
 		}},
-		{"S07_reversibility_charged_card_gap", func(t *testing.T) {
-			// The SEP names a charged card as irreversible. The engine floors
-			// the tool at L5 with multi approval and the cost side effect,
-			// but gives it reversibility manual, as any mutation: a gap.
+		{"S07_reversibility_charged_card", func(t *testing.T) {
+			// The SEP names a charged card as irreversible: the tool is
+			// floored at L5 with multi approval and the cost side effect,
+			// and its reversibility is none.
 			a := assess(t, `{"name":"charge_card","description":"Charges a customer's card with an amount."}`)
 			if a.Level != L5 || a.SEP.ApprovalRecommendation != "multi" || !slices.Contains(a.SEP.SideEffects, "cost") {
 				t.Errorf("charge_card: %s %+v", a.Level, a.SEP)
 			}
-			if a.SEP.Reversibility != "manual" {
-				t.Errorf("charge_card: reversibility %s; the gap is closed, update docs/sep-2793.md and rename this row", a.SEP.Reversibility)
+			if a.SEP.Reversibility != "none" {
+				t.Errorf("charge_card: reversibility %s, want none", a.SEP.Reversibility)
 			}
 		}},
 		{"S08_side_effects_open_vocabulary", func(t *testing.T) {

@@ -206,8 +206,8 @@ func TestEffectsStage(t *testing.T) {
 	}{
 		{"a utility", signals{}, actUtility, "auto", nil},
 		{"a read", signals{}, actRead, "auto", nil},
-		{"a read of secrets", signals{sensitive: "secret"}, actRead, "auto", []string{"data_exfiltration"}},
-		{"a read with a reveal flag", signals{revealFlag: "showValues"}, actObserve, "auto", []string{"data_exfiltration"}},
+		{"a read of secrets", signals{sensitive: "secret"}, actRead, "none", []string{"data_exfiltration"}},
+		{"a read with a reveal flag", signals{revealFlag: "showValues"}, actObserve, "none", []string{"data_exfiltration"}},
 		{"a change", signals{verb: "update"}, actMutate, "manual", nil},
 		{"a deploy", signals{verb: "deploy"}, actMutate, "manual", []string{"downtime"}},
 		{"a change of who may do what, that costs", signals{privilege: "role", money: "invoice"}, actMutate, "manual", []string{"cost", "privilege_change"}},
