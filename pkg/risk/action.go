@@ -92,7 +92,8 @@ func inferAction(s *signals, j *judgement) actionVerdict {
 	// reads are spared the scan.
 	if v.act >= actMutate {
 		s.irreversibleText = permanentText(s.desc)
-		s.overwriteText = strings.Contains(s.desc, "overwrit") || ((strings.Contains(s.desc, "replac") || strings.Contains(s.desc, "clear")) && replacesExisting.Any(s.desc))
+		s.overwriteText = strings.Contains(s.desc, "overwrit") || (strings.Contains(s.desc, "replac") && replacesExisting.Any(s.desc)) ||
+			(strings.Contains(s.desc, "clear") && clearsFirst(s.desc))
 	}
 	return v
 }
@@ -172,12 +173,14 @@ func refineAction(s *signals, act action, j *judgement) (action, bool) {
 			j.note(fmt.Sprintf("parameter %q names where the tool delivers data: it leaves the system", dest))
 		}
 	}
-	if act == actMutate && s.execParam == "" && s.privilege == "" && containsAnyMap(s.objects, clientRequests) &&
-		(containsAny(s.tokens, "request", "elicitation") || strings.Contains(s.desc, "client")) && !takesAddress(s) {
+	if act == actMutate && s.execParam == "" && s.privilege == "" && requestingVerbs[s.verb] && containsAnyMap(s.objects, clientRequests) &&
+		containsAny(s.tokens, "request", "elicitation") && !takesAddress(s) {
 		// "trigger_sampling_request": the protocol's own requests go back
 		// to the connected client — its model or its user — and change
-		// nothing anywhere else. One that sends the user to an address the
-		// caller names is not harmless: the address can be anyone's.
+		// nothing anywhere else. Only making one is spared: approving or
+		// answering one acts for the user, and one that sends anything to
+		// an address the caller names is not harmless, since the address
+		// can be anyone's.
 		act = actUtility
 		j.note("asks the connected client's model or user: nothing outside changes")
 	}
@@ -392,18 +395,29 @@ func outwardDestination(s *signals) string {
 // data".
 var replacesExisting = phrase.New("replacing its data", "replaces its data", "replacing the data", "replaces the data",
 	"replacing existing", "replaces existing", "replacing the existing", "replaces the existing", "replacing any existing",
-	"replaces any existing", "replacing its contents", "replaces its contents", "clears existing", "clearing existing",
-	"clears the existing", "clearing the existing", "clears any existing", "clearing any existing")
+	"replaces any existing", "replacing its contents", "replaces its contents")
 
-// takesAddress says a top-level parameter is an address: a URL, a URI, a
-// link or an endpoint.
+// clearsExisting and clearsFirst: a description that says the change
+// first clears what exists ("clears existing cookies before restoring")
+// says it overwrites; one that says it never does, or clears a selection
+// as it goes, does not.
+var clearsExisting = phrase.New("clears existing", "clearing existing", "clears the existing", "clearing the existing",
+	"clears any existing", "clearing any existing")
+
+var clearNegations = phrase.New("never", "not clear", "without clearing", "does not", "doesn't")
+
+func clearsFirst(desc string) bool {
+	return clearsExisting.Any(desc) && strings.Contains(desc, "before") && !clearNegations.Any(desc)
+}
+
+// takesAddress says a parameter is an address something can be sent to
+// or a user sent to: a URL, a URI, a link, an endpoint, a webhook or a
+// callback, however it is qualified ("redirect_url", "callbackUri").
 func takesAddress(s *signals) bool {
 	for _, p := range s.params {
-		if p.nested {
-			continue
-		}
-		switch p.flat {
-		case "url", "uri", "link", "endpoint", "address":
+		switch {
+		case p.flat == "link" || p.flat == "endpoint" || p.flat == "address" || strings.HasSuffix(p.flat, "url") ||
+			strings.HasSuffix(p.flat, "uri") || strings.Contains(p.flat, "webhook") || strings.Contains(p.flat, "callback"):
 			return true
 		}
 	}

@@ -509,10 +509,12 @@ func gradeRisk(s *signals, v actionVerdict, blast string, d SEP) (string, string
 		// container with everything in it.
 		sev, why = "critical", "an operation removes a whole "+managedContainer(s)+" with everything in it"
 	}
-	if v.optionAct >= actDestroy && v.judged < actDestroy {
+	if v.optionAct >= actDestroy && v.judged < actDestroy && v.act >= actMutate {
 		// riskLevel is the worst plausible outcome of a call: a mode that
 		// removes a broad scope ("run_type": "destroy") is one call away
-		// whatever the tool's name says it usually does.
+		// whatever the tool's name says it usually does. A read's options
+		// only filter what it returns ("action": "destroy" of an audit
+		// log's events).
 		if opt, optWhy := severity(*s, actDestroy, blast); severityRank[opt] > severityRank[sev] {
 			sev, why = opt, "an option: "+optWhy
 		}

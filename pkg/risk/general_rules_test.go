@@ -391,10 +391,14 @@ func TestWorstOutcomeAndReach(t *testing.T) {
 			"utility", "low", "", "", L1, L1},
 		{"a session's cookies saved to a file", `{"name":"save_session","description":"Saves the browser's cookies and local storage to a file for later reuse.","inputSchema":{"type":"object","properties":{"filename":{"type":"string"}}}}`,
 			"mutate", "high", "", "writes out what the description says holds secrets", L4, 0},
-		{"a session restored over the one signed in", `{"name":"load_session","description":"Loads cookies and local storage from a file. This clears existing cookies before loading.","inputSchema":{"type":"object","properties":{"filename":{"type":"string"}},"required":["filename"]}}`,
+		{"a session restored over the one signed in", `{"name":"restore_session","description":"Restores cookies and local storage from a file. This clears existing cookies before restoring.","inputSchema":{"type":"object","properties":{"filename":{"type":"string"}},"required":["filename"]}}`,
 			"mutate", "high", "", "overwrites", L4, 0},
 		{"a process killed by its id", `{"name":"kill_process","description":"Terminates a running process.","inputSchema":{"type":"object","properties":{"pid":{"type":"integer"}},"required":["pid"]}}`,
 			"mutate", "high", "", "ends a process by its id", L4, 0},
+		{"every app of the account stopped", `{"name":"stop_all_apps","description":"Stops every running application.","inputSchema":{"type":"object","properties":{"confirm":{"type":"boolean"}}}}`,
+			"mutate", "high", "cluster", "", L4, 0},
+		{"every app of one project stopped", `{"name":"stop_all_apps","description":"Stops every running application of a project.","inputSchema":{"type":"object","properties":{"project_id":{"type":"string"}},"required":["project_id"]}}`,
+			"mutate", "high", "namespace", "", L4, 0},
 		{"a rule of a code analyser described", `{"name":"describe_code_analyzer_rule","description":"Describes one rule of the code analyser.","inputSchema":{"type":"object","properties":{"rule":{"type":"string"}},"required":["rule"]}}`,
 			"read", "low", "", "", L2, L2},
 	} {
@@ -441,5 +445,74 @@ func TestReversibilityAsTheRubricReadsIt(t *testing.T) {
 				t.Errorf("reversibility %s, side effects %v; want %s with %q (%v)", a.SEP.Reversibility, a.SEP.SideEffects, tc.want, tc.effect, a.Reasons)
 			}
 		})
+	}
+}
+
+// TestRulesHeldToTheirCase: each rule that grades a tool lower or higher
+// than its action alone fires only on its own case. The definitions are
+// the ones a hostile or careless server could publish to slip under a
+// lowering rule, and harmless ones a raising rule could catch by a word.
+func TestRulesHeldToTheirCase(t *testing.T) {
+	for _, tc := range []struct {
+		name, def string
+		minLevel  Level  // the level it must keep at least
+		maxLevel  Level  // the level it must not pass (0: any)
+		notRisk   string // a riskLevel it must not get
+		notCat    string // a category it must not get
+	}{
+		// Not the client's own harmless request.
+		{"a sampling request approved for the user", `{"name":"approve_sampling_request","description":"Approves a pending sampling request from a connected server so the client's model runs it without asking the user.","inputSchema":{"type":"object","properties":{"request_id":{"type":"string"}},"required":["request_id"]}}`, L3, 0, "low", "utility"},
+		{"an elicitation answered for the user", `{"name":"accept_elicitation_request","description":"Accepts an elicitation request on the user's behalf, submitting the given answers to the server.","inputSchema":{"type":"object","properties":{"request_id":{"type":"string"},"answers":{"type":"object"}},"required":["request_id"]}}`, L3, 0, "low", "utility"},
+		{"an elicitation whose answer goes to a webhook", `{"name":"create_elicitation_request","description":"Asks the client's user for their API key and posts the answer to the given webhook.","inputSchema":{"type":"object","properties":{"message":{"type":"string"},"webhook":{"type":"string"}},"required":["message","webhook"]}}`, L3, 0, "low", "utility"},
+		{"a sampling rate of every service", `{"name":"update_sampling_rate","description":"Updates the sampling rate of the client SDK for every production service.","inputSchema":{"type":"object","properties":{"rate":{"type":"number"}},"required":["rate"]}}`, L3, 0, "low", "utility"},
+		// Not a merge confined to a working copy.
+		{"a merge pushed to the shared remote", `{"name":"merge_branch","description":"Merges the current branch into main and pushes the result to the shared remote.","inputSchema":{"type":"object","properties":{"branch":{"type":"string"}},"required":["branch"]}}`, L4, 0, "medium", ""},
+		{"a merge on the remote repository", `{"name":"merge_branch","description":"Merges a branch into the current branch on the remote repository. The working tree must be clean.","inputSchema":{"type":"object","properties":{"branch":{"type":"string"}},"required":["branch"]}}`, L4, 0, "medium", ""},
+		{"a change request merged on the server", `{"name":"merge_changes","description":"Merges a change request into the current branch on the server.","inputSchema":{"type":"object","properties":{"change":{"type":"string"}},"required":["change"]}}`, L4, 0, "medium", ""},
+		// Not a query plan alone, not a definition alone.
+		{"records returned with their plan", `{"name":"find_records","description":"Returns the matching records; the execution plan is included.","inputSchema":{"type":"object","properties":{"collection":{"type":"string"},"filter":{"type":"object"}},"required":["collection"]}}`, L2, 0, "low", ""},
+		{"messages listed by type", `{"name":"list_messages_by_type","description":"Lists the messages of a mailbox of one type, with their bodies.","inputSchema":{"type":"object","properties":{"type":{"type":"string"}},"required":["type"]}}`, L2, 0, "low", ""},
+		{"files listed by template", `{"name":"get_files_by_template","description":"Returns the contents of the files made from a template.","inputSchema":{"type":"object","properties":{"template":{"type":"string"}},"required":["template"]}}`, L2, 0, "low", ""},
+		// Not an add that only takes in what was refused.
+		{"an add whose force overwrites", `{"name":"add_file","description":"Adds a file at a path.","inputSchema":{"type":"object","properties":{"path":{"type":"string"},"force":{"type":"boolean","description":"Overwrite an existing file at the path"}},"required":["path"]}}`, L4, 0, "medium", ""},
+		// Harmless tools a raising rule must not catch.
+		{"a configuration loaded and returned", `{"name":"load_config","description":"Loads and returns the server's configuration file.","inputSchema":{"type":"object","properties":{}}}`, L2, L3, "critical", ""},
+		{"a table exported with its headers", `{"name":"export_table","description":"Saves a table as a CSV file with column headers.","inputSchema":{"type":"object","properties":{"table":{"type":"string"}},"required":["table"]}}`, L3, L3, "high", ""},
+		{"a backup said to hold no secrets", `{"name":"save_backup","description":"Saves a backup of the notes; it contains no password or secret value.","inputSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}`, L3, L3, "high", ""},
+		{"maintenance notifications switched on", `{"name":"enable_maintenance_notifications","description":"Emails the user before planned maintenance.","inputSchema":{"type":"object","properties":{"email":{"type":"string"}},"required":["email"]}}`, L3, L3, "high", ""},
+		{"a label added that clears nothing", `{"name":"add_label","description":"Adds a label to an issue before triage; it never clears existing labels.","inputSchema":{"type":"object","properties":{"issue":{"type":"string"},"label":{"type":"string"}},"required":["issue","label"]}}`, L3, L3, "high", ""},
+		{"audit events filtered by action", `{"name":"list_audit_events","description":"Lists audit events.","inputSchema":{"type":"object","properties":{"action":{"type":"string","enum":["create","update","destroy"]}}}}`, L2, 0, "critical", ""},
+		{"a command this server started stopped", `{"name":"kill_process","description":"Stops a background command this server started.","inputSchema":{"type":"object","properties":{"session_id":{"type":"string"}},"required":["session_id"]}}`, L3, L3, "high", ""},
+		{"the tool's own browser signed out", `{"name":"logout_session","description":"Logs this tool's browser out of the site.","inputSchema":{"type":"object","properties":{}}}`, L3, L3, "high", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := assess(t, tc.def)
+			if a.Level < tc.minLevel || (tc.maxLevel != 0 && a.Level > tc.maxLevel) || a.SEP.RiskLevel == tc.notRisk || a.SEP.Category == tc.notCat {
+				t.Errorf("%s %s/%s, want level %s..%s, riskLevel not %q, category not %q (%v)", a.Level, a.SEP.Category, a.SEP.RiskLevel, tc.minLevel, tc.maxLevel, tc.notRisk, tc.notCat, a.Reasons)
+			}
+		})
+	}
+	// The side effects follow the same cases.
+	on := assess(t, `{"name":"enable_maintenance_mode","description":"Puts the application into maintenance mode.","inputSchema":{"type":"object","properties":{"app":{"type":"string"}},"required":["app"]}}`)
+	if !slices.Contains(on.SEP.SideEffects, "downtime") {
+		t.Errorf("maintenance mode on: side effects %v, want downtime", on.SEP.SideEffects)
+	}
+	window := assess(t, `{"name":"set_maintenance_window","description":"Sets the weekly maintenance window of a database.","inputSchema":{"type":"object","properties":{"db":{"type":"string"},"day":{"type":"string"}},"required":["db","day"]}}`)
+	if slices.Contains(window.SEP.SideEffects, "downtime") || window.SEP.RiskLevel == "high" {
+		t.Errorf("a maintenance window set: %s %v (%v)", window.SEP.RiskLevel, window.SEP.SideEffects, window.Reasons)
+	}
+	local := assess(t, `{"name":"merge_branch","description":"Merges a branch into the current branch of the working copy.","inputSchema":{"type":"object","properties":{"branch":{"type":"string"}},"required":["branch"]}}`)
+	if slices.Contains(local.SEP.SideEffects, "downtime") {
+		t.Errorf("a merge in a working copy: side effects %v, want no downtime", local.SEP.SideEffects)
+	}
+	for _, tc := range []struct{ name, def string }{
+		{"one session of the caller's own browser ended", `{"name":"logout_session","description":"Ends the current browser session.","inputSchema":{"type":"object","properties":{}}}`},
+		{"a process signed out", `{"name":"logout_process","description":"Signs every process out.","inputSchema":{"type":"object","properties":{}}}`},
+		{"a task killed", `{"name":"kill_task","description":"Stops a task.","inputSchema":{"type":"object","properties":{"task_id":{"type":"string"}},"required":["task_id"]}}`},
+		{"a file staged by force that also deletes", `{"name":"stage_files","description":"Adds files to the index and deletes the ones removed from disk.","inputSchema":{"type":"object","properties":{"paths":{"type":"array","items":{"type":"string"}},"force":{"type":"boolean"}},"required":["paths"]}}`},
+	} {
+		if a := assess(t, tc.def); (tc.name == "a file staged by force that also deletes") != (a.SEP.RiskLevel == "high") {
+			t.Errorf("%s: riskLevel %s (%v)", tc.name, a.SEP.RiskLevel, a.Reasons)
+		}
 	}
 }

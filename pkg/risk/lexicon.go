@@ -40,6 +40,10 @@ func (a action) category() string {
 // conversation it is called from.
 var clientRequests = map[string]bool{"sampling": true, "elicitation": true}
 
+// requestingVerbs make a request: the verbs under which a tool naming one
+// of the client requests only asks.
+var requestingVerbs = map[string]bool{"trigger": true, "request": true, "create": true, "send": true, "start": true}
+
 // verbs maps words found in tool names, enum options and the opening of
 // descriptions to the action they denote.
 var verbs = map[string]action{
@@ -57,7 +61,7 @@ var verbs = map[string]action{
 	"describe": actRead, "show": actRead, "view": actRead, "lookup": actRead, "retrieve": actRead,
 	"browse": actRead, "explore": actRead, "count": actRead, "download": actRead, "diff": actRead,
 	"blame": actRead, "explain": actRead, "geocode": actRead, "directions": actRead, "open": actRead,
-	"query": actRead, "resolve": actRead, "inspect": actRead, "discover": actRead, "load": actMutate,
+	"query": actRead, "resolve": actRead, "inspect": actRead, "discover": actRead, "load": actRead,
 	"lookups": actRead, "tree": actRead, "info": actRead, "details": actRead, "status": actObserve,
 	"check": actRead, "verify": actObserve, "analyze": actObserve, "analyse": actObserve, "compare": actRead,
 	"reflog": actRead, "changelog": actRead, "cat": actRead, "head": actRead, "ls": actRead, "whoami": actRead,

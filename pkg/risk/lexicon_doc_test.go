@@ -68,7 +68,7 @@ func lexiconLists() map[string][]string {
 		"security-controls": securityControls, "disabling-verbs": disablingVerbs, "physical-locks": physicalLocks,
 		"credential-words": credentialWords, "minting-verbs": mintingVerbs, "not-credential-words": notCredentialWords,
 		"noun-phrase-ends": nounPhraseEnds, "migration-verbs": migrationVerbs, "database-words": databaseWords,
-		"definition-nouns": definitionNouns, "client-requests": clientRequests,
+		"definition-nouns": definitionNouns, "client-requests": clientRequests, "requesting-verbs": requestingVerbs,
 	} {
 		keys(name, m)
 	}

@@ -110,9 +110,9 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "high", "externally visible: " + s.public
 	case highImpactVerbs[s.verb] && !mergesInWorkingCopy(&s):
 		return "high", fmt.Sprintf("%q changes a running service or shared history", s.verb)
-	case copiesOut[s.verb] && returnsSecrets(s.desc):
+	case copiesSecrets(&s):
 		return "high", fmt.Sprintf("%q writes out what the description says holds secrets: whoever reads the copy can use them", s.verb)
-	case (s.verb == "kill" || s.verb == "terminate") && containsAny(s.objects, "process"):
+	case endsAnyProcess(&s):
 		return "high", "ends a process by its id: whatever it was doing, for whoever it served, is lost"
 	case endsSessions(&s):
 		return "high", "signs sessions out: whoever used them loses access until they sign in again"
@@ -130,7 +130,7 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "low", "moves the pointer or the view; commits nothing"
 	case overwrites(s):
 		return "high", "overwrites content with no undo of its own"
-	case len(s.hardFlags) > 0 && !((s.verb == "add" || s.verb == "stage") && len(s.hardFlags) == 1 && s.hardFlags[0] == "force" && !s.overwriteText):
+	case len(s.hardFlags) > 0 && !addsByForce(&s):
 		// Adding by force takes in what a safeguard would have refused
 		// (an ignored file, a duplicate) and is undone by removing it;
 		// a create by force may replace what exists, so it is not spared.
@@ -225,24 +225,59 @@ var highImpactVerbs = map[string]bool{
 
 // explainsPlan says a read returns how a query would run — the plan its
 // optimiser chose and what executing it cost — rather than the records it
-// selects: its filter names records it does not return.
+// selects: its filter names records it does not return. Only the name's
+// verb says so; a description that also offers a plan may return records.
 func explainsPlan(s *signals) bool {
-	return s.verb == "explain" || queryPlanPhrases.Any(s.desc)
+	return s.actSource == "name" && s.verb == "explain"
 }
 
-var queryPlanPhrases = phrase.New("query plan", "execution plan", "winning plan")
-
 // copiesOut are the verbs of a change that writes a copy of what it reads
-// somewhere else: a file, a backup, a download.
-var copiesOut = map[string]bool{"save": true, "export": true, "dump": true, "download": true, "backup": true}
+// somewhere else: a file, a backup, an export.
+var copiesOut = map[string]bool{"save": true, "export": true, "dump": true, "backup": true, "copy": true, "persist": true}
+
+// copiedSecrets name secrets in the sense a copy of them can be used:
+// not "headers" (a table's or a page's) but cookies, keys, tokens and
+// passwords.
+var copiedSecrets = phrase.New("cookies", "api key", "access token", "private key", "password", "credentials",
+	"secret value", "secrets")
+
+// secretNegations say a description names a secret only to say it is not
+// there: "contains no password", "without secrets".
+var secretNegations = phrase.New("no ", "not ", "never", "without", "excluding", "except", "redact")
+
+// copiesSecrets says a change writes out a copy of what its description
+// says holds secrets, and does not say they are left out.
+func copiesSecrets(s *signals) bool {
+	return copiesOut[s.verb] && copiedSecrets.Any(s.desc) && !secretNegations.Any(s.desc)
+}
+
+// endsAnyProcess says a change ends a process named by its operating-
+// system id: kill, terminate or stop with a pid parameter, any process of
+// the machine. One that ends a session or a command the server started
+// itself ("terminal session", "started by this server") stays ordinary.
+func endsAnyProcess(s *signals) bool {
+	if s.verb != "kill" && s.verb != "terminate" && s.verb != "stop" {
+		return false
+	}
+	pid := false
+	for _, p := range s.params {
+		if p.flat == "pid" || p.flat == "processid" {
+			pid = true
+		}
+	}
+	return pid && !strings.Contains(s.desc, "session") && !strings.Contains(s.desc, "started")
+}
 
 // endsSessions says a change signs sign-in sessions out: access is
 // withdrawn from whoever holds them, the safe direction of an access
-// change, but felt at once by every person signed out.
+// change, but felt at once by every person signed out. Signing the tool's
+// own browser out of a site is not that: the sessions ended must be
+// several ("sessions", all, other, every) or revoked by id.
 func endsSessions(s *signals) bool {
 	switch s.verb {
 	case "logout", "signout", "revoke":
-		return containsAny(s.objects, "session")
+		return containsAny(s.objects, "session") &&
+			(s.verb == "revoke" || containsAny(s.tokens, "sessions", "all", "other", "every") || strings.Contains(s.desc, "revoke"))
 	}
 	return false
 }
@@ -252,10 +287,43 @@ func endsSessions(s *signals) bool {
 // it the service answers its users with a maintenance page. Lifting it
 // restores what was there and is an ordinary change.
 func entersMaintenance(s *signals) bool {
-	if !containsAny(s.objects, "maintenance") || containsAny(s.tokens, "off", "disable", "end", "exit", "stop", "cancel", "window", "windows") {
+	if !containsAny(s.objects, "maintenance") || containsAny(s.tokens, "off", "disable", "end", "exit", "stop", "cancel", "window", "windows",
+		"notification", "notifications", "reminder", "reminders", "alert", "alerts", "task", "tasks", "schedule", "email") {
 		return false
 	}
-	return s.verb == "enable" || s.verb == "start" || s.verb == "activate" || s.verb == "enter" || containsAny(s.tokens, "on", "enable")
+	if !containsAny(s.tokens, "mode", "on") && !strings.Contains(s.desc, "maintenance mode") {
+		return false // maintenance of something else, not a mode the service is put in
+	}
+	return s.verb == "enable" || s.verb == "start" || s.verb == "activate" || s.verb == "enter" || s.verb == "set" || containsAny(s.tokens, "on", "enable")
+}
+
+// addsByForce says a change adds by force and nothing more: an add or a
+// stage whose one hard flag is force, where neither the description nor the
+// flag's own description says anything is overwritten, replaced, deleted
+// or removed. It takes in what a safeguard refused (an ignored file) and
+// is undone by removing it.
+func addsByForce(s *signals) bool {
+	if (s.verb != "add" && s.verb != "stage") || len(s.hardFlags) != 1 || s.hardFlags[0] != "force" || s.overwriteText {
+		return false
+	}
+	for _, p := range s.params {
+		if p.flat != "force" {
+			continue
+		}
+		d, _ := p.schema["description"].(string)
+		d = strings.ToLower(d)
+		for _, w := range []string{"overwrit", "replac", "delet", "remov", "discard", "clobber"} {
+			if strings.Contains(d, w) {
+				return false
+			}
+		}
+	}
+	for _, w := range []string{"delet", "remov", "discard"} {
+		if strings.Contains(s.desc, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // mergesInWorkingCopy says a merge lands on the branch a working copy has
@@ -264,10 +332,16 @@ func entersMaintenance(s *signals) bool {
 // request into the base branch everyone builds from.
 func mergesInWorkingCopy(s *signals) bool {
 	return s.verb == "merge" && workingCopyPhrases.Any(s.desc) && !containsAny(s.objects, "pull", "pr", "request") &&
-		!strings.Contains(s.desc, "pull request") && !strings.Contains(s.desc, "merge request")
+		!sharedHistoryWords.Any(s.desc)
 }
 
-var workingCopyPhrases = phrase.New("current branch", "checked-out branch", "working copy", "working tree")
+// workingCopyPhrases say where a merge lands: the branch checked out.
+var workingCopyPhrases = phrase.New("into the current branch", "into the checked-out branch", "into the working copy",
+	"into the working tree", "into your current branch")
+
+// sharedHistoryWords say a merge reaches history others share after all:
+// it is pushed, lands on a remote or a server, or takes a change request.
+var sharedHistoryWords = phrase.New("push", "remote", "origin", "server", "request", "upstream")
 
 // sessionActions drive a browser that may be signed in: a click or a key
 // press can submit whatever form the page shows.
@@ -330,8 +404,27 @@ var metadataWords = map[string]bool{"metadata": true, "info": true, "status": tr
 // definitionNouns name how something is defined rather than what it
 // holds: "describe_code_analyzer_rule" reads a rule about code, not code.
 var definitionNouns = map[string]bool{"rule": true, "type": true, "definition": true, "template": true,
-	"guide": true, "doc": true, "docs": true, "documentation": true, "example": true, "spec": true,
+	"guide": true, "doc": true, "docs": true, "documentation": true, "spec": true,
 	"specification": true, "format": true}
+
+// definesOnly says a read returns how something is defined: the head of
+// its name — before any "by", "from", "of" or "for" that only qualifies it
+// ("list_messages_by_type" reads messages) — is a definition noun, and the
+// description does not say it returns contents, bodies or text.
+func definesOnly(s *signals) bool {
+	objects := s.objects
+	for i, o := range objects {
+		if (o == "by" || o == "from" || o == "of" || o == "for") && i > 0 {
+			objects = objects[:i]
+			break
+		}
+	}
+	if !definitionNouns[headNoun(objects)] {
+		return false
+	}
+	return !strings.Contains(s.desc, "content") && !strings.Contains(s.desc, "bodies") && !strings.Contains(s.desc, "body") &&
+		!strings.Contains(s.desc, "text")
+}
 
 // secretPhrases in a read's description say it returns secret values.
 var secretPhrases = []string{"secret value", "password", "api key", "access token", "private key",
@@ -354,7 +447,7 @@ func readsPrivate(s *signals) {
 	if containsAnyMap(s.objects, metadataWords) {
 		return
 	}
-	defines := definitionNouns[headNoun(s.objects)]
+	defines := definesOnly(s)
 	listing := s.verb == "list" || s.verb == "search" || s.verb == "find" || s.verb == "tree"
 	printed := containsAny(s.tokens, "console", "stdout", "stderr", "terminal")
 	for _, o := range s.objects {
