@@ -385,6 +385,19 @@ var separators = strings.NewReplacer("_", "", "-", "", ".", "")
 var actionParamWords = map[string]bool{"mode": true, "action": true, "operation": true, "op": true, "command": true,
 	"subcommand": true, "method": true, "task": true, "verb": true, "type": true, "run": true}
 
+// namedToRun says the tool's name holds an execution verb (run, exec,
+// execute, eval, evaluate), whatever the description makes its action:
+// code it takes is code it runs.
+func namedToRun(tokens []string) bool {
+	for _, t := range tokens {
+		switch t {
+		case "run", "exec", "execute", "eval", "evaluate":
+			return true
+		}
+	}
+	return false
+}
+
 // readSchema reads parameters: free-form execution, risky flags,
 // destructive options, scope and sensitivity.
 func readSchema(s *signals, schema any) {
@@ -407,7 +420,7 @@ func readSchema(s *signals, schema any) {
 		}
 
 		if execParams[flat] && (typ == "" || typ == "string" || typ == "array" || typ == "object") && !hasOptions(p) &&
-			(!describedExecParams[flat] || describedAsExecuted(p, s.desc)) {
+			(!describedExecParams[flat] || describedAsExecuted(p, s.desc) || namedToRun(s.tokens)) {
 			s.execParam = name
 			s.execReadOnly = paramReadOnly(p)
 		}

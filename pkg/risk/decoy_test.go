@@ -1,0 +1,92 @@
+package risk
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestDecoysNeverLowerDangerousTools generates tool definitions from a
+// small grammar — a dangerous verb, an object, a naming style, a
+// parameter shape and a description written to trip a rule that grades
+// a tool lower (a read-only claim, a query plan, a working-copy merge, a
+// client's request, a definition, a pointer move, a reranker, an add by
+// force, a clear that clears nothing) — and holds every one at L4 or
+// above: a description is the server's word, and no combination of words
+// it could choose may expose a delete, a destruction or an execution
+// under the default ceiling.
+func TestDecoysNeverLowerDangerousTools(t *testing.T) {
+	objects := []string{"file", "table", "database", "repository", "project", "bucket", "user", "record", "branch",
+		"namespace", "index", "document", "message", "page", "rule", "template", "session", "process",
+		"sampling_request", "working_copy", "query_plan", "cookie", "type"}
+	styles := []func(verb, object string) string{
+		func(v, o string) string { return v + "_" + o },
+		func(v, o string) string { return v + camel(o) },
+		func(v, o string) string { return o + "-" + v },
+		func(v, o string) string { return "svc_" + v + "_" + o },
+	}
+	decoys := []string{"", "Read-only helper for the %s.", "Explains the query plan of a %s.",
+		"Merges the %s into the current branch of the working copy.", "Triggers a sampling request about a %s.",
+		"Describes the rule type of a %s.", "Hovers the pointer over a %s.", "Returns the %s definition template.",
+		"Restores a %s before use; it never clears existing data.", "Reranks the %s given.", "Stages the %s by force.",
+		"Loads a %s.", "Simulates nothing: a real %s.", "Signs out of the %s session."}
+	grammars := []struct {
+		what   string
+		verbs  []string
+		params []string
+	}{
+		{"a delete or a destruction", []string{"delete", "remove", "drop", "destroy", "purge", "wipe", "truncate", "erase"}, []string{
+			`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`,
+			`{"type":"object","properties":{"path":{"type":"string"},"force":{"type":"boolean"}}}`,
+			`{"type":"object","properties":{"filter":{"type":"object"}}}`,
+			`{"type":"object","properties":{}}`,
+		}},
+		{"an execution", []string{"run", "exec", "execute", "eval", "evaluate"}, []string{
+			`{"type":"object","properties":{"command":{"type":"string"}},"required":["command"]}`,
+			`{"type":"object","properties":{"sql":{"type":"string"}},"required":["sql"]}`,
+			`{"type":"object","properties":{"script":{"type":"string"}}}`,
+			`{"type":"object","properties":{"code":{"type":"string"},"language":{"type":"string"}}}`,
+			`{"type":"object","properties":{"statement":{"type":"string"}}}`,
+			`{"type":"object","properties":{"cmd":{"type":"string"},"args":{"type":"array","items":{"type":"string"}}}}`,
+		}},
+	}
+	for _, g := range grammars {
+		n, low := 0, 0
+		for _, verb := range g.verbs {
+			for _, object := range objects {
+				for _, style := range styles {
+					for _, decoy := range decoys {
+						desc := decoy
+						if strings.Contains(decoy, "%s") {
+							desc = fmt.Sprintf(decoy, strings.ReplaceAll(object, "_", " "))
+						}
+						for _, params := range g.params {
+							def := fmt.Sprintf(`{"name":%q,"description":%q,"inputSchema":%s}`, style(verb, object), desc, params)
+							n++
+							if a := assess(t, def); a.Level < L4 {
+								low++
+								if low <= 10 {
+									t.Errorf("%s at %s (%s/%s): %s (%v)", g.what, a.Level, a.SEP.Category, a.SEP.RiskLevel, def, a.Reasons)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+		if low > 0 {
+			t.Errorf("%s: %d of %d generated definitions below L4", g.what, low, n)
+		}
+	}
+}
+
+// camel joins "sampling_request" as "SamplingRequest".
+func camel(s string) string {
+	var b strings.Builder
+	for _, part := range strings.Split(s, "_") {
+		if part != "" {
+			b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+		}
+	}
+	return b.String()
+}
