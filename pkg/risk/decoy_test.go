@@ -80,6 +80,62 @@ func TestDecoysNeverLowerDangerousTools(t *testing.T) {
 	}
 }
 
+// TestDecoysNeverRaiseHarmlessReads is the other side: reads named by a
+// read verb, over objects that share words with the rules that grade a
+// tool higher (a maintenance window, a merge request, a process, a
+// header, a backup, a session), with descriptions that hold those rules'
+// words in a harmless sense (column headers, a window, "all" entries,
+// "never clears", secrets redacted, what "would be" destroyed). Every one
+// stays at L3 or below: a harmless read withheld by a word is a cost the
+// gate's users pay on every call they cannot make.
+func TestDecoysNeverRaiseHarmlessReads(t *testing.T) {
+	verbs := []string{"get", "list", "search", "describe", "show", "view", "find", "fetch", "read", "count", "inspect",
+		"load", "preview", "explain"}
+	objects := []string{"file", "table", "database", "repository", "project", "bucket", "user", "record", "branch",
+		"namespace", "index", "document", "message", "page", "rule", "template", "session", "process", "app",
+		"maintenance_window", "audit_event", "header", "cookie_policy", "backup", "merge_request", "plan", "config"}
+	styles := []func(verb, object string) string{
+		func(v, o string) string { return v + "_" + o },
+		func(v, o string) string { return v + camel(o) },
+		func(v, o string) string { return o + "-" + v },
+	}
+	decoys := []string{"", "Returns the %s with its column headers.", "Lists the maintenance windows of the %s.",
+		"Loads and returns the %s.", "Lists all %s entries.", "Shows the %s; it never clears existing data.",
+		"Returns the %s before it is saved.", "Returns the %s with its secrets redacted.",
+		"Shows which %s would be destroyed, without destroying anything."}
+	params := []string{
+		`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`,
+		`{"type":"object","properties":{"all":{"type":"boolean"},"limit":{"type":"integer"}}}`,
+		`{"type":"object","properties":{}}`,
+	}
+	n, high := 0, 0
+	for _, verb := range verbs {
+		for _, object := range objects {
+			for _, style := range styles {
+				for _, decoy := range decoys {
+					desc := decoy
+					if strings.Contains(decoy, "%s") {
+						desc = fmt.Sprintf(decoy, strings.ReplaceAll(object, "_", " "))
+					}
+					for _, params := range params {
+						def := fmt.Sprintf(`{"name":%q,"description":%q,"inputSchema":%s}`, style(verb, object), desc, params)
+						n++
+						if a := assess(t, def); a.Level > L3 {
+							high++
+							if high <= 10 {
+								t.Errorf("a read at %s (%s/%s): %s (%v)", a.Level, a.SEP.Category, a.SEP.RiskLevel, def, a.Reasons)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if high > 0 {
+		t.Errorf("%d of %d generated reads above L3", high, n)
+	}
+}
+
 // camel joins "sampling_request" as "SamplingRequest".
 func camel(s string) string {
 	var b strings.Builder

@@ -44,7 +44,7 @@ func nounUse(tokens []string, i int) bool {
 		}
 	}
 	switch tokens[i] {
-	case "run", "runs", "command", "commands", "script", "scripts", "process", "sql", "pull", "exec",
+	case "run", "runs", "command", "commands", "script", "scripts", "process", "sql", "pull", "merge", "exec",
 		"execution", "shell", "build", "release", "push", "comment", "message", "schedule", "log", "process_":
 	default:
 		return false

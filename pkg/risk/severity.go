@@ -2,6 +2,7 @@ package risk
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/toolgate/toolgate/pkg/phrase"
@@ -473,8 +474,18 @@ func readsPrivate(s *signals) {
 
 // returnsSecrets says a read's description says it returns secret values.
 func returnsSecrets(desc string) bool {
-	return secretPhraseSet.Any(opening(desc, claimWindow))
+	d := opening(desc, claimWindow)
+	if !secretPhraseSet.Any(d) {
+		return false
+	}
+	// "headers" are secrets when they are a request's (they carry its
+	// tokens and cookies), not a table's, a page's or a document's.
+	return secretPhraseSetBesideHeaders.Any(d) || httpContext.Any(d)
 }
+
+var secretPhraseSetBesideHeaders = phrase.New(slices.DeleteFunc(slices.Clone(secretPhrases), func(p string) bool { return p == "headers" })...)
+
+var httpContext = phrase.New("request headers", "response headers", "http", "network", "headers and body", "headers and cookies", "api call")
 
 // additiveVerbs add new things and change nothing that exists: adding
 // many at once is undone by removing them.
