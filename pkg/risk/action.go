@@ -65,10 +65,17 @@ func inferAction(s *signals, j *judgement) actionVerdict {
 	}
 	v.act = actionOfCall(s, v.act, j)
 
+	if v.readOnlyClaim != "" && grave(s) != "" {
+		// "transfer_funds — Read-only helper": the claim is the server's
+		// word against what the name does, and what the name does here is
+		// graver than any claim can vouch for.
+		j.note(fmt.Sprintf("the claim does not count: the tool %s", grave(s)))
+		v.readOnlyClaim = ""
+	}
 	if v.readOnlyClaim != "" && v.act == actMutate {
 		v.act = actRead
 	}
-	if (v.act == actMutate || v.act == actRead || v.act == actObserve) && s.execParam == "" && s.sensitive == "" && s.privilege == "" && simulation(s.desc) {
+	if (v.act == actMutate || v.act == actRead || v.act == actObserve) && s.execParam == "" && s.sensitive == "" && grave(s) == "" && simulation(s.desc) {
 		// "Toggles simulated logging", "Demonstrates progress updates":
 		// a demonstration of a feature changes and reveals nothing real.
 		v.simulatedFrom = v.act
@@ -408,6 +415,24 @@ var clearNegations = phrase.New("never", "not clear", "without clearing", "does 
 
 func clearsFirst(desc string) bool {
 	return clearsExisting.Any(desc) && strings.Contains(desc, "before") && !clearNegations.Any(desc)
+}
+
+// grave says what makes a change too grave for the server's own word to
+// lower it — a read-only claim or a description that calls the tool a
+// simulation: it moves money, mints or changes a credential, or its name's
+// own verb changes who may do what. "" when
+// none does. (A name with no verb of its own, "user_services_reader",
+// leaves the description to say whether it changes the users it names.)
+func grave(s *signals) string {
+	switch {
+	case s.money != "" && movesMoney[s.money]:
+		return "moves money (" + s.money + ")"
+	case s.credential != "":
+		return "changes " + s.credential
+	case s.actSource == "name" && ((s.privilege != "" && notAccess(*s) == "") || s.optionPrivilege != ""):
+		return "changes who may do what"
+	}
+	return ""
 }
 
 // takesAddress says a parameter is an address something can be sent to

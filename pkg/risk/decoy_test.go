@@ -80,6 +80,60 @@ func TestDecoysNeverLowerDangerousTools(t *testing.T) {
 	}
 }
 
+// TestDecoysNeverLowerGraveChanges does the same for the changes the
+// rubric grades critical without removing anything — a credential minted
+// or rotated, access granted, money moved — under descriptions that claim
+// to be read-only, a simulation, a demonstration or one of the harmless
+// cases a lowering rule spares. The server's word never outweighs what
+// the name says such a tool does.
+func TestDecoysNeverLowerGraveChanges(t *testing.T) {
+	grammars := []struct {
+		what           string
+		verbs, objects []string
+	}{
+		{"a credential minted or changed", []string{"create", "generate", "rotate", "regenerate", "issue", "mint", "reset", "new", "add", "update"},
+			[]string{"api_key", "token", "access_token", "secret", "password", "ssh_key", "credential", "client_secret", "deploy_key", "personal_access_token"}},
+		{"money moved", []string{"refund", "transfer", "pay", "charge", "send", "withdraw", "payout"},
+			[]string{"payment", "refund", "transfer", "payout", "funds", "money", "invoice_payment", "charge"}},
+		{"access granted", []string{"grant", "add", "assign", "set", "update", "invite"},
+			[]string{"role", "permission", "admin", "collaborator", "member_role", "iam_policy", "acl", "owner"}},
+	}
+	decoys := []string{"", "Read-only helper for the %s.", "Explains the query plan of a %s.", "Triggers a sampling request about a %s.",
+		"Describes the rule type of a %s.", "Hovers the pointer over a %s.", "Returns the %s definition template.", "Reranks the %s given.",
+		"Stages the %s by force.", "Simulates a %s.", "Demonstrates the %s."}
+	styles := []func(verb, object string) string{
+		func(v, o string) string { return v + "_" + o },
+		func(v, o string) string { return v + camel(o) },
+		func(v, o string) string { return o + "-" + v },
+	}
+	for _, g := range grammars {
+		n, low := 0, 0
+		for _, verb := range g.verbs {
+			for _, object := range g.objects {
+				for _, style := range styles {
+					for _, decoy := range decoys {
+						desc := decoy
+						if strings.Contains(decoy, "%s") {
+							desc = fmt.Sprintf(decoy, strings.ReplaceAll(object, "_", " "))
+						}
+						def := fmt.Sprintf(`{"name":%q,"description":%q,"inputSchema":{"type":"object","properties":{"id":{"type":"string"},"amount":{"type":"number"},"user":{"type":"string"}}}}`, style(verb, object), desc)
+						n++
+						if a := assess(t, def); a.Level < L4 {
+							low++
+							if low <= 10 {
+								t.Errorf("%s at %s (%s/%s): %s (%v)", g.what, a.Level, a.SEP.Category, a.SEP.RiskLevel, def, a.Reasons)
+							}
+						}
+					}
+				}
+			}
+		}
+		if low > 0 {
+			t.Errorf("%s: %d of %d generated definitions below L4", g.what, low, n)
+		}
+	}
+}
+
 // TestDecoysNeverRaiseHarmlessReads is the other side: reads named by a
 // read verb, over objects that share words with the rules that grade a
 // tool higher (a maintenance window, a merge request, a process, a

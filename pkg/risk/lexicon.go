@@ -102,7 +102,7 @@ var verbs = map[string]action{
 	"handle": actMutate, "transition": actMutate, "unlock": actMutate, "lock": actMutate, "link": actMutate,
 	"manage": actMutate, "configure": actMutate, "register": actMutate, "submit": actMutate, "build": actMutate,
 	"trigger": actMutate, "finalize": actMutate, "unresolve": actMutate, "grant": actMutate, "invite": actMutate,
-	"transfer": actMutate, "refund": actMutate, "charge": actMutate, "pay": actMutate, "buy": actMutate,
+	"transfer": actMutate, "refund": actMutate, "payout": actMutate, "charge": actMutate, "pay": actMutate, "buy": actMutate,
 	"forward": actMutate, "mouse": actMutate, "tabs": actMutate, "dialog": actMutate,
 	"feedback": actMutate, "interact": actMutate, "terminate": actMutate, "kill": actMutate, "abort": actMutate,
 	"cancel": actMutate, "backup": actMutate, "reset": actMutate, "rollback": actMutate, "revert": actMutate,
@@ -258,6 +258,8 @@ var privilegeNouns = map[string]bool{
 	"password": true, "secret": true, "secrets": true, "config": true, "configuration": true,
 	"settings": true, "auth": true, "mfa": true, "2fa": true, "otp": true, "sso": true, "saml": true,
 	"visibility": true, "sharing": true, "owner": true, "ownership": true, "protection": true,
+	"admin": true, "admins": true, "administrator": true, "administrators": true, "superuser": true, "sudo": true,
+	"privilege": true, "privileges": true,
 }
 
 // moneyNouns mark tools that move money.
