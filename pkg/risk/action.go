@@ -440,9 +440,8 @@ func grave(s *signals) string {
 // callback, however it is qualified ("redirect_url", "callbackUri").
 func takesAddress(s *signals) bool {
 	for _, p := range s.params {
-		switch {
-		case p.flat == "link" || p.flat == "endpoint" || p.flat == "address" || strings.HasSuffix(p.flat, "url") ||
-			strings.HasSuffix(p.flat, "uri") || strings.Contains(p.flat, "webhook") || strings.Contains(p.flat, "callback"):
+		if p.flat == "link" || p.flat == "endpoint" || p.flat == "address" || strings.HasSuffix(p.flat, "url") ||
+			strings.HasSuffix(p.flat, "uri") || strings.Contains(p.flat, "webhook") || strings.Contains(p.flat, "callback") {
 			return true
 		}
 	}
