@@ -180,8 +180,20 @@ func refineAction(s *signals, act action, j *judgement) (action, bool) {
 			j.note(fmt.Sprintf("parameter %q names where the tool delivers data: it leaves the system", dest))
 		}
 	}
-	if act == actMutate && s.execParam == "" && s.privilege == "" && requestingVerbs[s.verb] && containsAnyMap(s.objects, clientRequests) &&
-		containsAny(s.tokens, "request", "elicitation") && !takesAddress(s) {
+	if act == actUtility && s.verb == "format" && containsAnyMap(s.objects, storageDevices) {
+		// "format_volume": formatting a disk is not formatting text; all
+		// it held is gone.
+		act = actDestroy
+		j.note("formats a storage device: everything on it is erased")
+	}
+	if act == actRead && s.verb == "load" && loadsIntoSet.Any(s.desc) && statedNotNegated(s.desc, loadsInto) {
+		// "load_dump — loads a SQL dump into the database, replacing the
+		// existing data": a load that puts data somewhere is a change.
+		act = actMutate
+		j.note("loads data into something: a change")
+	}
+	if act == actMutate && requestingVerbs[s.verb] && containsAnyMap(s.objects, clientRequests) &&
+		containsAny(s.tokens, "request", "elicitation") && onlyAsks(s) {
 		// "trigger_sampling_request": the protocol's own requests go back
 		// to the connected client — its model or its user — and change
 		// nothing anywhere else. Only making one is spared: approving or
@@ -408,13 +420,15 @@ var replacesExisting = phrase.New("replacing its data", "replaces its data", "re
 // first clears what exists ("clears existing cookies before restoring")
 // says it overwrites; one that says it never does, or clears a selection
 // as it goes, does not.
-var clearsExisting = phrase.New("clears existing", "clearing existing", "clears the existing", "clearing the existing",
-	"clears any existing", "clearing any existing")
+var clearsExisting = []string{"clears existing", "clearing existing", "clears the existing", "clearing the existing",
+	"clears any existing", "clearing any existing", "clears all existing", "clearing all existing"}
 
-var clearNegations = phrase.New("never", "not clear", "without clearing", "does not", "doesn't")
+var clearsExistingSet = phrase.New(clearsExisting...)
+
+var clearsBeforeWords = phrase.New("before", "first", "prior to")
 
 func clearsFirst(desc string) bool {
-	return clearsExisting.Any(desc) && strings.Contains(desc, "before") && !clearNegations.Any(desc)
+	return clearsExistingSet.Any(desc) && clearsBeforeWords.Any(desc) && statedNotNegated(desc, clearsExisting)
 }
 
 // grave says what makes a change too grave for the server's own word to
@@ -435,18 +449,43 @@ func grave(s *signals) string {
 	return ""
 }
 
-// takesAddress says a parameter is an address something can be sent to
-// or a user sent to: a URL, a URI, a link, an endpoint, a webhook or a
-// callback, however it is qualified ("redirect_url", "callbackUri").
-func takesAddress(s *signals) bool {
+// storageDevices hold data a format erases.
+var storageDevices = map[string]bool{"volume": true, "disk": true, "drive": true, "partition": true, "filesystem": true,
+	"device": true, "card": true, "storage": true}
+
+// loadsInto are the words of a load that puts data somewhere rather than
+// reading it: into a target, over what was there, or committed.
+var loadsInto = []string{" into ", "replac", "overwrit", "clear", "commit", "import"}
+
+var loadsIntoSet = phrase.New(loadsInto...)
+
+// onlyAsks says a tool that makes one of the client requests does nothing
+// else: it names no money, privilege or credential, takes no flag, offers
+// no operations, takes only what a request is made of (a prompt, a
+// message, a schema, limits of the answer), and its description speaks of
+// no change, payment, execution or delivery beside the request.
+func onlyAsks(s *signals) bool {
+	if s.execParam != "" || s.privilege != "" || s.credential != "" || s.money != "" || len(s.flags) > 0 || len(s.optionMutations) > 0 {
+		return false
+	}
 	for _, p := range s.params {
-		if p.flat == "link" || p.flat == "endpoint" || p.flat == "address" || strings.HasSuffix(p.flat, "url") ||
-			strings.HasSuffix(p.flat, "uri") || strings.Contains(p.flat, "webhook") || strings.Contains(p.flat, "callback") {
-			return true
+		if !requestParams[p.flat] {
+			return false
 		}
 	}
-	return false
+	return !beyondAsking.Any(s.desc)
 }
+
+// requestParams are what a sampling or elicitation request is made of.
+var requestParams = map[string]bool{"prompt": true, "message": true, "messages": true, "question": true, "schema": true,
+	"requestedschema": true, "title": true, "maxtokens": true, "systemprompt": true, "temperature": true,
+	"includecontext": true, "timeout": true}
+
+// beyondAsking are words of a description that say the tool does more than
+// ask: it changes, pays, runs, sends or stores something with the answer.
+var beyondAsking = phrase.New("delet", "remov", "replac", "overwrit", "writ", "updat", "insert", "charg", "pay", "transfer",
+	"refund", "run", "execut", "shell", "command", "post", "send", "email", "forward", "publish", "upload", "store", "save",
+	"deploy", "grant", "invit")
 
 // anyAddressRequest says a tool sends a request of the caller's making to
 // an address of the caller's choosing: a URL parameter with a method or a

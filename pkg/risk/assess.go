@@ -168,7 +168,7 @@ func effectsOf(s *signals, act action, sideEffects map[string]bool) string {
 			reversibility = "none"
 			sideEffects["external_notification"] = true
 		}
-		if (takesServiceDown(s.verb) && !mergesInWorkingCopy(s)) || entersMaintenance(s) {
+		if takesServiceDown(s.verb) || entersMaintenance(s) {
 			sideEffects["downtime"] = true
 		}
 		if s.privilege != "" || s.optionPrivilege != "" {
@@ -183,12 +183,14 @@ func effectsOf(s *signals, act action, sideEffects map[string]bool) string {
 			// A charged card or a refund paid out is not taken back by
 			// another call of the tool: the rubric's "none".
 			reversibility = "none"
-		case overwrites(*s) || s.overwriteText || selector(*s) != "" || (s.filterParam != "" && s.verb != "create"):
+		case overwrites(*s) || s.overwriteText || ((selector(*s) != "" || s.filterParam != "") && !additiveVerbs[s.verb]):
 			// What was there before, in one item or in every record a
-			// condition matches, is gone: no call brings it back.
+			// condition matches, is gone: no call brings it back. (What a
+			// filter adds to, it changes nothing of.)
 			reversibility = "none"
 			sideEffects["state_loss"] = true
-		case containsAnyMap(s.tokens, pointerOnly) || lightVerbs[s.verb] || (refreshVerbs[s.verb] && containsAnyMap(s.objects, metadataWords)):
+		case (containsAnyMap(s.tokens, pointerOnly) || lightVerbs[s.verb] || (refreshVerbs[s.verb] && containsAnyMap(s.objects, metadataWords))) &&
+			s.privilege == "" && s.optionPrivilege == "" && s.money == "" && !takesServiceDown(s.verb):
 			// A pointer moved, a view changed or cached metadata read
 			// again commits nothing to undo.
 			reversibility = "auto"
@@ -196,9 +198,10 @@ func effectsOf(s *signals, act action, sideEffects map[string]bool) string {
 	case actExec, actDelete, actDestroy:
 		reversibility = "none"
 		sideEffects["state_loss"] = true
-		if act != actExec && (containsAnyMap(s.tokens, ephemeralNouns) || containsAnyMap(s.objects, ephemeralNouns)) {
-			// Session or working state is rebuilt by signing in again or
-			// redoing the work: undone by hand, not lost.
+		if h := singular(headNoun(s.objects)); act != actExec && ephemeralNouns[h] && h != "untracked" && h != "stash" && h != "storage" {
+			// Session state is rebuilt by signing in again or redoing the
+			// work: undone by hand, not lost. Untracked files, a stash and
+			// stored objects are work that is gone.
 			reversibility = "manual"
 		}
 	}
@@ -247,7 +250,7 @@ func levelOfAction(s *signals, v actionVerdict, j *judgement) {
 		if entersMaintenance(s) {
 			j.raise(L4, "maintenance mode turns a service's users away")
 		}
-		if takesServiceDown(s.verb) && !mergesInWorkingCopy(s) {
+		if takesServiceDown(s.verb) {
 			j.raise(L4, fmt.Sprintf("%q can take a service down", s.verb))
 		}
 		if s.privilege != "" {

@@ -84,9 +84,14 @@ func blastRadius(s signals, act action) (string, string) {
 	}
 	if h := singular(head); act >= actMutate && containsAny(s.tokens, "all") && !s.requiredContainer && s.containerScope == "" && (orgContainers[h] || infraNouns[h]) {
 		// "stop_all_apps" with nothing to bound "all": every one of a
-		// kind the account holds side by side. All the tables of a
-		// database stay inside the database.
-		return "cluster", "acts on all of a kind the account holds, bounded by no container"
+		// kind the account holds side by side — its infrastructure
+		// (cluster), or its organization's containers, repositories or
+		// channels (organization). All the tables of a database stay
+		// inside the database.
+		if infraNouns[h] && !orgContainers[h] || h == "app" {
+			return "cluster", "acts on all of the account's infrastructure of a kind, bounded by no container"
+		}
+		return "organization", "acts on all of an organization's containers of a kind, bounded by no container"
 	}
 	if containsAny(s.tokens, "many", "multiple", "bulk", "batch", "all") {
 		return "namespace", "acts on many items at once"
@@ -296,7 +301,7 @@ var infraNouns = map[string]bool{"namespace": true, "node": true, "cluster": tru
 	"database": true, "bucket": true, "dataset": true, "store": true, "mount": true,
 	"service": true, "region": true, "droplet": true, "volume": true, "domain": true, "deployment": true,
 	"function": true, "site": true, "environment": true, "machine": true, "vm": true, "container": true,
-	"pod": true, "resource": true, "index": true, "queue": true, "key": true, "process": true, "mcp": false}
+	"pod": true, "resource": true, "index": true, "queue": true, "key": true, "mcp": false}
 
 // workNouns are what the people of a workspace write and share: listing
 // them without naming a container enumerates the workspace.

@@ -2,6 +2,7 @@ package risk
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -131,6 +132,63 @@ func TestDecoysNeverLowerGraveChanges(t *testing.T) {
 		if low > 0 {
 			t.Errorf("%s: %d of %d generated definitions below L4", g.what, low, n)
 		}
+	}
+}
+
+// TestLoweringRulesKeepToTheirCase generates, for each rule that grades a
+// change lower than its verb alone would, definitions that fit the rule's
+// words but do more — a client request that pays, overwrites, runs or
+// sends; an add by force whose flag overwrites; a restore that clears
+// what exists first — and holds each where the rule must not take it.
+func TestLoweringRulesKeepToTheirCase(t *testing.T) {
+	count := 0
+	for _, verb := range []string{"trigger", "create", "send", "start", "request"} {
+		for _, object := range []string{"sampling_request", "elicitation_request", "elicitation"} {
+			for _, payload := range []struct{ desc, params string }{
+				{"Asks the user to confirm, then pays out the amount to the account given.", `"amount":{"type":"number"},"iban":{"type":"string"}`},
+				{"Asks the model, then charges the customer's card.", `"prompt":{"type":"string"},"customer":{"type":"string"}`},
+				{"Asks the model for a reply.", `"prompt":{"type":"string"},"overwrite":{"type":"boolean"},"delete_after":{"type":"boolean"}`},
+				{"The model's reply is run as a shell command on the server.", `"prompt":{"type":"string"}`},
+				{"Deletes every record the model selects.", `"prompt":{"type":"string"}`},
+				{"Posts the answer to a chat channel.", `"message":{"type":"string"},"channel":{"type":"string"}`},
+				{"Asks the user for their API key and sends it to the webhook given.", `"message":{"type":"string"},"webhook":{"type":"string"}`},
+				{"Asks the user for input and emails it to the address given.", `"message":{"type":"string"},"email":{"type":"string"}`},
+				{"Approves a pending request on the user's behalf.", `"request_id":{"type":"string"}`},
+			} {
+				def := fmt.Sprintf(`{"name":%q,"description":%q,"inputSchema":{"type":"object","properties":{%s}}}`, verb+"_"+object, payload.desc, payload.params)
+				count++
+				if a := assess(t, def); a.SEP.Category == "utility" || a.Level < L3 {
+					t.Errorf("a client request that does more, at %s (%s): %s (%v)", a.Level, a.SEP.Category, def, a.Reasons)
+				}
+			}
+		}
+	}
+	for _, verb := range []string{"add", "stage"} {
+		for _, flagDesc := range []string{"Overwrite an existing file at the path", "Replace what is there", "Delete the target first", "Remove files missing from disk", "Discard local edits"} {
+			def := fmt.Sprintf(`{"name":"%s_files","description":"Adds files.","inputSchema":{"type":"object","properties":{"paths":{"type":"array","items":{"type":"string"}},"force":{"type":"boolean","description":%q}}}}`, verb, flagDesc)
+			count++
+			if a := assess(t, def); a.SEP.RiskLevel != "high" {
+				t.Errorf("an add whose force %q: riskLevel %s (%v)", flagDesc, a.SEP.RiskLevel, a.Reasons)
+			}
+		}
+	}
+	for _, phrase := range []string{"clears existing", "clears the existing", "clears any existing", "clears all existing"} {
+		for _, when := range []string{"before restoring", "first", "prior to restoring"} {
+			for _, tail := range []string{"", " No confirmation is asked.", " Does not require downtime."} {
+				def := fmt.Sprintf(`{"name":"restore_rows","description":"Restores rows; it %s rows %s.%s","inputSchema":{"type":"object","properties":{"table":{"type":"string"}},"required":["table"]}}`, phrase, when, tail)
+				count++
+				if a := assess(t, def); a.SEP.RiskLevel != "high" {
+					t.Errorf("a restore that %s rows %s%s: riskLevel %s (%v)", phrase, when, tail, a.SEP.RiskLevel, a.Reasons)
+				}
+				negated := fmt.Sprintf(`{"name":"restore_rows","description":"Restores rows %s; it never %s rows.","inputSchema":{"type":"object","properties":{"table":{"type":"string"}},"required":["table"]}}`, when, strings.Replace(phrase, "clears", "clear", 1))
+				if a := assess(t, negated); a.SEP.RiskLevel == "high" && slices.ContainsFunc(a.Reasons, func(r string) bool { return strings.Contains(r, "overwrites") }) {
+					t.Errorf("a restore that never clears read as an overwrite: %v", a.Reasons)
+				}
+			}
+		}
+	}
+	if count < 150 {
+		t.Fatalf("only %d definitions generated", count)
 	}
 }
 

@@ -363,9 +363,10 @@ func TestWhatADescriptionSays(t *testing.T) {
 
 // TestWorstOutcomeAndReach: riskLevel is the worst plausible outcome of one
 // call and no worse — a mode that destroys is one call away, maintenance
-// mode turns users away and signing sessions out withdraws access; a merge
-// in a working copy, a query plan, an add by force, the protocol's own
-// requests to the client and a reranker reach nothing beyond themselves.
+// mode turns users away and signing sessions out withdraws access; a query
+// plan, an add by force, the protocol's own requests to the client and a
+// reranker reach nothing beyond themselves. Merging is high wherever it
+// lands, as the rubric grades it.
 func TestWorstOutcomeAndReach(t *testing.T) {
 	for _, tc := range []struct {
 		name, def, category, risk, blast, reason string
@@ -379,8 +380,8 @@ func TestWorstOutcomeAndReach(t *testing.T) {
 			"mutate", "medium", "", "", L3, L3},
 		{"every other session signed out", `{"name":"logout_other_sessions","description":"Signs out every other session of the account.","inputSchema":{"type":"object","properties":{}}}`,
 			"mutate", "high", "", "signs sessions out", L3, 0},
-		{"a merge into the working copy's current branch", `{"name":"merge_branch","description":"Merges a branch into the current branch of the working copy.","inputSchema":{"type":"object","properties":{"repo_path":{"type":"string"},"branch":{"type":"string"}},"required":["branch"]}}`,
-			"mutate", "medium", "", "", L3, L3},
+		{"a merge into the working copy's current branch, graded as the rubric grades merging", `{"name":"merge_branch","description":"Merges a branch into the current branch of the working copy.","inputSchema":{"type":"object","properties":{"repo_path":{"type":"string"},"branch":{"type":"string"}},"required":["branch"]}}`,
+			"mutate", "high", "", "", L4, 0},
 		{"a query plan explained", `{"name":"explain_query","description":"Returns the execution plan the optimiser chose for a find.","inputSchema":{"type":"object","properties":{"collection":{"type":"string"},"filter":{"type":"object"}},"required":["collection"]}}`,
 			"read", "low", "item", "", L2, L2},
 		{"files staged by force", `{"name":"stage_files","description":"Adds files to the index.","inputSchema":{"type":"object","properties":{"paths":{"type":"array","items":{"type":"string"}},"force":{"type":"boolean","description":"Add ignored files too"}},"required":["paths"]}}`,
@@ -500,10 +501,6 @@ func TestRulesHeldToTheirCase(t *testing.T) {
 	window := assess(t, `{"name":"set_maintenance_window","description":"Sets the weekly maintenance window of a database.","inputSchema":{"type":"object","properties":{"db":{"type":"string"},"day":{"type":"string"}},"required":["db","day"]}}`)
 	if slices.Contains(window.SEP.SideEffects, "downtime") || window.SEP.RiskLevel == "high" {
 		t.Errorf("a maintenance window set: %s %v (%v)", window.SEP.RiskLevel, window.SEP.SideEffects, window.Reasons)
-	}
-	local := assess(t, `{"name":"merge_branch","description":"Merges a branch into the current branch of the working copy.","inputSchema":{"type":"object","properties":{"branch":{"type":"string"}},"required":["branch"]}}`)
-	if slices.Contains(local.SEP.SideEffects, "downtime") {
-		t.Errorf("a merge in a working copy: side effects %v, want no downtime", local.SEP.SideEffects)
 	}
 	for _, tc := range []struct{ name, def string }{
 		{"one session of the caller's own browser ended", `{"name":"logout_session","description":"Ends the current browser session.","inputSchema":{"type":"object","properties":{}}}`},

@@ -108,7 +108,7 @@ func readSignals(t *tooldef.Tool) signals {
 			s.act, s.verb = a, tok
 			continue
 		}
-		if a >= actDelete && a > s.act && (irreversibleVerbs[tok] || a == actDelete) {
+		if a >= actDelete && a > s.act && (irreversibleVerbs[tok] || a == actDelete || a == actDestroy) {
 			s.act, s.verb = a, tok
 		}
 	}
@@ -152,6 +152,15 @@ func readSignals(t *tooldef.Tool) signals {
 	if s.act == actNone && t.Title != "" {
 		for _, tok := range Tokenize(t.Title) {
 			if a, ok := verbs[tok]; ok {
+				s.act, s.verb, s.actSource = a, tok, "title"
+				break
+			}
+		}
+	} else if t.Title != "" && s.act < actDelete {
+		// "working_copy" titled "Delete working copy": a removing verb in
+		// the title counts as one anywhere in the name does.
+		for _, tok := range Tokenize(t.Title) {
+			if a, ok := verbs[tok]; ok && a >= actDelete && a <= actDestroy && irreversibleVerbs[tok] {
 				s.act, s.verb, s.actSource = a, tok, "title"
 				break
 			}
@@ -391,7 +400,7 @@ var actionParamWords = map[string]bool{"mode": true, "action": true, "operation"
 func namedToRun(tokens []string) bool {
 	for _, t := range tokens {
 		switch t {
-		case "run", "exec", "execute", "eval", "evaluate":
+		case "run", "exec", "execute", "eval", "evaluate", "repl", "interpret", "interpreter":
 			return true
 		}
 	}

@@ -27,7 +27,7 @@ var nounModifiers = map[string]bool{"pipeline": true, "workflow": true, "job": t
 
 // nounHeads follow an action word used as a noun: an SQL server, a command
 // history, a pull request, a run id.
-var nounHeads = map[string]bool{"server": true, "instance": true, "history": true, "request": true, "id": true,
+var nounHeads = map[string]bool{"server": true, "instance": true, "history": true, "request": true, "requests": true, "id": true,
 	"ids": true, "log": true, "logs": true, "status": true, "result": true, "results": true, "output": true,
 	"template": true, "templates": true, "detail": true, "details": true, "info": true, "list": true,
 	"database": true, "schema": true, "queue": true, "artifact": true, "artifacts": true}
@@ -49,11 +49,25 @@ func nounUse(tokens []string, i int) bool {
 	default:
 		return false
 	}
+	if tokens[i] == "merge" && !holdsReadVerb(tokens) {
+		// "merge_request_accept" merges; "get_merge_request" reads one.
+		return false
+	}
 	if i > 0 && (nounModifiers[tokens[i-1]] || nounModifiers[singular(tokens[i-1])]) {
 		return true
 	}
 	if i+1 < len(tokens) && nounHeads[tokens[i+1]] {
 		return true
+	}
+	return false
+}
+
+// holdsReadVerb says a name holds a verb that reads.
+func holdsReadVerb(tokens []string) bool {
+	for _, t := range tokens {
+		if a, ok := verbs[t]; ok && (a == actRead || a == actObserve) {
+			return true
+		}
 	}
 	return false
 }

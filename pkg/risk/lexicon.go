@@ -134,7 +134,7 @@ var verbs = map[string]action{
 	// delete: removes named items.
 	"delete": actDelete, "del": actDelete, "remove": actDelete, "rm": actDelete, "unlink": actDelete,
 	"revoke": actDelete, "unpublish": actDelete, "deregister": actDelete, "unregister": actDelete,
-	"unsubscribe": actDelete, "unset": actDelete,
+	"unsubscribe": actDelete, "unset": actDelete, "discard": actDelete,
 
 	// destroy: removes broad scopes.
 	"destroy": actDestroy, "purge": actDestroy, "wipe": actDestroy, "truncate": actDestroy,

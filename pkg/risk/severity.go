@@ -109,7 +109,7 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "high", "opens a physical lock"
 	case s.public != "":
 		return "high", "externally visible: " + s.public
-	case highImpactVerbs[s.verb] && !mergesInWorkingCopy(&s):
+	case highImpactVerbs[s.verb]:
 		return "high", fmt.Sprintf("%q changes a running service or shared history", s.verb)
 	case copiesSecrets(&s):
 		return "high", fmt.Sprintf("%q writes out what the description says holds secrets: whoever reads the copy can use them", s.verb)
@@ -239,18 +239,53 @@ var copiesOut = map[string]bool{"save": true, "export": true, "dump": true, "bac
 // copiedSecrets name secrets in the sense a copy of them can be used:
 // not "headers" (a table's or a page's) but cookies, keys, tokens and
 // passwords.
-var copiedSecrets = phrase.New("cookies", "api key", "access token", "private key", "password", "credentials",
-	"secret value", "secrets")
+var copiedSecrets = []string{"cookies", "api key", "access token", "private key", "password", "credentials",
+	"secret value", "secrets"}
 
-// secretNegations say a description names a secret only to say it is not
-// there: "contains no password", "without secrets".
-var secretNegations = phrase.New("no ", "not ", "never", "without", "excluding", "except", "redact")
+var copiedSecretSet = phrase.New(copiedSecrets...)
+
+// negations say a description names something only to say it is not
+// there: "contains no password", "without secrets", "never clears".
+var negations = []string{"no ", "not ", "never", "without", "excluding", "except", "redact", "doesn't", "isn't"}
+
+// statedNotNegated says one of the phrases occurs in the text without a
+// negation in the few words before it: "no password" and "secrets
+// redacted"-style wording take a phrase back, a negation elsewhere in the
+// description ("No confirmation is asked") does not.
+func statedNotNegated(text string, phrases []string) bool {
+	for _, p := range phrases {
+		for at := 0; ; {
+			i := strings.Index(text[at:], p)
+			if i < 0 {
+				break
+			}
+			i += at
+			before := text[max(0, i-24):i]
+			after := text[i+len(p) : min(len(text), i+len(p)+12)]
+			negated := false
+			for _, n := range negations {
+				if strings.Contains(before, n) || (n == "redact" && strings.Contains(after, n)) {
+					negated = true
+					break
+				}
+			}
+			if !negated {
+				return true
+			}
+			at = i + len(p)
+		}
+	}
+	return false
+}
 
 // copiesSecrets says a change writes out a copy of what its description
 // says holds secrets, and does not say they are left out.
 func copiesSecrets(s *signals) bool {
-	return copiesOut[s.verb] && copiedSecrets.Any(s.desc) && !secretNegations.Any(s.desc)
+	return copiesOut[s.verb] && copiedSecretSet.Any(s.desc) && statedNotNegated(s.desc, copiedSecrets)
 }
+
+// maintenanceModeWords say a service is put into maintenance as a whole.
+var maintenanceModeWords = phrase.New("maintenance mode", "maintenance page", "users see", "visitors see")
 
 // endsAnyProcess says a change ends a process named by its operating-
 // system id: kill, terminate or stop with a pid parameter, any process of
@@ -266,8 +301,13 @@ func endsAnyProcess(s *signals) bool {
 			pid = true
 		}
 	}
-	return pid && !strings.Contains(s.desc, "session") && !strings.Contains(s.desc, "started")
+	return pid && !selfStarted.Any(s.desc)
 }
+
+// selfStarted says a description speaks of what the server itself
+// started: a terminal session it opened, a command it launched.
+var selfStarted = phrase.New("terminal session", "started by this", "this server started", "the server started",
+	"this tool started", "started with start_")
 
 // endsSessions says a change signs sign-in sessions out: access is
 // withdrawn from whoever holds them, the safe direction of an access
@@ -292,7 +332,7 @@ func entersMaintenance(s *signals) bool {
 		"notification", "notifications", "reminder", "reminders", "alert", "alerts", "task", "tasks", "schedule", "email") {
 		return false
 	}
-	if !containsAny(s.tokens, "mode", "on") && !strings.Contains(s.desc, "maintenance mode") {
+	if !containsAny(s.tokens, "mode", "on") && !maintenanceModeWords.Any(s.desc) {
 		return false // maintenance of something else, not a mode the service is put in
 	}
 	return s.verb == "enable" || s.verb == "start" || s.verb == "activate" || s.verb == "enter" || s.verb == "set" || containsAny(s.tokens, "on", "enable")
@@ -326,23 +366,6 @@ func addsByForce(s *signals) bool {
 	}
 	return true
 }
-
-// mergesInWorkingCopy says a merge lands on the branch a working copy has
-// checked out: it changes that copy alone, is undone by resetting the
-// branch, and reaches nobody until it is pushed, unlike a merge of a pull
-// request into the base branch everyone builds from.
-func mergesInWorkingCopy(s *signals) bool {
-	return s.verb == "merge" && workingCopyPhrases.Any(s.desc) && !containsAny(s.objects, "pull", "pr", "request") &&
-		!sharedHistoryWords.Any(s.desc)
-}
-
-// workingCopyPhrases say where a merge lands: the branch checked out.
-var workingCopyPhrases = phrase.New("into the current branch", "into the checked-out branch", "into the working copy",
-	"into the working tree", "into your current branch")
-
-// sharedHistoryWords say a merge reaches history others share after all:
-// it is pushed, lands on a remote or a server, or takes a change request.
-var sharedHistoryWords = phrase.New("push", "remote", "origin", "server", "request", "upstream")
 
 // sessionActions drive a browser that may be signed in: a click or a key
 // press can submit whatever form the page shows.
@@ -478,14 +501,42 @@ func returnsSecrets(desc string) bool {
 	if !secretPhraseSet.Any(d) {
 		return false
 	}
-	// "headers" are secrets when they are a request's (they carry its
-	// tokens and cookies), not a table's, a page's or a document's.
-	return secretPhraseSetBesideHeaders.Any(d) || httpContext.Any(d)
+	// "headers" are secrets where they are a request's (they carry its
+	// tokens and cookies); a table's column headers, a page's or a
+	// document's headers and footers are not.
+	return secretPhraseSetBesideHeaders.Any(d) || requestHeaders(d)
 }
 
 var secretPhraseSetBesideHeaders = phrase.New(slices.DeleteFunc(slices.Clone(secretPhrases), func(p string) bool { return p == "headers" })...)
 
-var httpContext = phrase.New("request headers", "response headers", "http", "network", "headers and body", "headers and cookies", "api call")
+// benignHeaderWords, just before "headers", make them a table's, a page's
+// or a document's.
+var benignHeaderWords = []string{"column", "table", "csv", "sheet", "spreadsheet", "section", "page", "markdown", "row",
+	"document", "docx", "pdf", "file"}
+
+// requestHeaders says "headers" occurs somewhere not made a table's or a
+// page's by the word before it or by "footers" after it.
+func requestHeaders(d string) bool {
+	for at := 0; ; {
+		i := strings.Index(d[at:], "headers")
+		if i < 0 {
+			return false
+		}
+		i += at
+		before := d[max(0, i-14):i]
+		after := d[i+len("headers") : min(len(d), i+len("headers")+14)]
+		benign := strings.Contains(after, "footer")
+		for _, w := range benignHeaderWords {
+			if strings.Contains(before, w) {
+				benign = true
+			}
+		}
+		if !benign {
+			return true
+		}
+		at = i + len("headers")
+	}
+}
 
 // additiveVerbs add new things and change nothing that exists: adding
 // many at once is undone by removing them.
