@@ -180,17 +180,18 @@ func refineAction(s *signals, act action, j *judgement) (action, bool) {
 			j.note(fmt.Sprintf("parameter %q names where the tool delivers data: it leaves the system", dest))
 		}
 	}
-	if act == actUtility && s.verb == "format" && containsAnyMap(s.objects, storageDevices) {
+	if act == actUtility && s.verb == "format" && (containsAnyMap(s.objects, storageDevices) || formatErases.Any(s.desc)) {
 		// "format_volume": formatting a disk is not formatting text; all
 		// it held is gone.
 		act = actDestroy
 		j.note("formats a storage device: everything on it is erased")
 	}
-	if act == actRead && s.verb == "load" && loadsIntoSet.Any(s.desc) && statedNotNegated(s.desc, loadsInto) {
-		// "load_dump — loads a SQL dump into the database, replacing the
-		// existing data": a load that puts data somewhere is a change.
+	if act == actRead && s.verb == "load" && !loadReads.Any(s.desc) {
+		// "load_dump — loads a SQL dump, dropping every table first": a
+		// load that does not say it returns what it loads puts data
+		// somewhere, and is taken for the change it may be.
 		act = actMutate
-		j.note("loads data into something: a change")
+		j.note("loads data and does not say it returns it: a change")
 	}
 	if act == actMutate && requestingVerbs[s.verb] && containsAnyMap(s.objects, clientRequests) &&
 		containsAny(s.tokens, "request", "elicitation") && onlyAsks(s) {
@@ -201,6 +202,7 @@ func refineAction(s *signals, act action, j *judgement) (action, bool) {
 		// an address the caller names is not harmless, since the address
 		// can be anyone's.
 		act = actUtility
+		s.clientRequest = true
 		j.note("asks the connected client's model or user: nothing outside changes")
 	}
 	savedRead := false
@@ -441,23 +443,29 @@ func grave(s *signals) string {
 	switch {
 	case s.money != "" && movesMoney[s.money]:
 		return "moves money (" + s.money + ")"
+	case s.money != "" && !(s.actSource == "name" && verbs[s.verb] <= actObserve):
+		return "changes a payment or a charge (" + s.money + ")"
 	case s.credential != "":
 		return "changes " + s.credential
 	case s.actSource == "name" && ((s.privilege != "" && notAccess(*s) == "") || s.optionPrivilege != ""):
 		return "changes who may do what"
+	case s.public != "" || accessPolicy(*s) != "" || accessInDescription(s.desc):
+		return "changes who may see or do what"
 	}
 	return ""
 }
 
 // storageDevices hold data a format erases.
 var storageDevices = map[string]bool{"volume": true, "disk": true, "drive": true, "partition": true, "filesystem": true,
-	"device": true, "card": true, "storage": true}
+	"ssd": true, "hdd": true, "usb": true, "sd": true, "nvme": true, "lun": true}
 
-// loadsInto are the words of a load that puts data somewhere rather than
-// reading it: into a target, over what was there, or committed.
-var loadsInto = []string{" into ", "replac", "overwrit", "clear", "commit", "import"}
+// formatErases are the words of a format that erases what a device holds,
+// whatever the name calls the device ("format_card … erasing all data").
+var formatErases = phrase.New("eras", "filesystem", "file system", "all data", "wipe", "block device", "partition")
 
-var loadsIntoSet = phrase.New(loadsInto...)
+// loadReads are the words of a load that reads: it returns, shows or
+// lists what it loads, or loads it into memory to do so.
+var loadReads = phrase.New("return", "read", "show", "list", "fetch", "display", "view", "into memory", "retriev", "get ")
 
 // onlyAsks says a tool that makes one of the client requests does nothing
 // else: it names no money, privilege or credential, takes no flag, offers
@@ -473,8 +481,24 @@ func onlyAsks(s *signals) bool {
 			return false
 		}
 	}
-	return !beyondAsking.Any(s.desc)
+	if beyondAsking.Any(s.desc) {
+		return false
+	}
+	// Every verb the description uses must be one of asking: a verb the
+	// lists above do not name ("drops the production database") still
+	// says the tool does more.
+	for _, w := range words(s.desc, 400) {
+		if a, base, ok := conjugatedVerb(w); ok && a >= actMutate && !askingVerbs[base] {
+			return false
+		}
+	}
+	return true
 }
+
+// askingVerbs are the verbs a description of a request that only asks may
+// use.
+var askingVerbs = map[string]bool{"trigger": true, "request": true, "create": true, "send": true, "start": true,
+	"ask": true, "prompt": true, "wait": true, "poll": true, "demonstrate": true, "simulate": true, "handle": true}
 
 // requestParams are what a sampling or elicitation request is made of.
 var requestParams = map[string]bool{"prompt": true, "message": true, "messages": true, "question": true, "schema": true,

@@ -396,6 +396,11 @@ func raiseForDoubt(t *tooldef.Tool, s *signals, v actionVerdict, j *judgement) {
 	if v.readOnlyClaim != "" {
 		j.raise(L3, "only the description says it changes nothing")
 	}
+	if s.clientRequest {
+		// The rule that reads it as the client's own request reads words
+		// the server chose: the level stays where a change's is.
+		j.raise(L3, "only its words say it merely asks the client")
+	}
 	switch v.simulatedFrom {
 	case actMutate:
 		j.raise(L3, "only the description says it is a simulation")

@@ -88,7 +88,7 @@ func blastRadius(s signals, act action) (string, string) {
 		// (cluster), or its organization's containers, repositories or
 		// channels (organization). All the tables of a database stay
 		// inside the database.
-		if infraNouns[h] && !orgContainers[h] || h == "app" {
+		if infraNouns[h] || h == "app" {
 			return "cluster", "acts on all of the account's infrastructure of a kind, bounded by no container"
 		}
 		return "organization", "acts on all of an organization's containers of a kind, bounded by no container"

@@ -201,8 +201,10 @@ func TestLoweringRulesKeepToTheirCase(t *testing.T) {
 // stays at L3 or below: a harmless read withheld by a word is a cost the
 // gate's users pay on every call they cannot make.
 func TestDecoysNeverRaiseHarmlessReads(t *testing.T) {
+	// "load" is left out: a load that does not say it returns what it
+	// loads is taken for a change (it is checked below with one that does).
 	verbs := []string{"get", "list", "search", "describe", "show", "view", "find", "fetch", "read", "count", "inspect",
-		"load", "preview", "explain"}
+		"preview", "explain"}
 	objects := []string{"file", "table", "database", "repository", "project", "bucket", "user", "record", "branch",
 		"namespace", "index", "document", "message", "page", "rule", "template", "session", "process", "app",
 		"maintenance_window", "audit_event", "header", "cookie_policy", "backup", "merge_request", "plan", "config"}
@@ -241,6 +243,14 @@ func TestDecoysNeverRaiseHarmlessReads(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+	for _, object := range objects {
+		def := fmt.Sprintf(`{"name":"load_%s","description":"Loads and returns the %s.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`, object, strings.ReplaceAll(object, "_", " "))
+		n++
+		if a := assess(t, def); a.Level > L3 {
+			high++
+			t.Errorf("a load that returns what it loads at %s: %s (%v)", a.Level, def, a.Reasons)
 		}
 	}
 	if high > 0 {

@@ -49,6 +49,7 @@ type signals struct {
 	public            string   // why a change is visible to anyone: public DNS, a public link or visibility
 	credential        string   // the credential the tool mints or changes: who may do what, whatever the verb
 	runsAs            bool     // credential is one an automation acts with, not one the tool mints
+	clientRequest     bool     // only makes one of the protocol's requests of its client
 	params            []param  // the input schema's parameters, read once for every rule that asks
 }
 
@@ -108,7 +109,11 @@ func readSignals(t *tooldef.Tool) signals {
 			s.act, s.verb = a, tok
 			continue
 		}
-		if a >= actDelete && a > s.act && (irreversibleVerbs[tok] || a == actDelete || a == actDestroy) {
+		// A destroying verb (or discard) after a read one counts only
+		// where it ends the name ("query_cache_flush"); before a noun it
+		// names a thing ("get_flush_interval", "list_discard_rules").
+		if a >= actDelete && a > s.act && (irreversibleVerbs[tok] || (a == actDelete && tok != "discard") ||
+			(s.act > actObserve || i == len(tokens)-1)) {
 			s.act, s.verb = a, tok
 		}
 	}
@@ -156,9 +161,12 @@ func readSignals(t *tooldef.Tool) signals {
 				break
 			}
 		}
-	} else if t.Title != "" && s.act < actDelete {
-		// "working_copy" titled "Delete working copy": a removing verb in
-		// the title counts as one anywhere in the name does.
+	}
+	if t.Title != "" && s.act < actDelete && !(s.actSource == "name" && s.act >= actUtility && s.act <= actObserve) {
+		// "working_copy" titled "Delete working copy", a name with no verb
+		// titled "View or delete snapshots": an irreversible verb in the
+		// title counts as one anywhere in the name does, unless the name's
+		// own verb reads ("get_job" titled "Delete job status").
 		for _, tok := range Tokenize(t.Title) {
 			if a, ok := verbs[tok]; ok && a >= actDelete && a <= actDestroy && irreversibleVerbs[tok] {
 				s.act, s.verb, s.actSource = a, tok, "title"

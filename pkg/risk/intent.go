@@ -62,11 +62,16 @@ func nounUse(tokens []string, i int) bool {
 	return false
 }
 
-// holdsReadVerb says a name holds a verb that reads.
+// holdsReadVerb says a name's first verb other than "merge" reads and
+// nothing joins a second action to it ("get_merge_request",
+// "merge_request-get", not "check_and_merge_requests").
 func holdsReadVerb(tokens []string) bool {
+	if containsAny(tokens, "and", "then", "or") {
+		return false
+	}
 	for _, t := range tokens {
-		if a, ok := verbs[t]; ok && (a == actRead || a == actObserve) {
-			return true
+		if a, ok := verbs[t]; ok && t != "merge" {
+			return a == actRead || a == actObserve
 		}
 	}
 	return false

@@ -244,14 +244,17 @@ var copiedSecrets = []string{"cookies", "api key", "access token", "private key"
 
 var copiedSecretSet = phrase.New(copiedSecrets...)
 
-// negations say a description names something only to say it is not
-// there: "contains no password", "without secrets", "never clears".
-var negations = []string{"no ", "not ", "never", "without", "excluding", "except", "redact", "doesn't", "isn't"}
+// negations are the words that take back what follows them: "contains no
+// password", "without secrets", "never clears".
+var negations = map[string]bool{"no": true, "not": true, "never": true, "without": true, "excluding": true,
+	"except": true, "doesn't": true, "isn't": true, "nor": true}
 
-// statedNotNegated says one of the phrases occurs in the text without a
-// negation in the few words before it: "no password" and "secrets
-// redacted"-style wording take a phrase back, a negation elsewhere in the
-// description ("No confirmation is asked") does not.
+// statedNotNegated says one of the phrases occurs in the text and is not
+// taken back there: no negation among the three words before it within
+// the same clause ("no password or secret value"), and no "redacted" or
+// "redacts" just after it. A negation elsewhere in the description ("No
+// confirmation is asked", "Without a prompt, clears existing cookies")
+// takes nothing back.
 func statedNotNegated(text string, phrases []string) bool {
 	for _, p := range phrases {
 		for at := 0; ; {
@@ -260,19 +263,33 @@ func statedNotNegated(text string, phrases []string) bool {
 				break
 			}
 			i += at
-			before := text[max(0, i-24):i]
-			after := text[i+len(p) : min(len(text), i+len(p)+12)]
-			negated := false
-			for _, n := range negations {
-				if strings.Contains(before, n) || (n == "redact" && strings.Contains(after, n)) {
-					negated = true
-					break
-				}
-			}
-			if !negated {
+			if !negatedAt(text, i, i+len(p)) {
 				return true
 			}
 			at = i + len(p)
+		}
+	}
+	return false
+}
+
+// negatedAt says the words before text[start:end] in its clause hold a
+// negation, or the word after it says it is redacted.
+func negatedAt(text string, start, end int) bool {
+	clause := text[:start]
+	if k := strings.LastIndexAny(clause, ".,;:!?()"); k >= 0 {
+		clause = clause[k+1:]
+	}
+	before := strings.Fields(clause)
+	for k := len(before) - 1; k >= 0 && k >= len(before)-3; k-- {
+		if negations[before[k]] {
+			return true
+		}
+	}
+	after := strings.Fields(text[end:min(len(text), end+24)])
+	for k := 0; k < len(after) && k < 2; k++ {
+		w := strings.Trim(after[k], ".,;:!?()")
+		if w == "redacted" || w == "redacts" || w == "redaction" {
+			return true
 		}
 	}
 	return false
@@ -301,13 +318,15 @@ func endsAnyProcess(s *signals) bool {
 			pid = true
 		}
 	}
-	return pid && !selfStarted.Any(s.desc)
+	return pid && !(selfStartedSet.Any(s.desc) && statedNotNegated(s.desc, selfStarted))
 }
 
 // selfStarted says a description speaks of what the server itself
 // started: a terminal session it opened, a command it launched.
-var selfStarted = phrase.New("terminal session", "started by this", "this server started", "the server started",
-	"this tool started", "started with start_")
+var selfStarted = []string{"terminal session", "started by this", "this server started", "the server started",
+	"this tool started", "started with start_"}
+
+var selfStartedSet = phrase.New(selfStarted...)
 
 // endsSessions says a change signs sign-in sessions out: access is
 // withdrawn from whoever holds them, the safe direction of an access
@@ -509,32 +528,50 @@ func returnsSecrets(desc string) bool {
 
 var secretPhraseSetBesideHeaders = phrase.New(slices.DeleteFunc(slices.Clone(secretPhrases), func(p string) bool { return p == "headers" })...)
 
-// benignHeaderWords, just before "headers", make them a table's, a page's
-// or a document's.
-var benignHeaderWords = []string{"column", "table", "csv", "sheet", "spreadsheet", "section", "page", "markdown", "row",
-	"document", "docx", "pdf", "file"}
+// benignHeaderWords, as whole words near "headers", make them a table's,
+// a page's, a document's or a mail's.
+var benignHeaderWords = map[string]bool{"column": true, "columns": true, "table": true, "csv": true, "sheet": true,
+	"spreadsheet": true, "section": true, "page": true, "markdown": true, "row": true, "document": true, "docx": true,
+	"pdf": true, "footers": true, "footer": true, "email": true, "mail": true, "heading": true, "headings": true}
 
-// requestHeaders says "headers" occurs somewhere not made a table's or a
-// page's by the word before it or by "footers" after it.
+// httpHeaderWords make headers a request's whatever else is near.
+var httpHeaderWords = phrase.New("request headers", "response headers", "http", "network request", "headers and body",
+	"headers and cookies", "authorization", "bearer", "api call")
+
+// requestHeaders says the headers a description mentions are, or may be,
+// a request's: it speaks of HTTP, or some mention of "headers" has no
+// table, page, document or mail word among the three words before it or
+// the four after it, and no negation takes it back.
 func requestHeaders(d string) bool {
+	if !strings.Contains(d, "header") {
+		return false
+	}
+	if httpHeaderWords.Any(d) {
+		return true
+	}
 	for at := 0; ; {
 		i := strings.Index(d[at:], "headers")
 		if i < 0 {
 			return false
 		}
 		i += at
-		before := d[max(0, i-14):i]
-		after := d[i+len("headers") : min(len(d), i+len("headers")+14)]
-		benign := strings.Contains(after, "footer")
-		for _, w := range benignHeaderWords {
-			if strings.Contains(before, w) {
-				benign = true
-			}
+		end := i + len("headers")
+		at = end
+		if negatedAt(d, i, end) {
+			continue
+		}
+		before := strings.Fields(d[max(0, i-40):i])
+		after := strings.Fields(d[end:min(len(d), end+40)])
+		benign := false
+		for k := len(before) - 1; k >= 0 && k >= len(before)-3; k-- {
+			benign = benign || benignHeaderWords[strings.Trim(before[k], ".,;:!?()/")]
+		}
+		for k := 0; k < len(after) && k < 4; k++ {
+			benign = benign || benignHeaderWords[strings.Trim(after[k], ".,;:!?()/")]
 		}
 		if !benign {
 			return true
 		}
-		at = i + len("headers")
 	}
 }
 

@@ -96,6 +96,9 @@ func words(s string, limit int) []string {
 
 // singular strips a plural ending, well enough for matching nouns.
 func singular(w string) string {
+	if s, ok := ieNouns[w]; ok {
+		return s
+	}
 	switch {
 	case strings.HasSuffix(w, "ies") && len(w) > 4:
 		return w[:len(w)-3] + "y"
@@ -106,6 +109,11 @@ func singular(w string) string {
 	}
 	return w
 }
+
+// ieNouns end in "ie" in the singular, so "ies" is not "y" for them
+// ("cookies" is "cookie", not "cooky").
+var ieNouns = map[string]string{"cookies": "cookie", "movies": "movie", "selfies": "selfie", "zombies": "zombie",
+	"rookies": "rookie", "ties": "tie", "pies": "pie", "lies": "lie"}
 
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
