@@ -75,7 +75,7 @@ func inferAction(s *signals, j *judgement) actionVerdict {
 	if v.readOnlyClaim != "" && v.act == actMutate {
 		v.act = actRead
 	}
-	if (v.act == actMutate || v.act == actRead || v.act == actObserve) && s.execParam == "" && s.sensitive == "" && grave(s) == "" && simulation(s.desc) {
+	if (v.act == actMutate || v.act == actRead || v.act == actObserve) && s.execParam == "" && s.sensitive == "" && simulation(s.desc) && grave(s) == "" {
 		// "Toggles simulated logging", "Demonstrates progress updates":
 		// a demonstration of a feature changes and reveals nothing real.
 		v.simulatedFrom = v.act

@@ -157,7 +157,7 @@ func effectsOf(s *signals, act action, sideEffects map[string]bool) string {
 	reversibility := "auto"
 	switch act {
 	case actRead, actObserve:
-		if s.sensitive != "" || s.revealFlag != "" || returnsSecrets(s.desc) {
+		if s.sensitive != "" || s.revealFlag != "" || s.saysSecrets() {
 			// A leaked secret cannot be recalled: the rubric's "none".
 			sideEffects["data_exfiltration"] = true
 			reversibility = "none"

@@ -50,6 +50,7 @@ type signals struct {
 	credential        string   // the credential the tool mints or changes: who may do what, whatever the verb
 	runsAs            bool     // credential is one an automation acts with, not one the tool mints
 	clientRequest     bool     // only makes one of the protocol's requests of its client
+	secretsSaid       int8     // 0 not yet read, 1 no, 2 yes: the description says it returns secrets
 	params            []param  // the input schema's parameters, read once for every rule that asks
 }
 
@@ -162,7 +163,8 @@ func readSignals(t *tooldef.Tool) signals {
 			}
 		}
 	}
-	if t.Title != "" && s.act < actDelete && !(s.actSource == "name" && s.act >= actUtility && s.act <= actObserve) {
+	if t.Title != "" && s.act < actDelete && !(s.actSource == "name" && s.act >= actUtility && s.act <= actObserve) &&
+		holdsIrreversibleVerb(t.Title) {
 		// "working_copy" titled "Delete working copy", a name with no verb
 		// titled "View or delete snapshots": an irreversible verb in the
 		// title counts as one anywhere in the name does, unless the name's
@@ -401,6 +403,20 @@ var separators = strings.NewReplacer("_", "", "-", "", ".", "")
 
 var actionParamWords = map[string]bool{"mode": true, "action": true, "operation": true, "op": true, "command": true,
 	"subcommand": true, "method": true, "task": true, "verb": true, "type": true, "run": true}
+
+// holdsIrreversibleVerb says a title holds an irreversible verb, as
+// written in lower, title or upper case, in one pass and without
+// allocating: most titles hold none, and only those that do are split
+// into words.
+func holdsIrreversibleVerb(title string) bool { return irreversibleInTitles.Any(title) }
+
+var irreversibleInTitles = func() *phrase.Set {
+	var forms []string
+	for v := range irreversibleVerbs {
+		forms = append(forms, v, strings.ToUpper(v[:1])+v[1:], strings.ToUpper(v))
+	}
+	return phrase.New(forms...)
+}()
 
 // namedToRun says the tool's name holds an execution verb (run, exec,
 // execute, eval, evaluate), whatever the description makes its action:

@@ -64,7 +64,7 @@ func severity(s signals, act action, blast string) (string, string) {
 		switch {
 		case s.sensitive != "":
 			return "high", "reads " + s.sensitive + ", which may hold secrets"
-		case returnsSecrets(s.desc):
+		case s.saysSecrets():
 			return "high", "the description says it returns secrets or credentials"
 		case s.revealFlag != "":
 			return "high", fmt.Sprintf("flag %q reveals secret values", s.revealFlag)
@@ -512,6 +512,18 @@ func readsPrivate(s *signals) {
 	if !listing && containsAny(s.tokens, "private") && len(s.objects) > 1 {
 		s.privateContent = "a private " + headNoun(s.objects)
 	}
+}
+
+// saysSecrets is returnsSecrets of the tool's description, read once: the
+// effects stage and the grade both ask.
+func (s *signals) saysSecrets() bool {
+	if s.secretsSaid == 0 {
+		s.secretsSaid = 1
+		if returnsSecrets(s.desc) {
+			s.secretsSaid = 2
+		}
+	}
+	return s.secretsSaid == 2
 }
 
 // returnsSecrets says a read's description says it returns secret values.
