@@ -159,7 +159,8 @@ func (c *textCtx) findForeign() {
 	if c.foreignN >= 2 {
 		set |= setLatin
 	}
-	for i := 0; i < len(o); {
+	// A text prepare found all ASCII has no rune of another script.
+	for i := 0; i < len(o) && !c.origASCII; {
 		if o[i] < utf8.RuneSelf {
 			i++
 			continue

@@ -62,6 +62,9 @@ type textCtx struct {
 	// character, which prepare then looks for.
 	pre            string
 	hasPre, preCtl bool
+	// origASCII says orig is all ASCII, as prepare found it: the readers
+	// of its other scripts need not look at its bytes again.
+	origASCII bool
 
 	// Scratch space reused from one text to the next within a Scan.
 	itoks   []itok
@@ -83,7 +86,7 @@ func newTextCtx(s string, ident bool) *textCtx {
 // reset readies c for another text, keeping its scratch space.
 func (c *textCtx) reset(s string, ident bool) {
 	c.orig, c.clean, c.ident = capString(s), "", ident
-	c.pre, c.hasPre, c.preCtl = "", false, false
+	c.pre, c.hasPre, c.preCtl, c.origASCII = "", false, false, false
 	c.deltas, c.hits, c.sens = nil, c.hits[:0], c.sens[:0]
 	c.foreignN = 0
 	c.cipherSpans = c.cipherSpans[:0]
@@ -116,6 +119,8 @@ func (c *textCtx) prepare() {
 		c.checkIdentifier()
 	}
 	s := c.orig
+	// Every way below but prepareUnicode's finds the text all ASCII.
+	c.origASCII = true
 	i := 0
 	for i < len(s) && (lowerPlain[s[i]] || s[i] == '\n' && !wrapped(s, i+1)) {
 		i++
@@ -292,6 +297,7 @@ func isC0(b byte) bool {
 
 // prepareUnicode is the general path for text with non-ASCII bytes.
 func (c *textCtx) prepareUnicode() {
+	c.origASCII = false
 	s := c.orig
 	buf := c.scratch[:0]
 	defer func() { c.scratch = buf }()
