@@ -1,6 +1,7 @@
 package phrase
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -93,4 +94,40 @@ func BenchmarkSet(b *testing.B) {
 			}
 		}
 	})
+}
+
+// Texts long enough to be read in two halves answer as Contains does,
+// wherever a phrase falls: before the middle, across it, in the overlap
+// of the halves, at either end.
+func TestSetAnswersAsContainsInLongTexts(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "abc d"
+	word := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[rnd.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	for range 20000 {
+		phrases := make([]string, 1+rnd.IntN(5))
+		for i := range phrases {
+			phrases[i] = word(1 + rnd.IntN(12))
+		}
+		text := word(splitMin - 8 + rnd.IntN(200))
+		if rnd.IntN(2) == 0 {
+			// A phrase planted anywhere, the middle included.
+			p := phrases[rnd.IntN(len(phrases))]
+			at := rnd.IntN(len(text) - len(p) + 1)
+			text = text[:at] + p + text[at+len(p):]
+		}
+		s := New(phrases...)
+		want := containsFirst(text, phrases)
+		if got := s.First(text); got != want {
+			t.Fatalf("First(%q) over %q = %d, Contains says %d", text, phrases, got, want)
+		}
+		if got := s.Any(text); got != (want >= 0) {
+			t.Fatalf("Any(%q) over %q = %v, Contains says %v", text, phrases, got, want >= 0)
+		}
+	}
 }
