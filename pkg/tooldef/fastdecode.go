@@ -40,9 +40,16 @@ func (d *decoder) fastDecode(data []byte) (v any, ok bool) {
 var blank = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 
 func (d *decoder) skipBlank() {
-	for d.pos < len(d.data) && blank[d.data[d.pos]] {
-		d.pos++
+	data, i := d.data, d.pos
+	for i < len(data) && blank[data[i]] {
+		i++
+		// A saved catalogue is indented: its runs of spaces are passed
+		// eight bytes to a comparison.
+		for i+8 <= len(data) && string(data[i:i+8]) == "        " {
+			i += 8
+		}
 	}
+	d.pos = i
 }
 
 func (d *decoder) fastValue(depth int) (any, bool) {
