@@ -349,6 +349,9 @@ func (c *textCtx) analyse(sh *shadower) {
 }
 
 func (c *textCtx) sortHits() {
+	if len(c.hits) < 2 {
+		return // most texts have none, and sorting costs a boxed slice
+	}
 	sort.SliceStable(c.hits, func(i, j int) bool {
 		a, b := c.hits[i], c.hits[j]
 		if a.start != b.start {
