@@ -2,6 +2,7 @@ package scan
 
 import (
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 
@@ -65,6 +66,9 @@ type rule struct {
 	// preNeed, when set, lists literals one of which must occur in the
 	// preWindow bytes before the anchor.
 	preNeed *phrase.Set
+	// preLast, when set, holds every byte a match of pre can end with
+	// (see lastBytes): the byte before the anchor must be one of them.
+	preLast *[256]bool
 	// near, when set, is a set of words one of which must be among the
 	// next nearWords words after the anchor.
 	near map[string]bool
@@ -94,6 +98,7 @@ func mk(sig int, anchors, pre, post string, check func(*textCtx, int, int) bool)
 	r := &rule{sig: sig, anchors: strings.Fields(anchors), check: check}
 	if pre != "" {
 		r.pre = regexp.MustCompile(`(?:` + pre + `)$`)
+		r.preLast = lastBytes(pre)
 	}
 	r.post = regexp.MustCompile(`^(?:` + post + `)`)
 	r.whole = regexp.MustCompile(`(?:` + pre + `)(?:` + post + `)`)
@@ -102,6 +107,44 @@ func mk(sig int, anchors, pre, post string, check func(*textCtx, int, int) bool)
 }
 
 var defaultWin = [numSignals]int{sigModel: 200, sigExfil: 320, sigSensitive: 120, sigMarkup: 300}
+
+// lastBytes returns the bytes a match of the expression re must end with,
+// when re is a sequence whose last item is an ASCII literal or a class of
+// ASCII bytes (`\.`, `/`, `[/\\]`), so that every match consumes one of
+// them last; nil when re ends any other way. A match of re that ends at
+// an anchor then needs one of them just before it.
+func lastBytes(re string) *[256]bool {
+	tree, err := syntax.Parse(re, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	tree = tree.Simplify()
+	for tree.Op == syntax.OpConcat && len(tree.Sub) > 0 {
+		tree = tree.Sub[len(tree.Sub)-1]
+	}
+	var set [256]bool
+	switch {
+	case tree.Op == syntax.OpLiteral && len(tree.Rune) > 0 && tree.Flags&syntax.FoldCase == 0:
+		r := tree.Rune[len(tree.Rune)-1]
+		if r >= 0x80 {
+			return nil
+		}
+		set[r] = true
+	case tree.Op == syntax.OpCharClass && len(tree.Rune) > 0:
+		for i := 0; i+1 < len(tree.Rune); i += 2 {
+			lo, hi := tree.Rune[i], tree.Rune[i+1]
+			if hi >= 0x80 {
+				return nil
+			}
+			for r := lo; r <= hi; r++ {
+				set[r] = true
+			}
+		}
+	default:
+		return nil
+	}
+	return &set
+}
 
 // within sets r.win.
 func within(n int, r *rule) *rule {
@@ -521,6 +564,9 @@ func (c *textCtx) textHasNeeds(r *rule) bool {
 // tryRule tries r at the anchor at clean offset p.
 func (c *textCtx) tryRule(r *rule, p int) bool {
 	t := c.clean
+	if r.preLast != nil && (p == 0 || !r.preLast[t[p-1]]) {
+		return false // pre cannot end at the anchor
+	}
 	end := min(len(t), p+r.win)
 	if r.near != nil && !nearWord(t[p:end], r.near) {
 		return false
