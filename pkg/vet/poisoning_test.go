@@ -444,6 +444,7 @@ func TestPoisoningHeldOut(t *testing.T) {
 		{"heldout4", heldOut4Caught, heldOut4Flagged},
 		{"heldout5", heldOut5Caught, heldOut5Flagged},
 		{"heldout6", heldOut6Caught, heldOut6Flagged},
+		{"heldout7", heldOut7Caught, heldOut7Flagged},
 	} {
 		attacks := loadPoisonCases(t, set.name+"-attacks.jsonl")
 		benign := loadPoisonCases(t, set.name+"-benign.jsonl")
@@ -534,4 +535,16 @@ const (
 const (
 	heldOut6Caught  = 132
 	heldOut6Flagged = 3
+)
+
+// heldout7 was written blind after heldout6 had been learnt from, by a
+// writer asked for indirect, polite and third-person phrasings, attacks
+// buried in long honest descriptions and structured blocks, and honest
+// tools that use the attacks' vocabulary. Its first run caught 94 of 143
+// attacks (65.7%) and flagged 6 of 93 look-alikes (6.5%): well below
+// heldout5's and heldout6's first runs, so the estimate of how the scan
+// does on attacks nobody here has seen is lower than they said.
+const (
+	heldOut7Caught  = 94
+	heldOut7Flagged = 6
 )
