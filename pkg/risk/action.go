@@ -75,7 +75,8 @@ func inferAction(s *signals, j *judgement) actionVerdict {
 	if v.readOnlyClaim != "" && v.act == actMutate {
 		v.act = actRead
 	}
-	if (v.act == actMutate || v.act == actRead || v.act == actObserve) && s.execParam == "" && s.sensitive == "" && simulation(s.desc) && grave(s) == "" {
+	if (v.act == actMutate || v.act == actRead || v.act == actObserve) && s.execParam == "" && s.sensitive == "" && simulation(s.desc) && grave(s) == "" &&
+		!statesChange.Any(s.desc) {
 		// "Toggles simulated logging", "Demonstrates progress updates":
 		// a demonstration of a feature changes and reveals nothing real.
 		v.simulatedFrom = v.act
@@ -263,6 +264,12 @@ func readOnlyClaim(s *signals, act action) string {
 	switch act {
 	case actMutate:
 		claim = saysReadOnly(s.desc)
+		if describesOutput[claim] && (statesChange.Any(s.desc) || opensWithChange(s.desc)) {
+			// "Guardrails: this tool modifies data … Usage guidance": a
+			// word for what a tool hands back is no claim that it changes
+			// nothing when the description itself says it does.
+			claim = ""
+		}
 	case actExec:
 		claim = saysEnforcedReadOnly(s.desc) // a query tool is a read only where the server refuses writes
 		if claim == "" {
@@ -528,4 +535,32 @@ func anyAddressRequest(s *signals) bool {
 		}
 	}
 	return address && request
+}
+
+// describesOutput are the read-only phrases that say what a tool returns
+// (guidance, instructions, recommendations) rather than that it changes
+// nothing: they settle a tool whose name states no change, never one whose
+// name does.
+var describesOutput = map[string]bool{"guidance": true, "provides instructions": true, "provide instructions": true,
+	"next-step": true, "only provides": true, "provides feedback": true, "returns recommendations": true,
+	"return recommendations": true, "fix recommendations": true, "recommendations for": true, "returns instructions": true}
+
+// statesChange are a description's own statements that the tool changes
+// something, which neither a word for its output nor a word for a
+// simulation ("resends a simulated event") outweighs.
+var statesChangePhrases = []string{"modifies", "data modification", "creates new", "creates a ", "updates an ",
+	"updates the ", "sends ", "resend", "deliver", "posts to ", "writes to ", "deletes "}
+
+var statesChange = phrase.New(statesChangePhrases...)
+
+// opensWithChange says a description opens with a verb of change in the
+// imperative ("Send feedback for a job"), the way most say what a tool does.
+func opensWithChange(desc string) bool {
+	desc = strings.TrimLeft(desc, " \n\t#*")
+	end := strings.IndexAny(desc, " \n\t")
+	if end < 0 {
+		return false
+	}
+	a := verbs[desc[:end]]
+	return a >= actMutate
 }

@@ -530,3 +530,72 @@ func TestRulesHeldToTheirCase(t *testing.T) {
 		}
 	}
 }
+
+// TestWhatTheSchemaAndTheOpeningSay holds the rules that read a change's
+// credentials, access lists, operations and verb-only names where the name
+// does not say them, and the claims a description's own words void
+// (docs/risk-model.md §4.1, §4.2.2, §4.3 and §5). Each comes with the
+// milder tool it must leave alone.
+func TestWhatTheSchemaAndTheOpeningSay(t *testing.T) {
+	for _, tc := range []struct {
+		name, def, category, risk, reason string
+		minLevel, maxLevel                Level
+	}{
+		{"an entry's login password edited", `{"name":"update_entry","description":"Update an entry in the team's store.","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"title":{"type":"string"},"login":{"type":"object","properties":{"username":{"type":"string"},"password":{"type":"string","description":"New password"}}}},"required":["id"]}}`,
+			"mutate", "critical", "changes password", L5, 0},
+		{"a connection's API key replaced", `{"name":"edit_connection","description":"Edits a saved connection.","inputSchema":{"type":"object","properties":{"connection_id":{"type":"string"},"api_key":{"type":"string"}},"required":["connection_id"]}}`,
+			"mutate", "critical", "changes token", L5, 0},
+		{"an entry created with a password", `{"name":"create_entry","description":"Create an entry in the store.","inputSchema":{"type":"object","properties":{"title":{"type":"string"},"password":{"type":"string"}},"required":["title"]}}`,
+			"mutate", "medium", "", L3, L3},
+		{"a webhook's signing secret edited", `{"name":"update_webhook","description":"Update a webhook.","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"url":{"type":"string"},"secret":{"type":"string","description":"Signing secret"}},"required":["id"]}}`,
+			"mutate", "", "", L3, 0},
+		{"the groups with access to a folder edited", `{"name":"edit_shared_folder","description":"Edit a shared folder.","inputSchema":{"type":"object","properties":{"folder_id":{"type":"string"},"groups":{"type":"array","description":"Group IDs with access to this folder","items":{"type":"string"}}},"required":["folder_id"]}}`,
+			"mutate", "critical", "changes access", L5, 0},
+		{"a new folder's groups", `{"name":"create_shared_folder","description":"Create a shared folder.","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"groups":{"type":"array","description":"Group IDs with access to this folder","items":{"type":"string"}}},"required":["name"]}}`,
+			"mutate", "medium", "", L3, L3},
+		{"a folder's labels edited", `{"name":"edit_folder","description":"Edit the name and the labels of a folder in the team's drive.","inputSchema":{"type":"object","properties":{"folder_id":{"type":"string"},"labels":{"type":"array","description":"Labels shown on the folder","items":{"type":"string"}}},"required":["folder_id"]}}`,
+			"mutate", "medium", "", L3, L3},
+		{"a verb-only name confirming a member", `{"name":"approve","description":"Approve a pending workspace member so they can sign in.","inputSchema":{"type":"object","properties":{"workspace_id":{"type":"string"},"request_id":{"type":"string"}},"required":["workspace_id","request_id"]}}`,
+			"mutate", "critical", "who may do what", L5, 0},
+		{"a verb-only name confirming an order", `{"name":"confirm","description":"Confirm a pending order so it ships.","inputSchema":{"type":"object","properties":{"order_id":{"type":"string"}},"required":["order_id"]}}`,
+			"mutate", "medium", "", L3, L3},
+		{"an operation that refunds", `{"name":"create_correction","description":"Create a correction to a paid invoice.","inputSchema":{"type":"object","properties":{"invoice_id":{"type":"string"},"action":{"type":"string","enum":["credit","refund"]}},"required":["invoice_id","action"]}}`,
+			"mutate", "critical", "moves money (refund)", L5, 0},
+		{"a read filtered by refunds", `{"name":"list_transactions","description":"List transactions.","inputSchema":{"type":"object","properties":{"action":{"type":"string","enum":["charge","refund"]}}}}`,
+			"read", "", "", 0, L3},
+		{"a prepared migration completed", `{"name":"finalize_schema_migration","description":"Finalize a prepared migration: it is applied to the production database.","inputSchema":{"type":"object","properties":{"migration_id":{"type":"string"}},"required":["migration_id"]}}`,
+			"mutate", "critical", "applies schema migrations", L5, 0},
+		{"a random password generated", `{"name":"generate","description":"Generate a strong random password.","inputSchema":{"type":"object","properties":{"length":{"type":"integer"},"symbols":{"type":"boolean"},"separator":{"type":"string"}}}}`,
+			"utility", "low", "", 0, L2},
+		{"a password generated for an account", `{"name":"generate_password","description":"Generate a new password for a user account and set it.","inputSchema":{"type":"object","properties":{"length":{"type":"integer"}}}}`,
+			"mutate", "critical", "", L5, 0},
+		{"a password generated for a named user", `{"name":"generate_password","description":"Generate a new password.","inputSchema":{"type":"object","properties":{"user_id":{"type":"string"},"length":{"type":"integer"}},"required":["user_id"]}}`,
+			"mutate", "critical", "", L5, 0},
+		{"a charge previewed", `{"name":"preview_invoice_charge","description":"Preview the totals of a charge without billing it.","inputSchema":{"type":"object","properties":{"invoice_id":{"type":"string"}},"required":["invoice_id"]}}`,
+			"read", "", "", 0, L3},
+		{"a create that also hands back usage guidance", `{"name":"create_field","description":"Guardrails: this tool modifies the CRM schema. Creates a new custom field. Usage guidance: ask first.","inputSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}`,
+			"mutate", "", "", L3, 0},
+		{"feedback sent", `{"name":"job_feedback","description":"Send structured feedback for a finished job, with search-focused guidance.","inputSchema":{"type":"object","properties":{"job_id":{"type":"string"},"rating":{"type":"integer"}},"required":["job_id"]}}`,
+			"mutate", "", "", L3, 0},
+		{"a guide that only returns guidance", `{"name":"create_component_guide","description":"Provides expert-level guidance for implementing a component; returns documentation only.","inputSchema":{"type":"object","properties":{"topic":{"type":"string"}}}}`,
+			"read", "", "", 0, L3},
+		{"an event of a simulation resent", `{"name":"replay_test_event","description":"This tool will resend an event of a simulation run to the configured endpoint; a simulated event is delivered as a real request.","inputSchema":{"type":"object","properties":{"event_id":{"type":"string"}},"required":["event_id"]}}`,
+			"mutate", "", "", L3, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := assess(t, tc.def)
+			if a.SEP.Category != tc.category {
+				t.Errorf("category %s, want %s (%v)", a.SEP.Category, tc.category, a.Reasons)
+			}
+			if tc.risk != "" && a.SEP.RiskLevel != tc.risk {
+				t.Errorf("riskLevel %s, want %s (%v)", a.SEP.RiskLevel, tc.risk, a.Reasons)
+			}
+			if a.Level < tc.minLevel || (tc.maxLevel != 0 && a.Level > tc.maxLevel) {
+				t.Errorf("level %s, want %s to %s (%v)", a.Level, tc.minLevel, tc.maxLevel, a.Reasons)
+			}
+			if tc.reason != "" && !slices.ContainsFunc(append(a.Reasons, a.Floors...), func(r string) bool { return strings.Contains(r, tc.reason) }) {
+				t.Errorf("no reason with %q: %v %v", tc.reason, a.Reasons, a.Floors)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package risk
 import (
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/toolgate/toolgate/pkg/phrase"
 	"github.com/toolgate/toolgate/pkg/tooldef"
@@ -127,7 +128,7 @@ func readSignals(t *tooldef.Tool) signals {
 	}
 	// "issues_get_and_mark", "list_or_create": a verb that changes state
 	// anywhere in the name outranks a read word.
-	if s.act == actRead || s.act == actObserve || s.act == actUtility {
+	if (s.act == actRead || s.act == actObserve || s.act == actUtility) && !hypotheticalVerbs[s.verb] {
 		for i, tok := range tokens {
 			if i != primary && precedenceVerbs[tok] && !nounUse(tokens, i) && !(tok == "resolve" && resolvesName(tokens, i)) {
 				s.act, s.verb = verbs[tok], tok
@@ -259,6 +260,13 @@ func readSignals(t *tooldef.Tool) signals {
 	if movesMoney[s.verb] {
 		s.money = s.verb // transfer_funds, refund_payment
 	}
+	if len(s.objects) == 0 && s.actSource == "name" && s.act >= actMutate && s.act < actDelete && s.privilege == "" {
+		// "confirm — Confirm an invited organization member": a name that
+		// is only a verb leaves its object to the description's first
+		// sentence, and a change of a member, a role or a permission there
+		// is a change of who may do what.
+		s.privilege = accessObjectOpening(desc)
+	}
 	if s.credential != "" && s.privilege == "" {
 		s.privilege = s.credential
 	}
@@ -293,6 +301,30 @@ func readSignals(t *tooldef.Tool) signals {
 		s.public = publicEffect(s.tokens, opening(desc, claimWindow), publicText)
 	}
 	readSchema(&s, t.InputSchema)
+	if generatesRandomSecret(&s) {
+		// "generate — Generate a secure password": a password made from
+		// a length and a choice of characters, bound to no account and
+		// stored nowhere, is a random string handed back; a service that
+		// accepts it is changed only by the tool that sets it.
+		if s.privilege == s.credential {
+			s.privilege = ""
+		}
+		s.credential, s.act = "", actUtility
+	}
+	if s.act == actMutate && changeVerbs[s.verb] && s.privilege == "" && !containsAnyMap(s.objects, deliveryObjects) {
+		// "edit_item" with a login's "password": editing what holds a
+		// credential's value replaces the credential, whatever the item
+		// is called; whoever relied on the old one is locked out and
+		// whoever chose the new one is let in. A webhook's secret only
+		// signs what the webhook sends.
+		s.privilege = credentialValueParam(t.InputSchema, 0)
+	}
+	if s.act == actMutate && s.privilege == "" && changeVerbs[s.verb] {
+		// Who may reach something that exists is changed by editing the
+		// list of those with access; a new thing's list opens only what
+		// it holds, which is nothing yet.
+		s.privilege = principalsWithAccess(s.params)
+	}
 	if s.money != "" && !movesMoney[s.money] && paysSomeone(s) {
 		// "schedule_payment(payee, amount)": a payment with someone to
 		// receive it and a sum moves money, whatever the verb.
@@ -565,6 +597,15 @@ func hasOptions(p map[string]any) bool {
 func readOption(s *signals, opt string) {
 	var buf [8]string
 	toks := appendTokens(buf[:0], opt)
+	if s.act >= actMutate && s.act < actDelete {
+		// "create_adjustment" with an action "refund": a change one of
+		// whose operations moves money moves money, whatever it is named.
+		for _, tok := range toks {
+			if movesMoney[tok] && !movesMoney[s.money] {
+				s.money = tok
+			}
+		}
+	}
 	mutates, removes := false, false
 	if len(toks) > 0 && (toks[0] == "list" || toks[0] == "search") {
 		s.optionList = true
@@ -757,3 +798,128 @@ var publicPhraseSet = phrase.New(publicPhrases...)
 // changeOpeningSet is the offer of any request and the public phrases in
 // one list, in that order, for the one search of a change's opening.
 var changeOpeningSet = phrase.New(append(append([]string{}, anyRequestPhrases...), publicPhrases...)...)
+
+// accessObjects are the nouns of the description's first sentence that make
+// a change one of who may do what. Users, settings and configuration are
+// left out: a sentence about them is as often about something they own.
+var accessObjects = map[string]bool{"member": true, "members": true, "role": true, "roles": true,
+	"permission": true, "permissions": true, "access": true, "collaborator": true, "collaborators": true,
+	"admin": true, "admins": true, "administrator": true, "privilege": true, "privileges": true}
+
+// accessObjectOpening is the first access noun among the first words of a
+// description's first sentence, "" when there is none.
+func accessObjectOpening(desc string) string {
+	first := desc[:min(len(desc), 160)]
+	if end := strings.IndexAny(first, ".\n"); end >= 0 {
+		first = first[:end]
+	}
+	for _, w := range strings.FieldsFunc(first, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if accessObjects[w] {
+			return w
+		}
+	}
+	return ""
+}
+
+// credentialValueParams are parameters that carry a credential's value,
+// and the credential each one is (a word privilegeReach knows reaches no
+// further than the item that holds it).
+var credentialValueParams = map[string]string{"password": "password", "newpassword": "password",
+	"passphrase": "password", "secret": "secret", "secretvalue": "secret", "clientsecret": "secret",
+	"totp": "secret", "apikey": "token", "privatekey": "credential", "accesstoken": "token"}
+
+// credentialValueParam is the credential carried by a string property, at
+// any depth of the schema's objects (a login inside an item); "" when there
+// is none. Properties are visited in name order, so the answer does not
+// depend on a map's order.
+func credentialValueParam(schema any, depth int) string {
+	node, _ := schema.(map[string]any)
+	props, _ := node["properties"].(map[string]any)
+	if len(props) == 0 || depth > 3 {
+		return ""
+	}
+	names := make([]string, 0, len(props))
+	for name := range props {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		pm, _ := props[name].(map[string]any)
+		if typ, _ := pm["type"].(string); typ == "string" || typ == "" {
+			if cred := credentialValueParams[flatten(name)]; cred != "" {
+				return cred
+			}
+		}
+	}
+	for _, name := range names {
+		if found := credentialValueParam(props[name], depth+1); found != "" {
+			return found
+		}
+	}
+	return ""
+}
+
+// principalNames are parameters that list who: groups, users, members,
+// teams.
+var principalNames = map[string]bool{"group": true, "groups": true, "groupids": true, "user": true, "users": true,
+	"userids": true, "member": true, "members": true, "memberids": true, "team": true, "teams": true,
+	"teamids": true, "principal": true, "principals": true, "grantee": true, "grantees": true}
+
+// accessSaid are a parameter description's words for the access its
+// principals are given.
+var accessSaidPhrases = []string{"with access", "have access", "has access", "access to this", "access level",
+	"permission level", "permissions for", "can access", "can read", "can edit", "can view"}
+
+var accessSaid = phrase.New(accessSaidPhrases...)
+
+// principalsWithAccess is "access" when a parameter lists principals and
+// its description says what they may reach ("group IDs with access to this
+// collection"): setting it decides who may do what. "" otherwise.
+func principalsWithAccess(params []param) string {
+	for _, prm := range params {
+		if !principalNames[prm.flat] {
+			continue
+		}
+		if d, _ := prm.schema["description"].(string); d != "" && accessSaid.Any(strings.ToLower(d)) {
+			return "access"
+		}
+	}
+	return ""
+}
+
+// hypotheticalVerbs lead a name whose rest is what they work out without
+// doing it: "preview_subscription_charge" bills nothing, and a change verb
+// after one names what is previewed, not what the tool does.
+var hypotheticalVerbs = map[string]bool{"preview": true, "estimate": true, "dryrun": true}
+
+// shapeOptions are string parameters that only shape a generated value.
+var shapeOptions = map[string]bool{"separator": true, "charset": true, "characters": true, "alphabet": true,
+	"symbols": true, "exclude": true, "include": true}
+
+// generatesRandomSecret says a tool generates a password or a passphrase
+// from options that only shape it: every parameter a number, a boolean or
+// a shaping string, none naming an account, a user or a place to store it,
+// and a description that says nothing of saving or setting it.
+func generatesRandomSecret(s *signals) bool {
+	if s.verb != "generate" || (s.credential != "password" && s.credential != "passphrase") || len(s.params) == 0 {
+		return false
+	}
+	for _, prm := range s.params {
+		typ, _ := prm.schema["type"].(string)
+		if typ != "number" && typ != "integer" && typ != "boolean" && !(typ == "string" && shapeOptions[prm.flat]) {
+			return false
+		}
+	}
+	return !savesOrSets.Any(s.desc)
+}
+
+// savesOrSets are a description's words for a generated secret kept or
+// put to use.
+var savesOrSetsPhrases = []string{"save", "store", "set ", "sets ", "assign", "account", "user", "reset", "rotate", "vault"}
+
+var savesOrSets = phrase.New(savesOrSetsPhrases...)
+
+// deliveryObjects are what delivers data to an address: their secrets sign
+// what is sent rather than let anyone in.
+var deliveryObjects = map[string]bool{"webhook": true, "webhooks": true, "hook": true, "hooks": true,
+	"callback": true, "subscription": true}

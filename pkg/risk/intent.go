@@ -403,9 +403,10 @@ func takesStatements(prm param, s *signals) bool {
 	return statementPhraseSet.Any(opening(s.desc, claimWindow))
 }
 
-// migrationVerbs apply or run a migration rather than write or list one.
+// migrationVerbs apply or run a migration rather than write or list one;
+// completing, finalising or committing one applies what was prepared.
 var migrationVerbs = map[string]bool{"apply": true, "run": true, "execute": true, "migrate": true, "push": true,
-	"deploy": true, "up": true, "exec": true}
+	"deploy": true, "up": true, "exec": true, "complete": true, "finalize": true, "finalise": true, "commit": true}
 
 // databaseWords put a migration in a database rather than a repository or
 // a mailbox being moved elsewhere.

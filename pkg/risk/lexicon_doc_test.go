@@ -1,6 +1,7 @@
 package risk
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -69,11 +70,16 @@ func lexiconLists() map[string][]string {
 		"credential-words": credentialWords, "minting-verbs": mintingVerbs, "not-credential-words": notCredentialWords,
 		"noun-phrase-ends": nounPhraseEnds, "migration-verbs": migrationVerbs, "database-words": databaseWords,
 		"definition-nouns": definitionNouns, "client-requests": clientRequests, "requesting-verbs": requestingVerbs,
+		"hypothetical-verbs": hypotheticalVerbs, "access-objects": accessObjects, "principal-names": principalNames,
+		"shape-options": shapeOptions,
 	} {
 		keys(name, m)
 	}
 	for k, v := range scopeWords {
 		lists["scope-words"] = append(lists["scope-words"], k+"="+v)
+	}
+	for k, v := range credentialValueParams {
+		lists["credential-value-params"] = append(lists["credential-value-params"], k+"="+v)
 	}
 	for k, v := range systemScopes {
 		lists["system-scopes"] = append(lists["system-scopes"], k+"="+v)
@@ -99,7 +105,9 @@ func phraseLists() map[string][]string {
 		"any-request": anyRequestPhrases, "executed-words": executedWords,
 		"local-phrases": localPhrases, "pipeline-variable-phrases": pipelineVariablePhrases,
 		"stored-credential-phrases": storedCredentialPhrases, "statement-phrases": statementPhrases,
-		"statement-to-phrases": statementToPhrases,
+		"statement-to-phrases": statementToPhrases, "states-change-phrases": statesChangePhrases,
+		"access-said-phrases": accessSaidPhrases, "saves-or-sets-phrases": savesOrSetsPhrases,
+		"output-claims": slices.Collect(maps.Keys(describesOutput)),
 	}
 	out := map[string][]string{}
 	for name, l := range lists {
