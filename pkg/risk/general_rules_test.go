@@ -579,6 +579,12 @@ func TestWhatTheSchemaAndTheOpeningSay(t *testing.T) {
 			"mutate", "", "", L3, 0},
 		{"a guide that only returns guidance", `{"name":"create_component_guide","description":"Provides expert-level guidance for implementing a component; returns documentation only.","inputSchema":{"type":"object","properties":{"topic":{"type":"string"}}}}`,
 			"read", "", "", 0, L3},
+		{"the names of recorded metrics", `{"name":"list_metric_names","description":"Lists the metric names the time-series store holds.","inputSchema":{"type":"object","properties":{"match":{"type":"string"}}}}`,
+			"observe", "", "", 0, L3},
+		{"an incident read", `{"name":"get_incident","description":"Returns one incident with its timeline.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`,
+			"observe", "", "", 0, L3},
+		{"the names of customers", `{"name":"list_customer_names","description":"Lists the names of the customers.","inputSchema":{"type":"object","properties":{}}}`,
+			"read", "", "", 0, L3},
 		{"an event of a simulation resent", `{"name":"replay_test_event","description":"This tool will resend an event of a simulation run to the configured endpoint; a simulated event is delivered as a real request.","inputSchema":{"type":"object","properties":{"event_id":{"type":"string"}},"required":["event_id"]}}`,
 			"mutate", "", "", L3, 0},
 	} {

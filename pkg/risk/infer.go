@@ -243,7 +243,9 @@ func readSignals(t *tooldef.Tool) signals {
 			s.sensitive = ""
 		}
 	}
-	if head := headNoun(s.objects); telemetryNouns[head] && (s.act == actRead) {
+	if head := headNoun(s.objects); s.act == actRead && (telemetryNouns[head] || (metadataOfTelemetry[head] && telemetryAmong(s.objects))) {
+		// "list_metric_names": the names, labels or types of what a
+		// system records about itself are part of that record.
 		s.act = actObserve
 	}
 	if s.act == actRead && executionRecord(s.objects) {
@@ -923,3 +925,18 @@ var savesOrSets = phrase.New(savesOrSetsPhrases...)
 // what is sent rather than let anyone in.
 var deliveryObjects = map[string]bool{"webhook": true, "webhooks": true, "hook": true, "hooks": true,
 	"callback": true, "subscription": true}
+
+// metadataOfTelemetry are the words for what describes a record rather
+// than holding it.
+var metadataOfTelemetry = map[string]bool{"names": true, "name": true, "metadata": true, "types": true,
+	"values": true, "labels": true, "keys": true}
+
+// telemetryAmong says a telemetry noun is among a name's objects.
+func telemetryAmong(objects []string) bool {
+	for _, o := range objects {
+		if telemetryNouns[o] || telemetryNouns[singular(o)] {
+			return true
+		}
+	}
+	return false
+}

@@ -188,6 +188,7 @@ var telemetryNouns = map[string]bool{
 	"trace": true, "tracing": true, "health": true, "process": true, "ps": true, "session": true,
 	"performance": true, "advisor": true, "usage": true, "size": true, "lock": true, "info": true,
 	"recording": true, "video": true, "console": true, "network": true, "call": true, "search": false,
+	"incident": true,
 }
 
 // executionNouns are the runs of a stored automation: reading one

@@ -71,7 +71,7 @@ func lexiconLists() map[string][]string {
 		"noun-phrase-ends": nounPhraseEnds, "migration-verbs": migrationVerbs, "database-words": databaseWords,
 		"definition-nouns": definitionNouns, "client-requests": clientRequests, "requesting-verbs": requestingVerbs,
 		"hypothetical-verbs": hypotheticalVerbs, "access-objects": accessObjects, "principal-names": principalNames,
-		"shape-options": shapeOptions,
+		"shape-options": shapeOptions, "metadata-of-telemetry": metadataOfTelemetry,
 	} {
 		keys(name, m)
 	}

@@ -1,0 +1,53 @@
+package risk
+
+import (
+	"fmt"
+	"testing"
+)
+
+// corpusThreeDir is a third set of catalogues, kept in the repository: 24
+// servers the rules had not been written from, captured from the npm
+// registry and labelled by the rubric (testdata/corpus-3/README.md).
+const corpusThreeDir = "../../testdata/corpus-3"
+
+// corpusThreeFirstRun is what the engine made of corpus-3 the first time
+// it was run against it, before any rule was written from its misses: the
+// estimate of how the engine judges servers nobody here has read, in the
+// order of corpusFigures.rows. It is kept as the record docs/risk-model.md
+// §12 quotes; corpusThreeRatchets hold today's figures.
+var corpusThreeFirstRun = []figure{
+	{got: 70, of: 78}, {got: 201, of: 207}, {got: 477, of: 577}, {got: 369, of: 577}, {got: 423, of: 577},
+}
+
+// corpusThreeRatchets are the figures achieved since, as counts: a change
+// that loses a tool on corpus-3 fails, so what was learnt from it stays
+// learnt. They are below the development folders' targets; the reasons
+// are in docs/risk-model.md §12.
+var corpusThreeRatchets = []int{75, 204, 499, 368, 430}
+
+// TestCorpusThreeFigures prints how the engine agrees with corpus-3's
+// labels beside its first run, and holds it to the ratchets.
+func TestCorpusThreeFigures(t *testing.T) {
+	results, labels := loadFolder(t, corpusThreeDir)
+	var f corpusFigures
+	for _, l := range labels {
+		key := l.Server + "/" + l.Tool
+		a, ok := results[key]
+		if !ok {
+			t.Fatalf("labelled tool %s is not in corpus-3", key)
+		}
+		f.add(compareLabel("corpus-3/"+key, a, l))
+	}
+	printFigures("corpus-3", f)
+	for i, r := range f.rows() {
+		first := corpusThreeFirstRun[i]
+		fmt.Printf("corpus corpus-3 first run: %s: %d/%d (%.1f%%)\n", r.name, first.got, first.of, pct(first.got, first.of))
+		if r.of != first.of {
+			t.Errorf("%s counts %d tools, the first run counted %d: the labels changed", r.name, r.of, first.of)
+		}
+		if r.got < corpusThreeRatchets[i] {
+			t.Errorf("corpus-3: %s: %d/%d, below the ratchet of %d", r.name, r.got, r.of, corpusThreeRatchets[i])
+		}
+	}
+	printClasses("corpus-3", f)
+}
