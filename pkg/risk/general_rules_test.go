@@ -585,6 +585,10 @@ func TestWhatTheSchemaAndTheOpeningSay(t *testing.T) {
 			"observe", "", "", 0, L3},
 		{"the names of customers", `{"name":"list_customer_names","description":"Lists the names of the customers.","inputSchema":{"type":"object","properties":{}}}`,
 			"read", "", "", 0, L3},
+		{"a person's task read", `{"name":"get_task","description":"Returns a task with its notes, assignee and due date.","inputSchema":{"type":"object","properties":{"task_id":{"type":"string"}},"required":["task_id"]}}`,
+			"read", "medium", "", 0, L3},
+		{"a stored automation's task read", `{"name":"get_actor_task","description":"Returns the saved settings of an actor task.","inputSchema":{"type":"object","properties":{"task_id":{"type":"string"}},"required":["task_id"]}}`,
+			"read", "low", "", 0, L3},
 		{"an event of a simulation resent", `{"name":"replay_test_event","description":"This tool will resend an event of a simulation run to the configured endpoint; a simulated event is delivered as a real request.","inputSchema":{"type":"object","properties":{"event_id":{"type":"string"}},"required":["event_id"]}}`,
 			"mutate", "", "", L3, 0},
 	} {

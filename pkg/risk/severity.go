@@ -432,8 +432,15 @@ var privateContentNouns = map[string]bool{
 	"profile": true, "customer": true, "contact": true, "invoice": true, "payment": true, "subscription": true,
 	"dispute": true, "balance": true, "transaction": true, "order": true, "page": true, "block": true,
 	"document": true, "note": true, "record": true, "row": true, "event": true, "replay": true, "output": true,
-	"chat": true, "dm": true, "attachment": true, "recording": true, "submission": true,
+	"chat": true, "dm": true, "attachment": true, "recording": true, "submission": true, "task": true,
+	"tasks": true,
 }
+
+// taskOwners make a task a stored automation's unit of work rather than a
+// person's to-do, which is what a tracker's task is: written by people,
+// about their work, as an issue or a ticket is.
+var taskOwners = map[string]bool{"actor": true, "pipeline": true, "workflow": true, "job": true, "cron": true,
+	"scheduled": true, "build": true, "agent": true, "queue": true}
 
 // fileContentNouns hold content only when they are read, not listed or
 // searched by name: a listing shows names, a read shows what is inside.
@@ -496,6 +503,11 @@ func readsPrivate(s *signals) {
 	for _, o := range s.objects {
 		if printed && printedOutputNouns[o] {
 			continue // what a program printed, not what a person wrote
+		}
+		if o == "task" || o == "tasks" {
+			if containsAnyMap(s.objects, taskOwners) {
+				continue // "get_actor_task": a stored automation's settings, not a person's to-do
+			}
 		}
 		if !defines && (privateContentNouns[o] || (fileContentNouns[o] && !(listing && o != "code" && o != "content"))) {
 			s.privateContent = o
