@@ -154,7 +154,7 @@ func refineAction(s *signals, act action, j *judgement) (action, bool) {
 	if act == actDestroy && s.verb == "drop" && !s.bulk && !anyBroad(s.objects) {
 		act = actDelete // "drop_index" removes one item
 	}
-	if act == actDelete && (s.bulk || anyBroadStrict(s.objects)) {
+	if act == actDelete && (s.bulk || removesBroad(s.objects)) {
 		act = actDestroy
 	}
 	if act == actDelete && scopeWords[singular(headNoun(s.objects))] != "" && withContents.Any(s.desc) {
@@ -563,4 +563,18 @@ func opensWithChange(desc string) bool {
 	}
 	a := verbs[desc[:end]]
 	return a >= actMutate
+}
+
+// removesBroad says what a delete removes is broad: a broad word is the
+// head noun ("delete_org", "drop_table"), or a word of quantity is
+// anywhere ("delete_all_issues"). A container word before the head only
+// says where the item lives: "remove_org_member" removes a member.
+func removesBroad(objects []string) bool {
+	if len(objects) == 0 {
+		return false
+	}
+	if containsAny(objects, "all", "many", "bulk", "everything") {
+		return true
+	}
+	return anyBroadStrict([]string{headNoun(objects)})
 }

@@ -109,6 +109,11 @@ func credentialObject(objects []string, desc string) (name string, secret bool) 
 				return o + " (an authentication client)", true
 			}
 		case accessNouns[o]:
+			if (o == "ip" || o == "cidr") && !ipAccessSaid(objects, desc) {
+				// "assign_reserved_ip": an address given to a machine
+				// routes traffic; it decides nobody's access.
+				continue
+			}
 			return o, false
 		}
 	}
@@ -413,3 +418,18 @@ func maskedVariable(s *signals) bool {
 	}
 	return false
 }
+
+// ipAccessSaid says an IP address or range in a name is an access rule's:
+// another word of the name makes it a list or a rule ("ip_allowlist",
+// "add_ip_rule", "block_ip"), or the description speaks of allowing,
+// blocking or access.
+func ipAccessSaid(objects []string, desc string) bool {
+	if containsAny(objects, "allow", "allowed", "block", "blocked", "deny", "access", "list", "rule", "rules",
+		"whitelist", "allowlist", "blocklist", "range", "ranges", "restriction", "restrictions", "trusted") {
+		return true
+	}
+	return ipAccessSet.Any(desc)
+}
+
+var ipAccessSet = phrase.New("allow", "whitelist", "blocklist", "block ", "blocked", "deny", "access", "restrict",
+	"trusted", "firewall", "accept traffic")

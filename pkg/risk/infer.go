@@ -303,6 +303,12 @@ func readSignals(t *tooldef.Tool) signals {
 		s.public = publicEffect(s.tokens, opening(desc, claimWindow), publicText)
 	}
 	readSchema(&s, t.InputSchema)
+	if s.privilege == "" && s.act >= actMutate && containsAny(s.objects, "ip", "cidr") && ipAccessParams(s.params) {
+		// "create_sip_ip_address" with an access-control-list parameter
+		// and "requests from this address will be allowed": the address
+		// is an access rule's, whatever the name calls it.
+		s.privilege = "ip"
+	}
 	if generatesRandomSecret(&s) {
 		// "generate — Generate a secure password": a password made from
 		// a length and a choice of characters, bound to no account and
@@ -673,6 +679,12 @@ func publicEffect(nameTokens []string, opening string, holdsPhrase bool) string 
 			return "it makes something public"
 		}
 	}
+	if containsAny(nameTokens, "ip", "ips", "address") && containsAny(nameTokens, "reserved", "floating", "static", "elastic") &&
+		containsAny(nameTokens, "assign", "unassign", "attach", "detach", "associate", "disassociate", "move", "release") {
+		// "assign_reserved_ip": a public address re-pointed sends what
+		// reached it somewhere else, for everyone who uses it.
+		return "it re-points a public address: traffic that reached it goes elsewhere"
+	}
 	// The caller's one pass (holdsPhrase) tells most descriptions hold none
 	// of the phrases; one that holds any is read phrase by phrase, each at
 	// its first place.
@@ -935,6 +947,21 @@ var metadataOfTelemetry = map[string]bool{"names": true, "name": true, "metadata
 func telemetryAmong(objects []string) bool {
 	for _, o := range objects {
 		if telemetryNouns[o] || telemetryNouns[singular(o)] {
+			return true
+		}
+	}
+	return false
+}
+
+// ipAccessParams says a parameter makes an address an access rule's: it
+// names an access control list or an allowlist, or its description says
+// traffic from the address is allowed, accepted or blocked.
+func ipAccessParams(params []param) bool {
+	for _, prm := range params {
+		if strings.Contains(prm.flat, "accesscontrol") || strings.Contains(prm.flat, "allowlist") || strings.Contains(prm.flat, "whitelist") || strings.HasSuffix(prm.flat, "acl") {
+			return true
+		}
+		if d, _ := prm.schema["description"].(string); d != "" && ipAccessSet.Any(strings.ToLower(d)) {
 			return true
 		}
 	}

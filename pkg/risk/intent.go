@@ -211,8 +211,23 @@ var executedWords = []string{"execut", "evaluat", "to run", "runs ", "run in", "
 
 func describedAsExecuted(p map[string]any, toolDesc string) bool {
 	d, _ := p["description"].(string)
-	return executedSet.Any(strings.ToLower(d)) || executedSet.Any(toolDesc)
+	d = strings.ToLower(d)
+	if executedSet.Any(d) {
+		return true
+	}
+	// The parameter's own words are the nearer statement: "Unique code
+	// that customers can use to redeem this discount" is a code people
+	// type, whatever else the tool's description applies or runs.
+	return !typedCodeSet.Any(d) && executedSet.Any(toolDesc)
 }
+
+// typedCodes are a parameter description's words for a code people type
+// or a system assigns, not a program.
+var typedCodes = []string{"redeem", "coupon", "promo", "discount", "voucher", "referral", "invite code",
+	"invitation code", "verification", "country code", "postal", "zip", "currency", "language code",
+	"status code", "error code", "authorization code", "one-time code", "color code"}
+
+var typedCodeSet = phrase.New(typedCodes...)
 
 var executedSet = phrase.New(executedWords...)
 

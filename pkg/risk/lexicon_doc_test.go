@@ -107,7 +107,7 @@ func phraseLists() map[string][]string {
 		"local-phrases": localPhrases, "pipeline-variable-phrases": pipelineVariablePhrases,
 		"stored-credential-phrases": storedCredentialPhrases, "statement-phrases": statementPhrases,
 		"statement-to-phrases": statementToPhrases, "states-change-phrases": statesChangePhrases,
-		"access-said-phrases": accessSaidPhrases, "saves-or-sets-phrases": savesOrSetsPhrases,
+		"access-said-phrases": accessSaidPhrases, "typed-codes": typedCodes, "saves-or-sets-phrases": savesOrSetsPhrases,
 		"output-claims": slices.Collect(maps.Keys(describesOutput)),
 	}
 	out := map[string][]string{}
