@@ -154,7 +154,7 @@ func refineAction(s *signals, act action, j *judgement) (action, bool) {
 	if act == actDestroy && s.verb == "drop" && !s.bulk && !anyBroad(s.objects) {
 		act = actDelete // "drop_index" removes one item
 	}
-	if act == actDelete && (s.bulk || removesBroad(s.objects)) {
+	if act == actDelete && (s.bulk || removesBroad(s.objects, s.tokens)) {
 		act = actDestroy
 	}
 	if act == actDelete && scopeWords[singular(headNoun(s.objects))] != "" && withContents.Any(s.desc) {
@@ -567,14 +567,30 @@ func opensWithChange(desc string) bool {
 
 // removesBroad says what a delete removes is broad: a broad word is the
 // head noun ("delete_org", "drop_table"), or a word of quantity is
-// anywhere ("delete_all_issues"). A container word before the head only
+// anywhere ("delete_all_issues"), or a plural head under a container
+// ("delete_namespace_pods"). A container word before a singular head only
 // says where the item lives: "remove_org_member" removes a member.
-func removesBroad(objects []string) bool {
+func removesBroad(objects, tokens []string) bool {
 	if len(objects) == 0 {
 		return false
 	}
 	if containsAny(objects, "all", "many", "bulk", "everything") {
 		return true
 	}
-	return anyBroadStrict([]string{headNoun(objects)})
+	head := headNoun(objects)
+	if pluralInName(head, tokens) && anyBroadStrict(objects) {
+		return true // "delete_namespace_pods": every pod of the namespace
+	}
+	return anyBroadStrict([]string{head})
+}
+
+// pluralInName says the name spells a noun in the plural: the objects are
+// kept singular, the name's own words are not.
+func pluralInName(noun string, tokens []string) bool {
+	for _, t := range tokens {
+		if t != noun && singular(t) == noun {
+			return true
+		}
+	}
+	return false
 }

@@ -591,6 +591,8 @@ func TestWhatTheSchemaAndTheOpeningSay(t *testing.T) {
 			"read", "low", "", 0, L3},
 		{"a member removed from an organisation", `{"name":"remove_org_member","description":"Removes a member of the organisation by id.","inputSchema":{"type":"object","properties":{"member_id":{"type":"string"}},"required":["member_id"]}}`,
 			"delete", "", "", L4, 0},
+		{"every pod of a namespace deleted", `{"name":"delete_namespace_pods","description":"Deletes the pods of a namespace.","inputSchema":{"type":"object","properties":{"namespace":{"type":"string"}},"required":["namespace"]}}`,
+			"destroy", "", "", L5, 0},
 		{"an organisation deleted", `{"name":"delete_org","description":"Deletes an organisation.","inputSchema":{"type":"object","properties":{"org_id":{"type":"string"}},"required":["org_id"]}}`,
 			"destroy", "critical", "", L5, 0},
 		{"a reserved address moved to another machine", `{"name":"assign_reserved_ip","description":"Assigns a reserved IP to a machine.","inputSchema":{"type":"object","properties":{"ip":{"type":"string"},"machine_id":{"type":"string"}},"required":["ip","machine_id"]}}`,
