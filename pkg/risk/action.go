@@ -179,6 +179,9 @@ func refineAction(s *signals, act action, j *judgement) (action, bool) {
 		if dest := outwardDestination(s); dest != "" {
 			act = actSend
 			j.note(fmt.Sprintf("parameter %q names where the tool delivers data: it leaves the system", dest))
+		} else if notify := notifiesAddresses(s.params); notify != "" {
+			act = actSend
+			j.note(fmt.Sprintf("parameter %q mails whoever the call lists: it leaves the system", notify))
 		}
 	}
 	if act == actUtility && s.verb == "format" && (containsAnyMap(s.objects, storageDevices) || formatErases.Any(s.desc)) {
@@ -593,4 +596,36 @@ func pluralInName(noun string, tokens []string) bool {
 		}
 	}
 	return false
+}
+
+// notifyParams are a change's switch for mailing the people it lists.
+var notifyParams = map[string]bool{"sendupdates": true, "sendnotifications": true, "sendnotification": true,
+	"notify": true, "notifyattendees": true, "notifyguests": true, "sendinvites": true, "sendinvitations": true,
+	"sendinvitation": true, "sendemail": true, "sendemails": true, "notifyusers": true, "notifyrecipients": true}
+
+// recipientParams list people by their addresses.
+var recipientParams = map[string]bool{"attendees": true, "invitees": true, "guests": true, "participants": true,
+	"recipients": true, "emails": true, "to": true, "cc": true, "bcc": true}
+
+// notifiesAddresses is the switch of a change that can mail whoever it
+// lists ("create_event" with attendees and sendUpdates): whatever addresses
+// the call names receive the message, inside the system or not. "" when
+// there is none.
+func notifiesAddresses(params []param) string {
+	notify, recipients := "", false
+	for _, p := range params {
+		if p.nested {
+			continue
+		}
+		if notifyParams[p.flat] {
+			notify = p.name
+		}
+		if recipientParams[p.flat] {
+			recipients = true
+		}
+	}
+	if recipients {
+		return notify
+	}
+	return ""
 }

@@ -675,6 +675,10 @@ func publicEffect(nameTokens []string, opening string, holdsPhrase bool) string 
 		switch tok {
 		case "dns", "nameserver", "nameservers":
 			return "public DNS reaches everyone who resolves the name"
+		case "domain":
+			if containsAny(nameTokens, "record", "records") {
+				return "a domain's records are public DNS: they reach everyone who resolves the name"
+			}
 		case "public", "publicly":
 			return "it makes something public"
 		}

@@ -109,6 +109,10 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "high", "opens a physical lock"
 	case s.public != "":
 		return "high", "externally visible: " + s.public
+	case (s.verb == "rerun" || s.verb == "retry") && containsAnyMap(s.objects, automationNouns):
+		// Running a stored pipeline again runs what its owner wrote, its
+		// deploy steps with the rest, as the first run did.
+		return "high", fmt.Sprintf("%q runs a stored pipeline, workflow or job again", s.verb)
 	case highImpactVerbs[s.verb]:
 		return "high", fmt.Sprintf("%q changes a running service or shared history", s.verb)
 	case copiesSecrets(&s):
