@@ -848,33 +848,34 @@ var credentialValueParams = map[string]string{"password": "password", "newpasswo
 
 // credentialValueParam is the credential carried by a string property, at
 // any depth of the schema's objects (a login inside an item); "" when there
-// is none. Properties are visited in name order, so the answer does not
-// depend on a map's order.
+// is none. The property first in byte order answers, so the answer does
+// not depend on a map's order.
 func credentialValueParam(schema any, depth int) string {
 	node, _ := schema.(map[string]any)
 	props, _ := node["properties"].(map[string]any)
 	if len(props) == 0 || depth > 3 {
 		return ""
 	}
-	names := make([]string, 0, len(props))
-	for name := range props {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		pm, _ := props[name].(map[string]any)
+	// The first name in byte order wins, found without sorting: most
+	// schemas hold no such property at all.
+	best, bestName := "", ""
+	for name, p := range props {
+		pm, _ := p.(map[string]any)
 		if typ, _ := pm["type"].(string); typ == "string" || typ == "" {
-			if cred := credentialValueParams[flatten(name)]; cred != "" {
-				return cred
+			if cred := credentialValueParams[flatten(name)]; cred != "" && (bestName == "" || name < bestName) {
+				best, bestName = cred, name
 			}
 		}
 	}
-	for _, name := range names {
-		if found := credentialValueParam(props[name], depth+1); found != "" {
-			return found
+	if best != "" {
+		return best
+	}
+	for name, p := range props {
+		if found := credentialValueParam(p, depth+1); found != "" && (bestName == "" || name < bestName) {
+			best, bestName = found, name
 		}
 	}
-	return ""
+	return best
 }
 
 // principalNames are parameters that list who: groups, users, members,
