@@ -88,7 +88,7 @@ var authPhraseSet = phrase.New(authPhrases...)
 // accessNouns name network and browser access controls: firewall rules,
 // allowlists and their bypasses, CORS origins.
 var accessNouns = map[string]bool{"firewall": true, "allowlist": true, "whitelist": true, "blocklist": true,
-	"bypass": true, "cors": true, "ipallowlist": true, "ip": true, "cidr": true, "ingress": true}
+	"bypass": true, "cors": true, "ipallowlist": true, "ip": true, "cidr": true, "ingress": true, "peering": true}
 
 // credentialObject names the credential or access control a tool's name
 // works on, beyond the plain privilege nouns: a qualified key, an OAuth

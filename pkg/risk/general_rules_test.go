@@ -613,6 +613,8 @@ func TestWhatTheSchemaAndTheOpeningSay(t *testing.T) {
 			"mutate", "high", "public DNS", L4, 0},
 		{"a pipeline run again", `{"name":"rerun_pipeline","description":"Reruns a pipeline from its failed job.","inputSchema":{"type":"object","properties":{"pipeline_id":{"type":"string"}},"required":["pipeline_id"]}}`,
 			"mutate", "high", "runs a stored pipeline, workflow or job again", L4, 0},
+		{"two networks peered", `{"name":"create_network_peering","description":"Creates a peering between two private networks.","inputSchema":{"type":"object","properties":{"network_a":{"type":"string"},"network_b":{"type":"string"}},"required":["network_a","network_b"]}}`,
+			"mutate", "critical", "", L5, 0},
 		{"an event of a simulation resent", `{"name":"replay_test_event","description":"This tool will resend an event of a simulation run to the configured endpoint; a simulated event is delivered as a real request.","inputSchema":{"type":"object","properties":{"event_id":{"type":"string"}},"required":["event_id"]}}`,
 			"mutate", "", "", L3, 0},
 	} {
