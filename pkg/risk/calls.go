@@ -432,4 +432,4 @@ func ipAccessSaid(objects []string, desc string) bool {
 }
 
 var ipAccessSet = phrase.New("allow", "whitelist", "blocklist", "block ", "blocked", "deny", "access", "restrict",
-	"trusted", "firewall", "accept traffic")
+	"trusted", "firewall", "accept traffic", "connect", "reach", "inbound", "permit", "grant", "admit", "open")

@@ -268,3 +268,64 @@ func camel(s string) string {
 	}
 	return b.String()
 }
+
+// TestLoweringRulesLearntFromCorpusThreeKeepToTheirCase generates, for
+// each rule that grades a tool lower than its words alone would — a
+// random password, a previewed change, an IP address that is not an
+// access rule's, a code people type — definitions that fit the rule's
+// words but do more: a password set on an account, a preview that goes on
+// to bill, an address whose traffic is let in, a code the tool runs. None
+// of them may be lowered.
+func TestLoweringRulesLearntFromCorpusThreeKeepToTheirCase(t *testing.T) {
+	count := 0
+	check := func(what, def string, ok func(a Assessment) bool) {
+		t.Helper()
+		count++
+		if a := assess(t, def); !ok(a) {
+			t.Errorf("%s, judged %s %s/%s: %s (%v)", what, a.Level, a.SEP.Category, a.SEP.RiskLevel, def, a.Reasons)
+		}
+	}
+	atLeastL4 := func(a Assessment) bool { return a.Level >= L4 }
+	for _, name := range []string{"generate", "generate_password", "generate_passphrase", "generatePassword"} {
+		for _, desc := range []string{
+			"Generate a new password for the user and set it.",
+			"Generate a password and save it to the vault.",
+			"Generate a passphrase and store it as the account's login.",
+			"Generates a password, resets the account to it and returns it.",
+			"Generate a password; it is assigned to the service account.",
+		} {
+			check("a generated password put to use", fmt.Sprintf(`{"name":%q,"description":%q,"inputSchema":{"type":"object","properties":{"length":{"type":"integer"}}}}`, name, desc), atLeastL4)
+		}
+		for _, param := range []string{`"user_id":{"type":"string"}`, `"account":{"type":"string"}`, `"target":{"type":"string"}`, `"vault_path":{"type":"string"}`} {
+			check("a generated password bound to something", fmt.Sprintf(`{"name":%q,"description":"Generate a secure password.","inputSchema":{"type":"object","properties":{"length":{"type":"integer"},%s}}}`, name, param), atLeastL4)
+		}
+	}
+	for _, verb := range []string{"preview", "estimate"} {
+		for _, rest := range []string{"and_charge_card", "then_refund", "and_transfer_funds", "or_apply_charge"} {
+			check("a preview joined to a grave action", fmt.Sprintf(`{"name":"%s_%s","description":"Works out the amount.","inputSchema":{"type":"object","properties":{"customer":{"type":"string"},"amount":{"type":"number"}}}}`, verb, rest), atLeastL4)
+		}
+		for _, desc := range []string{"Previews the charge, then bills the customer's card.", "Estimates the charge and then charges it.", "Previews the refund; it then sends the refund to the customer."} {
+			check("a preview said to go on", fmt.Sprintf(`{"name":"%s_invoice_charge","description":%q,"inputSchema":{"type":"object","properties":{"invoice_id":{"type":"string"}}}}`, verb, desc), atLeastL4)
+		}
+	}
+	for _, name := range []string{"add_ip", "create_ip_address", "set_ip", "update_ip_range", "addIp", "ip_add"} {
+		for _, desc := range []string{
+			"Adds an IP address that may connect to the database.",
+			"Lets requests from this IP reach the service.",
+			"Permits inbound traffic from the address.",
+			"Grants the address access to the cluster API.",
+			"Opens the project to an IP address.",
+			"Adds an address to the firewall.",
+		} {
+			check("an address whose traffic is let in", fmt.Sprintf(`{"name":%q,"description":%q,"inputSchema":{"type":"object","properties":{"project":{"type":"string"},"ip":{"type":"string"}},"required":["ip"]}}`, name, desc), atLeastL4)
+		}
+	}
+	for _, name := range []string{"apply_coupon", "submit_code", "redeem", "use_voucher"} {
+		for _, desc := range []string{"Executes the given code on the server.", "Evaluates the code and returns the result.", "Runs the code in the worker."} {
+			check("a typed code the tool says it runs", fmt.Sprintf(`{"name":%q,"description":%q,"inputSchema":{"type":"object","properties":{"code":{"type":"string","description":"Your promo code"}},"required":["code"]}}`, name, desc), atLeastL4)
+		}
+	}
+	if count < 90 {
+		t.Fatalf("only %d definitions generated", count)
+	}
+}

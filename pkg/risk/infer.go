@@ -128,7 +128,18 @@ func readSignals(t *tooldef.Tool) signals {
 	}
 	// "issues_get_and_mark", "list_or_create": a verb that changes state
 	// anywhere in the name outranks a read word.
-	if (s.act == actRead || s.act == actObserve || s.act == actUtility) && !hypotheticalVerbs[s.verb] {
+	skippedVerb := ""
+	if (s.act == actRead || s.act == actObserve || s.act == actUtility) && hypotheticalVerbs[s.verb] && !containsAny(tokens, "and", "then", "or") {
+		// "preview_subscription_charge": what follows works out what a
+		// charge would be. Kept aside: a description that says the tool
+		// goes on to do it makes it the action after all (below).
+		for i, tok := range tokens {
+			if i != primary && precedenceVerbs[tok] && !nounUse(tokens, i) {
+				skippedVerb = tok
+				break
+			}
+		}
+	} else if s.act == actRead || s.act == actObserve || s.act == actUtility {
 		for i, tok := range tokens {
 			if i != primary && precedenceVerbs[tok] && !nounUse(tokens, i) && !(tok == "resolve" && resolvesName(tokens, i)) {
 				s.act, s.verb = verbs[tok], tok
@@ -198,6 +209,10 @@ func readSignals(t *tooldef.Tool) signals {
 	}
 	desc = lowerText(desc)
 	s.desc = desc
+	if skippedVerb != "" && (statesChange.Any(desc) || strings.Contains(desc, "then ")) {
+		// "Previews the charge, then bills it": the preview is a step.
+		s.act, s.verb = verbs[skippedVerb], skippedVerb
+	}
 
 	// A tool that mints or changes a credential grants access whatever
 	// verb it uses: "generate" is no computation when a service now

@@ -1,6 +1,7 @@
 package risk
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/toolgate/toolgate/pkg/phrase"
@@ -215,11 +216,21 @@ func describedAsExecuted(p map[string]any, toolDesc string) bool {
 	if executedSet.Any(d) {
 		return true
 	}
-	// The parameter's own words are the nearer statement: "Unique code
-	// that customers can use to redeem this discount" is a code people
-	// type, whatever else the tool's description applies or runs.
-	return !typedCodeSet.Any(d) && executedSet.Any(toolDesc)
+	if typedCodeSet.Any(d) {
+		// The parameter's own words are the nearer statement: "Unique
+		// code that customers can use to redeem this discount" is a code
+		// people type, whatever the tool "applies"; a tool that says it
+		// executes, evaluates or runs what it is given still does.
+		return strongExecutedSet.Any(toolDesc)
+	}
+	return executedSet.Any(toolDesc)
 }
+
+// strongExecutedSet are the executed words that say nothing but running:
+// "apply" applies discounts as often as manifests.
+var strongExecutedSet = phrase.New(slices.DeleteFunc(slices.Clone(executedWords), func(w string) bool {
+	return w == "apply" || w == "applied to the cluster"
+})...)
 
 // typedCodes are a parameter description's words for a code people type
 // or a system assigns, not a program.
