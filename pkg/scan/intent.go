@@ -609,8 +609,22 @@ func objectEnd(toks []itok, i int) int {
 
 // measureNoun reports a credential word used as a measure or a reference:
 // "fewer tokens", "token cost", "save tokens", "the conversation ID", "an
-// access token" named as a requirement.
+// access token" named as a requirement; and a word that belongs to
+// something other than a secret or the conversation: the history of a
+// version, a record or a property ("the version history", "history of
+// the deal", "properties to include with history"), a key of a schema or
+// a map ("foreign key", "sort key").
 func measureNoun(toks []itok, k int) bool {
+	switch toks[k].w {
+	case "history":
+		if recordHistory(toks, k) {
+			return true
+		}
+	case "key", "keys":
+		if k > 0 && dataKeyOwners[toks[k-1].w] {
+			return true
+		}
+	}
 	if k+1 < len(toks) {
 		switch toks[k+1].w {
 		case "cost", "costs", "count", "counts", "usage", "limit", "limits", "budget", "budgets", "efficient", "per", "id", "ids", "url", "urls", "identifier", "name", "names", "title", "format", "scopes", "scope", "type", "length":
@@ -624,6 +638,53 @@ func measureNoun(toks []itok, k int) bool {
 		}
 	}
 	return false
+}
+
+// recordHistory reports "history" that is a record's, not the
+// conversation's: after a word for what has versions ("version history",
+// "commit history", "property history"), "history of" something that is
+// not the conversation, or bare after "with" or "without", an option of the
+// records named before it ("properties to include with history"). The
+// history of the chat, of the user's searches or of their health stays
+// private.
+func recordHistory(toks []itok, k int) bool {
+	if k > 0 {
+		prev := toks[k-1].w
+		if recordOwners[prev] || prev == "with" || prev == "without" {
+			return true
+		}
+	}
+	if k+2 < len(toks) && toks[k+1].w == "of" {
+		j := k + 2
+		for j < len(toks)-1 && (toks[j].w == "the" || toks[j].w == "a" || toks[j].w == "an" || toks[j].w == "each" || toks[j].w == "this") {
+			j++
+		}
+		return recordOwners[toks[j].w]
+	}
+	return false
+}
+
+// recordOwners are things whose history is a record of their own
+// changes, kept by the tool that keeps them.
+var recordOwners = map[string]bool{
+	"version": true, "versions": true, "revision": true, "revisions": true, "commit": true, "commits": true, "edit": true,
+	"edits": true, "change": true, "changes": true, "property": true, "properties": true, "record": true, "records": true,
+	"object": true, "objects": true, "field": true, "fields": true, "value": true, "values": true, "price": true,
+	"prices": true, "deployment": true, "deployments": true, "build": true, "builds": true, "job": true, "jobs": true,
+	"run": true, "runs": true, "task": true, "tasks": true, "ticket": true, "tickets": true, "issue": true, "issues": true,
+	"page": true, "dashboard": true, "dashboards": true, "release": true, "releases": true, "migration": true,
+	"migrations": true, "schema": true, "workflow": true, "pipeline": true, "status": true, "state": true, "audit": true,
+	"git": true, "branch": true, "repository": true, "deal": true, "deals": true, "alert": true, "alerts": true,
+	"incident": true, "incidents": true, "document": true, "stage": true, "pull": true, "merge": true,
+}
+
+// dataKeyOwners make "key" a key of a schema, a table or a map, which no
+// one keeps secret: "foreign key", "partition key", "object key".
+var dataKeyOwners = map[string]bool{
+	"foreign": true, "primary": true, "composite": true, "unique": true, "sort": true, "partition": true, "range": true,
+	"row": true, "hash": true, "shard": true, "sharding": true, "clustering": true, "surrogate": true, "compound": true,
+	"candidate": true, "object": true, "map": true, "dict": true, "dictionary": true, "cache": true, "json": true,
+	"lookup": true, "index": true, "column": true, "translation": true, "i18n": true, "sorting": true, "grouping": true,
 }
 
 // intentSentences runs the intent rules over every sentence of the text.
