@@ -257,7 +257,7 @@ func (ti *toolInfo) secretRequests(texts []Text) []Finding {
 		if !strings.HasPrefix(t.Field, "inputSchema.properties.") || strings.Count(t.Field, ".") != 2 {
 			continue
 		}
-		if asksForSecret(t.Value) && !keyForData(texts, t.Field) {
+		if asksForSecret(t.Value) && !keyForData(texts, t.Field) && !ti.setsOwnSecret(t.Value, paramDescription(texts, t.Field)) {
 			ti.lower()
 			for _, w := range secretPurposeWords {
 				if purposeWord(ti.purpose, w) || purposeWord(ti.about, w) {
@@ -301,6 +301,125 @@ func purposeWord(s, w string) bool {
 		}
 		i = k + 1
 	}
+}
+
+// paramDescription returns the description of the parameter at field.
+func paramDescription(texts []Text, field string) string {
+	for _, t := range texts {
+		if t.Field == field+".description" {
+			return t.Value
+		}
+	}
+	return ""
+}
+
+// setsOwnSecret reports a credential-named parameter that is not the
+// user's credential, by what its description says:
+//
+//   - a session of the tool's own: "session" alone, described as something
+//     other than a cookie, a token or a login ("Run in an existing
+//     interactive session"). Described as nothing, or only by its name
+//     ("Session value"), it is still taken for a credential.
+//   - a password the tool sets on what it makes or changes, to protect
+//     it: a tool whose name starts with create, edit, share, ... and a
+//     password described as new, or as the password for the very thing
+//     the name makes ("Access password for the Send", "New access
+//     password", "Password to protect the archive"). A password of the
+//     user, an account, a login or a machine is never that.
+func (ti *toolInfo) setsOwnSecret(param, desc string) bool {
+	low := strings.ToLower(desc)
+	var buf [8]string
+	words := appendIdentWords(buf[:0], param)
+	if len(words) == 1 && words[0] == "session" {
+		return ownSession(low)
+	}
+	if len(words) == 0 || words[len(words)-1] != "password" || len(ti.nameWords) < 2 || !makingVerbs[ti.nameWords[0]] {
+		return false
+	}
+	var dbuf [64]string
+	dwords := appendProseWords(dbuf[:0], low)
+	for _, w := range dwords {
+		if ownerWords[w] {
+			return false
+		}
+	}
+	for i, w := range dwords {
+		switch w {
+		case "new", "protect", "protects", "protecting", "recipient", "recipients":
+			return true
+		case "for", "open", "access", "view", "download", "unlock":
+			// "password for the Send": the thing the tool's name makes.
+			for j := i + 1; j < min(len(dwords), i+4); j++ {
+				for _, nw := range ti.nameWords[1:] {
+					if dwords[j] == nw || dwords[j] == nw+"s" {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// makingVerbs start the name of a tool that makes, changes or shares
+// something, and may set a password on it.
+var makingVerbs = map[string]bool{
+	"create": true, "new": true, "add": true, "make": true, "generate": true, "edit": true, "update": true, "modify": true,
+	"set": true, "share": true, "upload": true, "publish": true, "export": true, "archive": true, "zip": true,
+	"compress": true, "encrypt": true, "protect": true, "lock": true,
+}
+
+// ownerWords say whose password it is: the user's, an account's, a
+// machine's, a login's. Such a password is asked for, not set.
+var ownerWords = map[string]bool{
+	"user": true, "users": true, "user's": true, "your": true, "my": true, "account": true, "accounts": true,
+	"login": true, "email": true, "e-mail": true, "mail": true, "bank": true, "banking": true, "root": true, "admin": true,
+	"machine": true, "server": true, "existing": true, "current": true, "browser": true, "wifi": true, "sign-in": true,
+	"signin": true, "master": true, "vault": true, "owner": true, "their": true, "his": true, "her": true,
+}
+
+// ownSession reports a session parameter's description that says what
+// the session is — a terminal, a shell, a conversation of the tool's own —
+// without a word of credentials. Empty, or only the parameter's own name
+// again, it says nothing.
+func ownSession(low string) bool {
+	var buf [64]string
+	said := false
+	for _, w := range appendProseWords(buf[:0], low) {
+		switch w {
+		case "cookie", "cookies", "token", "tokens", "credential", "credentials", "auth", "authentication", "login", "logged",
+			"sign", "signed", "browser", "secret", "key", "password", "jwt", "sid", "user", "user's", "your", "account", "bank",
+			"web", "website", "site", "header", "bearer", "oauth":
+			return false
+		case "session", "sessions", "value", "string", "the", "a", "an", "of", "id", "data", "current", "info", "hint", "optional", "required":
+		default:
+			said = true
+		}
+	}
+	return said
+}
+
+// appendProseWords appends the lower-case words of s (letters, digits,
+// apostrophes and hyphens) to out, as many as fit its capacity.
+func appendProseWords(out []string, s string) []string {
+	for i := 0; i < len(s) && len(out) < cap(out); {
+		for i < len(s) && !proseWordByte(s[i]) {
+			i++
+		}
+		j := i
+		for j < len(s) && proseWordByte(s[j]) {
+			j++
+		}
+		if j > i {
+			out = append(out, strings.Trim(s[i:j], "'-"))
+		}
+		i = j
+	}
+	return out
+}
+
+func proseWordByte(b byte) bool {
+	return isWordByte(b) || b == '\'' || b == '-'
 }
 
 // keyForData reports a parameter whose description says it decrypts or

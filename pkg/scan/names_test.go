@@ -88,6 +88,40 @@ func TestSecretRequests(t *testing.T) {
 	}
 }
 
+// TestSecretRequestsByDescription: what a credential-named parameter's
+// description says decides whether it is the user's credential.
+func TestSecretRequestsByDescription(t *testing.T) {
+	for _, c := range []struct {
+		name, desc, param, pdesc string
+		want                     bool
+	}{
+		// A password the tool sets on what it makes.
+		{"create_text_share", "Creates a share link for a text.", "password", "Access password for the share", false},
+		{"edit_share", "Edits a share link.", "password", "New access password", false},
+		{"create_archive", "Creates a zip archive of files.", "password", "Optional password to protect the archive", false},
+		{"create_archive", "Creates a zip archive of files.", "password", "The user's e-mail password", true},
+		{"create_event", "Creates a calendar event.", "password", "Password of the account that owns the calendar", true},
+		{"get_forecast", "Returns the weather forecast.", "password", "New password", true}, // nothing made
+		// A session of the tool's own.
+		{"run_command", "Runs a command on the remote host.", "session", "Run in an existing interactive session (stateful)", false},
+		{"run_command", "Runs a command on the remote host.", "session", "Session value.", true},
+		{"run_command", "Runs a command on the remote host.", "session", "", true},
+		{"issue_summary", "Summarises an issue.", "session", "The user's browser session for github.com", true},
+	} {
+		texts := []Text{{"name", c.name}, {"description", c.desc}, {"inputSchema.properties." + c.param, c.param}}
+		if c.pdesc != "" {
+			texts = append(texts, Text{"inputSchema.properties." + c.param + ".description", c.pdesc})
+		}
+		got := false
+		for _, f := range Scan(texts, Options{}) {
+			got = got || f.Signal == SignalSecretRequest
+		}
+		if got != c.want {
+			t.Errorf("%s(%s: %q): secret-request %v, want %v", c.name, c.param, c.pdesc, got, c.want)
+		}
+	}
+}
+
 // A Scanner is shared by the goroutines that scan one server's tools; its
 // reused scratch space must not leak from one call into another.
 func TestScannerConcurrentUse(t *testing.T) {
