@@ -1521,8 +1521,10 @@ func rulesObject(toks []itok, from int, given bool) bool {
 // authority: a voice the text does not have.
 func (c *textCtx) authority(toks []itok, all uint64) bool {
 	// A role marker opening the sentence: "SYSTEM:", "[ADMIN]",
-	// "Message from the developer:", "Admin notice:".
-	if toks[0].cls&wAuthority != 0 && (len(toks) > 1 && (toks[1].brk || toks[1].w == "message" || toks[1].w == "notice" || toks[1].w == "note" || toks[1].w == "override")) {
+	// "Message from the developer:", "Admin notice:". A cell of a table
+	// row ("| Operator | Functionality |") is a column's heading, not a
+	// speaker.
+	if toks[0].cls&wAuthority != 0 && (len(toks) > 1 && ((toks[1].brk && !tableCell(c.clean, toks[0])) || toks[1].w == "message" || toks[1].w == "notice" || toks[1].w == "note" || toks[1].w == "override")) {
 		return true
 	}
 	if seqIn(toks, seqRoleSystem) {
@@ -1576,6 +1578,20 @@ func (c *textCtx) authority(toks []itok, all uint64) bool {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// tableCell reports a token that a markdown table's pipe follows.
+func tableCell(t string, tk itok) bool {
+	for i := int(tk.e); i < len(t); i++ {
+		switch t[i] {
+		case ' ', '\t', '*', '`':
+			continue
+		case '|':
+			return true
+		}
+		return false
 	}
 	return false
 }
