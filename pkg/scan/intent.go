@@ -900,6 +900,11 @@ func privateObject(toks []itok, from int) (bool, []string) {
 	end := objectEnd(toks, from-1)
 	for k := from; k < end; k++ {
 		tk := toks[k]
+		if k > from && subordinator(tk.w) {
+			// "include exclusions only when obvious from the user's
+			// request": a clause of its own says when, not what.
+			break
+		}
 		if tk.cls&(wPriv|wSecret|wPrivUser) != 0 && measureNoun(toks, k) {
 			continue
 		}
@@ -940,6 +945,16 @@ func privateObject(toks []itok, from int) (bool, []string) {
 		}
 	}
 	return false, nil
+}
+
+// subordinator reports a word that opens a clause of condition or time,
+// which ends the object before it.
+func subordinator(w string) bool {
+	switch w {
+	case "when", "whenever", "if", "unless", "because", "once", "where", "while":
+		return true
+	}
+	return false
 }
 
 // thisConversation reports a phrase for the conversation the model is
