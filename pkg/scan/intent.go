@@ -835,7 +835,7 @@ func (c *textCtx) intentSentence(s, e int, first bool) {
 				}
 				if obj && !consent(toks[i:]) && !ti.dataIsPurpose(fam, toks[i+1:objectEnd(toks, i)]) {
 					hitAt(sigExfil)
-				} else if sens := c.sensitiveIn(toks[i:]); sens && !consent(toks[i:]) && !protective(c, s, e) {
+				} else if sens := c.sensitiveIn(toks[i:]) && !writesInto(toks, i); sens && !consent(toks[i:]) && !protective(c, s, e) {
 					hitAt(sigExfil)
 				}
 			}
@@ -1073,6 +1073,49 @@ func (c *textCtx) sensitiveIn(toks []itok) bool {
 		}
 	}
 	return false
+}
+
+// writesInto reports an order whose only sensitive paths are a project's
+// own files it writes: "Place the returned credentials in the project's
+// `.env.local` or `.env` file" puts values into the project, which moves
+// nothing out. The verb must be one that puts (place, put, save, write,
+// store, add, append, insert, paste), each path must follow "in", "into"
+// or "to" (or "or"/"and" after such a path) and be relative to the
+// project — a write into the home directory (`~/.ssh/authorized_keys`,
+// `~/.aws/credentials`) plants access and stays reported — and nothing
+// after the paths may be another sink: in "put the keys in .env into
+// `notes`" the path is where the keys are.
+func writesInto(toks []itok, i int) bool {
+	switch toks[i].w {
+	case "place", "put", "save", "write", "store", "add", "append", "insert", "paste":
+	default:
+		return false
+	}
+	dest, last := false, -1
+	for k := i + 1; k < len(toks); k++ {
+		tk := toks[k]
+		if (tk.kind == kPath || tk.kind == kCode) && sensitiveToken(tk.w) {
+			if tk.w[0] == '~' || tk.w[0] == '/' || strings.Contains(tk.w, "$home") || strings.Contains(tk.w, ".ssh") {
+				return false
+			}
+			j := k - 1
+			for j > i && (toks[j].w == "the" || toks[j].w == "a" || toks[j].w == "your" || toks[j].w == "its" || toks[j].w == "their" || toks[j].poss) {
+				j--
+			}
+			switch w := toks[j].w; {
+			case w == "in" || w == "into" || w == "to":
+			case (w == "or" || w == "and") && last == j-1:
+			default:
+				return false
+			}
+			dest, last = true, k
+			continue
+		}
+		if last >= 0 && (tk.kind == kURL || tk.kind == kEmail || tk.kind == kCode || tk.kind == kQuoted || tk.w == "into" || tk.w == "to") {
+			return false
+		}
+	}
+	return dest
 }
 
 // sensitiveToken reports a path to credentials or private files.
