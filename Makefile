@@ -143,7 +143,7 @@ scale: envtest ## Measure convergence of 200 MCPServers of 50 tools each, and th
 .PHONY: corpus-figures
 corpus-figures: ## Print how the risk engine agrees with the reviewers' labels, per corpus folder (dev, dev-2), per part of each (written-from, held-back) and together, on corpus-3 beside its first run, and the poisoning scan's detection and false positives.
 	@$(GO) test -count=1 -run 'TestCorpusFigures$$|TestCorpusThreeFigures$$' -v ./pkg/risk/ | grep -E '^corpus |SKIP|skipped' || true
-	@$(GO) test -count=1 -run 'TestPoisoning(Figures|HeldOut)$$' -v ./pkg/vet/ | grep -E '^poisoning:|SKIP|skipped|FAIL' || true
+	@$(GO) test -count=1 -run 'TestPoisoning(Figures|HeldOut|CorpusThree)$$' -v ./pkg/vet/ | grep -E '^poisoning:|SKIP|skipped|FAIL' || true
 
 ##@ Demo
 

@@ -361,6 +361,50 @@ func TestPoisoningFigures(t *testing.T) {
 // real, keyed "server/tool/signal/field", with why.
 var expectedDevFindings = map[string]string{}
 
+// corpusThree is a corpus of 24 public servers (577 tools) the rules were
+// not written from, kept in the repository. Its first run flagged 14 tools
+// (2.4%): a password a tool sets on what it shares, a session of the
+// tool's own, output formats read as a disk wiped, a version's history
+// read as the conversation, a foreign key read as a secret, a delete tool
+// pointing to its sibling, a table's heading read as a role marker, a when
+// clause read as the object of an order, an example call's argument read
+// as an order, and a write into the project's env file read as a read.
+// Each class was fixed for servers in general; the ratchet below holds
+// what is left, and corpusThreeLeft lists findings shown to be honest that
+// no general rule could spare, with why.
+const (
+	corpusThreeDir        = "../../testdata/corpus-3"
+	corpusThreeTools      = 577
+	corpusThreeFirstRun   = 14
+	corpusThreeMaxFlagged = 0
+)
+
+// corpusThreeLeft lists findings on corpus-3 left in place, keyed as
+// expectedDevFindings is, with why no general rule spares them.
+var corpusThreeLeft = map[string]string{}
+
+func TestPoisoningCorpusThree(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(corpusThreeDir, "servers")); err != nil {
+		t.Fatalf("corpus-3 not found: %v", err)
+	}
+	tools, flagged, findings := vetCorpus(t, corpusThreeDir)
+	if tools != corpusThreeTools {
+		t.Errorf("corpus-3 has %d tools, want %d", tools, corpusThreeTools)
+	}
+	fmt.Printf("poisoning: false positives corpus-3 %d/%d tools (first run %d)\n", flagged, tools, corpusThreeFirstRun)
+	for _, f := range findings {
+		key, excerpt, _ := strings.Cut(f, " ")
+		if reason, ok := corpusThreeLeft[key]; ok {
+			t.Logf("finding left on corpus-3: %s (%s)", key, reason)
+			continue
+		}
+		t.Logf("finding on corpus-3: %s: %s", key, excerpt)
+	}
+	if flagged > corpusThreeMaxFlagged {
+		t.Errorf("%d tools of corpus-3 flagged, at most %d allowed", flagged, corpusThreeMaxFlagged)
+	}
+}
+
 func pct(n, d int) float64 {
 	if d == 0 {
 		return 0
