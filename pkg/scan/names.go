@@ -257,12 +257,15 @@ func (ti *toolInfo) secretRequests(texts []Text) []Finding {
 		if !strings.HasPrefix(t.Field, "inputSchema.properties.") || strings.Count(t.Field, ".") != 2 {
 			continue
 		}
-		if asksForSecret(t.Value) && !keyForData(texts, t.Field) && !ti.setsOwnSecret(t.Value, paramDescription(texts, t.Field)) {
+		if asksForSecret(t.Value) && !keyForData(texts, t.Field) {
 			ti.lower()
 			for _, w := range secretPurposeWords {
 				if purposeWord(ti.purpose, w) || purposeWord(ti.about, w) {
 					return nil
 				}
+			}
+			if ti.setsOwnSecret(t.Value, paramDescription(texts, t.Field)) {
+				continue // read only where the purpose did not already decide
 			}
 			return []Finding{{Signal: SignalSecretRequest, Field: strings.Clone(visibleField(t.Field)), // see textCtx.finding
 				Excerpt: clip.Runes(`parameter "`+escapeVisible(t.Value)+`" asks for a credential the tool's purpose does not need`, maxExcerptRunes)}}

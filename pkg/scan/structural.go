@@ -558,7 +558,8 @@ func (ti *toolInfo) purposeShares(id string) bool {
 	if ti == nil {
 		return false
 	}
-	destroys, pays := graveKinds(appendIdentWords(make([]string, 0, 8), id))
+	var buf [8]string
+	destroys, pays := graveKinds(appendIdentWords(buf[:0], id))
 	own, ownPays := graveKinds(ti.nameWords)
 	return (destroys && own) || (pays && ownPays)
 }
