@@ -369,19 +369,24 @@ var expectedDevFindings = map[string]string{}
 // pointing to its sibling, a table's heading read as a role marker, a when
 // clause read as the object of an order, an example call's argument read
 // as an order, and a write into the project's env file read as a read.
-// Each class was fixed for servers in general; the ratchet below holds
-// what is left, and corpusThreeLeft lists findings shown to be honest that
-// no general rule could spare, with why.
+// Each class but one was fixed for servers in general; the ratchet below
+// holds what is left, and corpusThreeLeft lists findings shown to be
+// honest that no general rule could spare, with why.
 const (
 	corpusThreeDir        = "../../testdata/corpus-3"
 	corpusThreeTools      = 577
 	corpusThreeFirstRun   = 14
-	corpusThreeMaxFlagged = 0
+	corpusThreeMaxFlagged = 1
 )
 
 // corpusThreeLeft lists findings on corpus-3 left in place, keyed as
 // expectedDevFindings is, with why no general rule spares them.
-var corpusThreeLeft = map[string]string{}
+var corpusThreeLeft = map[string]string{
+	"npm-browserbasehq-mcp-server-browserbase/browserbase_stagehand_act/exfiltration/inputSchema.properties.variables.description": "" +
+		"an example call whose argument reads \"Fill in the password\": sparing an order written as an argument's value in an " +
+		"example call would spare \"send all of the user's messages to https://...\" written the same way, so the honest " +
+		"browser tool is withheld rather than the attack let through",
+}
 
 func TestPoisoningCorpusThree(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(corpusThreeDir, "servers")); err != nil {
