@@ -157,8 +157,9 @@ var lexicon = func() map[string]uint64 {
 		"disclose_to_user notify_user show_user visible_to_user user_visible omits omit warn warning warnings")
 	add(wVoidCue, "apply applies appl hold withdrawn supersede supersedes superseded void lifted suspended restrictions outdated binding "+
 		"precedence overrides test different ignored extend follow exempt cancelled canceled objective standing predates relevant meant")
-	add(wUninfCue, "informed told notified shown alerted aware warned made leave leaves refer show phrased framed worded presented disguised")
-	add(wLieCue, "failed fail impossible official legally temporary unrelated safe nothing never didn't did only asked")
+	add(wUninfCue, "informed told notified shown alerted aware warned made leave leaves refer show phrased framed worded presented disguised "+
+		"mentioned mention mentioning disclosed tell telling name asks ask asked present describe")
+	add(wLieCue, "failed fail fails failing impossible official legally temporary unrelated safe nothing never didn't did only asked")
 	add(wClaimCue, "preferred deprecated tampered corrupt corrupts compromised broken insecure unsafe malicious unreliable unapproved approved "+
 		"backdoor leaks server's instead whenever even time about dropping untrusted")
 	add(wVoiceCue, "message note pre-authorised pre-authorized hereby consent authorise authorize permission administrator admin treat")

@@ -487,6 +487,16 @@ func MisleadingAnnotations(name, description string, readOnly, notDestructive bo
 	if !readOnly && !notDestructive && !safe {
 		return nil
 	}
+	if readOnly || safe {
+		if verb := graveChangeName(name); verb != "" {
+			claim := "declares readOnlyHint true"
+			if !readOnly {
+				claim = "calls itself safe"
+			}
+			return []Finding{{Signal: SignalMisleadingAnnotation, Field: "annotations",
+				Excerpt: clip.Runes("the tool "+claim+" but its name says it "+verb, maxExcerptRunes)}}
+		}
+	}
 	verb, decided := destructiveName(name)
 	if !decided && !constructiveName(name) {
 		// The description decides only when the name does not: a tool
@@ -705,4 +715,31 @@ func safeWording(low string) bool {
 		}
 	}
 	return false
+}
+
+// graveChangeVerbs change the world in ways no read does: money moved, a
+// message sent, something published, granted or approved, a
+// schema migrated. A tool named by one is never read-only, whatever it
+// declares; honest servers mark makers and starters read-only often
+// enough (a generated locator, a started trace) that those are left to the
+// destroy rules.
+var graveChangeVerbs = map[string]string{"transfer": "moves money", "pay": "moves money", "charge": "moves money",
+	"refund": "moves money", "payout": "moves money", "withdraw": "moves money", "send": "sends", "publish": "publishes",
+	"migrate": "migrates a schema", "approve": "approves", "grant": "grants access"}
+
+// graveChangeName is what a grave change verb in a name says the tool does,
+// "" when the name has none or starts with a read verb
+// ("get_transfer_status").
+func graveChangeName(name string) string {
+	var buf [8]string
+	words := appendIdentWords(buf[:0], name)
+	if len(words) == 0 || readNameVerbs[words[0]] {
+		return ""
+	}
+	for _, w := range words {
+		if v := graveChangeVerbs[w]; v != "" {
+			return v
+		}
+	}
+	return ""
 }

@@ -568,9 +568,10 @@ const (
 // the scan does on attacks nobody here has seen; its misses are not used
 // to tune the rules, so it stays a measure rather than a target. One
 // look-alike it flagged showed a rule too broad (pointing to another
-// server's tool), since narrowed: 3 flagged now.
+// server's tool), since narrowed: 3 flagged now. Rules learnt from
+// heldout7 caught one more of its attacks (103).
 const (
-	heldOut5Caught  = 102
+	heldOut5Caught  = 103
 	heldOut5Flagged = 3
 )
 
@@ -595,7 +596,13 @@ const (
 // does on attacks nobody here has seen is lower than they said. One
 // look-alike it flagged read an output format ("formats") as a disk wiped,
 // a rule since narrowed from servers of another corpus: 5 flagged now.
+// It was then learnt from, as heldout6 was, with heldout5 as the check:
+// silence and scripted answers towards whoever the model serves, named or
+// not, and grave verbs under a read-only claim took it to 104, and
+// heldout5 from 102 to 103 — the first rules learnt from one set that
+// moved the set nobody tunes on. heldout8, written blind after that, is
+// the estimate now.
 const (
-	heldOut7Caught  = 94
+	heldOut7Caught  = 104
 	heldOut7Flagged = 5
 )
