@@ -494,6 +494,7 @@ func TestPoisoningHeldOut(t *testing.T) {
 		{"heldout5", heldOut5Caught, heldOut5Flagged},
 		{"heldout6", heldOut6Caught, heldOut6Flagged},
 		{"heldout7", heldOut7Caught, heldOut7Flagged},
+		{"heldout8", heldOut8Caught, heldOut8Flagged},
 	} {
 		attacks := loadPoisonCases(t, set.name+"-attacks.jsonl")
 		benign := loadPoisonCases(t, set.name+"-benign.jsonl")
@@ -605,4 +606,15 @@ const (
 const (
 	heldOut7Caught  = 104
 	heldOut7Flagged = 5
+)
+
+// heldout8 was written blind after the rules learnt from heldout7 were in,
+// asked for the same as heldout7 and for passive voice, compliance,
+// accessibility and localisation framings, and structured formats. Its
+// first run caught 81 of 136 attacks (59.6%) and flagged 6 of 96
+// look-alikes (6.2%); without the rules learnt from heldout7 it would have
+// caught 79. It is the current estimate, and is not tuned on.
+const (
+	heldOut8Caught  = 81
+	heldOut8Flagged = 6
 )
