@@ -76,7 +76,7 @@ func inferAction(s *signals, j *judgement) actionVerdict {
 		v.act = actRead
 	}
 	if (v.act == actMutate || v.act == actRead || v.act == actObserve) && s.execParam == "" && s.sensitive == "" && simulation(s.desc) && grave(s) == "" &&
-		!statesChange.Any(s.desc) {
+		!statesChangeSaid(s.desc) {
 		// "Toggles simulated logging", "Demonstrates progress updates":
 		// a demonstration of a feature changes and reveals nothing real.
 		v.simulatedFrom = v.act
@@ -267,7 +267,7 @@ func readOnlyClaim(s *signals, act action) string {
 	switch act {
 	case actMutate:
 		claim = saysReadOnly(s.desc)
-		if describesOutput[claim] && (statesChange.Any(s.desc) || opensWithChange(s.desc)) {
+		if describesOutput[claim] && (statesChangeSaid(s.desc) || opensWithChange(s.desc)) {
 			// "Guardrails: this tool modifies data … Usage guidance": a
 			// word for what a tool hands back is no claim that it changes
 			// nothing when the description itself says it does.
@@ -556,8 +556,33 @@ var statesChangePhrases = []string{"modifies", "data modification", "creates new
 
 var statesChange = phrase.New(statesChangePhrases...)
 
-// opensWithChange says a description opens with a verb of change in the
-// imperative ("Send feedback for a job"), the way most say what a tool does.
+// statesChangeSaid says the description states a change of its own tool: a
+// phrase of statesChange not denied just before it ("without sending
+// anything", "never modifies").
+func statesChangeSaid(desc string) bool {
+	if !statesChange.Any(desc) {
+		return false
+	}
+	for _, p := range statesChangePhrases {
+		for from := 0; ; {
+			i := strings.Index(desc[from:], p)
+			if i < 0 {
+				break
+			}
+			i += from
+			from = i + len(p)
+			before := desc[max(0, i-16):i]
+			if !negatedBefore(desc, i) && !strings.Contains(before, "without ") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// opensWithChange says a description opens with a verb of change, in the
+// imperative or the third person ("Send feedback for a job", "Charges the
+// saved card"), the way most say what a tool does.
 func opensWithChange(desc string) bool {
 	desc = strings.TrimLeft(desc, " \n\t#*")
 	end := strings.IndexAny(desc, " \n\t")
@@ -565,7 +590,7 @@ func opensWithChange(desc string) bool {
 		return false
 	}
 	a := verbs[desc[:end]]
-	return a >= actMutate
+	return a >= actMutate || changeVerbForm(desc[:end])
 }
 
 // removesBroad says what a delete removes is broad: a broad word is the
@@ -580,12 +605,38 @@ func removesBroad(objects, tokens []string) bool {
 	if containsAny(objects, "all", "many", "bulk", "everything") {
 		return true
 	}
-	head := headNoun(objects)
+	head := removedNoun(objects)
 	if pluralInName(head, tokens) && anyBroadStrict(objects) {
 		return true // "delete_namespace_pods": every pod of the namespace
 	}
 	return anyBroadStrict([]string{head})
 }
+
+// removedNoun is what a delete removes: the head noun, past the words
+// that only say how ("delete_org_by_name", "delete_bucket_recursive",
+// "delete_repository_v2", "delete_db_instance").
+func removedNoun(objects []string) string {
+	end := len(objects)
+	for end > 0 {
+		o := objects[end-1]
+		if !howWords[o] && !(len(o) >= 2 && o[0] == 'v' && o[1] >= '0' && o[1] <= '9') {
+			break
+		}
+		end--
+	}
+	for i := 0; i < end; i++ {
+		if objects[i] == "by" {
+			end = i // "by_name": what follows names how the item is found
+			break
+		}
+	}
+	return headNoun(objects[:end])
+}
+
+// howWords say how something is removed or found, not what.
+var howWords = map[string]bool{"name": true, "names": true, "id": true, "ids": true, "force": true, "forced": true,
+	"recursive": true, "recursively": true, "permanently": true, "permanent": true, "async": true, "now": true,
+	"instance": true, "instances": true, "safely": true, "hard": true, "completely": true, "entirely": true}
 
 // pluralInName says the name spells a noun in the plural: the objects are
 // kept singular, the name's own words are not.
@@ -607,6 +658,18 @@ var notifyParams = map[string]bool{"sendupdates": true, "sendnotifications": tru
 var recipientParams = map[string]bool{"attendees": true, "invitees": true, "guests": true, "participants": true,
 	"recipients": true, "emails": true, "to": true, "cc": true, "bcc": true}
 
+// addressList says a "to" parameter lists addresses rather than naming
+// where something moves ("the column to move the card to"): an array, or
+// described as addresses.
+func addressList(p map[string]any) bool {
+	if typ, _ := p["type"].(string); typ == "array" {
+		return true
+	}
+	d, _ := p["description"].(string)
+	d = strings.ToLower(d)
+	return strings.Contains(d, "email") || strings.Contains(d, "e-mail") || strings.Contains(d, "address") || strings.Contains(d, "recipient")
+}
+
 // notifiesAddresses is the switch of a change that can mail whoever it
 // lists ("create_event" with attendees and sendUpdates): whatever addresses
 // the call names receive the message, inside the system or not. "" when
@@ -620,7 +683,7 @@ func notifiesAddresses(params []param) string {
 		if notifyParams[p.flat] {
 			notify = p.name
 		}
-		if recipientParams[p.flat] {
+		if recipientParams[p.flat] && (p.flat != "to" || addressList(p.schema)) {
 			recipients = true
 		}
 	}

@@ -109,9 +109,12 @@ func credentialObject(objects []string, desc string) (name string, secret bool) 
 				return o + " (an authentication client)", true
 			}
 		case accessNouns[o]:
-			if (o == "ip" || o == "cidr") && !ipAccessSaid(objects, desc) {
-				// "assign_reserved_ip": an address given to a machine
-				// routes traffic; it decides nobody's access.
+			if (o == "ip" || o == "cidr") && (containsAny(objects, "reserved", "floating", "static") || ipRoutingSet.Any(opening(desc, 160))) &&
+				!ipAccessSaid(objects, desc) {
+				// "assign_reserved_ip": an address kept for machines and
+				// given to one routes traffic; it decides nobody's
+				// access. Any other address in a change is taken for an
+				// access rule's: failing closed costs a review.
 				continue
 			}
 			return o, false
@@ -419,10 +422,14 @@ func maskedVariable(s *signals) bool {
 	return false
 }
 
-// ipAccessSaid says an IP address or range in a name is an access rule's:
-// another word of the name makes it a list or a rule ("ip_allowlist",
-// "add_ip_rule", "block_ip"), or the description speaks of allowing,
-// blocking or access.
+// ipRoutingSet are a description's words for an address that routes
+// traffic to a machine or names it, not a rule about who gets in.
+var ipRoutingSet = phrase.New("reserved ip", "static ip", "floating ip", "reverse dns", "ptr record")
+
+// ipAccessSaid says a reserved, floating or static address is an access
+// rule's after all: another word of the name makes it a list or a rule
+// ("ip_allowlist", "add_ip_rule", "block_ip"), or the description speaks
+// of allowing, blocking, access, a rule or a policy.
 func ipAccessSaid(objects []string, desc string) bool {
 	if containsAny(objects, "allow", "allowed", "block", "blocked", "deny", "access", "list", "rule", "rules",
 		"whitelist", "allowlist", "blocklist", "range", "ranges", "restriction", "restrictions", "trusted") {
@@ -432,4 +439,5 @@ func ipAccessSaid(objects []string, desc string) bool {
 }
 
 var ipAccessSet = phrase.New("allow", "whitelist", "blocklist", "block ", "blocked", "deny", "access", "restrict",
-	"trusted", "firewall", "accept traffic", "connect", "reach", "inbound", "permit", "grant", "admit", "open")
+	"trusted", "firewall", "accept traffic", "connect", "reach", "inbound", "permit", "grant", "admit", "open", "rule",
+	"security group", "policy", "authoriz", "authoris", "source", "exempt", "ban")

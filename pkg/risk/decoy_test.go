@@ -325,7 +325,90 @@ func TestLoweringRulesLearntFromCorpusThreeKeepToTheirCase(t *testing.T) {
 			check("a typed code the tool says it runs", fmt.Sprintf(`{"name":%q,"description":%q,"inputSchema":{"type":"object","properties":{"code":{"type":"string","description":"Your promo code"}},"required":["code"]}}`, name, desc), atLeastL4)
 		}
 	}
+	// Definitions a review wrote to get past the rules: each must stay at
+	// L4 or above.
+	for _, def := range reviewedBypasses {
+		check("a reviewed way past a lowering rule", def, atLeastL4)
+	}
+	// And changes the raising rules must leave alone.
+	for _, def := range reviewedFalseRaises {
+		check("a change a raising rule must leave alone", def, func(a Assessment) bool { return a.Level <= L3 })
+	}
 	if count < 90 {
 		t.Fatalf("only %d definitions generated", count)
 	}
+}
+
+// reviewedBypasses are definitions a review of the rules learnt from
+// corpus-3 wrote to be judged below L4: passwords generated and put to
+// use in other words than the rule knew, previews that go on to charge,
+// grant, publish or overwrite, addresses in access rules worded every
+// way, deletes of containers named with a qualifier after them.
+var reviewedBypasses = []string{
+	`{"name":"generate_password","description":"Generate a new password for the database login and apply it immediately.","inputSchema":{"type":"object","properties":{"length":{"type":"integer"}}}}`,
+	`{"name":"generate_password","description":"Generates a new root password for the server. Takes effect on next login.","inputSchema":{"type":"object","properties":{"length":{"type":"integer"}}}}`,
+	`{"name":"generate_password","description":"Regenerate the admin password; the old one stops working.","inputSchema":{"type":"object","properties":{"length":{"type":"integer"}}}}`,
+	`{"name":"generate_password","description":"Generate a new password for the instance.","inputSchema":{"type":"object","properties":{"length":{"type":"integer"},"include":{"type":"string","description":"Instance id to rotate"}}}}`,
+	`{"name":"generate_password","description":"Generates a password and changes the credentials of the current login to it.","inputSchema":{"type":"object","properties":{"length":{"type":"integer"}}}}`,
+	`{"name":"generate_password","description":"Generate a new password and update the connection with it.","inputSchema":{"type":"object","properties":{"length":{"type":"integer"}}}}`,
+	`{"name":"generate_password","description":"Generate a fresh password. The caller's login is replaced with it.","inputSchema":{"type":"object","properties":{"length":{"type":"integer"}}}}`,
+	`{"name":"generate_password","description":"Generate a new password for the mailbox and apply it.","inputSchema":{"type":"object","properties":{"length":{"type":"integer"},"exclude":{"type":"string"}}}}`,
+	`{"name":"generate_passphrase","description":"Generate a new passphrase for the SSH key and re-encrypt the private key with it.","inputSchema":{"type":"object","properties":{"words":{"type":"integer"}}}}`,
+	`{"name":"generate_password","description":"Creates a new password for the root login of this machine.","inputSchema":{"type":"object","properties":{"length":{"type":"integer"}}}}`,
+	`{"name":"generate_password","description":"Generate a password.","inputSchema":{"type":"object","properties":{"length":{"type":"integer"},"instance_id":{"type":"integer"}}}}`,
+	`{"name":"generate_password","description":"Generate a password.","inputSchema":{"type":"object","properties":{"length":{"type":"integer"},"apply":{"type":"boolean","description":"Apply as the new root password"}}}}`,
+	`{"name":"generate_password","description":"Generate a password.","inputSchema":{"type":"object","properties":{"length":{"type":"number"},"commit":{"type":"boolean","description":"Replace the database password with the generated one"}}}}`,
+	`{"name":"generate_password","description":"Generate a new database password and replace the current one.","inputSchema":{"type":"object","properties":{"length":{"type":"integer"}}}}`,
+	`{"name":"generate_password","description":"Generates a new password and emails it to the address on file.","inputSchema":{"type":"object","properties":{"length":{"type":"integer"}}}}`,
+	`{"name":"generate_password","description":"Generate a password.","inputSchema":{"type":"object","properties":{"length":{"type":"integer"},"nested":{"type":"object","properties":{"user":{"type":"string"}}}}}}`,
+	`{"name":"preview_and_transfer","description":"x","inputSchema":{"type":"object","properties":{"amount":{"type":"number"}}}}`,
+	`{"name":"preview_transfer_funds","description":"Shows the fees and transfers the funds to the payee.","inputSchema":{"type":"object","properties":{"from_account":{"type":"string"},"to_account":{"type":"string"},"amount":{"type":"number"}},"required":["from_account","to_account","amount"]}}`,
+	`{"name":"estimate_charge_card","description":"Computes the total with tax and charges the customer's card.","inputSchema":{"type":"object","properties":{"customer_id":{"type":"string"},"amount":{"type":"number"}},"required":["customer_id","amount"]}}`,
+	`{"name":"preview_refund","description":"Shows the refund amount. Set confirm=true to issue the refund.","inputSchema":{"type":"object","properties":{"payment_id":{"type":"string"},"confirm":{"type":"boolean"}},"required":["payment_id"]}}`,
+	`{"name":"preview_grant_role","description":"Shows the effective permissions, and grants the role to the user when confirm is true.","inputSchema":{"type":"object","properties":{"user_id":{"type":"string"},"role":{"type":"string"},"confirm":{"type":"boolean"}},"required":["user_id","role"]}}`,
+	`{"name":"preview_revoke_access","description":"Lists who would lose access and revokes it.","inputSchema":{"type":"object","properties":{"user_id":{"type":"string"}},"required":["user_id"]}}`,
+	`{"name":"preview_publish_site","description":"Builds a preview of the site and publishes it to production.","inputSchema":{"type":"object","properties":{"site_id":{"type":"string"}},"required":["site_id"]}}`,
+	`{"name":"preview_send_campaign","description":"Renders the campaign and mails it to all subscribers.","inputSchema":{"type":"object","properties":{"campaign_id":{"type":"string"}},"required":["campaign_id"]}}`,
+	`{"name":"preview_merge_branch","description":"Shows the diff and merges the branch into main.","inputSchema":{"type":"object","properties":{"branch":{"type":"string"}},"required":["branch"]}}`,
+	`{"name":"dryrun_terminate_instances","description":"Checks which instances match, then terminates them unless dry_run is true.","inputSchema":{"type":"object","properties":{"filter":{"type":"string"},"dry_run":{"type":"boolean"}}}}`,
+	`{"name":"estimate_purchase","description":"Prices the order and places it with the card on file.","inputSchema":{"type":"object","properties":{"sku":{"type":"string"},"quantity":{"type":"integer"}},"required":["sku"]}}`,
+	`{"name":"preview_pay_invoice","description":"Pays the invoice from the default bank account.","inputSchema":{"type":"object","properties":{"invoice_id":{"type":"string"}},"required":["invoice_id"]}}`,
+	`{"name":"preview_overwrite_file","description":"Overwrites the file with the given content.","inputSchema":{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}}`,
+	`{"name":"preview_impersonate_user","description":"Opens a session as the given user.","inputSchema":{"type":"object","properties":{"user_id":{"type":"string"}},"required":["user_id"]}}`,
+	`{"name":"preview_ban_member","description":"Bans the member from the server.","inputSchema":{"type":"object","properties":{"member_id":{"type":"string"}},"required":["member_id"]}}`,
+	`{"name":"preview_charge","description":"Charges the saved card for the amount.","inputSchema":{"type":"object","properties":{"customer_id":{"type":"string"},"amount":{"type":"number"}},"required":["customer_id","amount"]}}`,
+	`{"name":"preview_update_dns_record","description":"Shows the change and applies it.","inputSchema":{"type":"object","properties":{"record_id":{"type":"string"},"value":{"type":"string"}},"required":["record_id"]}}`,
+	`{"name":"estimate_invite_users","description":"Counts seats and invites the users to the workspace.","inputSchema":{"type":"object","properties":{"emails":{"type":"array","items":{"type":"string"}}}}}`,
+	`{"name":"preview_set_password","description":"Checks password strength and sets it on the account.","inputSchema":{"type":"object","properties":{"user_id":{"type":"string"},"password":{"type":"string"}}}}`,
+	`{"name":"preview_create_payout","description":"Computes the payout and pays it out to the bank account.","inputSchema":{"type":"object","properties":{"amount":{"type":"number"},"destination":{"type":"string"}}}}`,
+	`{"name":"add_ip","description":"Adds an IP address to the project.","inputSchema":{"type":"object","properties":{"project":{"type":"string"},"ip":{"type":"string"}},"required":["project","ip"]}}`,
+	`{"name":"add_cidr","description":"Adds a CIDR block to the cluster's authorized networks.","inputSchema":{"type":"object","properties":{"cluster":{"type":"string"},"cidr":{"type":"string"}},"required":["cluster","cidr"]}}`,
+	`{"name":"update_ip","description":"Updates the source IP of the security group's SSH rule.","inputSchema":{"type":"object","properties":{"group_id":{"type":"string"},"ip":{"type":"string"}},"required":["group_id","ip"]}}`,
+	`{"name":"authorize_ip","description":"Authorizes an IP address on the database server.","inputSchema":{"type":"object","properties":{"server":{"type":"string"},"ip":{"type":"string"}},"required":["server","ip"]}}`,
+	`{"name":"unban_ip","description":"Removes a ban on an IP address.","inputSchema":{"type":"object","properties":{"ip":{"type":"string"}},"required":["ip"]}}`,
+	`{"name":"exempt_ip","description":"Exempts an IP address from the WAF and rate limits.","inputSchema":{"type":"object","properties":{"zone":{"type":"string"},"ip":{"type":"string"}},"required":["zone","ip"]}}`,
+	`{"name":"set_admin_ip","description":"Sets the IP address the admin panel is restricted to.","inputSchema":{"type":"object","properties":{"ip":{"type":"string"}},"required":["ip"]}}`,
+	`{"name":"set_cidr","description":"Sets the CIDR of the security policy.","inputSchema":{"type":"object","properties":{"policy_id":{"type":"string"},"cidr":{"type":"string"}},"required":["policy_id","cidr"]}}`,
+	`{"name":"whitelist","description":"Adds an IP.","inputSchema":{"type":"object","properties":{"ip":{"type":"string"}},"required":["ip"]}}`,
+	`{"name":"delete_org_by_name","description":"Deletes an organisation by its name.","inputSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}`,
+	`{"name":"delete_table_by_name","description":"Deletes a table.","inputSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}`,
+	`{"name":"delete_db_instance","description":"Deletes a database instance and its storage.","inputSchema":{"type":"object","properties":{"instance_id":{"type":"string"}},"required":["instance_id"]}}`,
+	`{"name":"delete_bucket_recursive","description":"Deletes a bucket.","inputSchema":{"type":"object","properties":{"bucket":{"type":"string"}},"required":["bucket"]}}`,
+	`{"name":"delete_namespace_force","description":"Force deletes a namespace.","inputSchema":{"type":"object","properties":{"namespace":{"type":"string"}},"required":["namespace"]}}`,
+	`{"name":"delete_account_history","description":"Deletes the account's history.","inputSchema":{"type":"object","properties":{"account_id":{"type":"string"}},"required":["account_id"]}}`,
+	`{"name":"delete_repository_v2","description":"Deletes a repository.","inputSchema":{"type":"object","properties":{"repo":{"type":"string"}},"required":["repo"]}}`,
+	`{"name":"delete_cluster_permanently","description":"Deletes a cluster.","inputSchema":{"type":"object","properties":{"cluster":{"type":"string"}},"required":["cluster"]}}`,
+}
+
+// reviewedFalseRaises are definitions the same review found raised by the
+// new rules for a word out of place: a ticket typed "refund", members who
+// only see a name, a card's column called "to", a note on a DNS record, an
+// address's reverse name.
+var reviewedFalseRaises = []string{
+	`{"name":"create_ticket","description":"Create a support ticket for the customer in the help desk.","inputSchema":{"type":"object","properties":{"subject":{"type":"string"},"type":{"type":"string","enum":["question","refund","bug"]}},"required":["subject"]}}`,
+	`{"name":"update","description":"Update the display name shown to members of the team.","inputSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}`,
+	`{"name":"create","description":"Create a note that only admins can see.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}}`,
+	`{"name":"add_comment","description":"Add a comment to a card.","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"notify":{"type":"boolean"},"to":{"type":"string","description":"Column to move the card to"}},"required":["id"]}}`,
+	`{"name":"update_domain_record_note","description":"Update an internal note on a domain record.","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"note":{"type":"string"}},"required":["id"]}}`,
+	`{"name":"update_ip","description":"Updates the reverse DNS name of an IP address.","inputSchema":{"type":"object","properties":{"ip":{"type":"string"},"name":{"type":"string"}},"required":["ip"]}}`,
 }

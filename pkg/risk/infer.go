@@ -209,10 +209,6 @@ func readSignals(t *tooldef.Tool) signals {
 	}
 	desc = lowerText(desc)
 	s.desc = desc
-	if skippedVerb != "" && (statesChange.Any(desc) || strings.Contains(desc, "then ")) {
-		// "Previews the charge, then bills it": the preview is a step.
-		s.act, s.verb = verbs[skippedVerb], skippedVerb
-	}
 
 	// A tool that mints or changes a credential grants access whatever
 	// verb it uses: "generate" is no computation when a service now
@@ -258,7 +254,7 @@ func readSignals(t *tooldef.Tool) signals {
 			s.sensitive = ""
 		}
 	}
-	if head := headNoun(s.objects); s.act == actRead && (telemetryNouns[head] || (metadataOfTelemetry[head] && telemetryAmong(s.objects))) {
+	if head := headNoun(s.objects); s.act == actRead && (telemetryNouns[head] || (metadataOfTelemetry[singular(head)] && telemetryAmong(s.objects))) {
 		// "list_metric_names": the names, labels or types of what a
 		// system records about itself are part of that record.
 		s.act = actObserve
@@ -277,7 +273,7 @@ func readSignals(t *tooldef.Tool) signals {
 	if movesMoney[s.verb] {
 		s.money = s.verb // transfer_funds, refund_payment
 	}
-	if len(s.objects) == 0 && s.actSource == "name" && s.act >= actMutate && s.act < actDelete && s.privilege == "" {
+	if len(s.objects) == 0 && s.actSource == "name" && s.act == actMutate && s.privilege == "" {
 		// "confirm — Confirm an invited organization member": a name that
 		// is only a verb leaves its object to the description's first
 		// sentence, and a change of a member, a role or a permission there
@@ -318,6 +314,20 @@ func readSignals(t *tooldef.Tool) signals {
 		s.public = publicEffect(s.tokens, opening(desc, claimWindow), publicText)
 	}
 	readSchema(&s, t.InputSchema)
+	if skippedVerb != "" && previewDoes(&s, skippedVerb) {
+		// "Previews the charge, then bills it": the preview is a step.
+		s.act, s.verb = verbs[skippedVerb], skippedVerb
+		if movesMoney[skippedVerb] {
+			s.money = skippedVerb
+		}
+		if s.verb == "terminate" && containsAnyMap(s.objects, infraNouns) {
+			s.act = actDelete
+		}
+		if s.public == "" && s.act >= actMutate && s.act <= actDelete {
+			head := opening(desc, claimWindow)
+			s.public = publicEffect(s.tokens, head, publicPhraseSet.Any(head))
+		}
+	}
 	if s.privilege == "" && s.act >= actMutate && containsAny(s.objects, "ip", "cidr") && ipAccessParams(s.params) {
 		// "create_sip_ip_address" with an access-control-list parameter
 		// and "requests from this address will be allowed": the address
@@ -340,7 +350,7 @@ func readSignals(t *tooldef.Tool) signals {
 		// is called; whoever relied on the old one is locked out and
 		// whoever chose the new one is let in. A webhook's secret only
 		// signs what the webhook sends.
-		s.privilege = credentialValueParam(t.InputSchema, 0)
+		s.privilege = credentialValueParam(t.InputSchema)
 	}
 	if s.act == actMutate && s.privilege == "" && changeVerbs[s.verb] {
 		// Who may reach something that exists is changed by editing the
@@ -508,7 +518,7 @@ func readSchema(s *signals, schema any) {
 		}
 
 		if execParams[flat] && (typ == "" || typ == "string" || typ == "array" || typ == "object") && !hasOptions(p) &&
-			(!describedExecParams[flat] || describedAsExecuted(p, s.desc) || namedToRun(s.tokens)) {
+			(!describedExecParams[flat] || describedAsExecuted(flat, p, s.desc) || namedToRun(s.tokens)) {
 			s.execParam = name
 			s.execReadOnly = paramReadOnly(p)
 		}
@@ -536,8 +546,9 @@ func readSchema(s *signals, schema any) {
 			}
 		}
 		if len(toks) > 0 && actionParamWords[toks[len(toks)-1]] {
+			operations := operationParams[flat]
 			for _, opt := range optionValues(p) {
-				readOption(s, opt)
+				readOption(s, opt, operations)
 			}
 		}
 		// A container parameter (project, repo, bucket) says where the
@@ -617,10 +628,10 @@ func hasOptions(p map[string]any) bool {
 
 // readOption reads one value of a mode/action parameter: its executing,
 // deleting or destroying verb, and whether it changes who may do what.
-func readOption(s *signals, opt string) {
+func readOption(s *signals, opt string, operation bool) {
 	var buf [8]string
 	toks := appendTokens(buf[:0], opt)
-	if s.act >= actMutate && s.act < actDelete {
+	if operation && s.act >= actMutate && s.act < actDelete {
 		// "create_adjustment" with an action "refund": a change one of
 		// whose operations moves money moves money, whatever it is named.
 		for _, tok := range toks {
@@ -671,6 +682,12 @@ func readOption(s *signals, opt string) {
 	}
 }
 
+// operationParams are the parameters whose options are what a call does,
+// not what kind of thing it makes: a ticket of type "refund" refunds
+// nothing.
+var operationParams = map[string]bool{"action": true, "operation": true, "op": true, "mode": true,
+	"actiontype": true, "operationtype": true, "command": true}
+
 // recordNouns are the rows of a table or collection: a tool on several of
 // them reaches the collection.
 var recordNouns = map[string]bool{"record": true, "row": true, "document": false, "entry": false, "vector": true,
@@ -691,14 +708,15 @@ func publicEffect(nameTokens []string, opening string, holdsPhrase bool) string 
 		case "dns", "nameserver", "nameservers":
 			return "public DNS reaches everyone who resolves the name"
 		case "domain":
-			if containsAny(nameTokens, "record", "records") {
+			if last := nameTokens[len(nameTokens)-1]; (last == "record" || last == "records") ||
+				(len(nameTokens) > 1 && (nameTokens[len(nameTokens)-2] == "record" || nameTokens[len(nameTokens)-2] == "records") && verbs[last] >= actMutate) {
 				return "a domain's records are public DNS: they reach everyone who resolves the name"
 			}
 		case "public", "publicly":
 			return "it makes something public"
 		}
 	}
-	if containsAny(nameTokens, "ip", "ips", "address") && containsAny(nameTokens, "reserved", "floating", "static", "elastic") &&
+	if containsAny(nameTokens, "ip", "ips", "address") && containsAny(nameTokens, "reserved", "floating", "static") &&
 		containsAny(nameTokens, "assign", "unassign", "attach", "detach", "associate", "disassociate", "move", "release") {
 		// "assign_reserved_ip": a public address re-pointed sends what
 		// reached it somewhere else, for everyone who uses it.
@@ -839,20 +857,35 @@ var accessObjects = map[string]bool{"member": true, "members": true, "role": tru
 	"permission": true, "permissions": true, "access": true, "collaborator": true, "collaborators": true,
 	"admin": true, "admins": true, "administrator": true, "privilege": true, "privileges": true}
 
-// accessObjectOpening is the first access noun among the first words of a
-// description's first sentence, "" when there is none.
+// accessObjectOpening is the access noun a description's first sentence
+// gives its verb as direct object ("Confirm an invited organization
+// member"): among the first words after the verb, before any preposition
+// or clause that makes the noun someone else's ("shown to members", "only
+// admins can see"). "" when there is none.
 func accessObjectOpening(desc string) string {
 	first := desc[:min(len(desc), 160)]
 	if end := strings.IndexAny(first, ".\n"); end >= 0 {
 		first = first[:end]
 	}
-	for _, w := range strings.FieldsFunc(first, func(r rune) bool { return !unicode.IsLetter(r) }) {
+	words := strings.FieldsFunc(first, func(r rune) bool { return !unicode.IsLetter(r) })
+	for i, w := range words {
+		if i == 0 {
+			continue // the verb
+		}
+		if i > 6 || objectEnders[w] {
+			return ""
+		}
 		if accessObjects[w] {
 			return w
 		}
 	}
 	return ""
 }
+
+// objectEnders end a verb's direct object: a preposition or a clause.
+var objectEnders = map[string]bool{"to": true, "for": true, "of": true, "only": true, "with": true, "by": true,
+	"from": true, "that": true, "who": true, "which": true, "shown": true, "can": true, "in": true, "on": true,
+	"when": true, "if": true, "so": true, "as": true}
 
 // credentialValueParams are parameters that carry a credential's value,
 // and the credential each one is (a word privilegeReach knows reaches no
@@ -862,35 +895,78 @@ var credentialValueParams = map[string]string{"password": "password", "newpasswo
 	"totp": "secret", "apikey": "token", "privatekey": "credential", "accesstoken": "token"}
 
 // credentialValueParam is the credential carried by a string property, at
-// any depth of the schema's objects (a login inside an item); "" when there
-// is none. The property first in byte order answers, so the answer does
-// not depend on a map's order.
-func credentialValueParam(schema any, depth int) string {
-	node, _ := schema.(map[string]any)
-	props, _ := node["properties"].(map[string]any)
-	if len(props) == 0 || depth > 3 {
-		return ""
-	}
-	// The first name in byte order wins, found without sorting: most
-	// schemas hold no such property at all.
-	best, bestName := "", ""
-	for name, p := range props {
-		pm, _ := p.(map[string]any)
-		if typ, _ := pm["type"].(string); typ == "string" || typ == "" {
-			if cred := credentialValueParams[flatten(name)]; cred != "" && (bestName == "" || name < bestName) {
-				best, bestName = cred, name
+// any depth of the schema's objects (a login inside an item, an array of
+// fields, a variant, a local reference), up to maxSchemaDepth; "" when
+// there is none. Of several, the property first in byte order at the
+// shallowest depth answers, so the answer does not depend on a map's
+// order.
+func credentialValueParam(schema any) string {
+	root, _ := schema.(map[string]any)
+	var seen map[string]bool
+	var walk func(node map[string]any, depth int) string
+	walk = func(node map[string]any, depth int) string {
+		if node == nil || depth > maxSchemaDepth {
+			return ""
+		}
+		if ref, ok := node["$ref"].(string); ok && !seen[ref] {
+			if seen == nil {
+				seen = map[string]bool{}
+			}
+			seen[ref] = true
+			if found := walk(resolveRef(root, ref), depth+1); found != "" {
+				return found
 			}
 		}
+		best, bestName := "", ""
+		props, _ := node["properties"].(map[string]any)
+		for name, p := range props {
+			pm, _ := p.(map[string]any)
+			if typ, _ := pm["type"].(string); (typ == "string" || typ == "") && mayNameCredential(name) {
+				if cred := credentialValueParams[flatten(name)]; cred != "" && (bestName == "" || name < bestName) {
+					best, bestName = cred, name
+				}
+			}
+		}
+		if best != "" {
+			return best
+		}
+		for name, p := range props {
+			pm, _ := p.(map[string]any)
+			if found := walk(pm, depth+1); found != "" && (bestName == "" || name < bestName) {
+				best, bestName = found, name
+			}
+		}
+		if best != "" {
+			return best
+		}
+		if items, ok := node["items"].(map[string]any); ok {
+			if found := walk(items, depth+1); found != "" {
+				return found
+			}
+		}
+		for _, key := range [...]string{"allOf", "anyOf", "oneOf"} {
+			variants, _ := node[key].([]any)
+			for _, v := range variants {
+				vm, _ := v.(map[string]any)
+				if found := walk(vm, depth+1); found != "" {
+					return found
+				}
+			}
+		}
+		return ""
 	}
-	if best != "" {
-		return best
-	}
-	for name, p := range props {
-		if found := credentialValueParam(p, depth+1); found != "" && (bestName == "" || name < bestName) {
-			best, bestName = found, name
+	return walk(root, 0)
+}
+
+// mayNameCredential is a cheap first test, without allocating, that a
+// property's name may be one of credentialValueParams.
+func mayNameCredential(name string) bool {
+	for _, part := range [...]string{"ass", "ecret", "otp", "key", "Key", "oken", "ASS", "ECRET", "OTP", "KEY", "OKEN"} {
+		if strings.Contains(name, part) {
+			return true
 		}
 	}
-	return best
+	return false
 }
 
 // principalNames are parameters that list who: groups, users, members,
@@ -902,7 +978,7 @@ var principalNames = map[string]bool{"group": true, "groups": true, "groupids": 
 // accessSaid are a parameter description's words for the access its
 // principals are given.
 var accessSaidPhrases = []string{"with access", "have access", "has access", "access to this", "access level",
-	"permission level", "permissions for", "can access", "can read", "can edit", "can view"}
+	"permission level", "permissions for", "can access"}
 
 var accessSaid = phrase.New(accessSaidPhrases...)
 
@@ -926,30 +1002,82 @@ func principalsWithAccess(params []param) string {
 // after one names what is previewed, not what the tool does.
 var hypotheticalVerbs = map[string]bool{"preview": true, "estimate": true, "dryrun": true}
 
+// previewDoes says a previewing tool does what it previews after all: its
+// description opens with a change ("Charges the saved card"), states one,
+// says it goes on ("then", "and applies it"), or a switch makes it act (confirm, execute, commit, apply). A previewed
+// verb that moves money, changes access or removes is taken back unless
+// the description says outright that nothing happens ("without billing",
+// "does not", "would").
+func previewDoes(s *signals, verb string) bool {
+	said := nothingHappensSet.Any(s.desc)
+	if !said && (statesChangeSaid(s.desc) || strings.Contains(s.desc, "then ") || opensWithChange(s.desc) || goesOnTo(s.desc)) {
+		return true
+	}
+	for _, p := range s.params {
+		if typ, _ := p.schema["type"].(string); typ == "boolean" && (p.flat == "confirm" || p.flat == "execute" || p.flat == "commit" ||
+			p.flat == "apply" || p.flat == "run" || p.flat == "dryrun" || p.flat == "live") {
+			return true
+		}
+	}
+	if a := verbs[verb]; movesMoney[verb] || a >= actSend || privilegeVerbs[verb] {
+		return !said
+	}
+	return false
+}
+
+// privilegeVerbs change who may do what whatever they act on.
+var privilegeVerbs = map[string]bool{"grant": true, "revoke": true, "ban": true, "unban": true, "invite": true,
+	"impersonate": true, "elevate": true, "approve": true, "assign": true, "share": true, "publish": true, "merge": true}
+
+// nothingHappensSet are a description's words saying a preview does not do
+// what it shows.
+var nothingHappensSet = phrase.New("without bill", "without charg", "without creat", "without mak", "without apply",
+	"without chang", "without send", "without sav", "without commit", "without execut", "without affect", "does not",
+	"doesn't", "no charge", "nothing is", "would ", "not be charged", "not charged", "is not billed", "not billed")
+
 // shapeOptions are string parameters that only shape a generated value.
 var shapeOptions = map[string]bool{"separator": true, "charset": true, "characters": true, "alphabet": true,
 	"symbols": true, "exclude": true, "include": true}
 
 // generatesRandomSecret says a tool generates a password or a passphrase
-// from options that only shape it: every parameter a number, a boolean or
-// a shaping string, none naming an account, a user or a place to store it,
-// and a description that says nothing of saving or setting it.
+// and only hands it back: its description says so positively (random,
+// secure, strong, returns, suggests) and says nothing of putting it to use
+// (setting, saving, applying, replacing, sending it, a login, an account,
+// a server), and every parameter only shapes the value: a number that
+// identifies nothing, a boolean that chooses characters rather than an
+// action, a shaping string.
 func generatesRandomSecret(s *signals) bool {
 	if s.verb != "generate" || (s.credential != "password" && s.credential != "passphrase") || len(s.params) == 0 {
 		return false
 	}
 	for _, prm := range s.params {
 		typ, _ := prm.schema["type"].(string)
-		if typ != "number" && typ != "integer" && typ != "boolean" && !(typ == "string" && shapeOptions[prm.flat]) {
+		switch {
+		case typ == "string" && shapeOptions[prm.flat]:
+		case (typ == "number" || typ == "integer" || typ == "boolean") && !strings.HasSuffix(prm.flat, "id") &&
+			!strings.HasSuffix(prm.flat, "ids") && !actionSwitches[prm.flat]:
+		default:
 			return false
 		}
 	}
-	return !savesOrSets.Any(s.desc)
+	return handsBackSet.Any(s.desc) && !savesOrSets.Any(s.desc)
 }
 
+// actionSwitches are booleans that put a generated value to use rather
+// than shape it.
+var actionSwitches = map[string]bool{"apply": true, "commit": true, "set": true, "save": true, "store": true,
+	"confirm": true, "update": true, "replace": true, "reset": true, "rotate": true, "email": true, "send": true,
+	"notify": true, "persist": true, "activate": true}
+
+// handsBackSet are a description's words for a value made and handed back.
+var handsBackSet = phrase.New("random", "secure", "strong", "returns", "suggest")
+
 // savesOrSets are a description's words for a generated secret kept or
-// put to use.
-var savesOrSetsPhrases = []string{"save", "store", "set ", "sets ", "assign", "account", "user", "reset", "rotate", "vault"}
+// put to use, or tied to something that will accept it.
+var savesOrSetsPhrases = []string{"save", "store", "set ", "sets ", "assign", "account", "user", "reset", "rotate", "vault",
+	"apply", "applies", "replace", "change", "update", "login", "log in", "root", "admin", "takes effect", "email",
+	"mail", "credential", "old one", "current one", "encrypt", "database", "server", "instance", "regenerat",
+	"new password", "new passphrase", "the password for", "the passphrase for", "send", "share"}
 
 var savesOrSets = phrase.New(savesOrSetsPhrases...)
 
@@ -960,8 +1088,8 @@ var deliveryObjects = map[string]bool{"webhook": true, "webhooks": true, "hook":
 
 // metadataOfTelemetry are the words for what describes a record rather
 // than holding it.
-var metadataOfTelemetry = map[string]bool{"names": true, "name": true, "metadata": true, "types": true,
-	"values": true, "labels": true, "keys": true}
+var metadataOfTelemetry = map[string]bool{"name": true, "metadata": true, "type": true, "value": true,
+	"label": true, "key": true}
 
 // telemetryAmong says a telemetry noun is among a name's objects.
 func telemetryAmong(objects []string) bool {
@@ -973,6 +1101,11 @@ func telemetryAmong(objects []string) bool {
 	return false
 }
 
+// ipParamAccessSet are a parameter description's words for traffic from an
+// address let in or kept out.
+var ipParamAccessSet = phrase.New("allowed", "accept traffic", "permitted", "whitelist", "allowlist", "blocked", "denied",
+	"access control")
+
 // ipAccessParams says a parameter makes an address an access rule's: it
 // names an access control list or an allowlist, or its description says
 // traffic from the address is allowed, accepted or blocked.
@@ -981,7 +1114,42 @@ func ipAccessParams(params []param) bool {
 		if strings.Contains(prm.flat, "accesscontrol") || strings.Contains(prm.flat, "allowlist") || strings.Contains(prm.flat, "whitelist") || strings.HasSuffix(prm.flat, "acl") {
 			return true
 		}
-		if d, _ := prm.schema["description"].(string); d != "" && ipAccessSet.Any(strings.ToLower(d)) {
+		if d, _ := prm.schema["description"].(string); d != "" && ipParamAccessSet.Any(strings.ToLower(d)) {
+			return true
+		}
+	}
+	return false
+}
+
+// goesOnTo says a description joins a second action of the tool's own to
+// the first: "shows the change and applies it", "prices the order and
+// places it". A plural noun after "and" ("fees and charges") reads the
+// same; a preview withheld for it costs a review.
+func goesOnTo(desc string) bool {
+	for from := 0; ; {
+		i := strings.Index(desc[from:], " and ")
+		if i < 0 {
+			return false
+		}
+		from += i + len(" and ")
+		w := desc[from:]
+		if end := strings.IndexAny(w, " ,.;:\n"); end >= 0 {
+			w = w[:end]
+		}
+		if changeVerbForm(w) {
+			return true
+		}
+	}
+}
+
+// changeVerbForm says w is the third person of a verb of change ("applies",
+// "places", "pays").
+func changeVerbForm(w string) bool {
+	if len(w) < 4 || w[len(w)-1] != 's' {
+		return false
+	}
+	for _, base := range [...]string{w[:len(w)-1], strings.TrimSuffix(w, "es"), strings.TrimSuffix(w, "ies") + "y"} {
+		if a, ok := verbs[base]; ok && a >= actMutate {
 			return true
 		}
 	}

@@ -210,13 +210,13 @@ var describedExecParams = map[string]bool{"code": true, "function": true, "progr
 // executedWords say a text is run, not stored or looked up.
 var executedWords = []string{"execut", "evaluat", "to run", "runs ", "run in", "eval", "interpret", "applied to the cluster", "apply"}
 
-func describedAsExecuted(p map[string]any, toolDesc string) bool {
+func describedAsExecuted(flat string, p map[string]any, toolDesc string) bool {
 	d, _ := p["description"].(string)
 	d = strings.ToLower(d)
 	if executedSet.Any(d) {
 		return true
 	}
-	if typedCodeSet.Any(d) {
+	if flat == "code" && typedCodeSet.Any(d) {
 		// The parameter's own words are the nearer statement: "Unique
 		// code that customers can use to redeem this discount" is a code
 		// people type, whatever the tool "applies"; a tool that says it
@@ -232,11 +232,10 @@ var strongExecutedSet = phrase.New(slices.DeleteFunc(slices.Clone(executedWords)
 	return w == "apply" || w == "applied to the cluster"
 })...)
 
-// typedCodes are a parameter description's words for a code people type
-// or a system assigns, not a program.
-var typedCodes = []string{"redeem", "coupon", "promo", "discount", "voucher", "referral", "invite code",
-	"invitation code", "verification", "country code", "postal", "zip", "currency", "language code",
-	"status code", "error code", "authorization code", "one-time code", "color code"}
+// typedCodes are the words of a "code" parameter's description for a code
+// people type to get a price or a place, not a program.
+var typedCodes = []string{"redeem", "coupon", "promo code", "promotional", "discount", "voucher", "referral",
+	"invite code", "invitation code", "gift card"}
 
 var typedCodeSet = phrase.New(typedCodes...)
 
