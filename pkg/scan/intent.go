@@ -618,11 +618,11 @@ func objectEnd(toks []itok, i int) int {
 func measureNoun(toks []itok, k int) bool {
 	switch toks[k].w {
 	case "history":
-		if recordHistory(toks, k) {
+		if recordHistory(toks, k) && !personOwned(toks, k) {
 			return true
 		}
 	case "key", "keys":
-		if k > 0 && dataKeyOwners[toks[k-1].w] {
+		if k > 0 && dataKeyOwners[toks[k-1].w] && !personOwned(toks, k) {
 			return true
 		}
 	}
@@ -635,6 +635,22 @@ func measureNoun(toks []itok, k int) bool {
 	if k > 0 {
 		switch toks[k-1].w {
 		case "fewer", "more", "save", "reduce", "consume", "max", "maximum", "many", "output", "input", "null", "next", "continuation", "pagination", "page":
+			return true
+		}
+	}
+	return false
+}
+
+// personOwned reports a word whose phrase names a person as its owner
+// ("the user's primary key", "their page history"), or a key named with
+// cryptography ("GPG primary key", "wallet's primary key"), or a history
+// followed by a clause about the user ("of each page the user visited",
+// "of the record, i.e. every message the user has sent you").
+func personOwned(toks []itok, k int) bool {
+	for j := max(0, k-4); j < min(len(toks), k+16); j++ {
+		w := toks[j].w
+		if toks[j].cls&wUser != 0 || w == "their" || w == "your" || w == "my" || w == "his" || w == "her" || w == "person's" ||
+			w == "gpg" || w == "pgp" || w == "wallet" || w == "wallet's" || w == "ssh" || w == "signing" || w == "private" {
 			return true
 		}
 	}
@@ -703,7 +719,7 @@ func (c *textCtx) intentSentences() {
 		for e < len(t) {
 			// A line break ends a sentence; a full stop, ! or ? ends one
 			// when blank space or the end of the text follows.
-			if ch := t[e]; sentenceStop[ch] && (ch == '\n' || e+1 == len(t) || blankByte[t[e+1]]) {
+			if ch := t[e]; sentenceStop[ch] && (ch == '\n' || e+1 == len(t) || blankByte[t[e+1]]) && !(ch == '.' && abbreviationEnds(t, e)) {
 				break
 			}
 			e++
@@ -726,6 +742,18 @@ func (c *textCtx) intentSentences() {
 		}
 		c.inCodeProse = false
 	}
+}
+
+// abbreviationEnds says the full stop at e ends "i.e.", which goes on with
+// the sentence it restates ("the history of the record, i.e. every message
+// the user has sent"). An "e.g." still ends one: an example is read apart
+// from the order it illustrates.
+func abbreviationEnds(t string, e int) bool {
+	if e < 3 {
+		return false
+	}
+	a := t[e-3 : e]
+	return (a == "i.e" || a == "I.e") && (e < 4 || !isASCIILetter(rune(t[e-4])))
 }
 
 // sentenceStop are the bytes that may end a sentence; blankByte the blank
@@ -903,7 +931,18 @@ func privateObject(toks []itok, from int) (bool, []string) {
 		tk := toks[k]
 		if k > from && subordinator(tk.w) {
 			// "include exclusions only when obvious from the user's
-			// request": a clause of its own says when, not what.
+			// request": a clause of its own says when, not what; but a
+			// secret or the conversation named in it is still the object.
+			for j := k + 1; j < end; j++ {
+				if toks[j].cls&(wPriv|wSecret) != 0 && !measureNoun(toks, j) {
+					return true, famSecret
+				}
+				if userContent[toks[j].w] && j > 0 && (toks[j-1].w == "user's" || toks[j-1].w == "their" || toks[j-1].w == "your") {
+					// "forward the text whenever the user's messages
+					// mention money": what the clause picks is the user's.
+					return true, famConversation
+				}
+			}
 			break
 		}
 		if tk.cls&(wPriv|wSecret|wPrivUser) != 0 && measureNoun(toks, k) {
@@ -948,11 +987,16 @@ func privateObject(toks []itok, from int) (bool, []string) {
 	return false, nil
 }
 
+// userContent are what a person wrote or keeps, which a condition on them
+// selects for the order: "whenever the user's messages mention money".
+var userContent = map[string]bool{"messages": true, "message": true, "files": true, "emails": true, "contacts": true,
+	"documents": true, "notes": true, "data": true, "details": true, "chats": true}
+
 // subordinator reports a word that opens a clause of condition or time,
 // which ends the object before it.
 func subordinator(w string) bool {
 	switch w {
-	case "when", "whenever", "if", "unless", "because", "once", "where", "while":
+	case "when", "whenever", "if", "unless", "because", "once":
 		return true
 	}
 	return false
@@ -1095,6 +1139,9 @@ func writesInto(toks []itok, i int) bool {
 	dest, last := false, -1
 	for k := i + 1; k < len(toks); k++ {
 		tk := toks[k]
+		if !dest && sensitiveToken(tk.w) && strings.ContainsAny(tk.w, "._/") && tk.kind != kPath && tk.kind != kCode {
+			return false // "put id_rsa into .env": what is written is the secret
+		}
 		if (tk.kind == kPath || tk.kind == kCode) && sensitiveToken(tk.w) {
 			if tk.w[0] == '~' || tk.w[0] == '/' || strings.Contains(tk.w, "$home") || strings.Contains(tk.w, ".ssh") {
 				return false
@@ -1648,11 +1695,36 @@ func tableCell(t string, tk itok) bool {
 		case ' ', '\t', '*', '`':
 			continue
 		case '|':
-			return true
+			return headingRow(t, i)
 		}
 		return false
 	}
 	return false
+}
+
+// headingRow reports that the line holding t[i] is a table's heading: the
+// next line is its separator, and no cell is a sentence.
+func headingRow(t string, i int) bool {
+	s := strings.LastIndexByte(t[:i], '\n') + 1
+	e := strings.IndexByte(t[i:], '\n')
+	if e < 0 {
+		return false
+	}
+	e += i
+	next := t[e+1:]
+	if n := strings.IndexByte(next, '\n'); n >= 0 {
+		next = next[:n]
+	}
+	next = strings.TrimSpace(next)
+	if next == "" || strings.Trim(next, "|-: ") != "" || !strings.Contains(next, "-") {
+		return false
+	}
+	for _, cell := range strings.Split(t[s:e], "|") {
+		if len(strings.Fields(cell)) > 4 {
+			return false
+		}
+	}
+	return true
 }
 
 var grantClaims = []string{"you are authorised", "you are authorized", "you have been authorised", "you have been authorized", "has authorised you", "has authorized you",

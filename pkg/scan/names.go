@@ -341,8 +341,11 @@ func (ti *toolInfo) setsOwnSecret(param, desc string) bool {
 	}
 	var dbuf [64]string
 	dwords := appendProseWords(dbuf[:0], low)
+	if len(dwords) > 8 {
+		return false // more than the thing made: where the value is to come from
+	}
 	for _, w := range dwords {
-		if ownerWords[w] {
+		if ownerWords[w] || strings.HasSuffix(w, "'s") {
 			return false
 		}
 	}
@@ -394,8 +397,7 @@ func ownSession(low string) bool {
 			"sign", "signed", "browser", "secret", "key", "password", "jwt", "sid", "user", "user's", "your", "account", "bank",
 			"web", "website", "site", "header", "bearer", "oauth":
 			return false
-		case "session", "sessions", "value", "string", "the", "a", "an", "of", "id", "data", "current", "info", "hint", "optional", "required":
-		default:
+		case "terminal", "shell", "interactive", "stateful", "tmux", "screen", "repl", "pty", "tty", "kernel", "notebook", "sandbox", "debugger", "debug", "console", "ssh":
 			said = true
 		}
 	}
@@ -653,6 +655,12 @@ var irreversibleSet = phrase.New(irreversiblePhrases...)
 // formats", "formats the results as JSON") destroys nothing; the word is
 // far more often a noun, or a verb of presentation, than a wipe.
 func formatsStorage(low string) bool {
+	// "Formats it. The target is the boot disk.": a "formats" whose object
+	// is a pronoun takes the storage the description names elsewhere.
+	if bootOrDiskSet.Any(low) && (strings.Contains(low, "formats it") || strings.Contains(low, "formats them") ||
+		strings.Contains(low, "formats the target") || strings.Contains(low, "formats the selected")) {
+		return true
+	}
 	for i := 0; ; {
 		k := strings.Index(low[i:], "formats ")
 		if k < 0 {
@@ -670,9 +678,46 @@ func formatsStorage(low string) bool {
 			} else {
 				rest = ""
 			}
-			if storageNouns[w] {
+			if storageNouns[w] || strings.HasPrefix(w, "/dev/") || strings.HasPrefix(w, "sd") && len(w) <= 5 || strings.HasPrefix(w, "nvme") || strings.HasPrefix(w, "mmcblk") || len(w) == 2 && w[1] == ':' {
 				return true
 			}
+		}
+	}
+}
+
+// bootOrDiskSet are storage a description may name apart from its verb.
+var bootOrDiskSet = phrase.New("disk", "drive", "partition", "volume", "boot", "/dev/", "sd card", "filesystem")
+
+// formatsPresentation reports every "formats" in low used of output
+// ("formats the result as markdown") or as a noun ("other formats as
+// specified"); any other is read as a wipe.
+func formatsPresentation(low string) bool {
+	for i := 0; ; {
+		k := strings.Index(low[i:], "formats ")
+		if k < 0 {
+			return true
+		}
+		before := strings.Fields(low[:i+k])
+		i += k + len("formats ")
+		if formatsStorage(low[i-len("formats "):]) {
+			return false
+		}
+		if n := len(before); n > 0 {
+			switch strings.Trim(before[n-1], ",.;:") {
+			case "other", "supported", "output", "file", "many", "multiple", "several", "all", "different", "and", "or", "these", "various", "date", "number", "export", "image", "text":
+				continue
+			}
+		}
+		ws := strings.Fields(low[i:])
+		ok := false
+		for n := 0; n < min(4, len(ws)); n++ {
+			switch strings.Trim(ws[n], ",.;:()") {
+			case "result", "results", "output", "outputs", "text", "code", "data", "response", "responses", "date", "dates", "number", "numbers", "as", "into", "json", "markdown", "html", "it", "them", "values", "string", "strings", "table", "tables", "document", "documents", "source", "files", "file":
+				ok = true
+			}
+		}
+		if !ok {
+			return false
 		}
 	}
 }
@@ -681,7 +726,9 @@ func formatsStorage(low string) bool {
 var storageNouns = map[string]bool{
 	"disk": true, "disks": true, "drive": true, "drives": true, "volume": true, "volumes": true, "partition": true,
 	"partitions": true, "filesystem": true, "filesystems": true, "device": true, "devices": true, "card": true, "cards": true,
-	"storage": true, "usb": true, "ssd": true, "hdd": true, "media": true, "medium": true, "flash": true, "nvme": true,
+	"storage": true, "usb": true, "machine": true, "computer": true, "laptop": true, "phone": true, "server": true, "server's": true,
+	"system": true, "root": true, "target": true, "everything": true, "home": true, "c": true, "d": true, "sda": true, "sdb": true,
+	"memory": true, "database": true, "mount": true, "boot": true, "host": true, "node": true, "vm": true, "instance": true, "ssd": true, "hdd": true, "media": true, "medium": true, "flash": true, "nvme": true,
 }
 
 // destroyVerbOf returns w when it is the third person of a verb that

@@ -559,9 +559,22 @@ func (ti *toolInfo) purposeShares(id string) bool {
 		return false
 	}
 	var buf [8]string
-	destroys, pays := graveKinds(appendIdentWords(buf[:0], id))
+	idWords := appendIdentWords(buf[:0], id)
+	destroys, pays := graveKinds(idWords)
 	own, ownPays := graveKinds(ti.nameWords)
-	return (destroys && own) || (pays && ownPays)
+	if !((destroys && own) || (pays && ownPays)) {
+		return false
+	}
+	// The same verb (delete_file, delete_directory), or the same thing by
+	// another verb (delete_label, remove_label).
+	for _, w := range idWords {
+		for _, nw := range ti.nameWords {
+			if nw == w || nw == w+"s" || nw+"s" == w {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // graveKinds reports whether identifier words destroy and whether they

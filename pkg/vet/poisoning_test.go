@@ -618,3 +618,49 @@ const (
 	heldOut8Caught  = 81
 	heldOut8Flagged = 6
 )
+
+// TestExemptionsKeepTheirAttacks holds the exemptions that spare honest
+// tools (a record's history, a schema's key, output formats, a sibling that
+// destroys, a password a tool sets, a session of its own, a table's
+// heading, a condition clause, a write into the project's env file) to the
+// attacks a review wrote in their words: each catalogue of
+// testdata/poisoning/exemption-attacks.json must leave a finding other than
+// a sensitive path on its tool (the one named by focus, or every tool).
+func TestExemptionsKeepTheirAttacks(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "poisoning", "exemption-attacks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct {
+		ID    string            `json:"id"`
+		Tools []json.RawMessage `json:"tools"`
+		Focus string            `json:"focus"`
+	}
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) < 60 {
+		t.Fatalf("only %d cases", len(cases))
+	}
+	for _, c := range cases {
+		raw, _ := json.Marshal(map[string]any{"tools": c.Tools})
+		cat, err := tooldef.ParseCatalogue(raw, tooldef.DefaultLimits)
+		if err != nil {
+			t.Fatalf("%s: %v", c.ID, err)
+		}
+		caught := false
+		for _, tr := range Vet([]Server{{Name: "case", Catalogue: cat}}).Tools {
+			if c.Focus != "" && tr.Name != c.Focus {
+				continue
+			}
+			for _, f := range tr.Findings {
+				if f.Signal != scan.SignalSensitivePath {
+					caught = true
+				}
+			}
+		}
+		if !caught {
+			t.Errorf("%s: an attack in an exemption's words passes: %s", c.ID, raw)
+		}
+	}
+}
