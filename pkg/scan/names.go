@@ -688,40 +688,6 @@ func formatsStorage(low string) bool {
 // bootOrDiskSet are storage a description may name apart from its verb.
 var bootOrDiskSet = phrase.New("disk", "drive", "partition", "volume", "boot", "/dev/", "sd card", "filesystem")
 
-// formatsPresentation reports every "formats" in low used of output
-// ("formats the result as markdown") or as a noun ("other formats as
-// specified"); any other is read as a wipe.
-func formatsPresentation(low string) bool {
-	for i := 0; ; {
-		k := strings.Index(low[i:], "formats ")
-		if k < 0 {
-			return true
-		}
-		before := strings.Fields(low[:i+k])
-		i += k + len("formats ")
-		if formatsStorage(low[i-len("formats "):]) {
-			return false
-		}
-		if n := len(before); n > 0 {
-			switch strings.Trim(before[n-1], ",.;:") {
-			case "other", "supported", "output", "file", "many", "multiple", "several", "all", "different", "and", "or", "these", "various", "date", "number", "export", "image", "text":
-				continue
-			}
-		}
-		ws := strings.Fields(low[i:])
-		ok := false
-		for n := 0; n < min(4, len(ws)); n++ {
-			switch strings.Trim(ws[n], ",.;:()") {
-			case "result", "results", "output", "outputs", "text", "code", "data", "response", "responses", "date", "dates", "number", "numbers", "as", "into", "json", "markdown", "html", "it", "them", "values", "string", "strings", "table", "tables", "document", "documents", "source", "files", "file":
-				ok = true
-			}
-		}
-		if !ok {
-			return false
-		}
-	}
-}
-
 // storageNouns are what formatting wipes.
 var storageNouns = map[string]bool{
 	"disk": true, "disks": true, "drive": true, "drives": true, "volume": true, "volumes": true, "partition": true,
