@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/toolgate/toolgate/pkg/phrase"
@@ -1332,14 +1333,13 @@ func sendsVerb(w string) bool {
 // received it, say nobody did". A sentence about a secret, a key or a
 // spoiler kept back is protection, not concealment.
 func keepsFromWhoever(text string) bool {
-	if !silenceSet.Any(text) && !strings.Contains(text, " out of ") && !strings.Contains(text, "silently ") &&
-		!strings.Contains(text, " ask") && !strings.Contains(text, "describe") && !strings.Contains(text, "present") {
+	// One pass tells most sentences hold none of the cues; the phrase the
+	// pass finds first says whether silence itself was ordered.
+	i := whoeverCueSet.First(text)
+	if i < 0 || protectedSet.Any(text) {
 		return false
 	}
-	if protectedSet.Any(text) {
-		return false
-	}
-	if silenceSet.Any(text) {
+	if i < len(silencePhrases) {
 		return true
 	}
 	if i := strings.Index(text, "leave "); i >= 0 {
@@ -1399,12 +1399,16 @@ func silentOrder(text string) bool {
 
 // silenceSet are orders or rules of silence about something, whoever they
 // keep it from.
-var silenceSet = phrase.New("should not be mentioned", "must not be mentioned", "not to be mentioned", "never be mentioned",
+var silencePhrases = []string{"should not be mentioned", "must not be mentioned", "not to be mentioned", "never be mentioned",
 	"is not mentioned", "should not be disclosed", "must not be disclosed", "do not mention the", "don't mention the",
 	"never mention the", "do not mention that", "don't mention that", "never mention that", "do not mention any",
 	"without mentioning the", "without mentioning that", "do not tell the", "don't tell the", "never tell the",
 	"without telling the", "never use the words", "never use the word", "do not use the words", "do not name the",
-	"never name the", "don't name the")
+	"never name the", "don't name the"}
+
+// whoeverCueSet is silencePhrases, then the cues of the other forms, for
+// the one pass that tells most sentences hold none.
+var whoeverCueSet = phrase.New(append(slices.Clone(silencePhrases), " out of ", "silently ", " ask", "describe", "present")...)
 
 // protectedSet are what is rightly kept back: secrets, and what would spoil
 // a surprise.
