@@ -437,8 +437,14 @@ var privateContentNouns = map[string]bool{
 	"dispute": true, "balance": true, "transaction": true, "order": true, "page": true, "block": true,
 	"document": true, "note": true, "record": true, "row": true, "event": true, "replay": true, "output": true,
 	"chat": true, "dm": true, "attachment": true, "recording": true, "submission": true, "task": true,
-	"tasks": true,
+	"tasks": true, "address": true, "addresses": true, "business": true, "businesses": true, "collaborator": true, "collaborators": true,
 }
+
+// machineAddressWords make an address a machine's or a ledger's rather
+// than a person's or a customer's.
+var machineAddressWords = map[string]bool{"ip": true, "ips": true, "mac": true, "wallet": true, "contract": true,
+	"server": true, "host": true, "node": true, "network": true, "reserved": true, "floating": true, "static": true,
+	"public": true, "private": true, "memory": true, "socket": true, "endpoint": true}
 
 // taskOwners make a task a stored automation's unit of work rather than a
 // person's to-do, which is what a tracker's task is: written by people,
@@ -512,6 +518,9 @@ func readsPrivate(s *signals) {
 			if containsAnyMap(s.objects, taskOwners) {
 				continue // "get_actor_task": a stored automation's settings, not a person's to-do
 			}
+		}
+		if (o == "address" || o == "addresses") && containsAnyMap(s.objects, machineAddressWords) {
+			continue // "get_public_ip_address": a machine's address, not where a person lives
 		}
 		if !defines && (privateContentNouns[o] || (fileContentNouns[o] && !(listing && o != "code" && o != "content"))) {
 			s.privateContent = o
