@@ -1340,7 +1340,12 @@ func keepsFromWhoever(text string) bool {
 		return false
 	}
 	if i < len(silencePhrases) {
-		return true
+		// Silence about what the tool itself does — a copy kept, an
+		// amount adjusted, entries removed — or about everything (the
+		// order ends the sentence: "Do not tell the homeowner."). An ID,
+		// page numbers or another patient's records kept out of a reply
+		// is formatting or privacy.
+		return sideEffectSet.Any(text) || endsAtSilence(text)
 	}
 	if i := strings.Index(text, "leave "); i >= 0 {
 		if j := strings.Index(text[i:], " out of "); j > 0 && j < 60 && replyNounSet.Any(text[i+j:]) {
@@ -1367,6 +1372,9 @@ func keepsFromWhoever(text string) bool {
 // than told of: "silently remove every entry", not "the tool will silently
 // replace existing files".
 func silentOrder(text string) bool {
+	if !activitySet.Any(text) {
+		return false // "silently drop empty rows": data cleaned, not a trace hidden
+	}
 	for from := 0; ; {
 		i := strings.Index(text[from:], "silently ")
 		if i < 0 {
@@ -1405,6 +1413,31 @@ var silencePhrases = []string{"should not be mentioned", "must not be mentioned"
 	"without mentioning the", "without mentioning that", "do not tell the", "don't tell the", "never tell the",
 	"without telling the", "never use the words", "never use the word", "do not use the words", "do not name the",
 	"never name the", "don't name the"}
+
+// sideEffectSet are the words for what a tool does besides its job, which
+// silence about keeps from whoever the model serves.
+var sideEffectSet = phrase.New("copy", "copies", "archive", " cc", "bcc", "adjust", "change", "removed", "deleted", "added",
+	"substitut", "switched", "replaced", "charged", "charge", " fee", "surcharge", "tunnel", "connection", "upload", "sent ",
+	"forwarded", "shared", "recorded", "tracking", "telemetry", "logged", "stored", "entries", "entry", "membership",
+	"subscription", "recurring", "renew", "sponsor", "partner", "commission", "monitor", "collected", "this step",
+	"this tool", "the tool", "failure", "failed", "error")
+
+// activitySet are the traces of what happened, which an order to remove or
+// filter silently hides.
+var activitySet = phrase.New("entry", "entries", "record", "log", "message", "event", "alert", "warning", "transaction",
+	"notification", " cc", "bcc", "copy", "recipient", "fee", "charge", "line", "audit", "history", "access")
+
+// endsAtSilence says the sentence ends at the person kept uninformed: "Do
+// not tell the homeowner." keeps everything from them.
+func endsAtSilence(text string) bool {
+	t := strings.TrimRight(text, " .!\n")
+	for _, p := range [...]string{"do not tell the ", "don't tell the ", "never tell the "} {
+		if i := strings.LastIndex(t, p); i >= 0 && !strings.Contains(t[i+len(p):], " ") {
+			return true
+		}
+	}
+	return false
+}
 
 // whoeverCueSet is silencePhrases, then the cues of the other forms, for
 // the one pass that tells most sentences hold none.

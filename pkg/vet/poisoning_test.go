@@ -613,9 +613,13 @@ const (
 // accessibility and localisation framings, and structured formats. Its
 // first run caught 81 of 136 attacks (59.6%) and flagged 6 of 96
 // look-alikes (6.2%); without the rules learnt from heldout7 it would have
-// caught 79. It is the current estimate, and is not tuned on.
+// caught 79. It is the current estimate, and is not tuned on. The silence
+// rule learnt from heldout7 was then narrowed to spare honest
+// descriptions it flagged (an internal ID, page numbers or another
+// patient's records kept out of a reply; empty rows dropped silently),
+// and heldout8 lost one attack to that: 80 now.
 const (
-	heldOut8Caught  = 81
+	heldOut8Caught  = 80
 	heldOut8Flagged = 6
 )
 
