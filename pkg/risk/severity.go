@@ -45,6 +45,13 @@ func severity(s signals, act action, blast string) (string, string) {
 		if ephemeralNouns[head] || containsAnyMap(s.tokens, ephemeralNouns) {
 			return "medium", "removes session state that can be rebuilt"
 		}
+		if keepsOut[s.privilege] && singular(head) != "rule" {
+			// A firewall, a blocklist or a ban keeps someone out: removing
+			// it, or a machine from its guard, is the granting direction,
+			// whatever the verb. A firewall's rules most often allow, and
+			// removing one closes.
+			return "critical", "removes " + s.privilege + ": what it kept out can now get in"
+		}
 		if s.privilege != "" && s.actSource == "name" && s.optionPrivilege == "" {
 			// Revoking is the safe direction of an access change: one
 			// credential, role or rule is withdrawn and whoever used it is
@@ -775,3 +782,8 @@ func paysSomeone(s signals) bool {
 	}
 	return payee && amount
 }
+
+// keepsOut are the access controls that deny rather than grant: removing
+// one opens what it guarded.
+var keepsOut = map[string]bool{"firewall": true, "blocklist": true, "bypass": false, "ban": true, "block": true,
+	"denylist": true}
