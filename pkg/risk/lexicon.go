@@ -238,7 +238,7 @@ var scopeWords = map[string]string{
 	"namespace": "namespace", "project": "namespace", "repo": "namespace", "repository": "namespace",
 	"database": "namespace", "bucket": "namespace", "channel": "namespace", "directory": "namespace",
 	"folder": "namespace", "collection": "namespace", "workspace": "namespace", "space": "namespace",
-	"schema": "namespace", "table": "namespace", "app": "namespace", "stack": "namespace",
+	"schema": "namespace", "table": "namespace", "app": "namespace", "stack": "namespace", "mailbox": "namespace",
 }
 
 // sensitiveNouns mark data whose disclosure is a leak: secrets, credentials,
