@@ -72,7 +72,7 @@ func lexiconLists() map[string][]string {
 		"definition-nouns": definitionNouns, "client-requests": clientRequests, "requesting-verbs": requestingVerbs,
 		"hypothetical-verbs": hypotheticalVerbs, "access-objects": accessObjects, "principal-names": principalNames,
 		"shape-options": shapeOptions, "metadata-of-telemetry": metadataOfTelemetry,
-		"task-owners": taskOwners, "notify-params": notifyParams, "machine-address-words": machineAddressWords, "keeps-out": keepsOut, "recipient-params": recipientParams,
+		"task-owners": taskOwners, "notify-params": notifyParams, "machine-address-words": machineAddressWords, "keeps-out": keepsOut, "aggregate-heads": aggregateHeads, "recipient-params": recipientParams,
 	} {
 		keys(name, m)
 	}

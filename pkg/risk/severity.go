@@ -468,6 +468,25 @@ var fileContentNouns = map[string]bool{"file": true, "content": true, "source": 
 var metadataWords = map[string]bool{"metadata": true, "info": true, "status": true, "size": true, "schema": true,
 	"location": true, "stat": true, "name": true}
 
+// aggregateHeads are what a read returns about records rather than the
+// records: "get_project_task_counts", "get_tags_for_task".
+var aggregateHeads = map[string]bool{"count": true, "total": true, "statistic": true, "stat": true, "tag": true,
+	"label": true, "summary": false}
+
+// beforeQualifier is a name's objects before "for", "by", "of", "in" or
+// "from": "get_tags_for_task" returns tags, "get_tasks_for_tag" tasks.
+func beforeQualifier(objects []string) []string {
+	for i, o := range objects {
+		switch o {
+		case "for", "by", "of", "in", "from":
+			if i > 0 {
+				return objects[:i]
+			}
+		}
+	}
+	return objects
+}
+
 // definitionNouns name how something is defined rather than what it
 // holds: "describe_code_analyzer_rule" reads a rule about code, not code.
 var definitionNouns = map[string]bool{"rule": true, "type": true, "definition": true, "template": true,
@@ -511,7 +530,7 @@ func containsAnyMap(list []string, m map[string]bool) bool {
 // readsPrivate finds the private-content word a read names, in its name or,
 // for a read named by its verb alone (git_diff), in the verb.
 func readsPrivate(s *signals) {
-	if containsAnyMap(s.objects, metadataWords) {
+	if containsAnyMap(s.objects, metadataWords) || aggregateHeads[singular(headNoun(beforeQualifier(s.objects)))] {
 		return
 	}
 	defines := definesOnly(s)
