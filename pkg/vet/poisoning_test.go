@@ -410,6 +410,32 @@ func TestPoisoningCorpusThree(t *testing.T) {
 	}
 }
 
+// corpus-4 was captured after the scan's rules learnt from corpus-3's false
+// positives were in: its first run flagged 12 of 456 honest tools (2.6%),
+// as corpus-3's first run flagged 2.4% — the fixes for one set of servers'
+// honest wordings did not carry to the next. Nobody tunes on it; the
+// ratchet holds the first run.
+const (
+	corpusFourDir        = "../../testdata/corpus-4"
+	corpusFourTools      = 456
+	corpusFourFirstRun   = 12
+	corpusFourMaxFlagged = 12
+)
+
+func TestPoisoningCorpusFour(t *testing.T) {
+	tools, flagged, findings := vetCorpus(t, corpusFourDir)
+	if tools != corpusFourTools {
+		t.Errorf("corpus-4 has %d tools, want %d", tools, corpusFourTools)
+	}
+	fmt.Printf("poisoning: false positives corpus-4 %d/%d tools (first run %d)\n", flagged, tools, corpusFourFirstRun)
+	for _, f := range findings {
+		t.Logf("finding on corpus-4: %s", f)
+	}
+	if flagged > corpusFourMaxFlagged {
+		t.Errorf("%d tools of corpus-4 flagged, at most %d allowed", flagged, corpusFourMaxFlagged)
+	}
+}
+
 func pct(n, d int) float64 {
 	if d == 0 {
 		return 0
