@@ -213,8 +213,11 @@ func credentialChange(tokens []string, desc string, act action) (credential, ver
 		}
 	}
 	if at >= 0 && named != "" {
-		if verbs[tokens[at]] == actUtility && localPhraseSet.Any(desc) {
-			return "", "" // a generator of random strings stores nothing anywhere
+		if verbs[tokens[at]] == actUtility && localPhraseSet.Any(desc) && !savesOrSets.Any(desc) && !goesOnTo(desc) &&
+			!statesChangeSaid(desc) && !strings.Contains(desc, "then ") {
+			// A generator of random strings stores nothing anywhere,
+			// unless the description says it puts the value to use.
+			return "", ""
 		}
 		return named, tokens[at]
 	}
@@ -440,4 +443,4 @@ func ipAccessSaid(objects []string, desc string) bool {
 
 var ipAccessSet = phrase.New("allow", "whitelist", "blocklist", "block ", "blocked", "deny", "access", "restrict",
 	"trusted", "firewall", "accept traffic", "connect", "reach", "inbound", "permit", "grant", "admit", "open", "rule",
-	"security group", "policy", "authoriz", "authoris", "source", "exempt", "ban")
+	"security group", "policy", "authoriz", "authoris", "source", "exempt", "ban", "requests from", "skip the", "bypass")

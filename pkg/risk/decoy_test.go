@@ -398,6 +398,15 @@ var reviewedBypasses = []string{
 	`{"name":"delete_account_history","description":"Deletes the account's history.","inputSchema":{"type":"object","properties":{"account_id":{"type":"string"}},"required":["account_id"]}}`,
 	`{"name":"delete_repository_v2","description":"Deletes a repository.","inputSchema":{"type":"object","properties":{"repo":{"type":"string"}},"required":["repo"]}}`,
 	`{"name":"delete_cluster_permanently","description":"Deletes a cluster.","inputSchema":{"type":"object","properties":{"cluster":{"type":"string"}},"required":["cluster"]}}`,
+	`{"name":"preview_subscription_charge","description":"Charges the customer's saved card for a one-time item now. Does not send a receipt.","inputSchema":{"type":"object","properties":{"subscription_id":{"type":"string"},"amount":{"type":"number"}},"required":["subscription_id","amount"]}}`,
+	`{"name":"estimate_refund","description":"Works out the refund for an order and issues it to the card. Fees would not be returned.","inputSchema":{"type":"object","properties":{"order_id":{"type":"string"}},"required":["order_id"]}}`,
+	`{"name":"preview_role_grant","description":"Shows the role's permissions; the grant is made at once. Audit logs would show it.","inputSchema":{"type":"object","properties":{"user_id":{"type":"string"},"role":{"type":"string"}},"required":["user_id","role"]}}`,
+	`{"name":"generate_password","description":"Generates a strong password and configures it on the router.","inputSchema":{"type":"object","properties":{"length":{"type":"integer"}}}}`,
+	`{"name":"generate_password","description":"Generates a strong random password and pushes it to the device.","inputSchema":{"type":"object","properties":{"length":{"type":"integer"}}}}`,
+	`{"name":"add_static_ip","description":"Adds a static IP to the list of addresses the API accepts requests from.","inputSchema":{"type":"object","properties":{"ip":{"type":"string"}},"required":["ip"]}}`,
+	`{"name":"create_static_ip","description":"Creates a static IP; requests from it skip the login check.","inputSchema":{"type":"object","properties":{"ip":{"type":"string"}},"required":["ip"]}}`,
+	`{"name":"delete_denylist","description":"Deletes the denylist of a project.","inputSchema":{"type":"object","properties":{"project":{"type":"string"}},"required":["project"]}}`,
+	`{"name":"remove_ban","description":"Removes a ban on a member.","inputSchema":{"type":"object","properties":{"member_id":{"type":"string"}},"required":["member_id"]}}`,
 }
 
 // reviewedFalseRaises are definitions the same review found raised by the

@@ -328,6 +328,13 @@ func readSignals(t *tooldef.Tool) signals {
 			s.public = publicEffect(s.tokens, head, publicPhraseSet.Any(head))
 		}
 	}
+	if s.privilege == "" && s.act >= actMutate && containsAny(s.objects, "ip", "cidr") && !ipRouting(&s) {
+		// "add_static_ip": only a verb that routes an address to a machine
+		// (assign, attach, move, reserve, release ...) or a description of
+		// its reverse name spares a reserved or static one; any other
+		// change of an address is taken for an access rule's.
+		s.privilege = "ip"
+	}
 	if s.privilege == "" && s.act >= actMutate && containsAny(s.objects, "ip", "cidr") && ipAccessParams(s.params) {
 		// "create_sip_ip_address" with an access-control-list parameter
 		// and "requests from this address will be allowed": the address
@@ -1009,8 +1016,18 @@ var hypotheticalVerbs = map[string]bool{"preview": true, "estimate": true, "dryr
 // the description says outright that nothing happens ("without billing",
 // "does not", "would").
 func previewDoes(s *signals, verb string) bool {
-	said := nothingHappensSet.Any(s.desc)
-	if !said && (statesChangeSaid(s.desc) || strings.Contains(s.desc, "then ") || opensWithChange(s.desc) || goesOnTo(s.desc)) {
+	// Only the first sentence, where a tool says what it does, can say
+	// that nothing happens: "Fees would not be returned" later on says
+	// nothing of the refund.
+	first := s.desc
+	if end := strings.Index(first, ". "); end >= 0 {
+		first = first[:end]
+	}
+	said := nothingHappensSet.Any(first)
+	if opensWithChange(s.desc) || statesChangeSaid(s.desc) {
+		return true
+	}
+	if !said && (strings.Contains(s.desc, "then ") || goesOnTo(s.desc)) {
 		return true
 	}
 	for _, p := range s.params {
@@ -1060,7 +1077,8 @@ func generatesRandomSecret(s *signals) bool {
 			return false
 		}
 	}
-	return handsBackSet.Any(s.desc) && !savesOrSets.Any(s.desc)
+	return handsBackSet.Any(s.desc) && !savesOrSets.Any(s.desc) && !goesOnTo(s.desc) && !statesChangeSaid(s.desc) &&
+		!strings.Contains(s.desc, "then ")
 }
 
 // actionSwitches are booleans that put a generated value to use rather
@@ -1077,7 +1095,8 @@ var handsBackSet = phrase.New("random", "secure", "strong", "returns", "suggest"
 var savesOrSetsPhrases = []string{"save", "store", "set ", "sets ", "assign", "account", "user", "reset", "rotate", "vault",
 	"apply", "applies", "replace", "change", "update", "login", "log in", "root", "admin", "takes effect", "email",
 	"mail", "credential", "old one", "current one", "encrypt", "database", "server", "instance", "regenerat",
-	"new password", "new passphrase", "the password for", "the passphrase for", "send", "share"}
+	"new password", "new passphrase", "the password for", "the passphrase for", "send", "share", "configures ", "configure it",
+	"push", "install", "deploy", "device", "router", "host"}
 
 var savesOrSets = phrase.New(savesOrSetsPhrases...)
 
@@ -1154,4 +1173,16 @@ func changeVerbForm(w string) bool {
 		}
 	}
 	return false
+}
+
+// routingVerbs give an address to a machine, take it back or keep it.
+var routingVerbs = map[string]bool{"assign": true, "unassign": true, "attach": true, "detach": true, "associate": true,
+	"disassociate": true, "move": true, "release": true, "reserve": true, "allocate": true, "create": true,
+	"get": true, "list": true, "delete": true}
+
+// ipRouting says a change of an address routes traffic to a machine rather
+// than decides who gets in: a routing verb, or a description of the
+// address's reverse name.
+func ipRouting(s *signals) bool {
+	return routingVerbs[s.verb] || ipRoutingSet.Any(opening(s.desc, 160))
 }

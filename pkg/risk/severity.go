@@ -45,7 +45,7 @@ func severity(s signals, act action, blast string) (string, string) {
 		if ephemeralNouns[head] || containsAnyMap(s.tokens, ephemeralNouns) {
 			return "medium", "removes session state that can be rebuilt"
 		}
-		if keepsOut[s.privilege] && singular(head) != "rule" {
+		if (keepsOut[s.privilege] || containsAnyMap(s.objects, keepsOut)) && singular(head) != "rule" {
 			// A firewall, a blocklist or a ban keeps someone out: removing
 			// it, or a machine from its guard, is the granting direction,
 			// whatever the verb. A firewall's rules most often allow, and
@@ -804,5 +804,4 @@ func paysSomeone(s signals) bool {
 
 // keepsOut are the access controls that deny rather than grant: removing
 // one opens what it guarded.
-var keepsOut = map[string]bool{"firewall": true, "blocklist": true, "bypass": false, "ban": true, "block": true,
-	"denylist": true}
+var keepsOut = map[string]bool{"firewall": true, "blocklist": true, "ban": true, "denylist": true, "blacklist": true}

@@ -397,7 +397,7 @@ func ownSession(low string) bool {
 			"sign", "signed", "browser", "secret", "key", "password", "jwt", "sid", "user", "user's", "your", "account", "bank",
 			"web", "website", "site", "header", "bearer", "oauth":
 			return false
-		case "terminal", "shell", "interactive", "stateful", "tmux", "screen", "repl", "pty", "tty", "kernel", "notebook", "sandbox", "debugger", "debug", "console", "ssh":
+		case "terminal", "shell", "interactive", "stateful", "screen", "repl", "pty", "tty", "kernel", "notebook", "sandbox", "debugger", "debug", "console", "ssh":
 			said = true
 		}
 	}
