@@ -71,8 +71,12 @@ var (
 	}
 )
 
-// corpusFourRatchets hold today's counts on corpus-4.
-var corpusFourRatchets = []int{42, 162, 407, 310, 307}
+// corpusFourRatchets hold today's counts on corpus-4. After its first run,
+// its dangerous tools below L4 were read (only those) and the general
+// classes among them fixed: a membership is an access change, write
+// statements named in a description are statements, a service's
+// environment variables are graded high.
+var corpusFourRatchets = []int{47, 162, 407, 311, 309}
 
 // TestCorpusFourFigures prints how the engine agrees with corpus-4's
 // labels beside its first run and the engine before corpus-3's rules, and

@@ -53,6 +53,7 @@ type signals struct {
 	clientRequest     bool     // only makes one of the protocol's requests of its client
 	secretsSaid       int8     // 0 not yet read, 1 no, 2 yes: the description says it returns secrets
 	params            []param  // the input schema's parameters, read once for every rule that asks
+	envVariables      bool     // a change of a service's environment variables
 }
 
 var blastOrder = map[string]int{"item": 0, "namespace": 1, "cluster": 2, "organization": 3, "global": 4}
@@ -390,6 +391,12 @@ func readSignals(t *tooldef.Tool) signals {
 		case "force", "hard", "overwrite", "truncate", "wipe", "purge", "cascade", "drop", "delete", "destroy":
 			s.hardFlags = append(s.hardFlags, f)
 		}
+	}
+	if s.credential == "" && s.act == actMutate && environmentVariables(&s) {
+		// A service's environment variables are where it keeps its
+		// connection strings, keys and tokens, and what it runs with:
+		// changing them is graded high whatever the verb.
+		s.envVariables = true
 	}
 	if s.credential == "" && s.act == actMutate && maskedVariable(&s) {
 		// A variable that can be masked is one whose value must not show
@@ -1185,4 +1192,15 @@ var routingVerbs = map[string]bool{"assign": true, "unassign": true, "attach": t
 // address's reverse name.
 func ipRouting(s *signals) bool {
 	return routingVerbs[s.verb] || ipRoutingSet.Any(opening(s.desc, 160))
+}
+
+// environmentVariables says a change works on a service's environment
+// variables: the name says env or environment with var, vars, variable or
+// variables, or the description's opening says "environment variable".
+func environmentVariables(s *signals) bool {
+	if containsAny(s.tokens, "env", "environment") && containsAny(s.tokens, "var", "vars", "variable", "variables") {
+		return true
+	}
+	head := opening(s.desc, 160)
+	return strings.Contains(head, "environment variable") || strings.Contains(head, "env var")
 }

@@ -361,7 +361,8 @@ var statementLanguageCased = phrase.New("sql", "SQL", "Sql", "cypher", "Cypher",
 // statements of such a language, not search words.
 var statementPhrases = []string{"sql query", "sql queries", "sql statement", "sql command", "raw sql",
 	"arbitrary sql", "any sql", "cypher query", "cypher queries", "cypher statement", "gremlin query",
-	"gremlin traversal", "sparql query", "sparql update"}
+	"gremlin traversal", "sparql query", "sparql update", "insert, update", "insert/update", "update, or delete",
+	"update or delete quer", "delete quer", "insert quer", "dml statement", "ddl statement", "write quer"}
 
 var statementPhraseSet = phrase.New(statementPhrases...)
 

@@ -122,6 +122,8 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "high", fmt.Sprintf("%q runs a stored pipeline, workflow or job again", s.verb)
 	case highImpactVerbs[s.verb]:
 		return "high", fmt.Sprintf("%q changes a running service or shared history", s.verb)
+	case s.envVariables:
+		return "high", "changes a service's environment variables, where its keys and connection strings live"
 	case copiesSecrets(&s):
 		return "high", fmt.Sprintf("%q writes out what the description says holds secrets: whoever reads the copy can use them", s.verb)
 	case endsAnyProcess(&s):
