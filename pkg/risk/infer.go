@@ -238,6 +238,12 @@ func readSignals(t *tooldef.Tool) signals {
 		if (privilegeNouns[o] || privilegeNouns[o+"s"]) && (o != "token" || credentialAt(s.objects, i, "") != "") {
 			s.privilege = o // a page token or a model's token budget grants nothing
 		}
+		if (o == "membership" || o == "memberships") && s.privilege == "" && membershipOf(s.objects) {
+			// "create_organization_membership": who belongs to an
+			// organisation, a team or a project is who may act in it; a
+			// gym's membership is a subscription.
+			s.privilege = o
+		}
 		if moneyNouns[o] && (s.money == "" || movesMoney[o]) {
 			s.money = o // a word that moves money outranks one that bills
 		}
@@ -1203,4 +1209,15 @@ func environmentVariables(s *signals) bool {
 	}
 	head := opening(s.desc, 160)
 	return strings.Contains(head, "environment variable") || strings.Contains(head, "env var")
+}
+
+// membershipOf says a membership among a name's objects is of a scope that
+// grants (an organisation, a team, a project, a workspace, a group).
+func membershipOf(objects []string) bool {
+	for _, o := range objects {
+		if scopeWords[o] != "" || o == "group" || o == "groups" {
+			return true
+		}
+	}
+	return false
 }

@@ -362,7 +362,7 @@ var statementLanguageCased = phrase.New("sql", "SQL", "Sql", "cypher", "Cypher",
 var statementPhrases = []string{"sql query", "sql queries", "sql statement", "sql command", "raw sql",
 	"arbitrary sql", "any sql", "cypher query", "cypher queries", "cypher statement", "gremlin query",
 	"gremlin traversal", "sparql query", "sparql update", "insert, update", "insert/update", "update, or delete",
-	"update or delete quer", "delete quer", "insert quer", "dml statement", "ddl statement", "write quer"}
+	"update or delete quer", "dml statement", "ddl statement"}
 
 var statementPhraseSet = phrase.New(statementPhrases...)
 

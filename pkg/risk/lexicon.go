@@ -255,8 +255,7 @@ var sensitiveNouns = map[string]bool{
 var privilegeNouns = map[string]bool{
 	"user": true, "users": true, "role": true, "roles": true, "permission": true, "permissions": true,
 	"access": true, "iam": true, "rbac": true, "rls": true, "acl": true, "acls": true, "policy": false,
-	"collaborator": true, "collaborators": true, "member": true, "members": true, "membership": true,
-	"memberships": true, "grant": true,
+	"collaborator": true, "collaborators": true, "member": true, "members": true, "grant": true,
 	"apikey": true, "sshkey": true, "credential": true, "credentials": true, "token": true, "tokens": true,
 	"password": true, "secret": true, "secrets": true, "config": true, "configuration": true,
 	"settings": true, "auth": true, "mfa": true, "2fa": true, "otp": true, "sso": true, "saml": true,
