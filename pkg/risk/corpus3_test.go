@@ -28,28 +28,43 @@ var corpusThreeRatchets = []int{76, 204, 502, 375, 465}
 // TestCorpusThreeFigures prints how the engine agrees with corpus-3's
 // labels beside its first run, and holds it to the ratchets.
 func TestCorpusThreeFigures(t *testing.T) {
-	results, labels := loadFolder(t, corpusThreeDir)
+	holdKeptCorpus(t, "corpus-3", corpusThreeDir, corpusThreeFirstRun, nil, corpusThreeRatchets)
+}
+
+// holdKeptCorpus measures a corpus kept in the repository against its
+// labels, prints the figures beside its first run (and, where given, the
+// counts of the engine before the rules it was captured to test), and
+// fails where the labels no longer count what the first run counted or a
+// figure falls below its ratchet.
+func holdKeptCorpus(t *testing.T, name, dir string, firstRun, before []figure, ratchets []int) {
+	t.Helper()
+	results, labels := loadFolder(t, dir)
 	var f corpusFigures
 	for _, l := range labels {
 		key := l.Server + "/" + l.Tool
 		a, ok := results[key]
 		if !ok {
-			t.Fatalf("labelled tool %s is not in corpus-3", key)
+			t.Fatalf("labelled tool %s is not in %s", key, name)
 		}
-		f.add(compareLabel("corpus-3/"+key, a, l))
+		f.add(compareLabel(name+"/"+key, a, l))
 	}
-	printFigures("corpus-3", f)
+	printFigures(name, f)
 	for i, r := range f.rows() {
-		first := corpusThreeFirstRun[i]
-		fmt.Printf("corpus corpus-3 first run: %s: %d/%d (%.1f%%)\n", r.name, first.got, first.of, pct(first.got, first.of))
+		first := firstRun[i]
+		if before != nil {
+			fmt.Printf("corpus %s first run: %s: %d/%d (%.1f%%; %d before the rules learnt from corpus-3)\n",
+				name, r.name, first.got, first.of, pct(first.got, first.of), before[i].got)
+		} else {
+			fmt.Printf("corpus %s first run: %s: %d/%d (%.1f%%)\n", name, r.name, first.got, first.of, pct(first.got, first.of))
+		}
 		if r.of != first.of {
 			t.Errorf("%s counts %d tools, the first run counted %d: the labels changed", r.name, r.of, first.of)
 		}
-		if r.got < corpusThreeRatchets[i] {
-			t.Errorf("corpus-3: %s: %d/%d, below the ratchet of %d", r.name, r.got, r.of, corpusThreeRatchets[i])
+		if r.got < ratchets[i] {
+			t.Errorf("%s: %s: %d/%d, below the ratchet of %d", name, r.name, r.got, r.of, ratchets[i])
 		}
 	}
-	printClasses("corpus-3", f)
+	printClasses(name, f)
 }
 
 // corpusFourDir is a fourth set of catalogues: 22 servers captured after
@@ -82,27 +97,5 @@ var corpusFourRatchets = []int{47, 162, 407, 311, 309}
 // labels beside its first run and the engine before corpus-3's rules, and
 // holds it to the ratchets.
 func TestCorpusFourFigures(t *testing.T) {
-	results, labels := loadFolder(t, corpusFourDir)
-	var f corpusFigures
-	for _, l := range labels {
-		key := l.Server + "/" + l.Tool
-		a, ok := results[key]
-		if !ok {
-			t.Fatalf("labelled tool %s is not in corpus-4", key)
-		}
-		f.add(compareLabel("corpus-4/"+key, a, l))
-	}
-	printFigures("corpus-4", f)
-	for i, r := range f.rows() {
-		first, before := corpusFourFirstRun[i], corpusFourBefore[i]
-		fmt.Printf("corpus corpus-4 first run: %s: %d/%d (%.1f%%; %d before the rules learnt from corpus-3)\n",
-			r.name, first.got, first.of, pct(first.got, first.of), before.got)
-		if r.of != first.of {
-			t.Errorf("%s counts %d tools, the first run counted %d: the labels changed", r.name, r.of, first.of)
-		}
-		if r.got < corpusFourRatchets[i] {
-			t.Errorf("corpus-4: %s: %d/%d, below the ratchet of %d", r.name, r.got, r.of, corpusFourRatchets[i])
-		}
-	}
-	printClasses("corpus-4", f)
+	holdKeptCorpus(t, "corpus-4", corpusFourDir, corpusFourFirstRun, corpusFourBefore, corpusFourRatchets)
 }

@@ -24,23 +24,32 @@ type generalCase struct {
 	fires    bool
 }
 
+// assessWithin assesses a definition and holds it to a category, a
+// riskLevel ("" for any) and a level between minLevel and maxLevel (0 for
+// no bound above).
+func assessWithin(t *testing.T, def, category, risk string, minLevel, maxLevel Level) Assessment {
+	t.Helper()
+	a := assess(t, def)
+	if a.SEP.Category != category {
+		t.Errorf("category %s, want %s (%v)", a.SEP.Category, category, a.Reasons)
+	}
+	if risk != "" && a.SEP.RiskLevel != risk {
+		t.Errorf("riskLevel %s, want %s (%v)", a.SEP.RiskLevel, risk, a.Reasons)
+	}
+	if a.Level < minLevel {
+		t.Errorf("level %s, want at least %s (%v)", a.Level, minLevel, a.Reasons)
+	}
+	if maxLevel != 0 && a.Level > maxLevel {
+		t.Errorf("level %s, want at most %s (%v)", a.Level, maxLevel, a.Reasons)
+	}
+	return a
+}
+
 func checkGeneral(t *testing.T, reason string, cases []generalCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			a := assess(t, tc.def)
-			if a.SEP.Category != tc.category {
-				t.Errorf("category %s, want %s (%v)", a.SEP.Category, tc.category, a.Reasons)
-			}
-			if tc.risk != "" && a.SEP.RiskLevel != tc.risk {
-				t.Errorf("riskLevel %s, want %s (%v)", a.SEP.RiskLevel, tc.risk, a.Reasons)
-			}
-			if a.Level < tc.minLevel {
-				t.Errorf("level %s, want at least %s (%v)", a.Level, tc.minLevel, a.Reasons)
-			}
-			if tc.maxLevel != 0 && a.Level > tc.maxLevel {
-				t.Errorf("level %s, want at most %s (%v)", a.Level, tc.maxLevel, a.Reasons)
-			}
+			a := assessWithin(t, tc.def, tc.category, tc.risk, tc.minLevel, tc.maxLevel)
 			fired := slices.ContainsFunc(append(a.Reasons, a.Floors...), func(r string) bool { return strings.Contains(r, reason) })
 			if fired != tc.fires {
 				t.Errorf("%q among the reasons and floors: %v, want %v (%v %v)", reason, fired, tc.fires, a.Reasons, a.Floors)
@@ -643,16 +652,7 @@ func TestWhatTheSchemaAndTheOpeningSay(t *testing.T) {
 			"mutate", "", "", L3, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a := assess(t, tc.def)
-			if a.SEP.Category != tc.category {
-				t.Errorf("category %s, want %s (%v)", a.SEP.Category, tc.category, a.Reasons)
-			}
-			if tc.risk != "" && a.SEP.RiskLevel != tc.risk {
-				t.Errorf("riskLevel %s, want %s (%v)", a.SEP.RiskLevel, tc.risk, a.Reasons)
-			}
-			if a.Level < tc.minLevel || (tc.maxLevel != 0 && a.Level > tc.maxLevel) {
-				t.Errorf("level %s, want %s to %s (%v)", a.Level, tc.minLevel, tc.maxLevel, a.Reasons)
-			}
+			a := assessWithin(t, tc.def, tc.category, tc.risk, tc.minLevel, tc.maxLevel)
 			if tc.reason != "" && !slices.ContainsFunc(append(a.Reasons, a.Floors...), func(r string) bool { return strings.Contains(r, tc.reason) }) {
 				t.Errorf("no reason with %q: %v %v", tc.reason, a.Reasons, a.Floors)
 			}
