@@ -13,7 +13,8 @@ import (
 // each a function of its own with a test of its own:
 //
 //  1. readSignals: what the name, title, description and schema say.
-//  2. inferAction: what the tool does — its action and category.
+//  2. inferAction: what the tool does — its action and category;
+//     applyDomain: what the catalogue as a whole says of it.
 //  3. blastRadius: how far one call reaches.
 //  4. effectsOf: whether the effect can be undone, and its side effects.
 //  5. levelOfAction: the ladder from what the tool does, with the floors
@@ -44,6 +45,7 @@ func Assess(in Input) Assessment {
 	j := judgement{reasons: make([]string, 0, 4)}
 
 	v := inferAction(&s, &j)
+	applyDomain(in.Domain, &s, &v, &j)
 	blast, blastWhy := blastRadius(s, v.judged)
 	j.note("blast radius " + blast + ": " + blastWhy)
 	// The side effects are a set of their own, not a field of vocab: every

@@ -47,8 +47,9 @@ func loadFolder(t testing.TB, dir string) (map[string]Assessment, []label) {
 			t.Fatalf("%s: %v", f, err)
 		}
 		server := strings.TrimSuffix(filepath.Base(f), ".json")
+		domain := ReadDomain(cat.Tools)
 		for _, tool := range cat.Tools {
-			out[server+"/"+tool.Name] = Assess(Input{Tool: tool})
+			out[server+"/"+tool.Name] = Assess(Input{Tool: tool, Domain: domain})
 		}
 	}
 	lf, err := os.Open(filepath.Join(dir, "labels.jsonl"))

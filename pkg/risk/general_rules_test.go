@@ -659,3 +659,17 @@ func TestWhatTheSchemaAndTheOpeningSay(t *testing.T) {
 		})
 	}
 }
+
+// TestAnEventOfACalendarIsAnAppointment: "event" is a telemetry noun (a
+// cluster's events, an audit trail's), whose read observes; a calendar's
+// event is a meeting someone keeps, whose read reads.
+func TestAnEventOfACalendarIsAnAppointment(t *testing.T) {
+	for _, tc := range []struct{ name, def, category string }{
+		{"events of calendars", `{"name":"list-events","description":"List events from one or more calendars.","inputSchema":{"type":"object","properties":{"calendarId":{"type":"string"}}}}`, "read"},
+		{"one event of a calendar", `{"name":"get_event","description":"Get an event of the user's calendar by its id","inputSchema":{"type":"object","properties":{"eventId":{"type":"string"}},"required":["eventId"]}}`, "read"},
+		{"events of a cluster", `{"name":"list_events","description":"List the events of a namespace, newest first","inputSchema":{"type":"object","properties":{"namespace":{"type":"string"}}}}`, "observe"},
+		{"events of an audit trail", `{"name":"get_events","description":"Get audit events recorded for the account","inputSchema":{"type":"object"}}`, "observe"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { assessWithin(t, tc.def, tc.category, "", L2, L3) })
+	}
+}

@@ -135,13 +135,16 @@ func corpusJudgements(t *testing.T) (plain, variants []goldenRecord) {
 				t.Fatalf("%s: %v", f, err)
 			}
 			seen := map[string]int{}
+			domain := ReadDomain(cat.Tools)
 			for _, tool := range cat.Tools {
 				key := folder + "/" + strings.TrimSuffix(filepath.Base(f), ".json") + "/" + tool.Name
 				if seen[key]++; seen[key] > 1 {
 					key += fmt.Sprintf("#%d", seen[key])
 				}
 				for _, in := range goldenInputs {
-					r := recordOf(key, in.name, Assess(in.input(tool)))
+					input := in.input(tool)
+					input.Domain = domain
+					r := recordOf(key, in.name, Assess(input))
 					if in.name == "plain" {
 						plain = append(plain, r)
 					} else {

@@ -261,7 +261,8 @@ func readSignals(t *tooldef.Tool) signals {
 			s.sensitive = ""
 		}
 	}
-	if head := headNoun(s.objects); s.act == actRead && (telemetryNouns[head] || (metadataOfTelemetry[singular(head)] && telemetryAmong(s.objects))) {
+	if head := headNoun(s.objects); s.act == actRead && (telemetryNouns[head] || (metadataOfTelemetry[singular(head)] && telemetryAmong(s.objects))) &&
+		!appointment(head, desc) {
 		// "list_metric_names": the names, labels or types of what a
 		// system records about itself are part of that record.
 		s.act = actObserve
@@ -1122,6 +1123,13 @@ var deliveryObjects = map[string]bool{"webhook": true, "webhooks": true, "hook":
 // than holding it.
 var metadataOfTelemetry = map[string]bool{"name": true, "metadata": true, "type": true, "value": true,
 	"label": true, "key": true}
+
+// appointment says an event is a calendar's: a meeting someone keeps, not
+// a record of what a system did ("list-events — List events from one or
+// more calendars").
+func appointment(head, desc string) bool {
+	return singular(head) == "event" && strings.Contains(desc, "calendar")
+}
 
 // telemetryAmong says a telemetry noun is among a name's objects.
 func telemetryAmong(objects []string) bool {

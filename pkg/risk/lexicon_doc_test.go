@@ -73,8 +73,12 @@ func lexiconLists() map[string][]string {
 		"hypothetical-verbs": hypotheticalVerbs, "access-objects": accessObjects, "principal-names": principalNames,
 		"shape-options": shapeOptions, "metadata-of-telemetry": metadataOfTelemetry,
 		"task-owners": taskOwners, "notify-params": notifyParams, "machine-address-words": machineAddressWords, "keeps-out": keepsOut, "aggregate-heads": aggregateHeads, "recipient-params": recipientParams,
+		"generic-items": genericItems, "shared-places": sharedPlaces,
 	} {
 		keys(name, m)
+	}
+	for k, d := range catalogueDomainWords {
+		lists["catalogue-domain-words"] = append(lists["catalogue-domain-words"], k+"="+d.String())
 	}
 	for k, v := range scopeWords {
 		lists["scope-words"] = append(lists["scope-words"], k+"="+v)

@@ -194,6 +194,9 @@ type Input struct {
 	// ApprovalGated says every call of the tool waits for a human; it earns
 	// the one-band credit shown as EffectiveLevel.
 	ApprovalGated bool
+	// Domain is what the tool's catalogue as a whole is about (ReadDomain):
+	// it names a category or raises, never lowers.
+	Domain Domain
 }
 
 // Assessment is the judgement of one tool.

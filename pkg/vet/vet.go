@@ -100,6 +100,9 @@ func Vet(servers []Server) Report {
 		posture := risk.AssessServer(s.Posture)
 		sr := ServerReport{Server: s.Name, Reasons: nonNil(posture.Reasons), Findings: []risk.Finding{}, Tools: len(s.Catalogue.Tools)}
 		scanner := agent.Scanner(s.Name)
+		// What the catalogue as a whole is about raises what its tools say
+		// alone (a secret store's "item" is a secret).
+		domain := risk.ReadDomain(s.Catalogue.Tools)
 		if s.Catalogue.Instructions != "" {
 			for _, f := range scanner.Scan([]scan.Text{{Field: "instructions", Value: s.Catalogue.Instructions}}) {
 				sr.Findings = append(sr.Findings, risk.Finding(f))
@@ -134,7 +137,7 @@ func Vet(servers []Server) Report {
 			// Findings in the server's instructions forfeit the approval-gate
 			// credit as the tool's own do.
 			gated := s.ApprovalGated[t.Name] && len(sr.Findings) == 0
-			a := risk.Assess(risk.Input{Tool: t, Server: posture, Findings: findings, ApprovalGated: gated})
+			a := risk.Assess(risk.Input{Tool: t, Server: posture, Findings: findings, ApprovalGated: gated, Domain: domain})
 			report.Tools = append(report.Tools, ToolReport{
 				Server: s.Name, Name: t.Name, Fingerprint: t.Fingerprint(), Parts: t.PartDigests(),
 				Level: a.Level.String(), EffectiveLevel: a.EffectiveLevel.String(), Risk: a.SEP,

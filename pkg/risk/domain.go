@@ -1,0 +1,156 @@
+package risk
+
+import (
+	"github.com/toolgate/toolgate/pkg/tooldef"
+)
+
+// Domain is what a server's catalogue as a whole is about, read from the
+// words of all its tools. A tool judged alone cannot tell a password
+// manager's "item" from a to-do list's, nor a bare "get" of a secret store
+// from one of a weather service: the catalogue can, since a server that
+// keeps secrets speaks of secrets across its tools.
+//
+// A domain only raises: it never lowers a level or a riskLevel, so a
+// server that pads its catalogue with the words of a domain gains nothing
+// but an equal or stricter judgement of its other tools (a test holds
+// every tool of the corpora to that).
+type Domain uint8
+
+const (
+	// DomainSecrets is a catalogue a share of whose tools speak of secrets, passwords,
+	// vaults or credentials. An item of such a catalogue is a secret:
+	// reading one reveals it, and placing one in a shared collection or an
+	// organisation gives it to whoever reads there.
+	DomainSecrets Domain = 1 << iota
+)
+
+// Has says d includes every domain of o.
+func (d Domain) Has(o Domain) bool { return o != 0 && d&o == o }
+
+// String names the domains of d, for reasons and reports.
+func (d Domain) String() string {
+	if d.Has(DomainSecrets) {
+		return "secrets"
+	}
+	return "none"
+}
+
+// catalogueDomainWords are the nouns that speak of each domain. Each names
+// a kind of thing, never a product: "secrets" and "vault" are in any such
+// service's vocabulary whatever it is built on. Words shared with other
+// domains ("key" of a record, "token" of a session, "lock" of a file) are
+// left out: a domain is read from words that say it alone.
+var catalogueDomainWords = map[string]Domain{
+	"secret": DomainSecrets, "secrets": DomainSecrets, "password": DomainSecrets, "passwords": DomainSecrets,
+	"passphrase": DomainSecrets, "vault": DomainSecrets, "vaults": DomainSecrets, "credential": DomainSecrets,
+	"credentials": DomainSecrets, "passkey": DomainSecrets, "passkeys": DomainSecrets, "totp": DomainSecrets,
+}
+
+// Thresholds of a domain: at least this many tools, and at least this share
+// of the catalogue, must speak of it. A catalogue of two or three tools
+// says too little of itself, and a database server with one tool among
+// twenty that sets a user's password is not a password manager. A fifth,
+// not a half: a secret store's catalogue also manages its folders, its
+// members, its groups and its policies, in tools that name no secret.
+const (
+	domainMinTools = 4
+	domainMinShare = 0.2
+)
+
+// domainTextBytes bounds how much of a description is read for the domain:
+// what a tool is about is said in its opening.
+const domainTextBytes = 300
+
+// ReadDomain reads what a catalogue as a whole is about.
+func ReadDomain(tools []*tooldef.Tool) Domain {
+	var secrets int
+	var buf [maxTokens]string
+	for _, t := range tools {
+		var said Domain
+		for _, w := range appendTokens(buf[:0], t.Name) {
+			said |= catalogueDomainWords[w]
+		}
+		desc := t.Description
+		if len(desc) > domainTextBytes {
+			desc = desc[:domainTextBytes]
+		}
+		for _, w := range appendTokens(buf[:0], desc) {
+			said |= catalogueDomainWords[w]
+		}
+		if said.Has(DomainSecrets) {
+			secrets++
+		}
+	}
+	var d Domain
+	n := float64(len(tools))
+	if secrets >= domainMinTools && float64(secrets) >= domainMinShare*n {
+		d |= DomainSecrets
+	}
+	return d
+}
+
+// genericItems are the nouns a catalogue uses for what it keeps when it
+// does not say what that is: the domain says it.
+var genericItems = map[string]bool{"item": true, "items": true, "entry": true, "entries": true,
+	"record": true, "records": true}
+
+// sharedPlaces are where an item placed is seen by others: a collection
+// or group of an organisation, the organisation itself.
+var sharedPlaces = map[string]bool{"collection": true, "collections": true, "organization": true,
+	"organisation": true, "org": true, "group": true, "groups": true, "team": true, "shared": true}
+
+// applyDomain is what the catalogue as a whole says of one of its tools.
+// It names a category or raises; it lowers nothing.
+func applyDomain(d Domain, s *signals, v *actionVerdict, j *judgement) {
+	if d.Has(DomainSecrets) && secretsItemOnly(s.objects) {
+		switch {
+		case v.act == actRead && s.sensitive == "":
+			// "get — Get a specific item from your vault": what a secret
+			// store keeps is secrets, whatever it calls them.
+			s.sensitive = "an item of a secret store"
+			j.note("the catalogue keeps secrets: its items are secrets")
+		case v.act == actMutate && s.privilege == "" && placesInShared(s):
+			// "move — Move (share) a vault item to an organization": a
+			// secret placed where others read is given to them.
+			s.privilege = "who may read a secret"
+			j.note("the catalogue keeps secrets: placing an item in a shared collection gives it to whoever reads there")
+		}
+	}
+}
+
+// secretsItemOnly says a name speaks of nothing but an item, or of
+// nothing at all ("get", "list", "move"): the objects that are named
+// ("folder", "member", "collection") are judged by their own nouns.
+func secretsItemOnly(objects []string) bool {
+	item := false
+	for _, o := range objects {
+		switch {
+		case genericItems[o]:
+			item = true
+		case sharedPlaces[o] || o == "vault":
+		default:
+			return false
+		}
+	}
+	return item || len(objects) == 0
+}
+
+// placesInShared says a change places its item in a shared collection or
+// an organisation: its name or a parameter names one.
+func placesInShared(s *signals) bool {
+	if s.verb == "move" || s.verb == "share" {
+		for _, p := range s.params {
+			for _, w := range Tokenize(p.name) {
+				if sharedPlaces[w] {
+					return true
+				}
+			}
+		}
+	}
+	for _, o := range s.objects {
+		if sharedPlaces[o] && o != "shared" {
+			return true
+		}
+	}
+	return false
+}
