@@ -1,6 +1,8 @@
 package risk
 
 import (
+	"math"
+
 	"github.com/toolgate/toolgate/pkg/tooldef"
 )
 
@@ -61,33 +63,66 @@ const (
 // what a tool is about is said in its opening.
 const domainTextBytes = 300
 
-// ReadDomain reads what a catalogue as a whole is about.
+// ReadDomain reads what a catalogue as a whole is about. It runs once per
+// catalogue before any tool is judged, on every pipeline pass, so it reads
+// words in place: no text is lowered or split into new strings.
 func ReadDomain(tools []*tooldef.Tool) Domain {
-	var secrets int
-	var buf [maxTokens]string
+	need := max(domainMinTools, int(math.Ceil(domainMinShare*float64(len(tools)))))
+	secrets := 0
 	for _, t := range tools {
-		var said Domain
-		for _, w := range appendTokens(buf[:0], t.Name) {
-			said |= catalogueDomainWords[w]
-		}
 		desc := t.Description
 		if len(desc) > domainTextBytes {
 			desc = desc[:domainTextBytes]
 		}
-		for _, w := range appendTokens(buf[:0], desc) {
-			said |= catalogueDomainWords[w]
-		}
-		if said.Has(DomainSecrets) {
-			secrets++
+		if saysDomain(t.Name, DomainSecrets) || saysDomain(desc, DomainSecrets) {
+			if secrets++; secrets >= need {
+				return DomainSecrets
+			}
 		}
 	}
-	var d Domain
-	n := float64(len(tools))
-	if secrets >= domainMinTools && float64(secrets) >= domainMinShare*n {
-		d |= DomainSecrets
-	}
-	return d
+	return 0
 }
+
+// saysDomain says a word of text is one of the domain's words. A word is
+// a run of ASCII letters, split where a lower-case letter meets an upper-
+// case one ("getSecret": get, secret); each is looked up lowered in a
+// buffer on the stack. Words longer than any domain word are skipped.
+func saysDomain(text string, d Domain) bool {
+	var buf [domainWordMax]byte
+	n := 0
+	long := false
+	end := func() bool {
+		hit := !long && n > 0 && catalogueDomainWords[string(buf[:n])] == d
+		n, long = 0, false
+		return hit
+	}
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		upper := c >= 'A' && c <= 'Z'
+		if !upper && (c < 'a' || c > 'z') {
+			if end() {
+				return true
+			}
+			continue
+		}
+		if upper {
+			if n > 0 && i > 0 && text[i-1] >= 'a' && text[i-1] <= 'z' && end() {
+				return true
+			}
+			c += 'a' - 'A'
+		}
+		if n == len(buf) {
+			long = true
+			continue
+		}
+		buf[n] = c
+		n++
+	}
+	return end()
+}
+
+// domainWordMax is the length of the longest domain word.
+const domainWordMax = 12
 
 // genericItems are the nouns a catalogue uses for what it keeps when it
 // does not say what that is: the domain says it.

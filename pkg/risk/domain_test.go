@@ -62,6 +62,14 @@ func TestReadDomain(t *testing.T) {
 			"rotate_credentials", "Rotate the credentials of the connection",
 		}, filler(18)...), 0},
 		{"an empty catalogue", nil, 0},
+		// Names in any style say it, with no description at all.
+		{"camel-case and upper-case names", []string{
+			"getSecret", "", "listSecrets", "", "rotateVaultKey", "", "GET_TOTP_CODE", "", "Passwords.Export", "",
+		}, DomainSecrets},
+		// A word is a whole word: "secretary" and "passwordless" are not.
+		{"words that hold a domain word", []string{
+			"get_secretary", "", "list_secretaries", "", "enable_passwordless", "", "vaulted_ceiling", "", "credentialing", "",
+		}, 0},
 		// Words that speak of other things as often as of secrets do not
 		// count: keys of records, tokens of sessions, locks of files.
 		{"keys, tokens and locks", []string{
@@ -71,6 +79,11 @@ func TestReadDomain(t *testing.T) {
 			"lock_file", "Lock a file",
 			"unlock_file", "Unlock a file",
 		}, 0},
+	}
+	for w := range catalogueDomainWords {
+		if len(w) > domainWordMax || strings.ToLower(w) != w || strings.Trim(w, "abcdefghijklmnopqrstuvwxyz") != "" {
+			t.Errorf("domain word %q: a word is lower-case ASCII letters, at most %d of them", w, domainWordMax)
+		}
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
