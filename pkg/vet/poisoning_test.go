@@ -694,3 +694,25 @@ func TestExemptionsKeepTheirAttacks(t *testing.T) {
 		}
 	}
 }
+
+// corpus-5 was captured after corpus-4, by two reviewers of its own: its
+// first run flagged 6 of 501 honest tools (1.2%), the scan's false-positive
+// rate on servers nobody here had read, again. Nobody tunes on it; the
+// ratchet holds the first run.
+const (
+	corpusFiveDir        = "../../testdata/corpus-5"
+	corpusFiveTools      = 501
+	corpusFiveFirstRun   = 6
+	corpusFiveMaxFlagged = 6
+)
+
+func TestPoisoningCorpusFive(t *testing.T) {
+	tools, flagged, _ := vetCorpus(t, corpusFiveDir)
+	if tools != corpusFiveTools {
+		t.Errorf("corpus-5 has %d tools, want %d", tools, corpusFiveTools)
+	}
+	fmt.Printf("poisoning: false positives corpus-5 %d/%d tools (first run %d)\n", flagged, tools, corpusFiveFirstRun)
+	if flagged > corpusFiveMaxFlagged {
+		t.Errorf("%d tools of corpus-5 flagged, at most %d allowed", flagged, corpusFiveMaxFlagged)
+	}
+}
