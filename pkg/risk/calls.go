@@ -410,15 +410,24 @@ func namesAutomation(objects []string) bool {
 	return false
 }
 
-// maskedVariable says a tool writes a variable that can be masked: a
-// boolean "masked" beside a variable in the name. Masking exists to keep a
-// value out of run logs, so such variables hold what runs sign in with.
+// secretFlags are the switches that mark a variable's value as a secret:
+// masked in run logs, stored encrypted, kept as a secret. A variable
+// merely "sensitive" is only hidden from display (an infrastructure
+// workspace's inputs), and is not among them.
+var secretFlags = map[string]bool{"masked": true, "ismasked": true, "encrypted": true, "isencrypted": true,
+	"secret": true, "issecret": true}
+
+// maskedVariable says a tool writes a variable that can be marked secret:
+// a boolean of secretFlags beside a variable in the name, at any depth of
+// the schema (a group's list of variables). Masking and encryption exist
+// to keep a value out of run logs and sight, so such variables hold what
+// runs sign in with.
 func maskedVariable(s *signals) bool {
 	if !containsAny(s.objects, "variable", "var") {
 		return false
 	}
 	for _, p := range s.params {
-		if typ, _ := p.schema["type"].(string); typ == "boolean" && p.flat == "masked" {
+		if typ, _ := p.schema["type"].(string); typ == "boolean" && secretFlags[p.flat] {
 			return true
 		}
 	}
@@ -444,3 +453,24 @@ func ipAccessSaid(objects []string, desc string) bool {
 var ipAccessSet = phrase.New("allow", "whitelist", "blocklist", "block ", "blocked", "deny", "access", "restrict",
 	"trusted", "firewall", "accept traffic", "connect", "reach", "inbound", "permit", "grant", "admit", "open", "rule",
 	"security group", "policy", "authoriz", "authoris", "source", "exempt", "ban", "requests from", "skip the", "bypass")
+
+// standingForward says a change sets up mail forwarding that goes on by
+// itself: a forwarding the name calls automatic, or the description calls
+// automatic or of all incoming mail, to an address a parameter names.
+// Every message that arrives from then on leaves for that address, unseen
+// by the mailbox's owner: a channel out, not one message sent.
+func standingForward(s *signals) bool {
+	if s.act != actMutate || !containsAny(s.objects, "forwarding", "forward", "autoforward", "autoforwarding") {
+		return false
+	}
+	if !containsAny(s.objects, "auto", "automatic", "autoforward", "autoforwarding") &&
+		!strings.Contains(s.desc, "automatic") && !strings.Contains(s.desc, "all incoming") {
+		return false
+	}
+	for _, p := range s.params {
+		if strings.Contains(p.flat, "address") || strings.Contains(p.flat, "email") || p.flat == "to" {
+			return true
+		}
+	}
+	return false
+}

@@ -1,6 +1,7 @@
 package risk
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -671,5 +672,80 @@ func TestAnEventOfACalendarIsAnAppointment(t *testing.T) {
 		{"events of an audit trail", `{"name":"get_events","description":"Get audit events recorded for the account","inputSchema":{"type":"object"}}`, "observe"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { assessWithin(t, tc.def, tc.category, "", L2, L3) })
+	}
+}
+
+// TestMailboxAndAccountChanges: a standing forward of mail is a channel
+// out, a delegate acts as the account, and a trash is where a delete puts
+// things — each held to its case and to what it does not cover.
+func TestMailboxAndAccountChanges(t *testing.T) {
+	for _, tc := range []struct {
+		name, def, category, risk string
+		minLevel, maxLevel        Level
+	}{
+		{"automatic forwarding to an address", `{"name":"update_auto_forwarding","description":"Updates automatic forwarding settings","inputSchema":{"type":"object","properties":{"enabled":{"type":"boolean"},"emailAddress":{"type":"string"}},"required":["enabled","emailAddress"]}}`,
+			"mutate", "critical", L5, 0},
+		{"all incoming mail forwarded", `{"name":"set_forwarding","description":"Forward all incoming mail to another address","inputSchema":{"type":"object","properties":{"to":{"type":"string"}}}}`,
+			"mutate", "critical", L5, 0},
+		// Registering an address is a step, not the channel.
+		{"a forwarding address registered", `{"name":"create_forwarding_address","description":"Creates a forwarding address","inputSchema":{"type":"object","properties":{"forwardingEmail":{"type":"string"}}}}`,
+			"mutate", "medium", L3, L3},
+		{"a delegate added", `{"name":"add_delegate","description":"Adds a delegate to the specified account","inputSchema":{"type":"object","properties":{"delegateEmail":{"type":"string"}},"required":["delegateEmail"]}}`,
+			"mutate", "critical", L5, 0},
+		{"a delegate removed", `{"name":"remove_delegate","description":"Removes a delegate from the account","inputSchema":{"type":"object","properties":{"delegateEmail":{"type":"string"}},"required":["delegateEmail"]}}`,
+			"delete", "high", L4, 0},
+		{"delegates listed", `{"name":"list_delegates","description":"Lists the delegates of the account","inputSchema":{"type":"object"}}`,
+			"read", "", L2, L3},
+		{"a thread trashed", `{"name":"trash_thread","description":"Move a thread to the trash","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`,
+			"delete", "high", L4, 0},
+		{"the trash listed", `{"name":"list_trash","description":"List the items in the trash","inputSchema":{"type":"object"}}`,
+			"read", "", L2, L3},
+		{"the trash's items read", `{"name":"get_trash_items","description":"Get the items in the trash","inputSchema":{"type":"object"}}`,
+			"read", "", L2, L3},
+	} {
+		t.Run(tc.name, func(t *testing.T) { assessWithin(t, tc.def, tc.category, tc.risk, tc.minLevel, tc.maxLevel) })
+	}
+}
+
+// TestAVariableMarkedSecretIsACredential: a variable its schema can mark
+// masked, encrypted or secret, at any depth, holds what runs sign in
+// with; one merely "sensitive" is only hidden from display.
+func TestAVariableMarkedSecretIsACredential(t *testing.T) {
+	group := `{"name":"update_flow_variable_group","description":"Update a variable group by id.","inputSchema":{"type":"object","properties":{"id":{"type":"integer"},"variables":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"value":{"type":"string"},"%s":{"type":"boolean"}}}}},"required":["id","variables"]}}`
+	for _, flag := range []string{"isEncrypted", "masked", "secret", "is_secret"} {
+		t.Run(flag, func(t *testing.T) { assessWithin(t, fmt.Sprintf(group, flag), "mutate", "critical", L5, 0) })
+	}
+	t.Run("sensitive", func(t *testing.T) {
+		a := assess(t, fmt.Sprintf(group, "sensitive"))
+		if strings.Contains(strings.Join(a.Reasons, "; "), "CI/CD variable") {
+			t.Errorf("a variable marked sensitive taken for a CI/CD secret: %v", a.Reasons)
+		}
+	})
+}
+
+// TestAnIdentityAsIsNotASecondAction: "get_send_as" reads a send-as
+// alias; a definition with those words that sends — by its description,
+// its parameters or a second action joined to the first — sends.
+func TestAnIdentityAsIsNotASecondAction(t *testing.T) {
+	for _, tc := range []struct{ name, def string }{
+		{"an alias read", `{"name":"get_send_as","description":"Gets the specified send-as alias","inputSchema":{"type":"object","properties":{"sendAsEmail":{"type":"string"}},"required":["sendAsEmail"]}}`},
+		{"aliases listed", `{"name":"list_send_as","description":"Lists the send-as aliases for the specified account","inputSchema":{"type":"object"}}`},
+		{"run-as accounts listed", `{"name":"list_run_as","description":"Lists the run-as identities of the project","inputSchema":{"type":"object"}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) { assessWithin(t, tc.def, "read", "low", L2, L3) })
+	}
+	for _, tc := range []struct{ name, def string }{
+		{"a description that sends", `{"name":"get_send_as","description":"Sends an email as the given alias to the recipients","inputSchema":{"type":"object","properties":{"alias":{"type":"string"}}}}`},
+		{"on someone's behalf", `{"name":"list_send_as","description":"Send a message on behalf of the user using the alias","inputSchema":{"type":"object","properties":{"alias":{"type":"string"}}}}`},
+		{"a message and its recipients", `{"name":"get_send_as","description":"Gets the send-as alias","inputSchema":{"type":"object","properties":{"to":{"type":"string"},"body":{"type":"string"}}}}`},
+		{"no description", `{"name":"get_send_as","inputSchema":{"type":"object","properties":{"alias":{"type":"string"}}}}`},
+		{"a second action joined", `{"name":"get_and_send_as","description":"Gets the send-as alias","inputSchema":{"type":"object","properties":{"alias":{"type":"string"}}}}`},
+		{"a draft mailed", `{"name":"get_send_as","description":"Gets the send-as alias and mails the draft","inputSchema":{"type":"object","properties":{"alias":{"type":"string"},"draftId":{"type":"string"}}}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if a := assess(t, tc.def); a.Level < L4 || a.SEP.Category == "read" {
+				t.Errorf("%s at %s, want a send or a change at L4 or above (%v)", a.SEP.Category, a.Level, a.Reasons)
+			}
+		})
 	}
 }

@@ -97,6 +97,14 @@ func readSignals(t *tooldef.Tool) signals {
 		if !ok || nounUse(tokens, i) {
 			continue
 		}
+		if primary >= 0 && identityAs(tokens, i, t.Description, t.InputSchema) {
+			continue
+		}
+		if tok == "trash" && primary >= 0 {
+			// "trash_thread" trashes; "list_trash" and "get_trash_items"
+			// read what a trash holds.
+			continue
+		}
 		if primary < 0 {
 			primary = i
 			s.act, s.verb, s.actSource = a, tok, "name"
@@ -135,14 +143,15 @@ func readSignals(t *tooldef.Tool) signals {
 		// charge would be. Kept aside: a description that says the tool
 		// goes on to do it makes it the action after all (below).
 		for i, tok := range tokens {
-			if i != primary && precedenceVerbs[tok] && !nounUse(tokens, i) {
+			if i != primary && precedenceVerbs[tok] && !nounUse(tokens, i) && !identityAs(tokens, i, t.Description, t.InputSchema) {
 				skippedVerb = tok
 				break
 			}
 		}
 	} else if s.act == actRead || s.act == actObserve || s.act == actUtility {
 		for i, tok := range tokens {
-			if i != primary && precedenceVerbs[tok] && !nounUse(tokens, i) && !(tok == "resolve" && resolvesName(tokens, i)) {
+			if i != primary && precedenceVerbs[tok] && !nounUse(tokens, i) && !(tok == "resolve" && resolvesName(tokens, i)) &&
+				!identityAs(tokens, i, t.Description, t.InputSchema) {
 				s.act, s.verb = verbs[tok], tok
 				break
 			}
@@ -1123,6 +1132,54 @@ var deliveryObjects = map[string]bool{"webhook": true, "webhooks": true, "hook":
 // than holding it.
 var metadataOfTelemetry = map[string]bool{"name": true, "metadata": true, "type": true, "value": true,
 	"label": true, "key": true}
+
+// identityAs says the verb at i, after the name's first verb, only names
+// an identity: "get_send_as", "list_run_as" read a send-as alias or a
+// run-as account. The verb must end the name with "as"; nothing may join a
+// second action to the first ("and", "then", "or"); the description must
+// name the identity (an alias, an identity, the "send-as" itself) and must
+// not say the tool sends, delivers or acts on someone's behalf; and no
+// parameter may carry a message or its recipients. A "get_send_as" that
+// "sends an email as the alias", or takes a body and a "to", sends.
+func identityAs(tokens []string, i int, description string, schema any) bool {
+	if i == 0 || i+2 != len(tokens) || tokens[i+1] != "as" || containsAny(tokens, "and", "then", "or") {
+		return false
+	}
+	opening := strings.ToLower(description[:min(len(description), 1024)])
+	if !identityNamed.Any(opening) {
+		return false
+	}
+	for _, name := range [...]string{"send-as", "send as", "sendas", "run-as", "run as", "runas"} {
+		opening = strings.ReplaceAll(opening, name, "")
+	}
+	if identityActs.Any(opening) {
+		return false
+	}
+	root, _ := schema.(map[string]any)
+	props, _ := root["properties"].(map[string]any)
+	for name := range props {
+		if f := flatten(name); recipientParams[f] || messageParams[f] {
+			return false
+		}
+	}
+	return true
+}
+
+// identityNamed are a description's words for an identity one acts as.
+var identityNamedPhrases = []string{"send-as", "send as", "sendas", "run-as", "run as", "runas", "alias", "identit"}
+
+var identityNamed = phrase.New(identityNamedPhrases...)
+
+// messageParams carry what a message says.
+var messageParams = map[string]bool{"body": true, "subject": true, "message": true, "text": true, "content": true,
+	"html": true, "raw": true, "command": true, "script": true}
+
+// identityActs are a description's words for acting as the identity, not
+// reading it.
+var identityActPhrases = []string{"send", "deliver", "behalf", "execut", "run", "impersonat", "post", "mail to",
+	"message to", "mails", "emails", "forward", "repl", "draft", "dispatch", "submit", "invoke"}
+
+var identityActs = phrase.New(identityActPhrases...)
 
 // appointment says an event is a calendar's: a meeting someone keeps, not
 // a record of what a system did ("list-events — List events from one or

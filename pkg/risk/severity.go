@@ -100,6 +100,8 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "medium", notAccess(s)
 	case s.privilege != "":
 		return "critical", fmt.Sprintf("changes %s: who may do what", s.privilege)
+	case standingForward(&s):
+		return "critical", "forwards every message that arrives from now on to an address the call names"
 	case accessPolicy(s) != "":
 		return "critical", accessPolicy(s) + ": who may do what"
 	case accessInDescription(s.desc):
