@@ -151,7 +151,7 @@ func privilegeReach(s signals) bool {
 	}
 	switch s.privilege {
 	case "secret", "secrets", "credential", "credentials", "token", "tokens", "password", "config", "configuration", "settings", "setting",
-		"CI/CD variable":
+		"CI/CD variable", sshLoginKeys:
 		return false
 	}
 	return !s.requiredContainer

@@ -121,7 +121,7 @@ var (
 	corpusFiveBefore = []figure{
 		{got: 49, of: 58}, {got: 187, of: 191}, {got: 404, of: 501}, {got: 317, of: 501}, {got: 355, of: 501},
 	}
-	corpusFiveRatchets = []int{53, 189, 412, 320, 360}
+	corpusFiveRatchets = []int{54, 189, 412, 320, 361}
 )
 
 // TestCorpusFiveFigures prints how the engine agrees with corpus-5's

@@ -749,3 +749,22 @@ func TestAnIdentityAsIsNotASecondAction(t *testing.T) {
 		})
 	}
 }
+
+// TestSSHKeysInstalledOnAMachineAreAccess: keys installed on a machine that
+// exists let whoever holds them log in; a machine made with keys holds
+// nothing yet.
+func TestSSHKeysInstalledOnAMachineAreAccess(t *testing.T) {
+	for _, tc := range []struct{ name, def string }{
+		{"rescue mode with keys", `{"name":"enable_rescue","description":"Enable rescue mode on a server.","inputSchema":{"type":"object","properties":{"id":{"type":"integer"},"ssh_keys":{"type":"array","items":{"type":"number"}}},"required":["id"]}}`},
+		{"keys added to a machine", `{"name":"add_keys_to_machine","description":"Add keys to a machine","inputSchema":{"type":"object","properties":{"machine":{"type":"string"},"authorizedKeys":{"type":"array","items":{"type":"string"}}},"required":["machine"]}}`},
+		{"a reset with keys", `{"name":"reset_server","description":"Reset the server's access","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"sshKeyIds":{"type":"array","items":{"type":"string"}}},"required":["id"]}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) { assessWithin(t, tc.def, "mutate", "critical", L5, 0) })
+	}
+	t.Run("a machine made with keys", func(t *testing.T) {
+		a := assess(t, `{"name":"create_server","description":"Create a server","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"image":{"type":"string"},"ssh_keys":{"type":"array","items":{"type":"string"}}},"required":["name","image"]}}`)
+		if strings.Contains(strings.Join(a.Reasons, "; "), "SSH keys") {
+			t.Errorf("a new machine's keys taken for an access change: %v", a.Reasons)
+		}
+	})
+}

@@ -376,6 +376,12 @@ func readSignals(t *tooldef.Tool) signals {
 		// signs what the webhook sends.
 		s.privilege = credentialValueParam(t.InputSchema)
 	}
+	if s.act == actMutate && s.privilege == "" && !makingVerbs[s.verb] && installsLoginKeys(s.params) {
+		// "enable_rescue" with "ssh_keys": keys installed on a machine
+		// that exists let whoever holds them log in to it, and to what it
+		// holds. A machine made with keys holds nothing yet.
+		s.privilege = sshLoginKeys
+	}
 	if s.act == actMutate && s.privilege == "" && changeVerbs[s.verb] {
 		// Who may reach something that exists is changed by editing the
 		// list of those with access; a new thing's list opens only what
@@ -1281,6 +1287,29 @@ func environmentVariables(s *signals) bool {
 func membershipOf(objects []string) bool {
 	for _, o := range objects {
 		if scopeWords[o] != "" || o == "group" || o == "groups" {
+			return true
+		}
+	}
+	return false
+}
+
+// sshLoginKeys is the privilege of a tool that installs SSH keys on a
+// machine: it reaches the machine, no further.
+const sshLoginKeys = "the SSH keys that may log in"
+
+// loginKeyParams name the public keys a machine lets log in.
+var loginKeyParams = map[string]bool{"sshkeys": true, "sshkey": true, "sshkeyids": true, "sshpublickeys": true,
+	"sshpublickey": true, "authorizedkeys": true}
+
+// makingVerbs make a new thing, which holds nothing when it is made. Not
+// "add": keys added are added to something that exists.
+var makingVerbs = map[string]bool{"create": true, "new": true, "launch": true, "provision": true,
+	"deploy": true, "run": true, "spawn": true}
+
+// installsLoginKeys says a parameter names SSH keys to install.
+func installsLoginKeys(params []param) bool {
+	for _, p := range params {
+		if loginKeyParams[p.flat] && !p.nested {
 			return true
 		}
 	}
