@@ -113,7 +113,8 @@ const corpusFiveDir = "../../testdata/corpus-5"
 // misses were read — dangerous tools below L4 and harmless reads withheld
 // — and the general classes among them closed (a variable its schema marks
 // encrypted or secret, a standing forward of mail, a delegate, a trash, a
-// send-as alias); corpusFiveRatchets hold the figures since.
+// send-as alias, SSH keys installed on a machine); corpusFiveRatchets hold
+// the figures since.
 var (
 	corpusFiveFirstRun = []figure{
 		{got: 49, of: 58}, {got: 187, of: 191}, {got: 408, of: 501}, {got: 317, of: 501}, {got: 355, of: 501},
