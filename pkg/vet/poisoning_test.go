@@ -716,3 +716,24 @@ func TestPoisoningCorpusFive(t *testing.T) {
 		t.Errorf("%d tools of corpus-5 flagged, at most %d allowed", flagged, corpusFiveMaxFlagged)
 	}
 }
+
+// corpus-6 was captured after corpus-5's rules were in, by two more
+// reviewers: its first run flagged 5 of 524 honest tools (1.0%). Nobody
+// tunes on it; the ratchet holds the first run.
+const (
+	corpusSixDir        = "../../testdata/corpus-6"
+	corpusSixTools      = 524
+	corpusSixFirstRun   = 5
+	corpusSixMaxFlagged = 5
+)
+
+func TestPoisoningCorpusSix(t *testing.T) {
+	tools, flagged, _ := vetCorpus(t, corpusSixDir)
+	if tools != corpusSixTools {
+		t.Errorf("corpus-6 has %d tools, want %d", tools, corpusSixTools)
+	}
+	fmt.Printf("poisoning: false positives corpus-6 %d/%d tools (first run %d)\n", flagged, tools, corpusSixFirstRun)
+	if flagged > corpusSixMaxFlagged {
+		t.Errorf("%d tools of corpus-6 flagged, at most %d allowed", flagged, corpusSixMaxFlagged)
+	}
+}
