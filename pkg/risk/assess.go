@@ -45,8 +45,17 @@ func Assess(in Input) Assessment {
 	j := judgement{reasons: make([]string, 0, 4)}
 
 	v := inferAction(&s, &j)
+	var alone signals
+	if in.Domain != 0 {
+		alone = s // the domain only raises: the blast radius is held to the tool's alone
+	}
 	applyDomain(in.Domain, &s, &v, &j)
 	blast, blastWhy := blastRadius(s, v.judged)
+	if in.Domain != 0 {
+		if b, why := blastRadius(alone, v.judged); blastOrder[b] > blastOrder[blast] {
+			blast, blastWhy = b, why
+		}
+	}
 	j.note("blast radius " + blast + ": " + blastWhy)
 	// The side effects are a set of their own, not a field of vocab: every
 	// stage only adds to it, and so it stays on this function's stack.

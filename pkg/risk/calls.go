@@ -151,7 +151,7 @@ func privilegeReach(s signals) bool {
 	}
 	switch s.privilege {
 	case "secret", "secrets", "credential", "credentials", "token", "tokens", "password", "config", "configuration", "settings", "setting",
-		"CI/CD variable", sshLoginKeys:
+		"CI/CD variable", sshLoginKeys, "delegate":
 		return false
 	}
 	return !s.requiredContainer
@@ -415,7 +415,7 @@ func namesAutomation(objects []string) bool {
 // merely "sensitive" is only hidden from display (an infrastructure
 // workspace's inputs), and is not among them.
 var secretFlags = map[string]bool{"masked": true, "ismasked": true, "encrypted": true, "isencrypted": true,
-	"secret": true, "issecret": true}
+	"secret": true, "issecret": true, "secured": true, "issecured": true, "issecure": true}
 
 // maskedVariable says a tool writes a variable that can be marked secret:
 // a boolean of secretFlags beside a variable in the name, at any depth of
@@ -455,22 +455,35 @@ var ipAccessSet = phrase.New("allow", "whitelist", "blocklist", "block ", "block
 	"security group", "policy", "authoriz", "authoris", "source", "exempt", "ban", "requests from", "skip the", "bypass")
 
 // standingForward says a change sets up mail forwarding that goes on by
-// itself: a forwarding the name calls automatic, or the description calls
-// automatic or of all incoming mail, to an address a parameter names.
-// Every message that arrives from then on leaves for that address, unseen
-// by the mailbox's owner: a channel out, not one message sent.
+// itself: a forwarding or redirect the name calls automatic, or the
+// description calls automatic or of all incoming or new mail; or an inbox
+// rule, mail rule or filter with a parameter that forwards or redirects.
+// Every message that arrives from then on leaves for the address the call
+// names, unseen by the mailbox's owner: a channel out, not one message
+// sent. The address may be any parameter: forwarding has no other business.
 func standingForward(s *signals) bool {
-	if s.act != actMutate || !containsAny(s.objects, "forwarding", "forward", "autoforward", "autoforwarding") {
+	if s.act != actMutate {
 		return false
 	}
-	if !containsAny(s.objects, "auto", "automatic", "autoforward", "autoforwarding") &&
-		!strings.Contains(s.desc, "automatic") && !strings.Contains(s.desc, "all incoming") {
+	forwards := containsAny(s.objects, "forwarding", "forward", "autoforward", "autoforwarding", "redirect", "redirection")
+	if forwards {
+		return containsAny(s.objects, "auto", "automatic", "autoforward", "autoforwarding") || standingForwardSaid.Any(s.desc)
+	}
+	if !containsAny(s.objects, "rule", "filter", "inbox", "mail", "mailbox", "message") || !containsAny(s.objects, "rule", "filter") {
 		return false
 	}
 	for _, p := range s.params {
-		if strings.Contains(p.flat, "address") || strings.Contains(p.flat, "email") || p.flat == "to" {
+		if strings.Contains(p.flat, "forward") || strings.Contains(p.flat, "redirect") {
 			return true
 		}
 	}
 	return false
 }
+
+// standingForwardSaid are a description's words for forwarding that goes
+// on by itself.
+var standingForwardPhrases = []string{"automatic", "auto-forward", "autoforward", "all incoming", "every incoming",
+	"all new mail", "every new message", "all new messages", "all mail", "all messages", "all email", "all e-mail",
+	"every message", "that arrives", "that arrive"}
+
+var standingForwardSaid = phrase.New(standingForwardPhrases...)

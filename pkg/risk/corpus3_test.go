@@ -112,9 +112,10 @@ const corpusFiveDir = "../../testdata/corpus-5"
 // read, measured beside it. After the first run only its gate-affecting
 // misses were read — dangerous tools below L4 and harmless reads withheld
 // — and the general classes among them closed (a variable its schema marks
-// encrypted or secret, a standing forward of mail, a delegate, a trash, a
-// send-as alias, SSH keys installed on a machine); corpusFiveRatchets hold
-// the figures since.
+// encrypted or secret, a standing forward of mail, a delegate, a trash,
+// SSH keys installed on a machine); corpusFiveRatchets hold the figures
+// since. A rule that read a send-as alias as a noun was tried and not
+// kept: a review found its guards leak.
 var (
 	corpusFiveFirstRun = []figure{
 		{got: 49, of: 58}, {got: 187, of: 191}, {got: 408, of: 501}, {got: 317, of: 501}, {got: 355, of: 501},
@@ -122,7 +123,7 @@ var (
 	corpusFiveBefore = []figure{
 		{got: 49, of: 58}, {got: 187, of: 191}, {got: 404, of: 501}, {got: 317, of: 501}, {got: 355, of: 501},
 	}
-	corpusFiveRatchets = []int{54, 189, 412, 320, 361}
+	corpusFiveRatchets = []int{54, 187, 409, 318, 359}
 )
 
 // TestCorpusFiveFigures prints how the engine agrees with corpus-5's

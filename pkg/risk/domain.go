@@ -41,11 +41,13 @@ func (d Domain) String() string {
 // a kind of thing, never a product: "secrets" and "vault" are in any such
 // service's vocabulary whatever it is built on. Words shared with other
 // domains ("key" of a record, "token" of a session, "lock" of a file) are
-// left out: a domain is read from words that say it alone.
+// left out, and so are "credential" and "credentials", which any service's
+// boilerplate uses ("Requires credentials in TODO_API_KEY"): a domain is
+// read from words that say it alone.
 var catalogueDomainWords = map[string]Domain{
 	"secret": DomainSecrets, "secrets": DomainSecrets, "password": DomainSecrets, "passwords": DomainSecrets,
-	"passphrase": DomainSecrets, "vault": DomainSecrets, "vaults": DomainSecrets, "credential": DomainSecrets,
-	"credentials": DomainSecrets, "passkey": DomainSecrets, "passkeys": DomainSecrets, "totp": DomainSecrets,
+	"passphrase": DomainSecrets, "vault": DomainSecrets, "vaults": DomainSecrets,
+	"passkey": DomainSecrets, "passkeys": DomainSecrets, "totp": DomainSecrets,
 }
 
 // Thresholds of a domain: at least this many tools, and at least this share
@@ -60,20 +62,37 @@ const (
 )
 
 // domainTextBytes bounds how much of a description is read for the domain:
-// what a tool is about is said in its opening.
-const domainTextBytes = 300
+// what a tool is about is said in its first sentence, and what follows
+// (set-up notes, environment variables, boilerplate shared by every tool)
+// says little of it.
+const domainTextBytes = 200
 
-// ReadDomain reads what a catalogue as a whole is about. It runs once per
+// firstSentence is the opening of a description up to its first full stop,
+// question or exclamation mark or line break, within domainTextBytes.
+func firstSentence(desc string) string {
+	desc = desc[:min(len(desc), domainTextBytes)]
+	for i := 0; i < len(desc); i++ {
+		switch desc[i] {
+		case '\n', '!', '?':
+			return desc[:i]
+		case '.':
+			if i+1 == len(desc) || desc[i+1] == ' ' {
+				return desc[:i]
+			}
+		}
+	}
+	return desc
+}
+
+// ReadDomain reads what a catalogue as a whole is about, from each tool's
+// name and the first sentence of its description. It runs once per
 // catalogue before any tool is judged, on every pipeline pass, so it reads
 // words in place: no text is lowered or split into new strings.
 func ReadDomain(tools []*tooldef.Tool) Domain {
 	need := max(domainMinTools, int(math.Ceil(domainMinShare*float64(len(tools)))))
 	secrets := 0
 	for _, t := range tools {
-		desc := t.Description
-		if len(desc) > domainTextBytes {
-			desc = desc[:domainTextBytes]
-		}
+		desc := firstSentence(t.Description)
 		if saysDomain(t.Name, DomainSecrets) || saysDomain(desc, DomainSecrets) {
 			if secrets++; secrets >= need {
 				return DomainSecrets

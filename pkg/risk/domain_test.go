@@ -62,6 +62,14 @@ func TestReadDomain(t *testing.T) {
 			"rotate_credentials", "Rotate the credentials of the connection",
 		}, filler(18)...), 0},
 		{"an empty catalogue", nil, 0},
+		// Boilerplate every tool repeats says nothing of the domain.
+		{"a to-do list that needs credentials", []string{
+			"get_item", "Get a to-do item. Requires credentials in TODO_API_KEY.",
+			"list_items", "List to-do items. Requires credentials in TODO_API_KEY.",
+			"create_item", "Create a to-do item. Requires credentials in TODO_API_KEY.",
+			"delete_item", "Delete a to-do item. Requires credentials in TODO_API_KEY.",
+			"complete_item", "Complete a to-do item. Requires credentials in TODO_API_KEY; the vault of settings is kept locally.",
+		}, 0},
 		// Names in any style say it, with no description at all.
 		{"camel-case and upper-case names", []string{
 			"getSecret", "", "listSecrets", "", "rotateVaultKey", "", "GET_TOTP_CODE", "", "Passwords.Export", "",
@@ -114,6 +122,8 @@ func TestWhatASecretStoreSaysOfItsItems(t *testing.T) {
 		{"a list of items", `{"name":"list_items","description":"List items, optionally filtered by a search term","inputSchema":{"type":"object","properties":{"search":{"type":"string"}}}}`,
 			"read", "high", "", L4},
 		{"an item moved to an organization", `{"name":"move","description":"Move an item to an organization","inputSchema":{"type":"object","properties":{"itemId":{"type":"string"},"organizationId":{"type":"string"},"collectionIds":{"type":"array","items":{"type":"string"}}},"required":["itemId","organizationId"]}}`,
+			"mutate", "critical", "", L5},
+		{"an item moved to collections of workspaces", `{"name":"move_item_collection","description":"Move an item to collections","inputSchema":{"type":"object","properties":{"itemId":{"type":"string"},"workspaceIds":{"type":"array","items":{"type":"string"}},"collectionIds":{"type":"array","items":{"type":"string"}}},"required":["itemId"]}}`,
 			"mutate", "critical", "", L5},
 		{"the collections an item is in", `{"name":"edit_item_collections","description":"Edit which collections an item belongs to","inputSchema":{"type":"object","properties":{"itemId":{"type":"string"},"collectionIds":{"type":"array","items":{"type":"string"}}},"required":["itemId"]}}`,
 			"mutate", "critical", "", L5},
@@ -183,6 +193,8 @@ func TestADomainNeverLowers(t *testing.T) {
 					t.Errorf("%s %s: level %s in a secret store, %s alone", f, tool.Name, in.Level, alone.Level)
 				case order[in.SEP.RiskLevel] < order[alone.SEP.RiskLevel]:
 					t.Errorf("%s %s: riskLevel %s in a secret store, %s alone", f, tool.Name, in.SEP.RiskLevel, alone.SEP.RiskLevel)
+				case blastOrder[in.SEP.BlastRadius] < blastOrder[alone.SEP.BlastRadius]:
+					t.Errorf("%s %s: blast radius %s in a secret store, %s alone", f, tool.Name, in.SEP.BlastRadius, alone.SEP.BlastRadius)
 				}
 				for _, e := range alone.SEP.SideEffects {
 					if !slices.Contains(in.SEP.SideEffects, e) {

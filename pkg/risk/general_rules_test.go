@@ -702,6 +702,21 @@ func TestMailboxAndAccountChanges(t *testing.T) {
 			"read", "", L2, L3},
 		{"the trash's items read", `{"name":"get_trash_items","description":"Get the items in the trash","inputSchema":{"type":"object"}}`,
 			"read", "", L2, L3},
+		// Cases a review generated.
+		{"an inbox rule that forwards", `{"name":"create_inbox_rule","description":"Creates an inbox rule","inputSchema":{"type":"object","properties":{"conditions":{"type":"object"},"forwardTo":{"type":"string"}}}}`,
+			"mutate", "critical", L5, 0},
+		{"all mail redirected", `{"name":"set_mail_redirect","description":"Redirects all mail that arrives to another mailbox","inputSchema":{"type":"object","properties":{"target":{"type":"string"}}}}`,
+			"mutate", "critical", L5, 0},
+		{"a web page's redirect", `{"name":"create_url_redirect","description":"Creates a URL redirect for a site","inputSchema":{"type":"object","properties":{"from":{"type":"string"},"to":{"type":"string"}}}}`,
+			"mutate", "medium", L3, L3},
+		{"a conference's delegate", `{"name":"register_delegate","description":"Registers a delegate for the conference","inputSchema":{"type":"object","properties":{"name":{"type":"string"}}}}`,
+			"mutate", "medium", L3, L3},
+		{"messages moved to the trash", `{"name":"move_messages_to_trash","description":"Moves messages to the trash","inputSchema":{"type":"object","properties":{"ids":{"type":"array","items":{"type":"string"}}}}}`,
+			"delete", "", L4, 0},
+		{"marked as trash", `{"name":"mark_as_trash","description":"Marks an email as trash","inputSchema":{"type":"object","properties":{"id":{"type":"string"}}}}`,
+			"delete", "", L4, 0},
+		{"a trash listed by a name it leads", `{"name":"trash_list","description":"List what is in the trash","inputSchema":{"type":"object"}}`,
+			"read", "", L2, L3},
 	} {
 		t.Run(tc.name, func(t *testing.T) { assessWithin(t, tc.def, tc.category, tc.risk, tc.minLevel, tc.maxLevel) })
 	}
@@ -712,7 +727,7 @@ func TestMailboxAndAccountChanges(t *testing.T) {
 // with; one merely "sensitive" is only hidden from display.
 func TestAVariableMarkedSecretIsACredential(t *testing.T) {
 	group := `{"name":"update_flow_variable_group","description":"Update a variable group by id.","inputSchema":{"type":"object","properties":{"id":{"type":"integer"},"variables":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"value":{"type":"string"},"%s":{"type":"boolean"}}}}},"required":["id","variables"]}}`
-	for _, flag := range []string{"isEncrypted", "masked", "secret", "is_secret"} {
+	for _, flag := range []string{"isEncrypted", "masked", "secret", "is_secret", "secured", "isSecure"} {
 		t.Run(flag, func(t *testing.T) { assessWithin(t, fmt.Sprintf(group, flag), "mutate", "critical", L5, 0) })
 	}
 	t.Run("sensitive", func(t *testing.T) {
@@ -723,28 +738,20 @@ func TestAVariableMarkedSecretIsACredential(t *testing.T) {
 	})
 }
 
-// TestAnIdentityAsIsNotASecondAction: "get_send_as" reads a send-as
-// alias; a definition with those words that sends — by its description,
-// its parameters or a second action joined to the first — sends.
-func TestAnIdentityAsIsNotASecondAction(t *testing.T) {
-	for _, tc := range []struct{ name, def string }{
-		{"an alias read", `{"name":"get_send_as","description":"Gets the specified send-as alias","inputSchema":{"type":"object","properties":{"sendAsEmail":{"type":"string"}},"required":["sendAsEmail"]}}`},
-		{"aliases listed", `{"name":"list_send_as","description":"Lists the send-as aliases for the specified account","inputSchema":{"type":"object"}}`},
-		{"run-as accounts listed", `{"name":"list_run_as","description":"Lists the run-as identities of the project","inputSchema":{"type":"object"}}`},
-	} {
-		t.Run(tc.name, func(t *testing.T) { assessWithin(t, tc.def, "read", "low", L2, L3) })
-	}
+// TestAVerbBeforeAsStillActs: "get_send_as" might name a send-as alias,
+// but a rule that read it so was not kept — a review found its guards
+// leak (any verb before "as", acts worded otherwise, messages in nested
+// parameters) — so a verb before "as" acts, whatever the description.
+func TestAVerbBeforeAsStillActs(t *testing.T) {
 	for _, tc := range []struct{ name, def string }{
 		{"a description that sends", `{"name":"get_send_as","description":"Sends an email as the given alias to the recipients","inputSchema":{"type":"object","properties":{"alias":{"type":"string"}}}}`},
-		{"on someone's behalf", `{"name":"list_send_as","description":"Send a message on behalf of the user using the alias","inputSchema":{"type":"object","properties":{"alias":{"type":"string"}}}}`},
-		{"a message and its recipients", `{"name":"get_send_as","description":"Gets the send-as alias","inputSchema":{"type":"object","properties":{"to":{"type":"string"},"body":{"type":"string"}}}}`},
-		{"no description", `{"name":"get_send_as","inputSchema":{"type":"object","properties":{"alias":{"type":"string"}}}}`},
-		{"a second action joined", `{"name":"get_and_send_as","description":"Gets the send-as alias","inputSchema":{"type":"object","properties":{"alias":{"type":"string"}}}}`},
-		{"a draft mailed", `{"name":"get_send_as","description":"Gets the send-as alias and mails the draft","inputSchema":{"type":"object","properties":{"alias":{"type":"string"},"draftId":{"type":"string"}}}}`},
+		{"a bland description", `{"name":"get_send_as","description":"Gets the specified send-as alias","inputSchema":{"type":"object","properties":{"sendAsEmail":{"type":"string"}}}}`},
+		{"a delete before as", `{"name":"get_delete_as","description":"Gets the delete-as alias","inputSchema":{"type":"object","properties":{"alias":{"type":"string"}}}}`},
+		{"a payment before as", `{"name":"check_pay_as","description":"Checks the pay-as identity","inputSchema":{"type":"object","properties":{"alias":{"type":"string"}}}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if a := assess(t, tc.def); a.Level < L4 || a.SEP.Category == "read" {
-				t.Errorf("%s at %s, want a send or a change at L4 or above (%v)", a.SEP.Category, a.Level, a.Reasons)
+				t.Errorf("%s at %s, want an action at L4 or above (%v)", a.SEP.Category, a.Level, a.Reasons)
 			}
 		})
 	}
@@ -757,6 +764,7 @@ func TestSSHKeysInstalledOnAMachineAreAccess(t *testing.T) {
 	for _, tc := range []struct{ name, def string }{
 		{"rescue mode with keys", `{"name":"enable_rescue","description":"Enable rescue mode on a server.","inputSchema":{"type":"object","properties":{"id":{"type":"integer"},"ssh_keys":{"type":"array","items":{"type":"number"}}},"required":["id"]}}`},
 		{"keys added to a machine", `{"name":"add_keys_to_machine","description":"Add keys to a machine","inputSchema":{"type":"object","properties":{"machine":{"type":"string"},"authorizedKeys":{"type":"array","items":{"type":"string"}}},"required":["machine"]}}`},
+		{"a session created on a machine an id names", `{"name":"create_rescue_session","description":"Create a rescue session","inputSchema":{"type":"object","properties":{"serverId":{"type":"string"},"ssh_keys":{"type":"array","items":{"type":"string"}}},"required":["serverId"]}}`},
 		{"a reset with keys", `{"name":"reset_server","description":"Reset the server's access","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"sshKeyIds":{"type":"array","items":{"type":"string"}}},"required":["id"]}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) { assessWithin(t, tc.def, "mutate", "critical", L5, 0) })

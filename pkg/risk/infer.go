@@ -94,15 +94,13 @@ func readSignals(t *tooldef.Tool) signals {
 			// issued token or credential is a credential change, below).
 			a, ok = actMutate, true
 		}
+		if tok == "trash" && primary < 0 && trashes(tokens, i, t.Description) {
+			// "trash_thread" trashes; "list_trash", "trash_list" and
+			// "trash_pickup_schedule" read what a trash holds or when it
+			// is collected, so "trash" is no verb of the lexicon.
+			a, ok = actDelete, true
+		}
 		if !ok || nounUse(tokens, i) {
-			continue
-		}
-		if primary >= 0 && identityAs(tokens, i, t.Description, t.InputSchema) {
-			continue
-		}
-		if tok == "trash" && primary >= 0 {
-			// "trash_thread" trashes; "list_trash" and "get_trash_items"
-			// read what a trash holds.
 			continue
 		}
 		if primary < 0 {
@@ -143,19 +141,24 @@ func readSignals(t *tooldef.Tool) signals {
 		// charge would be. Kept aside: a description that says the tool
 		// goes on to do it makes it the action after all (below).
 		for i, tok := range tokens {
-			if i != primary && precedenceVerbs[tok] && !nounUse(tokens, i) && !identityAs(tokens, i, t.Description, t.InputSchema) {
+			if i != primary && precedenceVerbs[tok] && !nounUse(tokens, i) {
 				skippedVerb = tok
 				break
 			}
 		}
 	} else if s.act == actRead || s.act == actObserve || s.act == actUtility {
 		for i, tok := range tokens {
-			if i != primary && precedenceVerbs[tok] && !nounUse(tokens, i) && !(tok == "resolve" && resolvesName(tokens, i)) &&
-				!identityAs(tokens, i, t.Description, t.InputSchema) {
+			if i != primary && precedenceVerbs[tok] && !nounUse(tokens, i) && !(tok == "resolve" && resolvesName(tokens, i)) {
 				s.act, s.verb = verbs[tok], tok
 				break
 			}
 		}
+	}
+	if s.act == actMutate && primary >= 0 && (s.verb == "move" || s.verb == "put" || s.verb == "send" || s.verb == "mark") &&
+		containsAny(tokens[primary+1:], "trash", "bin", "recycle", "trashed") {
+		// "move_messages_to_trash", "mark_as_trash": a trash is where a
+		// delete puts things, emptied on its own later.
+		s.act = actDelete
 	}
 	if s.verb == "terminate" && s.act == actMutate && primary >= 0 {
 		// "terminate_instance": terminating a machine removes it, as a
@@ -376,7 +379,14 @@ func readSignals(t *tooldef.Tool) signals {
 		// signs what the webhook sends.
 		s.privilege = credentialValueParam(t.InputSchema)
 	}
-	if s.act == actMutate && s.privilege == "" && !makingVerbs[s.verb] && installsLoginKeys(s.params) {
+	if (s.act == actMutate || s.act == actDelete) && s.privilege == "" && containsAny(s.objects, "delegate", "delegation") &&
+		delegateOfAccount.Any(s.desc) {
+		// "add_delegate — Adds a delegate to the specified account": a
+		// delegate of an account, a mailbox or a calendar acts as its
+		// owner. A conference's delegates and a delegated task do not.
+		s.privilege = "delegate"
+	}
+	if s.act == actMutate && s.privilege == "" && (!makingVerbs[s.verb] || namesAMachine(s.params)) && installsLoginKeys(s.params) {
 		// "enable_rescue" with "ssh_keys": keys installed on a machine
 		// that exists let whoever holds them log in to it, and to what it
 		// holds. A machine made with keys holds nothing yet.
@@ -1139,54 +1149,6 @@ var deliveryObjects = map[string]bool{"webhook": true, "webhooks": true, "hook":
 var metadataOfTelemetry = map[string]bool{"name": true, "metadata": true, "type": true, "value": true,
 	"label": true, "key": true}
 
-// identityAs says the verb at i, after the name's first verb, only names
-// an identity: "get_send_as", "list_run_as" read a send-as alias or a
-// run-as account. The verb must end the name with "as"; nothing may join a
-// second action to the first ("and", "then", "or"); the description must
-// name the identity (an alias, an identity, the "send-as" itself) and must
-// not say the tool sends, delivers or acts on someone's behalf; and no
-// parameter may carry a message or its recipients. A "get_send_as" that
-// "sends an email as the alias", or takes a body and a "to", sends.
-func identityAs(tokens []string, i int, description string, schema any) bool {
-	if i == 0 || i+2 != len(tokens) || tokens[i+1] != "as" || containsAny(tokens, "and", "then", "or") {
-		return false
-	}
-	opening := strings.ToLower(description[:min(len(description), 1024)])
-	if !identityNamed.Any(opening) {
-		return false
-	}
-	for _, name := range [...]string{"send-as", "send as", "sendas", "run-as", "run as", "runas"} {
-		opening = strings.ReplaceAll(opening, name, "")
-	}
-	if identityActs.Any(opening) {
-		return false
-	}
-	root, _ := schema.(map[string]any)
-	props, _ := root["properties"].(map[string]any)
-	for name := range props {
-		if f := flatten(name); recipientParams[f] || messageParams[f] {
-			return false
-		}
-	}
-	return true
-}
-
-// identityNamed are a description's words for an identity one acts as.
-var identityNamedPhrases = []string{"send-as", "send as", "sendas", "run-as", "run as", "runas", "alias", "identit"}
-
-var identityNamed = phrase.New(identityNamedPhrases...)
-
-// messageParams carry what a message says.
-var messageParams = map[string]bool{"body": true, "subject": true, "message": true, "text": true, "content": true,
-	"html": true, "raw": true, "command": true, "script": true}
-
-// identityActs are a description's words for acting as the identity, not
-// reading it.
-var identityActPhrases = []string{"send", "deliver", "behalf", "execut", "run", "impersonat", "post", "mail to",
-	"message to", "mails", "emails", "forward", "repl", "draft", "dispatch", "submit", "invoke"}
-
-var identityActs = phrase.New(identityActPhrases...)
-
 // appointment says an event is a calendar's: a meeting someone keeps, not
 // a record of what a system did ("list-events — List events from one or
 // more calendars").
@@ -1293,23 +1255,66 @@ func membershipOf(objects []string) bool {
 	return false
 }
 
+// trashes says a name that "trash" leads moves something to a trash: no
+// verb follows in the name ("trash_list"), and the description says the
+// move ("Move a thread to the trash", "Trashes the file").
+func trashes(tokens []string, i int, description string) bool {
+	for _, tok := range tokens[i+1:] {
+		if _, ok := verbs[tok]; ok {
+			return false
+		}
+	}
+	opening := strings.ToLower(description[:min(len(description), 200)])
+	return trashSaid.Any(opening)
+}
+
+// trashSaid are a description's words for moving something to a trash.
+var trashPhrases = []string{"to the trash", "to trash", "into the trash", "in the trash", "to the bin", "to the recycle",
+	"trashes", "trash a", "trash the", "trash an", "trash one", "trash all", "trash every"}
+
+var trashSaid = phrase.New(trashPhrases...)
+
+// delegateOfAccount are a description's words that make a delegate one who
+// acts as an account's owner.
+var delegatePhrases = []string{"account", "mailbox", "inbox", "calendar", "on behalf", "access", "send as", "send mail",
+	"read mail", "permission"}
+
+var delegateOfAccount = phrase.New(delegatePhrases...)
+
 // sshLoginKeys is the privilege of a tool that installs SSH keys on a
 // machine: it reaches the machine, no further.
 const sshLoginKeys = "the SSH keys that may log in"
 
 // loginKeyParams name the public keys a machine lets log in.
-var loginKeyParams = map[string]bool{"sshkeys": true, "sshkey": true, "sshkeyids": true, "sshpublickeys": true,
-	"sshpublickey": true, "authorizedkeys": true}
+var loginKeyParams = map[string]bool{"sshkeys": true, "sshkey": true, "sshkeyids": true, "sshkeyid": true,
+	"sshkeynames": true, "sshkeyname": true, "sshpublickeys": true, "sshpublickey": true, "authorizedkeys": true}
 
 // makingVerbs make a new thing, which holds nothing when it is made. Not
-// "add": keys added are added to something that exists.
-var makingVerbs = map[string]bool{"create": true, "new": true, "launch": true, "provision": true,
-	"deploy": true, "run": true, "spawn": true}
+// "add", nor "provision": keys added or provisioned go to something that
+// may exist.
+var makingVerbs = map[string]bool{"create": true, "new": true, "launch": true, "deploy": true, "run": true, "spawn": true}
 
-// installsLoginKeys says a parameter names SSH keys to install.
+// machineIDParams name a machine that exists: a "create_rescue_session"
+// taking one works on it, whatever its verb.
+var machineIDParams = map[string]bool{"serverid": true, "instanceid": true, "machineid": true, "vmid": true, "hostid": true,
+	"dropletid": true, "nodeid": true}
+
+// installsLoginKeys says a parameter, at any depth, names SSH keys to
+// install.
 func installsLoginKeys(params []param) bool {
 	for _, p := range params {
-		if loginKeyParams[p.flat] && !p.nested {
+		if loginKeyParams[p.flat] {
+			return true
+		}
+	}
+	return false
+}
+
+// namesAMachine says a required top-level parameter names a machine that
+// exists.
+func namesAMachine(params []param) bool {
+	for _, p := range params {
+		if p.required && !p.nested && machineIDParams[p.flat] {
 			return true
 		}
 	}

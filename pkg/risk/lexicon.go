@@ -135,7 +135,7 @@ var verbs = map[string]action{
 	// delete: removes named items.
 	"delete": actDelete, "del": actDelete, "remove": actDelete, "rm": actDelete, "unlink": actDelete,
 	"revoke": actDelete, "unpublish": actDelete, "deregister": actDelete, "unregister": actDelete,
-	"unsubscribe": actDelete, "unset": actDelete, "discard": actDelete, "trash": actDelete,
+	"unsubscribe": actDelete, "unset": actDelete, "discard": actDelete,
 
 	// destroy: removes broad scopes.
 	"destroy": actDestroy, "purge": actDestroy, "wipe": actDestroy, "truncate": actDestroy,
@@ -261,7 +261,7 @@ var privilegeNouns = map[string]bool{
 	"settings": true, "auth": true, "mfa": true, "2fa": true, "otp": true, "sso": true, "saml": true,
 	"visibility": true, "sharing": true, "owner": true, "ownership": true, "protection": true,
 	"admin": true, "admins": true, "administrator": true, "administrators": true, "superuser": true, "sudo": true,
-	"privilege": true, "privileges": true, "delegate": true, "delegates": true, "delegation": true,
+	"privilege": true, "privileges": true,
 }
 
 // moneyNouns mark tools that move money.

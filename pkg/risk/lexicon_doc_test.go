@@ -73,8 +73,7 @@ func lexiconLists() map[string][]string {
 		"hypothetical-verbs": hypotheticalVerbs, "access-objects": accessObjects, "principal-names": principalNames,
 		"shape-options": shapeOptions, "metadata-of-telemetry": metadataOfTelemetry,
 		"task-owners": taskOwners, "notify-params": notifyParams, "machine-address-words": machineAddressWords, "keeps-out": keepsOut, "aggregate-heads": aggregateHeads, "recipient-params": recipientParams,
-		"generic-items": genericItems, "shared-places": sharedPlaces, "secret-flags": secretFlags, "login-key-params": loginKeyParams, "making-verbs": makingVerbs,
-		"message-params": messageParams,
+		"generic-items": genericItems, "shared-places": sharedPlaces, "secret-flags": secretFlags, "login-key-params": loginKeyParams, "making-verbs": makingVerbs, "machine-id-params": machineIDParams,
 	} {
 		keys(name, m)
 	}
@@ -113,8 +112,8 @@ func phraseLists() map[string][]string {
 		"stored-credential-phrases": storedCredentialPhrases, "statement-phrases": statementPhrases,
 		"statement-to-phrases": statementToPhrases, "states-change-phrases": statesChangePhrases,
 		"access-said-phrases": accessSaidPhrases, "typed-codes": typedCodes, "saves-or-sets-phrases": savesOrSetsPhrases,
-		"output-claims":  slices.Collect(maps.Keys(describesOutput)),
-		"identity-named": identityNamedPhrases, "identity-acts": identityActPhrases,
+		"output-claims":         slices.Collect(maps.Keys(describesOutput)),
+		"standing-forward-said": standingForwardPhrases, "delegate-of-account": delegatePhrases, "trash-said": trashPhrases,
 	}
 	out := map[string][]string{}
 	for name, l := range lists {

@@ -251,6 +251,12 @@ func (s *Scanner) Scan(texts []Text) []Finding {
 	for _, f := range c.tool.secretRequests(texts) {
 		add(f, sigSecretReq)
 	}
+	for _, f := range c.tool.identityRequests(texts) {
+		add(f, sigSecretReq)
+	}
+	for _, f := range c.tool.contextRequests(texts) {
+		add(f, sigExfil)
+	}
 	cleans := c.prepareASCII(texts)
 	for i, t := range texts {
 		if len(out) >= maxFindings {
@@ -342,6 +348,7 @@ func (c *textCtx) analyse(sh *shadower) {
 	c.findCiphers()
 	c.findMarkup()
 	c.findImageExfil()
+	c.findRemoteScript()
 	if sh != nil {
 		sh.scan(c)
 	}

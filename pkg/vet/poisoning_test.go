@@ -521,6 +521,7 @@ func TestPoisoningHeldOut(t *testing.T) {
 		{"heldout6", heldOut6Caught, heldOut6Flagged},
 		{"heldout7", heldOut7Caught, heldOut7Flagged},
 		{"heldout8", heldOut8Caught, heldOut8Flagged},
+		{"heldout9", heldOut9Caught, heldOut9Flagged},
 	} {
 		attacks := loadPoisonCases(t, set.name+"-attacks.jsonl")
 		benign := loadPoisonCases(t, set.name+"-benign.jsonl")
@@ -627,10 +628,10 @@ const (
 // silence and scripted answers towards whoever the model serves, named or
 // not, and grave verbs under a read-only claim took it to 104, and
 // heldout5 from 102 to 103 — the first rules learnt from one set that
-// moved the set nobody tunes on. heldout8, written blind after that, is
-// the estimate now.
+// moved the set nobody tunes on. The rules learnt from heldout8 took it
+// to 106.
 const (
-	heldOut7Caught  = 104
+	heldOut7Caught  = 106
 	heldOut7Flagged = 5
 )
 
@@ -643,10 +644,25 @@ const (
 // rule learnt from heldout7 was then narrowed to spare honest
 // descriptions it flagged (an internal ID, page numbers or another
 // patient's records kept out of a reply; empty rows dropped silently),
-// and heldout8 lost one attack to that: 80 now.
+// and heldout8 lost one attack to that: 80 now. It was then learnt from:
+// what no tool's text holds whatever its wording (a program fetched and
+// run in one step, a write that grants root or a login, a package from an
+// index anyone on the path can serve) and parameters that ask for the
+// model's own context or for a proof of identity took it to 87, and
+// heldout7 from 104 to 106.
 const (
-	heldOut8Caught  = 80
+	heldOut8Caught  = 87
 	heldOut8Flagged = 6
+)
+
+// heldout9 was written blind after heldout8 had been learnt from, by a
+// writer who read nothing of the scan but two lines of heldout8 for the
+// format. Its first run caught 87 of 136 attacks (64.0%) and flagged none
+// of 96 look-alikes; the scan before the rules learnt from heldout8 caught
+// 84. It is the current estimate, and is not tuned on.
+const (
+	heldOut9Caught  = 87
+	heldOut9Flagged = 0
 )
 
 // TestExemptionsKeepTheirAttacks holds the exemptions that spare honest
