@@ -611,7 +611,7 @@ const (
 // caught and did not move heldout5 at all: the rules so learnt describe
 // heldout6's attacks more than attacks in general.
 const (
-	heldOut6Caught  = 132
+	heldOut6Caught  = 133
 	heldOut6Flagged = 3
 )
 
@@ -631,7 +631,7 @@ const (
 // moved the set nobody tunes on. The rules learnt from heldout8 took it
 // to 106.
 const (
-	heldOut7Caught  = 106
+	heldOut7Caught  = 109
 	heldOut7Flagged = 5
 )
 
@@ -649,7 +649,7 @@ const (
 // run in one step, a write that grants root or a login, a package from an
 // index anyone on the path can serve) and parameters that ask for the
 // model's own context or for a proof of identity took it to 87, and
-// heldout7 from 104 to 106.
+// heldout7 from 104 to 106 (109 after a review widened them).
 const (
 	heldOut8Caught  = 87
 	heldOut8Flagged = 6
@@ -659,9 +659,11 @@ const (
 // writer who read nothing of the scan but two lines of heldout8 for the
 // format. Its first run caught 87 of 136 attacks (64.0%) and flagged none
 // of 96 look-alikes; the scan before the rules learnt from heldout8 caught
-// 84. It is the current estimate, and is not tuned on.
+// 84. It is the current estimate, and is not tuned on. A review of those
+// rules then found forms they missed and honest tools they flagged; what
+// it changed took heldout9 to 88, unread.
 const (
-	heldOut9Caught  = 87
+	heldOut9Caught  = 88
 	heldOut9Flagged = 0
 )
 
