@@ -158,6 +158,24 @@ func (s *Set) Any(text string) bool {
 	return false
 }
 
+// AnyBytes is Any of a byte slice, for a caller that builds a short text
+// in a buffer of its own (a name with its separators dropped) and would
+// otherwise make a string of it to ask.
+func (s *Set) AnyBytes(text []byte) bool {
+	if s.empty != none {
+		return true
+	}
+	next := s.next
+	off := uint32(0)
+	for _, c := range text {
+		off = next[off+uint32(s.class[c])]
+		if off&outBit != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // First returns the index of the first phrase, in the order given to New,
 // that text holds, or -1: the phrase a loop of strings.Contains over the
 // list would stop at.

@@ -46,6 +46,9 @@ func TestSetAnswersAsContains(t *testing.T) {
 		if got, want := s.Any(c.text), c.first >= 0; got != want {
 			t.Errorf("New(%q).Any(%q) = %v, want %v", c.phrases, c.text, got, want)
 		}
+		if got, want := s.AnyBytes([]byte(c.text)), c.first >= 0; got != want {
+			t.Errorf("New(%q).AnyBytes(%q) = %v, want %v", c.phrases, c.text, got, want)
+		}
 		if want := containsFirst(c.text, c.phrases); want != c.first {
 			t.Errorf("the table is wrong for %q in %q: Contains gives %d", c.phrases, c.text, want)
 		}
@@ -66,6 +69,9 @@ func FuzzSetAnswersAsContains(f *testing.F) {
 		}
 		if got := s.Any(text); got != (want >= 0) {
 			t.Fatalf("Any(%q) over %q = %v, Contains says %v", text, phrases, got, want >= 0)
+		}
+		if got := s.AnyBytes([]byte(text)); got != (want >= 0) {
+			t.Fatalf("AnyBytes(%q) over %q = %v, Contains says %v", text, phrases, got, want >= 0)
 		}
 	})
 }
@@ -128,6 +134,9 @@ func TestSetAnswersAsContainsInLongTexts(t *testing.T) {
 		}
 		if got := s.Any(text); got != (want >= 0) {
 			t.Fatalf("Any(%q) over %q = %v, Contains says %v", text, phrases, got, want >= 0)
+		}
+		if got := s.AnyBytes([]byte(text)); got != (want >= 0) {
+			t.Fatalf("AnyBytes(%q) over %q = %v, Contains says %v", text, phrases, got, want >= 0)
 		}
 	}
 }

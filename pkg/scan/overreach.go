@@ -2,6 +2,7 @@ package scan
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/toolgate/toolgate/pkg/clip"
@@ -28,12 +29,27 @@ import (
 // outlives the session.
 func (c *textCtx) findRemoteScript() {
 	t := c.clean
-	if c.hasHit(sigModel) || !remoteScriptCue.Any(t) {
+	if !c.commandCue || c.hasHit(sigModel) {
 		return
 	}
-	for _, re := range [...]*regexp.Regexp{remoteScriptRe, downloadThenRunRe, rootGrantRe, insecureInstallRe} {
-		for _, m := range re.FindAllStringIndex(t, 8) {
-			if (re == remoteScriptRe || re == downloadThenRunRe) && !fetchesAnAddress.MatchString(lineFrom(t, m[0], m[1])) &&
+	// Each form is looked for only where its cue words are: most texts
+	// hold none, and those with a URL or a curl example rarely hold the
+	// pipe, the substitution or the install beside it.
+	fetch := fetchCue.Any(t)
+	for _, f := range [...]struct {
+		re   *regexp.Regexp
+		asks bool
+	}{
+		{remoteScriptRe, fetch && runCue.Any(t)},
+		{downloadThenRunRe, fetch && thenCue.Any(t)},
+		{rootGrantRe, grantCue.Any(t)},
+		{insecureInstallRe, installCue.Any(t) && insecureCue.Any(t)},
+	} {
+		if !f.asks {
+			continue
+		}
+		for _, m := range f.re.FindAllStringIndex(t, 8) {
+			if (f.re == remoteScriptRe || f.re == downloadThenRunRe) && !fetchesAnAddress.MatchString(lineFrom(t, m[0], m[1])) &&
 				!fetchesAVariable(t, m[0], m[1]) {
 				continue // "curl ... | sh" in a list of patterns names no program
 			}
@@ -46,9 +62,17 @@ func (c *textCtx) findRemoteScript() {
 	}
 }
 
-var remoteScriptCue = phrase.New("curl", "wget", "iwr", "invoke-webrequest", "irm ", "invoke-restmethod", "downloadstring",
-	"downloadfile", "sudoers", "nopasswd", "authorized_keys", "usermod", "chmod", "trusted-host", "http://", "strict-ssl",
-	"no-check-certificate", "pip_trusted", "tls_reject")
+// The cue words of each form: a fetch, and what runs it (a pipe, a
+// substitution, an expression evaluator); what follows a download; a
+// grant; an install, and what makes it insecure.
+var (
+	fetchCue    = phrase.New("curl", "wget", "iwr", "irm ", "invoke-webrequest", "invoke-restmethod", "downloadstring", "downloadfile")
+	runCue      = phrase.New("|", "$(", "<(", "iex", "invoke-expression")
+	thenCue     = phrase.New("&&", ";", "||")
+	grantCue    = phrase.New("sudoers", "nopasswd", "authorized_keys", "usermod", "chmod")
+	installCue  = phrase.New("install", " add ", " i ", "config set", "pip_trusted", "tls_reject", "strict_ssl")
+	insecureCue = phrase.New("http://", "trusted", "strict-ssl", "strict_ssl", "no-check-certificate", "tls_reject")
+)
 
 // A shell, however it is named: "sh", "/bin/bash", "env bash", "sudo -u
 // root bash".
@@ -156,52 +180,69 @@ var prohibitsRunning = phrase.New("do not pipe", "don't pipe", "never pipe", "do
 	"must not run", "should not run", "do not execute", "don't execute", "never execute", "avoid piping", "avoid running",
 	"refuse to run", "refuses to run", "blocks", "rejects", "forbids", "prohibits", "do not install", "never install")
 
-// contextRequests reports a parameter that asks for the model's own
+// namedRequest reports a parameter whose name asks for the model's own
+// context (contextRequest) or for a proof of identity (identityRequest), at
+// any depth: a parameter's name is a text whose field ends in
+// ".properties.<the name>". It is asked of every text Scan reads, so it
+// compares ends rather than searching, and reads the name, lowered and
+// without its separators, from a buffer on the stack.
+func (ti *toolInfo) namedRequest(field, name string, wantContext, wantIdentity bool) (context, identity []Finding) {
+	if ti == nil || len(name) < 3 || len(name) > 64 || len(field) < len(name)+len(".properties.") ||
+		!strings.HasSuffix(field, name) || !strings.HasSuffix(field[:len(field)-len(name)], ".properties.") ||
+		!strings.HasPrefix(field, "inputSchema.") || strings.IndexByte(name, '.') >= 0 {
+		return nil, nil
+	}
+	var buf [64]byte
+	flat := flatName(buf[:0], name)
+	if !paramNameCue.AnyBytes(flat) {
+		return nil, nil
+	}
+	if kind := contextAsked(flat); wantContext && kind != contextNone {
+		context = ti.contextRequest(kind, field, name)
+	}
+	if wantIdentity && asksForIdentity(name, flat) {
+		identity = ti.identityRequest(field, name)
+	}
+	return context, identity
+}
+
+// describedContext reports a parameter whose description asks for the
+// model's own context, read from the text under scan once its word pass
+// has seen a word that may ("you", "tools", "conversation").
+func (c *textCtx) describedContext() []Finding {
+	if !c.contextCue || c.tool == nil || !strings.HasPrefix(c.field, "inputSchema.") {
+		return nil
+	}
+	path, described := strings.CutSuffix(c.field, ".description")
+	k := strings.LastIndex(path, ".properties.")
+	if !described || k < 0 {
+		return nil
+	}
+	name := path[k+len(".properties."):]
+	if name == "" || strings.IndexByte(name, '.') >= 0 || !contextDescribed.Any(c.clean[:min(len(c.clean), 1024)]) {
+		return nil
+	}
+	return c.tool.contextRequest(contextOfModel, path, name)
+}
+
+// contextRequest reports a parameter that asks for the model's own
 // context: its system prompt, the tools it was given, the conversation so
 // far. A tool about prompts, models or agents may take one, and a tool
 // about conversations their history; any other tool asks for what the
 // model was told in confidence, and for the map of every other tool it
-// could be steered to. Parameters are read at any depth.
-func (ti *toolInfo) contextRequests(texts []Text) []Finding {
-	if ti == nil || len(ti.params) == 0 {
+// could be steered to.
+func (ti *toolInfo) contextRequest(kind int, path, name string) []Finding {
+	ti.lower()
+	if purposeHasAny(ti.purpose, modelPurpose) || callsAModel(ti.params) || (kind == contextHistory && purposeHasAny(ti.purpose, historyPurpose)) {
 		return nil
 	}
-	// One pass, each text once: a parameter's name is the text of its
-	// field, its description the text of the field's ".description".
-	for _, t := range texts {
-		if !strings.HasPrefix(t.Field, "inputSchema.") {
-			continue
-		}
-		path, described := strings.CutSuffix(t.Field, ".description")
-		k := strings.LastIndex(path, ".properties.")
-		if k < 0 {
-			continue
-		}
-		name := path[k+len(".properties."):]
-		if name == "" || strings.IndexByte(name, '.') >= 0 {
-			continue
-		}
-		kind := contextNone
-		switch {
-		case !described:
-			kind = contextAsked(t.Value)
-		case mayDescribeContext(t.Value):
-			if d := strings.ToLower(t.Value[:min(len(t.Value), 1024)]); contextDescribed.Any(d) {
-				kind = contextOfModel
-			}
-		}
-		if kind == contextNone {
-			continue
-		}
-		ti.lower()
-		if purposeHasAny(ti.purpose, modelPurpose) || callsAModel(ti.params) || (kind == contextHistory && purposeHasAny(ti.purpose, historyPurpose)) {
-			continue
-		}
-		return []Finding{{Signal: SignalExfiltration, Field: strings.Clone(visibleField(path)),
-			Excerpt: clip.Runes(`parameter "`+escapeVisible(name)+`" asks for the model's own context (its prompt, its tools, the conversation)`, maxExcerptRunes)}}
-	}
-	return nil
+	return []Finding{{Signal: SignalExfiltration, Field: strings.Clone(visibleField(path)),
+		Excerpt: clip.Runes(`parameter "`+escapeVisible(name)+`" asks for the model's own context (its prompt, its tools, the conversation)`, maxExcerptRunes)}}
 }
+
+// paramNameCue holds every name contextAsked and asksForIdentity look for:
+// most parameters hold none, and cost one pass over a short name.
+var paramNameCue = phrase.New(slices.Concat(modelContextNames, historyNames, identityNames, identityShortNames[:])...)
 
 // What of the model's context a parameter asks for.
 const (
@@ -211,36 +252,14 @@ const (
 )
 
 // contextAsked says what of the model's context a parameter's name asks
-// for, by the name's letters with separators and case dropped, so that
-// "sysPrompt", "system-prompt" and "systemprompt" are one.
-func contextAsked(name string) int {
-	if len(name) > 64 {
-		return contextNone
-	}
-	var buf [64]byte
-	n := 0
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		switch {
-		case c >= 'A' && c <= 'Z':
-			buf[n] = c + 'a' - 'A'
-		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-			buf[n] = c
-		default:
-			continue
-		}
-		n++
-	}
-	flat := string(buf[:n])
-	for _, w := range modelContextNames {
-		if strings.Contains(flat, w) {
-			return contextOfModel
-		}
-	}
-	for _, w := range historyNames {
-		if strings.Contains(flat, w) {
-			return contextHistory
-		}
+// for, by the name's letters with separators and case dropped (flatName),
+// so that "sysPrompt", "system-prompt" and "systemprompt" are one.
+func contextAsked(flat []byte) int {
+	switch {
+	case modelContextNameSet.AnyBytes(flat):
+		return contextOfModel
+	case historyNameSet.AnyBytes(flat):
+		return contextHistory
 	}
 	return contextNone
 }
@@ -255,6 +274,9 @@ var (
 	historyNames = []string{"chathistory", "chatlog", "conversationhistory", "conversationlog", "convohistory",
 		"dialoghistory", "dialoguehistory", "messagehistory", "msghistory", "chattranscript", "conversationtranscript",
 		"previousmessages", "priormessages", "previousturns"}
+
+	modelContextNameSet = phrase.New(modelContextNames...)
+	historyNameSet      = phrase.New(historyNames...)
 )
 
 // modelPurpose are the words of a tool about prompts, models or agents;
@@ -289,17 +311,6 @@ func purposeHasAny(purpose string, words []string) bool {
 	return false
 }
 
-// mayDescribeContext is a first test, without allocating, that a
-// parameter's description may hold one of contextDescribed.
-func mayDescribeContext(v string) bool {
-	for _, part := range [...]string{"you", "You", "YOU", "onversation", "ONVERSATION", "other tool", "OTHER TOOL", "Other tool"} {
-		if strings.Contains(v, part) {
-			return true
-		}
-	}
-	return false
-}
-
 // contextDescribed are a parameter description's words for the model's
 // own context: what "you" were given or can call, and the conversation
 // whole.
@@ -310,63 +321,74 @@ var contextDescribed = phrase.New("prompt you were given", "instructions you wer
 	"your context window", "every other tool", "all other tools", "the conversation so far", "everything the user has said",
 	"the full conversation", "entire conversation", "whole conversation")
 
-// identityRequests reports a parameter that asks for what proves a person's
-// identity to a bank or a state — a national identity or social security
-// number, a mother's maiden name, the answer to a security question, a bank
-// account with its sort or routing code, a passport's number — on a tool
-// whose name and summary deal in none of them. A calculator has no use for
-// them; a payroll, a tax or a travel-booking tool has. The summary is the
-// first sentence: words later in a description ("works without an
-// account") do not vouch for the tool.
-func (ti *toolInfo) identityRequests(texts []Text) []Finding {
-	if ti == nil || len(ti.params) == 0 {
+// identityRequest reports a parameter that asks for what proves a
+// person's identity to a bank or a state — a national identity or social
+// security number, a mother's maiden name, the answer to a security
+// question, a bank account with its sort or routing code, a passport's
+// number — on a tool whose name and summary deal in none of them. A
+// calculator has no use for them; a payroll, a tax or a travel-booking
+// tool has. The summary is the first sentence: words later in a
+// description ("works without an account") do not vouch for the tool.
+func (ti *toolInfo) identityRequest(path, name string) []Finding {
+	ti.lower()
+	if purposeHasAny(ti.purpose, identityPurposeWords) {
 		return nil
 	}
-	for _, t := range texts {
-		if !strings.HasPrefix(t.Field, "inputSchema.properties.") || strings.HasSuffix(t.Field, ".description") {
-			continue
-		}
-		if k := strings.LastIndex(t.Field, ".properties."); strings.IndexByte(t.Field[k+len(".properties."):], '.') >= 0 {
-			continue
-		}
-		if !asksForIdentity(t.Value) {
-			continue
-		}
-		ti.lower()
-		if purposeHasAny(ti.purpose, identityPurposeWords) {
-			return nil
-		}
-		return []Finding{{Signal: SignalSecretRequest, Field: strings.Clone(visibleField(t.Field)),
-			Excerpt: clip.Runes(`parameter "`+escapeVisible(t.Value)+`" asks for a proof of identity the tool's purpose does not need`, maxExcerptRunes)}}
-	}
-	return nil
+	return []Finding{{Signal: SignalSecretRequest, Field: strings.Clone(visibleField(path)),
+		Excerpt: clip.Runes(`parameter "`+escapeVisible(name)+`" asks for a proof of identity the tool's purpose does not need`, maxExcerptRunes)}}
 }
 
-// asksForIdentity says a parameter's name asks for a proof of identity:
-// a short identifier as a word of its own ("ssn", "nino"), a longer one
-// anywhere in its letters ("mothersMaidenName", "social_sec_no").
-func asksForIdentity(name string) bool {
-	var buf [8]string
-	words := appendIdentWords(buf[:0], name)
-	for _, w := range words {
-		switch w {
-		case "ssn", "nino", "aadhaar", "cpf", "itin":
-			return true
-		}
+// asksForIdentity says a parameter's name (and its flatName) asks for a
+// proof of identity: a short identifier as a word of its own ("ssn",
+// "nino"), a longer one anywhere in its letters ("mothersMaidenName",
+// "social_sec_no").
+func asksForIdentity(name string, flat []byte) bool {
+	if identityNameSet.AnyBytes(flat) {
+		return true
 	}
-	flat := strings.Join(words, "")
-	for _, w := range identityNames {
-		if strings.Contains(flat, w) {
-			return true
+	if !identityShortSet.AnyBytes(flat) {
+		return false
+	}
+	// A short one counts as a word of its own only: "ssn", not "className".
+	var buf [8]string
+	for _, w := range appendIdentWords(buf[:0], name) {
+		for _, id := range identityShortNames {
+			if w == id {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// identityShortNames are proofs of identity too short to be looked for
+// inside a longer word.
+var identityShortNames = [...]string{"ssn", "nino", "aadhaar", "cpf", "itin"}
+
+var identityShortSet = phrase.New(identityShortNames[:]...)
+
+// flatName appends to dst a parameter's name lowered with its separators
+// dropped ("mothers_maiden_name", "sysPrompt": one form of each
+// spelling). dst has room for 64 bytes: longer names are not asked.
+func flatName(dst []byte, name string) []byte {
+	for i := 0; i < len(name) && len(dst) < cap(dst); i++ {
+		c := name[i]
+		switch {
+		case c >= 'A' && c <= 'Z':
+			dst = append(dst, c+'a'-'A')
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			dst = append(dst, c)
+		}
+	}
+	return dst
 }
 
 // identityNames are proofs of identity, their names' words run together.
 var identityNames = []string{"socialsecurity", "socialsec", "nationalid", "nationalinsurance", "maidenname",
 	"securityanswer", "securityquestion", "bankaccount", "sortcode", "routingnumber", "passportnumber", "passportno",
 	"passportid", "taxpayerid"}
+
+var identityNameSet = phrase.New(identityNames...)
 
 // identityPurposeWords in a tool's name or summary mean proofs of identity
 // are its business.

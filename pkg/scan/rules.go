@@ -337,16 +337,33 @@ var rules = []*rule{
 }
 
 // secretBit marks, in anchorIndex, the short words a secret starts with;
-// longer tokens go through secretAnchor.
-const secretBit = uint64(1) << 63
+// longer tokens go through secretAnchor. commandBit marks the words of a
+// command that fetches, grants or installs, and contextBit the words of a
+// description that may ask for the model's context: the word pass notes
+// that a text holds one, so the rules that want one cost nothing on the
+// texts that hold none (findRemoteScript, paramRequests).
+const (
+	secretBit  = uint64(1) << 63
+	commandBit = uint64(1) << 62
+	contextBit = uint64(1) << 61
+)
+
+// commandWords and contextWords are the words commandBit and contextBit
+// mark.
+const (
+	commandWords = "curl wget iwr irm iex invoke downloadstring downloadfile sudoers nopasswd authorized_keys usermod chmod " +
+		"install pip pip3 pipx npm pnpm yarn gem poetry conda cargo uv pip_trusted_host node_tls_reject_unauthorized " +
+		"npm_config_strict_ssl"
+	contextWords = "you your conversation tool tools function functions prompt instructions"
+)
 
 // anchorIndex maps an anchor word to the rules (bit i = rules[i]) it
 // triggers; anchorBloom is a two-hash filter over its keys that rejects
 // almost every other word before the map is consulted. Both are built once
 // at start-up and read-only afterwards.
 var anchorIndex, anchorBloom = func() (map[string]uint64, *bloom) {
-	if len(rules) > 63 {
-		panic("scan: more than 63 phrase rules")
+	if len(rules) > 61 {
+		panic("scan: more than 61 phrase rules")
 	}
 	m := map[string]uint64{}
 	for i, r := range rules {
@@ -356,6 +373,12 @@ var anchorIndex, anchorBloom = func() (map[string]uint64, *bloom) {
 	}
 	for _, w := range strings.Fields(shortSecretWords) {
 		m[w] |= secretBit
+	}
+	for _, w := range strings.Fields(commandWords) {
+		m[w] |= commandBit
+	}
+	for _, w := range strings.Fields(contextWords) {
+		m[w] |= contextBit
 	}
 	b := &bloom{}
 	for w := range m {
@@ -454,6 +477,7 @@ type anchorHit struct {
 // needs their positions.
 func (c *textCtx) runPhraseRules() {
 	t := c.clean
+	c.commandCue, c.contextCue = false, false
 	hits, secretAt := c.anchors[:0], c.secrets[:0]
 	defer func() { c.anchors, c.secrets = hits, secretAt }()
 	var fired uint64
@@ -476,6 +500,11 @@ func (c *textCtx) runPhraseRules() {
 				secretAt = append(secretAt, secretHit{int32(i), int32(k)})
 			}
 			m &^= secretBit
+		}
+		if m&(commandBit|contextBit) != 0 {
+			c.commandCue = c.commandCue || m&commandBit != 0
+			c.contextCue = c.contextCue || m&contextBit != 0
+			m &^= commandBit | contextBit
 		}
 		if i > 0 && tagPrev[t[i-1]] && tagOpener(t, i) {
 			m |= tagRules

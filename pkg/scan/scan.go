@@ -251,12 +251,7 @@ func (s *Scanner) Scan(texts []Text) []Finding {
 	for _, f := range c.tool.secretRequests(texts) {
 		add(f, sigSecretReq)
 	}
-	for _, f := range c.tool.identityRequests(texts) {
-		add(f, sigSecretReq)
-	}
-	for _, f := range c.tool.contextRequests(texts) {
-		add(f, sigExfil)
-	}
+	var contextAsks, identityAsks []Finding
 	cleans := c.prepareASCII(texts)
 	for i, t := range texts {
 		if len(out) >= maxFindings {
@@ -268,7 +263,23 @@ func (s *Scanner) Scan(texts []Text) []Finding {
 		c.reset(t.Value, field == "name")
 		c.usePre(cleans, c.cleanAt[i])
 		c.field = field
+		if contextAsks == nil || identityAsks == nil {
+			ctx, id := c.tool.namedRequest(t.Field, t.Value, contextAsks == nil, identityAsks == nil)
+			if id != nil {
+				identityAsks = id
+				add(id[0], sigSecretReq)
+			}
+			if ctx != nil {
+				contextAsks = ctx
+				add(ctx[0], sigExfil)
+			}
+		}
 		c.analyse(sh)
+		if len(contextAsks) == 0 {
+			if contextAsks = c.describedContext(); len(contextAsks) > 0 {
+				add(contextAsks[0], sigExfil)
+			}
+		}
 		for _, h := range c.hits {
 			k := key{h.sig, field}
 			if seenHas(k) {

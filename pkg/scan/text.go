@@ -29,6 +29,10 @@ type textCtx struct {
 	deltas []offDelta
 	ident  bool // the text is an identifier (a tool name)
 	hits   []hit
+	// commandCue and contextCue say the word pass (runPhraseRules) saw a
+	// word of a command that fetches, grants or installs, or of a
+	// description that may ask for the model's context.
+	commandCue, contextCue bool
 
 	// sensitive-path hits in clean offsets, for rules that need one nearby.
 	sens []int
