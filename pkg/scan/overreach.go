@@ -283,7 +283,7 @@ var (
 // historyPurpose those of a tool about conversations, which may take their
 // history.
 var (
-	modelPurpose   = []string{"llm", "prompt", "completion", "assistant", "chatbot", "agent", "language model", "chat model", "gpt", "persona", "fine-tun", "inference", "eval", "sampl"}
+	modelPurpose   = []string{"llm", "prompt", "completion", "assistant", "chatbot", "agent", "language model", "chat model", "persona", "fine-tun", "inference", "eval", "sampl"}
 	historyPurpose = []string{"conversation", "chat", "transcript", "support", "helpdesk", "ticket", "crm", "inbox", "email", "dialog"}
 )
 
