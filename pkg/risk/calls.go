@@ -455,7 +455,7 @@ var ipAccessSet = phrase.New("allow", "whitelist", "blocklist", "block ", "block
 	"security group", "policy", "authoriz", "authoris", "source", "exempt", "ban", "requests from", "skip the", "bypass")
 
 // standingForward says a change sets up mail forwarding that goes on by
-// itself: a forwarding or redirect the name calls automatic, or the
+// itself — of mail, which the name or the description must speak of: a forwarding or redirect the name calls automatic, or the
 // description calls automatic or of all incoming or new mail; or an inbox
 // rule, mail rule or filter with a parameter that forwards or redirects.
 // Every message that arrives from then on leaves for the address the call
@@ -464,6 +464,9 @@ var ipAccessSet = phrase.New("allow", "whitelist", "blocklist", "block ", "block
 func standingForward(s *signals) bool {
 	if s.act != actMutate {
 		return false
+	}
+	if !containsAny(s.objects, "mail", "email", "mailbox", "inbox", "message", "messages") && !mailSaid.Any(s.desc) && !mailParam(s.params) {
+		return false // a port forwarded or a page redirected carries no one's mail
 	}
 	forwards := containsAny(s.objects, "forwarding", "forward", "autoforward", "autoforwarding", "redirect", "redirection")
 	if forwards {
@@ -479,6 +482,19 @@ func standingForward(s *signals) bool {
 	}
 	return false
 }
+
+// mailParam says a parameter names a mail address.
+func mailParam(params []param) bool {
+	for _, p := range params {
+		if strings.Contains(p.flat, "mail") {
+			return true
+		}
+	}
+	return false
+}
+
+// mailSaid are a description's words for mail.
+var mailSaid = phrase.New("mail", "inbox", "message")
 
 // standingForwardSaid are a description's words for forwarding that goes
 // on by itself.

@@ -707,6 +707,8 @@ func TestMailboxAndAccountChanges(t *testing.T) {
 			"mutate", "critical", L5, 0},
 		{"all mail redirected", `{"name":"set_mail_redirect","description":"Redirects all mail that arrives to another mailbox","inputSchema":{"type":"object","properties":{"target":{"type":"string"}}}}`,
 			"mutate", "critical", L5, 0},
+		{"a port forwarded automatically", `{"name":"update_port_forwarding","description":"Updates automatic port forwarding rules of the router","inputSchema":{"type":"object","properties":{"port":{"type":"integer"},"target":{"type":"string"}}}}`,
+			"mutate", "", L3, L4},
 		{"a web page's redirect", `{"name":"create_url_redirect","description":"Creates a URL redirect for a site","inputSchema":{"type":"object","properties":{"from":{"type":"string"},"to":{"type":"string"}}}}`,
 			"mutate", "medium", L3, L3},
 		{"a conference's delegate", `{"name":"register_delegate","description":"Registers a delegate for the conference","inputSchema":{"type":"object","properties":{"name":{"type":"string"}}}}`,
