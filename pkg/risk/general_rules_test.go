@@ -717,6 +717,8 @@ func TestMailboxAndAccountChanges(t *testing.T) {
 			"delete", "", L4, 0},
 		{"marked as trash", `{"name":"mark_as_trash","description":"Marks an email as trash","inputSchema":{"type":"object","properties":{"id":{"type":"string"}}}}`,
 			"delete", "", L4, 0},
+		{"an item moved to a warehouse bin", `{"name":"move_item_to_bin","description":"Moves an inventory item to a storage bin","inputSchema":{"type":"object","properties":{"item":{"type":"string"},"bin":{"type":"string"}}}}`,
+			"mutate", "", L3, L3},
 		{"a trash listed by a name it leads", `{"name":"trash_list","description":"List what is in the trash","inputSchema":{"type":"object"}}`,
 			"read", "", L2, L3},
 	} {

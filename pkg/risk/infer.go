@@ -155,9 +155,11 @@ func readSignals(t *tooldef.Tool) signals {
 		}
 	}
 	if s.act == actMutate && primary >= 0 && (s.verb == "move" || s.verb == "put" || s.verb == "send" || s.verb == "mark") &&
-		containsAny(tokens[primary+1:], "trash", "bin", "recycle", "trashed") {
+		(containsAny(tokens[primary+1:], "trash", "recycle", "trashed") ||
+			(containsAny(tokens[primary+1:], "bin") && strings.Contains(strings.ToLower(t.Description[:min(len(t.Description), 200)]), "recycl"))) {
 		// "move_messages_to_trash", "mark_as_trash": a trash is where a
-		// delete puts things, emptied on its own later.
+		// delete puts things, emptied on its own later. A bin is one only
+		// where the description says it recycles: a warehouse's is not.
 		s.act = actDelete
 	}
 	if s.verb == "terminate" && s.act == actMutate && primary >= 0 {
