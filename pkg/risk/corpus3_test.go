@@ -144,6 +144,11 @@ const corpusSixDir = "../../testdata/corpus-6"
 // The engine before the catalogue's domain and corpus-5's rules gave the
 // first run exactly: those rules moved nothing here, while the rules
 // learnt from corpus-3 and corpus-4 withheld three more dangerous tools.
+// After the first run only its gate-affecting misses were read, and its
+// three dangerous tools below L4 closed by general classes (a mild verb
+// whose description removes everything, environment variables set by a
+// parameter, a call routed to any operation of an API); corpusSixRatchets
+// hold the figures since.
 var (
 	corpusSixFirstRun = []figure{
 		{got: 50, of: 53}, {got: 159, of: 166}, {got: 454, of: 524}, {got: 368, of: 524}, {got: 356, of: 524},
@@ -151,7 +156,7 @@ var (
 	corpusSixBefore = []figure{
 		{got: 47, of: 53}, {got: 159, of: 166}, {got: 455, of: 524}, {got: 369, of: 524}, {got: 353, of: 524},
 	}
-	corpusSixRatchets = []int{50, 159, 454, 368, 356}
+	corpusSixRatchets = []int{53, 159, 455, 370, 357}
 )
 
 // TestCorpusSixFigures prints how the engine agrees with corpus-6's labels

@@ -780,3 +780,29 @@ func TestSSHKeysInstalledOnAMachineAreAccess(t *testing.T) {
 		}
 	})
 }
+
+// TestWhatTheDescriptionAndSchemaSayOfAMildName: a name's mild verb is what
+// the description's opening makes it when it removes everything; a
+// parameter that sets environment variables sets them; a service, a method
+// and a request the caller writes make any call of an API.
+func TestWhatTheDescriptionAndSchemaSayOfAMildName(t *testing.T) {
+	for _, tc := range []struct {
+		name, def, category, risk string
+		minLevel, maxLevel        Level
+	}{
+		{"a queue drained", `{"name":"drain_queue","description":"Remove all jobs from a queue","inputSchema":{"type":"object","properties":{"queue":{"type":"string"}},"required":["queue"]}}`,
+			"destroy", "critical", L5, 0},
+		{"sessions revoked", `{"name":"logout_sessions","description":"Revoke all other sessions","inputSchema":{"type":"object"}}`,
+			"mutate", "", L3, 0},
+		{"a project's environment set", `{"name":"project-update","description":"Updates an existing project.","inputSchema":{"type":"object","properties":{"projectId":{"type":"string"},"env":{"type":"string","description":"Environment variables for the project."}},"required":["projectId"]}}`,
+			"mutate", "high", L4, 0},
+		{"a deployment's environment named", `{"name":"update_deployment","description":"Updates a deployment.","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"environment":{"type":"string","description":"staging or production"}},"required":["id"]}}`,
+			"mutate", "medium", L3, L3},
+		{"any call of an API", `{"name":"make_api_request","description":"Unified tool for the service's API.","inputSchema":{"type":"object","properties":{"service":{"type":"string"},"method":{"type":"string"},"request":{"type":"object","properties":{},"additionalProperties":true}},"required":["service","method"]}}`,
+			"mutate", "critical", L5, 0},
+		{"a call with a fixed request", `{"name":"make_request","description":"Sends a request to one of the service's endpoints by id.","inputSchema":{"type":"object","properties":{"service":{"type":"string"},"method":{"type":"string"},"request":{"type":"object","properties":{"id":{"type":"string"}},"additionalProperties":false}},"required":["service","method"]}}`,
+			"mutate", "medium", L3, L3},
+	} {
+		t.Run(tc.name, func(t *testing.T) { assessWithin(t, tc.def, tc.category, tc.risk, tc.minLevel, tc.maxLevel) })
+	}
+}

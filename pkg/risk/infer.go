@@ -288,6 +288,13 @@ func readSignals(t *tooldef.Tool) signals {
 		s.act = actObserve // starting a recording observes; starting a process does not
 	}
 
+	if s.act == actMutate && s.actSource == "name" && !strongMutations[s.verb] && opensRemovingAll(desc) {
+		// "drain_queue — Remove all jobs from a queue": a name's mild
+		// verb is what the description's opening says it is, and it
+		// removes everything the tool reaches. Sessions and caches that
+		// signing out or clearing ends are rebuilt, and stay changes.
+		s.act = actDelete
+	}
 	if s.act >= actDelete && saysBulk(desc, headNoun(s.objects)) {
 		s.bulk = true
 	}
@@ -336,6 +343,11 @@ func readSignals(t *tooldef.Tool) signals {
 		s.public = publicEffect(s.tokens, opening(desc, claimWindow), publicText)
 	}
 	readSchema(&s, t.InputSchema)
+	if (s.act == actNone || s.act == actMutate) && dispatchesAnyCall(s.params) {
+		// "make_api_request" with a service, a method and a free-form
+		// request: whatever the API can do, one call does.
+		s.anyRequest = true
+	}
 	if skippedVerb != "" && previewDoes(&s, skippedVerb) {
 		// "Previews the charge, then bills it": the preview is a step.
 		s.act, s.verb = verbs[skippedVerb], skippedVerb
@@ -1243,8 +1255,26 @@ func environmentVariables(s *signals) bool {
 		return true
 	}
 	head := opening(s.desc, 160)
-	return strings.Contains(head, "environment variable") || strings.Contains(head, "env var")
+	if strings.Contains(head, "environment variable") || strings.Contains(head, "env var") {
+		return true
+	}
+	// "project-update" with "env: Environment variables for the project":
+	// a parameter that sets them sets them, whatever the tool is named.
+	for _, p := range s.params {
+		if p.nested || !envParams[p.flat] {
+			continue
+		}
+		d, _ := p.schema["description"].(string)
+		if strings.Contains(p.flat, "var") || strings.Contains(strings.ToLower(d), "variable") {
+			return true
+		}
+	}
+	return false
 }
+
+// envParams name a parameter that may set a service's environment.
+var envParams = map[string]bool{"env": true, "envvars": true, "environment": true, "environmentvariables": true,
+	"envvariables": true, "envvar": true}
 
 // membershipOf says a membership among a name's objects is of a scope that
 // grants (an organisation, a team, a project, a workspace, a group).
@@ -1322,3 +1352,72 @@ func namesAMachine(params []param) bool {
 	}
 	return false
 }
+
+// opensRemovingAll says a description opens by removing everything of
+// something: a verb that deletes, then "all" or "every" ("Remove all jobs
+// from a queue", "Deletes every entry").
+func opensRemovingAll(desc string) bool {
+	verb, rest, ok := strings.Cut(opening(desc, 80), " ")
+	if !ok {
+		return false
+	}
+	if a, _, ok := conjugatedVerb(verb); !ok || a < actDelete {
+		return false
+	}
+	rest, ok = strings.CutPrefix(rest, "all ")
+	if !ok {
+		if rest, ok = strings.CutPrefix(rest, "every "); !ok {
+			return false
+		}
+	}
+	rest = strings.TrimPrefix(rest, "other ")
+	object, _, _ := strings.Cut(rest, " ")
+	object = strings.Trim(object, ".,;:")
+	// Sessions signed out and caches cleared are rebuilt: "Revoke all
+	// sessions" ends logins, it removes nothing kept.
+	return !ephemeralNouns[object] && !ephemeralNouns[singular(object)] && singular(object) != "session"
+}
+
+// dispatchesAnyCall says a schema routes a call to any operation of an
+// API: a free-form operation (a method, an operation, an action named in a
+// string with no list of values), a free-form service or resource, and a
+// request whose members the caller writes.
+func dispatchesAnyCall(params []param) bool {
+	op, target, request := false, false, false
+	for _, p := range params {
+		if p.nested {
+			continue
+		}
+		typ, _ := p.schema["type"].(string)
+		_, enum := p.schema["enum"]
+		switch {
+		case dispatchOps[p.flat] && typ == "string" && !enum:
+			op = true
+		case dispatchTargets[p.flat] && typ == "string" && !enum:
+			target = true
+		case dispatchRequests[p.flat] && (typ == "object" || typ == "") && freeForm(p.schema):
+			request = true
+		}
+	}
+	return op && target && request
+}
+
+// freeForm says an object schema lets the caller write any members: none
+// declared, or any more allowed.
+func freeForm(schema map[string]any) bool {
+	props, _ := schema["properties"].(map[string]any)
+	if len(props) == 0 {
+		return true
+	}
+	extra, ok := schema["additionalProperties"].(bool)
+	return ok && extra
+}
+
+// dispatchOps, dispatchTargets and dispatchRequests name the three
+// parameters of a call routed to any operation of an API.
+var (
+	dispatchOps      = map[string]bool{"method": true, "operation": true, "action": true, "function": true, "operationid": true}
+	dispatchTargets  = map[string]bool{"service": true, "resource": true, "api": true, "module": true, "category": true, "endpoint": true}
+	dispatchRequests = map[string]bool{"request": true, "params": true, "parameters": true, "body": true, "payload": true,
+		"args": true, "arguments": true, "data": true, "input": true}
+)
