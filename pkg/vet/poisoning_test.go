@@ -755,3 +755,24 @@ func TestPoisoningCorpusSix(t *testing.T) {
 		t.Errorf("%d tools of corpus-6 flagged, at most %d allowed", flagged, corpusSixMaxFlagged)
 	}
 }
+
+// corpus-7 was captured after corpus-6's rules were in: its first run
+// flagged 5 of 410 honest tools (1.2%). Nobody tunes on it; the ratchet
+// holds the first run.
+const (
+	corpusSevenDir        = "../../testdata/corpus-7"
+	corpusSevenTools      = 410
+	corpusSevenFirstRun   = 5
+	corpusSevenMaxFlagged = 5
+)
+
+func TestPoisoningCorpusSeven(t *testing.T) {
+	tools, flagged, _ := vetCorpus(t, corpusSevenDir)
+	if tools != corpusSevenTools {
+		t.Errorf("corpus-7 has %d tools, want %d", tools, corpusSevenTools)
+	}
+	fmt.Printf("poisoning: false positives corpus-7 %d/%d tools (first run %d)\n", flagged, tools, corpusSevenFirstRun)
+	if flagged > corpusSevenMaxFlagged {
+		t.Errorf("%d tools of corpus-7 flagged, at most %d allowed", flagged, corpusSevenMaxFlagged)
+	}
+}
