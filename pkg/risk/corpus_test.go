@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,17 +36,8 @@ func corpusRoot(t testing.TB) string {
 // loadFolder assesses every tool of one corpus folder, keyed by
 // "server/tool", and reads its labels.
 func loadFolder(t testing.TB, dir string) (map[string]Assessment, []label) {
-	files, _ := filepath.Glob(filepath.Join(dir, "servers", "*.json"))
 	out := map[string]Assessment{}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cat, err := tooldef.ParseCatalogue(data, tooldef.DefaultLimits)
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
+	for f, cat := range folderCatalogues(t, dir) {
 		server := strings.TrimSuffix(filepath.Base(f), ".json")
 		domain := ReadDomain(cat.Tools)
 		for _, tool := range cat.Tools {
@@ -68,6 +60,27 @@ func loadFolder(t testing.TB, dir string) (map[string]Assessment, []label) {
 		labels = append(labels, l)
 	}
 	return out, labels
+}
+
+// folderCatalogues yields each server file of a corpus folder with its
+// parsed catalogue, failing the test on a file that does not read or parse.
+func folderCatalogues(t testing.TB, dir string) iter.Seq2[string, *tooldef.Catalogue] {
+	return func(yield func(string, *tooldef.Catalogue) bool) {
+		files, _ := filepath.Glob(filepath.Join(dir, "servers", "*.json"))
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cat, err := tooldef.ParseCatalogue(data, tooldef.DefaultLimits)
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if !yield(f, cat) {
+				return
+			}
+		}
+	}
 }
 
 // corpusFigures counts the five agreement figures the engine is held to.
