@@ -361,6 +361,11 @@ func TestListChangedFloodIsCoalesced(t *testing.T) {
 		side.w.(http.Flusher).Flush()
 		side.mu.Unlock()
 		if i%10 == 0 {
+			// The live heap, not what the collector has yet to reclaim:
+			// on a loaded machine the garbage of parsing a flood runs
+			// ahead of a starved collector, and that is not memory the
+			// gate holds. Anything kept per notification is live here.
+			runtime.GC()
 			var m runtime.MemStats
 			runtime.ReadMemStats(&m)
 			peakHeap = max(peakHeap, m.HeapAlloc)
@@ -378,13 +383,13 @@ func TestListChangedFloodIsCoalesced(t *testing.T) {
 	}
 	close(stop)
 	most := <-peak
-	t.Logf("goroutines: %d before, %d at most during %d notifications; heap %d MiB before, %d MiB at most; %d re-listings",
+	t.Logf("goroutines: %d before, %d at most during %d notifications; live heap %d MiB before, %d MiB at most; %d re-listings",
 		baseline, most, flood, before.HeapAlloc>>20, peakHeap>>20, internalLists.Load()-listsBefore)
 	if most > baseline+50 {
 		t.Fatalf("%d goroutines during the flood, %d before", most, baseline)
 	}
 	if peakHeap > before.HeapAlloc+64<<20 {
-		t.Fatalf("the heap grew from %d MiB to %d MiB during the flood", before.HeapAlloc>>20, peakHeap>>20)
+		t.Fatalf("the live heap grew from %d MiB to %d MiB during the flood", before.HeapAlloc>>20, peakHeap>>20)
 	}
 	if internalLists.Load() == listsBefore {
 		t.Fatal("the gate did not list the server again after its list changed")
