@@ -426,7 +426,8 @@ func outwardDestination(s *signals) string {
 // data".
 var replacesExisting = phrase.New("replacing its data", "replaces its data", "replacing the data", "replaces the data",
 	"replacing existing", "replaces existing", "replacing the existing", "replaces the existing", "replacing any existing",
-	"replaces any existing", "replacing its contents", "replaces its contents")
+	"replaces any existing", "replacing its contents", "replaces its contents", "replace an existing", "replaces an existing",
+	"full replacement", "document replacement", "will be replaced", "is replaced", "are replaced")
 
 // clearsExisting and clearsFirst: a description that says the change
 // first clears what exists ("clears existing cookies before restoring")

@@ -23,7 +23,7 @@ var corpusThreeFirstRun = []figure{
 // that loses a tool on corpus-3 fails, so what was learnt from it stays
 // learnt. They are below the development folders' targets; the reasons
 // are in docs/risk-model.md §12.
-var corpusThreeRatchets = []int{78, 204, 505, 375, 469}
+var corpusThreeRatchets = []int{78, 204, 505, 375, 473}
 
 // TestCorpusThreeFigures prints how the engine agrees with corpus-3's
 // labels beside its first run, and holds it to the ratchets.
@@ -91,7 +91,7 @@ var (
 // classes among them fixed: a membership is an access change, write
 // statements named in a description are statements, a service's
 // environment variables are graded high.
-var corpusFourRatchets = []int{47, 162, 407, 311, 309}
+var corpusFourRatchets = []int{47, 162, 407, 311, 325}
 
 // TestCorpusFourFigures prints how the engine agrees with corpus-4's
 // labels beside its first run and the engine before corpus-3's rules, and
@@ -123,7 +123,7 @@ var (
 	corpusFiveBefore = []figure{
 		{got: 49, of: 58}, {got: 187, of: 191}, {got: 404, of: 501}, {got: 317, of: 501}, {got: 355, of: 501},
 	}
-	corpusFiveRatchets = []int{54, 187, 409, 318, 359}
+	corpusFiveRatchets = []int{55, 187, 409, 318, 370}
 )
 
 // TestCorpusFiveFigures prints how the engine agrees with corpus-5's
@@ -156,7 +156,7 @@ var (
 	corpusSixBefore = []figure{
 		{got: 47, of: 53}, {got: 159, of: 166}, {got: 455, of: 524}, {got: 369, of: 524}, {got: 353, of: 524},
 	}
-	corpusSixRatchets = []int{53, 159, 455, 370, 357}
+	corpusSixRatchets = []int{53, 159, 455, 374, 372}
 )
 
 // TestCorpusSixFigures prints how the engine agrees with corpus-6's labels
@@ -175,8 +175,10 @@ const corpusSevenDir = "../../testdata/corpus-7"
 // order of corpusFigures.rows; corpusSevenBefore is the same corpus judged
 // by the engine before the rules learnt from corpus-3. The engine before
 // the catalogue's domain, before corpus-5's rules and before corpus-6's
-// gave the first run exactly. Nobody has read its misses: the ratchets
-// hold the first run.
+// gave the first run exactly. Nobody has read its misses. The rules learnt
+// from the riskLevel misses of corpus-3 to corpus-6 (externally visible
+// changes, a business's books) were measured against it once, whole:
+// riskLevel 261 to 262, nothing else moved; the ratchets hold that.
 var (
 	corpusSevenFirstRun = []figure{
 		{got: 49, of: 50}, {got: 192, of: 198}, {got: 358, of: 410}, {got: 245, of: 410}, {got: 261, of: 410},
@@ -184,7 +186,7 @@ var (
 	corpusSevenBefore = []figure{
 		{got: 49, of: 50}, {got: 192, of: 198}, {got: 359, of: 410}, {got: 245, of: 410}, {got: 259, of: 410},
 	}
-	corpusSevenRatchets = []int{49, 192, 358, 245, 261}
+	corpusSevenRatchets = []int{49, 192, 358, 245, 262}
 )
 
 // TestCorpusSevenFigures prints how the engine agrees with corpus-7's

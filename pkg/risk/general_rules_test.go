@@ -806,3 +806,96 @@ func TestWhatTheDescriptionAndSchemaSayOfAMildName(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { assessWithin(t, tc.def, tc.category, tc.risk, tc.minLevel, tc.maxLevel) })
 	}
 }
+
+// TestExternallyVisibleChanges: the rubric grades a change high when its
+// effect is visible outside the system — a service that stops serving, a
+// deployment that ships, traffic routed anew, mail that leaves under
+// another name or answers on its own, a post published, a table's
+// structure altered, content replaced — and reads of a business's books
+// or its people's records medium. Each rule is held to what it means and
+// to the look-alikes it must leave alone.
+func TestExternallyVisibleChanges(t *testing.T) {
+	for _, tc := range []struct {
+		name, def, category, risk string
+		minLevel, maxLevel        Level
+	}{
+		{"an application stopped", `{"name":"stop_application","description":"Stops an application.","inputSchema":{"type":"object","properties":{"applicationId":{"type":"string"}},"required":["applicationId"]}}`,
+			"mutate", "high", L4, 0},
+		{"a database stopped, named by its engine", `{"name":"engine-stop","description":"Stops a PostgreSQL database on the platform.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`,
+			"mutate", "high", L4, 0},
+		{"a queue paused", `{"name":"pause_queue","description":"Pause queue processing","inputSchema":{"type":"object","properties":{"queue":{"type":"string"}},"required":["queue"]}}`,
+			"mutate", "high", L4, 0},
+		{"a virtual machine suspended", `{"name":"suspend_vm","description":"Suspends a virtual machine","inputSchema":{"type":"object","properties":{"vmId":{"type":"string"}}}}`,
+			"mutate", "high", L4, 0},
+		{"a search stopped", `{"name":"stop_search","description":"Stops an active search started by this server","inputSchema":{"type":"object","properties":{"sessionId":{"type":"string"}}}}`,
+			"read", "", 0, L3},
+		{"a recording stopped", `{"name":"stop_recording","description":"Stop recording the page","inputSchema":{"type":"object"}}`,
+			"observe", "", 0, L3},
+		{"a port forward stopped", `{"name":"stop_port_forward","description":"Stop a port forward to a pod in the cluster","inputSchema":{"type":"object","properties":{"id":{"type":"string"}}}}`,
+			"mutate", "", 0, 0},
+		{"a pipeline run stopped", `{"name":"stop_pipeline","description":"Stops a running pipeline","inputSchema":{"type":"object","properties":{"runId":{"type":"string"}}}}`,
+			"mutate", "medium", 0, L3},
+		{"a load balancer created", `{"name":"create_load_balancer","description":"Create a new load balancer","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"region":{"type":"string"}}}}`,
+			"mutate", "high", L4, 0},
+		{"forwarding rules added", `{"name":"lb-add-forwarding-rules","description":"Add forwarding rules to a load balancer","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"rules":{"type":"array"}}}}`,
+			"mutate", "high", L4, 0},
+		{"a proxy created", `{"name":"tcp_proxy_create","description":"Create a TCP proxy for a service","inputSchema":{"type":"object","properties":{"serviceId":{"type":"string"},"port":{"type":"integer"}}}}`,
+			"mutate", "high", L4, 0},
+		{"an external port saved", `{"name":"saveExternalPort","description":"Saves the external port of a database","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"externalPort":{"type":"integer"}}}}`,
+			"mutate", "high", L4, 0},
+		{"a send-as address created", `{"name":"create_send_as","description":"Creates a custom send-as alias","inputSchema":{"type":"object","properties":{"sendAsEmail":{"type":"string"},"displayName":{"type":"string"}}}}`,
+			"mutate", "high", L4, 0},
+		{"an automatic reply set", `{"name":"update_vacation","description":"Update vacation responder settings","inputSchema":{"type":"object","properties":{"enableAutoReply":{"type":"boolean"},"responseBodyPlainText":{"type":"string"}}}}`,
+			"mutate", "high", L4, 0},
+		{"a table altered", `{"name":"alter_table","description":"Modify an existing table's schema (add columns, rename tables)","inputSchema":{"type":"object","properties":{"table":{"type":"string"},"changes":{"type":"array"}}}}`,
+			"mutate", "high", L4, 0},
+		{"a table renamed in a spreadsheet base", `{"name":"update_table","description":"Updates a table's name or description","inputSchema":{"type":"object","properties":{"tableId":{"type":"string"},"name":{"type":"string"}}}}`,
+			"mutate", "medium", L3, L3},
+		{"a deployment triggered", `{"name":"deployment_trigger","description":"Trigger a new deployment for a service","inputSchema":{"type":"object","properties":{"serviceId":{"type":"string"}},"required":["serviceId"]}}`,
+			"mutate", "high", L4, 0},
+		{"a deploy order resumed", `{"name":"resume_deploy_order","description":"Resume a deploy order","inputSchema":{"type":"object","properties":{"orderId":{"type":"string"}}}}`,
+			"mutate", "high", L4, 0},
+		{"a deployment cancelled", `{"name":"cancel_deployment","description":"Cancel a deployment in progress","inputSchema":{"type":"object","properties":{"id":{"type":"string"}}}}`,
+			"mutate", "medium", 0, L3},
+		{"a local deployment created", `{"name":"create_local_deployment","description":"Creates a local database deployment on this machine","inputSchema":{"type":"object","properties":{"name":{"type":"string"}}}}`,
+			"mutate", "medium", 0, L3},
+		{"a build triggered", `{"name":"triggerBuild","description":"Trigger a build for a job","inputSchema":{"type":"object","properties":{"jobName":{"type":"string"}}}}`,
+			"mutate", "high", L4, 0},
+		{"a post published by its status", `{"name":"create_post","description":"Creates a new post.","inputSchema":{"type":"object","properties":{"title":{"type":"string"},"content":{"type":"string"},"status":{"type":"string","enum":["publish","draft","pending","private"]}},"required":["title"]}}`,
+			"mutate", "high", L4, 0},
+		{"a draft saved with no way to publish", `{"name":"create_draft","description":"Creates a draft post.","inputSchema":{"type":"object","properties":{"title":{"type":"string"},"status":{"type":"string","enum":["draft","pending"]}}}}`,
+			"mutate", "medium", L3, L3},
+		{"an event made public", `{"name":"create_event","description":"Creates a calendar event.","inputSchema":{"type":"object","properties":{"summary":{"type":"string"},"visibility":{"type":"string","enum":["default","public","private"]}}}}`,
+			"mutate", "", L3, 0},
+		{"a document replaced whole", `{"name":"update_document","description":"Update (replace) an existing document in a container. This performs a full document replacement.","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"document":{"type":"object"}}}}`,
+			"mutate", "high", L4, 0},
+		{"an expense read", `{"name":"get_expense","description":"Get an expense by its id","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`,
+			"read", "medium", L2, L3},
+		{"employees listed", `{"name":"employee_list","description":"List employees","inputSchema":{"type":"object"}}`,
+			"read", "medium", L2, L3},
+		{"a salary slip read", `{"name":"get_salary_slip","description":"Get a salary slip","inputSchema":{"type":"object","properties":{"name":{"type":"string"}}}}`,
+			"read", "medium", L2, L3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := assessWithin(t, tc.def, tc.category, tc.risk, tc.minLevel, tc.maxLevel)
+			visible := slices.ContainsFunc(a.Reasons, func(r string) bool {
+				for _, why := range []string{"stops a running", "starts a deployment", "publishes what", "account's mail sees",
+					"reaches a service from outside", "alters a table", "runs a stored pipeline, workflow or job again", "overwrites or cannot be undone"} {
+					if strings.Contains(r, why) {
+						return true
+					}
+				}
+				return false
+			})
+			if want := tc.risk == "high"; visible != want && (tc.risk != "" || visible) {
+				t.Errorf("an externally visible change's rule fired: %v, want %v (%v)", visible, want, a.Reasons)
+			}
+			if tc.name == "an event made public" && a.SEP.BlastRadius == "global" {
+				t.Errorf("a public event read as a publication: %s %v", a.SEP.BlastRadius, a.Reasons)
+			}
+			if tc.name == "a post published by its status" && a.SEP.BlastRadius != "global" {
+				t.Errorf("blast radius %s, want global (%v)", a.SEP.BlastRadius, a.Reasons)
+			}
+		})
+	}
+}

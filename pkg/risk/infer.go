@@ -1,6 +1,7 @@
 package risk
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"unicode"
@@ -604,6 +605,9 @@ func readSchema(s *signals, schema any) {
 					}
 				}
 			}
+		}
+		if s.public == "" && s.act == actMutate && publishOption(p) {
+			s.public = fmt.Sprintf("parameter %q publishes what the call writes: anyone can read it", name)
 		}
 		if len(toks) > 0 && actionParamWords[toks[len(toks)-1]] {
 			operations := operationParams[flat]
@@ -1421,3 +1425,16 @@ var (
 	dispatchRequests = map[string]bool{"request": true, "params": true, "parameters": true, "body": true, "payload": true,
 		"args": true, "arguments": true, "data": true, "input": true}
 )
+
+// publishOption says a parameter's enumerated values offer to publish what
+// the call writes (a post's or a page's status "publish"): one argument
+// puts it in front of everyone, the rubric's externally visible effect.
+func publishOption(p map[string]any) bool {
+	enum, _ := p["enum"].([]any)
+	for _, e := range enum {
+		if o, ok := e.(string); ok && (strings.EqualFold(o, "publish") || strings.EqualFold(o, "published")) {
+			return true
+		}
+	}
+	return false
+}

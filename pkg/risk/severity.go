@@ -118,7 +118,9 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "high", "opens a physical lock"
 	case s.public != "":
 		return "high", "externally visible: " + s.public
-	case (s.verb == "rerun" || s.verb == "retry") && containsAnyMap(s.objects, automationNouns):
+	case startsDeployment(&s):
+		return "high", fmt.Sprintf("%q starts a deployment: what it ships goes in front of everyone the service answers", s.verb)
+	case (s.verb == "rerun" || s.verb == "retry" || s.verb == "trigger") && containsAnyMap(s.objects, automationNouns):
 		// Running a stored pipeline again runs what its owner wrote, its
 		// deploy steps with the rest, as the first run did.
 		return "high", fmt.Sprintf("%q runs a stored pipeline, workflow or job again", s.verb)
@@ -136,6 +138,14 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "high", "puts a service into maintenance: its users are turned away until it is lifted"
 	case serviceOperation(s) != "":
 		return "high", fmt.Sprintf("%q changes a running service as a whole", serviceOperation(s))
+	case routesTraffic(&s) != "":
+		return "high", "changes " + routesTraffic(&s) + ": what reaches a service from outside, and where it goes"
+	case mailIdentity(&s) != "":
+		return "high", "changes " + mailIdentity(&s) + ": every recipient of the account's mail sees it"
+	case s.verb == "alter" && containsAny(s.objects, "table", "tables", "column", "columns", "schema"):
+		return "high", "alters a table's structure: every query and application that reads it meets the change"
+	case stopsServing(&s) != "":
+		return "high", "stops " + stopsServing(&s) + " that serves others: whoever relies on it is turned away until it is started again"
 	case s.money == "subscription":
 		return "high", "changes what a customer is charged again and again"
 	case s.money != "":
@@ -449,6 +459,10 @@ var privateContentNouns = map[string]bool{
 	"document": true, "note": true, "record": true, "row": true, "event": true, "replay": true, "output": true,
 	"chat": true, "dm": true, "attachment": true, "recording": true, "submission": true, "task": true,
 	"tasks": true, "address": true, "addresses": true, "business": true, "businesses": true, "collaborator": true, "collaborators": true,
+	// A business's books and its people's records: what the rubric calls
+	// customer records, held by accounting and HR systems.
+	"bill": true, "expense": true, "journal": true, "ledger": true, "deposit": true, "receipt": true, "payroll": true,
+	"timesheet": true, "employee": true, "attendance": true, "salary": true, "payslip": true, "profit": true,
 }
 
 // machineAddressWords make an address a machine's or a ledger's rather
@@ -668,6 +682,144 @@ func selector(s signals) string {
 // stoppingVerbs stop what runs: one call takes a service down until
 // someone starts it again. A restart brings it back by itself.
 var stoppingVerbs = map[string]bool{"stop": true, "shutdown": true}
+
+// stopsServing names what a stop takes down when the tool's own verb
+// stops or pauses something that serves others — an application, a
+// database, a server, a queue its workers take jobs from — by the name's
+// head noun or, when the name's nouns say nothing the lexicon knows
+// (a product's name), by the object the description's opening gives the
+// verb ("Stops a MySQL database"). Downtime is the rubric's externally
+// visible effect: everyone the service answers sees it at once. What
+// stops only the tool's own work (a search, a recording, a watch, a port
+// forwarded to the caller) or one run of an automation serves nobody else
+// and is not matched: its nouns are not running services.
+func stopsServing(s *signals) string {
+	if !haltingVerbs[s.verb] {
+		return ""
+	}
+	head := headNoun(s.objects)
+	if runningNouns[head] {
+		return "a running " + head
+	}
+	if obj := directObject(s.desc, s.verb); runningNouns[obj] {
+		return "a running " + obj
+	}
+	return ""
+}
+
+// directObject is the head of the noun phrase that follows the verb in
+// the description's first sentence ("Stops a MySQL database in …" gives
+// "database"), "" when the verb is not there or nothing follows it.
+func directObject(desc, verb string) string {
+	first := opening(desc, claimWindow)
+	if i := strings.IndexAny(first, ".\n"); i >= 0 {
+		first = first[:i]
+	}
+	words := strings.FieldsFunc(first, func(r rune) bool { return !(r >= 'a' && r <= 'z') })
+	for i, w := range words {
+		if w != verb && w != verb+"s" && w != verb+"es" {
+			continue
+		}
+		head := ""
+		for _, n := range words[i+1 : min(len(words), i+5)] {
+			if nounPhraseEnds[n] || n == "and" || n == "or" {
+				break
+			}
+			if !determiners[n] {
+				head = n
+			}
+		}
+		return singular(head)
+	}
+	return ""
+}
+
+// determiners open a noun phrase and are not its head.
+var determiners = map[string]bool{"a": true, "an": true, "the": true, "this": true, "that": true, "your": true,
+	"its": true, "their": true, "any": true, "all": true, "specified": true, "given": true, "running": true}
+
+// routesTraffic names what a change of the way traffic reaches a service
+// touches — a load balancer, its forwarding rules, a proxy, a listener, an
+// ingress, a domain or a port a service answers on from outside — ""
+// when the change touches none. Every client of the service meets the
+// result at once: the rubric's externally visible effect. Removing one is
+// judged as a delete, and a port forwarded to the caller alone is not
+// outside traffic.
+func routesTraffic(s *signals) string {
+	if s.act != actMutate || containsAny(s.tokens, "forward") && !containsAny(s.tokens, "forwarding") {
+		return ""
+	}
+	for i, o := range s.objects {
+		switch o {
+		case "balancer", "lb", "loadbalancer", "proxy", "ingress", "listener":
+			return "a " + o
+		case "port":
+			if i > 0 && (s.objects[i-1] == "external" || s.objects[i-1] == "public") {
+				return "a port a service answers on from outside"
+			}
+		case "rule", "rules":
+			if i > 0 && s.objects[i-1] == "forwarding" {
+				return "forwarding rules"
+			}
+		}
+	}
+	return ""
+}
+
+// mailIdentity names what a change of how mail leaves an account touches
+// — an address it sends as, an automatic reply, the certificate its mail
+// is signed with — "" when none. Everyone who receives the account's
+// mail, or writes to it, meets the result: the rubric's externally
+// visible effect. (Forwarding every message from now on is graver still,
+// and judged before this; registering an address to forward to is a step
+// that forwards nothing, and is not matched.)
+func mailIdentity(s *signals) string {
+	if s.act != actMutate || !settingVerbs[s.verb] {
+		return ""
+	}
+	for i, t := range s.tokens {
+		switch {
+		case t == "send" && i+1 < len(s.tokens) && s.tokens[i+1] == "as", t == "sendas":
+			return "an address the account sends as"
+		case t == "vacation" || t == "autoreply" || t == "autoresponder" || t == "responder":
+			return "an automatic reply to whoever writes"
+		case t == "smime":
+			return "the certificate its mail is signed with"
+		}
+	}
+	return ""
+}
+
+// settingVerbs make or change a setting.
+var settingVerbs = map[string]bool{"create": true, "add": true, "insert": true, "update": true, "patch": true,
+	"set": true, "change": true, "edit": true, "modify": true, "enable": true, "configure": true}
+
+// startsDeployment says a change starts, or starts again, a deployment
+// ("deployment_trigger", "retry_deploy_machine", "resume_deploy_order"):
+// whatever the deployment ships reaches the service's users when it
+// lands, the rubric's deploying. Stopping, skipping or cancelling one is
+// not matched: it ships nothing.
+func startsDeployment(s *signals) bool {
+	if s.act != actMutate || !startingVerbs[s.verb] {
+		return false
+	}
+	return containsAny(s.tokens, "deployment", "deploy", "deployments", "deploys")
+}
+
+// startingVerbs start, or start again, what was prepared.
+var startingVerbs = map[string]bool{"trigger": true, "start": true, "retry": true, "resume": true,
+	"rerun": true, "run": true, "queue": true, "kick": true}
+
+// haltingVerbs stop or pause what runs until someone starts it again.
+var haltingVerbs = map[string]bool{"stop": true, "shutdown": true, "halt": true, "pause": true, "suspend": true,
+	"hibernate": true, "poweroff": true}
+
+// runningNouns serve others while they run: stopping one is downtime for
+// whoever relies on it.
+var runningNouns = map[string]bool{"app": true, "application": true, "service": true, "server": true,
+	"database": true, "db": true, "instance": true, "vm": true, "machine": true, "container": true,
+	"cluster": true, "node": true, "queue": true, "worker": true, "site": true, "website": true,
+	"deployment": true, "host": true, "gateway": true, "stack": true, "environment": true}
 
 // serviceOperation finds a word of the name that stops what runs, or an
 // operation of the tool that changes a running service as a whole (an
