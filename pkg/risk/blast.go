@@ -206,6 +206,12 @@ func blastRadius(s signals, act action) (string, string) {
 		if serviceVerbs[s.verb] {
 			return "namespace", fmt.Sprintf("%q changes a whole service", s.verb)
 		}
+		if (s.verb == "rerun" || s.verb == "retry" || s.verb == "trigger") && containsAnyMap(s.objects, automationNouns) {
+			return "namespace", "a stored pipeline acts on the whole project it belongs to"
+		}
+		if containsAny(s.objects, "balancer", "lb", "loadbalancer") {
+			return "namespace", "a load balancer fronts every machine behind it"
+		}
 		if s.verb == "move" {
 			return "namespace", "moves an item within a tree"
 		}

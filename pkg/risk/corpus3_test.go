@@ -23,7 +23,7 @@ var corpusThreeFirstRun = []figure{
 // that loses a tool on corpus-3 fails, so what was learnt from it stays
 // learnt. They are below the development folders' targets; the reasons
 // are in docs/risk-model.md §12.
-var corpusThreeRatchets = []int{78, 204, 505, 375, 473}
+var corpusThreeRatchets = []int{78, 204, 505, 380, 473}
 
 // TestCorpusThreeFigures prints how the engine agrees with corpus-3's
 // labels beside its first run, and holds it to the ratchets.
@@ -91,7 +91,7 @@ var (
 // classes among them fixed: a membership is an access change, write
 // statements named in a description are statements, a service's
 // environment variables are graded high.
-var corpusFourRatchets = []int{47, 162, 407, 311, 325}
+var corpusFourRatchets = []int{47, 162, 407, 314, 325}
 
 // TestCorpusFourFigures prints how the engine agrees with corpus-4's
 // labels beside its first run and the engine before corpus-3's rules, and
@@ -123,7 +123,7 @@ var (
 	corpusFiveBefore = []figure{
 		{got: 49, of: 58}, {got: 187, of: 191}, {got: 404, of: 501}, {got: 317, of: 501}, {got: 355, of: 501},
 	}
-	corpusFiveRatchets = []int{55, 187, 409, 318, 370}
+	corpusFiveRatchets = []int{55, 187, 409, 321, 370}
 )
 
 // TestCorpusFiveFigures prints how the engine agrees with corpus-5's
@@ -156,7 +156,7 @@ var (
 	corpusSixBefore = []figure{
 		{got: 47, of: 53}, {got: 159, of: 166}, {got: 455, of: 524}, {got: 369, of: 524}, {got: 353, of: 524},
 	}
-	corpusSixRatchets = []int{53, 159, 455, 374, 372}
+	corpusSixRatchets = []int{53, 159, 455, 373, 372}
 )
 
 // TestCorpusSixFigures prints how the engine agrees with corpus-6's labels

@@ -899,3 +899,25 @@ func TestExternallyVisibleChanges(t *testing.T) {
 		})
 	}
 }
+
+// TestReachOfPipelinesBalancersAndPageElements: what a stored pipeline
+// runs acts on the project it belongs to, a load balancer fronts every
+// machine behind it, and a click on a page's element acts in whatever
+// session the page holds — each reaches a collection, not one item; a
+// proxy or a port is one endpoint.
+func TestReachOfPipelinesBalancersAndPageElements(t *testing.T) {
+	for _, tc := range []struct{ name, def, blast string }{
+		{"a workflow rerun", `{"name":"rerun_workflow","description":"Rerun a workflow from the start or from the failed job","inputSchema":{"type":"object","properties":{"workflowId":{"type":"string"}},"required":["workflowId"]}}`, "namespace"},
+		{"a build triggered", `{"name":"trigger_build","description":"Trigger a build for a job","inputSchema":{"type":"object","properties":{"jobName":{"type":"string"}},"required":["jobName"]}}`, "namespace"},
+		{"a load balancer updated", `{"name":"lb-update","description":"Update a load balancer","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"name":{"type":"string"}},"required":["id"]}}`, "namespace"},
+		{"a proxy created", `{"name":"tcp_proxy_create","description":"Create a TCP proxy for a service","inputSchema":{"type":"object","properties":{"serviceId":{"type":"string"}},"required":["serviceId"]}}`, "item"},
+		{"an element clicked", `{"name":"click","description":"Clicks on the provided element","inputSchema":{"type":"object","properties":{"uid":{"type":"string"}},"required":["uid"]}}`, "namespace"},
+		{"a field's element type read", `{"name":"get_element_type","description":"Returns the type of an element of an array","inputSchema":{"type":"object","properties":{"path":{"type":"string"}}}}`, "item"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if a := assess(t, tc.def); a.SEP.BlastRadius != tc.blast {
+				t.Errorf("blast radius %s, want %s (%v)", a.SEP.BlastRadius, tc.blast, a.Reasons)
+			}
+		})
+	}
+}

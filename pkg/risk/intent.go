@@ -294,7 +294,8 @@ var browserWords = map[string]bool{"browser": true, "page": true, "tab": true, "
 	"mouse": true, "keyboard": true, "dom": true, "selector": true}
 
 func inBrowser(s signals) bool {
-	return containsAnyMap(s.tokens, browserWords) || strings.Contains(s.desc, "browser") || strings.Contains(s.desc, "page")
+	return containsAnyMap(s.tokens, browserWords) || strings.Contains(s.desc, "browser") || strings.Contains(s.desc, "page") ||
+		strings.Contains(s.desc, "element")
 }
 
 // runNouns are single executions whose log is one item.
