@@ -91,7 +91,7 @@ var (
 // classes among them fixed: a membership is an access change, write
 // statements named in a description are statements, a service's
 // environment variables are graded high.
-var corpusFourRatchets = []int{47, 162, 407, 314, 325}
+var corpusFourRatchets = []int{49, 162, 407, 314, 328}
 
 // TestCorpusFourFigures prints how the engine agrees with corpus-4's
 // labels beside its first run and the engine before corpus-3's rules, and
@@ -123,7 +123,7 @@ var (
 	corpusFiveBefore = []figure{
 		{got: 49, of: 58}, {got: 187, of: 191}, {got: 404, of: 501}, {got: 317, of: 501}, {got: 355, of: 501},
 	}
-	corpusFiveRatchets = []int{55, 187, 409, 321, 370}
+	corpusFiveRatchets = []int{56, 187, 409, 321, 371}
 )
 
 // TestCorpusFiveFigures prints how the engine agrees with corpus-5's

@@ -163,6 +163,12 @@ func applyDomain(d Domain, s *signals, v *actionVerdict, j *judgement) {
 			// store keeps is secrets, whatever it calls them.
 			s.sensitive = "an item of a secret store"
 			j.note("the catalogue keeps secrets: its items are secrets")
+		case v.act == actMutate && s.privilege == "" && changeVerbs[s.verb] && len(s.objects) > 0 && !placesInShared(s):
+			// "item_edit — Edit an existing item": what the store keeps
+			// is a secret, and changing one changes a credential that
+			// someone signs in with.
+			s.credential, s.privilege = "secret", "secret"
+			j.note("the catalogue keeps secrets: changing an item changes a credential")
 		case v.act == actMutate && s.privilege == "" && placesInShared(s):
 			// "move — Move (share) a vault item to an organization": a
 			// secret placed where others read is given to them.

@@ -921,3 +921,52 @@ func TestReachOfPipelinesBalancersAndPageElements(t *testing.T) {
 		})
 	}
 }
+
+// TestDangerousByWhatTheyTake: a top-level list named for removal makes a
+// batch change delete whatever ids it is given; a machine attached to a
+// network reaches everything on it, as a peering does; an item changed in
+// a secret store is a credential changed. Each is held to its look-alikes.
+func TestDangerousByWhatTheyTake(t *testing.T) {
+	secretStore := []string{
+		"list_vaults", "List the vaults of the account",
+		"item_get", "Retrieve an item with its secret fields",
+		"password_generate", "Generate a random password",
+		"password_read", "Read a secret by reference",
+		"item_edit", "Edit an existing item: title, notes, fields",
+	}
+	for _, tc := range []struct {
+		name, def, category, risk string
+		minLevel, maxLevel        Level
+	}{
+		{"a batch change with a list of ids to delete", `{"name":"products_batch_update","description":"Batch update products","inputSchema":{"type":"object","properties":{"create":{"type":"array","items":{"type":"object"}},"update":{"type":"array","items":{"type":"object"}},"delete":{"type":"array","items":{"type":"integer"}}}}}`,
+			"delete", "high", L4, 0},
+		{"a record's lines edited, one of which a flag in the line removes", `{"name":"edit_bill","description":"Modify an existing bill","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"lines":{"type":"array","items":{"type":"object","properties":{"line_id":{"type":"string"},"delete":{"type":"boolean"}}}}}}}`,
+			"delete", "", L4, 0},
+		{"a list of labels to remove from one issue", `{"name":"update_issue_labels","description":"Updates an issue's labels","inputSchema":{"type":"object","properties":{"issue":{"type":"string"},"add":{"type":"array","items":{"type":"string"}},"remove":{"type":"array","items":{"type":"string"}}}}}`,
+			"mutate", "", L3, L3},
+		{"a bulk change's removals", `{"name":"bulk_edit_contacts","description":"Edit contacts in bulk","inputSchema":{"type":"object","properties":{"changes":{"type":"array","items":{"type":"object"}},"remove":{"type":"array","items":{"type":"string"}}}}}`,
+			"delete", "", L4, 0},
+		{"a server attached to a private network", `{"name":"attach_server_to_network","description":"Attach a server to a private network, optionally assigning an IP","inputSchema":{"type":"object","properties":{"server":{"type":"integer"},"network":{"type":"integer"}},"required":["server","network"]}}`,
+			"mutate", "critical", L5, 0},
+		{"a network created", `{"name":"create_network","description":"Creates a private network","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"ipRange":{"type":"string"}}}}`,
+			"mutate", "", L3, 0},
+		{"a server's labels changed", `{"name":"update_server","description":"Updates a server's name and labels","inputSchema":{"type":"object","properties":{"id":{"type":"integer"},"name":{"type":"string"}}}}`,
+			"mutate", "medium", L3, L3},
+	} {
+		t.Run(tc.name, func(t *testing.T) { assessWithin(t, tc.def, tc.category, tc.risk, tc.minLevel, tc.maxLevel) })
+	}
+	t.Run("an item edited in a secret store", func(t *testing.T) {
+		tools := catalogueOf(t, secretStore...)
+		d := ReadDomain(tools)
+		if !d.Has(DomainSecrets) {
+			t.Fatalf("domain %s, want secrets", d)
+		}
+		a := Assess(Input{Tool: tools[4], Domain: d})
+		if a.SEP.RiskLevel != "critical" || a.Level < L5 {
+			t.Errorf("%s %s, want critical L5 (%v)", a.SEP.RiskLevel, a.Level, a.Reasons)
+		}
+		if alone := Assess(Input{Tool: tools[4]}); alone.SEP.RiskLevel == "critical" {
+			t.Errorf("an item edited outside a secret store graded critical: %v", alone.Reasons)
+		}
+	})
+}

@@ -363,6 +363,12 @@ func readSignals(t *tooldef.Tool) signals {
 			s.public = publicEffect(s.tokens, head, publicPhraseSet.Any(head))
 		}
 	}
+	if s.privilege == "" && s.act == actMutate && joinsNetwork(&s) {
+		// "attach_server_to_network": the machine reaches everything on
+		// the network, and everything on it the machine — who may reach
+		// what, as a peering is.
+		s.privilege = "network membership"
+	}
 	if s.privilege == "" && s.act >= actMutate && containsAny(s.objects, "ip", "cidr") && !ipRouting(&s) {
 		// "add_static_ip": only a verb that routes an address to a machine
 		// (assign, attach, move, reserve, release ...) or a description of
@@ -605,6 +611,13 @@ func readSchema(s *signals, schema any) {
 					}
 				}
 			}
+		}
+		if typ == "array" && !prm.nested && deletionLists[flat] && !containsAny(s.flags, "delete") && batchChange(s) {
+			// "batch_update(create, update, delete)": a batch's list
+			// named for removal takes the ids of whatever the call
+			// deletes, whatever the tool is named. (A list of labels
+			// to remove from one issue is no batch: it detaches.)
+			s.flags = append(s.flags, "delete")
 		}
 		if s.public == "" && s.act == actMutate && publishOption(p) {
 			s.public = fmt.Sprintf("parameter %q publishes what the call writes: anyone can read it", name)
@@ -1437,4 +1450,40 @@ func publishOption(p map[string]any) bool {
 		}
 	}
 	return false
+}
+
+// batchChange says a change is a batch of changes: batch or bulk in its
+// name, or, beside its list of removals, a top-level list of creations or
+// updates.
+func batchChange(s *signals) bool {
+	if containsAny(s.tokens, "batch", "bulk") {
+		return true
+	}
+	for _, p := range s.params {
+		if !p.nested && (p.flat == "create" || p.flat == "update" || p.flat == "insert" || p.flat == "upsert") {
+			if typ, _ := p.schema["type"].(string); typ == "array" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// deletionLists are the names of a top-level list of what a call
+// removes.
+var deletionLists = map[string]bool{"delete": true, "deletes": true, "deletions": true, "remove": true,
+	"removals": true, "destroy": true, "deleteids": true, "removeids": true, "todelete": true, "toremove": true}
+
+// joinsNetwork says a change puts a machine on a network: a joining verb
+// (attach, connect, join, add, assign) with a machine and a network, a
+// VPC or a subnet among the objects. Taking it off is the delete rules'
+// business.
+func joinsNetwork(s *signals) bool {
+	switch s.verb {
+	case "attach", "connect", "join", "add", "assign":
+	default:
+		return false
+	}
+	return containsAny(s.objects, "server", "servers", "instance", "instances", "vm", "vms", "machine", "machines",
+		"node", "nodes", "container", "containers") && containsAny(s.objects, "network", "vpc", "subnet")
 }
