@@ -226,6 +226,9 @@ func blastRadius(s signals, act action) (string, string) {
 		if s.public != "" {
 			return "global", s.public
 		}
+		if injectsSiteScript(&s) {
+			return "global", "a site's script runs for everyone who visits it"
+		}
 		if (s.verb == "push" || s.verb == "publish" || s.verb == "release") && containsAnyMap(s.objects, registryNouns) {
 			return "global", "a registry serves it to everyone who pulls it"
 		}

@@ -970,3 +970,45 @@ func TestDangerousByWhatTheyTake(t *testing.T) {
 		}
 	})
 }
+
+// TestRulesFromCorpusEightsGateMisses: a manager whose action parameter
+// lists its values only in its description offers them as surely as an
+// enum; a moderator is a role; a script a site serves runs for every
+// visitor; a container stopped is an ordinary change (its servers'
+// reviewers graded it medium, where an application's or a database's was
+// high). Each beside what it must leave alone.
+func TestRulesFromCorpusEightsGateMisses(t *testing.T) {
+	for _, tc := range []struct {
+		name, def, category, risk string
+		minLevel, maxLevel        Level
+	}{
+		{"a manager whose description quotes its actions", `{"name":"volume-manage","description":"Manage volumes","inputSchema":{"type":"object","properties":{"action":{"type":"string","description":"Action to perform (e.g., 'create', 'list', 'remove', 'inspect')"},"name":{"type":"string"}},"required":["action"]}}`,
+			"", "", L4, 0},
+		{"a read of an API method's type, whose method parameter quotes methods", `{"name":"get_type_info","description":"Get type information for an API method.","inputSchema":{"type":"object","properties":{"service":{"type":"string"},"method":{"type":"string","description":"The API method (e.g., 'list', 'create')"}},"required":["service","method"]}}`,
+			"observe", "low", L2, L2},
+		{"a moderator added", `{"name":"community_moderator_add","description":"Add a moderator (owner only)","inputSchema":{"type":"object","properties":{"community":{"type":"string"},"agent":{"type":"string"}},"required":["community","agent"]}}`,
+			"mutate", "critical", L5, 0},
+		{"moderators listed", `{"name":"community_moderators_list","description":"List the moderators of a community","inputSchema":{"type":"object","properties":{"community":{"type":"string"}}}}`,
+			"read", "", L2, L3},
+		{"an inline script added to a site", `{"name":"add_inline_site_script","description":"Register an inline script for a site.","inputSchema":{"type":"object","properties":{"site_id":{"type":"string"},"request":{"type":"object","properties":{"sourceCode":{"type":"string"}}}},"required":["site_id"]}}`,
+			"mutate", "critical", L5, 0},
+		{"a site's scripts listed", `{"name":"site_registered_scripts_list","description":"List all registered scripts for a site.","inputSchema":{"type":"object","properties":{"site_id":{"type":"string"}},"required":["site_id"]}}`,
+			"read", "", L2, L3},
+		{"a container stopped", `{"name":"container_stop","description":"Stops a running container","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`,
+			"mutate", "medium", L3, L3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.category == "" {
+				a := assess(t, tc.def)
+				if a.Level < tc.minLevel || !slices.ContainsFunc(a.Reasons, func(r string) bool { return strings.Contains(r, "an option of the tool deletes") }) {
+					t.Errorf("%s %s, want an option that deletes at %s or above (%v)", a.SEP.Category, a.Level, tc.minLevel, a.Reasons)
+				}
+				return
+			}
+			a := assessWithin(t, tc.def, tc.category, tc.risk, tc.minLevel, tc.maxLevel)
+			if tc.name == "an inline script added to a site" && a.SEP.BlastRadius != "global" {
+				t.Errorf("blast radius %s, want global", a.SEP.BlastRadius)
+			}
+		})
+	}
+}

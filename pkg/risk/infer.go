@@ -624,7 +624,18 @@ func readSchema(s *signals, schema any) {
 		}
 		if len(toks) > 0 && actionParamWords[toks[len(toks)-1]] {
 			operations := operationParams[flat]
-			for _, opt := range optionValues(p) {
+			opts := optionValues(p)
+			if len(opts) == 0 && (typ == "string" || typ == "") && (s.act >= actMutate || s.act == actNone || genericVerbs[s.verb]) &&
+				toks[len(toks)-1] != "type" && toks[len(toks)-1] != "task" && toks[len(toks)-1] != "run" {
+				// "action: Action to perform (e.g., 'create', 'list',
+				// 'remove')": an action parameter that lists its values
+				// in its description offers them as surely as an enum.
+				// (A type's, a task's or a run's quoted values are kinds
+				// of thing, not operations, and a read's quoted methods
+				// are what it describes: "get_type_info" of a method.)
+				opts = quotedOptions(p)
+			}
+			for _, opt := range opts {
 				readOption(s, opt, operations)
 			}
 		}
@@ -1486,4 +1497,27 @@ func joinsNetwork(s *signals) bool {
 	}
 	return containsAny(s.objects, "server", "servers", "instance", "instances", "vm", "vms", "machine", "machines",
 		"node", "nodes", "container", "containers") && containsAny(s.objects, "network", "vpc", "subnet")
+}
+
+// quotedOptions are the values a parameter's description quotes (single
+// or double quotes, or back-ticks), each a word or two of letters, at most
+// sixteen of them: "(e.g., 'create', 'list', 'remove')".
+func quotedOptions(p map[string]any) []string {
+	desc, _ := p["description"].(string)
+	var out []string
+	for i := 0; i < len(desc) && len(out) < 16; i++ {
+		q := desc[i]
+		if q != '\'' && q != '"' && q != '`' {
+			continue
+		}
+		j := i + 1
+		for j < len(desc) && j-i <= 32 && (desc[j] >= 'a' && desc[j] <= 'z' || desc[j] >= 'A' && desc[j] <= 'Z' || desc[j] == '_' || desc[j] == '-' || desc[j] == ' ') {
+			j++
+		}
+		if j < len(desc) && desc[j] == q && j > i+1 {
+			out = append(out, desc[i+1:j])
+			i = j
+		}
+	}
+	return out
 }

@@ -96,6 +96,8 @@ func severity(s signals, act action, blast string) (string, string) {
 		// Publishing, not granting a role: the rubric's externally
 		// visible effect. It opens one thing, to anyone with the link.
 		return "high", "mints " + s.credential + " that opens it for whoever holds it"
+	case injectsSiteScript(&s):
+		return "critical", "adds a script that runs in the browser of everyone who visits the site"
 	case s.privilege != "" && notAccess(s) != "":
 		return "medium", notAccess(s)
 	case s.privilege != "":
@@ -810,6 +812,18 @@ func startsDeployment(s *signals) bool {
 var startingVerbs = map[string]bool{"trigger": true, "start": true, "retry": true, "resume": true,
 	"rerun": true, "run": true, "queue": true, "kick": true}
 
+// injectsSiteScript says a change adds or changes a script a site or a
+// page serves ("add_inline_site_script", "upsert_page_scripts"): the
+// caller's code runs in the browser of every visitor, with whatever the
+// visitor is signed in to — the rubric's arbitrary code, and seen by
+// everyone. Removing one is the delete rules' business.
+func injectsSiteScript(s *signals) bool {
+	if s.act != actMutate || !containsAny(s.objects, "script", "scripts") {
+		return false
+	}
+	return containsAny(s.tokens, "site", "sites", "page", "pages", "website", "inline")
+}
+
 // haltingVerbs stop or pause what runs until someone starts it again.
 var haltingVerbs = map[string]bool{"stop": true, "shutdown": true, "halt": true, "pause": true, "suspend": true,
 	"hibernate": true, "poweroff": true}
@@ -817,7 +831,7 @@ var haltingVerbs = map[string]bool{"stop": true, "shutdown": true, "halt": true,
 // runningNouns serve others while they run: stopping one is downtime for
 // whoever relies on it.
 var runningNouns = map[string]bool{"app": true, "application": true, "service": true, "server": true,
-	"database": true, "db": true, "instance": true, "vm": true, "machine": true, "container": true,
+	"database": true, "db": true, "instance": true, "vm": true, "machine": true,
 	"cluster": true, "node": true, "queue": true, "worker": true, "site": true, "website": true,
 	"deployment": true, "host": true, "gateway": true, "stack": true, "environment": true}
 
