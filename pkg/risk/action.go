@@ -20,6 +20,11 @@ type actionVerdict struct {
 	judged action
 	// optionAct is the worst action among the tool's mode/action options.
 	optionAct action
+	// ownAct is the action of the tool's own words, before an option that
+	// is worse took its place (a name with no verb of its own): the reach
+	// of what the tool does on its own is never narrowed by its worst
+	// option's.
+	ownAct action
 	// readShaped says a tool with no verb anywhere was taken for a read
 	// because every parameter only selects what to return.
 	readShaped bool
@@ -51,7 +56,7 @@ func inferAction(s *signals, j *judgement) actionVerdict {
 	if s.credential != "" {
 		j.note(fmt.Sprintf("creates or changes a credential (%s): whoever holds it gets access", s.credential))
 	}
-	v.act, v.readShaped, v.optionAct = actionOfWords(s, j)
+	v.act, v.readShaped, v.optionAct, v.ownAct = actionOfWords(s, j)
 	v.act, v.savedRead = refineAction(s, v.act, j)
 
 	// A description saying the tool changes nothing names its category; it
@@ -114,7 +119,7 @@ func inferAction(s *signals, j *judgement) actionVerdict {
 // ("pg_manage_indexes" with operation drop stays a mutation); they raise
 // the level either way (levelOfAction). It returns the action, whether it
 // was read off the schema's shape, and the worst option's action.
-func actionOfWords(s *signals, j *judgement) (act action, readShaped bool, optionAct action) {
+func actionOfWords(s *signals, j *judgement) (act action, readShaped bool, optionAct, ownAct action) {
 	act = s.act
 	if act == actNone && s.unknownVerb != "" {
 		act = actMutate
@@ -135,11 +140,12 @@ func actionOfWords(s *signals, j *judgement) (act action, readShaped bool, optio
 			optionAct, worstOption = oa, o
 		}
 	}
+	ownAct = act
 	if optionAct > act && s.actSource != "name" {
 		act = optionAct
 		j.note(fmt.Sprintf("an option of the tool is %q", worstOption))
 	}
-	return act, readShaped, optionAct
+	return act, readShaped, optionAct, ownAct
 }
 
 // refineAction is what the name's objects and the parameters make of the
@@ -427,7 +433,7 @@ func outwardDestination(s *signals) string {
 var replacesExisting = phrase.New("replacing its data", "replaces its data", "replacing the data", "replaces the data",
 	"replacing existing", "replaces existing", "replacing the existing", "replaces the existing", "replacing any existing",
 	"replaces any existing", "replacing its contents", "replaces its contents", "replace an existing", "replaces an existing",
-	"full replacement", "document replacement", "will be replaced", "is replaced", "are replaced")
+	"full replacement", "document replacement", "will be replaced")
 
 // clearsExisting and clearsFirst: a description that says the change
 // first clears what exists ("clears existing cookies before restoring")

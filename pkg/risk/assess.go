@@ -56,6 +56,16 @@ func Assess(in Input) Assessment {
 			blast, blastWhy = b, why
 		}
 	}
+	if s.quotedOptions && v.ownAct >= actMutate && v.ownAct != v.judged {
+		// An option read from the description's quotes, worse than the
+		// tool's own words, decides its category and riskLevel; the
+		// reach of what the tool does on its own ("db_admin" changing an
+		// admin: every namespace) still holds, so that reading the quotes
+		// never narrows what the engine found without them.
+		if b, why := blastRadius(s, v.ownAct); blastOrder[b] > blastOrder[blast] {
+			blast, blastWhy = b, why
+		}
+	}
 	j.note("blast radius " + blast + ": " + blastWhy)
 	// The side effects are a set of their own, not a field of vocab: every
 	// stage only adds to it, and so it stays on this function's stack.

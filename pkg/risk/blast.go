@@ -206,12 +206,6 @@ func blastRadius(s signals, act action) (string, string) {
 		if serviceVerbs[s.verb] {
 			return "namespace", fmt.Sprintf("%q changes a whole service", s.verb)
 		}
-		if (s.verb == "rerun" || s.verb == "retry" || s.verb == "trigger") && containsAnyMap(s.objects, automationNouns) {
-			return "namespace", "a stored pipeline acts on the whole project it belongs to"
-		}
-		if containsAny(s.objects, "balancer", "lb", "loadbalancer") {
-			return "namespace", "a load balancer fronts every machine behind it"
-		}
 		if s.verb == "move" {
 			return "namespace", "moves an item within a tree"
 		}
@@ -268,6 +262,16 @@ func blastRadius(s signals, act action) (string, string) {
 		}
 	case actDestroy:
 		return "namespace", "removes a whole collection"
+	}
+	// What is left would be one item. Two changes reach a collection
+	// whatever they name; asked last, they never narrow what a rule above
+	// found wider (a public balancer is global, an organisation's
+	// pipeline settings organization-wide).
+	if act == actMutate && runsStoredPipeline(&s) {
+		return "namespace", "a stored pipeline acts on the whole project it belongs to"
+	}
+	if act >= actMutate && act <= actDelete && routesTraffic(&s) != "" && containsAny(s.objects, "balancer", "lb", "loadbalancer") {
+		return "namespace", "a load balancer fronts every machine behind it"
 	}
 	return "item", "acts on one item"
 }

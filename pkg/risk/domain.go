@@ -163,7 +163,7 @@ func applyDomain(d Domain, s *signals, v *actionVerdict, j *judgement) {
 			// store keeps is secrets, whatever it calls them.
 			s.sensitive = "an item of a secret store"
 			j.note("the catalogue keeps secrets: its items are secrets")
-		case v.act == actMutate && s.privilege == "" && changeVerbs[s.verb] && len(s.objects) > 0 && !placesInShared(s):
+		case v.act == actMutate && s.privilege == "" && changeVerbs[s.verb] && len(s.objects) > 0 && !placesInShared(s) && changesSecretFields(s):
 			// "item_edit — Edit an existing item": what the store keeps
 			// is a secret, and changing one changes a credential that
 			// someone signs in with.
@@ -210,6 +210,25 @@ func placesInShared(s *signals) bool {
 	for _, o := range s.objects {
 		if sharedPlaces[o] && o != "shared" {
 			return true
+		}
+	}
+	return false
+}
+
+// changesSecretFields says a change of a secret store's item can change
+// what its secret is: a parameter names a password, a secret, a value, a
+// one-time code, a login, notes or fields — or none is shown at all.
+// Setting an item's favourite, folder or tags changes no secret.
+func changesSecretFields(s *signals) bool {
+	if len(s.params) == 0 {
+		return true
+	}
+	for _, p := range s.params {
+		for _, w := range Tokenize(p.name) {
+			switch w {
+			case "password", "secret", "value", "totp", "otp", "login", "username", "notes", "fields", "field", "credential", "key":
+				return true
+			}
 		}
 	}
 	return false

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/pkg/tooldef"
 )
 
 // generalCase is a tool definition written as a server would publish it,
@@ -1011,4 +1013,88 @@ func TestRulesFromCorpusEightsGateMisses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNewRulesNeverNarrowNorRaiseLookAlikes holds the rules learnt from the
+// kept corpora to what a review of them generated: a rule that widens one
+// item to a collection never narrows a reach found wider (a public
+// balancer stays global, an admin tool's reach stays the cluster's), the
+// examples an action's description quotes never narrow a free-form
+// command, and the words the rules read in one sense leave their other
+// senses alone.
+func TestNewRulesNeverNarrowNorRaiseLookAlikes(t *testing.T) {
+	for _, tc := range []struct {
+		name, def string
+		blast     string // the blast radius at least, when set
+		minLevel  Level
+		maxLevel  Level
+		notRisk   string // a riskLevel it must not have
+	}{
+		{"a public load balancer", `{"name":"update_public_load_balancer","description":"Update the public load balancer: it is publicly accessible on the internet.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`,
+			"global", L4, 0, ""},
+		{"an admin tool whose action quotes a delete", `{"name":"db_admin","description":"Manages records.","inputSchema":{"type":"object","properties":{"action":{"type":"string","description":"Action to perform (e.g., 'create', 'list', 'delete')"},"id":{"type":"string"}},"required":["action"]}}`,
+			"cluster", L5, 0, ""},
+		{"a free-form command whose description quotes examples", `{"name":"manage_records","description":"Manages records.","inputSchema":{"type":"object","properties":{"command":{"type":"string","description":"Action to perform (e.g., 'create', 'list', 'delete')"},"id":{"type":"string"}},"required":["command"]}}`,
+			"cluster", L5, 0, ""},
+		{"an apostrophe before the quoted delete", `{"name":"manage_notes","description":"Manage notes","inputSchema":{"type":"object","properties":{"action":{"type":"string","description":"Don't use 'delete' unless asked; otherwise 'create' or 'list'"}},"required":["action"]}}`,
+			"", L4, 0, ""},
+		{"curly quotes", `{"name":"manage_notes","description":"Manage notes","inputSchema":{"type":"object","properties":{"action":{"type":"string","description":"One of ‘create’, ‘list’, ‘delete’"}},"required":["action"]}}`,
+			"", L4, 0, ""},
+		{"a filter that quotes the actions it shows", `{"name":"workspace_activity","description":"Activity of the workspace members over the last 30 days.","inputSchema":{"type":"object","properties":{"action":{"type":"string","description":"Only show events of this action, e.g. 'remove', 'destroy', 'grant'"}}}}`,
+			"", 0, 0, "critical"},
+		{"a weight in pounds", `{"name":"update_weight_lb","description":"Update the weight in lb for the current user's profile in the fitness tracker.","inputSchema":{"type":"object","properties":{"weight":{"type":"number"}}}}`,
+			"", 0, L3, "high"},
+		{"a proxy vote", `{"name":"update_proxy_vote","description":"Update the proxy vote for the shareholder meeting.","inputSchema":{"type":"object","properties":{"vote":{"type":"string"}}}}`,
+			"", 0, L3, "high"},
+		{"a thermostat's vacation mode", `{"name":"set_vacation_mode","description":"Set the thermostat's vacation mode and target temperature.","inputSchema":{"type":"object","properties":{"on":{"type":"boolean"}}}}`,
+			"", 0, L3, "high"},
+		{"a slide page's narration script", `{"name":"update_page_script","description":"Update the spoken narration script of a slide page.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}}`,
+			"", 0, L3, "critical"},
+		{"a post reported to moderators", `{"name":"report_post_to_moderators","description":"Report a post to the moderators of the community.","inputSchema":{"type":"object","properties":{"post":{"type":"string"},"reason":{"type":"string"}}}}`,
+			"", 0, 0, "critical"},
+		{"a deployment checklist started", `{"name":"start_deployment_checklist","description":"Start a deployment checklist document for the team.","inputSchema":{"type":"object","properties":{"title":{"type":"string"}}}}`,
+			"", 0, L3, "high"},
+		{"a task reminder triggered", `{"name":"trigger_task_reminder","description":"Trigger a reminder for a task.","inputSchema":{"type":"object","properties":{"taskId":{"type":"string"}}}}`,
+			"", 0, 0, "critical"},
+		{"placeholders filled", `{"name":"fill_placeholders","description":"The template's placeholders are replaced with the given values.","inputSchema":{"type":"object","properties":{"values":{"type":"object"}}}}`,
+			"", 0, L3, "high"},
+		{"a batch of labels removed from issues", `{"name":"batch_update_issue_labels","description":"Batch update the labels of issues","inputSchema":{"type":"object","properties":{"update":{"type":"array","items":{"type":"object"}},"remove":{"type":"array","description":"Labels to remove from the issues","items":{"type":"string"}}}}}`,
+			"", 0, L3, ""},
+		{"a table's formatting in a document", `{"name":"alter_table_style","description":"Alters the formatting of a table in a word-processing document.","inputSchema":{"type":"object","properties":{"style":{"type":"string"}}}}`,
+			"", 0, L3, "high"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := assess(t, tc.def)
+			if tc.blast != "" && blastOrder[a.SEP.BlastRadius] < blastOrder[tc.blast] {
+				t.Errorf("blast radius %s, want at least %s (%v)", a.SEP.BlastRadius, tc.blast, a.Reasons)
+			}
+			if a.Level < tc.minLevel || (tc.maxLevel != 0 && a.Level > tc.maxLevel) {
+				t.Errorf("level %s, want within %s..%s (%v)", a.Level, tc.minLevel, tc.maxLevel, a.Reasons)
+			}
+			if tc.notRisk != "" && a.SEP.RiskLevel == tc.notRisk {
+				t.Errorf("riskLevel %s (%v)", a.SEP.RiskLevel, a.Reasons)
+			}
+		})
+	}
+	t.Run("an item's favourite set in a secret store", func(t *testing.T) {
+		tools := catalogueOf(t,
+			"list_vaults", "List the vaults of the account",
+			"item_get", "Retrieve an item with its secret fields",
+			"password_generate", "Generate a random password",
+			"password_read", "Read a secret by reference",
+			"item_update", "Change an existing item in your vault")
+		tools[4] = mustParse(t, `{"name":"item_update","description":"Change an existing item in your vault.","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"favorite":{"type":"boolean"}},"required":["id"]}}`)
+		if a := Assess(Input{Tool: tools[4], Domain: ReadDomain(tools)}); a.SEP.RiskLevel == "critical" {
+			t.Errorf("a favourite set graded as a credential changed: %v", a.Reasons)
+		}
+	})
+}
+
+func mustParse(t *testing.T, def string) *tooldef.Tool {
+	t.Helper()
+	tool, err := tooldef.ParseTool([]byte(def))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tool
 }

@@ -19,6 +19,7 @@ type signals struct {
 	execParam         string
 	flags             []string
 	optionVerbs       []string // destructive or executing options of mode/action enums
+	quotedOptions     bool     // some options were read from an action parameter's quoted examples
 	scope             string
 	scopeWhy          string
 	sensitive         string
@@ -363,6 +364,11 @@ func readSignals(t *tooldef.Tool) signals {
 			s.public = publicEffect(s.tokens, head, publicPhraseSet.Any(head))
 		}
 	}
+	if s.privilege == "" && s.act == actMutate && grantingVerbs[s.verb] && containsAny(s.objects, "moderator", "moderators") {
+		// "add_moderator": a moderator may remove and hide what others
+		// write — a role. Reporting to moderators grants nothing.
+		s.privilege = "moderator"
+	}
 	if s.privilege == "" && s.act == actMutate && joinsNetwork(&s) {
 		// "attach_server_to_network": the machine reaches everything on
 		// the network, and everything on it the machine — who may reach
@@ -612,7 +618,7 @@ func readSchema(s *signals, schema any) {
 				}
 			}
 		}
-		if typ == "array" && !prm.nested && deletionLists[flat] && !containsAny(s.flags, "delete") && batchChange(s) {
+		if typ == "array" && !prm.nested && deletionLists[flat] && !containsAny(s.flags, "delete") && batchChange(s) && !listsRelations(p) {
 			// "batch_update(create, update, delete)": a batch's list
 			// named for removal takes the ids of whatever the call
 			// deletes, whatever the tool is named. (A list of labels
@@ -625,15 +631,22 @@ func readSchema(s *signals, schema any) {
 		if len(toks) > 0 && actionParamWords[toks[len(toks)-1]] {
 			operations := operationParams[flat]
 			opts := optionValues(p)
-			if len(opts) == 0 && (typ == "string" || typ == "") && (s.act >= actMutate || s.act == actNone || genericVerbs[s.verb]) &&
+			if len(opts) == 0 && (typ == "string" || typ == "") && (s.act >= actMutate && s.act < actExec || genericVerbs[s.verb]) &&
+				name != s.execParam && !execParams[flat] && !filtersBy(p) &&
 				toks[len(toks)-1] != "type" && toks[len(toks)-1] != "task" && toks[len(toks)-1] != "run" {
 				// "action: Action to perform (e.g., 'create', 'list',
 				// 'remove')": an action parameter that lists its values
 				// in its description offers them as surely as an enum.
 				// (A type's, a task's or a run's quoted values are kinds
-				// of thing, not operations, and a read's quoted methods
-				// are what it describes: "get_type_info" of a method.)
+				// of thing, not operations; a read's quoted methods are
+				// what it describes, "get_type_info" of a method; a
+				// tool with no verb of its own is judged on its own words;
+				// a free-form command stays the command it is, never
+				// narrowed to the examples its description quotes; and a
+				// parameter that only filters what is shown takes the
+				// actions it filters by, not those it performs.)
 				opts = quotedOptions(p)
+				s.quotedOptions = s.quotedOptions || len(opts) > 0
 			}
 			for _, opt := range opts {
 				readOption(s, opt, operations)
@@ -1480,6 +1493,14 @@ func batchChange(s *signals) bool {
 	return false
 }
 
+// listsRelations says a list holds labels or tags, which removing detaches
+// from what they mark and keeps.
+func listsRelations(p map[string]any) bool {
+	desc, _ := p["description"].(string)
+	d := strings.ToLower(desc[:min(len(desc), 200)])
+	return strings.Contains(d, "label") || strings.Contains(d, "tag")
+}
+
 // deletionLists are the names of a top-level list of what a call
 // removes.
 var deletionLists = map[string]bool{"delete": true, "deletes": true, "deletions": true, "remove": true,
@@ -1499,25 +1520,70 @@ func joinsNetwork(s *signals) bool {
 		"node", "nodes", "container", "containers") && containsAny(s.objects, "network", "vpc", "subnet")
 }
 
-// quotedOptions are the values a parameter's description quotes (single
-// or double quotes, or back-ticks), each a word or two of letters, at most
-// sixteen of them: "(e.g., 'create', 'list', 'remove')".
+// quotedOptions are the values a parameter's description quotes (straight
+// or curly quotes, or back-ticks), each a few words of letters, digits,
+// "_" and "-" — "(e.g., 'create', 'list', 'remove')" — read through the
+// first maxQuotedScan bytes, however many there are.
 func quotedOptions(p map[string]any) []string {
 	desc, _ := p["description"].(string)
+	desc = desc[:min(len(desc), maxQuotedScan)]
 	var out []string
-	for i := 0; i < len(desc) && len(out) < 16; i++ {
-		q := desc[i]
-		if q != '\'' && q != '"' && q != '`' {
+	for i := 0; i < len(desc); {
+		n := quoteAt(desc, i)
+		if n == 0 || (desc[i] == '\'' && i > 0 && isASCIILetterByte(desc[i-1])) {
+			// Not a quote, or an apostrophe inside a word ("Don't",
+			// "user's"), which opens nothing.
+			i++
 			continue
 		}
-		j := i + 1
-		for j < len(desc) && j-i <= 32 && (desc[j] >= 'a' && desc[j] <= 'z' || desc[j] >= 'A' && desc[j] <= 'Z' || desc[j] == '_' || desc[j] == '-' || desc[j] == ' ') {
+		j := i + n
+		for j < len(desc) && j-i <= 40 && (isASCIILetterByte(desc[j]) || desc[j] >= '0' && desc[j] <= '9' || desc[j] == '_' || desc[j] == '-' || desc[j] == ' ') {
 			j++
 		}
-		if j < len(desc) && desc[j] == q && j > i+1 {
-			out = append(out, desc[i+1:j])
-			i = j
+		if m := quoteAt(desc, j); m > 0 && j > i+n {
+			out = append(out, desc[i+n:j])
+			i = j + m
+			continue
 		}
+		i += n
 	}
 	return out
 }
+
+// maxQuotedScan bounds how much of a description quotedOptions reads: the
+// values of an action are listed where it is described, and the bound
+// keeps the scan linear whatever a server sends.
+const maxQuotedScan = 4096
+
+// quoteAt is the length of the quotation mark at desc[i] — a straight
+// quote, a back-tick or a curly quote in UTF-8 — or 0.
+func quoteAt(desc string, i int) int {
+	if i >= len(desc) {
+		return 0
+	}
+	switch desc[i] {
+	case '\'', '"', '`':
+		return 1
+	case 0xe2:
+		if i+2 < len(desc) && desc[i+1] == 0x80 && desc[i+2] >= 0x98 && desc[i+2] <= 0x9d {
+			return 3
+		}
+	}
+	return 0
+}
+
+func isASCIILetterByte(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
+
+// filtersBy says a parameter's description says it only selects what is
+// shown ("Only show events of this action"): the actions it names are
+// what it filters by.
+func filtersBy(p map[string]any) bool {
+	desc, _ := p["description"].(string)
+	head := strings.ToLower(desc[:min(len(desc), 120)])
+	return strings.Contains(head, "only") || strings.Contains(head, "filter") || strings.Contains(head, "show") ||
+		strings.Contains(head, "of this action") || strings.Contains(head, "matching")
+}
+
+// grantingVerbs give someone a role.
+var grantingVerbs = map[string]bool{"add": true, "assign": true, "grant": true, "promote": true, "appoint": true,
+	"make": true, "set": true, "invite": true, "create": true, "update": true}

@@ -75,7 +75,7 @@ func lexiconLists() map[string][]string {
 		"task-owners": taskOwners, "notify-params": notifyParams, "machine-address-words": machineAddressWords, "keeps-out": keepsOut, "aggregate-heads": aggregateHeads, "recipient-params": recipientParams,
 		"generic-items": genericItems, "shared-places": sharedPlaces, "secret-flags": secretFlags, "login-key-params": loginKeyParams, "making-verbs": makingVerbs, "machine-id-params": machineIDParams, "env-params": envParams, "dispatch-ops": dispatchOps, "dispatch-targets": dispatchTargets, "dispatch-requests": dispatchRequests,
 		"running-nouns": runningNouns, "halting-verbs": haltingVerbs, "starting-verbs": startingVerbs, "setting-verbs": settingVerbs,
-		"determiners": determiners, "deletion-lists": deletionLists,
+		"determiners": determiners, "deletion-lists": deletionLists, "granting-verbs": grantingVerbs, "not-shipping": notShipping,
 	} {
 		keys(name, m)
 	}

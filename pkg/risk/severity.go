@@ -122,7 +122,7 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "high", "externally visible: " + s.public
 	case startsDeployment(&s):
 		return "high", fmt.Sprintf("%q starts a deployment: what it ships goes in front of everyone the service answers", s.verb)
-	case (s.verb == "rerun" || s.verb == "retry" || s.verb == "trigger") && containsAnyMap(s.objects, automationNouns):
+	case runsStoredPipeline(&s):
 		// Running a stored pipeline again runs what its owner wrote, its
 		// deploy steps with the rest, as the first run did.
 		return "high", fmt.Sprintf("%q runs a stored pipeline, workflow or job again", s.verb)
@@ -144,7 +144,8 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "high", "changes " + routesTraffic(&s) + ": what reaches a service from outside, and where it goes"
 	case mailIdentity(&s) != "":
 		return "high", "changes " + mailIdentity(&s) + ": every recipient of the account's mail sees it"
-	case s.verb == "alter" && containsAny(s.objects, "table", "tables", "column", "columns", "schema"):
+	case s.verb == "alter" && containsAny(s.objects, "table", "tables", "column", "columns", "schema") &&
+		(containsAny(s.objects, "column", "columns", "schema") || schemaWords.Any(opening(s.desc, claimWindow))):
 		return "high", "alters a table's structure: every query and application that reads it meets the change"
 	case stopsServing(&s) != "":
 		return "high", "stops " + stopsServing(&s) + " that serves others: whoever relies on it is turned away until it is started again"
@@ -753,8 +754,14 @@ func routesTraffic(s *signals) string {
 	}
 	for i, o := range s.objects {
 		switch o {
-		case "balancer", "lb", "loadbalancer", "proxy", "ingress", "listener":
+		case "balancer", "loadbalancer", "ingress":
 			return "a " + o
+		case "lb", "proxy", "listener":
+			// Words with other senses (a weight in pounds, a proxy vote,
+			// an event listener): the description must speak of traffic.
+			if trafficWords.Any(opening(s.desc, claimWindow)) {
+				return "a " + o
+			}
 		case "port":
 			if i > 0 && (s.objects[i-1] == "external" || s.objects[i-1] == "public") {
 				return "a port a service answers on from outside"
@@ -779,11 +786,13 @@ func mailIdentity(s *signals) string {
 	if s.act != actMutate || !settingVerbs[s.verb] {
 		return ""
 	}
+	mail := containsAny(s.tokens, "mail", "email", "gmail", "inbox", "mailbox") || mailWords.Any(opening(s.desc, claimWindow))
 	for i, t := range s.tokens {
 		switch {
 		case t == "send" && i+1 < len(s.tokens) && s.tokens[i+1] == "as", t == "sendas":
 			return "an address the account sends as"
-		case t == "vacation" || t == "autoreply" || t == "autoresponder" || t == "responder":
+		case (t == "vacation" || t == "autoreply" || t == "autoresponder") && mail,
+			t == "auto" && i+1 < len(s.tokens) && s.tokens[i+1] == "reply" && mail:
 			return "an automatic reply to whoever writes"
 		case t == "smime":
 			return "the certificate its mail is signed with"
@@ -791,6 +800,11 @@ func mailIdentity(s *signals) string {
 	}
 	return ""
 }
+
+// mailWords say a description speaks of mail: a vacation or an automatic
+// reply is a mailbox's only where mail is spoken of (a thermostat has a
+// vacation mode too).
+var mailWords = phrase.New("mail", "inbox", "mailbox", "responder", "sender", "messages")
 
 // settingVerbs make or change a setting.
 var settingVerbs = map[string]bool{"create": true, "add": true, "insert": true, "update": true, "patch": true,
@@ -805,8 +819,16 @@ func startsDeployment(s *signals) bool {
 	if s.act != actMutate || !startingVerbs[s.verb] {
 		return false
 	}
+	if notShipping[headNoun(s.objects)] {
+		return false // "start_deployment_checklist": a document about one
+	}
 	return containsAny(s.tokens, "deployment", "deploy", "deployments", "deploys")
 }
+
+// notShipping are what a deployment's name may head without shipping
+// anything: a document or a plan about it.
+var notShipping = map[string]bool{"report": true, "checklist": true, "diagram": true, "estimate": true,
+	"template": true, "note": true, "doc": true, "document": true, "plan": true, "summary": true}
 
 // startingVerbs start, or start again, what was prepared.
 var startingVerbs = map[string]bool{"trigger": true, "start": true, "retry": true, "resume": true,
@@ -821,12 +843,42 @@ func injectsSiteScript(s *signals) bool {
 	if s.act != actMutate || !containsAny(s.objects, "script", "scripts") {
 		return false
 	}
-	return containsAny(s.tokens, "site", "sites", "page", "pages", "website", "inline")
+	if containsAny(s.tokens, "site", "sites", "website", "websites") {
+		return true
+	}
+	// A page's script may be a narration's or a slide's: code only where
+	// the description says so.
+	return containsAny(s.tokens, "page", "pages") && codeWords.Any(opening(s.desc, claimWindow))
 }
 
+// runsStoredPipeline says a change runs a stored pipeline, workflow, job or
+// build again (rerun, retry) or on demand (trigger). A trigger's object
+// must be the automation itself: "trigger_task_reminder" and
+// "trigger_test_notification" send a notice about a task or a test.
+func runsStoredPipeline(s *signals) bool {
+	switch s.verb {
+	case "rerun", "retry":
+		return containsAnyMap(s.objects, automationNouns)
+	case "trigger":
+		head := headNoun(s.objects)
+		return automationNouns[head] && head != "task" && head != "test"
+	}
+	return false
+}
+
+// trafficWords say a description speaks of network traffic.
+var trafficWords = phrase.New("load balancer", "traffic", "port", "tcp", "http", "udp", "backend", "requests",
+	"forwarding", "droplets", "upstream")
+
+// codeWords say a description speaks of code a browser runs.
+var codeWords = phrase.New("javascript", "js ", "source code", "html", "inline script", "<script")
+
+// schemaWords say a table is a database's: a word-processing document has
+// tables too.
+var schemaWords = phrase.New("column", "schema", "sql", "database")
+
 // haltingVerbs stop or pause what runs until someone starts it again.
-var haltingVerbs = map[string]bool{"stop": true, "shutdown": true, "halt": true, "pause": true, "suspend": true,
-	"hibernate": true, "poweroff": true}
+var haltingVerbs = map[string]bool{"stop": true, "shutdown": true, "pause": true, "suspend": true}
 
 // runningNouns serve others while they run: stopping one is downtime for
 // whoever relies on it.
