@@ -213,7 +213,15 @@ type itok struct {
 	kind uint8
 	brk  bool // a clause boundary (, ; : ( — or the sentence start) precedes it
 	poss bool // the word ended in 's
+	// marks has the tokenMark bit of every byte the token may hold, so
+	// that the rules need not search the many words without "_" or "-"
+	// for one.
+	marks uint8
 }
+
+// mayHold reports whether the token may hold a byte of one of the marks
+// m; false means it holds none.
+func (tk *itok) mayHold(m uint8) bool { return tk.marks&m != 0 }
 
 const (
 	kWord = iota
@@ -391,7 +399,7 @@ var tokenEnd, tokenMark = func() (end [256]bool, mark [256]uint8) {
 	for _, b := range []byte(" \t\n\r,;()`\"[]{}<>") {
 		end[b] = true
 	}
-	mark[':'], mark['@'], mark['/'], mark['_'] = markColon, markAt, markSlash, markUnderscore
+	mark[':'], mark['@'], mark['/'], mark['_'], mark['-'] = markColon, markAt, markSlash, markUnderscore, markDash
 	return
 }()
 
@@ -400,6 +408,10 @@ const (
 	markAt
 	markSlash
 	markUnderscore
+	markDash
+	// markAll is the marks of a token whose bytes were not looked at (a
+	// code span, a quoted name): any of them may be there.
+	markAll uint8 = 0xff
 )
 
 // tokenize splits the clean sentence t[s:e] into c.itoks.
@@ -420,7 +432,7 @@ func (c *textCtx) tokenize(s, e int) []itok {
 		case '`':
 			k := strings.IndexByte(t[i+1:e], '`')
 			if k >= 0 {
-				toks = append(toks, itok{w: t[i+1 : i+1+k], s: int32(i), e: int32(i + 2 + k), kind: kCode, brk: brk, cls: wCode})
+				toks = append(toks, itok{w: t[i+1 : i+1+k], s: int32(i), e: int32(i + 2 + k), kind: kCode, brk: brk, cls: wCode, marks: markAll})
 				brk = false
 				i += k + 2
 				continue
@@ -430,7 +442,7 @@ func (c *textCtx) tokenize(s, e int) []itok {
 		case '\'', '"':
 			if k := strings.IndexByte(t[i+1:e], b); k > 0 && k <= 40 && !strings.ContainsAny(t[i+1:i+1+k], " \n") {
 				w := t[i+1 : i+1+k]
-				toks = append(toks, itok{w: w, s: int32(i), e: int32(i + 2 + k), kind: kQuoted, brk: brk, cls: lexicon[w]})
+				toks = append(toks, itok{w: w, s: int32(i), e: int32(i + 2 + k), kind: kQuoted, brk: brk, cls: lexicon[w], marks: markAll})
 				brk = false
 				i += k + 2
 				continue
@@ -468,7 +480,7 @@ func (c *textCtx) tokenize(s, e int) []itok {
 			}
 			continue
 		}
-		tk := itok{w: w, s: int32(i), e: int32(i + len(w)), brk: brk}
+		tk := itok{w: w, s: int32(i), e: int32(i + len(w)), brk: brk, marks: seen}
 		switch {
 		case seen&markColon != 0 && strings.Contains(w, "://"):
 			tk.kind = kURL
@@ -1045,7 +1057,7 @@ func (ti *toolInfo) dataIsPurpose(fam []string, obj []itok) bool {
 		return true
 	}
 	for _, tk := range obj {
-		if tk.cls&wSecret != 0 && strings.IndexByte(tk.w, '_') > 0 {
+		if tk.cls&wSecret != 0 && tk.mayHold(markUnderscore) && strings.IndexByte(tk.w, '_') > 0 {
 			want := strings.ReplaceAll(tk.w, "_", "")
 			for _, p := range ti.params {
 				if strings.EqualFold(strings.ReplaceAll(p, "_", ""), want) {

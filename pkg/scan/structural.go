@@ -61,7 +61,7 @@ func (c *textCtx) structural(toks []itok, all uint64, s, e int, summary bool) in
 		kinds |= 1 << tk.kind
 		if tk.kind == kWord {
 			w := tk.w
-			ident = ident || strings.IndexByte(w, '_') > 0
+			ident = ident || tk.mayHold(markUnderscore) && strings.IndexByte(w, '_') > 0
 			ibanShape = ibanShape || (len(w) >= 4 && isLetter(w[0]) && isLetter(w[1]) && isDigit(w[2]) && isDigit(w[3]))
 		}
 	}
@@ -269,7 +269,7 @@ func (c *textCtx) parts(toks []itok, full bool) sentenceParts {
 		if after && !foreign && strongSecret(toks, k) {
 			p.secretSrc = true
 		}
-		if after && !foreign && tk.kind == kWord && tk.cls&wPriv != 0 && !measureNoun(toks, k) && !strings.ContainsRune(tk.w, '_') {
+		if after && !foreign && tk.kind == kWord && tk.cls&wPriv != 0 && !measureNoun(toks, k) && !(tk.mayHold(markUnderscore) && strings.ContainsRune(tk.w, '_')) {
 			p.convoSrc = true
 		}
 		if after && !foreign && usersData(toks, k) {
@@ -277,7 +277,7 @@ func (c *textCtx) parts(toks []itok, full bool) sentenceParts {
 		}
 		// A parameter named in a code span or quotes, or bare after
 		// "into" or before "parameter".
-		if needParam && ti != nil && !p.paramSink && (tk.kind == kCode || tk.kind == kQuoted || (tk.kind == kWord && strings.IndexByte(tk.w, '_') > 0) ||
+		if needParam && ti != nil && !p.paramSink && (tk.kind == kCode || tk.kind == kQuoted || (tk.kind == kWord && tk.mayHold(markUnderscore) && strings.IndexByte(tk.w, '_') > 0) ||
 			(tk.kind == kWord && len(tk.w) >= 4 && ((k > 0 && (toks[k-1].w == "into" || toks[k-1].w == "in" || toks[k-1].w == "to" || toks[k-1].w == "inside" || toks[k-1].w == "set")) ||
 				(k+1 < len(toks) && (toks[k+1].w == "parameter" || toks[k+1].w == "field" || toks[k+1].w == "argument"))))) {
 			w := tk.w
@@ -307,13 +307,13 @@ func (c *textCtx) parts(toks []itok, full bool) sentenceParts {
 			}
 		}
 		id := ""
-		if tk.kind == kCode || strings.IndexByte(tk.w, '_') > 0 || strings.IndexByte(tk.w, '-') > 0 {
+		if tk.kind == kCode || tk.mayHold(markUnderscore|markDash) && (strings.IndexByte(tk.w, '_') > 0 || strings.IndexByte(tk.w, '-') > 0) {
 			id = toolRef(toks, k)
 		}
-		if id == "" && !foreignKnown && strings.ContainsRune(tk.w, '_') && destroysOrPays(identHead(tk.w)) {
+		if id == "" && !foreignKnown && tk.mayHold(markUnderscore) && strings.ContainsRune(tk.w, '_') && destroysOrPays(identHead(tk.w)) {
 			foreign, foreignKnown = otherLanguage(toks), true
 		}
-		if id == "" && foreign && strings.ContainsRune(tk.w, '_') && destroysOrPays(identHead(tk.w)) {
+		if id == "" && foreign && tk.mayHold(markUnderscore) && strings.ContainsRune(tk.w, '_') && destroysOrPays(identHead(tk.w)) {
 			// No English word to say it is a tool: a snake_case name that
 			// starts with a verb that destroys or pays is one.
 			id = toolIdent(tk)
@@ -401,7 +401,7 @@ func transferVerb(toks []itok, k int) bool {
 // or the name of a configuration variable.
 func strongSecret(toks []itok, k int) bool {
 	tk := toks[k]
-	if tk.kind != kWord || strings.ContainsRune(tk.w, '_') {
+	if tk.kind != kWord || tk.mayHold(markUnderscore) && strings.ContainsRune(tk.w, '_') {
 		return false
 	}
 	prev, next := "", ""
