@@ -197,12 +197,19 @@ var lexBloom, lexFirst, lexMaxLen = func() (*bloom, *[256]uint64, int) {
 	return b, &first, n
 }()
 
+// lexTable is lexicon for lookupWord.
+var lexTable = newWordTable(lexicon)
+
 // lookupWord returns a word's classes.
 func lookupWord(w string) uint64 {
-	if n := len(w); n == 0 || n > lexMaxLen || lexFirst[w[0]]&(1<<uint(n)) == 0 || !lexBloom.may(w) {
+	if n := len(w); n == 0 || n > lexMaxLen || lexFirst[w[0]]&(1<<uint(n)) == 0 {
 		return 0
 	}
-	return lexicon[w]
+	x, y := bloomSigs(w)
+	if !lexBloom.maySigs(x, y) {
+		return 0
+	}
+	return lexTable.get(w, x, y)
 }
 
 // itok is one token of a sentence under intent analysis.

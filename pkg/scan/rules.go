@@ -387,6 +387,9 @@ var anchorIndex, anchorBloom = func() (map[string]uint64, *bloom) {
 	return m, b
 }()
 
+// anchorTable is anchorIndex for the word pass.
+var anchorTable = newWordTable(anchorIndex)
+
 // bloom is a 2×4096-bit filter on words, hashed on length and a few bytes.
 type bloom struct{ a, b [64]uint64 }
 
@@ -403,9 +406,74 @@ func (f *bloom) add(s string) {
 	f.b[y/64] |= 1 << (y % 64)
 }
 
-func (f *bloom) may(s string) bool {
-	x, y := bloomSigs(s)
+// maySigs reports whether the word whose bloomSigs are x and y may be in
+// the filter; the callers keep the hashes for their table.
+func (f *bloom) maySigs(x, y uint) bool {
 	return f.a[x/64]&(1<<(x%64)) != 0 && f.b[y/64]&(1<<(y%64)) != 0
+}
+
+// wordTable maps the words of a lexicon to their bits like a Go map, but
+// finds a word's slot from the bloomSigs its caller computed already, with
+// no string hashing: the word passes of the phrase and intent rules look
+// up most words of every text, and a word that passed the bloom filter is
+// usually there.
+type wordTable struct {
+	// slot holds 1 + the index in ent of the word hashed there, 0 for an
+	// empty slot; collisions go to the next slot.
+	slot [wordSlots]uint16
+	ent  []wordEntry
+}
+
+type wordEntry struct {
+	w    string
+	bits uint64
+}
+
+// wordSlots is the size of a wordTable, a power of two; it must exceed
+// the lexicon well, for short probes.
+const wordSlots = 4096
+
+func slotOf(x, y uint) uint {
+	return ((x<<12 | y) * 0x9E3779B1 >> 12) & (wordSlots - 1)
+}
+
+func newWordTable(m map[string]uint64) *wordTable {
+	if len(m) > wordSlots/2 {
+		panic("scan: lexicon too large for its table")
+	}
+	words := make([]string, 0, len(m))
+	for w := range m {
+		words = append(words, w)
+	}
+	// In order, so that the table is the same from one run to the next.
+	slices.Sort(words)
+	t := &wordTable{}
+	for _, w := range words {
+		if w == "" {
+			continue
+		}
+		t.ent = append(t.ent, wordEntry{w, m[w]})
+		i := slotOf(bloomSigs(w))
+		for t.slot[i] != 0 {
+			i = (i + 1) & (wordSlots - 1)
+		}
+		t.slot[i] = uint16(len(t.ent))
+	}
+	return t
+}
+
+// get returns the bits of w, whose bloomSigs are x and y; 0 when w is not
+// in the table.
+func (t *wordTable) get(w string, x, y uint) uint64 {
+	for i := slotOf(x, y); ; i = (i + 1) & (wordSlots - 1) {
+		k := t.slot[i]
+		if k == 0 {
+			return 0
+		}
+		if e := &t.ent[k-1]; e.w == w {
+			return e.bits
+		}
+	}
 }
 
 // maxAnchorLen is the longest anchor word; longer words skip the lookup.
@@ -492,8 +560,10 @@ func (c *textCtx) runPhraseRules() {
 		}
 		tok := t[i:j]
 		var m uint64
-		if n := len(tok); n <= maxAnchorLen && anchorFirst[tok[0]]&(1<<uint(n)) != 0 && anchorBloom.may(tok) {
-			m = anchorIndex[tok]
+		if n := len(tok); n <= maxAnchorLen && anchorFirst[tok[0]]&(1<<uint(n)) != 0 {
+			if x, y := bloomSigs(tok); anchorBloom.maySigs(x, y) {
+				m = anchorTable.get(tok, x, y)
+			}
 		}
 		if m&secretBit != 0 || len(tok) >= 13 {
 			if k := secretAnchor(tok); k >= 0 {
