@@ -411,7 +411,15 @@ func visibleField(f string) string {
 	if f == "" {
 		return "text"
 	}
-	for i := 0; i < len(f); i++ {
+	// Schema paths are long and are all printable ASCII but in a hostile
+	// catalogue: a word at a time.
+	i := 0
+	for ; i+8 <= len(f); i += 8 {
+		if x := load8(f, i); x&high8 != 0 || hasBelow8(x, 0x20) || hasByte8(x, 0x7f) {
+			return escapeVisible(f)
+		}
+	}
+	for ; i < len(f); i++ {
 		if f[i] < 0x20 || f[i] >= 0x7f {
 			return escapeVisible(f)
 		}

@@ -223,7 +223,23 @@ func (c *textCtx) prepareASCII(texts []Text) string {
 		buf = slices.Grow(buf, len(s))[:start+len(s)]
 		dst := buf[start:]
 		var high, ctl byte
-		for k := range len(dst) {
+		// A word at a time when it holds only printable ASCII; a word
+		// with a line break, a control or a byte above ASCII, and the
+		// tail, a byte at a time by the tables.
+		k := 0
+		for ; k+8 <= len(dst); k += 8 {
+			if x := load8(s, k); x&high8 == 0 && !hasBelow8(x, 0x20) && !hasByte8(x, 0x7f) {
+				store8(dst, k, lower8(x))
+				continue
+			}
+			for m := k; m < k+8; m++ {
+				c := s[m]
+				high |= c
+				ctl |= asciiCtl[c]
+				dst[m] = asciiLower[c]
+			}
+		}
+		for ; k < len(dst); k++ {
 			c := s[k]
 			high |= c
 			ctl |= asciiCtl[c]
