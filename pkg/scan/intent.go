@@ -272,7 +272,7 @@ func (ti *toolInfo) fill(texts []Text) {
 			ti.nameWords = splitIdent(t.Value)
 		case t.Field == "description":
 			ti.desc = t.Value
-		case strings.HasPrefix(t.Field, "inputSchema.properties.") && strings.Count(t.Field, ".") == 2:
+		case paramField(t.Field):
 			ti.params = append(ti.params, t.Value)
 		}
 	}
@@ -407,6 +407,9 @@ var tokenEnd, tokenMark = func() (end [256]bool, mark [256]uint8) {
 		end[b] = true
 	}
 	mark[':'], mark['@'], mark['/'], mark['_'], mark['-'] = markColon, markAt, markSlash, markUnderscore, markDash
+	for b := '0'; b <= '9'; b++ {
+		mark[b] = markDigit
+	}
 	return
 }()
 
@@ -416,6 +419,7 @@ const (
 	markSlash
 	markUnderscore
 	markDash
+	markDigit
 	// markAll is the marks of a token whose bytes were not looked at (a
 	// code span, a quoted name): any of them may be there.
 	markAll uint8 = 0xff
@@ -729,7 +733,7 @@ func (c *textCtx) intentSentences() {
 	// A single word or two (a property name, an enum value, "The
 	// repository owner") asks nothing of anyone; a directive with an
 	// object has three words at least ("ignore previous instructions").
-	if len(t) < 16 || strings.Count(t, " ") < 2 {
+	if len(t) < 16 || !twoSpaces(t) {
 		return
 	}
 	first := true
@@ -761,6 +765,13 @@ func (c *textCtx) intentSentences() {
 		}
 		c.inCodeProse = false
 	}
+}
+
+// twoSpaces reports whether t holds two spaces at least; unlike a count,
+// it stops at the second.
+func twoSpaces(t string) bool {
+	k := strings.IndexByte(t, ' ')
+	return k >= 0 && strings.IndexByte(t[k+1:], ' ') >= 0
 }
 
 // abbreviationEnds says the full stop at e ends "i.e.", which goes on with

@@ -247,6 +247,13 @@ var secretPurposeWords = []string{"login", "log in", "sign in", "signin", "auth"
 	"registry", "psql", "postgres", "mysql", "gateway", "permission", "access", "github", "gitlab", "application", "client",
 	"resource server", "api", "密码", "凭证", "密钥", "令牌", "認証", "パスワード", "비밀번호"}
 
+// paramField reports whether a field is the name of a parameter, a
+// property of the input schema's top level.
+func paramField(f string) bool {
+	const p = "inputSchema.properties."
+	return strings.HasPrefix(f, p) && strings.IndexByte(f[len(p):], '.') < 0
+}
+
 // secretRequests reports parameters that ask for a credential on a tool
 // whose name and summary are about something else.
 func (ti *toolInfo) secretRequests(texts []Text) []Finding {
@@ -254,7 +261,7 @@ func (ti *toolInfo) secretRequests(texts []Text) []Finding {
 		return nil
 	}
 	for _, t := range texts {
-		if !strings.HasPrefix(t.Field, "inputSchema.properties.") || strings.Count(t.Field, ".") != 2 {
+		if !paramField(t.Field) {
 			continue
 		}
 		if asksForSecret(t.Value) && !keyForData(texts, t.Field) {

@@ -233,7 +233,7 @@ func (s *Scanner) Scan(texts []Text) []Finding {
 		// The pooled context must not keep this tool's strings alive.
 		c.info.fill(nil)
 		c.tool = nil
-		c.pre, c.hasPre, c.preCtl = "", false, false
+		c.pre, c.hasPre, c.preCtl, c.prePlain = "", false, false, false
 		ctxs.Put(c)
 	}()
 	c.info.fill(texts)

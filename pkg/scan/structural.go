@@ -1052,7 +1052,7 @@ func otherLanguage(toks []itok) bool {
 				return false
 			}
 		}
-		if tk.kind != kWord || strings.ContainsAny(tk.w, "_0123456789") {
+		if tk.kind != kWord || tk.mayHold(markUnderscore|markDigit) && strings.ContainsAny(tk.w, "_0123456789") {
 			continue
 		}
 		plain++

@@ -66,6 +66,7 @@ type textCtx struct {
 	// character, which prepare then looks for.
 	pre            string
 	hasPre, preCtl bool
+	prePlain       bool // prepareASCII found the text its own clean form
 	// origASCII says orig is all ASCII, as prepare found it: the readers
 	// of its other scripts need not look at its bytes again.
 	origASCII bool
@@ -90,7 +91,7 @@ func newTextCtx(s string, ident bool) *textCtx {
 // reset readies c for another text, keeping its scratch space.
 func (c *textCtx) reset(s string, ident bool) {
 	c.orig, c.clean, c.ident = capString(s), "", ident
-	c.pre, c.hasPre, c.preCtl, c.origASCII = "", false, false, false
+	c.pre, c.hasPre, c.preCtl, c.prePlain, c.origASCII = "", false, false, false, false
 	c.deltas, c.hits, c.sens = nil, c.hits[:0], c.sens[:0]
 	c.foreignN = 0
 	c.cipherSpans = c.cipherSpans[:0]
@@ -125,6 +126,10 @@ func (c *textCtx) prepare() {
 	s := c.orig
 	// Every way below but prepareUnicode's finds the text all ASCII.
 	c.origASCII = true
+	if c.prePlain {
+		c.clean = s
+		return
+	}
 	i := 0
 	for i < len(s) && (lowerPlain[s[i]] || s[i] == '\n' && !wrapped(s, i+1)) {
 		i++
@@ -188,6 +193,9 @@ func (c *textCtx) prepare() {
 type preAt struct {
 	start, end int32
 	ctl        bool
+	// plain says the text is its own clean form (start is -1): prepare
+	// need not read it again to find so.
+	plain bool
 }
 
 // usePre gives the text about to be prepared its clean form made
@@ -196,6 +204,7 @@ func (c *textCtx) usePre(cleans string, at preAt) {
 	if at.start >= 0 {
 		c.pre, c.hasPre, c.preCtl = cleans[at.start:at.end], true, at.ctl
 	}
+	c.prePlain = at.plain
 }
 
 // prepareASCII makes, before a Scan reads its texts, the clean form of
@@ -214,7 +223,7 @@ func (c *textCtx) prepareASCII(texts []Text) string {
 			i++
 		}
 		if i == len(s) || s[i] >= 0x80 {
-			at = append(at, preAt{start: -1})
+			at = append(at, preAt{start: -1, plain: i == len(s)})
 			continue
 		}
 		// Grown once and written by index: an append per byte tested the
