@@ -1198,16 +1198,14 @@ func writesInto(toks []itok, i int) bool {
 
 // sensitiveToken reports a path to credentials or private files.
 func sensitiveToken(w string) bool {
-	for _, p := range sensitiveParts {
-		if strings.Contains(w, p) {
-			return true
-		}
-	}
-	return false
+	return sensitivePartSet.Any(w)
 }
 
 var sensitiveParts = []string{".pem", ".p12", ".pfx", "hosts.yml", ".config/gh", "solana", "keystore", "metamask", "local extension settings",
 	"wallet.dat", ".electrum", ".ssh", "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", ".aws", ".kube", ".env", ".npmrc", ".netrc", ".pypirc", ".git-credentials", ".docker/config", ".gnupg", ".vault-token", "bash_history", "zsh_history", "/etc/shadow", "/etc/passwd", "mcp.json", "claude_desktop_config", ".azure", "gcloud", "credentials", "keychain", "cookies", ".pgpass"}
+
+// sensitivePartSet finds any of sensitiveParts in one pass over a token.
+var sensitivePartSet = phrase.New(sensitiveParts...)
 
 // consent reports a sentence about what the user asked for: exporting
 // the conversation when the user asks to save it is the tool's job.

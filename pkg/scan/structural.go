@@ -702,6 +702,11 @@ func ibanValid(s string) bool {
 // documents without asking": a negated order done "without" consent is a
 // requirement of consent, the opposite of a waiver.
 func waivesConsent(text string) bool {
+	// One pass tells most sentences hold no waiver; only one that does is
+	// searched for each.
+	if !consentWaiverSet.Any(text) {
+		return false
+	}
 	for _, p := range consentWaivers {
 		i := strings.Index(text, p)
 		if i < 0 {
@@ -721,6 +726,8 @@ var consentWaivers = []string{"do not ask", "don't ask", "dont ask", "never ask"
 	"no need to ask", "not need to ask", "without telling", "without informing", "without notifying",
 	"disable confirmation", "without waiting to be asked", "regardless of what the user", "skip the approval", "bypass the approval",
 	"unaufgefordert", "sin preguntar", "sans demander", "sem perguntar", "senza chiedere", "bez potwierdzenia", "без подтверждения", "не спрашивая"}
+
+var consentWaiverSet = phrase.New(consentWaivers...)
 
 // dangerous reports a word of destruction, money or execution in the
 // sentence.
@@ -793,9 +800,7 @@ func keepsUserUninformed(toks []itok, text string) bool {
 	}
 	// "Remove every line starting with 'WARN: data loss' before showing
 	// output": warnings kept from what the user sees.
-	if (strings.Contains(text, "remove") || strings.Contains(text, "strip") || strings.Contains(text, "omit") || strings.Contains(text, "hide")) &&
-		(strings.Contains(text, "warn") || strings.Contains(text, "error") || strings.Contains(text, "alert") || strings.Contains(text, "loss")) &&
-		(strings.Contains(text, "before show") || strings.Contains(text, "before display") || strings.Contains(text, "from the answer") || strings.Contains(text, "from its answer") || strings.Contains(text, "from the user")) {
+	if removeVerbSet.Any(text) && warningNounSet.Any(text) && fromViewSet.Any(text) {
 		return true
 	}
 	if hiddenFromUserSet.Any(text) {
@@ -809,12 +814,19 @@ func keepsUserUninformed(toks []itok, text string) bool {
 	if disguiseSet.Any(text) && askSet.Any(text) {
 		return true
 	}
-	if (strings.Contains(text, "do not show its") || strings.Contains(text, "don't show its") || strings.Contains(text, "never show its")) &&
-		(strings.Contains(text, " id") || strings.Contains(text, "permission") || strings.Contains(text, "publisher")) {
+	if notShowItsSet.Any(text) && (strings.Contains(text, " id") || strings.Contains(text, "permission") || strings.Contains(text, "publisher")) {
 		return true
 	}
 	return false
 }
+
+// The halves of keepsUserUninformed's orders, each found in one pass.
+var (
+	removeVerbSet  = phrase.New("remove", "strip", "omit", "hide")
+	warningNounSet = phrase.New("warn", "error", "alert", "loss")
+	fromViewSet    = phrase.New("before show", "before display", "from the answer", "from its answer", "from the user")
+	notShowItsSet  = phrase.New("do not show its", "don't show its", "never show its")
+)
 
 // deceivesUser reports an order to tell the user something false: that a
 // call failed when it worked, that a file never left, that refunds are
@@ -887,27 +899,28 @@ func claimsOtherTool(toks []itok, text string, p sentenceParts) bool {
 	// The disparaging word must be about the other tool: after its name
 	// ("brave_search ... returns tampered results"), or the other tool be
 	// avoided ("never call brave_search"). "DEPRECATED: use read_text_file
-	// instead" is the tool speaking of itself.
-	at := strings.Index(text, p.otherTool)
-	avoided := false
-	for _, v := range [...]string{"never call", "never use", "do not call", "do not use", "don't call", "don't use", "avoid "} {
-		if i := strings.Index(text, v); i >= 0 && i < at {
-			avoided = true
+	// instead" is the tool speaking of itself. Most sentences disparage
+	// nothing, which one pass tells.
+	if disparagementSet.Any(text) {
+		at := strings.Index(text, p.otherTool)
+		avoided := false
+		for _, v := range [...]string{"never call", "never use", "do not call", "do not use", "don't call", "don't use", "avoid "} {
+			if i := strings.Index(text, v); i >= 0 && i < at {
+				avoided = true
+			}
+		}
+		for _, w := range disparagement {
+			if i := strings.Index(text, w); i >= 0 && (i > at || avoided) {
+				return true
+			}
 		}
 	}
-	for _, w := range disparagement {
-		if i := strings.Index(text, w); i >= 0 && (i > at || avoided) {
-			return true
-		}
-	}
-	for _, w := range [...]string{"even if they name", "even if the user names", "even if the user asks for", "even when the user names",
-		"whenever you call", "whenever you use", "any time `", "any time the", "is about to be used", "is about to be called"} {
-		if strings.Contains(text, w) {
-			return true
-		}
-	}
-	return false
+	return otherToolUseSet.Any(text)
 }
+
+// otherToolUseSet are conditions put on another tool's use.
+var otherToolUseSet = phrase.New("even if they name", "even if the user names", "even if the user asks for", "even when the user names",
+	"whenever you call", "whenever you use", "any time `", "any time the", "is about to be used", "is about to be called")
 
 // overEveryOther are claims that this tool comes before all others.
 var overEveryOther = []string{"over every other tool", "over all other tools", "over any other tool", "instead of any other tool",
@@ -1294,17 +1307,12 @@ func closesItsContainer(text string) bool {
 // tool: it disparages it, puts a condition on its use, or changes what it
 // is called with.
 func aboutOtherTool(text string) bool {
-	if disparagementSet.Any(text) {
-		return true
-	}
-	for _, w := range [...]string{"whenever", "every time", "each time", "any time", "when you call", "when you use", "before calling", "after calling",
-		" set ", " add ", "always", "include", "bcc", " cc ", "instead of", "rather than"} {
-		if strings.Contains(text, w) {
-			return true
-		}
-	}
-	return false
+	return disparagementSet.Any(text) || otherToolTermsSet.Any(text)
 }
+
+// otherToolTermsSet are conditions or changes put on a call of a tool.
+var otherToolTermsSet = phrase.New("whenever", "every time", "each time", "any time", "when you call", "when you use", "before calling", "after calling",
+	" set ", " add ", "always", "include", "bcc", " cc ", "instead of", "rather than")
 
 // famSending are purposes whose job is sending to an address.
 var famSending = []string{"send", "mail", "email", "e-mail", "notif", "webhook", "post", "upload", "forward", "share", "publish", "invite",
