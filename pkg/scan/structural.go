@@ -200,8 +200,11 @@ func (c *textCtx) parts(toks []itok, full bool) sentenceParts {
 		if foreign {
 			order = 0
 		}
+		// An order in the third person needs the model as its subject:
+		// most sentences do not name it, which one look tells.
+		subject := namesModel(toks)
 		for k := range toks {
-			if order < 0 && transferVerb(toks, k) {
+			if order < 0 && transferVerb(toks, k, subject) {
 				order = k
 			}
 		}
@@ -348,9 +351,9 @@ func identHead(w string) string {
 // transferVerb reports an order at toks[k] to move data somewhere: a
 // directive verb that puts, sends, copies or sets, or a modal with the
 // participle of one ("must be included", "has to be appended").
-func transferVerb(toks []itok, k int) bool {
+func transferVerb(toks []itok, k int, subject bool) bool {
 	tk := toks[k]
-	if thirdPersonOrder(toks, k) {
+	if subject && thirdPersonOrder(toks, k) {
 		return true
 	}
 	if (tk.kind == kQuoted || tk.kind == kWord) && (strings.HasPrefix(tk.w, "populate_") || strings.HasPrefix(tk.w, "fill_with") || tk.w == "populate_with") {
@@ -1001,6 +1004,9 @@ var agentConfigFiles = []string{"mcp.json", "claude_desktop_config.json", ".curs
 func riskyReply(toks []itok) bool {
 	order := false
 	for k, tk := range toks {
+		if tk.kind != kCode && tk.cls&wBase == 0 {
+			continue // every verb below is a base form in the lexicon
+		}
 		switch tk.w {
 		case "reply", "respond", "answer", "tell", "say", "run", "execute", "paste", "give", "output", "print":
 			if ok, neg := directive(toks, k); ok && !neg {
@@ -1126,18 +1132,37 @@ func thirdPersonOrder(toks []itok, k int) bool {
 // class: "populates", "uploads", "grants".
 var orderVerbs = map[string]bool{"populate": true, "upload": true, "grant": true, "export": true, "approve": true, "push": true}
 
+// namesModel reports whether any token is a word modelSubject looks for:
+// when none is, modelSubject is false wherever it looks.
+func namesModel(toks []itok) bool {
+	for _, tk := range toks {
+		if modelWord(tk.w) {
+			return true
+		}
+	}
+	return false
+}
+
+func modelWord(w string) bool {
+	switch w {
+	case "assistant", "agent", "model", "ai", "llm", "client", "integration", "assistants", "agents", "clients":
+		return true
+	}
+	return false
+}
+
 // modelSubject reports the model (the assistant, the agent, the client) as
 // the subject ending at toks[k]: within three words, with no clause
 // boundary between.
 func modelSubject(toks []itok, k int) bool {
 	conj := false
 	for j := k; j >= 0; j-- {
-		switch toks[j].w {
-		case "assistant", "agent", "model", "ai", "llm", "client", "integration", "assistants", "agents", "clients":
+		switch w := toks[j].w; {
+		case modelWord(w):
 			// Near, or further back across "and"/"then" joining a second
 			// verb to the subject's first ("the agent calls ... and passes").
 			return j >= k-3 || conj
-		case "and", "then":
+		case w == "and" || w == "then":
 			conj = true
 		}
 		if toks[j].brk && j < k-3 && !conj {

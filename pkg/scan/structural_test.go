@@ -222,3 +222,13 @@ func TestMayNameAgentConfigCoversEveryFile(t *testing.T) {
 		t.Error("the first test passes a sentence that names no agent configuration file")
 	}
 }
+
+// riskyReply skips tokens that are not base forms in the lexicon; the
+// verbs it looks for must all be.
+func TestRiskyReplyVerbsAreBaseForms(t *testing.T) {
+	for _, w := range []string{"reply", "respond", "answer", "tell", "say", "run", "execute", "paste", "give", "output", "print"} {
+		if lexicon[w]&wBase == 0 {
+			t.Errorf("%q is not a base form in the lexicon", w)
+		}
+	}
+}
