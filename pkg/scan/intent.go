@@ -212,6 +212,9 @@ func lookupWord(w string) uint64 {
 	return lexTable.get(w, x, y)
 }
 
+// shortLex is the lexicon's words of at most eight bytes, for tokenize.
+var shortLex = newShortTable(lexicon)
+
 // itok is one token of a sentence under intent analysis.
 type itok struct {
 	w    string // the word, lower case; code spans and quotes without delimiters
@@ -512,6 +515,10 @@ func (c *textCtx) tokenize(s, e int) []itok {
 				base = base[:len(base)-2]
 				tk.poss = true
 				tk.cls = lookupWord(base) | lookupWord(w)
+			} else if n := len(w); n <= 8 && i+8 <= len(c.clean) {
+				// Most words are short, and the text goes on after them:
+				// the word's bytes read as one number are its key.
+				tk.cls = shortLex.get(load8(c.clean, i)&lowBytes[n], n)
 			} else {
 				tk.cls = lookupWord(w)
 			}
