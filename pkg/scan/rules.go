@@ -387,8 +387,9 @@ var anchorIndex, anchorBloom = func() (map[string]uint64, *bloom) {
 	return m, b
 }()
 
-// anchorTable is anchorIndex for the word pass.
-var anchorTable = newWordTable(anchorIndex)
+// anchorTable is anchorIndex for the word pass, and shortAnchors its
+// words of at most eight bytes.
+var anchorTable, shortAnchors = newWordTable(anchorIndex), newShortTable(anchorIndex)
 
 // bloom is a 2×4096-bit filter on words, hashed on length and a few bytes.
 type bloom struct{ a, b [64]uint64 }
@@ -560,7 +561,12 @@ func (c *textCtx) runPhraseRules() {
 		}
 		tok := t[i:j]
 		var m uint64
-		if n := len(tok); n <= maxAnchorLen && anchorFirst[tok[0]]&(1<<uint(n)) != 0 {
+		if n := len(tok); n <= 8 && i+8 <= len(t) {
+			// A short word's bytes, read as one number, are its key: the
+			// few anchors leave most of the table empty, so most words
+			// are rejected by one load.
+			m = shortAnchors.get(load8(t, i)&lowBytes[n], n)
+		} else if n <= maxAnchorLen && anchorFirst[tok[0]]&(1<<uint(n)) != 0 {
 			if x, y := bloomSigs(tok); anchorBloom.maySigs(x, y) {
 				m = anchorTable.get(tok, x, y)
 			}
