@@ -397,6 +397,19 @@ func (c *textCtx) findMarkup() {
 		return
 	}
 	t := c.clean
+	if c.punct&punctLT != 0 && c.markupElement(t) {
+		return
+	}
+	if c.punct&punctBracket != 0 && strings.Contains(t, "]:") {
+		if m := mdCommentRe.FindStringIndex(t); m != nil {
+			c.addCleanHit(sigMarkup, m[0], m[1])
+		}
+	}
+}
+
+// markupElement reports an HTML comment or a script element in the clean
+// text t.
+func (c *textCtx) markupElement(t string) bool {
 	if k := strings.Index(t, "<!--"); k >= 0 {
 		body := t[k+4:]
 		if e := strings.Index(body, "-->"); e >= 0 {
@@ -404,7 +417,7 @@ func (c *textCtx) findMarkup() {
 		}
 		if strings.IndexFunc(body, func(r rune) bool { return r > ' ' && r != '-' && r != '.' && r != '…' }) >= 0 && !lintPragma(body) && !namedComment(t, k, body) {
 			c.addCleanHit(sigMarkup, k, k+4)
-			return
+			return true
 		}
 	}
 	if k := strings.Index(t, "<script"); k >= 0 {
@@ -412,14 +425,10 @@ func (c *textCtx) findMarkup() {
 		// strips "<script> and <style> elements" has no closing tag.
 		if e := k + 7; (e == len(t) || !isWordByte(t[e])) && strings.Contains(t[e:min(len(t), e+2000)], "</script") {
 			c.addCleanHit(sigMarkup, k, e)
-			return
+			return true
 		}
 	}
-	if strings.Contains(t, "]:") {
-		if m := mdCommentRe.FindStringIndex(t); m != nil {
-			c.addCleanHit(sigMarkup, m[0], m[1])
-		}
-	}
+	return false
 }
 
 // mdImageExfilRe is a markdown image whose URL carries a placeholder in its
@@ -430,7 +439,7 @@ var mdImageExfilRe = regexp.MustCompile(`!\[[^\]\n]{0,200}\]\(\s*<?(?:https?:)?/
 
 // findImageExfil reports markdown images built to leak data.
 func (c *textCtx) findImageExfil() {
-	if c.hasHit(sigExfil) || !strings.Contains(c.clean, "![") {
+	if c.hasHit(sigExfil) || c.punct&punctBang == 0 || !strings.Contains(c.clean, "![") {
 		return
 	}
 	if m := mdImageExfilRe.FindStringIndex(c.clean); m != nil {

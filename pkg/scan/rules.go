@@ -498,6 +498,19 @@ var anchorFirst = func() (t [256]uint64) {
 	return
 }()
 
+// punctMark marks the bytes that open markup, which the word pass notes
+// as it steps over them (see textCtx.punct).
+var punctMark = func() (t [256]uint8) {
+	t['<'], t['!'], t[']'] = punctLT, punctBang, punctBracket
+	return
+}()
+
+const (
+	punctLT uint8 = 1 << iota
+	punctBang
+	punctBracket
+)
+
 // tagPrev are the bytes that may precede a tag name.
 var tagPrev = func() (t [256]bool) {
 	for _, b := range []byte("<[| /") {
@@ -550,8 +563,10 @@ func (c *textCtx) runPhraseRules() {
 	hits, secretAt := c.anchors[:0], c.secrets[:0]
 	defer func() { c.anchors, c.secrets = hits, secretAt }()
 	var fired uint64
+	var punct uint8
 	for i := 0; i < len(t); {
 		if !isWordByte(t[i]) {
+			punct |= punctMark[t[i]]
 			i++
 			continue
 		}
@@ -591,6 +606,7 @@ func (c *textCtx) runPhraseRules() {
 		}
 		i = j
 	}
+	c.punct = punct
 	if fired != 0 {
 		for pass := 0; pass < 2; pass++ {
 			for k, r := range rules {

@@ -126,7 +126,7 @@ func (c *textCtx) structural(toks []itok, all uint64, s, e int, summary bool) in
 	if (kinds&1<<kPath != 0 || all&wConfigCue != 0) && mayNameAgentConfig(c.clean[s:e]) && writesAgentConfig(toks) {
 		return sigModel
 	}
-	if strings.Contains(c.clean[s:e], "</") && closesItsContainer(c.clean[s:e]) {
+	if c.punct&punctLT != 0 && strings.Contains(c.clean[s:e], "</") && closesItsContainer(c.clean[s:e]) {
 		return sigModel
 	}
 	if !textual && p.otherTool == "" && kinds&1<<kCode == 0 && all&wOverride == 0 {
