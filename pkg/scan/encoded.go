@@ -64,19 +64,19 @@ func (c *textCtx) findEncoded() {
 		}
 		i = j + 1
 	}
-	if strings.IndexByte(o, '=') >= 0 && c.findPadded() {
+	if c.punct&punctEq != 0 && strings.IndexByte(o, '=') >= 0 && c.findPadded() {
 		return
 	}
 	if c.findSpacedHex() {
 		return
 	}
-	if strings.IndexByte(o, '%') >= 0 && c.findEscapes(percentRe, decodePercent) {
+	if c.punct&punctPercent != 0 && strings.IndexByte(o, '%') >= 0 && c.findEscapes(percentRe, decodePercent) {
 		return
 	}
-	if strings.IndexByte(o, '\\') >= 0 && c.findEscapes(backslashRe, decodeBackslash) {
+	if c.punct&punctBackslash != 0 && strings.IndexByte(o, '\\') >= 0 && c.findEscapes(backslashRe, decodeBackslash) {
 		return
 	}
-	if strings.Contains(o, "&#") {
+	if c.punct&punctAmp != 0 && strings.Contains(o, "&#") {
 		c.findEscapes(entityRe, decodeEntities)
 	}
 }

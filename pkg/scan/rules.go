@@ -498,10 +498,11 @@ var anchorFirst = func() (t [256]uint64) {
 	return
 }()
 
-// punctMark marks the bytes that open markup, which the word pass notes
-// as it steps over them (see textCtx.punct).
+// punctMark marks the bytes that open markup or an escape, which the
+// word pass notes as it steps over them (see textCtx.punct).
 var punctMark = func() (t [256]uint8) {
 	t['<'], t['!'], t[']'] = punctLT, punctBang, punctBracket
+	t['='], t['%'], t['\\'], t['&'] = punctEq, punctPercent, punctBackslash, punctAmp
 	return
 }()
 
@@ -509,6 +510,10 @@ const (
 	punctLT uint8 = 1 << iota
 	punctBang
 	punctBracket
+	punctEq
+	punctPercent
+	punctBackslash
+	punctAmp
 )
 
 // tagPrev are the bytes that may precede a tag name.

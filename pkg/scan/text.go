@@ -34,9 +34,11 @@ type textCtx struct {
 	// description that may ask for the model's context.
 	commandCue, contextCue bool
 
-	// punct has a punctMark bit for each of < ! ] the clean text holds,
-	// noted by the word pass: the rules that look for markup ("<!--",
-	// "![", "</") read only a text that has its first byte.
+	// punct has a punctMark bit for each of < ! ] = % \ & the clean text
+	// holds, noted by the word pass: the rules that look for markup
+	// ("<!--", "![", "</") or escapes ("%41", "&#") read only a text that
+	// has their first byte. Folding keeps every ASCII byte but letters and
+	// controls, so a byte clean lacks is not in orig either.
 	punct uint8
 
 	// sensitive-path hits in clean offsets, for rules that need one nearby.
