@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -28,6 +29,16 @@ import (
 // token by token (see fastDecode); the tokenizer reads any other and says
 // what is wrong with it.
 func decode(data []byte, maxString int) (any, error) {
+	v, lay, _, err := decodeLaidOut(data, maxString)
+	lay.release()
+	return v, err
+}
+
+// decodeLaidOut is decode that also gives the value's layout and its
+// place there (see layout), when the direct reader read it; lay is nil
+// and place -1 otherwise. The caller releases the layout when done with
+// it.
+func decodeLaidOut(data []byte, maxString int) (v any, lay *layout, place int, err error) {
 	// A bytes.Buffer lets the tokenizer read data in place instead of
 	// copying it into buffers of its own, and every string is copied into
 	// a few large chunks rather than an allocation of its own (see
@@ -36,28 +47,86 @@ func decode(data []byte, maxString int) (any, error) {
 	// strings' bytes only, not the input's indentation and punctuation
 	// (about half of a captured catalogue), and live as long as any string
 	// decoded into them, which is the catalogue.
-	d := decoder{maxString: maxString, inputLen: len(data)}
-	if v, ok := d.fastDecode(data); ok {
-		return v, nil
+	d := decoder{maxString: maxString, inputLen: len(data), lay: newLayout()}
+	if v, place, ok := d.fastDecode(data); ok {
+		return v, d.lay, place, nil
 	}
+	d.lay.release()
 	// The tokenizer decides, and says what is wrong: the direct reader's
 	// partial work is dropped.
 	clear(d.members)
 	clear(d.elems)
-	d.members, d.elems, d.strs = d.members[:0], d.elems[:0], stringArena{}
+	d.members, d.elems, d.places, d.strs, d.lay = d.members[:0], d.elems[:0], d.places[:0], stringArena{}, nil
 	dec := jsontext.NewDecoder(bytes.NewBuffer(data))
 	d.dec = dec
-	v, err := d.value(0)
+	v, err = d.value(0)
 	if err != nil {
-		return nil, err
+		return nil, nil, -1, err
 	}
 	if _, err := dec.ReadToken(); !errors.Is(err, io.EOF) {
 		if err == nil {
-			return nil, &offsetError{offset: dec.InputOffset(), msg: "unexpected data after the JSON value"}
+			return nil, nil, -1, &offsetError{offset: dec.InputOffset(), msg: "unexpected data after the JSON value"}
 		}
-		return nil, err
+		return nil, nil, -1, err
 	}
-	return v, nil
+	return v, nil, -1, nil
+}
+
+// layout is what the direct reader learnt of a value's objects and arrays
+// that the canonical form needs again: every object's members in the
+// order RFC 8785 writes them, which spares the writer iterating each map
+// and sorting what it found, and where the members of the objects nested
+// in arrays are. A place is an index into members, for an object, or
+// into places, for an array; the run there is as long as the object or
+// array. -1 is no place: a value that is neither, an empty one, or an
+// array holding neither.
+//
+// A layout describes the tree as decoded: once an object or an array has
+// been changed, its place must no longer be used.
+type layout struct {
+	members []member
+	places  []int
+}
+
+// layouts holds released layouts: their runs take as much memory again as
+// the decoded tree, which reusing them spares the collector.
+var layouts = sync.Pool{New: func() any { return new(layout) }}
+
+func newLayout() *layout { return layouts.Get().(*layout) }
+
+// release returns l, which may be nil, for reuse. A layout that was not
+// released is simply collected.
+func (l *layout) release() {
+	if l == nil {
+		return
+	}
+	// A pooled layout must not keep the tree it described alive.
+	clear(l.members)
+	l.members, l.places = l.members[:0], l.places[:0]
+	layouts.Put(l)
+}
+
+// member returns the place of the value of the member key of the object
+// m at place, or -1.
+func (l *layout) member(m map[string]any, place int, key string) int {
+	if place < 0 {
+		return -1
+	}
+	for _, mb := range l.members[place : place+len(m)] {
+		if mb.key == key {
+			return mb.place
+		}
+	}
+	return -1
+}
+
+// elements returns the places of the elements of the array a at place,
+// or nil when none has one.
+func (l *layout) elements(a []any, place int) []int {
+	if place < 0 {
+		return nil
+	}
+	return l.places[place : place+len(a)]
 }
 
 // DecodeOptions bound DecodeValue.
@@ -110,12 +179,17 @@ type decoder struct {
 	inputLen int
 	strs     stringArena
 	// members and elems are stacks shared by every object and array of the
-	// value: an object's members are gathered here first and its map is made
-	// once at its size, instead of growing as members arrive; likewise an
-	// array's elements. They live as long as one decode, so the direct
+	// value: an object's members are gathered here first (the direct
+	// reader keeps a small object's on the goroutine's stack) and its map
+	// is made once at its size, instead of growing as members arrive;
+	// likewise an array's elements. They live as long as one decode, so the direct
 	// reader leaves what it pops in place rather than clearing it.
 	members []member
 	elems   []any
+	// places is the stack of the places of elems (see layout).
+	places []int
+	// lay is the layout of the value the direct reader reads.
+	lay *layout
 	// unquoted is scratch for unescaping strings.
 	unquoted []byte
 	// data and pos are the input and the place in it of the direct
@@ -127,6 +201,9 @@ type decoder struct {
 type member struct {
 	key string
 	val any
+	// place is val's place in the decode's layout, when there is one,
+	// and -1 otherwise.
+	place int
 }
 
 // Boxed values of the strings that fill most schemas ("type": "string",
@@ -348,7 +425,7 @@ func (d *decoder) value(depth int) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			d.members = append(d.members, member{key, v})
+			d.members = append(d.members, member{key, v, -1})
 		}
 		if _, err := dec.ReadToken(); err != nil {
 			return nil, err

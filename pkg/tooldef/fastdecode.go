@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/toolgate/toolgate/pkg/keysort"
 )
 
 // The direct reader: a whole input held in memory (a saved catalogue, a
@@ -25,16 +27,17 @@ import (
 // fuzz test holds the two equal.
 
 // fastDecode reads data, which must hold exactly one JSON value and
-// blank space around it. ok is false when the tokenizer must decide.
-func (d *decoder) fastDecode(data []byte) (v any, ok bool) {
+// blank space around it, and gives the value's place in d.lay. ok is
+// false when the tokenizer must decide.
+func (d *decoder) fastDecode(data []byte) (v any, place int, ok bool) {
 	d.data, d.pos = data, 0
-	v, ok = d.fastValue(0)
+	v, place, ok = d.fastValue(0)
 	if ok {
 		d.skipBlank()
 		ok = d.pos == len(data)
 	}
 	d.data = nil
-	return v, ok
+	return v, place, ok
 }
 
 // blank is JSON's blank space: space, tab, line feed, carriage return.
@@ -55,81 +58,138 @@ func (d *decoder) skipBlank() {
 	d.pos = i
 }
 
-func (d *decoder) fastValue(depth int) (any, bool) {
+// fastValue reads one value, and gives its place in d.lay: where its
+// members or elements are, for an object or an array that has any; -1 for
+// any other value.
+func (d *decoder) fastValue(depth int) (v any, place int, ok bool) {
 	if depth > maxDepth {
-		return nil, false
+		return nil, -1, false
 	}
 	d.skipBlank()
 	if d.pos >= len(d.data) {
-		return nil, false
+		return nil, -1, false
 	}
 	switch d.data[d.pos] {
 	case '"':
 		_, v, ok := d.fastString(true)
-		return v, ok
+		return v, -1, ok
 	case '{':
 		d.pos++
-		base := len(d.members)
 		d.skipBlank()
 		if d.pos < len(d.data) && d.data[d.pos] == '}' {
 			d.pos++
-			return make(map[string]any, 0), true
+			return make(map[string]any, 0), -1, true
 		}
+		// The members of a small object, most of a schema's, are gathered
+		// and sorted in an array on the goroutine's stack, where a store
+		// needs no write barrier while the collector marks; a larger
+		// object's go on the shared stack.
+		var small [smallObject]member
+		base, n, ascii := len(d.members), 0, true
 		for {
 			d.skipBlank()
 			if d.pos >= len(d.data) || d.data[d.pos] != '"' {
-				return nil, false
+				return nil, -1, false
 			}
 			key, _, ok := d.fastString(false)
 			if !ok {
-				return nil, false
+				return nil, -1, false
 			}
 			d.skipBlank()
 			if d.pos >= len(d.data) || d.data[d.pos] != ':' {
-				return nil, false
+				return nil, -1, false
 			}
 			d.pos++
-			v, ok := d.fastValue(depth + 1)
+			v, place, ok := d.fastValue(depth + 1)
 			if !ok {
-				return nil, false
+				return nil, -1, false
 			}
-			d.members = append(d.members, member{key, v})
+			switch {
+			case n < smallObject:
+				small[n] = member{key, v, place}
+				ascii = ascii && isASCII(key)
+			case n == smallObject:
+				d.members = append(d.members, small[:]...)
+				fallthrough
+			default:
+				d.members = append(d.members, member{key, v, place})
+			}
+			n++
 			if !d.next('}') {
-				return nil, false
+				return nil, -1, false
 			}
 			if d.data[d.pos-1] == '}' {
 				break
 			}
 		}
 		ms := d.members[base:]
-		m := make(map[string]any, len(ms))
+		if n <= smallObject {
+			ms = small[:n]
+			if ascii {
+				// By insertion, as sortMembers sorts a small object, on
+				// the array itself so that every move stays on the stack.
+				for i := 1; i < n; i++ {
+					m := small[i]
+					j := i
+					for ; j > 0 && keysort.Less(m.key, small[j-1].key); j-- {
+						small[j] = small[j-1]
+					}
+					small[j] = m
+				}
+			} else {
+				sortMembers(ms)
+			}
+		} else {
+			sortMembers(ms)
+		}
+		m := make(map[string]any, n)
 		for _, mb := range ms {
 			m[mb.key] = mb.val
 		}
+		// A name given twice leaves the map short of a member; the
+		// tokenizer refuses such an object, and says where.
+		if len(m) != n {
+			return nil, -1, false
+		}
+		// The members are laid out in the order the canonical form
+		// writes them, so that it need neither iterate the map nor sort.
+		place := len(d.lay.members)
+		d.lay.members = append(d.lay.members, ms...)
 		// Not cleared: the stacks live only as long as one decode, whose
 		// values are all in the tree it returns, and clearing memory that
 		// holds pointers costs a write barrier per word while the
 		// collector marks.
 		d.members = d.members[:base]
-		// A name given twice leaves the map short of a member; the
-		// tokenizer refuses such an object, and says where.
-		return m, len(m) == len(ms)
+		return m, place, true
 	case '[':
 		d.pos++
 		base := len(d.elems)
 		d.skipBlank()
 		if d.pos < len(d.data) && d.data[d.pos] == ']' {
 			d.pos++
-			return make([]any, 0), true
+			return make([]any, 0), -1, true
 		}
+		// The elements' places are stacked from the first element that
+		// has one: an array of strings, numbers and literals (an enum, a
+		// list of required names) is written as well without a layout.
+		placesBase, nested := len(d.places), false
 		for {
-			v, ok := d.fastValue(depth + 1)
+			v, place, ok := d.fastValue(depth + 1)
 			if !ok {
-				return nil, false
+				return nil, -1, false
+			}
+			if place >= 0 && !nested {
+				nested = true
+				for range len(d.elems) - base {
+					d.places = append(d.places, -1)
+				}
 			}
 			d.elems = append(d.elems, v)
+			if nested {
+				d.places = append(d.places, place)
+			}
 			if !d.next(']') {
-				return nil, false
+				return nil, -1, false
 			}
 			if d.data[d.pos-1] == ']' {
 				break
@@ -138,15 +198,22 @@ func (d *decoder) fastValue(depth int) (any, bool) {
 		a := make([]any, len(d.elems)-base)
 		copy(a, d.elems[base:])
 		d.elems = d.elems[:base]
-		return a, true
+		place := -1
+		if nested {
+			place = len(d.lay.places)
+			d.lay.places = append(d.lay.places, d.places[placesBase:]...)
+			d.places = d.places[:placesBase]
+		}
+		return a, place, true
 	case 't':
-		return true, d.literal("true")
+		return true, -1, d.literal("true")
 	case 'f':
-		return false, d.literal("false")
+		return false, -1, d.literal("false")
 	case 'n':
-		return nil, d.literal("null")
+		return nil, -1, d.literal("null")
 	}
-	return d.fastNumber()
+	v, ok = d.fastNumber()
+	return v, -1, ok
 }
 
 // next consumes the comma or the closing byte after a member or an

@@ -142,17 +142,24 @@ func ParseTool(raw []byte) (*Tool, error) {
 	// risk engine walks, and the canonical form, which is written from the
 	// decoded tree (numbers are kept as written, so nothing is rounded
 	// before RFC 8785 formats them).
-	v, err := decode(raw, 0)
+	v, lay, place, err := decodeLaidOut(raw, 0)
 	if err != nil {
 		return nil, fmt.Errorf("tool is not valid JSON: %w", err)
 	}
-	return ParseToolValue(v)
+	defer lay.release()
+	return parseTool(v, lay, place)
 }
 
 // ParseToolValue builds a Tool from a value DecodeValue decoded (numbers
 // as json.Number). The Tool keeps the value's objects: the caller must not
 // change them afterwards.
 func ParseToolValue(v any) (*Tool, error) {
+	return parseTool(v, nil, -1)
+}
+
+// parseTool is ParseToolValue of a value decoded with its layout, at place
+// there (-1 for none).
+func parseTool(v any, lay *layout, place int) (*Tool, error) {
 	obj, ok := v.(map[string]any)
 	if !ok {
 		if v == nil {
@@ -161,6 +168,10 @@ func ParseToolValue(v any) (*Tool, error) {
 		return nil, errors.New("tool is not a JSON object")
 	}
 	t := &Tool{Object: obj, Declared: map[string]bool{}}
+	var run []member
+	if place >= 0 {
+		run = lay.members[place : place+len(obj)]
+	}
 	switch name := obj["name"].(type) {
 	case string:
 		if name == "" {
@@ -207,7 +218,7 @@ func ParseToolValue(v any) (*Tool, error) {
 			t.Title = s
 		}
 	}
-	if err := t.computeDigests(); err != nil {
+	if err := t.computeDigests(lay, run); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -247,20 +258,34 @@ func (t *Tool) normaliseAnnotations() error {
 
 // computeDigests writes the canonical form of each top-level member once and
 // assembles the whole object from the parts: the RFC 8785 form of an object
-// is its members sorted by the UTF-16 code units of their names.
-func (t *Tool) computeDigests() error {
+// is its members sorted by the UTF-16 code units of their names. lay, when
+// not nil, is the layout Object was decoded with, and run Object's members
+// there, taken before the annotations were normalised.
+func (t *Tool) computeDigests(lay *layout, run []member) error {
 	// The form is written into a pooled buffer and copied out at its final
 	// size: growing a fresh buffer for every tool cost more than writing it.
 	w := writers.Get().(*canonicalWriter)
 	defer writers.Put(w)
-	// Each member is taken with its value as the map is iterated, rather
-	// than its name alone and the value looked up again.
+	w.lay = lay
 	top := w.top[:0]
-	for k, v := range t.Object {
-		top = append(top, member{k, v})
+	if run != nil {
+		// Laid out already sorted; normalising the annotations may have
+		// added them.
+		top = append(top, run...)
+		if len(top) < len(t.Object) {
+			top = append(top, member{PartAnnotations, t.Object[PartAnnotations], -1})
+			sortMembers(top)
+		}
+	} else {
+		// Each member is taken with its value as the map is iterated,
+		// rather than its name alone and the value looked up again.
+		for k, v := range t.Object {
+			top = append(top, member{k, v, -1})
+		}
+		sortMembers(top)
 	}
-	sortMembers(top)
 	defer func() {
+		w.lay = nil
 		clear(top)
 		w.top = top[:0]
 		// An error leaves members on the stack; none may stay in the pool.
@@ -281,6 +306,10 @@ func (t *Tool) computeDigests() error {
 	whole = append(whole, '{')
 	for i, m := range top {
 		key := m.key
+		if key == PartAnnotations {
+			// Normalised: no longer the value decoded, nor laid out.
+			m.val, m.place = t.Object[PartAnnotations], -1
+		}
 		if i > 0 {
 			whole = append(whole, ',')
 		}
@@ -289,7 +318,7 @@ func (t *Tool) computeDigests() error {
 		whole = append(whole, ':')
 		valueStart := len(whole)
 		var err error
-		whole, err = w.append(whole, m.val, 0)
+		whole, err = w.appendLaidOut(whole, m.val, m.place, 0)
 		if err != nil {
 			// Only MCP's names are quoted: the message of a probe must not
 			// read back what a server chose.
@@ -357,6 +386,8 @@ type canonicalWriter struct {
 	// other is where computeDigests gathers the members MCP does not
 	// define.
 	other []byte
+	// lay is the layout of the tool computeDigests writes, if any.
+	lay *layout
 }
 
 // appendCanonical appends the RFC 8785 form of a decoded JSON value.
@@ -410,7 +441,7 @@ func (w *canonicalWriter) append(b []byte, v any, depth int) ([]byte, error) {
 		// each value with its name spares a lookup per member.
 		base := len(w.members)
 		for k, v := range x {
-			w.members = append(w.members, member{k, v})
+			w.members = append(w.members, member{k, v, -1})
 		}
 		sortMembers(w.members[base:])
 		b = append(b, '{')
@@ -436,6 +467,45 @@ func (w *canonicalWriter) append(b []byte, v any, depth int) ([]byte, error) {
 	return nil, fmt.Errorf("unexpected JSON value %T", v)
 }
 
+// appendLaidOut is append for a value at place in w.lay: its objects'
+// members are taken from there, in order, rather than from the maps.
+func (w *canonicalWriter) appendLaidOut(b []byte, v any, place, depth int) ([]byte, error) {
+	if place < 0 {
+		return w.append(b, v, depth)
+	}
+	if depth > maxDepth {
+		return nil, fmt.Errorf("nested deeper than %d levels", maxDepth)
+	}
+	var err error
+	switch x := v.(type) {
+	case map[string]any:
+		b = append(b, '{')
+		for i, m := range w.lay.members[place : place+len(x)] {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendCanonicalString(b, m.key)
+			b = append(b, ':')
+			if b, err = w.appendLaidOut(b, m.val, m.place, depth+1); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, '}'), nil
+	case []any:
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = w.appendLaidOut(b, e, w.lay.places[place+i], depth+1); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	}
+	return w.append(b, v, depth)
+}
+
 // smallObject is the most members an object may have for appendSmall to
 // write it: most objects of a schema have two or three.
 const smallObject = 8
@@ -450,7 +520,7 @@ func (w *canonicalWriter) appendSmall(b []byte, x map[string]any, depth int) ([]
 	var ms [smallObject]member
 	n, ascii := 0, true
 	for k, v := range x {
-		ms[n] = member{k, v}
+		ms[n] = member{k, v, -1}
 		n++
 		ascii = ascii && isASCII(k)
 	}
@@ -660,7 +730,8 @@ func ParseCatalogue(data []byte, limits Limits) (*Catalogue, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("input is empty: want JSON")
 	}
-	top, err := decode(data, limits.MaxStringBytes)
+	top, lay, place, err := decodeLaidOut(data, limits.MaxStringBytes)
+	defer lay.release()
 	if err != nil {
 		if errors.Is(err, ErrTooLarge) {
 			return nil, fmt.Errorf("%s: %w", position(data, mustOffset(err)), err)
@@ -670,6 +741,8 @@ func ParseCatalogue(data []byte, limits Limits) (*Catalogue, error) {
 
 	cat := &Catalogue{}
 	var tools any
+	// The place of tools in the layout, followed as tools is found.
+	toolsPlace := place
 	switch v := top.(type) {
 	case []any:
 		tools = v
@@ -680,6 +753,7 @@ func ParseCatalogue(data []byte, limits Limits) (*Catalogue, error) {
 			return nil, fmt.Errorf("input is a JSON-RPC error response: %s", clip.String(string(b), 200))
 		}
 		if res, ok := obj["result"]; ok {
+			toolsPlace = lay.member(obj, toolsPlace, "result")
 			if obj, ok = res.(map[string]any); !ok {
 				return nil, errors.New(`"result" is not an object with a "tools" array`)
 			}
@@ -691,6 +765,7 @@ func ParseCatalogue(data []byte, limits Limits) (*Catalogue, error) {
 		if tools, ok = obj["tools"]; !ok {
 			return nil, errors.New(`object has no "tools" key: want a tools array, a tools/list result or a JSON-RPC response`)
 		}
+		toolsPlace = lay.member(obj, toolsPlace, "tools")
 		if init, ok := obj["initialize"].(map[string]any); ok {
 			// The initialize result, or the whole JSON-RPC response that
 			// carried it, as a client that logs its traffic saves it.
@@ -723,8 +798,13 @@ func ParseCatalogue(data []byte, limits Limits) (*Catalogue, error) {
 	if len(list) > 0 {
 		cat.Tools = make([]*Tool, 0, len(list))
 	}
+	places := lay.elements(list, toolsPlace)
 	for i, v := range list {
-		t, err := ParseToolValue(v)
+		place := -1
+		if places != nil {
+			place = places[i]
+		}
+		t, err := parseTool(v, lay, place)
 		if err != nil {
 			return nil, fmt.Errorf("tools[%d]: %w", i, err)
 		}
