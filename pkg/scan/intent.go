@@ -428,11 +428,22 @@ const (
 	markAll uint8 = 0xff
 )
 
+// tokenShape is what tokenize notes of a sentence's tokens as it makes
+// them, so that the rules need not read them all again to learn that most
+// sentences hold nothing they look for.
+type tokenShape struct {
+	kinds uint8 // a bit 1<<kind for every kind of token there
+	// ident says a word holds "_" after its first byte (an identifier);
+	// ibanShape that a word starts with two letters and two digits.
+	ident, ibanShape bool
+}
+
 // tokenize splits the clean sentence t[s:e] into c.itoks.
-func (c *textCtx) tokenize(s, e int) []itok {
+func (c *textCtx) tokenize(s, e int) ([]itok, tokenShape) {
 	t := c.clean
 	toks := c.itoks[:0]
 	brk := true
+	var shape tokenShape
 	for i := s; i < e; {
 		b := t[i]
 		switch b {
@@ -447,6 +458,7 @@ func (c *textCtx) tokenize(s, e int) []itok {
 			k := strings.IndexByte(t[i+1:e], '`')
 			if k >= 0 {
 				toks = append(toks, itok{w: t[i+1 : i+1+k], s: int32(i), e: int32(i + 2 + k), kind: kCode, brk: brk, cls: wCode, marks: markAll})
+				shape.kinds |= 1 << kCode
 				brk = false
 				i += k + 2
 				continue
@@ -457,6 +469,7 @@ func (c *textCtx) tokenize(s, e int) []itok {
 			if k := strings.IndexByte(t[i+1:e], b); k > 0 && k <= 40 && !strings.ContainsAny(t[i+1:i+1+k], " \n") {
 				w := t[i+1 : i+1+k]
 				toks = append(toks, itok{w: w, s: int32(i), e: int32(i + 2 + k), kind: kQuoted, brk: brk, cls: lexicon[w], marks: markAll})
+				shape.kinds |= 1 << kQuoted
 				brk = false
 				i += k + 2
 				continue
@@ -522,6 +535,9 @@ func (c *textCtx) tokenize(s, e int) []itok {
 			} else {
 				tk.cls = lookupWord(w)
 			}
+			if seen&markUnderscore != 0 {
+				shape.ident = shape.ident || strings.IndexByte(w, '_') > 0
+			}
 			if tk.cls == 0 && seen&markUnderscore != 0 {
 				// GITHUB_TOKEN, api_key, ssh_private_key: a credential
 				// named in an identifier.
@@ -537,13 +553,17 @@ func (c *textCtx) tokenize(s, e int) []itok {
 					}
 				}
 			}
+			if seen&markDigit != 0 && len(w) >= 4 && isLetter(w[0]) && isLetter(w[1]) && isDigit(w[2]) && isDigit(w[3]) {
+				shape.ibanShape = true
+			}
 		}
+		shape.kinds |= 1 << tk.kind
 		toks = append(toks, tk)
 		brk = endBrk
 		i = next
 	}
 	c.itoks = toks
-	return toks
+	return toks, shape
 }
 
 // directive reports whether the verb at toks[i] is addressed to the model
@@ -852,10 +872,12 @@ func (c *textCtx) noteCipherClause(toks []itok, from, to, words, known int) {
 }
 
 func (c *textCtx) intentSentence(s, e int, first bool) {
-	toks := c.tokenize(s, e)
-	for _, tk := range toks {
-		if tk.kind == kCode && len(c.codeProse) < 4 && !c.inCodeProse && strings.Count(tk.w, " ") >= 4 {
-			c.codeProse = append(c.codeProse, [2]int{int(tk.s) + 1, int(tk.e) - 1})
+	toks, shape := c.tokenize(s, e)
+	if shape.kinds&(1<<kCode) != 0 {
+		for _, tk := range toks {
+			if tk.kind == kCode && len(c.codeProse) < 4 && !c.inCodeProse && strings.Count(tk.w, " ") >= 4 {
+				c.codeProse = append(c.codeProse, [2]int{int(tk.s) + 1, int(tk.e) - 1})
+			}
 		}
 	}
 	if len(toks) < 2 {
@@ -890,7 +912,13 @@ func (c *textCtx) intentSentence(s, e int, first bool) {
 	// "List the contexts of the kubeconfig"); the first sentence of a
 	// description is the tool describing itself, not an order.
 	summary := first && (c.field == "description" || c.field == "title")
-	for i, tk := range toks {
+	// The rules below start from a verb that moves or reads data: a
+	// sentence without one, most of them, is not read again for them.
+	verbs := toks
+	if all&(wTransmit|wPassive|wRead) == 0 {
+		verbs = nil
+	}
+	for i, tk := range verbs {
 		switch {
 		case tk.cls&wTransmit != 0 && !c.hasHit(sigExfil):
 			if ok, neg := directive(toks, i); ok && !neg && !(summary && i == 0) {
@@ -928,7 +956,9 @@ func (c *textCtx) intentSentence(s, e int, first bool) {
 	}
 	// A parameter's description says what the model is to put in it: one
 	// that asks for the conversation is a request for it.
-	if !c.hasHit(sigExfil) && strings.HasPrefix(c.field, "inputSchema.") && strings.HasSuffix(c.field, ".description") {
+	// thisConversation wants "conversation", "chat" or "conversations",
+	// which the lexicon marks private unless written as code.
+	if (all&wPriv != 0 || shape.kinds&(1<<kCode) != 0) && !c.hasHit(sigExfil) && strings.HasPrefix(c.field, "inputSchema.") && strings.HasSuffix(c.field, ".description") {
 		for k := range toks {
 			if thisConversation(toks, k) && !ti.purposeHas(famConversation) && !negatedAt(toks, k) {
 				hitAt(sigExfil)
@@ -939,7 +969,7 @@ func (c *textCtx) intentSentence(s, e int, first bool) {
 	if c.hasHit(sigModel) {
 		return
 	}
-	if sig := c.structural(toks, all, s, e, summary); sig >= 0 && !c.hasHit(sig) {
+	if sig := c.structural(toks, shape, all, s, e, summary); sig >= 0 && !c.hasHit(sig) {
 		hitAt(sig)
 		return
 	}

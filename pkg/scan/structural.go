@@ -51,20 +51,11 @@ type sentenceParts struct {
 }
 
 // structural runs the structural rules on one sentence and returns the
-// signal of the first that holds, or -1. all is the union of the
-// sentence's word classes: most sentences hold no cue of any rule and cost
-// one pass over their tokens.
-func (c *textCtx) structural(toks []itok, all uint64, s, e int, summary bool) int {
-	var kinds uint8
-	ident, ibanShape := false, false
-	for _, tk := range toks {
-		kinds |= 1 << tk.kind
-		if tk.kind == kWord {
-			w := tk.w
-			ident = ident || tk.mayHold(markUnderscore) && strings.IndexByte(w, '_') > 0
-			ibanShape = ibanShape || (len(w) >= 4 && isLetter(w[0]) && isLetter(w[1]) && isDigit(w[2]) && isDigit(w[3]))
-		}
-	}
+// signal of the first that holds, or -1. shape is what the tokenizer noted
+// of the sentence's tokens and all the union of their word classes: most
+// sentences hold no cue of any rule and cost nothing more here.
+func (c *textCtx) structural(toks []itok, shape tokenShape, all uint64, s, e int, summary bool) int {
+	kinds, ident, ibanShape := shape.kinds, shape.ident, shape.ibanShape
 	const pathOrCode, sinks = 1<<kPath | 1<<kCode, 1<<kURL | 1<<kEmail | 1<<kCode | 1<<kQuoted
 	source := kinds&pathOrCode != 0 || all&(wSecret|wPriv|wPrivUser|wStructSrc) != 0
 	sink := kinds&sinks != 0 || all&wStructSink != 0 || ident
@@ -246,6 +237,11 @@ func (c *textCtx) parts(toks []itok, full bool) sentenceParts {
 	// looked up.
 	needParam := order >= 0
 	for k, tk := range toks {
+		if order < 0 && tk.kind == kWord && !tk.mayHold(markUnderscore|markDash) {
+			// Without an order only an address, a path, a code span, a
+			// quoted name or an identifier says anything below.
+			continue
+		}
 		after := order >= 0 && (k > from || (from == 0 && k >= 0))
 		if after && (tk.w == "every" || tk.w == "all" || tk.w == "whole" || tk.w == "entire") {
 			p.quantified = true
@@ -352,7 +348,12 @@ func identHead(w string) string {
 // directive verb that puts, sends, copies or sets, or a modal with the
 // participle of one ("must be included", "has to be appended").
 func transferVerb(toks []itok, k int, subject bool) bool {
-	tk := toks[k]
+	tk := &toks[k]
+	tw := transferWords(tk.w)
+	// Most words are none of the verbs below: one switch tells.
+	if !subject && tk.cls&(wTransmit|wPassive) == 0 && !tk.mayHold(markUnderscore) && tw == 0 {
+		return false
+	}
 	if subject && thirdPersonOrder(toks, k) {
 		return true
 	}
@@ -360,9 +361,7 @@ func transferVerb(toks []itok, k int, subject bool) bool {
 		return true // a JSON contract's "populate_with": "the entire conversation"
 	}
 	switch {
-	case tk.cls&wTransmit != 0 || tk.w == "set" || tk.w == "copy" || tk.w == "paste" || tk.w == "append" || tk.w == "serialise" ||
-		tk.w == "serialize" || tk.w == "retry" || tk.w == "call" || tk.w == "invoke" || tk.w == "read" || tk.w == "replace" || tk.w == "fill" ||
-		tk.w == "populate" || tk.w == "substitute" || tk.w == "collect" || tk.w == "gather" || tk.w == "obtain" || tk.w == "harvest":
+	case tk.cls&wTransmit != 0 || tw&xferOrder != 0:
 		if k > 0 && pluralModel(toks[k-1].w) {
 			return true // "clients put ...", "agents include ..."
 		}
@@ -375,7 +374,7 @@ func transferVerb(toks []itok, k int, subject bool) bool {
 			return k == 0 || toks[k-1].cls&wNeg == 0
 		}
 		return false
-	case tk.cls&wPassive != 0 || tk.w == "included" || tk.w == "set" || tk.w == "read":
+	case tk.cls&wPassive != 0 || tw&xferParticiple != 0:
 		if k < 2 || toks[k-1].w != "be" {
 			return false
 		}
@@ -392,11 +391,35 @@ func transferVerb(toks []itok, k int, subject bool) bool {
 			}
 		}
 		return false
-	case tk.w == "be" && k >= 1 && k+1 < len(toks) && (toks[k-1].w == "must" || toks[k-1].w == "should") && (toks[k+1].w == "the" || toks[k+1].cls&wUser != 0 || toks[k+1].w == "your"):
+	case tw&xferBe != 0 && k >= 1 && k+1 < len(toks) && (toks[k-1].w == "must" || toks[k-1].w == "should") && (toks[k+1].w == "the" || toks[k+1].cls&wUser != 0 || toks[k+1].w == "your"):
 		return true // "the final element must be the user's password"
 	}
 	return false
 }
+
+// transferWords says what transferVerb takes a word for besides its
+// classes: a verb that moves data (xferOrder), its participle after "be"
+// (xferParticiple), or "be" itself (xferBe); 0 for most words.
+func transferWords(w string) uint8 {
+	switch w {
+	case "set", "read":
+		return xferOrder | xferParticiple
+	case "copy", "paste", "append", "serialise", "serialize", "retry", "call", "invoke", "replace", "fill",
+		"populate", "substitute", "collect", "gather", "obtain", "harvest":
+		return xferOrder
+	case "included":
+		return xferParticiple
+	case "be":
+		return xferBe
+	}
+	return 0
+}
+
+const (
+	xferOrder uint8 = 1 << iota
+	xferParticiple
+	xferBe
+)
 
 // strongSecret reports a word that names a secret itself: a password, a
 // private or API key, an access token, a connection string, authentication
