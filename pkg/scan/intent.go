@@ -223,7 +223,7 @@ type itok struct {
 	kind uint8
 	brk  bool // a clause boundary (, ; : ( — or the sentence start) precedes it
 	poss bool // the word ended in 's
-	// marks has the tokenMark bit of every byte the token may hold, so
+	// marks has the tokenByte mark of every byte the token may hold, so
 	// that the rules need not search the many words without "_" or "-"
 	// for one.
 	marks uint8
@@ -403,18 +403,37 @@ var (
 	famPersonal     = []string{"contact", "address", "profile", "person", "user", "customer", "email", "phone"}
 )
 
-// tokenEnd marks the bytes that end a token; tokenMark the bytes that
-// make a token worth a closer look.
-var tokenEnd, tokenMark = func() (end [256]bool, mark [256]uint8) {
+// tokenByte has, for each byte, the mark a token holding it gets (one of
+// the mark* bits, 0 for most), or tokenEnd for a byte that ends a token:
+// one table, since every byte of every sentence is looked up in it.
+var tokenByte = func() (t [256]uint8) {
 	for _, b := range []byte(" \t\n\r,;()`\"[]{}<>") {
-		end[b] = true
+		t[b] = tokenEnd
 	}
-	mark[':'], mark['@'], mark['/'], mark['_'], mark['-'] = markColon, markAt, markSlash, markUnderscore, markDash
+	t[':'], t['@'], t['/'], t['_'], t['-'] = markColon, markAt, markSlash, markUnderscore, markDash
 	for b := '0'; b <= '9'; b++ {
-		mark[b] = markDigit
+		t[b] = markDigit
 	}
 	return
 }()
+
+// tokenTrail says which bytes tokenize cuts off a word's end: trailCut
+// punctuation, trailBreak punctuation that also ends a clause. A full
+// stop inside a path or a domain stays.
+var tokenTrail = func() (t [256]uint8) {
+	for _, b := range []byte("'>*") {
+		t[b] = trailCut
+	}
+	for _, b := range []byte(":.!?") {
+		t[b] = trailBreak
+	}
+	return
+}()
+
+const (
+	trailCut = 1 + iota
+	trailBreak
+)
 
 const (
 	markColon uint8 = 1 << iota
@@ -423,6 +442,9 @@ const (
 	markUnderscore
 	markDash
 	markDigit
+	// tokenEnd, in tokenByte, is a byte that ends a token; no token is
+	// marked with it.
+	tokenEnd uint8 = 1 << 7
 	// markAll is the marks of a token whose bytes were not looked at (a
 	// code span, a quoted name): any of them may be there.
 	markAll uint8 = 0xff
@@ -479,9 +501,18 @@ func (c *textCtx) tokenize(s, e int) ([]itok, tokenShape) {
 		}
 		// One pass finds the end of the token and what it may be.
 		j := i
+		if i+8 <= len(t) {
+			// Letters mark nothing: a word's first eight are passed at
+			// once.
+			j = min(i+letterRun(load8(t, i)), e)
+		}
 		var seen uint8
-		for j < e && !tokenEnd[t[j]] {
-			seen |= tokenMark[t[j]]
+		for j < e {
+			x := tokenByte[t[j]]
+			if x == tokenEnd {
+				break
+			}
+			seen |= x
 			j++
 		}
 		w := t[i:j]
@@ -490,15 +521,12 @@ func (c *textCtx) tokenize(s, e int) ([]itok, tokenShape) {
 		// Trailing punctuation: a colon ends a clause; a full stop inside
 		// a path or a domain stays.
 		for len(w) > 0 {
-			last := w[len(w)-1]
-			if last == ':' || last == '.' || last == '!' || last == '?' || last == '\'' || last == '>' || last == '*' {
-				if last == ':' || last == '.' || last == '!' || last == '?' {
-					endBrk = true
-				}
-				w = w[:len(w)-1]
-				continue
+			cut := tokenTrail[w[len(w)-1]]
+			if cut == 0 {
+				break
 			}
-			break
+			endBrk = endBrk || cut == trailBreak
+			w = w[:len(w)-1]
 		}
 		if w == "" {
 			i = next
@@ -766,13 +794,15 @@ func (c *textCtx) intentSentences() {
 	first := true
 	for s := 0; s < len(t); {
 		e := s
-		for e < len(t) {
+		for ; ; e++ {
 			// A line break ends a sentence; a full stop, ! or ? ends one
 			// when blank space or the end of the text follows.
-			if ch := t[e]; sentenceStop[ch] && (ch == '\n' || e+1 == len(t) || blankByte[t[e+1]]) && !(ch == '.' && abbreviationEnds(t, e)) {
+			if e = nextStop(t, e); e == len(t) {
 				break
 			}
-			e++
+			if ch := t[e]; (ch == '\n' || e+1 == len(t) || blankByte[t[e+1]]) && !(ch == '.' && abbreviationEnds(t, e)) {
+				break
+			}
 		}
 		if e-s >= 8 {
 			c.intentWindows(s, e, first)
@@ -811,6 +841,21 @@ func abbreviationEnds(t string, e int) bool {
 	}
 	a := t[e-3 : e]
 	return (a == "i.e" || a == "I.e") && (e < 4 || !isASCIILetter(rune(t[e-4])))
+}
+
+// nextStop returns the offset of the first byte at or after i that may end
+// a sentence, or len(t): eight bytes at a time while none of them is one,
+// since most of a text is not.
+func nextStop(t string, i int) int {
+	for ; i+8 <= len(t); i += 8 {
+		if x := load8(t, i); hasByte8(x, '.') || hasByte8(x, '\n') || hasByte8(x, '!') || hasByte8(x, '?') {
+			break
+		}
+	}
+	for i < len(t) && !sentenceStop[t[i]] {
+		i++
+	}
+	return i
 }
 
 // sentenceStop are the bytes that may end a sentence; blankByte the blank

@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"math/bits"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -576,6 +577,9 @@ func (c *textCtx) runPhraseRules() {
 			continue
 		}
 		j := i + 1
+		if i+8 <= len(t) {
+			j = i + max(1, letterRun(load8(t, i))) // most words are letters only
+		}
 		for j < len(t) && isWordByte(t[j]) {
 			j++
 		}
@@ -614,8 +618,12 @@ func (c *textCtx) runPhraseRules() {
 	c.punct = punct
 	if fired != 0 {
 		for pass := 0; pass < 2; pass++ {
-			for k, r := range rules {
-				if fired&(1<<uint(k)) == 0 || (r.sig == sigSensitive) != (pass == 0) {
+			// Only the rules an anchor fired, in order: most texts fire
+			// a few of the many.
+			for f := fired; f != 0; f &= f - 1 {
+				k := bits.TrailingZeros64(f)
+				r := rules[k]
+				if (r.sig == sigSensitive) != (pass == 0) {
 					continue
 				}
 				if r.sig != sigSensitive && c.hasHit(r.sig) {

@@ -1,6 +1,9 @@
 package scan
 
-import "slices"
+import (
+	"math/bits"
+	"slices"
+)
 
 // Eight bytes at a time: the tests below look at a word of a string at
 // once, for the loops that read every byte of every text and field.
@@ -111,4 +114,17 @@ func lower8(x uint64) uint64 {
 	ge := x + ones8*(0x80-'A')     // high bit set from 'A' up
 	gt := x + ones8*(0x80-('Z'+1)) // high bit set above 'Z'
 	return x | (ge&^gt&high8)>>2
+}
+
+// letterRun returns how many of the bytes of x, from the first, are ASCII
+// lower-case letters: 8 when all are. The word loops skip a word's letters
+// with it and look at the byte that ends the run on its own.
+func letterRun(x uint64) int {
+	ge := x + ones8*(0x80-'a')     // high bit set from 'a' up (bytes below 0x80)
+	gt := x + ones8*(0x80-('z'+1)) // high bit set above 'z'
+	// A byte of 0x80 or more is not a letter, whatever its sums say; a
+	// sum that carried into the next byte did so from a byte that is not
+	// a letter either, which comes first.
+	other := (^ge | gt | x) & high8
+	return bits.TrailingZeros64(other) >> 3
 }
