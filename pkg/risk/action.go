@@ -419,7 +419,7 @@ func outwardDestination(s *signals) string {
 	delivery := containsAnyMap(s.objects, deliveryNouns)
 	for _, p := range s.params {
 		if !p.nested && (destinationParams[p.flat] || delivery && plainAddressParams[p.flat]) {
-			if typ, _ := p.schema["type"].(string); (typ == "string" || typ == "") && deliveryPhrases.Any(s.desc) {
+			if (p.typ == "string" || p.typ == "") && deliveryPhrases.Any(s.desc) {
 				return p.name
 			}
 		}

@@ -353,7 +353,7 @@ func idList(s signals) string {
 		if p.nested || !strings.HasSuffix(p.flat, "ids") {
 			continue
 		}
-		if typ, _ := p.schema["type"].(string); typ != "array" && typ != "string" {
+		if p.typ != "array" && p.typ != "string" {
 			continue
 		}
 		toks := appendTokens(buf[:0], p.name)

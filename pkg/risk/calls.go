@@ -373,7 +373,7 @@ func automationCredential(s *signals) string {
 	}
 	var buf [8]string
 	for _, p := range s.params {
-		if typ, _ := p.schema["type"].(string); typ != "string" && typ != "" || hasOptions(p.schema) {
+		if p.typ != "string" && p.typ != "" || hasOptions(p.schema) {
 			continue
 		}
 		toks := appendTokens(buf[:0], p.name)
@@ -427,7 +427,7 @@ func maskedVariable(s *signals) bool {
 		return false
 	}
 	for _, p := range s.params {
-		if typ, _ := p.schema["type"].(string); typ == "boolean" && secretFlags[p.flat] {
+		if p.typ == "boolean" && secretFlags[p.flat] {
 			return true
 		}
 	}

@@ -581,7 +581,7 @@ func readSchema(s *signals, schema any) {
 	}
 	for _, prm := range params {
 		name, p, flat := prm.name, prm.schema, prm.flat
-		typ, _ := p["type"].(string)
+		typ := prm.typ
 		// The words of the name matter only to flags, options and
 		// required containers; most parameters are none of these.
 		var toks []string
@@ -1125,7 +1125,7 @@ func previewDoes(s *signals, verb string) bool {
 		return true
 	}
 	for _, p := range s.params {
-		if typ, _ := p.schema["type"].(string); typ == "boolean" && (p.flat == "confirm" || p.flat == "execute" || p.flat == "commit" ||
+		if p.typ == "boolean" && (p.flat == "confirm" || p.flat == "execute" || p.flat == "commit" ||
 			p.flat == "apply" || p.flat == "run" || p.flat == "dryrun" || p.flat == "live") {
 			return true
 		}
@@ -1162,7 +1162,7 @@ func generatesRandomSecret(s *signals) bool {
 		return false
 	}
 	for _, prm := range s.params {
-		typ, _ := prm.schema["type"].(string)
+		typ := prm.typ
 		switch {
 		case typ == "string" && shapeOptions[prm.flat]:
 		case (typ == "number" || typ == "integer" || typ == "boolean") && !strings.HasSuffix(prm.flat, "id") &&
@@ -1429,7 +1429,7 @@ func dispatchesAnyCall(params []param) bool {
 		if p.nested {
 			continue
 		}
-		typ, _ := p.schema["type"].(string)
+		typ := p.typ
 		_, enum := p.schema["enum"]
 		switch {
 		case dispatchOps[p.flat] && typ == "string" && !enum:
@@ -1485,7 +1485,7 @@ func batchChange(s *signals) bool {
 	}
 	for _, p := range s.params {
 		if !p.nested && (p.flat == "create" || p.flat == "update" || p.flat == "insert" || p.flat == "upsert") {
-			if typ, _ := p.schema["type"].(string); typ == "array" {
+			if p.typ == "array" {
 				return true
 			}
 		}

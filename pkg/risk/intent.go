@@ -194,7 +194,7 @@ func readShapedSchema(params []param) bool {
 		if len(toks) == 0 || !readParamWords[singular(toks[len(toks)-1])] && !readParamWords[toks[len(toks)-1]] {
 			return false
 		}
-		if typ, _ := p.schema["type"].(string); typ == "object" {
+		if p.typ == "object" {
 			return false
 		}
 	}

@@ -674,7 +674,7 @@ var selectorParams = map[string]bool{"conditions": true, "condition": true, "cri
 func selector(s signals) string {
 	for _, p := range s.params {
 		if !p.nested && selectorParams[p.flat] {
-			if typ, _ := p.schema["type"].(string); typ == "object" || typ == "" {
+			if p.typ == "object" || p.typ == "" {
 				return p.name
 			}
 		}

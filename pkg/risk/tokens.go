@@ -1,9 +1,11 @@
 package risk
 
 import (
+	"encoding/binary"
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // maxTokens bounds the words read from one name.
@@ -36,7 +38,8 @@ func appendTokens(dst []string, s string) []string {
 	base := len(dst)
 	dst = dst[:base+n]
 	k := base
-	scanASCII(s, func(tok string) { dst[k] = lowerASCII(tok); k++ })
+	low := lowerASCII(s)
+	scanASCII(s, func(start, end int) { dst[k] = low[start:end]; k++ })
 	return dst
 }
 
@@ -129,28 +132,32 @@ func isLower(b byte) bool { return b >= 'a' && b <= 'z' }
 func isDigit(b byte) bool { return b >= '0' && b <= '9' }
 
 // tokenizeASCII is Tokenize for the common case of an ASCII name: the same
-// rules, without converting to runes, and with tokens that need no
-// lower-casing sliced from the name rather than copied. The tokens are
-// counted first so that the result is allocated once at its size; a
-// closure appending to it would also have moved the slice to the heap.
+// rules, without converting to runes, and with every token sliced from
+// the name lowered once (the name itself when it is in lower case), not
+// lowered one by one: "getUserById" costs one new string, not three.
+// Lowering ASCII moves no byte, so the words are where the name's are. The
+// tokens are counted first so that the result is allocated once at its
+// size; a closure appending to it would also have moved the slice to the
+// heap.
 func tokenizeASCII(s string) []string {
 	n := scanASCII(s, nil)
 	if n == 0 {
 		return nil
 	}
 	tokens := make([]string, 0, n)
-	scanASCII(s, func(tok string) { tokens = append(tokens, lowerASCII(tok)) })
+	low := lowerASCII(s)
+	scanASCII(s, func(start, end int) { tokens = append(tokens, low[start:end]) })
 	return tokens
 }
 
-// scanASCII finds the words of an ASCII name, at most maxTokens, gives each
-// to emit when emit is set, and returns how many there are.
-func scanASCII(s string, emit func(string)) int {
+// scanASCII finds the words of an ASCII name, at most maxTokens, gives the
+// bounds of each to emit when emit is set, and returns how many there are.
+func scanASCII(s string, emit func(start, end int)) int {
 	n, start := 0, -1
 	flush := func(end int) {
 		if start >= 0 && end > start {
 			if emit != nil {
-				emit(s[start:end])
+				emit(start, end)
 			}
 			n++
 		}
@@ -195,38 +202,84 @@ func lowerASCII(s string) string {
 	return s
 }
 
-// lowerText lower-cases a description. ASCII text, nearly all of it, is
+// lowerText lower-cases a description, exactly as strings.ToLower does.
+// Text already in lower case is returned as it is. Otherwise the text is
 // converted in one pass into a builder, whose String is the buffer itself:
 // one allocation, where converting a byte slice would copy it into a
-// second; text already in lower case is returned as it is. Anything else
-// goes to strings.ToLower.
+// second. Runs of ASCII, nearly all of any description, are converted a
+// chunk at a time; only the other runes are decoded. strings.ToLower maps
+// every rune of a text that is not all ASCII through a function call, and
+// descriptions often hold a dash or a quote that is not.
 func lowerText(s string) string {
-	upper := false
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for i < len(s) {
 		c := s[i]
-		if c >= 0x80 {
-			return strings.ToLower(s)
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				break
+			}
+			i++
+			continue
 		}
-		upper = upper || 'A' <= c && c <= 'Z'
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if n == 1 || unicode.ToLower(r) != r {
+			// An invalid byte becomes U+FFFD, as strings.ToLower makes it.
+			break
+		}
+		i += n
 	}
-	if !upper {
+	if i == len(s) {
 		return s
 	}
-	// Converted a chunk at a time in a buffer on the stack and written
-	// with one copy per chunk: a WriteByte per byte tested the builder's
-	// capacity at every byte.
 	var b strings.Builder
 	b.Grow(len(s))
+	b.WriteString(s[:i])
+	s = s[i:]
+	// Converted a chunk at a time in a buffer on the stack and written
+	// with one copy per chunk: a WriteByte per byte tested the builder's
+	// capacity at every byte. The chunk is lowered eight bytes at a time
+	// up to its first byte that is not ASCII, and byte by byte after.
 	var chunk [256]byte
 	for len(s) > 0 {
 		n := copy(chunk[:], s)
-		for i, c := range chunk[:n] {
-			if c >= 'A' && c <= 'Z' {
+		i := 0
+		for ; i+8 <= n; i += 8 {
+			w := binary.LittleEndian.Uint64(chunk[i:])
+			if w&asciiHigh != 0 {
+				break
+			}
+			binary.LittleEndian.PutUint64(chunk[i:], lowerWord(w))
+		}
+		for ; i < n && chunk[i] < utf8.RuneSelf; i++ {
+			if c := chunk[i]; 'A' <= c && c <= 'Z' {
 				chunk[i] = c + 'a' - 'A'
 			}
 		}
-		b.Write(chunk[:n])
-		s = s[n:]
+		b.Write(chunk[:i])
+		s = s[i:]
+		if len(s) == 0 || s[0] < utf8.RuneSelf {
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(s)
+		if l := unicode.ToLower(r); l != r || w == 1 {
+			b.WriteRune(l)
+		} else {
+			b.WriteString(s[:w])
+		}
+		s = s[w:]
 	}
 	return b.String()
+}
+
+// asciiHigh holds the bit no ASCII byte of a word sets.
+const asciiHigh = 0x8080808080808080
+
+// lowerWord lower-cases the eight ASCII bytes of w at once: a byte from
+// 'A' (0x41) up sets its high bit when 0x3f is added, one from '[' (0x5b)
+// up when 0x25 is; no ASCII byte carries into the next. Bytes with the
+// first and not the second are upper case, and gain 0x20.
+func lowerWord(w uint64) uint64 {
+	const ones = 0x0101010101010101
+	upper := (w + 0x3f*ones) &^ (w + 0x25*ones) & asciiHigh
+	return w | upper>>2
 }

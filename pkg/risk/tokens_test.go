@@ -72,3 +72,22 @@ func TestAppendTokensAsTokenize(t *testing.T) {
 		}
 	}
 }
+
+func FuzzFlatten(f *testing.F) {
+	for _, s := range []string{"allNamespaces", "all_namespaces", "all-namespaces", "a.b", "ÄÖ_x", "", "_", "plain", strings.Repeat("Ab_", 40)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := strings.ToLower(separators.Replace(s))
+		if got := flatten(s); got != want {
+			t.Fatalf("flatten(%q) = %q, want %q", s, got, want)
+		}
+		// The walk flattens its names together: each must come out as
+		// flatten makes it.
+		for _, p := range schemaParams(map[string]any{"properties": map[string]any{s: map[string]any{"type": "string"}, "Other_Name": map[string]any{}}}) {
+			if p.flat != flatten(p.name) {
+				t.Fatalf("schemaParams flattened %q to %q", p.name, p.flat)
+			}
+		}
+	})
+}
