@@ -743,11 +743,12 @@ var determiners = map[string]bool{"a": true, "an": true, "the": true, "this": tr
 
 // routesTraffic names what a change of the way traffic reaches a service
 // touches — a load balancer, its forwarding rules, a proxy, a listener, an
-// ingress, a domain or a port a service answers on from outside — ""
-// when the change touches none. Every client of the service meets the
-// result at once: the rubric's externally visible effect. Removing one is
-// judged as a delete, and a port forwarded to the caller alone is not
-// outside traffic.
+// ingress or a port a service answers on from outside — "" when the
+// change touches none. Every client of the service meets the result at
+// once: the rubric's externally visible effect. Removing one is judged as
+// a delete, and a port forwarded to the caller alone is not outside
+// traffic. A domain is not read here: it is a service's address on one
+// server and a DNS zone on another.
 func routesTraffic(s *signals) string {
 	if s.act != actMutate || containsAny(s.tokens, "forward") && !containsAny(s.tokens, "forwarding") {
 		return ""
