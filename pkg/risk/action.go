@@ -69,6 +69,12 @@ func inferAction(s *signals, j *judgement) actionVerdict {
 		j.note(fmt.Sprintf("the description says %q: read", claim))
 	}
 	v.act = actionOfCall(s, v.act, j)
+	if v.act == actDelete {
+		if kind := anyKind(s); kind != "" {
+			v.act = actDestroy
+			j.note(fmt.Sprintf("parameter %q takes any kind of resource, a whole namespace's among them", kind))
+		}
+	}
 
 	if v.readOnlyClaim != "" && grave(s) != "" {
 		// "transfer_funds — Read-only helper": the claim is the server's
@@ -675,6 +681,80 @@ func addressList(p map[string]any) bool {
 	d, _ := p["description"].(string)
 	d = strings.ToLower(d)
 	return strings.Contains(d, "email") || strings.Contains(d, "e-mail") || strings.Contains(d, "address") || strings.Contains(d, "recipient")
+}
+
+// anyKind is a parameter that names the kind of resource a change acts on
+// as free text, in a tool that also takes a namespace: whatever the
+// examples say, the kind may be a namespace, a node or a role binding, so
+// one call reaches what the cluster holds ("resources_delete(kind, name,
+// namespace)"). A kind offered as a list of options is only those. "" when
+// the tool takes none.
+func anyKind(s *signals) string {
+	kind, namespaced := "", false
+	for _, p := range s.params {
+		if p.nested {
+			continue
+		}
+		switch p.flat {
+		case "kind", "resourcetype":
+			if (p.typ == "string" || p.typ == "") && !hasOptions(p.schema) {
+				kind = p.name
+			}
+		case "namespace":
+			namespaced = true
+		}
+	}
+	if !namespaced {
+		return ""
+	}
+	return kind
+}
+
+// wholeManifest is a parameter that takes a whole resource as YAML (a
+// manifest) for a change to apply: the manifest names its own kind, so
+// one call may create a role binding or a cluster-wide policy as well as
+// the deployment the examples show. "" when there is none.
+func wholeManifest(s *signals) string {
+	for _, p := range s.params {
+		if p.nested || !p.required || (p.typ != "string" && p.typ != "") {
+			continue
+		}
+		d, _ := p.schema["description"].(string)
+		if !strings.Contains(d, "YAML") && !strings.Contains(d, "yaml") {
+			continue // most descriptions name no manifest: lower-case only those that may
+		}
+		d = strings.ToLower(d)
+		if strings.Contains(d, "manifest") || strings.Contains(d, "resource") {
+			return p.name
+		}
+	}
+	return ""
+}
+
+// meetingNouns are what a calendar invites people to.
+var meetingNouns = map[string]bool{"event": true, "events": true, "meeting": true, "meetings": true,
+	"appointment": true, "appointments": true, "invite": true, "invitation": true, "invitations": true}
+
+// inviteeParams list the people an event is held with.
+var inviteeParams = map[string]bool{"attendees": true, "invitees": true, "guests": true, "participants": true,
+	"requiredattendees": true, "optionalattendees": true, "addattendees": true}
+
+// invitesAttendees is the parameter of an event's change that lists the
+// people it is held with, at any depth ("create_events" of a batch whose
+// events each list attendees): a calendar service mails each of them an
+// invitation or an update as it saves the event, with no switch to ask,
+// so the change reaches people outside the system as a sent message does.
+// "" when the tool changes no event or names nobody.
+func invitesAttendees(s *signals) string {
+	if !containsAnyMap(s.objects, meetingNouns) {
+		return ""
+	}
+	for _, p := range s.params {
+		if inviteeParams[p.flat] {
+			return p.name
+		}
+	}
+	return ""
 }
 
 // notifiesAddresses is the switch of a change that can mail whoever it

@@ -30,7 +30,7 @@ var sessionVerbs = map[string]bool{"click": true, "type": true, "press": true, "
 const managerOperations = 4
 
 // serviceVerbs change a running service as a whole.
-var serviceVerbs = map[string]bool{"deploy": true, "scale": true, "restart": true, "promote": true,
+var serviceVerbs = map[string]bool{"deploy": true, "redeploy": true, "scale": true, "restart": true, "promote": true,
 	"maintenance": true, "upgrade": true}
 
 // memberNouns are the people and groups of an organisation.
@@ -45,6 +45,24 @@ var memberNouns = map[string]bool{"users": true, "members": true, "teams": true,
 // What it decides can only widen later: a declared blast radius or the
 // server's own identity (applyDeclarations, Reach.widen) never narrow it.
 func blastRadius(s signals, act action) (string, string) {
+	blast, why := blastOfCall(s, act)
+	// A change that may name any kind of resource reaches what the
+	// cluster holds, whatever else is said of it; asked last, it never
+	// narrows a reach found wider.
+	if blastOrder[blast] < blastOrder["cluster"] {
+		if act == actMutate && wholeManifest(&s) != "" {
+			return "cluster", fmt.Sprintf("parameter %q applies a manifest of any kind, cluster-wide ones among them", wholeManifest(&s))
+		}
+		if act == actDestroy && anyKind(&s) != "" {
+			return "cluster", fmt.Sprintf("parameter %q takes any kind of resource: namespaces and nodes among them", anyKind(&s))
+		}
+	}
+	return blast, why
+}
+
+// blastOfCall is the blast radius of one call from what the tool says of
+// its object, its parameters and its action.
+func blastOfCall(s signals, act action) (string, string) {
 	head := headNoun(s.objects)
 	rawHead := ""
 	for i := len(s.tokens) - 1; i >= 0; i-- {

@@ -23,7 +23,7 @@ var corpusThreeFirstRun = []figure{
 // that loses a tool on corpus-3 fails, so what was learnt from it stays
 // learnt. They are below the development folders' targets; the reasons
 // are in docs/risk-model.md §12.
-var corpusThreeRatchets = []int{78, 204, 505, 380, 473}
+var corpusThreeRatchets = []int{78, 204, 506, 381, 479}
 
 // TestCorpusThreeFigures prints how the engine agrees with corpus-3's
 // labels beside its first run, and holds it to the ratchets.
@@ -91,7 +91,7 @@ var (
 // classes among them fixed: a membership is an access change, write
 // statements named in a description are statements, a service's
 // environment variables are graded high.
-var corpusFourRatchets = []int{49, 162, 407, 314, 328}
+var corpusFourRatchets = []int{49, 162, 408, 317, 337}
 
 // TestCorpusFourFigures prints how the engine agrees with corpus-4's
 // labels beside its first run and the engine before corpus-3's rules, and
@@ -123,7 +123,7 @@ var (
 	corpusFiveBefore = []figure{
 		{got: 49, of: 58}, {got: 187, of: 191}, {got: 404, of: 501}, {got: 317, of: 501}, {got: 355, of: 501},
 	}
-	corpusFiveRatchets = []int{56, 187, 409, 321, 371}
+	corpusFiveRatchets = []int{56, 187, 409, 321, 383}
 )
 
 // TestCorpusFiveFigures prints how the engine agrees with corpus-5's
@@ -156,7 +156,7 @@ var (
 	corpusSixBefore = []figure{
 		{got: 47, of: 53}, {got: 159, of: 166}, {got: 455, of: 524}, {got: 369, of: 524}, {got: 353, of: 524},
 	}
-	corpusSixRatchets = []int{53, 159, 455, 373, 372}
+	corpusSixRatchets = []int{53, 159, 458, 376, 387}
 )
 
 // TestCorpusSixFigures prints how the engine agrees with corpus-6's labels
@@ -180,7 +180,9 @@ const corpusSevenDir = "../../testdata/corpus-7"
 // changes, a business's books, the reach of pipelines, balancers and page
 // elements) and from corpus-8's gate-affecting misses were measured against
 // it as a whole: riskLevel 261 to 262 and blast radius 245 to 246, nothing
-// else moved; the ratchets hold that.
+// else moved; the rules learnt from the riskLevel misses of the kept
+// corpora (private reads, invitations, any kind of resource) moved its
+// riskLevel to 263; the ratchets hold that.
 var (
 	corpusSevenFirstRun = []figure{
 		{got: 49, of: 50}, {got: 192, of: 198}, {got: 358, of: 410}, {got: 245, of: 410}, {got: 261, of: 410},
@@ -188,7 +190,7 @@ var (
 	corpusSevenBefore = []figure{
 		{got: 49, of: 50}, {got: 192, of: 198}, {got: 359, of: 410}, {got: 245, of: 410}, {got: 259, of: 410},
 	}
-	corpusSevenRatchets = []int{49, 192, 358, 246, 262}
+	corpusSevenRatchets = []int{49, 192, 358, 246, 263}
 )
 
 // TestCorpusSevenFigures prints how the engine agrees with corpus-7's
@@ -216,7 +218,7 @@ var (
 	corpusEightBefore = []figure{
 		{got: 50, of: 53}, {got: 177, of: 188}, {got: 387, of: 460}, {got: 301, of: 460}, {got: 325, of: 460},
 	}
-	corpusEightRatchets = []int{53, 177, 387, 302, 327}
+	corpusEightRatchets = []int{53, 177, 387, 304, 332}
 )
 
 // TestCorpusEightFigures prints how the engine agrees with corpus-8's

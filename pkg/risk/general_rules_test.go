@@ -1098,3 +1098,70 @@ func mustParse(t *testing.T, def string) *tooldef.Tool {
 	}
 	return tool
 }
+
+// TestPrivateReadsInvitationsAndAnyKind holds the rules learnt from the
+// riskLevel misses of the kept corpora: reads of mail by who sent it, of a
+// sales pipeline, of a workspace's members and of a tracker's stories are
+// private; a query parameter that takes SELECT statements picks any
+// records; an event saved with attendees mails them; items created "to the
+// live site" are published; a redeploy ships; a database named by its
+// engine, a channel or a room removed takes everything in it; a whole
+// manifest, or a removal of any kind in a namespaced cluster, reaches the
+// cluster. Each beside a look-alike it must leave alone.
+func TestPrivateReadsInvitationsAndAnyKind(t *testing.T) {
+	for _, tc := range []struct {
+		name, def, category, risk, blast string
+		minLevel, maxLevel               Level
+	}{
+		{"drafts listed", `{"name":"list_drafts","description":"List the drafts in the mailbox.","inputSchema":{"type":"object","properties":{"maxResults":{"type":"integer"}}}}`,
+			"read", "medium", "", L2, L2},
+		{"mail searched by its sender", `{"name":"search_by_sender","description":"Search emails from a sender.","inputSchema":{"type":"object","properties":{"sender":{"type":"string"}},"required":["sender"]}}`,
+			"read", "medium", "", L2, L2},
+		{"sales leads listed", `{"name":"crm_lead_list","description":"List the sales leads of the company.","inputSchema":{"type":"object","properties":{"limit":{"type":"integer"}}}}`,
+			"read", "medium", "", L2, L2},
+		{"a workspace's members listed", `{"name":"list_workspace_members","description":"List the members of the workspace.","inputSchema":{"type":"object","properties":{}}}`,
+			"read", "medium", "", L2, L2},
+		{"a network's members listed", `{"name":"vpc_list_members","description":"List the resources attached to a VPC.","inputSchema":{"type":"object","properties":{"vpc_id":{"type":"string"}},"required":["vpc_id"]}}`,
+			"read", "low", "", L2, L2},
+		{"stories searched", `{"name":"stories_search","description":"Search stories in the tracker.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}}`,
+			"read", "medium", "", L2, L2},
+		{"a SELECT-only query", `{"name":"read_query","description":"Execute SELECT queries to read data from the database","inputSchema":{"type":"object","properties":{"query":{"type":"string"}},"required":["query"]}}`,
+			"read", "medium", "namespace", L2, L2},
+		{"a search query", `{"name":"search_docs","description":"Search the documentation for a topic.","inputSchema":{"type":"object","properties":{"query":{"type":"string"}},"required":["query"]}}`,
+			"read", "low", "", L2, L2},
+		{"an event created with attendees", `{"name":"create_calendar_event","description":"Create an event in the calendar.","inputSchema":{"type":"object","properties":{"subject":{"type":"string"},"attendees":{"type":"array","items":{"type":"string"}}},"required":["subject"]}}`,
+			"mutate", "high", "", L4, 0},
+		{"events created in bulk, each with attendees", `{"name":"create_events","description":"Create several events at once.","inputSchema":{"type":"object","properties":{"events":{"type":"array","items":{"type":"object","properties":{"summary":{"type":"string"},"attendees":{"type":"array","items":{"type":"string"}}}}}},"required":["events"]}}`,
+			"mutate", "high", "", L4, 0},
+		{"an event created for oneself", `{"name":"create_event","description":"Create an event in the calendar.","inputSchema":{"type":"object","properties":{"subject":{"type":"string"},"start":{"type":"string"}},"required":["subject"]}}`,
+			"mutate", "medium", "", L3, L3},
+		{"an item created on the live site", `{"name":"collection_item_create_live","description":"Create and publish a new item directly to the live site.","inputSchema":{"type":"object","properties":{"collection_id":{"type":"string"},"fields":{"type":"object"}},"required":["collection_id"]}}`,
+			"mutate", "high", "global", L4, 0},
+		{"an application redeployed", `{"name":"application_redeploy","description":"Redeploys an application.","inputSchema":{"type":"object","properties":{"applicationId":{"type":"string"}},"required":["applicationId"]}}`,
+			"mutate", "high", "", L4, 0},
+		{"a MySQL database removed", `{"name":"mysql_remove","description":"Removes a MySQL database.","inputSchema":{"type":"object","properties":{"mysqlId":{"type":"string"}},"required":["mysqlId"]}}`,
+			"destroy", "critical", "", L5, 0},
+		{"a channel deleted", `{"name":"delete_channel","description":"Delete a channel.","inputSchema":{"type":"object","properties":{"channelId":{"type":"string"}},"required":["channelId"]}}`,
+			"destroy", "critical", "", L5, 0},
+		{"a channel's message deleted", `{"name":"delete_channel_message","description":"Delete a message from a channel.","inputSchema":{"type":"object","properties":{"channelId":{"type":"string"},"messageId":{"type":"string"}},"required":["channelId","messageId"]}}`,
+			"delete", "high", "", L4, 0},
+		{"a whole manifest applied", `{"name":"resources_create_or_update","description":"Create or update a resource.","inputSchema":{"type":"object","properties":{"resource":{"type":"string","description":"Complete YAML or JSON representation of the resource."}},"required":["resource"]}}`,
+			"mutate", "critical", "cluster", L5, 0},
+		{"a pipeline's YAML saved", `{"name":"update_pipeline_definition","description":"Update a pipeline's definition.","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"content":{"type":"string","description":"The YAML of the pipeline."}},"required":["id","content"]}}`,
+			"mutate", "", "", L3, 0},
+		{"a resource of any kind deleted", `{"name":"resources_delete","description":"Delete a resource by its kind and name.","inputSchema":{"type":"object","properties":{"kind":{"type":"string","description":"kind of the resource (e.g. Pod, Service)"},"name":{"type":"string"},"namespace":{"type":"string"}},"required":["kind","name"]}}`,
+			"destroy", "critical", "cluster", L5, 0},
+		{"a record of a named type deleted", `{"name":"delete_record","description":"Delete a record.","inputSchema":{"type":"object","properties":{"resource_type":{"type":"string","description":"companies, people or deals"},"record_id":{"type":"string"}},"required":["resource_type","record_id"]}}`,
+			"delete", "high", "", L4, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := assessWithin(t, tc.def, tc.category, tc.risk, tc.minLevel, tc.maxLevel)
+			if tc.blast != "" && a.SEP.BlastRadius != tc.blast {
+				t.Errorf("blast radius %s, want %s (%v)", a.SEP.BlastRadius, tc.blast, a.Reasons)
+			}
+			if tc.name == "a pipeline's YAML saved" && a.SEP.RiskLevel == "critical" && slices.ContainsFunc(a.Reasons, func(r string) bool { return strings.Contains(r, "manifest") }) {
+				t.Errorf("a pipeline's YAML taken for a manifest of any kind: %v", a.Reasons)
+			}
+		})
+	}
+}

@@ -655,7 +655,7 @@ func readSchema(s *signals, schema any) {
 		// A container parameter (project, repo, bucket) says where the
 		// object lives, not how far the call reaches: only flags that
 		// widen the reach set the scope.
-		if (filterParams[flat] || queryLanguageName(flat)) && !hasOptions(p) {
+		if (filterParams[flat] || queryLanguageName(flat) || (flat == "query" && selectStatementSet.Any(opening(s.desc, claimWindow)))) && !hasOptions(p) {
 			s.filterParam = name
 		}
 		if flat == "allnamespaces" || flat == "clusterwide" || flat == "allclusters" {
@@ -856,6 +856,11 @@ var wholeCopyVerbs = map[string]bool{"clone": true, "export": true, "backup": tr
 var settingNouns = map[string]bool{"variable": true, "var": true, "env": true, "config": true,
 	"configuration": true, "setting": true, "settings": true, "schedule": true, "maintenance": true}
 
+// selectStatementSet in a tool's description say its "query" parameter
+// takes SELECT statements: a query that picks any records of the database,
+// not search words.
+var selectStatementSet = phrase.New("select quer", "select statement", "select-only", "select only")
+
 // filterParams take a free-form filter or query that selects records.
 var filterParams = map[string]bool{"filter": true, "filters": true, "where": true,
 	"labelselector": true}
@@ -929,6 +934,16 @@ func anyBroadStrict(objects []string) bool {
 		switch o {
 		case "namespace", "cluster", "database", "db", "repository", "repo", "bucket", "table", "collection", "organization", "org", "account", "all", "many", "bulk", "everything", "tenant":
 			return true
+		case "mysql", "postgre", "postgresql", "mariadb", "mongodb", "mongo":
+			// A database named by its engine ("mysql-remove"): the objects
+			// are kept singular, so "postgres" is spelt as singular makes
+			// it. (A key-value store's name heads the removal of one key
+			// or one cache as often as of the store.)
+			return true
+		case "channel", "room":
+			// A conversation's place holds every message said in it: the
+			// rubric's collection, as a repository or a bucket is.
+			return true
 		}
 	}
 	return false
@@ -943,7 +958,8 @@ var wipePhrases = phrase.New("replace all", "replaces all", "overwrite all", "ov
 
 // publicPhrases make what a tool changes reachable by anyone.
 var publicPhrases = []string{"anyone with the link", "anyone who has the link", "to public", "publicly accessible", "publicly visible",
-	"make it public", "makes it public", "public link", "public url"}
+	"make it public", "makes it public", "public link", "public url", "live site", "make them live", "makes them live",
+	"go live", "goes live"}
 
 var publicPhraseSet = phrase.New(publicPhrases...)
 

@@ -87,7 +87,7 @@ var verbs = map[string]action{
 	"create": actMutate, "add": actMutate, "update": actMutate, "set": actMutate, "put": actMutate,
 	"patch": actMutate, "apply": actMutate, "edit": actMutate, "write": actMutate, "modify": actMutate,
 	"replace": actMutate, "rename": actMutate, "move": actMutate, "copy": actMutate, "scale": actMutate,
-	"restart": actMutate, "rollout": actMutate, "deploy": actMutate, "install": actMutate,
+	"restart": actMutate, "rollout": actMutate, "deploy": actMutate, "redeploy": actMutate, "install": actMutate,
 	"upgrade": actMutate, "enable": actMutate, "disable": actMutate, "start": actMutate, "stop": actMutate,
 	"approve": actMutate, "assign": actMutate, "close": actMutate, "reopen": actMutate, "click": actMutate,
 	"type": actMutate, "fill": actMutate, "navigate": actMutate, "press": actMutate, "hover": actMutate,

@@ -98,6 +98,8 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "high", "mints " + s.credential + " that opens it for whoever holds it"
 	case injectsSiteScript(&s):
 		return "critical", "adds a script that runs in the browser of everyone who visits the site"
+	case act == actMutate && wholeManifest(&s) != "":
+		return "critical", fmt.Sprintf("parameter %q applies a whole manifest of any kind: it can bind roles and grant access", wholeManifest(&s))
 	case s.privilege != "" && notAccess(s) != "":
 		return "medium", notAccess(s)
 	case s.privilege != "":
@@ -120,6 +122,8 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "high", "opens a physical lock"
 	case s.public != "":
 		return "high", "externally visible: " + s.public
+	case invitesAttendees(&s) != "":
+		return "high", fmt.Sprintf("parameter %q invites whoever the call lists: the invitation or update is mailed to them", invitesAttendees(&s))
 	case startsDeployment(&s):
 		return "high", fmt.Sprintf("%q starts a deployment: what it ships goes in front of everyone the service answers", s.verb)
 	case runsStoredPipeline(&s):
@@ -246,7 +250,7 @@ var ephemeralNouns = map[string]bool{
 // highImpactVerbs change a running service or history others share: one
 // call can take a service down or put unreviewed work in front of users.
 var highImpactVerbs = map[string]bool{
-	"deploy": true, "promote": true, "upgrade": true, "scale": true, "rollout": true,
+	"deploy": true, "redeploy": true, "promote": true, "upgrade": true, "scale": true, "rollout": true,
 	"merge": true, "maintenance": true, "rollback": true, "reset": true,
 	"finalize": true, "checkout": true, "handle": true, "import": true, "approve": true,
 	"install": true,
@@ -466,6 +470,20 @@ var privateContentNouns = map[string]bool{
 	// customer records, held by accounting and HR systems.
 	"bill": true, "expense": true, "journal": true, "ledger": true, "deposit": true, "receipt": true, "payroll": true,
 	"timesheet": true, "employee": true, "attendance": true, "salary": true, "payslip": true, "profit": true,
+	// Mail found by who sent or received it, or not yet sent: what people
+	// write, as a message is.
+	"draft": true, "drafts": true, "inbox": true, "sender": true, "senders": true, "recipient": true, "recipients": true,
+	"mention": true, "mentions": true,
+	// A sales pipeline's records are about customers and what they are
+	// offered: the rubric's customer records.
+	"lead": true, "leads": true, "opportunity": true, "opportunities": true, "quotation": true, "quotations": true,
+	// The people of a workspace, a team, a room or a board, with their
+	// names and addresses: records about people, as users are.
+	"member": true, "members": true,
+	// A tracker's items and a person's own reminders and chats: what people
+	// write about their work, as issues and tickets are.
+	"story": true, "stories": true, "subtask": true, "subtasks": true, "reminder": true, "reminders": true,
+	"dialog": true, "dialogs": true,
 }
 
 // machineAddressWords make an address a machine's or a ledger's rather
@@ -565,6 +583,9 @@ func readsPrivate(s *signals) {
 			if containsAnyMap(s.objects, taskOwners) {
 				continue // "get_actor_task": a stored automation's settings, not a person's to-do
 			}
+		}
+		if (o == "member" || o == "members") && containsAny(s.objects, "vpc", "network", "cluster", "pool", "node", "nodes", "replica", "server") {
+			continue // "vpc_list_members": the machines of a network, not people
 		}
 		if (o == "address" || o == "addresses") && containsAnyMap(s.objects, machineAddressWords) {
 			continue // "get_public_ip_address": a machine's address, not where a person lives
