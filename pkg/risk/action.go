@@ -105,6 +105,9 @@ func inferAction(s *signals, j *judgement) actionVerdict {
 	if genericVerbs[s.verb] && v.optionAct > v.act {
 		v.judged = v.optionAct
 	}
+	if v.act == actMutate || v.judged == actMutate || v.ownAct == actMutate {
+		s.manifest = wholeManifest(s) // read once: the grade and the reach both ask
+	}
 
 	s.savedRead = v.savedRead && v.act == actRead
 	// What the description says of permanence matters only to a change;
@@ -166,7 +169,7 @@ func refineAction(s *signals, act action, j *judgement) (action, bool) {
 	if act == actDestroy && s.verb == "drop" && !s.bulk && !anyBroad(s.objects) {
 		act = actDelete // "drop_index" removes one item
 	}
-	if act == actDelete && (s.bulk || removesBroad(s.objects, s.tokens)) {
+	if act == actDelete && (s.bulk || removesBroad(s.objects, s.tokens, s.desc)) {
 		act = actDestroy
 	}
 	if act == actDelete && scopeWords[singular(headNoun(s.objects))] != "" && withContents.Any(s.desc) {
@@ -323,6 +326,14 @@ func actionOfCall(s *signals, act action, j *judgement) action {
 	}
 	if act == actMutate && (s.verb == "start" || s.verb == "interact") && containsAny(s.objects, "process", "shell", "command", "script", "terminal") {
 		act = actExec
+	}
+	if act == actMutate && (s.verb == "start" || s.verb == "launch" || s.verb == "run" || s.verb == "debug") {
+		if p := programParam(s); p != "" {
+			// "start_debugging(scriptPath)": starting what a path names runs
+			// it, whatever the tool does beside.
+			act = actExec
+			j.note(fmt.Sprintf("parameter %q names a script or a program the tool starts: it runs", p))
+		}
 	}
 	// "create_call", "create_sms": creating a communication sends it.
 	if act == actMutate && (s.verb == "create" || s.verb == "add" || s.verb == "start" || s.verb == "place" || s.verb == "make") && outwardNouns[headNoun(s.objects)] {
@@ -611,7 +622,7 @@ func opensWithChange(desc string) bool {
 // anywhere ("delete_all_issues"), or a plural head under a container
 // ("delete_namespace_pods"). A container word before a singular head only
 // says where the item lives: "remove_org_member" removes a member.
-func removesBroad(objects, tokens []string) bool {
+func removesBroad(objects, tokens []string, desc string) bool {
 	if len(objects) == 0 {
 		return false
 	}
@@ -622,8 +633,35 @@ func removesBroad(objects, tokens []string) bool {
 	if pluralInName(head, tokens) && anyBroadStrict(objects) {
 		return true // "delete_namespace_pods": every pod of the namespace
 	}
-	return anyBroadStrict([]string{head})
+	return anyBroadStrict([]string{head}) || broadHead(head, objects, desc)
 }
+
+// broadHead says the head noun of a removal is a container only as the
+// thing removed: a database named by its engine ("mysql-remove"; the
+// objects are kept singular, so "postgres" is spelt as singular makes it),
+// and a channel or a room, a conversation's place, which holds every
+// message said in it — the rubric's collection, as a bucket is. Beside a
+// word that makes the channel a sales, notification or release channel, or
+// the room a hotel's or a house's, in the name or in the description's
+// opening ("Deletes a sales channel of the shop"), it is one item; and a plural head under
+// them ("delete_channel_messages") removes the items named, not the place.
+// (A key-value store's name heads the removal of one key or one cache as
+// often as of the store.)
+func broadHead(head string, objects []string, desc string) bool {
+	switch head {
+	case "mysql", "postgre", "postgresql", "mariadb", "mongodb", "mongo":
+		return true
+	case "channel", "room":
+		return !containsAnyMap(objects, otherChannels) && !saysWordOf(opening(desc, claimWindow), otherChannels)
+	}
+	return false
+}
+
+// otherChannels make a channel or a room something other than a
+// conversation's place.
+var otherChannels = map[string]bool{"sales": true, "notification": true, "alert": true, "release": true,
+	"tv": true, "distribution": true, "update": true, "payment": true, "hotel": true, "conference": true,
+	"home": true, "marketing": true, "delivery": true, "type": true}
 
 // removedNoun is what a delete removes: the head noun, past the words
 // that only say how ("delete_org_by_name", "delete_bucket_recursive",
@@ -704,16 +742,23 @@ func anyKind(s *signals) string {
 			namespaced = true
 		}
 	}
-	if !namespaced {
+	if !namespaced || !anyKindHeads[headNoun(s.objects)] {
 		return ""
 	}
 	return kind
 }
 
-// wholeManifest is a parameter that takes a whole resource as YAML (a
-// manifest) for a change to apply: the manifest names its own kind, so
-// one call may create a role binding or a cluster-wide policy as well as
-// the deployment the examples show. "" when there is none.
+// anyKindHeads name whatever a cluster holds: "resources_delete" removes a
+// resource of any kind, "delete_entity(kind, namespace)" an entity of a
+// datastore's.
+var anyKindHeads = map[string]bool{"resource": true, "object": true, "manifest": true}
+
+// wholeManifest is a parameter that takes a whole resource as YAML, a
+// manifest that names its apiVersion and its kind, for a change to
+// apply: the manifest names its own kind, so one call may create a role
+// binding or a cluster-wide policy as well as the deployment the examples
+// show. A pipeline's YAML, an API's specification or a shipping manifest
+// is not one. "" when there is none.
 func wholeManifest(s *signals) string {
 	for _, p := range s.params {
 		if p.nested || !p.required || (p.typ != "string" && p.typ != "") {
@@ -724,7 +769,22 @@ func wholeManifest(s *signals) string {
 			continue // most descriptions name no manifest: lower-case only those that may
 		}
 		d = strings.ToLower(d)
-		if strings.Contains(d, "manifest") || strings.Contains(d, "resource") {
+		if strings.Contains(d, "apiversion") {
+			return p.name // a manifest names its API version and its kind
+		}
+	}
+	return ""
+}
+
+// programParams name a script or a program to start.
+var programParams = map[string]bool{"script": true, "scriptpath": true, "scriptfile": true, "program": true,
+	"programpath": true, "executable": true, "executablepath": true, "binary": true, "binarypath": true}
+
+// programParam is a required parameter that names a script or a program
+// to start. "" when there is none.
+func programParam(s *signals) string {
+	for _, p := range s.params {
+		if !p.nested && p.required && programParams[p.flat] && (p.typ == "string" || p.typ == "") {
 			return p.name
 		}
 	}
@@ -735,23 +795,30 @@ func wholeManifest(s *signals) string {
 var meetingNouns = map[string]bool{"event": true, "events": true, "meeting": true, "meetings": true,
 	"appointment": true, "appointments": true, "invite": true, "invitation": true, "invitations": true}
 
+// calendarSaid makes an event a calendar's.
+var calendarSaid = phrase.New("calendar", "meeting", "invit")
+
 // inviteeParams list the people an event is held with.
 var inviteeParams = map[string]bool{"attendees": true, "invitees": true, "guests": true, "participants": true,
 	"requiredattendees": true, "optionalattendees": true, "addattendees": true}
 
 // invitesAttendees is the parameter of an event's change that lists the
-// people it is held with, at any depth ("create_events" of a batch whose
-// events each list attendees): a calendar service mails each of them an
+// people it is held with, at any depth the schema walk reads ("create_events"
+// of a batch whose events each list attendees): a calendar service mails each of them an
 // invitation or an update as it saves the event, with no switch to ask,
 // so the change reaches people outside the system as a sent message does.
 // "" when the tool changes no event or names nobody.
 func invitesAttendees(s *signals) string {
-	if !containsAnyMap(s.objects, meetingNouns) {
-		return ""
+	head := headNoun(s.objects)
+	if !meetingNouns[head] || s.verb == "export" || s.verb == "copy" || s.verb == "download" {
+		return "" // "save_meeting_notes" saves notes; an exported event goes to a file
+	}
+	if (head == "event" || head == "events") && !containsAny(s.tokens, "calendar") && !calendarSaid.Any(opening(s.desc, claimWindow)) {
+		return "" // a tournament's or an analytics event holds no one's calendar
 	}
 	for _, p := range s.params {
-		if inviteeParams[p.flat] {
-			return p.name
+		if inviteeParams[p.flat] && p.typ == "array" {
+			return p.name // a list of people; a number of guests is a head count
 		}
 	}
 	return ""

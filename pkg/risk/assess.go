@@ -321,7 +321,7 @@ func levelOfAction(s *signals, v actionVerdict, j *judgement) {
 // take it down.
 func takesServiceDown(verb string) bool {
 	switch verb {
-	case "deploy", "redeploy", "install", "upgrade", "promote", "scale", "restart", "rollout", "merge", "maintenance", "apply", "reset", "rollback":
+	case "deploy", "install", "upgrade", "promote", "scale", "restart", "rollout", "merge", "maintenance", "apply", "reset", "rollback":
 		return true
 	}
 	return false

@@ -30,7 +30,7 @@ var sessionVerbs = map[string]bool{"click": true, "type": true, "press": true, "
 const managerOperations = 4
 
 // serviceVerbs change a running service as a whole.
-var serviceVerbs = map[string]bool{"deploy": true, "redeploy": true, "scale": true, "restart": true, "promote": true,
+var serviceVerbs = map[string]bool{"deploy": true, "scale": true, "restart": true, "promote": true,
 	"maintenance": true, "upgrade": true}
 
 // memberNouns are the people and groups of an organisation.
@@ -50,8 +50,8 @@ func blastRadius(s signals, act action) (string, string) {
 	// cluster holds, whatever else is said of it; asked last, it never
 	// narrows a reach found wider.
 	if blastOrder[blast] < blastOrder["cluster"] {
-		if act == actMutate && wholeManifest(&s) != "" {
-			return "cluster", fmt.Sprintf("parameter %q applies a manifest of any kind, cluster-wide ones among them", wholeManifest(&s))
+		if act == actMutate && s.manifest != "" {
+			return "cluster", fmt.Sprintf("parameter %q applies a manifest of any kind, cluster-wide ones among them", s.manifest)
 		}
 		if act == actDestroy && anyKind(&s) != "" {
 			return "cluster", fmt.Sprintf("parameter %q takes any kind of resource: namespaces and nodes among them", anyKind(&s))
@@ -279,6 +279,9 @@ func blastOfCall(s signals, act action) (string, string) {
 			return "namespace", fmt.Sprintf("parameter %q selects any records of a collection", p)
 		}
 	case actDestroy:
+		if s.public != "" {
+			return "global", s.public // what was public goes for everyone who saw it
+		}
 		return "namespace", "removes a whole collection"
 	}
 	// What is left would be one item. Two changes reach a collection

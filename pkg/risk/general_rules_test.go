@@ -1104,7 +1104,7 @@ func mustParse(t *testing.T, def string) *tooldef.Tool {
 // sales pipeline, of a workspace's members and of a tracker's stories are
 // private; a query parameter that takes SELECT statements picks any
 // records; an event saved with attendees mails them; items created "to the
-// live site" are published; a redeploy ships; a database named by its
+// live site" are published; a database named by its
 // engine, a channel or a room removed takes everything in it; a whole
 // manifest, or a removal of any kind in a namespaced cluster, reaches the
 // cluster. Each beside a look-alike it must leave alone.
@@ -1131,21 +1131,33 @@ func TestPrivateReadsInvitationsAndAnyKind(t *testing.T) {
 			"read", "low", "", L2, L2},
 		{"an event created with attendees", `{"name":"create_calendar_event","description":"Create an event in the calendar.","inputSchema":{"type":"object","properties":{"subject":{"type":"string"},"attendees":{"type":"array","items":{"type":"string"}}},"required":["subject"]}}`,
 			"mutate", "high", "", L4, 0},
-		{"events created in bulk, each with attendees", `{"name":"create_events","description":"Create several events at once.","inputSchema":{"type":"object","properties":{"events":{"type":"array","items":{"type":"object","properties":{"summary":{"type":"string"},"attendees":{"type":"array","items":{"type":"string"}}}}}},"required":["events"]}}`,
+		{"events created in bulk, each with attendees", `{"name":"create_events","description":"Create several calendar events at once.","inputSchema":{"type":"object","properties":{"events":{"type":"array","items":{"type":"object","properties":{"summary":{"type":"string"},"attendees":{"type":"array","items":{"type":"string"}}}}}},"required":["events"]}}`,
 			"mutate", "high", "", L4, 0},
 		{"an event created for oneself", `{"name":"create_event","description":"Create an event in the calendar.","inputSchema":{"type":"object","properties":{"subject":{"type":"string"},"start":{"type":"string"}},"required":["subject"]}}`,
 			"mutate", "medium", "", L3, L3},
 		{"an item created on the live site", `{"name":"collection_item_create_live","description":"Create and publish a new item directly to the live site.","inputSchema":{"type":"object","properties":{"collection_id":{"type":"string"},"fields":{"type":"object"}},"required":["collection_id"]}}`,
 			"mutate", "high", "global", L4, 0},
-		{"an application redeployed", `{"name":"application_redeploy","description":"Redeploys an application.","inputSchema":{"type":"object","properties":{"applicationId":{"type":"string"}},"required":["applicationId"]}}`,
-			"mutate", "high", "", L4, 0},
+		{"a tournament's event with its participants", `{"name":"add_tournament_event","description":"Adds players to a tournament event bracket.","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"participants":{"type":"array","items":{"type":"string"}}},"required":["id"]}}`,
+			"mutate", "medium", "", L3, L3},
+		{"a news site's story", `{"name":"get_story","description":"Gets a Hacker News story by id.","inputSchema":{"type":"object","properties":{"id":{"type":"integer"}},"required":["id"]}}`,
+			"read", "low", "", L2, L2},
+		{"a lead time", `{"name":"get_lead_time","description":"Gets the lead time from commit to deploy.","inputSchema":{"type":"object","properties":{"repo":{"type":"string"}},"required":["repo"]}}`,
+			"read", "low", "", L2, L2},
+		{"a search told to select only some parts", `{"name":"search_docs","description":"Search the docs. Use section to select only the parts you need.","inputSchema":{"type":"object","properties":{"query":{"type":"string"},"section":{"type":"string"}},"required":["query"]}}`,
+			"read", "low", "", L2, L2},
+		{"a page saved for the live site later", `{"name":"save_page","description":"Saves a draft of the page; nothing goes live until it is published.","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"html":{"type":"string"}},"required":["id"]}}`,
+			"mutate", "medium", "", L3, L3},
+		{"a sales channel deleted", `{"name":"delete_channel","description":"Deletes a sales channel of the shop.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`,
+			"delete", "high", "", L4, 0},
+		{"a shipping manifest saved", `{"name":"save_note","description":"Save a note on a shipment in the logistics tracker.","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"body":{"type":"string","description":"Shipping manifest for the consignment, as YAML."}},"required":["id","body"]}}`,
+			"mutate", "medium", "", L3, L3},
 		{"a MySQL database removed", `{"name":"mysql_remove","description":"Removes a MySQL database.","inputSchema":{"type":"object","properties":{"mysqlId":{"type":"string"}},"required":["mysqlId"]}}`,
 			"destroy", "critical", "", L5, 0},
 		{"a channel deleted", `{"name":"delete_channel","description":"Delete a channel.","inputSchema":{"type":"object","properties":{"channelId":{"type":"string"}},"required":["channelId"]}}`,
 			"destroy", "critical", "", L5, 0},
 		{"a channel's message deleted", `{"name":"delete_channel_message","description":"Delete a message from a channel.","inputSchema":{"type":"object","properties":{"channelId":{"type":"string"},"messageId":{"type":"string"}},"required":["channelId","messageId"]}}`,
 			"delete", "high", "", L4, 0},
-		{"a whole manifest applied", `{"name":"resources_create_or_update","description":"Create or update a resource.","inputSchema":{"type":"object","properties":{"resource":{"type":"string","description":"Complete YAML or JSON representation of the resource."}},"required":["resource"]}}`,
+		{"a whole manifest applied", `{"name":"resources_create_or_update","description":"Create or update a resource.","inputSchema":{"type":"object","properties":{"resource":{"type":"string","description":"Complete YAML or JSON representation of the resource. Include apiVersion, kind, metadata and spec."}},"required":["resource"]}}`,
 			"mutate", "critical", "cluster", L5, 0},
 		{"a pipeline's YAML saved", `{"name":"update_pipeline_definition","description":"Update a pipeline's definition.","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"content":{"type":"string","description":"The YAML of the pipeline."}},"required":["id","content"]}}`,
 			"mutate", "", "", L3, 0},
@@ -1161,6 +1173,47 @@ func TestPrivateReadsInvitationsAndAnyKind(t *testing.T) {
 			}
 			if tc.name == "a pipeline's YAML saved" && a.SEP.RiskLevel == "critical" && slices.ContainsFunc(a.Reasons, func(r string) bool { return strings.Contains(r, "manifest") }) {
 				t.Errorf("a pipeline's YAML taken for a manifest of any kind: %v", a.Reasons)
+			}
+		})
+	}
+}
+
+// TestRulesFromCorpusNinesGateMisses holds the classes closed after
+// corpus-9's first run was recorded: a tool named for its object offers the
+// operations its description lists with slashes; starting what a script
+// path names runs it; a delegation grants authority; a class, trigger or
+// function saved with its code runs with the service's rights. Each beside
+// a look-alike it must leave alone.
+func TestRulesFromCorpusNinesGateMisses(t *testing.T) {
+	for _, tc := range []struct {
+		name, def, category, risk string
+		minLevel, maxLevel        Level
+	}{
+		{"operations listed with slashes", `{"name":"recipe","description":"Recipe ops: list/get/create/update/delete/download.","inputSchema":{"type":"object","properties":{}}}`,
+			"delete", "high", L4, 0},
+		{"kinds listed with slashes", `{"name":"workloads","description":"Workloads: pods/services/deployments of a namespace.","inputSchema":{"type":"object","properties":{"namespace":{"type":"string"}}}}`,
+			"read", "", L2, L3},
+		{"a script started under a debugger", `{"name":"start_debugging","description":"Start debugging a script","inputSchema":{"type":"object","properties":{"sessionId":{"type":"string"},"scriptPath":{"type":"string"}},"required":["sessionId","scriptPath"]}}`,
+			"", "critical", L5, 0},
+		{"a timer started", `{"name":"start_timer","description":"Start a timer for a task","inputSchema":{"type":"object","properties":{"taskId":{"type":"string"}},"required":["taskId"]}}`,
+			"mutate", "medium", L3, L3},
+		{"a delegation registered", `{"name":"create-delegation","description":"Register a registry delegation","inputSchema":{"type":"object","properties":{"resource":{"type":"string"}},"required":["resource"]}}`,
+			"mutate", "critical", L5, 0},
+		{"a class saved with its code", `{"name":"write_class","description":"Create or update classes. The body must be valid code.","inputSchema":{"type":"object","properties":{"className":{"type":"string"},"body":{"type":"string","description":"Full body of the class"}},"required":["className","body"]}}`,
+			"mutate", "critical", L5, 0},
+		{"a function's description edited", `{"name":"update_function_description","description":"Update the description of a function.","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"body":{"type":"string","description":"The new description text"}},"required":["id","body"]}}`,
+			"mutate", "medium", L3, L3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := assess(t, tc.def)
+			if tc.category != "" && a.SEP.Category != tc.category {
+				t.Errorf("category %s, want %s (%v)", a.SEP.Category, tc.category, a.Reasons)
+			}
+			if tc.risk != "" && a.SEP.RiskLevel != tc.risk {
+				t.Errorf("riskLevel %s, want %s (%v)", a.SEP.RiskLevel, tc.risk, a.Reasons)
+			}
+			if a.Level < tc.minLevel || (tc.maxLevel != 0 && a.Level > tc.maxLevel) {
+				t.Errorf("level %s, want %s to %s (%v)", a.Level, tc.minLevel, tc.maxLevel, a.Reasons)
 			}
 		})
 	}

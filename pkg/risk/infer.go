@@ -56,6 +56,8 @@ type signals struct {
 	secretsSaid       int8     // 0 not yet read, 1 no, 2 yes: the description says it returns secrets
 	params            []param  // the input schema's parameters, read once for every rule that asks
 	envVariables      bool     // a change of a service's environment variables
+	manifest          string   // a parameter that takes a whole manifest, for a change to apply
+	selectStatements  bool     // the description speaks of SELECT statements: a query picks records
 }
 
 var blastOrder = map[string]int{"item": 0, "namespace": 1, "cluster": 2, "organization": 3, "global": 4}
@@ -344,7 +346,19 @@ func readSignals(t *tooldef.Tool) signals {
 	if s.act >= actMutate && s.act <= actDelete {
 		s.public = publicEffect(s.tokens, opening(desc, claimWindow), publicText)
 	}
+	// SQL's keyword in capitals, as statements are written: "Execute
+	// SELECT queries", "Only SELECT statements are allowed". A lower-case
+	// "select only the parts you need" is a word of the prose.
+	s.selectStatements = strings.Contains(t.Description, "SELECT") && selectStatementSet.Any(opening(t.Description, claimWindow))
 	readSchema(&s, t.InputSchema)
+	if s.actSource != "name" && strings.IndexByte(s.desc, '/') >= 0 {
+		// "dataset — Dataset ops: list/get/create/update/delete": a tool
+		// named for its object offers the operations its description
+		// lists, as an action parameter's options do.
+		for _, op := range slashOperations(opening(s.desc, claimWindow)) {
+			readOption(&s, op, true)
+		}
+	}
 	if (s.act == actNone || s.act == actMutate) && dispatchesAnyCall(s.params) {
 		// "make_api_request" with a service, a method and a free-form
 		// request: whatever the API can do, one call does.
@@ -655,7 +669,7 @@ func readSchema(s *signals, schema any) {
 		// A container parameter (project, repo, bucket) says where the
 		// object lives, not how far the call reaches: only flags that
 		// widen the reach set the scope.
-		if (filterParams[flat] || queryLanguageName(flat) || (flat == "query" && selectStatementSet.Any(opening(s.desc, claimWindow)))) && !hasOptions(p) {
+		if (filterParams[flat] || queryLanguageName(flat) || (flat == "query" && s.selectStatements)) && !hasOptions(p) {
 			s.filterParam = name
 		}
 		if flat == "allnamespaces" || flat == "clusterwide" || flat == "allclusters" {
@@ -856,10 +870,10 @@ var wholeCopyVerbs = map[string]bool{"clone": true, "export": true, "backup": tr
 var settingNouns = map[string]bool{"variable": true, "var": true, "env": true, "config": true,
 	"configuration": true, "setting": true, "settings": true, "schedule": true, "maintenance": true}
 
-// selectStatementSet in a tool's description say its "query" parameter
-// takes SELECT statements: a query that picks any records of the database,
-// not search words.
-var selectStatementSet = phrase.New("select quer", "select statement", "select-only", "select only")
+// selectStatementSet in a tool's description, SQL's keyword in capitals,
+// say its "query" parameter takes SELECT statements: a query that picks
+// any records of the database, not search words.
+var selectStatementSet = phrase.New("SELECT quer", "SELECT statement", "SELECT-only", "SELECT only", "only SELECT")
 
 // filterParams take a free-form filter or query that selects records.
 var filterParams = map[string]bool{"filter": true, "filters": true, "where": true,
@@ -934,16 +948,6 @@ func anyBroadStrict(objects []string) bool {
 		switch o {
 		case "namespace", "cluster", "database", "db", "repository", "repo", "bucket", "table", "collection", "organization", "org", "account", "all", "many", "bulk", "everything", "tenant":
 			return true
-		case "mysql", "postgre", "postgresql", "mariadb", "mongodb", "mongo":
-			// A database named by its engine ("mysql-remove"): the objects
-			// are kept singular, so "postgres" is spelt as singular makes
-			// it. (A key-value store's name heads the removal of one key
-			// or one cache as often as of the store.)
-			return true
-		case "channel", "room":
-			// A conversation's place holds every message said in it: the
-			// rubric's collection, as a repository or a bucket is.
-			return true
 		}
 	}
 	return false
@@ -958,8 +962,8 @@ var wipePhrases = phrase.New("replace all", "replaces all", "overwrite all", "ov
 
 // publicPhrases make what a tool changes reachable by anyone.
 var publicPhrases = []string{"anyone with the link", "anyone who has the link", "to public", "publicly accessible", "publicly visible",
-	"make it public", "makes it public", "public link", "public url", "live site", "make them live", "makes them live",
-	"go live", "goes live"}
+	"make it public", "makes it public", "public link", "public url", "to the live site", "on the live site",
+	"onto the live site", "make them live", "makes them live"}
 
 var publicPhraseSet = phrase.New(publicPhrases...)
 
@@ -1564,6 +1568,51 @@ func quotedOptions(p map[string]any) []string {
 		i += n
 	}
 	return out
+}
+
+// slashOperations are the verbs of the first list of words joined by
+// slashes ("list/get/schema/preview/create/update/delete") in a
+// description's opening that holds three verbs the lexicon knows or more,
+// and more verbs than other words: a list of operations, some of them
+// named by their object. A path ("src/main/java") or a list of kinds
+// ("pods/services/deployments") names none.
+func slashOperations(opening string) []string {
+	for i := 0; i < len(opening); i++ {
+		if opening[i] != '/' {
+			continue
+		}
+		start := i
+		for start > 0 && isASCIILetterByte(opening[start-1]) {
+			start--
+		}
+		end, others := start, 0
+		var words []string
+		for {
+			j := end
+			for j < len(opening) && isASCIILetterByte(opening[j]) {
+				j++
+			}
+			if j == end {
+				break
+			}
+			if w := opening[end:j]; verbs[w] != actNone {
+				words = append(words, w)
+			} else {
+				others++
+			}
+			if j >= len(opening) || opening[j] != '/' {
+				break
+			}
+			end = j + 1
+		}
+		if len(words) >= 3 && len(words) > others {
+			return words
+		}
+		for i < len(opening) && (opening[i] == '/' || isASCIILetterByte(opening[i])) {
+			i++ // past this run: a run that is not a list of verbs holds none
+		}
+	}
+	return nil
 }
 
 // maxQuotedScan bounds how much of a description quotedOptions reads: the

@@ -87,7 +87,7 @@ var verbs = map[string]action{
 	"create": actMutate, "add": actMutate, "update": actMutate, "set": actMutate, "put": actMutate,
 	"patch": actMutate, "apply": actMutate, "edit": actMutate, "write": actMutate, "modify": actMutate,
 	"replace": actMutate, "rename": actMutate, "move": actMutate, "copy": actMutate, "scale": actMutate,
-	"restart": actMutate, "rollout": actMutate, "deploy": actMutate, "redeploy": actMutate, "install": actMutate,
+	"restart": actMutate, "rollout": actMutate, "deploy": actMutate, "install": actMutate,
 	"upgrade": actMutate, "enable": actMutate, "disable": actMutate, "start": actMutate, "stop": actMutate,
 	"approve": actMutate, "assign": actMutate, "close": actMutate, "reopen": actMutate, "click": actMutate,
 	"type": actMutate, "fill": actMutate, "navigate": actMutate, "press": actMutate, "hover": actMutate,
@@ -259,7 +259,7 @@ var privilegeNouns = map[string]bool{
 	"apikey": true, "sshkey": true, "credential": true, "credentials": true, "token": true, "tokens": true,
 	"password": true, "secret": true, "secrets": true, "config": true, "configuration": true,
 	"settings": true, "auth": true, "mfa": true, "2fa": true, "otp": true, "sso": true, "saml": true,
-	"visibility": true, "sharing": true, "owner": true, "ownership": true, "protection": true,
+	"visibility": true, "sharing": true, "owner": true, "ownership": true, "protection": true, "delegation": true, "delegations": true,
 	"admin": true, "admins": true, "administrator": true, "administrators": true, "superuser": true, "sudo": true,
 	"privilege": true, "privileges": true,
 }

@@ -98,8 +98,10 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "high", "mints " + s.credential + " that opens it for whoever holds it"
 	case injectsSiteScript(&s):
 		return "critical", "adds a script that runs in the browser of everyone who visits the site"
-	case act == actMutate && wholeManifest(&s) != "":
-		return "critical", fmt.Sprintf("parameter %q applies a whole manifest of any kind: it can bind roles and grant access", wholeManifest(&s))
+	case act == actMutate && deploysCode(&s) != "":
+		return "critical", fmt.Sprintf("parameter %q holds code the service will run: a class, trigger or function saved there runs with the service's rights", deploysCode(&s))
+	case act == actMutate && s.manifest != "":
+		return "critical", fmt.Sprintf("parameter %q applies a whole manifest of any kind: it can bind roles and grant access", s.manifest)
 	case s.privilege != "" && notAccess(s) != "":
 		return "medium", notAccess(s)
 	case s.privilege != "":
@@ -250,7 +252,7 @@ var ephemeralNouns = map[string]bool{
 // highImpactVerbs change a running service or history others share: one
 // call can take a service down or put unreviewed work in front of users.
 var highImpactVerbs = map[string]bool{
-	"deploy": true, "redeploy": true, "promote": true, "upgrade": true, "scale": true, "rollout": true,
+	"deploy": true, "promote": true, "upgrade": true, "scale": true, "rollout": true,
 	"merge": true, "maintenance": true, "rollback": true, "reset": true,
 	"finalize": true, "checkout": true, "handle": true, "import": true, "approve": true,
 	"install": true,
@@ -470,21 +472,57 @@ var privateContentNouns = map[string]bool{
 	// customer records, held by accounting and HR systems.
 	"bill": true, "expense": true, "journal": true, "ledger": true, "deposit": true, "receipt": true, "payroll": true,
 	"timesheet": true, "employee": true, "attendance": true, "salary": true, "payslip": true, "profit": true,
-	// Mail found by who sent or received it, or not yet sent: what people
-	// write, as a message is.
-	"draft": true, "drafts": true, "inbox": true, "sender": true, "senders": true, "recipient": true, "recipients": true,
-	"mention": true, "mentions": true,
-	// A sales pipeline's records are about customers and what they are
-	// offered: the rubric's customer records.
-	"lead": true, "leads": true, "opportunity": true, "opportunities": true, "quotation": true, "quotations": true,
-	// The people of a workspace, a team, a room or a board, with their
-	// names and addresses: records about people, as users are.
-	"member": true, "members": true,
-	// A tracker's items and a person's own reminders and chats: what people
-	// write about their work, as issues and tickets are.
-	"story": true, "stories": true, "subtask": true, "subtasks": true, "reminder": true, "reminders": true,
-	"dialog": true, "dialogs": true,
 }
+
+// privateHeads are private content only as what a read returns, the head
+// of its name, and only where no word beside them gives them another
+// sense (headSenses): mail found by who sent or received it, or not yet
+// sent, is what people write, as a message is; a sales pipeline's leads,
+// opportunities and quotations are records about customers; a tracker's
+// stories and subtasks, a person's reminders and a chat's dialogs are
+// what people write about their work. "get_lead_time" reads a time,
+// "get_draft_picks" picks.
+var privateHeads = map[string]bool{
+	"draft": true, "inbox": true, "sender": true, "recipient": true, "mention": true,
+	"lead": true, "opportunity": true, "quotation": true,
+	"story": true, "subtask": true, "reminder": true, "dialog": true,
+}
+
+// headSenses give a private head another sense: a public or technical
+// one ("get_internet_draft", "get_building_stories", "get_browser_dialogs",
+// "get_savings_opportunities", "get_stock_quotation", "get_brand_mentions"),
+// in the name or in the description's opening ("Gets a Hacker News story").
+var headSenses = map[string]bool{"internet": true, "ietf": true, "rfc": true, "building": true, "floor": true,
+	"storybook": true, "component": true, "news": true, "hn": true, "instagram": true,
+	"browser": true, "page": true, "alert": true, "confirm": true, "modal": true, "savings": true, "optimization": true,
+	"seo": true, "arbitrage": true, "stock": true, "fx": true, "brand": true, "social": true,
+	"celery": true, "nfl": true, "beer": true, "hacker": true, "tournament": true}
+
+// saysWordOf says a lower-cased text holds one of the words as a word of
+// its own.
+func saysWordOf(text string, words map[string]bool) bool {
+	for i := 0; i < len(text); {
+		for i < len(text) && !isASCIILetterByte(text[i]) {
+			i++
+		}
+		j := i
+		for j < len(text) && isASCIILetterByte(text[j]) {
+			j++
+		}
+		if j > i && words[text[i:j]] {
+			return true
+		}
+		i = j
+	}
+	return false
+}
+
+// peopleContainers hold people: their members are people with names and
+// addresses, records about people as users are. A group's, a project's or
+// a resource's members are as often accounts or machines.
+var peopleContainers = map[string]bool{"workspace": true, "org": true, "organization": true, "organisation": true,
+	"team": true, "board": true, "room": true, "channel": true, "segment": true, "community": true, "space": true,
+	"tenant": true}
 
 // machineAddressWords make an address a machine's or a ledger's rather
 // than a person's or a customer's.
@@ -584,9 +622,6 @@ func readsPrivate(s *signals) {
 				continue // "get_actor_task": a stored automation's settings, not a person's to-do
 			}
 		}
-		if (o == "member" || o == "members") && containsAny(s.objects, "vpc", "network", "cluster", "pool", "node", "nodes", "replica", "server") {
-			continue // "vpc_list_members": the machines of a network, not people
-		}
 		if (o == "address" || o == "addresses") && containsAnyMap(s.objects, machineAddressWords) {
 			continue // "get_public_ip_address": a machine's address, not where a person lives
 		}
@@ -597,6 +632,18 @@ func readsPrivate(s *signals) {
 	}
 	if v := singular(s.verb); privateContentNouns[v] && !defines {
 		s.privateContent = v
+		return
+	}
+	for _, head := range [2]string{singular(headNoun(beforeQualifier(s.objects))), singular(headNoun(s.objects))} {
+		// The head before a qualifier, or the name's last word
+		// ("search_unread_from_sender" finds mail by its sender).
+		if !defines && privateHeads[head] && !containsAnyMap(s.objects, headSenses) && !saysWordOf(opening(s.desc, claimWindow), headSenses) {
+			s.privateContent = head
+			return
+		}
+	}
+	if head := headNoun(beforeQualifier(s.objects)); (head == "member" || head == "members") && containsAnyMap(s.objects, peopleContainers) {
+		s.privateContent = "a " + head + " of a workspace, team or room"
 		return
 	}
 	// "get_private_module_details": the name itself says what it reads
@@ -1049,3 +1096,41 @@ func paysSomeone(s signals) bool {
 // keepsOut are the access controls that deny rather than grant: removing
 // one opens what it guarded.
 var keepsOut = map[string]bool{"firewall": true, "blocklist": true, "ban": true, "denylist": true, "blacklist": true}
+
+// codeHolders are what a service runs when they are saved: a class, a
+// trigger or a function deployed to it.
+var codeHolders = map[string]bool{"class": true, "classes": true, "trigger": true, "triggers": true,
+	"function": true, "functions": true, "lambda": true, "lambdas": true}
+
+// codeHolderSaid finds a class, a trigger or a function the description's
+// opening says the change saves ("Create or update Apex classes").
+var codeHolderSaid = phrase.New(" class ", " classes", " trigger ", " triggers", " function ", " functions")
+
+// codeBodyParams hold the text of what a change saves.
+var codeBodyParams = map[string]bool{"body": true, "code": true, "source": true, "sourcecode": true, "content": true}
+
+// deploysCode is the parameter of a change that saves a class, a trigger
+// or a function with the code it holds ("salesforce_write_apex(className,
+// body)", "The body must be valid Apex code"): once saved, the service
+// runs it — on every record saved, for a trigger — with the rights the
+// service gives it, so the change is as grave as running the code. ""
+// when the tool saves none or its text is not said to be code.
+func deploysCode(s *signals) string {
+	head := opening(s.desc, claimWindow)
+	if !containsAnyMap(s.objects, codeHolders) && !codeHolderSaid.Any(head) {
+		return ""
+	}
+	saysCode := strings.Contains(head, "code")
+	for _, p := range s.params {
+		if p.nested || !p.required || !codeBodyParams[p.flat] || (p.typ != "string" && p.typ != "") {
+			continue
+		}
+		if saysCode || p.flat == "code" || p.flat == "sourcecode" {
+			return p.name
+		}
+		if d, _ := p.schema["description"].(string); strings.Contains(strings.ToLower(d), "code") {
+			return p.name
+		}
+	}
+	return ""
+}
