@@ -218,7 +218,7 @@ var (
 	corpusEightBefore = []figure{
 		{got: 50, of: 53}, {got: 177, of: 188}, {got: 387, of: 460}, {got: 301, of: 460}, {got: 325, of: 460},
 	}
-	corpusEightRatchets = []int{53, 177, 387, 304, 333}
+	corpusEightRatchets = []int{53, 177, 387, 304, 334}
 )
 
 // TestCorpusEightFigures prints how the engine agrees with corpus-8's
@@ -244,7 +244,7 @@ var (
 	corpusNineBefore = []figure{
 		{got: 81, of: 92}, {got: 216, of: 237}, {got: 585, of: 698}, {got: 448, of: 698}, {got: 461, of: 698},
 	}
-	corpusNineRatchets = []int{88, 216, 588, 449, 468}
+	corpusNineRatchets = []int{88, 216, 588, 449, 485}
 )
 
 // TestCorpusNineFigures prints how the engine agrees with corpus-9's

@@ -1182,8 +1182,10 @@ func TestPrivateReadsInvitationsAndAnyKind(t *testing.T) {
 // corpus-9's first run was recorded: a tool named for its object offers the
 // operations its description lists with slashes; starting what a script
 // path names runs it; a delegation grants authority; a class, trigger or
-// function saved with its code runs with the service's rights. Each beside
-// a look-alike it must leave alone.
+// function saved with its code runs with the service's rights; and, from
+// its riskLevel misses, a shop's checkouts and an account's billing are
+// private, a put replaces what its key held. Each beside a look-alike it
+// must leave alone.
 func TestRulesFromCorpusNinesGateMisses(t *testing.T) {
 	for _, tc := range []struct {
 		name, def, category, risk string
@@ -1201,6 +1203,12 @@ func TestRulesFromCorpusNinesGateMisses(t *testing.T) {
 			"mutate", "critical", L5, 0},
 		{"a class saved with its code", `{"name":"write_class","description":"Create or update classes. The body must be valid code.","inputSchema":{"type":"object","properties":{"className":{"type":"string"},"body":{"type":"string","description":"Full body of the class"}},"required":["className","body"]}}`,
 			"mutate", "critical", L5, 0},
+		{"a shop's abandoned checkouts read", `{"name":"get_abandoned_checkouts","description":"List abandoned checkouts of the store.","inputSchema":{"type":"object","properties":{"limit":{"type":"integer"}}}}`,
+			"read", "medium", L2, L2},
+		{"a pod's billing read", `{"name":"list-pod-billing","description":"Retrieve billing history for pods.","inputSchema":{"type":"object","properties":{"podId":{"type":"string"}}}}`,
+			"read", "medium", L2, L2},
+		{"a value put under a key", `{"name":"kv_put","description":"Put a value into the KV store","inputSchema":{"type":"object","properties":{"namespaceId":{"type":"string"},"key":{"type":"string"},"value":{"type":"string"}},"required":["namespaceId","key","value"]}}`,
+			"mutate", "high", L4, 0},
 		{"a function's description edited", `{"name":"update_function_description","description":"Update the description of a function.","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"body":{"type":"string","description":"The new description text"}},"required":["id","body"]}}`,
 			"mutate", "medium", L3, L3},
 	} {

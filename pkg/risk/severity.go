@@ -445,7 +445,10 @@ func overwrites(s signals) bool {
 	upsert := containsAny(s.tokens, "create") && containsAny(s.tokens, "update")
 	replaces := (upsert && containsAnyMap(s.objects, contentNouns)) ||
 		((s.verb == "write" || s.verb == "edit" || s.verb == "set" || s.verb == "replace") && (containsAnyMap(s.objects, contentNouns) || len(s.objects) == 0)) ||
-		s.verb == "overwrite" // whatever it names, it says it replaces what is there
+		s.verb == "overwrite" || // whatever it names, it says it replaces what is there
+		// "kv_put", "r2_put_object", "putCollection": a put stores the
+		// whole thing under its key, replacing what was there.
+		(s.verb == "put" && len(s.objects) > 0)
 	if !replaces {
 		return false
 	}
@@ -480,12 +483,16 @@ var privateContentNouns = map[string]bool{
 // sent, is what people write, as a message is; a sales pipeline's leads,
 // opportunities and quotations are records about customers; a tracker's
 // stories and subtasks, a person's reminders and a chat's dialogs are
-// what people write about their work. "get_lead_time" reads a time,
+// what people write about their work; a shop's checkouts and deliveries
+// hold its customers' carts and addresses, and an account's billing, its
+// affiliates and their commissions are records about people and money.
+// "get_lead_time" reads a time,
 // "get_draft_picks" picks.
 var privateHeads = map[string]bool{
 	"draft": true, "inbox": true, "sender": true, "recipient": true, "mention": true,
 	"lead": true, "opportunity": true, "quotation": true,
 	"story": true, "subtask": true, "reminder": true, "dialog": true,
+	"checkout": true, "billing": true, "affiliate": true, "commission": true, "delivery": true,
 }
 
 // headSenses give a private head another sense: a public or technical
