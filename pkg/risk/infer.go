@@ -349,13 +349,15 @@ func readSignals(t *tooldef.Tool) signals {
 	// SQL's keyword in capitals, as statements are written: "Execute
 	// SELECT queries", "Only SELECT statements are allowed". A lower-case
 	// "select only the parts you need" is a word of the prose.
-	s.selectStatements = strings.Contains(t.Description, "SELECT") && selectStatementSet.Any(opening(t.Description, claimWindow))
+	if o := opening(t.Description, claimWindow); strings.Contains(o, "SELECT") {
+		s.selectStatements = selectStatementSet.Any(o)
+	}
 	readSchema(&s, t.InputSchema)
-	if s.actSource != "name" && strings.IndexByte(s.desc, '/') >= 0 {
+	if o := opening(s.desc, claimWindow); s.actSource != "name" && strings.IndexByte(o, '/') >= 0 {
 		// "dataset — Dataset ops: list/get/create/update/delete": a tool
 		// named for its object offers the operations its description
 		// lists, as an action parameter's options do.
-		for _, op := range slashOperations(opening(s.desc, claimWindow)) {
+		for _, op := range slashOperations(o) {
 			readOption(&s, op, true)
 		}
 	}

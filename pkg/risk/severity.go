@@ -1123,20 +1123,29 @@ var codeBodyParams = map[string]bool{"body": true, "code": true, "source": true,
 // service gives it, so the change is as grave as running the code. ""
 // when the tool saves none or its text is not said to be code.
 func deploysCode(s *signals) string {
+	body := ""
+	for _, p := range s.params {
+		if !p.nested && p.required && codeBodyParams[p.flat] && (p.typ == "string" || p.typ == "") {
+			body = p.name
+			break
+		}
+	}
+	if body == "" {
+		return "" // most changes take no body at all: nothing more to read
+	}
 	head := opening(s.desc, claimWindow)
 	if !containsAnyMap(s.objects, codeHolders) && !codeHolderSaid.Any(head) {
 		return ""
 	}
-	saysCode := strings.Contains(head, "code")
 	for _, p := range s.params {
-		if p.nested || !p.required || !codeBodyParams[p.flat] || (p.typ != "string" && p.typ != "") {
+		if p.name != body {
 			continue
 		}
-		if saysCode || p.flat == "code" || p.flat == "sourcecode" {
-			return p.name
+		if p.flat == "code" || p.flat == "sourcecode" || strings.Contains(head, "code") {
+			return body
 		}
 		if d, _ := p.schema["description"].(string); strings.Contains(strings.ToLower(d), "code") {
-			return p.name
+			return body
 		}
 	}
 	return ""
