@@ -327,14 +327,7 @@ func actionOfCall(s *signals, act action, j *judgement) action {
 	if act == actMutate && (s.verb == "start" || s.verb == "interact") && containsAny(s.objects, "process", "shell", "command", "script", "terminal") {
 		act = actExec
 	}
-	if act == actMutate && (s.verb == "start" || s.verb == "launch" || s.verb == "run" || s.verb == "debug") {
-		if p := programParam(s); p != "" {
-			// "start_debugging(scriptPath)": starting what a path names runs
-			// it, whatever the tool does beside.
-			act = actExec
-			j.note(fmt.Sprintf("parameter %q names a script or a program the tool starts: it runs", p))
-		}
-	}
+
 	// "create_call", "create_sms": creating a communication sends it.
 	if act == actMutate && (s.verb == "create" || s.verb == "add" || s.verb == "start" || s.verb == "place" || s.verb == "make") && outwardNouns[headNoun(s.objects)] {
 		act = actSend
@@ -776,13 +769,19 @@ func wholeManifest(s *signals) string {
 	return ""
 }
 
-// programParams name a script or a program to start.
-var programParams = map[string]bool{"script": true, "scriptpath": true, "scriptfile": true, "program": true,
-	"programpath": true, "executable": true, "executablepath": true, "binary": true, "binarypath": true}
+// programParams name a script or a program to start by its file (a bare
+// "program" or "binary" is as often a loyalty program or a yes/no answer).
+var programParams = map[string]bool{"script": true, "scriptpath": true, "scriptfile": true,
+	"programpath": true, "executable": true, "executablepath": true, "binarypath": true}
 
-// programParam is a required parameter that names a script or a program
-// to start. "" when there is none.
+// programParam is a required parameter of a change named start or launch
+// that names a script or a program to start ("start_debugging(scriptPath)"):
+// starting it runs it, whatever the tool does beside. "" when there is
+// none.
 func programParam(s *signals) string {
+	if s.verb != "start" && s.verb != "launch" {
+		return ""
+	}
 	for _, p := range s.params {
 		if !p.nested && p.required && programParams[p.flat] && (p.typ == "string" || p.typ == "") {
 			return p.name

@@ -66,6 +66,13 @@ func Assess(in Input) Assessment {
 			blast, blastWhy = b, why
 		}
 	}
+	if s.slashOptions && v.ownAct != v.judged {
+		// The same for operations the description lists: the reach of the
+		// verb it gave the tool, a listing's included, still holds.
+		if b, why := blastRadius(s, v.ownAct); blastOrder[b] > blastOrder[blast] {
+			blast, blastWhy = b, why
+		}
+	}
 	j.note("blast radius " + blast + ": " + blastWhy)
 	// The side effects are a set of their own, not a field of vocab: every
 	// stage only adds to it, and so it stays on this function's stack.

@@ -244,7 +244,7 @@ var (
 	corpusNineBefore = []figure{
 		{got: 81, of: 92}, {got: 216, of: 237}, {got: 585, of: 698}, {got: 448, of: 698}, {got: 461, of: 698},
 	}
-	corpusNineRatchets = []int{88, 216, 588, 449, 485}
+	corpusNineRatchets = []int{87, 216, 588, 448, 484}
 )
 
 // TestCorpusNineFigures prints how the engine agrees with corpus-9's

@@ -1181,8 +1181,8 @@ func TestPrivateReadsInvitationsAndAnyKind(t *testing.T) {
 // TestRulesFromCorpusNinesGateMisses holds the classes closed after
 // corpus-9's first run was recorded: a tool named for its object offers the
 // operations its description lists with slashes; starting what a script
-// path names runs it; a delegation grants authority; a class, trigger or
-// function saved with its code runs with the service's rights; and, from
+// path names runs it; a class, trigger or function saved with its code
+// runs with the service's rights; and, from
 // its riskLevel misses, a shop's checkouts and an account's billing are
 // private, a put replaces what its key held. Each beside a look-alike it
 // must leave alone.
@@ -1196,11 +1196,23 @@ func TestRulesFromCorpusNinesGateMisses(t *testing.T) {
 		{"kinds listed with slashes", `{"name":"workloads","description":"Workloads: pods/services/deployments of a namespace.","inputSchema":{"type":"object","properties":{"namespace":{"type":"string"}}}}`,
 			"read", "", L2, L3},
 		{"a script started under a debugger", `{"name":"start_debugging","description":"Start debugging a script","inputSchema":{"type":"object","properties":{"sessionId":{"type":"string"},"scriptPath":{"type":"string"}},"required":["sessionId","scriptPath"]}}`,
-			"", "critical", L5, 0},
+			"mutate", "critical", L5, 0},
 		{"a timer started", `{"name":"start_timer","description":"Start a timer for a task","inputSchema":{"type":"object","properties":{"taskId":{"type":"string"}},"required":["taskId"]}}`,
 			"mutate", "medium", L3, L3},
-		{"a delegation registered", `{"name":"create-delegation","description":"Register a registry delegation","inputSchema":{"type":"object","properties":{"resource":{"type":"string"}},"required":["resource"]}}`,
-			"mutate", "critical", L5, 0},
+		{"a trade delegation added to a guest list", `{"name":"add_delegation","description":"Adds a visiting trade delegation to the conference guest list.","inputSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}`,
+			"mutate", "medium", L3, L3},
+		{"a file mode listed with slashes", `{"name":"file_mode","description":"Explains a file mode (read/write/execute) for a path.","inputSchema":{"type":"object","properties":{"mode":{"type":"string"}},"required":["mode"]}}`,
+			"", "", 0, L3},
+		{"a protocol's methods in capitals", `{"name":"api_explorer","description":"Supports GET/POST/PUT/DELETE methods of the API reference, read-only.","inputSchema":{"type":"object","properties":{}}}`,
+			"", "", 0, L3},
+		{"a loyalty program enrolment started", `{"name":"start_enrollment","description":"Start enrollment in a loyalty program","inputSchema":{"type":"object","properties":{"program":{"type":"string","description":"Loyalty program id"}},"required":["program"]}}`,
+			"mutate", "medium", L3, L3},
+		{"a yoga class with a level code", `{"name":"create_class","description":"Create a yoga class in the timetable.","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"content":{"type":"string","description":"Class level code and notes"}},"required":["name","content"]}}`,
+			"mutate", "medium", L3, L3},
+		{"a git sparse checkout read", `{"name":"get_sparse_checkout","description":"Gets the sparse checkout patterns of a git worktree.","inputSchema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}`,
+			"read", "low", L2, L2},
+		{"a call put on hold", `{"name":"put_on_hold","description":"Put the current call on hold.","inputSchema":{"type":"object","properties":{"callId":{"type":"string"}},"required":["callId"]}}`,
+			"mutate", "medium", L3, L3},
 		{"a class saved with its code", `{"name":"write_class","description":"Create or update classes. The body must be valid code.","inputSchema":{"type":"object","properties":{"className":{"type":"string"},"body":{"type":"string","description":"Full body of the class"}},"required":["className","body"]}}`,
 			"mutate", "critical", L5, 0},
 		{"a shop's abandoned checkouts read", `{"name":"get_abandoned_checkouts","description":"List abandoned checkouts of the store.","inputSchema":{"type":"object","properties":{"limit":{"type":"integer"}}}}`,

@@ -58,6 +58,7 @@ type signals struct {
 	envVariables      bool     // a change of a service's environment variables
 	manifest          string   // a parameter that takes a whole manifest, for a change to apply
 	selectStatements  bool     // the description speaks of SELECT statements: a query picks records
+	slashOptions      bool     // the options were read from a list of operations in the description
 }
 
 var blastOrder = map[string]int{"item": 0, "namespace": 1, "cluster": 2, "organization": 3, "global": 4}
@@ -353,12 +354,19 @@ func readSignals(t *tooldef.Tool) signals {
 		s.selectStatements = selectStatementSet.Any(o)
 	}
 	readSchema(&s, t.InputSchema)
-	if o := opening(s.desc, claimWindow); s.actSource != "name" && strings.IndexByte(o, '/') >= 0 {
-		// "dataset — Dataset ops: list/get/create/update/delete": a tool
-		// named for its object offers the operations its description
-		// lists, as an action parameter's options do.
-		for _, op := range slashOperations(o) {
-			readOption(&s, op, true)
+	if s.actSource == "description" && len(s.params) == 0 && strings.IndexByte(opening(t.Description, claimWindow), '/') >= 0 {
+		// "dataset — Dataset ops: list/get/create/update/delete", with no
+		// parameter declared: a tool named for its object offers the
+		// operations its description lists, as an action parameter's
+		// options do, and with nothing declared the description is all
+		// there is to say which — where the verb the description gave the
+		// tool is the list's first, read from the list itself, so that no
+		// verb of its own ("Runs pipelines. Ops: …") is lost to the list.
+		if ops := slashOperations(opening(t.Description, claimWindow)); len(ops) > 0 && ops[0] == s.verb {
+			s.slashOptions = true
+			for _, op := range ops {
+				readOption(&s, op, true)
+			}
 		}
 	}
 	if (s.act == actNone || s.act == actMutate) && dispatchesAnyCall(s.params) {
@@ -1572,12 +1580,13 @@ func quotedOptions(p map[string]any) []string {
 	return out
 }
 
-// slashOperations are the verbs of the first list of words joined by
-// slashes ("list/get/schema/preview/create/update/delete") in a
-// description's opening that holds three verbs the lexicon knows or more,
-// and more verbs than other words: a list of operations, some of them
-// named by their object. A path ("src/main/java") or a list of kinds
-// ("pods/services/deployments") names none.
+// slashOperations are the verbs, lower-cased, of the first list of words
+// joined by slashes in a description's opening that follows a word
+// naming operations ("Dataset ops: list/get/schema/create/update/delete",
+// "Supported operations: …") and holds three verbs the lexicon knows or
+// more, and more verbs than other words. A list in capitals names a
+// protocol's methods ("GET/POST/PUT/DELETE"), and a path, a file mode or a
+// list of kinds follows no such word: none of them offers an operation.
 func slashOperations(opening string) []string {
 	for i := 0; i < len(opening); i++ {
 		if opening[i] != '/' {
@@ -1587,7 +1596,8 @@ func slashOperations(opening string) []string {
 		for start > 0 && isASCIILetterByte(opening[start-1]) {
 			start--
 		}
-		end, others := start, 0
+		cue := strings.ToLower(opening[max(0, start-24):start])
+		end, others, capitals := start, 0, 0
 		var words []string
 		for {
 			j := end
@@ -1597,8 +1607,12 @@ func slashOperations(opening string) []string {
 			if j == end {
 				break
 			}
-			if w := opening[end:j]; verbs[w] != actNone {
-				words = append(words, w)
+			w := opening[end:j]
+			if strings.ToUpper(w) == w {
+				capitals++
+			}
+			if lw := strings.ToLower(w); verbs[lw] != actNone {
+				words = append(words, lw)
 			} else {
 				others++
 			}
@@ -1607,15 +1621,18 @@ func slashOperations(opening string) []string {
 			}
 			end = j + 1
 		}
-		if len(words) >= 3 && len(words) > others {
+		if len(words) >= 3 && len(words) > others && capitals == 0 && operationCue.Any(cue) {
 			return words
 		}
 		for i < len(opening) && (opening[i] == '/' || isASCIILetterByte(opening[i])) {
-			i++ // past this run: a run that is not a list of verbs holds none
+			i++ // past this run: a run that is not a list of operations holds none
 		}
 	}
 	return nil
 }
+
+// operationCue names what a list of verbs that follows it offers.
+var operationCue = phrase.New("ops", "operations", "actions", "commands", "supports", "supported")
 
 // maxQuotedScan bounds how much of a description quotedOptions reads: the
 // values of an action are listed where it is described, and the bound

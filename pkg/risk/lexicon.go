@@ -259,7 +259,7 @@ var privilegeNouns = map[string]bool{
 	"apikey": true, "sshkey": true, "credential": true, "credentials": true, "token": true, "tokens": true,
 	"password": true, "secret": true, "secrets": true, "config": true, "configuration": true,
 	"settings": true, "auth": true, "mfa": true, "2fa": true, "otp": true, "sso": true, "saml": true,
-	"visibility": true, "sharing": true, "owner": true, "ownership": true, "protection": true, "delegation": true, "delegations": true,
+	"visibility": true, "sharing": true, "owner": true, "ownership": true, "protection": true,
 	"admin": true, "admins": true, "administrator": true, "administrators": true, "superuser": true, "sudo": true,
 	"privilege": true, "privileges": true,
 }

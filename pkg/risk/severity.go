@@ -98,6 +98,8 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "high", "mints " + s.credential + " that opens it for whoever holds it"
 	case injectsSiteScript(&s):
 		return "critical", "adds a script that runs in the browser of everyone who visits the site"
+	case act == actMutate && programParam(&s) != "":
+		return "critical", fmt.Sprintf("parameter %q names a script or a program the tool starts: it runs", programParam(&s))
 	case act == actMutate && deploysCode(&s) != "":
 		return "critical", fmt.Sprintf("parameter %q holds code the service will run: a class, trigger or function saved there runs with the service's rights", deploysCode(&s))
 	case act == actMutate && s.manifest != "":
@@ -448,12 +450,17 @@ func overwrites(s signals) bool {
 		s.verb == "overwrite" || // whatever it names, it says it replaces what is there
 		// "kv_put", "r2_put_object", "putCollection": a put stores the
 		// whole thing under its key, replacing what was there.
-		(s.verb == "put" && len(s.objects) > 0)
+		(s.verb == "put" && len(s.objects) > 0 && !putParticles[s.objects[0]] && !containsAny(s.objects, "option", "options"))
 	if !replaces {
 		return false
 	}
 	return !strings.Contains(s.desc, "no-overwrite") && !strings.Contains(s.desc, "not overwrite") && !strings.Contains(s.desc, "fails if")
 }
+
+// putParticles make a put a phrase of its own ("put_on_hold", "put_away"),
+// not a store under a key.
+var putParticles = map[string]bool{"on": true, "in": true, "into": true, "to": true, "away": true, "back": true,
+	"up": true, "off": true, "out": true}
 
 // lightVerbs change only transient, local presentation state.
 var lightVerbs = map[string]bool{
@@ -503,7 +510,10 @@ var headSenses = map[string]bool{"internet": true, "ietf": true, "rfc": true, "b
 	"storybook": true, "component": true, "news": true, "hn": true, "instagram": true,
 	"browser": true, "page": true, "alert": true, "confirm": true, "modal": true, "savings": true, "optimization": true,
 	"seo": true, "arbitrage": true, "stock": true, "fx": true, "brand": true, "social": true,
-	"celery": true, "nfl": true, "beer": true, "hacker": true, "tournament": true}
+	"celery": true, "nfl": true, "beer": true, "hacker": true, "tournament": true,
+	"git": true, "branch": true, "worktree": true, "sparse": true, "library": true, "book": true, "books": true,
+	"webhook": true, "cdn": true, "continuous": true, "art": true, "artwork": true,
+	"artist": true, "european": true, "securities": true, "pricing": true}
 
 // saysWordOf says a lower-cased text holds one of the words as a word of
 // its own.
@@ -1123,30 +1133,58 @@ var codeBodyParams = map[string]bool{"body": true, "code": true, "source": true,
 // service gives it, so the change is as grave as running the code. ""
 // when the tool saves none or its text is not said to be code.
 func deploysCode(s *signals) string {
-	body := ""
-	for _, p := range s.params {
+	first := -1
+	for i, p := range s.params {
 		if !p.nested && p.required && codeBodyParams[p.flat] && (p.typ == "string" || p.typ == "") {
-			body = p.name
+			first = i
 			break
 		}
 	}
-	if body == "" {
+	if first < 0 {
 		return "" // most changes take no body at all: nothing more to read
 	}
 	head := opening(s.desc, claimWindow)
 	if !containsAnyMap(s.objects, codeHolders) && !codeHolderSaid.Any(head) {
 		return ""
 	}
-	for _, p := range s.params {
-		if p.name != body {
+	toolSaysCode := saysCode(head)
+	for _, p := range s.params[first:] {
+		if p.nested || !p.required || !codeBodyParams[p.flat] || (p.typ != "string" && p.typ != "") {
 			continue
 		}
-		if p.flat == "code" || p.flat == "sourcecode" || strings.Contains(head, "code") {
-			return body
+		if p.flat == "code" || p.flat == "sourcecode" || toolSaysCode {
+			return p.name
 		}
-		if d, _ := p.schema["description"].(string); strings.Contains(strings.ToLower(d), "code") {
-			return body
+		if d, _ := p.schema["description"].(string); saysCode(strings.ToLower(d)) {
+			return p.name
 		}
 	}
 	return ""
 }
+
+// saysCode says a lower-cased text speaks of code as a program: "code" as
+// a word, not a class's, a room's, a discount's or a dress code.
+func saysCode(text string) bool {
+	for i := 0; ; {
+		k := strings.Index(text[i:], "code")
+		if k < 0 {
+			return false
+		}
+		k += i
+		end := k + len("code")
+		if (k == 0 || !isASCIILetterByte(text[k-1])) && (end == len(text) || !isASCIILetterByte(text[end])) {
+			before := strings.TrimRight(text[max(0, k-12):k], " ")
+			if w := before[strings.LastIndexByte(before, ' ')+1:]; !codeQualifiers[w] {
+				return true
+			}
+		}
+		i = end
+	}
+}
+
+// codeQualifiers make a "code" an identifier, not a program.
+var codeQualifiers = map[string]bool{"class": true, "course": true, "room": true, "level": true, "discount": true,
+	"promo": true, "promotion": true, "coupon": true, "dress": true, "colour": true, "color": true, "cost": true,
+	"postal": true, "zip": true, "country": true, "area": true, "access": true, "verification": true, "error": true,
+	"status": true, "qr": true, "bar": true, "currency": true, "language": true, "airport": true, "no": true,
+	"product": true, "gift": true, "invite": true, "invitation": true, "referral": true}
