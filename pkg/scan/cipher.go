@@ -81,19 +81,13 @@ var rot47Marks = func() (t [256]uint8) {
 
 // decipher returns seg deciphered when seg has no English word but a
 // shift, ROT47 or reversal of it has several.
+//
+// The tries are made one at a time into one buffer, in the order of
+// preference, and the first that reads as English is the answer: the
+// rest are never made. Only the answer becomes a string.
 func decipher(seg string) (string, bool) {
-	words, english, letters, punct, nonSpace := 0, 0, 0, 0, 0
+	letters, punct, nonSpace := 0, 0, 0
 	var freq [26]int
-	for _, w := range strings.Fields(seg) {
-		words++
-		lw := strings.ToLower(strings.Trim(w, ".,;:!?\"'()"))
-		if stopwords[lw] {
-			english++
-		}
-	}
-	if words < minCipherWords || english > 0 {
-		return "", false
-	}
 	for i := 0; i < len(seg); i++ {
 		b := seg[i]
 		switch {
@@ -112,7 +106,17 @@ func decipher(seg string) (string, bool) {
 			nonSpace++
 		}
 	}
-	var tries []string
+	// seg is ASCII: text with a byte beyond it is no cipher whatever its
+	// words, so they are counted only now.
+	if words, english := englishWords(seg); words < minCipherWords || english > 0 {
+		return "", false
+	}
+	var stack [1024]byte // findCiphers passes at most 1,024 bytes
+	buf := stack[:0]
+	if len(seg) > len(stack) {
+		buf = make([]byte, 0, len(seg))
+	}
+	buf = buf[:len(seg)]
 	if letters*10 >= nonSpace*7 {
 		// The most frequent letters of English, in order.
 		top := 0
@@ -121,58 +125,121 @@ func decipher(seg string) (string, bool) {
 				top = k
 			}
 		}
-		for _, plain := range []int{'e' - 'a', 't' - 'a', 0, 'o' - 'a', 'i' - 'a', 'n' - 'a', 's' - 'a', 'r' - 'a'} {
+		for _, plain := range [...]int{'e' - 'a', 't' - 'a', 0, 'o' - 'a', 'i' - 'a', 'n' - 'a', 's' - 'a', 'r' - 'a'} {
 			if shift := (top - plain + 26) % 26; shift != 0 {
-				tries = append(tries, shiftBack(seg, shift))
+				shiftBack(buf, seg, shift)
+				if readsEnglish(buf) {
+					return string(buf), true
+				}
 			}
 		}
-		tries = append(tries, reverse(seg))
+		reverse(buf, seg)
+		if readsEnglish(buf) {
+			return string(buf), true
+		}
 	}
 	if punct*10 >= nonSpace*2 {
-		tries = append(tries, rot47(seg))
-	}
-	for _, t := range tries {
-		n, eng := 0, 0
-		for _, w := range strings.Fields(t) {
-			n++
-			if stopwords[strings.ToLower(strings.Trim(w, ".,;:!?\"'()"))] {
-				eng++
-			}
-		}
-		if eng >= 2 && eng*5 >= n {
-			return t, true
+		rot47(buf, seg)
+		if readsEnglish(buf) {
+			return string(buf), true
 		}
 	}
 	return "", false
 }
 
-func shiftBack(s string, n int) string {
-	b := []byte(s)
-	for i, c := range b {
+// readsEnglish reports a try with two stopwords at least, one word in five.
+func readsEnglish(t []byte) bool {
+	n, eng := englishWords(t)
+	return eng >= 2 && eng*5 >= n
+}
+
+// englishWords counts the words of an ASCII text, split at blank space as
+// strings.Fields splits ASCII, and the stopwords among them, each word
+// trimmed of the punctuation around it and lower-cased first. It makes
+// no string: it is asked of every try of every candidate.
+func englishWords[T string | []byte](t T) (words, english int) {
+	for i := 0; i < len(t); {
+		for i < len(t) && asciiBlank[t[i]] {
+			i++
+		}
+		if i == len(t) {
+			break
+		}
+		j := i
+		for j < len(t) && !asciiBlank[t[j]] {
+			j++
+		}
+		words++
+		// Trimmed as strings.Trim(w, ".,;:!?\"'()") trims it.
+		s, e := i, j
+		for s < e && wordTrim[t[s]] {
+			s++
+		}
+		for e > s && wordTrim[t[e-1]] {
+			e--
+		}
+		if e > s && e-s <= maxStopword {
+			var low [maxStopword]byte
+			for k := s; k < e; k++ {
+				c := t[k]
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				low[k-s] = c
+			}
+			if stopwords[string(low[:e-s])] {
+				english++
+			}
+		}
+		i = j
+	}
+	return words, english
+}
+
+// maxStopword is the length of the longest of stopwords: a longer word is
+// none of them.
+const maxStopword = len("previous")
+
+// asciiBlank is the blank space strings.Fields splits ASCII at; wordTrim
+// the punctuation trimmed off a word before it is looked up.
+var asciiBlank, wordTrim = func() (blank, trim [256]bool) {
+	for _, b := range []byte("\t\n\v\f\r ") {
+		blank[b] = true
+	}
+	for _, b := range []byte(".,;:!?\"'()") {
+		trim[b] = true
+	}
+	return
+}()
+
+// shiftBack writes s shifted back by n letters into dst, which is as long.
+func shiftBack(dst []byte, s string, n int) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		switch {
 		case 'a' <= c && c <= 'z':
-			b[i] = 'a' + byte((int(c-'a')-n+26)%26)
+			c = 'a' + byte((int(c-'a')-n+26)%26)
 		case 'A' <= c && c <= 'Z':
-			b[i] = 'A' + byte((int(c-'A')-n+26)%26)
+			c = 'A' + byte((int(c-'A')-n+26)%26)
 		}
+		dst[i] = c
 	}
-	return string(b)
 }
 
-func rot47(s string) string {
-	b := []byte(s)
-	for i, c := range b {
+// rot47 writes s through ROT47 into dst, which is as long.
+func rot47(dst []byte, s string) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		if c >= '!' && c <= '~' {
-			b[i] = '!' + (c-'!'+47)%94
+			c = '!' + (c-'!'+47)%94
 		}
+		dst[i] = c
 	}
-	return string(b)
 }
 
-func reverse(s string) string {
-	b := []byte(s)
-	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
-		b[i], b[j] = b[j], b[i]
+// reverse writes s's bytes backwards into dst, which is as long.
+func reverse(dst []byte, s string) {
+	for i := 0; i < len(s); i++ {
+		dst[len(s)-1-i] = s[i]
 	}
-	return string(b)
 }
