@@ -1,7 +1,6 @@
 package scan
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/toolgate/toolgate/pkg/phrase"
@@ -247,32 +246,46 @@ const (
 // description and parameter names before its texts are scanned. The
 // lower-case forms are built on first use: most tools never need them.
 type toolInfo struct {
-	name        string
-	nameLower   string              // the name in lower case, made on first use
-	paramWords  [][]string          // the parameters' names split into words, made on first use
-	paramSet    map[string]struct{} // the parameters' names in lower case, made on first use
-	nameWords   []string            // the name split at _ - . and case changes, lower case
-	params      []string            // property names of the input schema
-	title, desc string
-	purpose     string // the name's words and the description's first sentence, lower case
-	about       string // the title and the whole description, lower case
-	lowered     bool
+	name      string
+	nameLower string // the name in lower case, made on first use
+	// paramWords are the words of every parameter's name, one after the
+	// other, made on first use (paramWordsMade).
+	paramWords     []string
+	paramWordsMade bool
+	// paramSet holds the parameters' names in lower case, made on first
+	// use (paramSetMade).
+	paramSet     map[string]struct{}
+	paramSetMade bool
+	nameWords    []string // the name split at _ - . and case changes, lower case
+	params       []string // property names of the input schema
+	title, desc  string
+	purpose      string // the name's words and the description's first sentence, lower case
+	about        string // the title and the whole description, lower case
+	lowered      bool
 }
 
 // fill sets ti from the texts of one tool, reusing the space of the
-// parameters' list: a pooled textCtx keeps one toolInfo from one Scan to
-// the next.
+// parameters' list, of the words of the name and the parameters' names,
+// and of the set of parameters: a pooled textCtx keeps one toolInfo from
+// one Scan to the next, and every tool's name is split.
 func (ti *toolInfo) fill(texts []Text) {
-	params := ti.params[:0]
-	clear(ti.params) // the last tool's names must not stay alive
-	*ti = toolInfo{params: params}
+	// The last tool's names must not stay alive.
+	clear(ti.params)
+	clear(ti.nameWords)
+	clear(ti.paramWords)
+	set := ti.paramSet
+	if len(set) > maxKeptParams {
+		set = nil // a hostile schema's thousands: not kept for the next tool
+	}
+	clear(set)
+	*ti = toolInfo{params: ti.params[:0], nameWords: ti.nameWords[:0], paramWords: ti.paramWords[:0], paramSet: set}
 	for _, t := range texts {
 		switch {
 		case t.Field == "title":
 			ti.title = t.Value
 		case t.Field == "name":
 			ti.name = t.Value
-			ti.nameWords = splitIdent(t.Value)
+			ti.nameWords = appendIdentWords(ti.nameWords[:0], t.Value)
 		case t.Field == "description":
 			ti.desc = t.Value
 		case paramField(t.Field):
@@ -280,6 +293,10 @@ func (ti *toolInfo) fill(texts []Text) {
 		}
 	}
 }
+
+// maxKeptParams is the most parameters whose set a pooled toolInfo keeps
+// the room of for the next tool.
+const maxKeptParams = 64
 
 // lower builds purpose and about.
 func (ti *toolInfo) lower() {
@@ -295,23 +312,11 @@ func (ti *toolInfo) lower() {
 	ti.purpose = strings.ToLower(strings.Join(ti.nameWords, " ") + " " + desc)
 }
 
-// splitIdent splits an identifier into lower-case words at _ - . / and
-// lower-to-upper case changes.
-func splitIdent(s string) []string {
-	// The words are gathered on the stack and copied out once: names are
-	// split for every tool and most have fewer than eight words.
-	var buf [8]string
-	out := appendIdentWords(buf[:0], s)
-	if len(out) == 0 {
-		return nil
-	}
-	return slices.Clone(out)
-}
-
-// appendIdentWords appends the words splitIdent finds in s to out. A
-// caller that only reads the words passes a buffer on its stack: the
-// rules split every parameter name and every identifier in prose, and
-// keep none of the words.
+// appendIdentWords splits an identifier into lower-case words at _ - . /
+// and lower-to-upper case changes, and appends them to out. A caller that
+// only reads the words passes a buffer on its stack: the rules split every
+// parameter name and every identifier in prose, and keep none of the
+// words.
 func appendIdentWords(out []string, s string) []string {
 	start := 0
 	for i := 0; i <= len(s); i++ {
@@ -354,19 +359,19 @@ func (ti *toolInfo) paramIn(group []string) bool {
 	if ti == nil {
 		return false
 	}
-	if ti.paramWords == nil {
+	if !ti.paramWordsMade {
 		// Split once per tool: several rules ask, some for every text.
-		ti.paramWords = make([][]string, len(ti.params))
-		for i, p := range ti.params {
-			ti.paramWords[i] = splitIdent(p)
+		// Which parameter a word is of does not matter here, so the words
+		// of all of them are one list.
+		ti.paramWordsMade = true
+		for _, p := range ti.params {
+			ti.paramWords = appendIdentWords(ti.paramWords, p)
 		}
 	}
-	for _, words := range ti.paramWords {
-		for _, w := range words {
-			for _, g := range group {
-				if strings.HasPrefix(w, g) {
-					return true
-				}
+	for _, w := range ti.paramWords {
+		for _, g := range group {
+			if strings.HasPrefix(w, g) {
+				return true
 			}
 		}
 	}

@@ -543,8 +543,11 @@ func isParam(ti *toolInfo, w string) bool {
 // and a hostile schema thousands of parameters, and comparing each with
 // each would be quadratic.
 func (ti *toolInfo) hasParam(w string) bool {
-	if ti.paramSet == nil {
-		ti.paramSet = make(map[string]struct{}, len(ti.params))
+	if !ti.paramSetMade {
+		ti.paramSetMade = true
+		if ti.paramSet == nil {
+			ti.paramSet = make(map[string]struct{}, len(ti.params))
+		}
 		for _, p := range ti.params {
 			ti.paramSet[strings.ToLower(p)] = struct{}{}
 		}
