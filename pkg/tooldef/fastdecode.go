@@ -3,6 +3,7 @@ package tooldef
 import (
 	"encoding/binary"
 	"encoding/json"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -267,9 +268,38 @@ func (d *decoder) fastNumber() (any, bool) {
 		}
 		i = j
 	}
-	num := string(data[d.pos:i])
+	num := data[d.pos:i]
 	d.pos = i
+	if b := boxedSmallNumber(num); b != nil {
+		return b, true
+	}
 	return json.Number(num), true
+}
+
+// smallNumbers holds the numbers 0 to 99 as the decoder returns them,
+// each boxed once: the minimums, defaults and limits of schemas are most
+// often among them (0 and 1 above all), and a number in an interface
+// costs two allocations, its string and its box, unless it is one of
+// these. A box holds an immutable json.Number, so trees may share it.
+var smallNumbers = func() (t [100]any) {
+	for i := range t {
+		t[i] = json.Number(strconv.Itoa(i))
+	}
+	return
+}()
+
+// boxedSmallNumber returns the box of a number spelled num (valid as RFC
+// 8259 spells numbers) when it is one of smallNumbers, and nil for any
+// other. A valid number of one or two digits has no leading zero but 0
+// itself, so it is spelled as strconv.Itoa spells it.
+func boxedSmallNumber(num []byte) any {
+	switch {
+	case len(num) == 1 && '0' <= num[0] && num[0] <= '9':
+		return smallNumbers[num[0]-'0']
+	case len(num) == 2 && '1' <= num[0] && num[0] <= '9' && '0' <= num[1] && num[1] <= '9':
+		return smallNumbers[(num[0]-'0')*10+num[1]-'0']
+	}
+	return nil
 }
 
 func digits(data []byte, i int) int {

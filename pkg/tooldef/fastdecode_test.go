@@ -126,7 +126,8 @@ func TestFastDecodeReadsTheCorpusAsTheTokenizer(t *testing.T) {
 // every input, valid or not.
 func FuzzFastDecodeAgreesWithTokenizer(f *testing.F) {
 	for _, s := range []string{`{"a": "b", "c": ["d\"", "e"]}`, `{"a": 1, "a": 2}`, `[1, 2.5e3, -0, true]`,
-		`"\ud83d\ude00"`, `{"x": {"y": [null, false, "é"]}}`, `[1,]`, "\"\xff\""} {
+		`"\ud83d\ude00"`, `{"x": {"y": [null, false, "é"]}}`, `[1,]`, "\"\xff\"",
+		`[0, 9, 10, 99, 100, -0, 05, 1.0, 0e1]`} {
 		f.Add([]byte(s), 0)
 		f.Add([]byte(s), 2)
 	}

@@ -2,7 +2,10 @@ package tooldef
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -97,5 +100,49 @@ func TestFastDecodeBoxesConstants(t *testing.T) {
 		if boxedConstant([]byte(s)) != nil {
 			t.Errorf("boxedConstant(%q) boxed a string that is not boxed once", s)
 		}
+	}
+}
+
+// The numbers 0 to 99 come back from the direct reader as their boxes,
+// equal to the tokenizer's json.Number; any other number as the
+// tokenizer reads it.
+func TestFastDecodeBoxesSmallNumbers(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range 100 {
+		fmt.Fprintf(&b, "%d,", i)
+	}
+	others := []string{"100", "-1", "-0", "0.5", "1e2", "10.0", "99.9", "9007199254740991", "-99", "1E1", "0e0"}
+	b.WriteString(strings.Join(others, ","))
+	b.WriteString("]")
+	data := []byte(b.String())
+	fast, ok := fastOnly(data, 0)
+	if !ok {
+		t.Fatal("the direct reader refused the numbers")
+	}
+	slow, err := tokenizerDecode(data, 0)
+	if err != nil || !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("direct %v, tokenizer %v (%v)", fast, slow, err)
+	}
+	a := fast.([]any)
+	for i := range 100 {
+		if a[i] != json.Number(strconv.Itoa(i)) || a[i] != smallNumbers[i] {
+			t.Errorf("%d decoded as %#v", i, a[i])
+		}
+	}
+	for k, s := range others {
+		if a[100+k] != json.Number(s) {
+			t.Errorf("%s decoded as %#v", s, a[100+k])
+		}
+	}
+	for _, s := range []string{"", "-", "-1", "00", "05", "100", "1.", "a", "1a", "-0"} {
+		if boxedSmallNumber([]byte(s)) != nil {
+			t.Errorf("boxedSmallNumber(%q) boxed a number that is not boxed once", s)
+		}
+	}
+	// The array, the stacks' growth: nothing per number.
+	small := []byte("[" + strings.Repeat("0, 1, 10, 42, 99, ", 100) + "1]")
+	if n := testing.AllocsPerRun(20, func() { _, _ = decode(small, 0) }); n > 20 {
+		t.Errorf("%v allocations for 501 numbers boxed once, want at most 20", n)
 	}
 }
