@@ -91,3 +91,24 @@ func FuzzPrepareASCII(f *testing.F) {
 		}
 	})
 }
+
+// The clean forms one Scan made beforehand never change as later Scans
+// make theirs in the same chunks, across as many chunks as they take.
+func TestPrepareASCIIKeepsEarlierForms(t *testing.T) {
+	c := &textCtx{}
+	type made struct{ got, want string }
+	var all []made
+	for i := range 300 {
+		texts := []Text{{"description", strings.Repeat("Some Capitals ", 1+i%40)}, {"title", "A Title"}, {"name", "plain"}}
+		if i%100 == 0 {
+			texts = append(texts, Text{"description", strings.Repeat("X", cleanChunkSize+5)})
+		}
+		cleans := c.prepareASCII(texts)
+		all = append(all, made{cleans, strings.Clone(cleans)})
+	}
+	for i, m := range all {
+		if m.got != m.want {
+			t.Fatalf("Scan %d: clean forms changed from %.40q to %.40q", i, m.want, m.got)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"sort"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -87,6 +88,30 @@ type textCtx struct {
 	cleanAt []preAt
 	anchors []anchorHit
 	secrets []secretHit
+	// cleanChunk holds the strings prepareASCII returns, one Scan's after
+	// another's: a builder only appends, so a string sliced from it never
+	// changes, and a chunk that lacks room for the next is left to the
+	// strings already sliced from it. A tool's clean forms are a kilobyte
+	// or two: one chunk serves several tools, where a string of their own
+	// was an allocation for each.
+	cleanChunk strings.Builder
+}
+
+// cleanChunkSize is the least a chunk of clean forms is allocated at.
+const cleanChunkSize = 16 << 10
+
+// keepCleans returns b as a string, copied into c's chunk of clean forms.
+func (c *textCtx) keepCleans(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if c.cleanChunk.Cap()-c.cleanChunk.Len() < len(b) {
+		c.cleanChunk = strings.Builder{}
+		c.cleanChunk.Grow(max(len(b), cleanChunkSize))
+	}
+	n := c.cleanChunk.Len()
+	c.cleanChunk.Write(b)
+	return c.cleanChunk.String()[n:]
 }
 
 func newTextCtx(s string, ident bool) *textCtx {
@@ -270,7 +295,7 @@ func (c *textCtx) prepareASCII(texts []Text) string {
 		at = append(at, preAt{start: int32(start), end: int32(len(buf)), ctl: ctl != 0})
 	}
 	c.cleans, c.cleanAt = buf, at
-	return string(buf)
+	return c.keepCleans(buf)
 }
 
 // wrapped reports whether the line starting at s[i] continues the
