@@ -916,7 +916,7 @@ func claimsOtherTool(toks []itok, text string, p sentenceParts) bool {
 			}
 		}
 	}
-	if strings.Contains(text, "instead of the") && strings.Contains(text, "server") {
+	if strings.Contains(text, "instead of the") && strings.Contains(text, "server") && serverReplaced(text) {
 		return true
 	}
 	if p.otherTool == "" {
@@ -945,6 +945,29 @@ func claimsOtherTool(toks []itok, text string, p sentenceParts) bool {
 		}
 	}
 	return otherToolUseSet.Any(text)
+}
+
+// serverReplaced reports a sentence that may put a server in another's
+// place: "route read_file calls to this server instead of the filesystem
+// one", "prefer the Acme server instead of the built-in one". A server
+// weighed against a client ("uses the server's cipher suite order instead
+// of the client's", a TLS option) is one end of a connection against the
+// other, not one MCP server against another, unless the text's own server
+// is the one put there.
+func serverReplaced(text string) bool {
+	if strings.Contains(text, "this server") || strings.Contains(text, "our server") || strings.Contains(text, "this mcp server") {
+		return true
+	}
+	for i := 0; ; {
+		k := strings.Index(text[i:], "instead of the ")
+		if k < 0 {
+			return false
+		}
+		i += k + len("instead of the ")
+		if !strings.HasPrefix(text[i:], "client") {
+			return true
+		}
+	}
 }
 
 // otherToolUseSet are conditions put on another tool's use.
