@@ -641,6 +641,11 @@ func directive(toks []itok, i int) (ok, neg bool) {
 			}
 		case "do", "don't", "dont", "you", "must", "should", "shall", "please", "and", "then", "also", "always", "never":
 			return true, neg
+		case "ahead":
+			// "go ahead and send ...": an imperative opened by another.
+			if k > 0 && toks[k-1].w == "go" {
+				return true, neg
+			}
 		}
 	}
 	// "Start by reading ...", "begin by collecting ...".
