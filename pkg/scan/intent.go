@@ -1044,6 +1044,22 @@ func (c *textCtx) intentSentence(s, e int, first bool) {
 	hitAt(sigModel)
 }
 
+// determined reports a word after an article, a demonstrative or a
+// possessive: a noun, not the verb its spelling shares ("based on the
+// email subject", "your post", "this share"). An order's verb never
+// follows one.
+func determined(toks []itok, i int) bool {
+	if i == 0 || toks[i].brk {
+		return false
+	}
+	switch p := toks[i-1]; p.w {
+	case "the", "a", "an", "this", "these", "those", "each", "your", "their", "its", "our", "my", "his", "her":
+		return true
+	default:
+		return p.poss
+	}
+}
+
 // privateObject reports whether the words after a verb name data the tool
 // would not need: the conversation, the system prompt, what the user said,
 // the user's files or messages, credentials; and the family of data named.
@@ -2008,7 +2024,7 @@ func (c *textCtx) trigger(toks []itok) bool {
 					return true
 				}
 			}
-		case tk.cls&(wTransmit|wPersist|wCall) != 0:
+		case tk.cls&(wTransmit|wPersist|wCall) != 0 && !determined(m, i):
 			// The payload: what the condition mentioned ("it"), the
 			// conversation, a tool whose name destroys.
 			for _, t2 := range m[i+1:] {
