@@ -410,7 +410,30 @@ func (c *textCtx) findMarkup() {
 // markupElement reports an HTML comment or a script element in the clean
 // text t.
 func (c *textCtx) markupElement(t string) bool {
-	if k := strings.Index(t, "<!--"); k >= 0 {
+	k := strings.Index(t, "<!--")
+	if k >= 0 && !strings.Contains(t[k+4:], "-->") {
+		// An opener that never closes, after words on its line ("Add
+		// <!--[if mso]> conditionals for Outlook"), is shown as typed by a
+		// markdown renderer: the syntax written out, hiding nothing. One
+		// at the start of a line opens an HTML block, which hides the rest
+		// of the text, and is still reported.
+		for k >= 0 && inlineOpener(t, k) {
+			// Every later opener of the line follows words too: the next
+			// that may count starts a line of its own.
+			nl := strings.IndexByte(t[k:], '\n')
+			if nl < 0 {
+				k = -1
+				break
+			}
+			k += nl
+			if n := strings.Index(t[k:], "<!--"); n >= 0 {
+				k += n
+			} else {
+				k = -1
+			}
+		}
+	}
+	if k >= 0 {
 		body := t[k+4:]
 		if e := strings.Index(body, "-->"); e >= 0 {
 			body = body[:e]
@@ -429,6 +452,20 @@ func (c *textCtx) markupElement(t string) bool {
 		}
 	}
 	return false
+}
+
+// inlineOpener reports that t[k] follows words on its line: not the first
+// thing of the line, of a list item or of a quote.
+func inlineOpener(t string, k int) bool {
+	line := t[strings.LastIndexByte(t[:k], '\n')+1 : k]
+	line = strings.TrimLeft(line, " \t>")
+	// A list item's marker: "-", "*", "+", "1." or "1)".
+	if m := strings.TrimLeft(line, "0123456789"); len(m) < len(line) && (strings.HasPrefix(m, ".") || strings.HasPrefix(m, ")")) {
+		line = m[1:]
+	} else if strings.HasPrefix(line, "-") || strings.HasPrefix(line, "*") || strings.HasPrefix(line, "+") {
+		line = line[1:]
+	}
+	return strings.TrimSpace(line) != ""
 }
 
 // mdImageExfilRe is a markdown image whose URL carries a placeholder in its
