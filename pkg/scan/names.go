@@ -2,6 +2,7 @@ package scan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -343,6 +344,9 @@ func (ti *toolInfo) setsOwnSecret(param, desc string) bool {
 	if len(words) == 1 && words[0] == "session" {
 		return ownSession(low)
 	}
+	if ti.ownedByWhatItMakes(words, low) {
+		return true
+	}
 	if len(words) == 0 || words[len(words)-1] != "password" || len(ti.nameWords) < 2 || !makingVerbs[ti.nameWords[0]] {
 		return false
 	}
@@ -372,6 +376,49 @@ func (ti *toolInfo) setsOwnSecret(param, desc string) bool {
 		}
 	}
 	return false
+}
+
+// ownedByWhatItMakes reports a credential-named parameter whose short
+// description gives it to the thing the tool's name makes or changes: "The
+// request's authorization settings" on create_collection_request, "The
+// response's cookie data" on create_collection_response. An API client
+// saves requests with their auth and cookies, a mock server responses with
+// theirs: the settings of the thing made, not a credential the model is
+// asked for. Passwords, keys and codes keep their own rules (a password is
+// the one a tool sets only when new or the thing's own, see above); a
+// description that names a user, an account or a login as the owner is
+// never this.
+func (ti *toolInfo) ownedByWhatItMakes(param []string, low string) bool {
+	if len(ti.nameWords) < 2 || !makingVerbs[ti.nameWords[0]] {
+		return false
+	}
+	for _, w := range param {
+		switch w {
+		case "auth", "authorization", "cookie", "cookies":
+		default:
+			return false
+		}
+	}
+	var dbuf [16]string
+	dwords := appendProseWords(dbuf[:0], low)
+	if len(dwords) == 0 || len(dwords) > 8 {
+		return false
+	}
+	owned := false
+	for _, w := range dwords {
+		base, poss := strings.CutSuffix(w, "'s")
+		if ownerWords[w] || ownerWords[base] {
+			return false
+		}
+		if !poss {
+			continue
+		}
+		if owned || !slices.Contains(ti.nameWords[1:], base) {
+			return false // two owners, or one the name does not make
+		}
+		owned = true
+	}
+	return owned
 }
 
 // makingVerbs start the name of a tool that makes, changes or shares

@@ -107,6 +107,15 @@ func TestSecretRequestsByDescription(t *testing.T) {
 		{"run_command", "Runs a command on the remote host.", "session", "Session value.", true},
 		{"run_command", "Runs a command on the remote host.", "session", "", true},
 		{"issue_summary", "Summarises an issue.", "session", "The user's browser session for github.com", true},
+		// The auth or cookies of the request or response the tool makes.
+		{"create_collection_request", "Creates a request in a collection.", "auth", "The request's authorization settings.", false},
+		{"create_collection_response", "Creates a response in a collection.", "cookies", "The response's cookie data.", false},
+		{"create_collection_request", "Creates a request in a collection.", "cookies", "The user's browser cookies for the site.", true},
+		{"update_request", "Updates a request.", "auth", "The account's login token, for the request's header.", true},
+		{"get_request", "Returns a saved request.", "cookies", "The request's cookie data.", true}, // makes nothing
+		{"create_note", "Creates a note.", "cookies", "The response's cookie data.", true},         // not what it makes
+		{"create_request", "Creates a request.", "password", "The request's password.", true},
+		{"create_request", "Creates a request.", "cookies", "", true},
 	} {
 		texts := []Text{{"name", c.name}, {"description", c.desc}, {"inputSchema.properties." + c.param, c.param}}
 		if c.pdesc != "" {
