@@ -272,7 +272,7 @@ func (ti *toolInfo) secretRequests(texts []Text) []Finding {
 					return nil
 				}
 			}
-			if ti.setsOwnSecret(t.Value, paramDescription(texts, t.Field)) {
+			if desc := paramDescription(texts, t.Field); ti.setsOwnSecret(t.Value, desc) || publicToken(t.Value, desc) {
 				continue // read only where the purpose did not already decide
 			}
 			return []Finding{{Signal: SignalSecretRequest, Field: strings.Clone(visibleField(t.Field)), // see textCtx.finding
@@ -419,6 +419,67 @@ func (ti *toolInfo) ownedByWhatItMakes(param []string, low string) bool {
 		owned = true
 	}
 	return owned
+}
+
+// publicToken reports a token or key parameter described as a public one
+// ("Mapbox public access token", "publishable key"): a public token is
+// made to be exposed, in a browser's URLs or a page's source, and grants
+// nothing a secret would. Every sentence that speaks of a secret, a private
+// key or a password must refuse it ("Secret tokens cannot be used"): a
+// description that also asks for one ("or, if missing, the secret key") is
+// still a request for a credential.
+func publicToken(param, desc string) bool {
+	var buf [8]string
+	words := appendIdentWords(buf[:0], param)
+	if len(words) == 0 {
+		return false
+	}
+	switch words[len(words)-1] {
+	case "token", "key", "apikey":
+	default:
+		return false
+	}
+	for _, w := range words {
+		switch w {
+		case "secret", "private", "privatekey", "password", "session", "refresh":
+			return false
+		}
+	}
+	low := strings.ToLower(desc)
+	public := false
+	for len(low) > 0 {
+		s := low
+		if k := strings.Index(low, ". "); k >= 0 {
+			s, low = low[:k], low[k+2:]
+		} else {
+			low = ""
+		}
+		var wbuf [48]string
+		sw := appendProseWords(wbuf[:0], s)
+		negated, secret, pub := false, false, false
+		for i, w := range sw {
+			switch w {
+			case "not", "no", "never", "cannot", "can't", "don't", "mustn't", "isn't", "aren't", "won't", "without":
+				negated = true
+			case "secret", "secrets", "private", "password", "passwords", "passphrase", "sk":
+				secret = true
+			case "public", "publishable":
+				if i+1 < len(sw) && (sw[i+1] == "token" || sw[i+1] == "key" || sw[i+1] == "access" || sw[i+1] == "api") {
+					pub = true
+				}
+			}
+		}
+		if secret && (!negated || pub) {
+			// A secret asked for, or named beside the public token where
+			// which of the two is refused cannot be told.
+			return false
+		}
+		if pub && negated {
+			return false // "not a public token"
+		}
+		public = public || pub
+	}
+	return public
 }
 
 // makingVerbs start the name of a tool that makes, changes or shares
