@@ -195,7 +195,7 @@ func (c *textCtx) parts(toks []itok, full bool) sentenceParts {
 		// most sentences do not name it, which one look tells.
 		subject := namesModel(toks)
 		for k := range toks {
-			if order < 0 && transferVerb(toks, k, subject) {
+			if order < 0 && transferVerb(toks, k, subject) && !readsNothing(toks, k) {
 				order = k
 			}
 		}
@@ -336,6 +336,22 @@ func (c *textCtx) parts(toks []itok, full bool) sentenceParts {
 		p.secretSrc, p.convoSrc = false, false
 	}
 	return p
+}
+
+// readsNothing reports a read verb with no object: a clause of time or
+// condition follows it at once ("read before you mutate", "read when in
+// doubt"). A read that moves nothing is no order to move data; a later
+// verb of the sentence ("read first, then paste the chat into `notes`")
+// may still be one.
+func readsNothing(toks []itok, k int) bool {
+	if toks[k].cls&wRead == 0 || k+1 >= len(toks) {
+		return false
+	}
+	switch toks[k+1].w {
+	case "before", "after", "until", "unless", "when", "whenever", "while", "once", "if":
+		return true
+	}
+	return false
 }
 
 // identHead returns the first word of a snake_case identifier.
