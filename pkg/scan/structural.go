@@ -1362,13 +1362,28 @@ func usersData(toks []itok, k int) bool {
 		case "session", "conversation", "earlier":
 			return true
 		case "opened", "opens", "read", "seen", "received", "mentioned", "typed", "shared", "pasted":
-			if subject || j == k+1 {
+			if subject || j == k+1 && !addressAfter(toks, j) {
 				return true
 			}
 		}
 		if toks[j].brk {
 			break
 		}
+	}
+	return false
+}
+
+// addressAfter reports a URL, a path or a code span right after toks[j]:
+// the verb's own object, so the verb is in the present and the noun before
+// it its subject ("cost questions read runpod://skills/cost-audit"), not a
+// participle saying whose the noun is ("files read earlier").
+func addressAfter(toks []itok, j int) bool {
+	if j+1 >= len(toks) {
+		return false
+	}
+	switch toks[j+1].kind {
+	case kURL, kPath, kCode:
+		return true
 	}
 	return false
 }
