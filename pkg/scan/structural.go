@@ -258,7 +258,15 @@ func (c *textCtx) parts(toks []itok, full bool) sentenceParts {
 			}
 		case kCode:
 			switch tk.w {
-			case "env", "printenv", "export -p", "cat .env":
+			case "env":
+				// The command that prints the environment, unless it is
+				// this tool's own parameter ("pass `env` to override the
+				// release's defaults"): run or its output taken, it is the
+				// command again.
+				if !(ti != nil && ti.hasParam(tk.w) && !commandTaken(toks, k)) {
+					p.secretSrc = p.secretSrc || after
+				}
+			case "printenv", "export -p", "cat .env":
 				p.secretSrc = p.secretSrc || after
 			}
 			if after && sensitiveToken(tk.w) {
@@ -350,6 +358,21 @@ func readsNothing(toks []itok, k int) bool {
 	switch toks[k+1].w {
 	case "before", "after", "until", "unless", "when", "whenever", "while", "once", "if":
 		return true
+	}
+	return false
+}
+
+// commandTaken reports a code span run, or whose output is taken: "run
+// `env`", "the output of `env`", "everything `env` prints".
+func commandTaken(toks []itok, k int) bool {
+	for j := max(0, k-3); j < min(len(toks), k+3); j++ {
+		if j != k && toks[j].cls&wRun != 0 {
+			return true
+		}
+		switch toks[j].w {
+		case "output", "outputs", "result", "results", "print", "prints", "printed", "dump", "dumps", "shows", "lists", "returns":
+			return true
+		}
 	}
 	return false
 }
