@@ -502,9 +502,34 @@ func strongSecret(toks []itok, k int) bool {
 	case "authentication", "auth":
 		return strings.HasPrefix(next, "header")
 	case "environment":
+		// One variable named for a public key ("a `PUBLIC_KEY` environment
+		// variable") holds what is meant to be handed out; the environment,
+		// or a variable named for anything else, may hold a secret.
+		if next == "variable" && k > 0 && publicName(toks[k-1]) {
+			return false
+		}
 		return strings.HasPrefix(next, "variable")
 	}
 	return false
+}
+
+// publicName reports a code span or identifier whose words say it is
+// public and nothing secret: `PUBLIC_KEY`, `ssh_public_key`.
+func publicName(tk itok) bool {
+	if tk.kind != kCode && tk.kind != kQuoted && !(tk.kind == kWord && tk.mayHold(markUnderscore) && strings.IndexByte(tk.w, '_') > 0) {
+		return false
+	}
+	var buf [8]string
+	public := false
+	for _, w := range appendIdentWords(buf[:0], tk.w) {
+		switch w {
+		case "public", "publishable", "pub":
+			public = true
+		case "secret", "private", "priv", "password", "passwd", "passphrase", "token", "credential", "credentials", "auth", "session", "cookie", "seed":
+			return false
+		}
+	}
+	return public
 }
 
 // toolRef returns the tool a token names: an identifier in a code span,
