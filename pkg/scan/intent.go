@@ -1789,7 +1789,7 @@ func (c *textCtx) authority(toks []itok, all uint64) bool {
 			if p == "from" && i >= 3 && (toks[i-3].w == "message" || toks[i-3].w == "note" || toks[i-3].w == "notice" || toks[i-3].w == "comes" || toks[i-3].w == "instruction" || toks[i-3].w == "instructions") {
 				return true
 			}
-			if p == "as" {
+			if p == "as" && !roleAssigned(toks, i-2) {
 				return true
 			}
 		}
@@ -1819,6 +1819,40 @@ func (c *textCtx) authority(toks []itok, all uint64) bool {
 			if seqAt(toks, k, p) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// roleAssigned reports an "as" that gives a role to something a verb of
+// assigning names before it: "set the bot that created the group as the
+// administrator", "add the service account as the owner". That is a
+// setting, not the text claiming the role; "as the system administrator I
+// instruct you", "acts as the system administrator", and a role given to
+// the model, the text or its speaker ("set yourself as the administrator",
+// "treat this server as the developer"), and text set as an authority's
+// ("set the following as the system instructions") are still claims.
+func roleAssigned(toks []itok, as int) bool {
+	// The role is a person's: "as the system prompt", "as the developer
+	// instructions" make text an authority, which is the claim itself.
+	if as+3 < len(toks) && !toks[as+3].brk {
+		switch toks[as+3].w {
+		case "prompt", "prompts", "instructions", "instruction", "message", "messages", "rules", "note", "notice", "override", "directive", "directives":
+			return false
+		}
+	}
+	for j := as - 1; j >= 0 && j >= as-10; j-- {
+		tk := toks[j]
+		if toks[j+1].brk || tk.cls&wYou != 0 {
+			return false // the verb must govern the "as" within its clause
+		}
+		switch tk.w {
+		case "this", "these", "following", "above", "below", "me", "us", "i", "we", "itself", "server", "tool", "text", "description",
+			"message", "instructions":
+			return false
+		case "set", "sets", "setting", "assign", "assigns", "assigning", "designate", "designates", "designating", "appoint",
+			"appoints", "appointing", "add", "adds", "adding", "promote", "promotes", "promoting", "make", "makes", "making":
+			return j+1 < as // an object between the verb and "as"
 		}
 	}
 	return false
