@@ -1003,7 +1003,8 @@ func (c *textCtx) intentSentence(s, e int, first bool) {
 				for _, t2 := range toks[i+1 : objectEnd(toks, i)] {
 					private = private || t2.w == "private" || t2.w == "every" || t2.w == "all"
 				}
-				if secretObject(toks, i+1) && !consent(toks[i:]) && !protective(c, s, e) && (private || !ti.purposeHas(famSecret)) {
+				obj := toks[i+1 : objectEnd(toks, i)]
+				if secretObject(toks, i+1) && !consent(toks[i:]) && !protective(c, s, e) && (private || !ti.purposeHas(famSecret) && !ti.keysOfWhatItHandles(obj)) {
 					hitAt(sigModel)
 				}
 			}
@@ -1042,6 +1043,41 @@ func (c *textCtx) intentSentence(s, e int, first bool) {
 		return
 	}
 	hitAt(sigModel)
+}
+
+// keysOfWhatItHandles reports a read whose every credential word is a key
+// of the thing the tool's name ends with: "license keys" read by
+// customers_list_licenses, "product keys" by list_products. The tool
+// restates its job, as a credential tool reading credentials does. A path
+// or a code span in the object, or a key of anything else ("the license
+// keys and the API keys"), is still a read of secrets; a private key or
+// every credential never reaches here.
+func (ti *toolInfo) keysOfWhatItHandles(obj []itok) bool {
+	if ti == nil || len(ti.nameWords) < 2 {
+		return false
+	}
+	head := ti.nameWords[len(ti.nameWords)-1]
+	found := false
+	for k, tk := range obj {
+		if tk.kind != kWord {
+			if tk.kind == kPath || tk.kind == kCode || tk.kind == kQuoted {
+				return false
+			}
+			continue
+		}
+		if tk.cls&wSecret == 0 {
+			continue
+		}
+		if tk.w != "key" && tk.w != "keys" || k == 0 {
+			return false
+		}
+		q := obj[k-1].w
+		if len(q) < 4 || obj[k-1].cls&wSecret != 0 || !(head == q || strings.HasPrefix(head, q) && len(head)-len(q) <= 2) {
+			return false
+		}
+		found = true
+	}
+	return found
 }
 
 // determined reports a word after an article, a demonstrative or a
