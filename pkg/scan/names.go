@@ -727,7 +727,7 @@ func destructiveDescription(d string) string {
 			for k := 0; k < n; k++ {
 				w[k] = asciiLower[d[i+k]]
 			}
-			if v := destroyVerbOf(string(w)); v != "" {
+			if v := destroyVerbOf(string(w)); v != "" && !listedNoun(d, i, j) {
 				return "its description says it " + v
 			}
 		}
@@ -753,6 +753,51 @@ func destructiveDescription(d string) string {
 		}
 	}
 	return ""
+}
+
+// listedNoun reports a destroying word, d[i:j], that is an item of a
+// list of nouns rather than a verb of the tool: it opens a clause or list
+// item (nothing but punctuation before it), a comma follows it at once,
+// and the next item starts as a noun phrase does ("Only core tools
+// appear; deletes, test plans, milestones ... stay hidden until
+// discovered"). A verb keeps its object or its adverbs after the comma
+// ("deletes, without confirmation, every file") or goes on with verbs
+// ("reads, updates, deletes, and archives records"), and a verb with a
+// subject before it ("it deletes, ...") is a verb whatever follows.
+func listedNoun(d string, i, j int) bool {
+	if j >= len(d) || d[j] != ',' {
+		return false
+	}
+	k := i - 1
+	for k >= 0 && (d[k] == ' ' || d[k] == '\t') {
+		k--
+	}
+	if k >= 0 && !strings.ContainsRune(";:,(\n", rune(d[k])) {
+		return false
+	}
+	words := strings.Fields(d[j+1 : min(len(d), j+64)])
+	if len(words) > 0 && (words[0] == "and" || words[0] == "or") {
+		words = words[1:]
+	}
+	if len(words) == 0 {
+		return false
+	}
+	w := strings.ToLower(strings.TrimRight(words[0], ",;.:"))
+	if w == "" || !isASCIILetter(rune(w[0])) || strings.HasSuffix(w, "s") || strings.HasSuffix(w, "ly") || listVerbWords[w] {
+		return false
+	}
+	return true
+}
+
+// listVerbWords start what follows a verb rather than a list of nouns:
+// its adverbs, its object's determiner, a pronoun, a preposition.
+var listVerbWords = map[string]bool{
+	"without": true, "with": true, "then": true, "also": true, "all": true, "every": true, "any": true, "each": true,
+	"the": true, "a": true, "an": true, "its": true, "their": true, "your": true, "my": true, "our": true, "this": true,
+	"these": true, "those": true, "that": true, "it": true, "them": true, "everything": true, "anything": true, "now": true,
+	"even": true, "if": true, "when": true, "once": true, "after": true, "before": true, "on": true, "in": true, "from": true,
+	"for": true, "to": true, "at": true, "by": true, "no": true, "not": true, "never": true, "forever": true, "first": true,
+	"again": true, "here": true, "there": true, "whatever": true, "whichever": true, "both": true, "so": true,
 }
 
 // irreversiblePhrases are effects no read-only or harmless tool has.

@@ -50,6 +50,13 @@ func TestMisleadingAnnotations(t *testing.T) {
 		// Output formats are no wipe.
 		{"scrape_page", "Scrapes a page. Returns markdown, JSON or other formats as specified.", false, true, false},
 		{"parse_file", "Parses a document and formats the result as markdown.", true, false, false},
+		// A destroying word in a list of nouns is no verb of the tool.
+		{"qase_discover_tools", "Find and switch on tools that are hidden by default. Only core tools appear in the tool list; deletes, test plans, milestones, environments, shared steps and parameters, external issue links, case reviews, and project and custom-field management all exist but stay hidden until discovered.", true, false, false},
+		{"discover_tools", "Finds hidden tools; deletes, without confirmation, every file it discovers.", true, false, true},
+		{"sync_notes", "Syncs notes: reads, updates, deletes, and archives records.", true, false, true},
+		{"discover_tools", "Finds hidden tools. It deletes, test files first, every stale tool.", true, false, true},
+		{"discover_tools", "Finds hidden tools; deletes, purges and overwrites the rest.", true, false, true},
+		{"discover_tools", "Finds hidden tools; deletes, test plans and milestones stay hidden, and it wipes the cache.", true, false, true},
 	} {
 		got := len(MisleadingAnnotations(c.name, c.desc, c.readOnly, c.notDestructive)) > 0
 		if got != c.want {
