@@ -634,12 +634,12 @@ func removesBroad(objects, tokens []string, desc string) bool {
 // objects are kept singular, so "postgres" is spelt as singular makes it),
 // and a channel or a room, a conversation's place, which holds every
 // message said in it — the rubric's collection, as a bucket is. Beside a
-// word that makes the channel a sales, notification or release channel, or
-// the room a hotel's or a house's, in the name or in the description's
-// opening ("Deletes a sales channel of the shop"), it is one item; and a plural head under
-// them ("delete_channel_messages") removes the items named, not the place.
-// (A key-value store's name heads the removal of one key or one cache as
-// often as of the store.)
+// word that makes the channel a sales, notification or release channel,
+// or the room a hotel's or a house's, in the name or in the description's
+// opening ("Deletes a sales channel of the shop"), it is one item; and a
+// plural head under them ("delete_channel_messages") removes the items
+// named, not the place. (A key-value store's name heads the removal of one
+// key or one cache as often as of the store.)
 func broadHead(head string, objects []string, desc string) bool {
 	switch head {
 	case "mysql", "postgre", "postgresql", "mariadb", "mongodb", "mongo":
@@ -802,11 +802,12 @@ var inviteeParams = map[string]bool{"attendees": true, "invitees": true, "guests
 	"requiredattendees": true, "optionalattendees": true, "addattendees": true}
 
 // invitesAttendees is the parameter of an event's change that lists the
-// people it is held with, at any depth the schema walk reads ("create_events"
-// of a batch whose events each list attendees): a calendar service mails each of them an
-// invitation or an update as it saves the event, with no switch to ask,
-// so the change reaches people outside the system as a sent message does.
-// "" when the tool changes no event or names nobody.
+// people it is held with, at any depth the schema walk reads
+// ("create_events" of a batch whose events each list attendees): a
+// calendar service mails each of them an invitation or an update as it
+// saves the event, with no switch to ask, so the change reaches people
+// outside the system as a sent message does. "" when the tool changes no
+// event or names nobody.
 func invitesAttendees(s *signals) string {
 	head := headNoun(s.objects)
 	if !meetingNouns[head] || s.verb == "export" || s.verb == "copy" || s.verb == "download" {
