@@ -134,31 +134,13 @@ type schemaWalker struct {
 	// kused is the most of kbuf this walk has used: what finish clears.
 	kused int
 	// paths holds the Fields of walks, one walk's after another's: a
-	// builder only appends, so a walk's Fields, sliced from the string it
-	// has made so far, never change, and a chunk that lacks room for the
-	// next walk is left to the Fields already sliced from it. A tool's
-	// paths are a few hundred bytes: one chunk serves many tools, where a
-	// string of their own was an allocation for each.
-	paths strings.Builder
+	// tool's paths are a few hundred bytes, so one chunk serves many
+	// tools, where a string of their own was an allocation for each.
+	paths stringChunks
 }
 
 // pathChunk is the least a chunk of paths is allocated at.
 const pathChunk = 4 << 10
-
-// keepPaths returns b as a string, copied into the walker's chunk of
-// paths.
-func (w *schemaWalker) keepPaths(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	if w.paths.Cap()-w.paths.Len() < len(b) {
-		w.paths = strings.Builder{}
-		w.paths.Grow(max(len(b), pathChunk))
-	}
-	n := w.paths.Len()
-	w.paths.Write(b)
-	return w.paths.String()[n:]
-}
 
 // keyValue is one member of an object being walked.
 type keyValue struct {
@@ -168,7 +150,7 @@ type keyValue struct {
 
 // finish sets the Field of every text collected and returns them.
 func (w *schemaWalker) finish() []Text {
-	all := w.keepPaths(w.fields)
+	all := w.paths.keep(w.fields, pathChunk)
 	for i, end := range w.ends {
 		w.out[w.first+i].Field = all[w.starts[i]:end]
 	}

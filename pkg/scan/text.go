@@ -89,29 +89,35 @@ type textCtx struct {
 	anchors []anchorHit
 	secrets []secretHit
 	// cleanChunk holds the strings prepareASCII returns, one Scan's after
-	// another's: a builder only appends, so a string sliced from it never
-	// changes, and a chunk that lacks room for the next is left to the
-	// strings already sliced from it. A tool's clean forms are a kilobyte
-	// or two: one chunk serves several tools, where a string of their own
-	// was an allocation for each.
-	cleanChunk strings.Builder
+	// another's: a tool's clean forms are a kilobyte or two, so one chunk
+	// serves several tools, where a string of their own was an allocation
+	// for each.
+	cleanChunk stringChunks
 }
 
 // cleanChunkSize is the least a chunk of clean forms is allocated at.
 const cleanChunkSize = 16 << 10
 
-// keepCleans returns b as a string, copied into c's chunk of clean forms.
-func (c *textCtx) keepCleans(b []byte) string {
+// stringChunks copies strings into shared chunks: a builder only appends,
+// so a string sliced from it never changes, and a chunk that lacks room
+// for the next string is left to the strings already sliced from it.
+type stringChunks struct {
+	b strings.Builder
+}
+
+// keep returns b as a string copied into the current chunk, first
+// starting a chunk of at least least bytes when b does not fit.
+func (c *stringChunks) keep(b []byte, least int) string {
 	if len(b) == 0 {
 		return ""
 	}
-	if c.cleanChunk.Cap()-c.cleanChunk.Len() < len(b) {
-		c.cleanChunk = strings.Builder{}
-		c.cleanChunk.Grow(max(len(b), cleanChunkSize))
+	if c.b.Cap()-c.b.Len() < len(b) {
+		c.b = strings.Builder{}
+		c.b.Grow(max(len(b), least))
 	}
-	n := c.cleanChunk.Len()
-	c.cleanChunk.Write(b)
-	return c.cleanChunk.String()[n:]
+	n := c.b.Len()
+	c.b.Write(b)
+	return c.b.String()[n:]
 }
 
 func newTextCtx(s string, ident bool) *textCtx {
@@ -295,7 +301,7 @@ func (c *textCtx) prepareASCII(texts []Text) string {
 		at = append(at, preAt{start: int32(start), end: int32(len(buf)), ctl: ctl != 0})
 	}
 	c.cleans, c.cleanAt = buf, at
-	return c.keepCleans(buf)
+	return c.cleanChunk.keep(buf, cleanChunkSize)
 }
 
 // wrapped reports whether the line starting at s[i] continues the
