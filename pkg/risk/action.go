@@ -641,14 +641,18 @@ func removesBroad(objects, tokens []string, desc string) bool {
 // named, not the place. (A key-value store's name heads the removal of one
 // key or one cache as often as of the store.)
 func broadHead(head string, objects []string, desc string) bool {
-	switch head {
-	case "mysql", "postgre", "postgresql", "mariadb", "mongodb", "mongo":
+	switch {
+	case databaseEngines[head]:
 		return true
-	case "channel", "room":
+	case head == "channel" || head == "room":
 		return !containsAnyMap(objects, otherChannels) && !saysWordOf(opening(desc, claimWindow), otherChannels)
 	}
 	return false
 }
+
+// databaseEngines name a database by its engine.
+var databaseEngines = map[string]bool{"mysql": true, "postgre": true, "postgresql": true, "mariadb": true,
+	"mongodb": true, "mongo": true}
 
 // otherChannels make a channel or a room something other than a
 // conversation's place.
@@ -765,6 +769,77 @@ func wholeManifest(s *signals) string {
 		if strings.Contains(d, "apiversion") {
 			return p.name // a manifest names its API version and its kind
 		}
+	}
+	return ""
+}
+
+// workloadParams name what a workload runs: the image its container or
+// machine starts from, the commands its build or its start runs, the file
+// its build follows.
+var workloadParams = map[string]bool{"image": true, "imagename": true, "dockerimage": true, "containerimage": true,
+	"imageuri": true, "imageref": true, "buildcommand": true, "startcommand": true, "runcommand": true,
+	"installcommand": true, "dockerfile": true, "containerfile": true, "dockerfilepath": true}
+
+// imageParams name an image to start from.
+var imageParams = map[string]bool{"image": true, "imagename": true, "dockerimage": true, "containerimage": true,
+	"imageuri": true, "imageref": true}
+
+// pictureSenseParams are the workload parameters that as often name a
+// picture ("image" of a product, a category, an avatar).
+var pictureSenseParams = map[string]bool{"image": true, "imagename": true, "imageuri": true, "imageref": true}
+
+// workloadHeads are what runs an image or a build: the things a call
+// creates or changes that then execute what the parameter names.
+var workloadHeads = map[string]bool{"service": true, "server": true, "container": true, "app": true,
+	"application": true, "pod": true, "instance": true, "machine": true, "vm": true, "droplet": true,
+	"endpoint": true, "function": true, "deployment": true, "worker": true, "pipeline": true}
+
+// moveOnlyVerbs handle an image without running it, when the image is
+// what the tool acts on; imageVerbs do in any tool.
+var moveOnlyVerbs = map[string]bool{"pull": true, "push": true, "publish": true, "tag": true, "untag": true,
+	"export": true, "import": true, "copy": true, "download": true, "inspect": true, "scan": true, "save": true,
+	"load": true, "prune": true, "remove": true, "delete": true}
+
+var imageVerbs = map[string]bool{"pull": true, "push": true, "publish": true, "tag": true, "untag": true}
+
+// containerSaid marks a parameter's description as one of a container or
+// a machine's image, not a picture.
+var containerSaidPhrases = []string{"docker", "container", "oci", "operating system", "ubuntu", "debian", "alpine"}
+
+var containerSaid = phrase.New(containerSaidPhrases...)
+
+// pictureSaid marks one as a picture.
+var pictureSaidPhrases = []string{"picture", "photo", "logo", "icon", "avatar", "thumbnail", "banner", "png", "jpeg", "jpg", "gif", "svg"}
+
+var pictureSaid = phrase.New(pictureSaidPhrases...)
+
+// runsWorkload is a parameter of a change that names what the workload it
+// creates or changes will run: the image a service, a server or a
+// container starts from, a build or start command, a build file. The call
+// then runs code of the caller's choosing inside the account's
+// infrastructure ("service_create_from_image(image)", "update_service
+// (buildCommand)"). "" when there is none. A picture's "image" is told
+// apart by what the tool changes or what the parameter says it is.
+func runsWorkload(s *signals) string {
+	head := singular(headNoun(s.objects))
+	if moveOnlyVerbs[s.verb] && (head == "image" || imageVerbs[s.verb]) {
+		return "" // "save_image" writes a tar; "save_provider(dockerImage)" sets what runs
+	}
+	for _, p := range s.params {
+		if !workloadParams[p.flat] || (p.typ != "string" && p.typ != "") {
+			continue
+		}
+		if imageParams[p.flat] && (databaseEngines[head] || head == "database") {
+			continue // a database named by its engine runs that engine: the image picks its version
+		}
+		if pictureSenseParams[p.flat] {
+			d, _ := p.schema["description"].(string)
+			d = strings.ToLower(d)
+			if !containerSaid.Any(d) && (!workloadHeads[head] || pictureSaid.Any(d)) {
+				continue // a product's image, a server's icon
+			}
+		}
+		return p.name
 	}
 	return ""
 }

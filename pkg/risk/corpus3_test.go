@@ -91,7 +91,7 @@ var (
 // classes among them fixed: a membership is an access change, write
 // statements named in a description are statements, a service's
 // environment variables are graded high.
-var corpusFourRatchets = []int{49, 162, 408, 317, 337}
+var corpusFourRatchets = []int{49, 162, 408, 317, 340}
 
 // TestCorpusFourFigures prints how the engine agrees with corpus-4's
 // labels beside its first run and the engine before corpus-3's rules, and
@@ -123,7 +123,7 @@ var (
 	corpusFiveBefore = []figure{
 		{got: 49, of: 58}, {got: 187, of: 191}, {got: 404, of: 501}, {got: 317, of: 501}, {got: 355, of: 501},
 	}
-	corpusFiveRatchets = []int{56, 187, 409, 321, 384}
+	corpusFiveRatchets = []int{56, 187, 409, 321, 387}
 )
 
 // TestCorpusFiveFigures prints how the engine agrees with corpus-5's
@@ -156,7 +156,7 @@ var (
 	corpusSixBefore = []figure{
 		{got: 47, of: 53}, {got: 159, of: 166}, {got: 455, of: 524}, {got: 369, of: 524}, {got: 353, of: 524},
 	}
-	corpusSixRatchets = []int{53, 159, 458, 375, 386}
+	corpusSixRatchets = []int{53, 159, 458, 375, 387}
 )
 
 // TestCorpusSixFigures prints how the engine agrees with corpus-6's labels
@@ -218,7 +218,7 @@ var (
 	corpusEightBefore = []figure{
 		{got: 50, of: 53}, {got: 177, of: 188}, {got: 387, of: 460}, {got: 301, of: 460}, {got: 325, of: 460},
 	}
-	corpusEightRatchets = []int{53, 177, 387, 304, 334}
+	corpusEightRatchets = []int{53, 177, 387, 304, 336}
 )
 
 // TestCorpusEightFigures prints how the engine agrees with corpus-8's
@@ -244,7 +244,7 @@ var (
 	corpusNineBefore = []figure{
 		{got: 81, of: 92}, {got: 216, of: 237}, {got: 585, of: 698}, {got: 448, of: 698}, {got: 461, of: 698},
 	}
-	corpusNineRatchets = []int{87, 216, 588, 448, 484}
+	corpusNineRatchets = []int{87, 216, 588, 448, 490}
 )
 
 // TestCorpusNineFigures prints how the engine agrees with corpus-9's

@@ -1238,3 +1238,48 @@ func TestRulesFromCorpusNinesGateMisses(t *testing.T) {
 		})
 	}
 }
+
+// What a workload runs, named by the call: an image a service or a server
+// starts from, a build or start command, a build file. The same words as a
+// picture or as an image handled without running it are not raised.
+func TestWorkloadRunsWhatTheCallNames(t *testing.T) {
+	for _, tc := range []struct {
+		name, def, risk    string
+		minLevel, maxLevel Level
+	}{
+		{"a service created from any image", `{"name":"service_create_from_image","description":"Create a new service from a Docker image","inputSchema":{"type":"object","properties":{"projectId":{"type":"string"},"image":{"type":"string","description":"Docker image to use (e.g., 'postgres:13-alpine')"}},"required":["projectId","image"]}}`,
+			"high", L4, 0},
+		{"a service's build command changed", `{"name":"service_update","description":"Update a service's settings","inputSchema":{"type":"object","properties":{"serviceId":{"type":"string"},"buildCommand":{"type":"string","description":"Optional: Command to build the service"}},"required":["serviceId"]}}`,
+			"high", L4, 0},
+		{"a wrapped start command", `{"name":"create_service","description":"Create a web service","inputSchema":{"type":"object","properties":{"params":{"type":"object","properties":{"name":{"type":"string"},"startCommand":{"type":"string"}}}}}}`,
+			"high", L4, 0},
+		{"an image built from a container file", `{"name":"image_build","description":"Build an image","inputSchema":{"type":"object","properties":{"containerFile":{"type":"string","description":"The absolute path to the Containerfile to build"}},"required":["containerFile"]}}`,
+			"high", L4, 0},
+		{"a server created from an OS image", `{"name":"create_server","description":"Create a new server","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"image":{"type":"string","description":"Image name or ID (e.g. ubuntu-22.04)"}},"required":["name","image"]}}`,
+			"high", L4, 0},
+		{"a provider saved with the image it runs", `{"name":"application-saveDockerProvider","description":"Save the Docker provider of an application","inputSchema":{"type":"object","properties":{"applicationId":{"type":"string"},"dockerImage":{"type":"string"}},"required":["applicationId","dockerImage"]}}`,
+			"high", L4, 0},
+		{"an image pulled", `{"name":"image_pull","description":"Pull an image from a registry","inputSchema":{"type":"object","properties":{"imageName":{"type":"string","description":"Docker image name to pull"}},"required":["imageName"]}}`,
+			"medium", L3, L3},
+		{"an image saved to a file", `{"name":"save_image","description":"Save a Docker image to a tar archive","inputSchema":{"type":"object","properties":{"image":{"type":"string","description":"Docker image"},"output":{"type":"string"}},"required":["image","output"]}}`,
+			"", 0, L3},
+		{"a product's picture", `{"name":"update_product","description":"Update a product of the shop","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"image":{"type":"string","description":"URL of the product image"}},"required":["id"]}}`,
+			"medium", L3, L3},
+		{"a job posting's picture", `{"name":"create_job","description":"Create a job posting","inputSchema":{"type":"object","properties":{"title":{"type":"string"},"image":{"type":"string","description":"Banner picture shown on the posting"}},"required":["title"]}}`,
+			"medium", L3, L3},
+		{"a database created with an image of its engine", `{"name":"postgres-create","description":"Creates a new PostgreSQL database.","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"dockerImage":{"type":"string","default":"postgres:15","description":"Docker image to use for PostgreSQL."}},"required":["name"]}}`,
+			"medium", L3, L3},
+		{"a category's image with nothing said", `{"name":"create_category","description":"Create a product category","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"image":{"type":"string"}},"required":["name"]}}`,
+			"medium", L3, L3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := assess(t, tc.def)
+			if tc.risk != "" && a.SEP.RiskLevel != tc.risk {
+				t.Errorf("riskLevel %s, want %s (%v)", a.SEP.RiskLevel, tc.risk, a.Reasons)
+			}
+			if a.Level < tc.minLevel || (tc.maxLevel != 0 && a.Level > tc.maxLevel) {
+				t.Errorf("level %s, want %s to %s (%v)", a.Level, tc.minLevel, tc.maxLevel, a.Reasons)
+			}
+		})
+	}
+}

@@ -80,6 +80,9 @@ func lexiconLists() map[string][]string {
 		"generic-items": genericItems, "shared-places": sharedPlaces, "secret-flags": secretFlags, "login-key-params": loginKeyParams, "making-verbs": makingVerbs, "machine-id-params": machineIDParams, "env-params": envParams, "dispatch-ops": dispatchOps, "dispatch-targets": dispatchTargets, "dispatch-requests": dispatchRequests,
 		"running-nouns": runningNouns, "halting-verbs": haltingVerbs, "starting-verbs": startingVerbs, "setting-verbs": settingVerbs,
 		"determiners": determiners, "deletion-lists": deletionLists, "granting-verbs": grantingVerbs, "not-shipping": notShipping,
+		"workload-params": workloadParams, "image-params": imageParams, "workload-heads": workloadHeads,
+		"move-only-verbs": moveOnlyVerbs, "image-verbs": imageVerbs, "database-engines": databaseEngines,
+		"picture-sense-params": pictureSenseParams,
 	} {
 		keys(name, m)
 	}
@@ -117,7 +120,7 @@ func phraseLists() map[string][]string {
 		"local-phrases": localPhrases, "pipeline-variable-phrases": pipelineVariablePhrases,
 		"stored-credential-phrases": storedCredentialPhrases, "statement-phrases": statementPhrases,
 		"statement-to-phrases": statementToPhrases, "states-change-phrases": statesChangePhrases,
-		"access-said-phrases": accessSaidPhrases, "typed-codes": typedCodes, "saves-or-sets-phrases": savesOrSetsPhrases,
+		"access-said-phrases": accessSaidPhrases, "container-said": containerSaidPhrases, "picture-said": pictureSaidPhrases, "typed-codes": typedCodes, "saves-or-sets-phrases": savesOrSetsPhrases,
 		"output-claims":         slices.Collect(maps.Keys(describesOutput)),
 		"standing-forward-said": standingForwardPhrases, "delegate-of-account": delegatePhrases, "trash-said": trashPhrases,
 	}

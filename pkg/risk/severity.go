@@ -130,6 +130,8 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "high", fmt.Sprintf("parameter %q invites whoever the call lists: the invitation or update is mailed to them", invitesAttendees(&s))
 	case startsDeployment(&s):
 		return "high", fmt.Sprintf("%q starts a deployment: what it ships goes in front of everyone the service answers", s.verb)
+	case act == actMutate && runsWorkload(&s) != "":
+		return "high", fmt.Sprintf("parameter %q names what the workload runs (an image, a build or start command): code of the caller's choosing runs in the account's infrastructure", runsWorkload(&s))
 	case runsStoredPipeline(&s):
 		// Running a stored pipeline again runs what its owner wrote, its
 		// deploy steps with the rest, as the first run did.
