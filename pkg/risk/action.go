@@ -804,7 +804,7 @@ var imageVerbs = map[string]bool{"pull": true, "push": true, "publish": true, "t
 
 // containerSaid marks a parameter's description as one of a container or
 // a machine's image, not a picture.
-var containerSaidPhrases = []string{"docker", "container", "oci", "operating system", "ubuntu", "debian", "alpine"}
+var containerSaidPhrases = []string{"docker", "container", "oci image", "operating system", "ubuntu", "debian", "alpine"}
 
 var containerSaid = phrase.New(containerSaidPhrases...)
 
@@ -840,6 +840,48 @@ func runsWorkload(s *signals) string {
 			}
 		}
 		return p.name
+	}
+	return ""
+}
+
+// localFileParams name a file by its path; only one described as on the
+// server's own machine (localFileSaid: "Local files to upload", "path on
+// the local filesystem", "absolute path") or named so (localpath,
+// localfile) is one there: a repository's, a drive's or a bucket's file
+// has a path too.
+var localFileParams = map[string]bool{"filepath": true, "filepaths": true, "localpath": true, "localfile": true,
+	"localfilepath": true, "localfiles": true, "sourcepath": true, "path": true, "paths": true, "file": true,
+	"files": true, "attachment": true, "attachments": true}
+
+var namedLocalFileParams = map[string]bool{"localpath": true, "localfile": true, "localfilepath": true, "localfiles": true}
+
+var localFileSaid = map[string]bool{"local": true, "locally": true, "disk": true, "filesystem": true, "absolute": true}
+
+// outwardFileVerbs send a file away from the machine: to a service, behind
+// a link, into someone else's record.
+var outwardFileVerbs = map[string]bool{"attach": true, "attaches": true, "upload": true, "uploads": true,
+	"share": true, "shares": true, "sharing": true, "embed": true, "embeds": true, "send": true, "sends": true}
+
+// sendsLocalFile is a parameter of a change that takes a path on the
+// server's own machine and sends the file it names away — attached to a
+// pull request, shared behind a link, uploaded into a record
+// ("create_file_send(filePath)": "Path to the file to share"). Any file the
+// server can read goes, its keys and configuration among them, so the
+// change is an exfiltration as much as a send. "" when there is none.
+func sendsLocalFile(s *signals) string {
+	said := saysWordOf(strings.ToLower(opening(s.desc, claimWindow)), outwardFileVerbs) || containsAnyMap(s.tokens, outwardFileVerbs)
+	for _, p := range s.params {
+		if !localFileParams[p.flat] || (p.typ != "string" && p.typ != "array" && p.typ != "") {
+			continue
+		}
+		d, _ := p.schema["description"].(string)
+		d = strings.ToLower(d)
+		if !namedLocalFileParams[p.flat] && !saysWordOf(d, localFileSaid) && !strings.Contains(d, "file system") {
+			continue
+		}
+		if said || saysWordOf(d, outwardFileVerbs) {
+			return p.name
+		}
 	}
 	return ""
 }

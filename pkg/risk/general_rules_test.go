@@ -1269,7 +1269,40 @@ func TestWorkloadRunsWhatTheCallNames(t *testing.T) {
 			"medium", L3, L3},
 		{"a database created with an image of its engine", `{"name":"postgres-create","description":"Creates a new PostgreSQL database.","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"dockerImage":{"type":"string","default":"postgres:15","description":"Docker image to use for PostgreSQL."}},"required":["name"]}}`,
 			"medium", L3, L3},
+		{"a category's image associated with it", `{"name":"create_category","description":"Create a product category","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"image":{"type":"string","description":"Image associated with the category"}},"required":["name"]}}`,
+			"medium", L3, L3},
 		{"a category's image with nothing said", `{"name":"create_category","description":"Create a product category","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"image":{"type":"string"}},"required":["name"]}}`,
+			"medium", L3, L3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := assess(t, tc.def)
+			if tc.risk != "" && a.SEP.RiskLevel != tc.risk {
+				t.Errorf("riskLevel %s, want %s (%v)", a.SEP.RiskLevel, tc.risk, a.Reasons)
+			}
+			if a.Level < tc.minLevel || (tc.maxLevel != 0 && a.Level > tc.maxLevel) {
+				t.Errorf("level %s, want %s to %s (%v)", a.Level, tc.minLevel, tc.maxLevel, a.Reasons)
+			}
+		})
+	}
+}
+
+// A path on the server's own machine whose file the call sends away: an
+// exfiltration as much as a change. A path in a repository, a drive or a
+// bucket, or a local file the tool only reads or writes, is not.
+func TestLocalFileSentAway(t *testing.T) {
+	for _, tc := range []struct {
+		name, def, risk string
+		minLevel, maxLevel Level
+	}{
+		{"local files attached to a pull request", `{"name":"create_pull_request","description":"Create a pull request.","inputSchema":{"type":"object","properties":{"title":{"type":"string"},"attachments":{"type":"array","items":{"type":"string"},"description":"Local files to upload & embed"}},"required":["title"]}}`,
+			"high", L4, 0},
+		{"a receipt from the local filesystem", `{"name":"attach_file_to_transaction","description":"Attach a receipt to a transaction.","inputSchema":{"type":"object","properties":{"transaction_id":{"type":"number"},"file_path":{"type":"string","description":"Absolute or relative path to the receipt file on the local filesystem"}},"required":["transaction_id","file_path"]}}`,
+			"high", L4, 0},
+		{"an inline comment on a repository's file", `{"name":"add_comment","description":"Add an inline comment to a pull request.","inputSchema":{"type":"object","properties":{"text":{"type":"string"},"file_path":{"type":"string","description":"Inline comment file"}},"required":["text"]}}`,
+			"medium", L3, L3},
+		{"a file named in a repository", `{"name":"create_file_link","description":"Create a link to a file in a repository.","inputSchema":{"type":"object","properties":{"path":{"type":"string","description":"Path of the file in the repository"}},"required":["path"]}}`,
+			"medium", L3, L3},
+		{"attachments by their ids", `{"name":"update_ticket","description":"Update a ticket and attach files to it.","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"attachments":{"type":"array","items":{"type":"string"},"description":"Ids of uploaded attachments"}},"required":["id"]}}`,
 			"medium", L3, L3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -82,7 +82,8 @@ func lexiconLists() map[string][]string {
 		"determiners": determiners, "deletion-lists": deletionLists, "granting-verbs": grantingVerbs, "not-shipping": notShipping,
 		"workload-params": workloadParams, "image-params": imageParams, "workload-heads": workloadHeads,
 		"move-only-verbs": moveOnlyVerbs, "image-verbs": imageVerbs, "database-engines": databaseEngines,
-		"picture-sense-params": pictureSenseParams,
+		"picture-sense-params": pictureSenseParams, "local-file-params": localFileParams,
+		"named-local-file-params": namedLocalFileParams, "local-file-said": localFileSaid, "outward-file-verbs": outwardFileVerbs,
 	} {
 		keys(name, m)
 	}

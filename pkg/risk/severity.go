@@ -140,6 +140,8 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "high", fmt.Sprintf("%q changes a running service or shared history", s.verb)
 	case s.envVariables:
 		return "high", "changes a service's environment variables, where its keys and connection strings live"
+	case sendsLocalFile(&s) != "":
+		return "high", fmt.Sprintf("parameter %q takes a path on the server's machine and the call sends the file away: whatever file it names, keys among them, leaves the machine", sendsLocalFile(&s))
 	case copiesSecrets(&s):
 		return "high", fmt.Sprintf("%q writes out what the description says holds secrets: whoever reads the copy can use them", s.verb)
 	case endsAnyProcess(&s):
