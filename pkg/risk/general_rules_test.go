@@ -1291,7 +1291,7 @@ func TestWorkloadRunsWhatTheCallNames(t *testing.T) {
 // bucket, or a local file the tool only reads or writes, is not.
 func TestLocalFileSentAway(t *testing.T) {
 	for _, tc := range []struct {
-		name, def, risk string
+		name, def, risk    string
 		minLevel, maxLevel Level
 	}{
 		{"local files attached to a pull request", `{"name":"create_pull_request","description":"Create a pull request.","inputSchema":{"type":"object","properties":{"title":{"type":"string"},"attachments":{"type":"array","items":{"type":"string"},"description":"Local files to upload & embed"}},"required":["title"]}}`,
