@@ -844,6 +844,40 @@ func runsWorkload(s *signals) string {
 	return ""
 }
 
+// buildWords say a workload is built or deployed from what it is given.
+var buildWords = map[string]bool{"build": true, "builds": true, "built": true, "deploy": true, "deploys": true,
+	"deploying": true, "deployment": true, "deployments": true}
+
+// buildsFromSource is the parameter of a change of a workload (an app, a
+// service, a function) that names the repository it is built from, where
+// the tool says the workload is built or deployed from it (a build path
+// among the parameters, or build or deploy in the description's opening):
+// "save_github_provider(repository, branch, buildPath)", "service_create_
+// from_repo(repo)". The next build runs whatever that repository holds, so
+// the call chooses the code the workload runs, as an image does. "" when
+// there is none: a catalogue's service that links its repository builds
+// nothing.
+func buildsFromSource(s *signals) string {
+	if !containsAnyMap(s.objects, workloadHeads) {
+		return ""
+	}
+	repo, built := "", saysWordOf(strings.ToLower(opening(s.desc, claimWindow)), buildWords)
+	for _, p := range s.params {
+		switch {
+		case p.typ != "string" && p.typ != "":
+		case repo == "" && (strings.HasSuffix(p.flat, "repository") || strings.HasSuffix(p.flat, "repo") ||
+			strings.HasSuffix(p.flat, "giturl") || strings.HasSuffix(p.flat, "repourl") || strings.HasSuffix(p.flat, "repositoryurl")):
+			repo = p.name
+		case strings.HasSuffix(p.flat, "buildpath"):
+			built = true
+		}
+	}
+	if built {
+		return repo
+	}
+	return ""
+}
+
 // localFileParams name a file by its path; only one described as on the
 // server's own machine (localFileSaid: "Local files to upload", "path on
 // the local filesystem", "absolute path") or named so (localpath,

@@ -91,7 +91,7 @@ var (
 // classes among them fixed: a membership is an access change, write
 // statements named in a description are statements, a service's
 // environment variables are graded high.
-var corpusFourRatchets = []int{49, 162, 408, 317, 340}
+var corpusFourRatchets = []int{49, 162, 408, 317, 341}
 
 // TestCorpusFourFigures prints how the engine agrees with corpus-4's
 // labels beside its first run and the engine before corpus-3's rules, and
@@ -156,7 +156,7 @@ var (
 	corpusSixBefore = []figure{
 		{got: 47, of: 53}, {got: 159, of: 166}, {got: 455, of: 524}, {got: 369, of: 524}, {got: 353, of: 524},
 	}
-	corpusSixRatchets = []int{53, 159, 458, 375, 387}
+	corpusSixRatchets = []int{53, 159, 458, 375, 392}
 )
 
 // TestCorpusSixFigures prints how the engine agrees with corpus-6's labels

@@ -84,6 +84,7 @@ func lexiconLists() map[string][]string {
 		"move-only-verbs": moveOnlyVerbs, "image-verbs": imageVerbs, "database-engines": databaseEngines,
 		"picture-sense-params": pictureSenseParams, "local-file-params": localFileParams,
 		"named-local-file-params": namedLocalFileParams, "local-file-said": localFileSaid, "outward-file-verbs": outwardFileVerbs,
+		"build-words": buildWords,
 	} {
 		keys(name, m)
 	}

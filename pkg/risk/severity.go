@@ -132,6 +132,8 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "high", fmt.Sprintf("%q starts a deployment: what it ships goes in front of everyone the service answers", s.verb)
 	case act == actMutate && runsWorkload(&s) != "":
 		return "high", fmt.Sprintf("parameter %q names what the workload runs (an image, a build or start command): code of the caller's choosing runs in the account's infrastructure", runsWorkload(&s))
+	case act == actMutate && buildsFromSource(&s) != "":
+		return "high", fmt.Sprintf("parameter %q names the repository the workload is built from: its next build runs whatever that repository holds", buildsFromSource(&s))
 	case runsStoredPipeline(&s):
 		// Running a stored pipeline again runs what its owner wrote, its
 		// deploy steps with the rest, as the first run did.
