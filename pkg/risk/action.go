@@ -821,13 +821,17 @@ var pictureSaid = phrase.New(pictureSaidPhrases...)
 // (buildCommand)"). "" when there is none. A picture's "image" is told
 // apart by what the tool changes or what the parameter says it is.
 func runsWorkload(s *signals) string {
-	head := singular(headNoun(s.objects))
-	if moveOnlyVerbs[s.verb] && (head == "image" || imageVerbs[s.verb]) {
-		return "" // "save_image" writes a tar; "save_provider(dockerImage)" sets what runs
-	}
+	head := ""
 	for _, p := range s.params {
 		if !workloadParams[p.flat] || (p.typ != "string" && p.typ != "") {
 			continue
+		}
+		if head == "" {
+			// Read only for a tool that has such a parameter: most have none.
+			head = singular(headNoun(s.objects))
+			if moveOnlyVerbs[s.verb] && (head == "image" || imageVerbs[s.verb]) {
+				return "" // "save_image" writes a tar; "save_provider(dockerImage)" sets what runs
+			}
 		}
 		if imageParams[p.flat] && (databaseEngines[head] || head == "database") {
 			continue // a database named by its engine runs that engine: the image picks its version
@@ -861,7 +865,7 @@ func buildsFromSource(s *signals) string {
 	if !containsAnyMap(s.objects, workloadHeads) {
 		return ""
 	}
-	repo, built := "", saysWordOf(strings.ToLower(opening(s.desc, claimWindow)), buildWords)
+	repo, buildPath := "", false
 	for _, p := range s.params {
 		switch {
 		case p.typ != "string" && p.typ != "":
@@ -869,10 +873,10 @@ func buildsFromSource(s *signals) string {
 			strings.HasSuffix(p.flat, "giturl") || strings.HasSuffix(p.flat, "repourl") || strings.HasSuffix(p.flat, "repositoryurl")):
 			repo = p.name
 		case strings.HasSuffix(p.flat, "buildpath"):
-			built = true
+			buildPath = true
 		}
 	}
-	if built {
+	if repo != "" && (buildPath || saysWordOf(strings.ToLower(opening(s.desc, claimWindow)), buildWords)) {
 		return repo
 	}
 	return ""
@@ -903,7 +907,7 @@ var outwardFileVerbs = map[string]bool{"attach": true, "attaches": true, "upload
 // server can read goes, its keys and configuration among them, so the
 // change is an exfiltration as much as a send. "" when there is none.
 func sendsLocalFile(s *signals) string {
-	said := saysWordOf(strings.ToLower(opening(s.desc, claimWindow)), outwardFileVerbs) || containsAnyMap(s.tokens, outwardFileVerbs)
+	said := -1 // whether the name or the description's opening sends it away, read once and only when asked
 	for _, p := range s.params {
 		if !localFileParams[p.flat] || (p.typ != "string" && p.typ != "array" && p.typ != "") {
 			continue
@@ -913,7 +917,13 @@ func sendsLocalFile(s *signals) string {
 		if !namedLocalFileParams[p.flat] && !saysWordOf(d, localFileSaid) && !strings.Contains(d, "file system") {
 			continue
 		}
-		if said || saysWordOf(d, outwardFileVerbs) {
+		if said < 0 {
+			said = 0
+			if containsAnyMap(s.tokens, outwardFileVerbs) || saysWordOf(strings.ToLower(opening(s.desc, claimWindow)), outwardFileVerbs) {
+				said = 1
+			}
+		}
+		if said == 1 || saysWordOf(d, outwardFileVerbs) {
 			return p.name
 		}
 	}
