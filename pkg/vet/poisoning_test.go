@@ -810,3 +810,17 @@ const (
 func TestPoisoningCorpusTen(t *testing.T) {
 	holdKeptCorpusFlags(t, "corpus-10", corpusTenDir, corpusTenTools, corpusTenFirstRun, corpusTenMaxFlagged, false)
 }
+
+// corpus-11: 22 more servers captured and labelled blind after the
+// workload and local-file rules; its first run is the scan's false
+// positives on servers nobody here had read.
+const (
+	corpusElevenDir        = "../../testdata/corpus-11"
+	corpusElevenTools      = 599
+	corpusElevenFirstRun   = 3
+	corpusElevenMaxFlagged = 3
+)
+
+func TestPoisoningCorpusEleven(t *testing.T) {
+	holdKeptCorpusFlags(t, "corpus-11", corpusElevenDir, corpusElevenTools, corpusElevenFirstRun, corpusElevenMaxFlagged, false)
+}
