@@ -157,6 +157,33 @@ func actionOfWords(s *signals, j *judgement) (act action, readShaped bool, optio
 	return act, readShaped, optionAct, ownAct
 }
 
+// executesQueries says a description opens by executing or running
+// queries, SQL or statements ("Execute a query on …", "Runs SQL
+// statements").
+func executesQueries(opening string) bool {
+	ws := strings.Fields(opening)
+	for i, w := range ws[:min(len(ws), 3)] {
+		if !runWords[w] || w == "batch" || w == "execution" {
+			continue
+		}
+		for _, o := range ws[i+1 : min(len(ws), i+5)] {
+			switch strings.Trim(o, ".,;:") {
+			case "query", "queries", "sql", "statement", "statements":
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hiringWords make a job one people apply to.
+var hiringWords = map[string]bool{"posting": true, "listing": true, "candidate": true, "candidates": true,
+	"applicant": true, "applicants": true, "hire": true, "hiring": true, "vacancy": true, "salary": true, "board": true}
+
+// runWords say what is submitted runs.
+var runWords = map[string]bool{"run": true, "runs": true, "execute": true, "executes": true, "executed": true,
+	"execution": true, "batch": true}
+
 // refineAction is what the name's objects and the parameters make of the
 // verb: a drop of one item is a delete and a delete of a broad noun or of
 // many items a destruction; running a saved query or report is a read; a
@@ -198,6 +225,20 @@ func refineAction(s *signals, act action, j *judgement) (action, bool) {
 			act = actSend
 			j.note(fmt.Sprintf("parameter %q mails whoever the call lists: it leaves the system", notify))
 		}
+	}
+	if (act == actRead || act == actObserve) && s.foreignSchema != "" && s.execParam == "" && executesQueries(opening(s.desc, claimWindow)) {
+		// "query — Execute a query" whose schema is a validator's object
+		// written out ("def", "shape"): the query goes in an argument the
+		// schema hides, and the description says it is executed.
+		act = actExec
+		j.note(fmt.Sprintf("the description says it executes queries, and its schema (keyword %q, no properties) hides the argument that takes them", s.foreignSchema))
+	}
+	if act == actMutate && s.verb == "submit" && (headNoun(s.objects) == "job" || headNoun(s.objects) == "jobs") &&
+		saysWordOf(opening(s.desc, claimWindow), runWords) && !saysWordOf(opening(s.desc, claimWindow), hiringWords) {
+		// "submit_job — Submit a JCL member to run": a batch system runs
+		// what is submitted to it; a job submitted to a board is posted.
+		act = actExec
+		j.note("submits a job to run: the job runs")
 	}
 	if act == actUtility && s.verb == "format" && (containsAnyMap(s.objects, storageDevices) || formatErases.Any(s.desc)) {
 		// "format_volume": formatting a disk is not formatting text; all

@@ -282,7 +282,8 @@ func accessLink(credential string) bool {
 
 // accessLinkQualifiers make a URL or a link one that grants access.
 var accessLinkQualifiers = map[string]bool{"presigned": true, "signed": true, "share": true, "sharing": true,
-	"shareable": true, "public": true, "access": true, "invite": true, "invitation": true, "magic": true}
+	"shareable": true, "public": true, "access": true, "invite": true, "invitation": true, "magic": true,
+	"terminal": true, "console": true, "shell": true}
 
 // credentialStems are in every sentence that names a credential; most
 // descriptions hold none, and are not split into words at all.

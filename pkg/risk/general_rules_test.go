@@ -1324,3 +1324,59 @@ func TestLocalFileSentAway(t *testing.T) {
 		})
 	}
 }
+
+// The classes corpus-11's dangerous tools below L4 fell in, each beside
+// the look-alikes of the same words that must stay where they were.
+func TestRulesFromCorpusElevensGateMisses(t *testing.T) {
+	for _, tc := range []struct {
+		name, def, risk    string
+		minLevel, maxLevel Level
+	}{
+		{"credits topped up from a wallet", `{"name":"credits_topup","description":"Top up credits by paying from the local wallet.","inputSchema":{"type":"object","properties":{"amount_usd":{"type":"number"}},"required":["amount_usd"]}}`,
+			"critical", L5, 0},
+		{"a balance topped up, in two words", `{"name":"top_up_balance","description":"Adds funds to the account balance.","inputSchema":{"type":"object","properties":{"amount":{"type":"number"}},"required":["amount"]}}`,
+			"critical", L5, 0},
+		{"a checkout opened to top up", `{"name":"top_up","description":"Create a Stripe checkout session to top up credits. Returns a checkout URL.","inputSchema":{"type":"object","properties":{"amount":{"type":"number"}},"required":["amount"]}}`,
+			"medium", 0, 0},
+		{"the top processes", `{"name":"top_processes","description":"Shows the top processes by CPU.","inputSchema":{"type":"object","properties":{"limit":{"type":"integer"}}}}`,
+			"low", 0, L3},
+		{"keystrokes into a pty", `{"name":"sandbox_pty_write","description":"Write input to a PTY session. Send keystrokes, commands, or text.","inputSchema":{"type":"object","properties":{"session_id":{"type":"string"},"input":{"type":"string"}},"required":["session_id","input"]}}`,
+			"critical", L5, 0},
+		{"commands typed into a terminal", `{"name":"terminal_send","description":"Send text to a terminal session; it runs as shell commands.","inputSchema":{"type":"object","properties":{"terminalId":{"type":"string"},"text":{"type":"string"}},"required":["terminalId","text"]}}`,
+			"critical", L5, 0},
+		{"a card reader's display", `{"name":"terminal_write","description":"Writes a line of text on a payment terminal's screen for the customer to read.","inputSchema":{"type":"object","properties":{"readerId":{"type":"string"},"text":{"type":"string"}},"required":["readerId","text"]}}`,
+			"medium", 0, L3},
+		{"a server attached by a stdio address", `{"name":"attach_mcp","description":"Attach an external MCP server","inputSchema":{"type":"object","properties":{"url":{"type":"string","description":"MCP server URL (e.g., stdio://command?args=arg1,arg2)"},"alias":{"type":"string"}},"required":["url","alias"]}}`,
+			"critical", L5, 0},
+		{"a server attached by an https address", `{"name":"attach_server","description":"Attach an external MCP server","inputSchema":{"type":"object","properties":{"url":{"type":"string","description":"MCP server URL (https://…)"},"alias":{"type":"string"}},"required":["url","alias"]}}`,
+			"medium", 0, L3},
+		{"a batch job submitted to run", `{"name":"submit_job","title":"Submit a JCL Job","description":"Submit a JCL member from a dataset to run on z/OS.","inputSchema":{"type":"object","properties":{"dataset":{"type":"string"}},"required":["dataset"]}}`,
+			"high", L4, 0},
+		{"a job posting submitted", `{"name":"submit_job","description":"Submit a job posting to the board; it runs for 30 days.","inputSchema":{"type":"object","properties":{"title":{"type":"string"}},"required":["title"]}}`,
+			"medium", 0, L3},
+		{"a query executed through a schema that hides it", `{"name":"cloud.query","description":"Execute a query on the cloud warehouse","inputSchema":{"def":{"type":"object","shape":{"sql":{"type":"string"}}},"type":"object"}}`,
+			"critical", L5, 0},
+		{"a status read through the same kind of schema", `{"name":"cloud.status","description":"Get the current connection status","inputSchema":{"def":{"type":"object","shape":{}},"type":"object"}}`,
+			"low", 0, L3},
+		{"a query executed with nothing declared", `{"name":"warehouse_query","description":"Execute a query on the warehouse","inputSchema":{"type":"object"}}`,
+			"low", 0, L3},
+		{"a dataset's access control set to public", `{"name":"update_dataset","description":"Modifies a dataset's name or access control settings","inputSchema":{"type":"object","properties":{"dataset":{"type":"string"},"aclMode":{"type":"string","enum":["private","public"]}},"required":["dataset"]}}`,
+			"critical", L5, 0},
+		{"a dataset created public", `{"name":"create_dataset","description":"Creates a new, empty dataset in the project with the access mode given.","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"aclMode":{"type":"string","enum":["private","public"]}},"required":["name"]}}`,
+			"medium", 0, L3},
+		{"an event's visibility", `{"name":"update_event","description":"Update a calendar event","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"visibility":{"type":"string","enum":["private","public"]}},"required":["id"]}}`,
+			"medium", 0, L3},
+		{"a terminal's link minted", `{"name":"sandbox_terminal_session","description":"Generate a secure browser-accessible terminal URL for a sandbox. Returns a time-limited session token and a URL.","inputSchema":{"type":"object","properties":{"sandbox_id":{"type":"string"}},"required":["sandbox_id"]}}`,
+			"high", L4, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := assess(t, tc.def)
+			if tc.risk != "" && a.SEP.RiskLevel != tc.risk {
+				t.Errorf("riskLevel %s, want %s (%v)", a.SEP.RiskLevel, tc.risk, a.Reasons)
+			}
+			if a.Level < tc.minLevel || (tc.maxLevel != 0 && a.Level > tc.maxLevel) {
+				t.Errorf("level %s, want %s to %s (%v)", a.Level, tc.minLevel, tc.maxLevel, a.Reasons)
+			}
+		})
+	}
+}

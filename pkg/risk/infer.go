@@ -32,6 +32,7 @@ type signals struct {
 	tokens            []string
 	desc              string // lower-cased opening of the description
 	propCount         int
+	foreignSchema     string   // a keyword outside JSON Schema in an input schema with no properties
 	privateContent    string   // a word saying a read returns private content
 	hardFlags         []string // flags that make a change hard to undo
 	overwriteText     bool     // the description says the change overwrites
@@ -98,6 +99,11 @@ func readSignals(t *tooldef.Tool) signals {
 			// "issue_certificate" issues; "issue" is otherwise a noun (an
 			// issued token or credential is a credential change, below).
 			a, ok = actMutate, true
+		}
+		if tok == "top" && i+1 < len(tokens) && tokens[i+1] == "up" {
+			// "top_up_balance" adds funds; "top" alone is the process
+			// monitor, and "top_up" is the one word "topup".
+			a, ok, tok = actMutate, true, "topup"
 		}
 		if tok == "trash" && primary < 0 && trashes(tokens, i, t.Description) {
 			// "trash_thread" trashes; "list_trash", "trash_list" and
@@ -210,8 +216,11 @@ func readSignals(t *tooldef.Tool) signals {
 	}
 	if s.act == actNone {
 		opening := words(t.Description, 200)
-		for _, w := range opening[:min(12, len(opening))] {
+		for j, w := range opening[:min(12, len(opening))] {
 			if a, base, ok := conjugatedVerb(w); ok {
+				if base == "top" && j+1 < len(opening) && opening[j+1] == "up" {
+					a, base = actMutate, "topup" // "Top up credits by paying …"
+				}
 				s.act, s.verb, s.actSource = a, base, "description"
 				break
 			}
@@ -306,6 +315,11 @@ func readSignals(t *tooldef.Tool) signals {
 
 	if movesMoney[s.verb] {
 		s.money = s.verb // transfer_funds, refund_payment
+		if s.verb == "topup" && checkoutSaid.Any(opening(desc, claimWindow)) {
+			// "top_up — Create a checkout session to top up credits":
+			// the customer pays at the checkout, the call only opens it.
+			s.money = "checkout"
+		}
 	}
 	if len(s.objects) == 0 && s.actSource == "name" && s.act == actMutate && s.privilege == "" {
 		// "confirm — Confirm an invited organization member": a name that
@@ -598,6 +612,7 @@ func namedToRun(tokens []string) bool {
 func readSchema(s *signals, schema any) {
 	params := schemaParams(schema)
 	s.params = params
+	s.foreignSchema = foreignKeyword(schema)
 	for _, prm := range params {
 		if !prm.nested {
 			s.propCount++
@@ -652,6 +667,14 @@ func readSchema(s *signals, schema any) {
 		if s.public == "" && s.act == actMutate && publishOption(p) {
 			s.public = fmt.Sprintf("parameter %q publishes what the call writes: anyone can read it", name)
 		}
+		if s.optionPrivilege == "" && s.act == actMutate && changeVerbs[s.verb] && (strings.Contains(flat, "acl") || strings.Contains(flat, "access")) && publicOption(p) {
+			// "update_dataset(aclMode: private|public)": an access
+			// control set to public opens the whole thing to anyone, as a
+			// grant to everyone would. A new thing made public holds
+			// nothing yet, and a "visibility" may be a calendar event's,
+			// which opens nothing.
+			s.optionPrivilege = "its access control (" + name + ")"
+		}
 		if len(toks) > 0 && actionParamWords[toks[len(toks)-1]] {
 			operations := operationParams[flat]
 			opts := optionValues(p)
@@ -701,7 +724,100 @@ func readSchema(s *signals, schema any) {
 			}
 		}
 	}
+	if s.execParam == "" {
+		s.execParam = terminalInput(s)
+	}
+	if s.execParam == "" {
+		s.execParam = stdioAddress(s)
+	}
 	sort.Strings(s.flags)
+}
+
+// schemaKeywords are the top-level keywords of JSON Schema and its common
+// extensions an input schema may hold.
+var schemaKeywords = map[string]bool{"type": true, "properties": true, "required": true, "additionalProperties": true,
+	"$schema": true, "$id": true, "$ref": true, "$defs": true, "definitions": true, "$comment": true, "description": true,
+	"title": true, "anyOf": true, "oneOf": true, "allOf": true, "not": true, "if": true, "then": true, "else": true,
+	"patternProperties": true, "propertyNames": true, "minProperties": true, "maxProperties": true,
+	"dependencies": true, "dependentRequired": true, "dependentSchemas": true, "unevaluatedProperties": true,
+	"default": true, "examples": true, "enum": true, "const": true, "nullable": true, "deprecated": true,
+	"readOnly": true, "writeOnly": true, "format": true, "items": true}
+
+// foreignKeyword is a top-level keyword JSON Schema does not define, in an
+// input schema that declares no properties ("def" and "shape" of a
+// validator's own object written out as if it were a schema). Such a
+// schema says nothing of the arguments the tool takes, though the server
+// meant it to: "" when the schema declares properties or holds only
+// JSON Schema's keywords.
+func foreignKeyword(schema any) string {
+	root, ok := schema.(map[string]any)
+	if !ok {
+		return ""
+	}
+	if _, ok := root["properties"]; ok {
+		return ""
+	}
+	for k := range root {
+		if !schemaKeywords[k] && !strings.HasPrefix(k, "x-") {
+			return k
+		}
+	}
+	return ""
+}
+
+// stdioAddress is a string parameter whose description shows a stdio://
+// address ("MCP server URL (e.g., stdio://command?args=…)"): connecting to
+// a server over stdio starts the command the address names on the
+// server's machine, so the address is a command line. "" when there is
+// none.
+func stdioAddress(s *signals) string {
+	for _, p := range s.params {
+		if !addressParams[p.flat] || (p.typ != "string" && p.typ != "") {
+			continue
+		}
+		if d, _ := p.schema["description"].(string); strings.Contains(d, "stdio://") {
+			return p.name
+		}
+	}
+	return ""
+}
+
+// addressParams name where a tool connects.
+var addressParams = map[string]bool{"url": true, "uri": true, "address": true, "server": true, "serverurl": true,
+	"endpoint": true, "target": true, "connection": true, "connectionstring": true, "transport": true}
+
+// terminalNouns are where typed text runs as commands.
+var terminalNouns = map[string]bool{"pty": true, "tty": true, "terminal": true}
+
+// shellWords make a terminal a shell's.
+var shellWords = map[string]bool{"shell": true, "command": true, "commands": true, "keystrokes": true, "pty": true,
+	"tty": true, "bash": true, "console": true, "session": true}
+
+// typingVerbs put text into what they name.
+var typingVerbs = map[string]bool{"write": true, "send": true, "type": true, "input": true, "paste": true, "press": true}
+
+// typedParams hold the text typed.
+var typedParams = map[string]bool{"input": true, "text": true, "data": true, "keys": true, "keystrokes": true,
+	"content": true, "line": true, "chars": true, "characters": true}
+
+// terminalInput is the parameter whose text a tool types into a terminal
+// ("pty_write(input)": "Send keystrokes, commands, or text"): a shell
+// reads what is typed into it as commands, so the text is free-form
+// execution whatever the parameter is called. "" when the tool types
+// into no terminal.
+func terminalInput(s *signals) string {
+	if !typingVerbs[s.verb] || !containsAnyMap(s.tokens, terminalNouns) {
+		return ""
+	}
+	if !containsAny(s.tokens, "pty", "tty") && !saysWordOf(opening(s.desc, claimWindow), shellWords) {
+		return "" // a card reader's or an airport's terminal runs no commands
+	}
+	for _, p := range s.params {
+		if !p.nested && typedParams[p.flat] && (p.typ == "string" || p.typ == "") {
+			return p.name
+		}
+	}
+	return ""
 }
 
 // namesOneItem says a parameter's words identify one item that is not a
@@ -1500,6 +1616,22 @@ func publishOption(p map[string]any) bool {
 	enum, _ := p["enum"].([]any)
 	for _, e := range enum {
 		if o, ok := e.(string); ok && (strings.EqualFold(o, "publish") || strings.EqualFold(o, "published")) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkoutSaid says a payment is prepared for someone to complete.
+var checkoutSaidPhrases = []string{"checkout session", "checkout url", "checkout link", "payment link"}
+
+var checkoutSaid = phrase.New(checkoutSaidPhrases...)
+
+// publicOption says a parameter's enumerated values offer "public".
+func publicOption(p map[string]any) bool {
+	enum, _ := p["enum"].([]any)
+	for _, e := range enum {
+		if o, ok := e.(string); ok && strings.EqualFold(o, "public") {
 			return true
 		}
 	}

@@ -110,7 +110,7 @@ var verbs = map[string]action{
 	"change": actMutate, "alter": actMutate, "adjust": actMutate, "make": actMutate, "switch": actMutate,
 	"suspend": actMutate, "unsuspend": actMutate, "reject": actMutate, "deny": actMutate, "reinvite": actMutate, "resend": actMutate,
 	"replay": actMutate, "redeliver": actMutate, "retry": actMutate, "sign": actMutate,
-	"downgrade": actMutate, "migrate": actMutate, "untag": actMutate, "reboot": actMutate,
+	"downgrade": actMutate, "migrate": actMutate, "untag": actMutate, "reboot": actMutate, "topup": actMutate,
 	"shutdown": actMutate, "drain": actMutate, "cordon": actMutate, "uncordon": actMutate, "rotate": actMutate,
 	"renew": actMutate, "vote": actMutate, "reserve": actMutate, "subscribe": actMutate, "chmod": actMutate,
 	"chown": actMutate, "mkdir": actMutate, "stage": actMutate, "unstage": actMutate, "provision": actMutate,
@@ -221,7 +221,7 @@ func executionRecord(objects []string) bool {
 // bills for it.
 var movesMoney = map[string]bool{"refund": true, "refunds": true, "payout": true, "payouts": true,
 	"transfer": true, "transfers": true, "charge": true, "charges": true, "pay": true, "buy": true,
-	"purchase": true, "withdraw": true, "withdrawal": true}
+	"purchase": true, "withdraw": true, "withdrawal": true, "topup": true}
 
 // recordingNouns are what a start or stop only observes.
 var recordingNouns = map[string]bool{"recording": true, "tracing": true, "trace": true, "video": true,

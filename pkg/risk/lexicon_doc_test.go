@@ -84,7 +84,9 @@ func lexiconLists() map[string][]string {
 		"move-only-verbs": moveOnlyVerbs, "image-verbs": imageVerbs, "database-engines": databaseEngines,
 		"picture-sense-params": pictureSenseParams, "local-file-params": localFileParams,
 		"named-local-file-params": namedLocalFileParams, "local-file-said": localFileSaid, "outward-file-verbs": outwardFileVerbs,
-		"build-words": buildWords,
+		"build-words": buildWords, "terminal-nouns": terminalNouns, "typing-verbs": typingVerbs,
+		"typed-params": typedParams, "shell-words": shellWords, "schema-keywords": schemaKeywords,
+		"run-words": runWords, "hiring-words": hiringWords, "address-params": addressParams,
 	} {
 		keys(name, m)
 	}
@@ -122,7 +124,7 @@ func phraseLists() map[string][]string {
 		"local-phrases": localPhrases, "pipeline-variable-phrases": pipelineVariablePhrases,
 		"stored-credential-phrases": storedCredentialPhrases, "statement-phrases": statementPhrases,
 		"statement-to-phrases": statementToPhrases, "states-change-phrases": statesChangePhrases,
-		"access-said-phrases": accessSaidPhrases, "container-said": containerSaidPhrases, "picture-said": pictureSaidPhrases, "typed-codes": typedCodes, "saves-or-sets-phrases": savesOrSetsPhrases,
+		"access-said-phrases": accessSaidPhrases, "container-said": containerSaidPhrases, "checkout-said": checkoutSaidPhrases, "picture-said": pictureSaidPhrases, "typed-codes": typedCodes, "saves-or-sets-phrases": savesOrSetsPhrases,
 		"output-claims":         slices.Collect(maps.Keys(describesOutput)),
 		"standing-forward-said": standingForwardPhrases, "delegate-of-account": delegatePhrases, "trash-said": trashPhrases,
 	}
