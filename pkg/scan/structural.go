@@ -508,7 +508,55 @@ func strongSecret(toks []itok, k int) bool {
 		if next == "variable" && k > 0 && publicName(toks[k-1]) {
 			return false
 		}
+		if strings.HasPrefix(next, "variable") && configuresVariable(toks, k) {
+			return false
+		}
 		return strings.HasPrefix(next, "variable")
+	}
+	return false
+}
+
+// configuresVariable reports an environment variable that the sentence
+// sets for the server ("set the PAPERLESS_UPLOAD_PATHS environment variable
+// to restrict uploads"): the object of a configuring verb, past a name and
+// a determiner, and followed by nothing that sends it somewhere (as, in,
+// into, inside, within). The operator configures the environment; nothing
+// is read from it. toks[k] is "environment".
+func configuresVariable(toks []itok, k int) bool {
+	j := k - 1
+	if j >= 0 && (toks[j].kind == kCode || toks[j].kind == kQuoted || toks[j].mayHold(markUnderscore) && strings.IndexByte(toks[j].w, '_') > 0) {
+		j-- // the variable's name
+	}
+	if j >= 0 && (toks[j].w == "the" || toks[j].w == "an" || toks[j].w == "a" || toks[j].w == "this" || toks[j].w == "that") {
+		j--
+	}
+	if j < 0 {
+		return false
+	}
+	switch toks[j].w {
+	case "set", "configure", "define", "export", "setting", "configuring", "defining":
+	default:
+		return false
+	}
+	if k+2 < len(toks) {
+		switch toks[k+2].w {
+		case "as", "in", "into", "inside", "within", "via", "through":
+			return false // "set the AWS_SECRET environment variable as the note"
+		case "to":
+			// "to restrict uploads" says why; "to the note field" says where.
+			if k+3 < len(toks) && (determinerWord(toks[k+3].w) || toks[k+3].kind != kWord ||
+				toks[k+3].mayHold(markUnderscore|markDash) && strings.ContainsAny(toks[k+3].w, "_-")) {
+				return false // "to the note field", "to file_path"
+			}
+		}
+	}
+	return true
+}
+
+func determinerWord(w string) bool {
+	switch w {
+	case "the", "a", "an", "this", "that", "your", "its", "their", "our", "my":
+		return true
 	}
 	return false
 }
