@@ -1380,3 +1380,30 @@ func TestRulesFromCorpusElevensGateMisses(t *testing.T) {
 		})
 	}
 }
+
+// A read's description that names a secret only to deny, require or hide
+// it says nothing is returned; one that names a secret it returns, beside
+// a denial or a requirement of something else, still does.
+func TestSecretsNamedButNotReturned(t *testing.T) {
+	for _, tc := range []struct {
+		name, desc, risk string
+	}{
+		{"passwords denied", "List mail accounts for selecting the account ID needed by mail rules. Does not expose account passwords.", "low"},
+		{"fields redacted", "Get one mail account by ID. Password/token fields are redacted if the server returns them.", "low"},
+		{"a key required", "Get full details of a saved query including SQL and parameters. Requires admin API key.", "low"},
+		{"a key permission required", "List available email templates. Requires the templatesRead API key permission.", "low"},
+		{"an e-mail's preheaders", "Get variant content for an experiment, including subject lines, preheaders, HTML source, and plain text", "low"},
+		{"a key returned beside a requirement", "Requires admin access. Returns the API key of the integration.", "high"},
+		{"a key required, a token returned", "Requires an API key and returns the access token of the account.", "high"},
+		{"a key never redacted", "Returns the integration settings with the API key, never redacted.", "high"},
+		{"a password hash beside a denial", "Lists users. Does not require an API key. Returns each user's password hash.", "high"},
+		{"a request's headers", "Returns the captured request with its headers and body.", "high"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := assess(t, `{"name":"get_settings","description":"`+tc.desc+`","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`)
+			if a.SEP.RiskLevel != tc.risk {
+				t.Errorf("riskLevel %s, want %s (%v)", a.SEP.RiskLevel, tc.risk, a.Reasons)
+			}
+		})
+	}
+}

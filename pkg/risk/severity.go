@@ -698,10 +698,70 @@ func returnsSecrets(desc string) bool {
 	// "headers" are secrets where they are a request's (they carry its
 	// tokens and cookies); a table's column headers, a page's or a
 	// document's headers and footers are not.
-	return secretPhraseSetBesideHeaders.Any(d) || requestHeaders(d)
+	return (secretPhraseSetBesideHeaders.Any(d) && statedReturned(d, secretPhrasesBesideHeaders)) || requestHeaders(d)
 }
 
-var secretPhraseSetBesideHeaders = phrase.New(slices.DeleteFunc(slices.Clone(secretPhrases), func(p string) bool { return p == "headers" })...)
+var secretPhrasesBesideHeaders = slices.DeleteFunc(slices.Clone(secretPhrases), func(p string) bool { return p == "headers" })
+
+// statedReturned says one of the phrases occurs in a read's description as
+// something the read may return: not taken back (negatedAt: "Does not
+// expose account passwords"), not asked for ("Requires admin API key",
+// "requires the … API key permission": what the caller or the server must
+// hold), and not said to be left out in the words just after it
+// ("Password/token fields are redacted", "… are masked"). A server that
+// means to hide what a tool returns can leave the word out as easily as
+// deny it, so reading the denial gives nothing away.
+func statedReturned(d string, phrases []string) bool {
+	for _, p := range phrases {
+		for at := 0; ; {
+			i := strings.Index(d[at:], p)
+			if i < 0 {
+				break
+			}
+			i += at
+			end := i + len(p)
+			at = end
+			if negatedAt(d, i, end) || requiredAt(d, i) || leftOutAfter(d, end) {
+				continue
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// requiredAt says a requiring verb stands among the three words before
+// d[start:] in its clause.
+func requiredAt(d string, start int) bool {
+	clause := d[:start]
+	if k := strings.LastIndexAny(clause, ".,;:!?()"); k >= 0 {
+		clause = clause[k+1:]
+	}
+	before := strings.Fields(clause)
+	for k := len(before) - 1; k >= 0 && k >= len(before)-3; k-- {
+		switch before[k] {
+		case "requires", "required", "require", "needs", "need":
+			return true
+		}
+	}
+	return false
+}
+
+// leftOutAfter says one of the four words after d[:end] says what it
+// names is left out of what the read returns.
+func leftOutAfter(d string, end int) bool {
+	after := strings.Fields(d[end:min(len(d), end+40)])
+	for k := 0; k < len(after) && k < 4; k++ {
+		switch strings.Trim(after[k], ".,;:!?()") {
+		case "redacted", "masked", "omitted", "excluded", "stripped", "hidden":
+			// "never redacted", "not masked" say the opposite.
+			return k == 0 || !negations[strings.Trim(after[k-1], ".,;:!?()")]
+		}
+	}
+	return false
+}
+
+var secretPhraseSetBesideHeaders = phrase.New(secretPhrasesBesideHeaders...)
 
 // benignHeaderWords, as whole words near "headers", make them a table's,
 // a page's, a document's or a mail's.
@@ -732,8 +792,8 @@ func requestHeaders(d string) bool {
 		i += at
 		end := i + len("headers")
 		at = end
-		if negatedAt(d, i, end) {
-			continue
+		if negatedAt(d, i, end) || (i > 0 && d[i-1] >= 'a' && d[i-1] <= 'z') {
+			continue // "preheaders" are an e-mail's
 		}
 		before := strings.Fields(d[max(0, i-40):i])
 		after := strings.Fields(d[end:min(len(d), end+40)])
