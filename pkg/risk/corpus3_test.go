@@ -23,7 +23,7 @@ var corpusThreeFirstRun = []figure{
 // that loses a tool on corpus-3 fails, so what was learnt from it stays
 // learnt. They are below the development folders' targets; the reasons
 // are in docs/risk-model.md §12.
-var corpusThreeRatchets = []int{78, 204, 506, 381, 480}
+var corpusThreeRatchets = []int{78, 204, 506, 381, 481}
 
 // TestCorpusThreeFigures prints how the engine agrees with corpus-3's
 // labels beside its first run, and holds it to the ratchets.
@@ -297,7 +297,7 @@ var (
 	corpusElevenBefore = []figure{
 		{got: 64, of: 72}, {got: 204, of: 216}, {got: 508, of: 599}, {got: 387, of: 599}, {got: 377, of: 599},
 	}
-	corpusElevenRatchets = []int{71, 209, 512, 385, 387}
+	corpusElevenRatchets = []int{71, 209, 512, 385, 389}
 )
 
 // TestCorpusElevenFigures prints how the engine agrees with corpus-11's

@@ -1407,3 +1407,33 @@ func TestSecretsNamedButNotReturned(t *testing.T) {
 		})
 	}
 }
+
+// A post in a forum is a public message; a comment on an issue stays in a
+// tracker, and a mailing list's or a queue's topic is no forum.
+func TestForumPostsArePublic(t *testing.T) {
+	for _, tc := range []struct {
+		name, def, risk    string
+		minLevel, maxLevel Level
+	}{
+		{"a forum post", `{"name":"discord_create_forum_post","description":"Creates a new post in a Discord forum channel with optional tags","inputSchema":{"type":"object","properties":{"channelId":{"type":"string"},"title":{"type":"string"},"content":{"type":"string"}},"required":["channelId","title","content"]}}`,
+			"high", L4, 0},
+		{"a post in a topic", `{"name":"create_post","description":"Create a post in a topic. Returns the author.","inputSchema":{"type":"object","properties":{"topic_id":{"type":"number"},"raw":{"type":"string"}},"required":["topic_id","raw"]}}`,
+			"high", L4, 0},
+		{"a community thread", `{"name":"create_thread","description":"Start a new thread in a community.","inputSchema":{"type":"object","properties":{"community":{"type":"string"},"body":{"type":"string"}},"required":["community","body"]}}`,
+			"high", L4, 0},
+		{"a comment on an issue", `{"name":"add_issue_comment","description":"Add a comment to an issue.","inputSchema":{"type":"object","properties":{"issue":{"type":"string"},"body":{"type":"string"}},"required":["issue","body"]}}`,
+			"medium", 0, L3},
+		{"a mailing list's topic", `{"name":"create-topic","description":"Create a subscription topic contacts can opt in to.","inputSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}`,
+			"medium", 0, L3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := assess(t, tc.def)
+			if tc.risk != "" && a.SEP.RiskLevel != tc.risk {
+				t.Errorf("riskLevel %s, want %s (%v)", a.SEP.RiskLevel, tc.risk, a.Reasons)
+			}
+			if a.Level < tc.minLevel || (tc.maxLevel != 0 && a.Level > tc.maxLevel) {
+				t.Errorf("level %s, want %s to %s (%v)", a.Level, tc.minLevel, tc.maxLevel, a.Reasons)
+			}
+		})
+	}
+}

@@ -87,6 +87,7 @@ func lexiconLists() map[string][]string {
 		"build-words": buildWords, "terminal-nouns": terminalNouns, "typing-verbs": typingVerbs,
 		"typed-params": typedParams, "shell-words": shellWords, "schema-keywords": schemaKeywords,
 		"run-words": runWords, "hiring-words": hiringWords, "address-params": addressParams,
+		"forum-words": forumWords, "forum-heads": forumHeads, "forum-verbs": forumVerbs,
 	} {
 		keys(name, m)
 	}
@@ -124,7 +125,7 @@ func phraseLists() map[string][]string {
 		"local-phrases": localPhrases, "pipeline-variable-phrases": pipelineVariablePhrases,
 		"stored-credential-phrases": storedCredentialPhrases, "statement-phrases": statementPhrases,
 		"statement-to-phrases": statementToPhrases, "states-change-phrases": statesChangePhrases,
-		"access-said-phrases": accessSaidPhrases, "container-said": containerSaidPhrases, "checkout-said": checkoutSaidPhrases, "picture-said": pictureSaidPhrases, "typed-codes": typedCodes, "saves-or-sets-phrases": savesOrSetsPhrases,
+		"access-said-phrases": accessSaidPhrases, "container-said": containerSaidPhrases, "checkout-said": checkoutSaidPhrases, "in-a-topic": inATopicPhrases, "picture-said": pictureSaidPhrases, "typed-codes": typedCodes, "saves-or-sets-phrases": savesOrSetsPhrases,
 		"output-claims":         slices.Collect(maps.Keys(describesOutput)),
 		"standing-forward-said": standingForwardPhrases, "delegate-of-account": delegatePhrases, "trash-said": trashPhrases,
 	}

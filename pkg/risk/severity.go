@@ -126,6 +126,8 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "high", "opens a physical lock"
 	case s.public != "":
 		return "high", "externally visible: " + s.public
+	case postsToForum(&s):
+		return "high", "posts in a forum: everyone who reads the forum sees it, and nobody can unsee it"
 	case invitesAttendees(&s) != "":
 		return "high", fmt.Sprintf("parameter %q invites whoever the call lists: the invitation or update is mailed to them", invitesAttendees(&s))
 	case startsDeployment(&s):
@@ -1254,3 +1256,40 @@ var codeQualifiers = map[string]bool{"class": true, "course": true, "room": true
 	"postal": true, "zip": true, "country": true, "area": true, "access": true, "verification": true, "error": true,
 	"status": true, "qr": true, "bar": true, "currency": true, "language": true, "airport": true, "no": true,
 	"product": true, "gift": true, "invite": true, "invitation": true, "referral": true}
+
+// forumWords name a place where a community reads what is posted.
+var forumWords = map[string]bool{"forum": true, "forums": true, "community": true, "communities": true,
+	"subreddit": true}
+
+// forumHeads are what is posted there.
+var forumHeads = map[string]bool{"post": true, "topic": true, "thread": true, "reply": true}
+
+// forumVerbs put something there or change what is there.
+var forumVerbs = map[string]bool{"create": true, "add": true, "new": true, "publish": true, "reply": true,
+	"post": true, "update": true, "edit": true, "submit": true}
+
+// inATopic places a post in a forum's topic.
+var inATopicPhrases = []string{"in a topic", "in the topic", "to a topic", "to the topic"}
+
+var inATopic = phrase.New(inATopicPhrases...)
+
+// postsToForum says a change posts (or edits a post) in a forum: a post, a
+// topic, a thread or a reply as the name's head, and a forum, a community
+// or a subreddit in the name or the description's opening
+// ("discord_create_forum_post"), or a post or a reply "in a topic" ("Create
+// a post in a topic"). Every member who reads the forum sees it — the
+// rubric's public message — where a comment on an issue or a task stays
+// inside a tracker. A topic alone is as often a mailing list's or a
+// message queue's.
+func postsToForum(s *signals) bool {
+	if s.act != actMutate || !forumVerbs[s.verb] {
+		return false
+	}
+	head := singular(headNoun(s.objects))
+	if !forumHeads[head] {
+		return false
+	}
+	open := opening(s.desc, claimWindow)
+	return containsAnyMap(s.tokens, forumWords) || saysWordOf(open, forumWords) ||
+		((head == "post" || head == "reply") && inATopic.Any(open))
+}
