@@ -221,6 +221,11 @@ func credentialChange(tokens []string, desc string, act action) (credential, ver
 		}
 		return named, tokens[at]
 	}
+	if at < 0 && (act == actRead || act == actObserve) && (strings.HasPrefix(named, "signed ") || strings.HasPrefix(named, "presigned ")) {
+		// "get_signed_url": a signed URL is signed when it is asked for;
+		// the read makes one, as "generate_presigned_url" does.
+		return named, ""
+	}
 	if (act == actRead || act == actObserve) == (named == "") {
 		// A read that mints says so in its name too
 		// ("get_registration_token"); the prose of every other read is

@@ -1366,6 +1366,10 @@ func TestRulesFromCorpusElevensGateMisses(t *testing.T) {
 			"medium", 0, L3},
 		{"an event's visibility", `{"name":"update_event","description":"Update a calendar event","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"visibility":{"type":"string","enum":["private","public"]}},"required":["id"]}}`,
 			"medium", 0, L3},
+		{"a signed URL asked for", `{"name":"get_signed_url_object","description":"Get a signed url of an object from a bucket","inputSchema":{"type":"object","properties":{"bucketName":{"type":"string"},"key":{"type":"string"},"expiresIn":{"type":"number"}},"required":["bucketName","key"]}}`,
+			"high", L4, 0},
+		{"a public URL asked for", `{"name":"get_public_url","description":"Get the public url of an object in a public bucket","inputSchema":{"type":"object","properties":{"bucketName":{"type":"string"},"key":{"type":"string"}},"required":["bucketName","key"]}}`,
+			"", 0, L3},
 		{"a terminal's link minted", `{"name":"sandbox_terminal_session","description":"Generate a secure browser-accessible terminal URL for a sandbox. Returns a time-limited session token and a URL.","inputSchema":{"type":"object","properties":{"sandbox_id":{"type":"string"}},"required":["sandbox_id"]}}`,
 			"high", L4, 0},
 	} {
