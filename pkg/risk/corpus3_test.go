@@ -309,8 +309,8 @@ func TestCorpusElevenFigures(t *testing.T) {
 
 // corpusTwelveDir is a twelfth set of catalogues: 21 servers captured
 // after the rules learnt from corpus-11, by two more reviewers who had
-// neither read nor run the engine (testdata/corpus-12/README.md). Nobody
-// has read its misses.
+// neither read nor run the engine (testdata/corpus-12/README.md). No rule
+// of the engine has been written from it.
 const corpusTwelveDir = "../../testdata/corpus-12"
 
 // corpusTwelveFirstRun is the engine's first run against corpus-12, in the

@@ -713,6 +713,9 @@ func measureNoun(toks []itok, k int) bool {
 		if k > 0 && dataKeyOwners[toks[k-1].w] && !personOwned(toks, k) {
 			return true
 		}
+		if toks[k].w == "key" && k+1 < len(toks) && !toks[k+1].brk && importantThings[toks[k+1].w] {
+			return true // "implement it on key nodes": the important ones
+		}
 	}
 	if k+1 < len(toks) {
 		switch toks[k+1].w {
@@ -728,6 +731,15 @@ func measureNoun(toks []itok, k int) bool {
 	}
 	return false
 }
+
+// importantThings are what "key" qualifies as an adjective — the
+// important nodes, points or findings — and never a secret's kind.
+var importantThings = map[string]bool{"nodes": true, "points": true, "metrics": true, "findings": true,
+	"features": true, "concepts": true, "events": true, "steps": true, "areas": true, "parts": true,
+	"elements": true, "moments": true, "insights": true, "takeaways": true, "decisions": true, "details": true,
+	"ideas": true, "terms": true, "dates": true, "people": true, "players": true, "components": true,
+	"sections": true, "phrases": true, "topics": true, "themes": true, "results": true, "factors": true,
+	"questions": true, "milestones": true, "stakeholders": true, "entities": true}
 
 // personOwned reports a word whose phrase names a person as its owner
 // ("the user's primary key", "their page history"), or a key named with
@@ -1129,7 +1141,7 @@ func privateObject(toks []itok, from int) (bool, []string) {
 			return true, famPrompt
 		case (tk.w == "instructions" || tk.w == "prompt") && k > 0 && (toks[k-1].w == "your" || toks[k-1].w == "full"):
 			return true, famPrompt
-		case tk.cls&wSecret != 0 && tk.kind == kWord:
+		case tk.cls&wSecret != 0 && tk.kind == kWord && !deploymentEnvironment(toks, k):
 			return true, famSecret
 		case tk.cls&wPrivUser != 0:
 			// The user's messages, files the user opened, every message
@@ -1802,7 +1814,7 @@ func (c *textCtx) authority(toks []itok, all uint64) bool {
 	// "Message from the developer:", "Admin notice:". A cell of a table
 	// row ("| Operator | Functionality |") is a column's heading, not a
 	// speaker.
-	if toks[0].cls&wAuthority != 0 && (len(toks) > 1 && ((toks[1].brk && !tableCell(c.clean, toks[0])) || toks[1].w == "message" || toks[1].w == "notice" || toks[1].w == "note" || toks[1].w == "override")) {
+	if toks[0].cls&wAuthority != 0 && !afterExample(c.clean, toks[0]) && (len(toks) > 1 && ((toks[1].brk && !tableCell(c.clean, toks[0])) || toks[1].w == "message" || toks[1].w == "notice" || toks[1].w == "note" || toks[1].w == "override")) {
 		return true
 	}
 	if seqIn(toks, seqRoleSystem) {
@@ -1895,6 +1907,46 @@ func roleAssigned(toks []itok, as int) bool {
 }
 
 // tableCell reports a token that a markdown table's pipe follows.
+// deploymentEnvironment reports an "environment" that is a place a
+// project is deployed to, not the process environment and its variables:
+// after an indefinite article or a stage's name ("add an environment on a
+// project", "a staging environment"), or in the plural. "The environment",
+// "your environment" and "environment variables" are still the process's.
+func deploymentEnvironment(toks []itok, k int) bool {
+	w := toks[k].w
+	if w != "environment" && w != "environments" {
+		return false
+	}
+	if k+1 < len(toks) && !toks[k+1].brk && (strings.HasPrefix(toks[k+1].w, "variable") || toks[k+1].w == "vars" || toks[k+1].w == "var") {
+		return false
+	}
+	if w == "environments" {
+		return true
+	}
+	if k == 0 {
+		return false
+	}
+	switch toks[k-1].w {
+	case "a", "an", "new", "another", "each", "staging", "production", "prod", "dev", "development", "test", "testing",
+		"preview", "qa", "sandbox", "deployment", "target", "project":
+		return true
+	}
+	return false
+}
+
+// afterExample reports a word that opens the examples after an "e.g.":
+// "Session name (e.g. 'admin', 'user', 'default')" lists names, and the
+// first of them speaks for nobody. (The full stop of "e.g." ends a
+// sentence, so the example opens one.)
+func afterExample(t string, tk itok) bool {
+	i := int(tk.s)
+	for i > 0 && strings.IndexByte(" '\"`,{[(", t[i-1]) >= 0 {
+		i--
+	}
+	before := t[:i]
+	return strings.HasSuffix(before, "e.g.") || strings.HasSuffix(before, "e.g.,") || strings.HasSuffix(before, "eg.")
+}
+
 func tableCell(t string, tk itok) bool {
 	for i := int(tk.e); i < len(t); i++ {
 		switch t[i] {

@@ -246,7 +246,7 @@ var secretPurposeWords = []string{"login", "log in", "sign in", "signin", "auth"
 	"jwt", "redact", "config", "setting", "register", "rotate", "import", "user", "payment", "card", "checkout", "oauth",
 	"identity", "signing", "encrypt", "decrypt", "hash", "ssh", "kube", "cluster", "git", "deploy", "integration",
 	"registry", "psql", "postgres", "mysql", "gateway", "permission", "access", "github", "gitlab", "application", "client",
-	"resource server", "api", "密码", "凭证", "密钥", "令牌", "認証", "パスワード", "비밀번호"}
+	"resource server", "api", "crawl", "scrape", "scraping", "密码", "凭证", "密钥", "令牌", "認証", "パスワード", "비밀번호"}
 
 // paramField reports whether a field is the name of a parameter, a
 // property of the input schema's top level.
@@ -727,7 +727,7 @@ func destructiveDescription(d string) string {
 			for k := 0; k < n; k++ {
 				w[k] = asciiLower[d[i+k]]
 			}
-			if v := destroyVerbOf(string(w)); v != "" && !listedNoun(d, i, j) {
+			if v := destroyVerbOf(string(w)); v != "" && !listedNoun(d, i, j) && !othersIntransitive(d, i, j) {
 				return "its description says it " + v
 			}
 		}
@@ -753,6 +753,49 @@ func destructiveDescription(d string) string {
 		}
 	}
 	return ""
+}
+
+// othersIntransitive reports a destroying word, d[i:j], that says what
+// something other than the tool does by itself: its subject an article and
+// a noun that is not the tool ("when commands misbehave or the connection
+// drops"), and no object after it — the clause ends, or a conjunction
+// goes on. "The tool drops the table", "it deletes the file" and "this
+// command wipes, without asking, …" keep the tool's verb.
+func othersIntransitive(d string, i, j int) bool {
+	// The next word, or the punctuation that ends the clause.
+	k := j
+	for k < len(d) && (d[k] == ' ' || d[k] == '\t') {
+		k++
+	}
+	ends := k >= len(d) || strings.IndexByte(".;:)!?", d[k]) >= 0
+	if !ends {
+		e := k
+		for e < len(d) && isASCIILetter(rune(d[e])) {
+			e++
+		}
+		switch strings.ToLower(d[k:e]) {
+		case "or", "and", "when", "if", "while", "after", "before", "unless", "until", "because":
+			ends = true
+		}
+	}
+	if !ends {
+		return false
+	}
+	// The two words before: an article and the subject noun.
+	words := strings.Fields(d[max(0, i-48):i])
+	if len(words) < 2 {
+		return false
+	}
+	noun := strings.ToLower(strings.Trim(words[len(words)-1], ".,;:()\"'"))
+	art := strings.ToLower(strings.Trim(words[len(words)-2], ".,;:()\"'"))
+	if art != "the" && art != "a" && art != "an" && art != "your" && art != "its" && art != "their" {
+		return false
+	}
+	switch noun {
+	case "", "tool", "server", "function", "command", "call", "action", "operation", "request", "script", "agent", "assistant", "model":
+		return false
+	}
+	return true
 }
 
 // listedNoun reports a destroying word, d[i:j], that is an item of a

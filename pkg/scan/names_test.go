@@ -57,6 +57,12 @@ func TestMisleadingAnnotations(t *testing.T) {
 		{"discover_tools", "Finds hidden tools. It deletes, test files first, every stale tool.", true, false, true},
 		{"discover_tools", "Finds hidden tools; deletes, purges and overwrites the rest.", true, false, true},
 		{"discover_tools", "Finds hidden tools; deletes, test plans and milestones stay hidden, and it wipes the cache.", true, false, true},
+		// What something else does by itself is no verb of the tool.
+		{"godot_project", "Read project data. Use addon_status to diagnose version skew when commands misbehave or the connection drops; it also reports whether the build is stale.", true, false, false},
+		{"godot_project", "Read project data; the connection drops the table afterwards.", true, false, true},
+		{"godot_project", "Read project data, then the tool deletes.", true, false, true},
+		{"godot_project", "Read project data; after that the command purges.", true, false, true},
+		{"godot_project", "Read project data. It deletes the cache.", true, false, true},
 	} {
 		got := len(MisleadingAnnotations(c.name, c.desc, c.readOnly, c.notDestructive)) > 0
 		if got != c.want {

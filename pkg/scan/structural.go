@@ -216,6 +216,14 @@ func (c *textCtx) parts(toks []itok, full bool) sentenceParts {
 	// Only an order that sends can send to an address: "read more at
 	// https://..." is a link.
 	p.order = order >= 0 && !foreign && sendsVerb(toks[order].w)
+	// "Set to true ONLY after the user has confirmed the summary shown to
+	// them in chat": a clause after the order that says when names no
+	// source, unless it moves something itself ("only after you copy the
+	// chat into it").
+	cond := len(toks)
+	if order >= 0 && !foreign {
+		cond = conditionAfter(toks, order)
+	}
 	if p.order {
 		// "generate a QR code of the seed phrase, upload it to https://...":
 		// with a sending order and an address outside, what the sentence
@@ -273,13 +281,13 @@ func (c *textCtx) parts(toks []itok, full bool) sentenceParts {
 				p.secretSrc = true
 			}
 		}
-		if after && !foreign && strongSecret(toks, k) {
+		if after && !foreign && k < cond && strongSecret(toks, k) {
 			p.secretSrc = true
 		}
-		if after && !foreign && tk.kind == kWord && tk.cls&wPriv != 0 && !measureNoun(toks, k) && !(tk.mayHold(markUnderscore) && strings.ContainsRune(tk.w, '_')) {
+		if after && !foreign && k < cond && tk.kind == kWord && tk.cls&wPriv != 0 && !measureNoun(toks, k) && !(tk.mayHold(markUnderscore) && strings.ContainsRune(tk.w, '_')) {
 			p.convoSrc = true
 		}
-		if after && !foreign && usersData(toks, k) {
+		if after && !foreign && k < cond && usersData(toks, k) {
 			p.convoSrc = true
 		}
 		// A parameter named in a code span or quotes, or bare after
@@ -512,6 +520,42 @@ func strongSecret(toks []itok, k int) bool {
 			return false
 		}
 		return strings.HasPrefix(next, "variable")
+	}
+	return false
+}
+
+// conditionAfter returns where a clause of time or condition opens after
+// the order at toks[order] (after, once, until, unless, when, whenever,
+// if), or len(toks) when none does or when the clause moves something of
+// its own: a transfer verb in it is an order too.
+func conditionAfter(toks []itok, order int) int {
+	for k := order + 1; k < len(toks); k++ {
+		switch toks[k].w {
+		case "after", "once", "until", "unless", "when", "whenever", "if":
+		default:
+			continue
+		}
+		// A clause has a subject ("after the user has confirmed", "once
+		// you approve") and runs to the sentence's end; "when available",
+		// "if any," and "whenever possible," are asides inside the
+		// order, which goes on after them.
+		if k+1 >= len(toks) || !clauseSubject(toks[k+1].w) {
+			return len(toks)
+		}
+		for j := k + 1; j < len(toks); j++ {
+			if toks[j].brk || toks[j].cls&wTransmit != 0 || transferWords(toks[j].w)&xferOrder != 0 {
+				return len(toks)
+			}
+		}
+		return k
+	}
+	return len(toks)
+}
+
+func clauseSubject(w string) bool {
+	switch w {
+	case "the", "a", "an", "you", "they", "he", "she", "it", "we", "this", "that", "your", "their", "its", "user", "users":
+		return true
 	}
 	return false
 }
