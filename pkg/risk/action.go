@@ -862,6 +862,9 @@ var pictureSaid = phrase.New(pictureSaidPhrases...)
 // (buildCommand)"). "" when there is none. A picture's "image" is told
 // apart by what the tool changes or what the parameter says it is.
 func runsWorkload(s *signals) string {
+	if s.paramRoles&roleWorkload == 0 {
+		return ""
+	}
 	head := ""
 	for _, p := range s.params {
 		if !workloadParams[p.flat] || (p.typ != "string" && p.typ != "") {
@@ -948,6 +951,9 @@ var outwardFileVerbs = map[string]bool{"attach": true, "attaches": true, "upload
 // server can read goes, its keys and configuration among them, so the
 // change is an exfiltration as much as a send. "" when there is none.
 func sendsLocalFile(s *signals) string {
+	if s.paramRoles&roleLocalFile == 0 {
+		return ""
+	}
 	said := -1 // whether the name or the description's opening sends it away, read once and only when asked
 	for _, p := range s.params {
 		if !localFileParams[p.flat] || (p.typ != "string" && p.typ != "array" && p.typ != "") {

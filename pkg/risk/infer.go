@@ -33,6 +33,7 @@ type signals struct {
 	desc              string // lower-cased opening of the description
 	propCount         int
 	foreignSchema     string   // a keyword outside JSON Schema in an input schema with no properties
+	paramRoles        uint8    // the roles (paramRole) some parameter's name has: most tools have none
 	privateContent    string   // a word saying a read returns private content
 	hardFlags         []string // flags that make a change hard to undo
 	overwriteText     bool     // the description says the change overwrites
@@ -621,6 +622,7 @@ func readSchema(s *signals, schema any) {
 	for _, prm := range params {
 		name, p, flat := prm.name, prm.schema, prm.flat
 		typ := prm.typ
+		s.paramRoles |= paramRole[flat]
 		// The words of the name matter only to flags, options and
 		// required containers; most parameters are none of these.
 		var toks []string
@@ -771,6 +773,9 @@ func foreignKeyword(schema any) string {
 // server's machine, so the address is a command line. "" when there is
 // none.
 func stdioAddress(s *signals) string {
+	if s.paramRoles&roleAddress == 0 {
+		return ""
+	}
 	for _, p := range s.params {
 		if !addressParams[p.flat] || (p.typ != "string" && p.typ != "") {
 			continue
@@ -781,6 +786,29 @@ func stdioAddress(s *signals) string {
 	}
 	return ""
 }
+
+// Roles a parameter's name may have, looked up once per parameter while
+// the schema is read so that the rules that want one look through the
+// parameters again only when some parameter has it.
+const (
+	roleWorkload uint8 = 1 << iota
+	roleLocalFile
+	roleAddress
+)
+
+var paramRole = func() map[string]uint8 {
+	m := map[string]uint8{}
+	for w := range workloadParams {
+		m[w] |= roleWorkload
+	}
+	for w := range localFileParams {
+		m[w] |= roleLocalFile
+	}
+	for w := range addressParams {
+		m[w] |= roleAddress
+	}
+	return m
+}()
 
 // addressParams name where a tool connects.
 var addressParams = map[string]bool{"url": true, "uri": true, "address": true, "server": true, "serverurl": true,
