@@ -223,7 +223,12 @@ func credentialChange(tokens []string, desc string, act action) (credential, ver
 	}
 	if at < 0 && (act == actRead || act == actObserve) && (strings.HasPrefix(named, "signed ") || strings.HasPrefix(named, "presigned ")) {
 		// "get_signed_url": a signed URL is signed when it is asked for;
-		// the read makes one, as "generate_presigned_url" does.
+		// the read makes one, as "generate_presigned_url" does — unless
+		// the description says it mints a graver credential too ("Creates
+		// a new API key for the bucket and returns a signed URL").
+		if c := credentialInProse(desc); c != "" && !accessLink(c) {
+			return c, ""
+		}
 		return named, ""
 	}
 	if (act == actRead || act == actObserve) == (named == "") {

@@ -1340,6 +1340,16 @@ func TestRulesFromCorpusElevensGateMisses(t *testing.T) {
 			"medium", 0, 0},
 		{"the top processes", `{"name":"top_processes","description":"Shows the top processes by CPU.","inputSchema":{"type":"object","properties":{"limit":{"type":"integer"}}}}`,
 			"low", 0, L3},
+		{"a top-up that pays too", `{"name":"top_up_and_pay","description":"Opens a checkout link, then pays the invoice from the saved card.","inputSchema":{"type":"object","properties":{"amount":{"type":"number"}},"required":["amount"]}}`,
+			"critical", L5, 0},
+		{"a top-up that charges a card", `{"name":"top_up","description":"Creates a checkout session, or charges the stored card directly.","inputSchema":{"type":"object","properties":{"amount":{"type":"number"}},"required":["amount"]}}`,
+			"critical", L5, 0},
+		{"a job submitted that grants", `{"name":"submit_job","description":"Submit a job to run; the job is granted the admin role.","inputSchema":{"type":"object","properties":{"dataset":{"type":"string"}},"required":["dataset"]}}`,
+			"critical", L5, 0},
+		{"a signed URL beside a key minted", `{"name":"get_signed_url","description":"Creates a new API key for the bucket and returns a signed URL for the object.","inputSchema":{"type":"object","properties":{"bucket":{"type":"string"},"key":{"type":"string"}},"required":["bucket","key"]}}`,
+			"critical", L5, 0},
+		{"a STDIO address", `{"name":"attach_server","description":"Attach an external MCP server","inputSchema":{"type":"object","properties":{"url":{"type":"string","description":"Server URL, e.g. STDIO://command"}},"required":["url"]}}`,
+			"critical", L5, 0},
 		{"keystrokes into a pty", `{"name":"sandbox_pty_write","description":"Write input to a PTY session. Send keystrokes, commands, or text.","inputSchema":{"type":"object","properties":{"session_id":{"type":"string"},"input":{"type":"string"}},"required":["session_id","input"]}}`,
 			"critical", L5, 0},
 		{"commands typed into a terminal", `{"name":"terminal_send","description":"Send text to a terminal session; it runs as shell commands.","inputSchema":{"type":"object","properties":{"terminalId":{"type":"string"},"text":{"type":"string"}},"required":["terminalId","text"]}}`,
@@ -1402,6 +1412,10 @@ func TestSecretsNamedButNotReturned(t *testing.T) {
 		{"a key never redacted", "Returns the integration settings with the API key, never redacted.", "high"},
 		{"a password hash beside a denial", "Lists users. Does not require an API key. Returns each user's password hash.", "high"},
 		{"a request's headers", "Returns the captured request with its headers and body.", "high"},
+		{"a password not masked", "Returns full connection details without masking the password.", "high"},
+		{"required variables returned", "Returns the app's required environment variables with their current values.", "high"},
+		{"a password beside hidden fields", "Returns the item's password and hidden fields.", "high"},
+		{"a key stripped of whitespace", "Returns the integration; the api key stripped of whitespace is included.", "high"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := assess(t, `{"name":"get_settings","description":"`+tc.desc+`","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`)
@@ -1439,5 +1453,21 @@ func TestForumPostsArePublic(t *testing.T) {
 				t.Errorf("level %s, want %s to %s (%v)", a.Level, tc.minLevel, tc.maxLevel, a.Reasons)
 			}
 		})
+	}
+}
+
+// A schema with several keywords JSON Schema does not define is judged the
+// same way every time: the keyword a reason names does not follow the
+// order a map is walked in.
+func TestForeignSchemaKeywordIsStable(t *testing.T) {
+	def := `{"name":"cloud.query","description":"Execute a query on the cloud warehouse","inputSchema":{"type":"object","zzz":1,"def":{},"shape":{},"aaa":2}}`
+	first := assess(t, def).Reasons
+	for range 50 {
+		if got := assess(t, def).Reasons; !slices.Equal(got, first) {
+			t.Fatalf("reasons changed from %v to %v", first, got)
+		}
+	}
+	if !strings.Contains(strings.Join(first, " "), `"aaa"`) {
+		t.Errorf("the reason should name the least foreign keyword: %v", first)
 	}
 }

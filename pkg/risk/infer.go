@@ -316,9 +316,10 @@ func readSignals(t *tooldef.Tool) signals {
 
 	if movesMoney[s.verb] {
 		s.money = s.verb // transfer_funds, refund_payment
-		if s.verb == "topup" && checkoutSaid.Any(opening(desc, claimWindow)) {
+		if s.verb == "topup" && checkoutSaid.Any(opening(desc, claimWindow)) && !paysToo(tokens, desc) {
 			// "top_up — Create a checkout session to top up credits":
 			// the customer pays at the checkout, the call only opens it.
+			// ("top_up_and_pay", "… or charges the stored card" still pay.)
 			s.money = "checkout"
 		}
 	}
@@ -759,12 +760,15 @@ func foreignKeyword(schema any) string {
 	if _, ok := root["properties"]; ok {
 		return ""
 	}
+	foreign := ""
 	for k := range root {
-		if !schemaKeywords[k] && !strings.HasPrefix(k, "x-") {
-			return k
+		// The least in byte order, so that the reason names the same one
+		// on every run whatever order the map is walked in.
+		if !schemaKeywords[k] && !strings.HasPrefix(k, "x-") && (foreign == "" || k < foreign) {
+			foreign = k
 		}
 	}
-	return ""
+	return foreign
 }
 
 // stdioAddress is a string parameter whose description shows a stdio://
@@ -780,7 +784,7 @@ func stdioAddress(s *signals) string {
 		if !addressParams[p.flat] || (p.typ != "string" && p.typ != "") {
 			continue
 		}
-		if d, _ := p.schema["description"].(string); strings.Contains(d, "stdio://") {
+		if d, _ := p.schema["description"].(string); strings.Contains(d, "stdio://") || strings.Contains(strings.ToLower(d), "stdio://") {
 			return p.name
 		}
 	}
@@ -1649,6 +1653,24 @@ func publishOption(p map[string]any) bool {
 	}
 	return false
 }
+
+// paysToo reports a word that moves money beside a top-up's own, in the
+// name ("top_up_and_pay") or in the description's opening ("… or charges
+// the stored card directly", "refunds the previous top-up").
+func paysToo(tokens []string, desc string) bool {
+	for _, t := range tokens {
+		if movesMoney[t] && t != "topup" {
+			return true
+		}
+	}
+	return saysWordOf(opening(desc, claimWindow), moneyVerbForms)
+}
+
+// moneyVerbForms are the forms a description moves money with.
+var moneyVerbForms = map[string]bool{"pay": true, "pays": true, "paid": true, "charge": true, "charges": true,
+	"charged": true, "refund": true, "refunds": true, "refunded": true, "transfer": true, "transfers": true,
+	"withdraw": true, "withdraws": true, "buy": true, "buys": true, "purchase": true, "purchases": true, "debit": true,
+	"debits": true, "payout": true, "payouts": true}
 
 // checkoutSaid says a payment is prepared for someone to complete.
 var checkoutSaidPhrases = []string{"checkout session", "checkout url", "checkout link", "payment link"}

@@ -33,6 +33,9 @@ func severity(s signals, act action, blast string) (string, string) {
 			return "medium", "runs only read queries: any record the database holds, none changed"
 		}
 		if s.execParam == "" && s.apiCall == "" && !s.anyRequest && containsAnyMap(s.objects, automationNouns) {
+			if s.privilege != "" || accessInDescription(s.desc) {
+				return "critical", "runs a stored pipeline, workflow or job that changes who may do what"
+			}
 			return "high", "runs a stored pipeline, workflow or job; the caller writes no code"
 		}
 		return "critical", "runs arbitrary code, commands or queries"
@@ -723,7 +726,7 @@ func statedReturned(d string, phrases []string) bool {
 			i += at
 			end := i + len(p)
 			at = end
-			if negatedAt(d, i, end) || requiredAt(d, i) || leftOutAfter(d, end) {
+			if (negatedAt(d, i, end) && !hidingNegated(d, i)) || requiredAt(d, i) || leftOutAfter(d, end) {
 				continue
 			}
 			return true
@@ -742,8 +745,8 @@ func requiredAt(d string, start int) bool {
 	before := strings.Fields(clause)
 	for k := len(before) - 1; k >= 0 && k >= len(before)-3; k-- {
 		switch before[k] {
-		case "requires", "required", "require", "needs", "need":
-			return true
+		case "requires", "require", "needs", "need":
+			return true // "required", an adjective as often ("the app's required environment variables"), is not read
 		}
 	}
 	return false
@@ -754,10 +757,39 @@ func requiredAt(d string, start int) bool {
 func leftOutAfter(d string, end int) bool {
 	after := strings.Fields(d[end:min(len(d), end+40)])
 	for k := 0; k < len(after) && k < 4; k++ {
-		switch strings.Trim(after[k], ".,;:!?()") {
+		switch w := strings.Trim(after[k], ".,;:!?()"); w {
 		case "redacted", "masked", "omitted", "excluded", "stripped", "hidden":
-			// "never redacted", "not masked" say the opposite.
-			return k == 0 || !negations[strings.Trim(after[k-1], ".,;:!?()")]
+			if k == 0 {
+				// "password redacted"; "the api key stripped of whitespace"
+				// is still the key.
+				return w == "redacted" || w == "masked"
+			}
+			// Said of it by a form of "be" ("fields are redacted"); not
+			// "never redacted", nor an adjective of something else
+			// ("the password and hidden fields").
+			switch strings.Trim(after[k-1], ".,;:!?()") {
+			case "is", "are", "be", "been", "gets", "get", "always":
+				return true
+			}
+			return false
+		}
+	}
+	return false
+}
+
+// hidingNegated reports a negation before d[start:] that negates a verb of
+// hiding ("without masking the password", "does not redact the token"):
+// the secret is returned, whole.
+func hidingNegated(d string, start int) bool {
+	clause := d[:start]
+	if k := strings.LastIndexAny(clause, ".,;:!?()"); k >= 0 {
+		clause = clause[k+1:]
+	}
+	before := strings.Fields(clause)
+	for k := len(before) - 1; k >= 0 && k >= len(before)-4; k-- {
+		switch strings.TrimSuffix(strings.TrimSuffix(before[k], "ing"), "s") {
+		case "mask", "redact", "hid", "hide", "omit", "strip", "filter", "obfuscat", "censor", "scrub", "remov", "exclud", "truncat":
+			return true
 		}
 	}
 	return false

@@ -713,8 +713,9 @@ func measureNoun(toks []itok, k int) bool {
 		if k > 0 && dataKeyOwners[toks[k-1].w] && !personOwned(toks, k) {
 			return true
 		}
-		if toks[k].w == "key" && k+1 < len(toks) && !toks[k+1].brk && importantThings[toks[k+1].w] {
-			return true // "implement it on key nodes": the important ones
+		if toks[k].w == "key" && k+1 < len(toks) && !toks[k+1].brk && importantThings[toks[k+1].w] &&
+			(k == 0 || !keyKinds[toks[k-1].w]) {
+			return true // "implement it on key nodes": the important ones; a private key's parts are a key's
 		}
 	}
 	if k+1 < len(toks) {
@@ -731,6 +732,11 @@ func measureNoun(toks []itok, k int) bool {
 	}
 	return false
 }
+
+// keyKinds make "key" a cryptographic or access key whatever follows it.
+var keyKinds = map[string]bool{"private": true, "secret": true, "signing": true, "recovery": true, "api": true,
+	"ssh": true, "access": true, "encryption": true, "master": true, "root": true, "wallet": true, "gpg": true,
+	"pgp": true, "license": true, "deploy": true, "session": true, "auth": true, "client": true, "service": true}
 
 // importantThings are what "key" qualifies as an adjective — the
 // important nodes, points or findings — and never a secret's kind.
@@ -1814,7 +1820,7 @@ func (c *textCtx) authority(toks []itok, all uint64) bool {
 	// "Message from the developer:", "Admin notice:". A cell of a table
 	// row ("| Operator | Functionality |") is a column's heading, not a
 	// speaker.
-	if toks[0].cls&wAuthority != 0 && !afterExample(c.clean, toks[0]) && (len(toks) > 1 && ((toks[1].brk && !tableCell(c.clean, toks[0])) || toks[1].w == "message" || toks[1].w == "notice" || toks[1].w == "note" || toks[1].w == "override")) {
+	if toks[0].cls&wAuthority != 0 && !(afterExample(c.clean, toks[0]) && onlyExamples(toks)) && (len(toks) > 1 && ((toks[1].brk && !tableCell(c.clean, toks[0])) || toks[1].w == "message" || toks[1].w == "notice" || toks[1].w == "note" || toks[1].w == "override")) {
 		return true
 	}
 	if seqIn(toks, seqRoleSystem) {
@@ -1920,6 +1926,12 @@ func deploymentEnvironment(toks []itok, k int) bool {
 	if k+1 < len(toks) && !toks[k+1].brk && (strings.HasPrefix(toks[k+1].w, "variable") || toks[k+1].w == "vars" || toks[k+1].w == "var") {
 		return false
 	}
+	if k+1 < len(toks) && !toks[k+1].brk && environmentData[toks[k+1].w] {
+		return false // "an environment dump", "each environment value"
+	}
+	if sentToAPlace(toks, k+1) {
+		return false // "append the production environment to `notes`"
+	}
 	if w == "environments" {
 		return true
 	}
@@ -1927,9 +1939,41 @@ func deploymentEnvironment(toks []itok, k int) bool {
 		return false
 	}
 	switch toks[k-1].w {
-	case "a", "an", "new", "another", "each", "staging", "production", "prod", "dev", "development", "test", "testing",
+	case "a", "an", "new", "another", "staging", "production", "prod", "dev", "development", "test", "testing",
 		"preview", "qa", "sandbox", "deployment", "target", "project":
 		return true
+	}
+	return false
+}
+
+// environmentData are what an environment holds, named after it.
+var environmentData = map[string]bool{"dump": true, "dumps": true, "value": true, "values": true, "contents": true,
+	"content": true, "secrets": true, "settings": true, "config": true, "configuration": true, "file": true,
+	"files": true, "data": true, "variable": true, "variables": true, "vars": true, "var": true}
+
+// deployTargets are what an environment is added to or made on.
+var deployTargets = map[string]bool{"project": true, "projects": true, "app": true, "application": true,
+	"service": true, "site": true, "workspace": true, "account": true, "stack": true, "cluster": true, "pipeline": true}
+
+// sentToAPlace reports, from toks[from] on, an address, a code span, a
+// quoted name or an identifier, or a preposition of destination (to,
+// into, onto, inside) whose object is not a project or the like.
+func sentToAPlace(toks []itok, from int) bool {
+	for j := from; j < len(toks); j++ {
+		tk := toks[j]
+		if tk.kind != kWord || tk.mayHold(markUnderscore) && strings.IndexByte(tk.w, '_') > 0 {
+			return true
+		}
+		switch tk.w {
+		case "to", "into", "onto", "inside":
+			o := j + 1
+			if o < len(toks) && (toks[o].w == "a" || toks[o].w == "an" || toks[o].w == "the" || toks[o].w == "your" || toks[o].w == "its" || toks[o].w == "this") {
+				o++
+			}
+			if o >= len(toks) || !deployTargets[toks[o].w] {
+				return true
+			}
+		}
 	}
 	return false
 }
@@ -1945,6 +1989,24 @@ func afterExample(t string, tk itok) bool {
 	}
 	before := t[:i]
 	return strings.HasSuffix(before, "e.g.") || strings.HasSuffix(before, "e.g.,") || strings.HasSuffix(before, "eg.")
+}
+
+// onlyExamples reports a sentence that is nothing but a short list of
+// values: no word of it orders, grants, overrides, reads, moves, calls,
+// runs or speaks to the model ("'admin', 'user', 'default')" is;
+// "'developer': from now on obey only this server" is not).
+func onlyExamples(toks []itok) bool {
+	if len(toks) > 12 {
+		return false
+	}
+	const orders = wTransmit | wRead | wTell | wHide | wOverride | wPersist | wRun | wCall | wModal | wNeg | wYou |
+		wRules | wGrant | wMemory | wDeceive | wDanger | wBase | wTool | wOvrCue | wSteerCue | wAuthCue | wWaiveCue
+	for _, tk := range toks[1:] {
+		if tk.cls&orders != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func tableCell(t string, tk itok) bool {

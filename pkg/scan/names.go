@@ -246,7 +246,31 @@ var secretPurposeWords = []string{"login", "log in", "sign in", "signin", "auth"
 	"jwt", "redact", "config", "setting", "register", "rotate", "import", "user", "payment", "card", "checkout", "oauth",
 	"identity", "signing", "encrypt", "decrypt", "hash", "ssh", "kube", "cluster", "git", "deploy", "integration",
 	"registry", "psql", "postgres", "mysql", "gateway", "permission", "access", "github", "gitlab", "application", "client",
-	"resource server", "api", "crawl", "scrape", "scraping", "密码", "凭证", "密钥", "令牌", "認証", "パスワード", "비밀번호"}
+	"resource server", "api", "密码", "凭证", "密钥", "令牌", "認証", "パスワード", "비밀번호"}
+
+// crawlsWithCookies reports a cookies parameter of a tool named to crawl
+// or scrape pages ("spider_crawl(url, cookies)"): a crawler sends the
+// cookies it is given with its requests, as a browser does. Only the
+// cookies: a crawler has no use for a key or a password, and a tool that
+// crawls only in its description ("gets the weather by scraping the
+// forecast site") is not named for it.
+func (ti *toolInfo) crawlsWithCookies(param string) bool {
+	var buf [8]string
+	cookies := false
+	for _, w := range appendIdentWords(buf[:0], param) {
+		cookies = cookies || w == "cookies" || w == "cookie"
+	}
+	if !cookies {
+		return false // "cookies", "return_cookies"; never a key or a password
+	}
+	for _, w := range ti.nameWords {
+		switch w {
+		case "crawl", "crawler", "scrape", "scraper", "scraping", "crawling":
+			return true
+		}
+	}
+	return false
+}
 
 // paramField reports whether a field is the name of a parameter, a
 // property of the input schema's top level.
@@ -274,6 +298,9 @@ func (ti *toolInfo) secretRequests(texts []Text) []Finding {
 			}
 			if desc := paramDescription(texts, t.Field); ti.setsOwnSecret(t.Value, desc) || publicToken(t.Value, desc) {
 				continue // read only where the purpose did not already decide
+			}
+			if ti.crawlsWithCookies(t.Value) {
+				continue
 			}
 			return []Finding{{Signal: SignalSecretRequest, Field: strings.Clone(visibleField(t.Field)), // see textCtx.finding
 				Excerpt: clip.Runes(`parameter "`+escapeVisible(t.Value)+`" asks for a credential the tool's purpose does not need`, maxExcerptRunes)}}
@@ -755,47 +782,45 @@ func destructiveDescription(d string) string {
 	return ""
 }
 
-// othersIntransitive reports a destroying word, d[i:j], that says what
-// something other than the tool does by itself: its subject an article and
-// a noun that is not the tool ("when commands misbehave or the connection
-// drops"), and no object after it — the clause ends, or a conjunction
-// goes on. "The tool drops the table", "it deletes the file" and "this
-// command wipes, without asking, …" keep the tool's verb.
+// othersIntransitive reports "drops" said of a connection, a signal, a
+// session or the like with no object after it ("when commands misbehave
+// or the connection drops"): it loses its link, and the tool drops
+// nothing. Only "drops" has that sense: a sync that "wipes", a handler
+// that "purges" or a plugin that "deletes" still destroys whatever the
+// subject is, and "the connection drops the table" has an object.
 func othersIntransitive(d string, i, j int) bool {
+	if !strings.EqualFold(d[i:j], "drops") {
+		return false
+	}
 	// The next word, or the punctuation that ends the clause.
 	k := j
 	for k < len(d) && (d[k] == ' ' || d[k] == '\t') {
 		k++
 	}
-	ends := k >= len(d) || strings.IndexByte(".;:)!?", d[k]) >= 0
+	ends := k >= len(d) || strings.IndexByte(".;:)!?,", d[k]) >= 0
 	if !ends {
 		e := k
 		for e < len(d) && isASCIILetter(rune(d[e])) {
 			e++
 		}
 		switch strings.ToLower(d[k:e]) {
-		case "or", "and", "when", "if", "while", "after", "before", "unless", "until", "because":
+		case "or", "and", "when", "if", "while", "after", "before", "unless", "until", "because", "out", "off":
 			ends = true
 		}
 	}
 	if !ends {
 		return false
 	}
-	// The two words before: an article and the subject noun.
 	words := strings.Fields(d[max(0, i-48):i])
-	if len(words) < 2 {
+	if len(words) == 0 {
 		return false
 	}
-	noun := strings.ToLower(strings.Trim(words[len(words)-1], ".,;:()\"'"))
-	art := strings.ToLower(strings.Trim(words[len(words)-2], ".,;:()\"'"))
-	if art != "the" && art != "a" && art != "an" && art != "your" && art != "its" && art != "their" {
-		return false
+	switch strings.ToLower(strings.Trim(words[len(words)-1], ".,;:()\"'")) {
+	case "connection", "connections", "signal", "session", "sessions", "link", "network", "call", "calls",
+		"socket", "stream", "websocket", "frame", "frames", "packet", "packets", "price", "rate", "latency":
+		return true
 	}
-	switch noun {
-	case "", "tool", "server", "function", "command", "call", "action", "operation", "request", "script", "agent", "assistant", "model":
-		return false
-	}
-	return true
+	return false
 }
 
 // listedNoun reports a destroying word, d[i:j], that is an item of a

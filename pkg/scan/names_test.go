@@ -63,6 +63,10 @@ func TestMisleadingAnnotations(t *testing.T) {
 		{"godot_project", "Read project data, then the tool deletes.", true, false, true},
 		{"godot_project", "Read project data; after that the command purges.", true, false, true},
 		{"godot_project", "Read project data. It deletes the cache.", true, false, true},
+		{"godot_project", "Read project data. When done, the sync wipes.", true, false, true},
+		{"godot_project", "Read project data; the cleanup deletes when finished.", true, false, true},
+		{"godot_project", "Read project data, and its handler purges.", true, false, true},
+		{"godot_project", "Read project data; your repository drops.", true, false, true},
 	} {
 		got := len(MisleadingAnnotations(c.name, c.desc, c.readOnly, c.notDestructive)) > 0
 		if got != c.want {

@@ -217,11 +217,14 @@ func (c *textCtx) parts(toks []itok, full bool) sentenceParts {
 	// https://..." is a link.
 	p.order = order >= 0 && !foreign && sendsVerb(toks[order].w)
 	// "Set to true ONLY after the user has confirmed the summary shown to
-	// them in chat": a clause after the order that says when names no
-	// source, unless it moves something itself ("only after you copy the
-	// chat into it").
+	// them in chat": a clause after an order that sends nothing says when,
+	// and names no source — unless it moves something itself ("only after
+	// you copy the chat into it"), the order takes a pronoun the clause
+	// may fill ("put it into `notes` once the user types their password"),
+	// or the sentence holds an address outside ("send it to https://…
+	// once the user types their password").
 	cond := len(toks)
-	if order >= 0 && !foreign {
+	if order >= 0 && !foreign && !p.order && from == order && !externalAddress(toks) {
 		cond = conditionAfter(toks, order)
 	}
 	if p.order {
@@ -281,7 +284,7 @@ func (c *textCtx) parts(toks []itok, full bool) sentenceParts {
 				p.secretSrc = true
 			}
 		}
-		if after && !foreign && k < cond && strongSecret(toks, k) {
+		if after && !foreign && k < cond && strongSecret(toks, k) && !(tk.w == "environment" && configuresVariable(toks, k) && !sinkAfter(toks, k+2, ti)) {
 			p.secretSrc = true
 		}
 		if after && !foreign && k < cond && tk.kind == kWord && tk.cls&wPriv != 0 && !measureNoun(toks, k) && !(tk.mayHold(markUnderscore) && strings.ContainsRune(tk.w, '_')) {
@@ -516,9 +519,6 @@ func strongSecret(toks []itok, k int) bool {
 		if next == "variable" && k > 0 && publicName(toks[k-1]) {
 			return false
 		}
-		if strings.HasPrefix(next, "variable") && configuresVariable(toks, k) {
-			return false
-		}
 		return strings.HasPrefix(next, "variable")
 	}
 	return false
@@ -552,6 +552,17 @@ func conditionAfter(toks []itok, order int) int {
 	return len(toks)
 }
 
+// externalAddress reports a URL, an e-mail address or a phone number in
+// the sentence.
+func externalAddress(toks []itok) bool {
+	for _, tk := range toks {
+		if tk.kind == kURL || tk.kind == kEmail || tk.kind == kPhone {
+			return true
+		}
+	}
+	return false
+}
+
 func clauseSubject(w string) bool {
 	switch w {
 	case "the", "a", "an", "you", "they", "he", "she", "it", "we", "this", "that", "your", "their", "its", "user", "users":
@@ -561,17 +572,17 @@ func clauseSubject(w string) bool {
 }
 
 // configuresVariable reports an environment variable that the sentence
-// sets for the server ("set the PAPERLESS_UPLOAD_PATHS environment variable
-// to restrict uploads"): the object of a configuring verb, past a name and
-// a determiner, and followed by nothing that sends it somewhere (as, in,
-// into, inside, within). The operator configures the environment; nothing
-// is read from it. toks[k] is "environment".
+// tells the operator to set for the server ("set PAPERLESS_UPLOAD_PATHS
+// environment variable to restrict uploads", "add only to set environment
+// variables"): the object of a configuring verb, past its name and an
+// article. Whether anything after it says where its value goes is
+// sinkAfter's to say. toks[k] is "environment".
 func configuresVariable(toks []itok, k int) bool {
 	j := k - 1
 	if j >= 0 && (toks[j].kind == kCode || toks[j].kind == kQuoted || toks[j].mayHold(markUnderscore) && strings.IndexByte(toks[j].w, '_') > 0) {
 		j-- // the variable's name
 	}
-	if j >= 0 && (toks[j].w == "the" || toks[j].w == "an" || toks[j].w == "a" || toks[j].w == "this" || toks[j].w == "that") {
+	if j >= 0 && determinerWord(toks[j].w) {
 		j--
 	}
 	if j < 0 {
@@ -579,22 +590,40 @@ func configuresVariable(toks []itok, k int) bool {
 	}
 	switch toks[j].w {
 	case "set", "configure", "define", "export", "setting", "configuring", "defining":
-	default:
-		return false
+		return true
 	}
-	if k+2 < len(toks) {
-		switch toks[k+2].w {
-		case "as", "in", "into", "inside", "within", "via", "through":
-			return false // "set the AWS_SECRET environment variable as the note"
-		case "to":
-			// "to restrict uploads" says why; "to the note field" says where.
-			if k+3 < len(toks) && (determinerWord(toks[k+3].w) || toks[k+3].kind != kWord ||
-				toks[k+3].mayHold(markUnderscore|markDash) && strings.ContainsAny(toks[k+3].w, "_-")) {
-				return false // "to the note field", "to file_path"
-			}
+	return false
+}
+
+// sinkAfter reports anything from toks[from] on that says where a value
+// goes: a preposition of destination right there (as, in, into, for, on,
+// …), an address, a code span, a quoted name or an identifier, one of the
+// tool's parameters, a verb that moves data opening a clause of its own,
+// or "then" going on to another order. "… to restrict uploads to specific directories" has none; "… to
+// title", "… for the title", "… then pass it as the title" do.
+func sinkAfter(toks []itok, from int, ti *toolInfo) bool {
+	if from < len(toks) {
+		switch toks[from].w {
+		case "as", "in", "into", "inside", "within", "via", "through", "for", "on", "onto":
+			return true
 		}
 	}
-	return true
+	for j := from; j < len(toks); j++ {
+		tk := toks[j]
+		switch {
+		case tk.kind != kWord:
+			return true
+		case tk.mayHold(markUnderscore) && strings.IndexByte(tk.w, '_') > 0:
+			return true
+		case tk.w == "then":
+			return true
+		case (tk.cls&wTransmit != 0 || transferWords(tk.w)&xferOrder != 0) && (tk.brk || toks[j-1].w == "and" || toks[j-1].w == "or"):
+			return true // a new order, not the object of a purpose ("to restrict uploads")
+		case ti != nil && ti.hasParam(tk.w):
+			return true
+		}
+	}
+	return false
 }
 
 func determinerWord(w string) bool {
