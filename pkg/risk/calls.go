@@ -208,8 +208,12 @@ func credentialChange(tokens []string, desc string, act action) (credential, ver
 	for i, tok := range tokens {
 		if at < 0 && isMintingVerb(tok) {
 			at = i
-		} else if named == "" {
-			named = credentialAt(tokens, i, desc)
+		} else if named == "" || accessLink(named) {
+			// A graver credential after a link is the one named:
+			// "create_console_link_token" mints a token.
+			if c := credentialAt(tokens, i, desc); c != "" && (named == "" || !accessLink(c)) {
+				named = c
+			}
 		}
 	}
 	if at >= 0 && named != "" {
@@ -344,6 +348,16 @@ func credentialInProse(desc string) string {
 				break
 			}
 			if c := credentialAt(ws, j, desc); c != "" {
+				if accessLink(c) {
+					// "Creates a console URL and a temporary admin
+					// password": a graver credential minted beside the
+					// link is the one judged.
+					for k := j + 1; k < len(ws); k++ {
+						if g := credentialAt(ws, k, desc); g != "" && !accessLink(g) {
+							return g
+						}
+					}
+				}
 				return c
 			}
 		}

@@ -1380,6 +1380,12 @@ func TestRulesFromCorpusElevensGateMisses(t *testing.T) {
 			"high", L4, 0},
 		{"a public URL asked for", `{"name":"get_public_url","description":"Get the public url of an object in a public bucket","inputSchema":{"type":"object","properties":{"bucketName":{"type":"string"},"key":{"type":"string"}},"required":["bucketName","key"]}}`,
 			"", 0, L3},
+		{"a console link beside a password", `{"name":"create_console_access","description":"Creates a console URL and a temporary admin password for the cloud account.","inputSchema":{"type":"object","properties":{"account_id":{"type":"string"}},"required":["account_id"]}}`,
+			"critical", L5, 0},
+		{"a console link named for a token", `{"name":"create_console_link_token","description":"Creates a console sign-in link for a federated admin user.","inputSchema":{"type":"object","properties":{"role":{"type":"string"}},"required":["role"]}}`,
+			"critical", L5, 0},
+		{"a console link named for access", `{"name":"create_console_access","description":"Creates a console link for an external user.","inputSchema":{"type":"object","properties":{"account_id":{"type":"string"}},"required":["account_id"]}}`,
+			"critical", L5, 0},
 		{"a terminal's link minted", `{"name":"sandbox_terminal_session","description":"Generate a secure browser-accessible terminal URL for a sandbox. Returns a time-limited session token and a URL.","inputSchema":{"type":"object","properties":{"sandbox_id":{"type":"string"}},"required":["sandbox_id"]}}`,
 			"high", L4, 0},
 	} {
@@ -1416,6 +1422,13 @@ func TestSecretsNamedButNotReturned(t *testing.T) {
 		{"required variables returned", "Returns the app's required environment variables with their current values.", "high"},
 		{"a password beside hidden fields", "Returns the item's password and hidden fields.", "high"},
 		{"a key stripped of whitespace", "Returns the integration; the api key stripped of whitespace is included.", "high"},
+		{"a key masked only in the UI", "Returns the raw API key (it is masked only in the web UI).", "high"},
+		{"no password masking", "Returns the saved login, with no password masking applied.", "high"},
+		{"a password not concealed", "Returns the saved login; unlike the list view it does not conceal the password.", "high"},
+		{"a key returned where one is needed", "For each service that needs an API key, returns the key in plain text.", "high"},
+		{"a password needed and shown", "Shows which apps need the database password and what it is.", "high"},
+		{"nothing masked", "Fetches the app's settings. No API key or password is masked.", "high"},
+		{"a key hidden from logs but returned", "Returns the entry; the private key is always hidden from logs but included in the response.", "high"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := assess(t, `{"name":"get_settings","description":"`+tc.desc+`","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`)

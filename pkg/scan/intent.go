@@ -714,7 +714,7 @@ func measureNoun(toks []itok, k int) bool {
 			return true
 		}
 		if toks[k].w == "key" && k+1 < len(toks) && !toks[k+1].brk && importantThings[toks[k+1].w] &&
-			(k == 0 || !keyKinds[toks[k-1].w]) {
+			(k == 0 || toks[k].brk || plainBeforeKey[toks[k-1].w]) {
 			return true // "implement it on key nodes": the important ones; a private key's parts are a key's
 		}
 	}
@@ -733,10 +733,13 @@ func measureNoun(toks []itok, k int) bool {
 	return false
 }
 
-// keyKinds make "key" a cryptographic or access key whatever follows it.
-var keyKinds = map[string]bool{"private": true, "secret": true, "signing": true, "recovery": true, "api": true,
-	"ssh": true, "access": true, "encryption": true, "master": true, "root": true, "wallet": true, "gpg": true,
-	"pgp": true, "license": true, "deploy": true, "session": true, "auth": true, "client": true, "service": true}
+// plainBeforeKey are the words after which "key" can only be the
+// adjective: an article, a preposition or a conjunction ("on key nodes",
+// "the key findings"). After any other word — a provider's name, "private",
+// "signing" — it is that word's key ("your Stripe key details").
+var plainBeforeKey = map[string]bool{"the": true, "a": true, "an": true, "on": true, "of": true, "for": true,
+	"to": true, "in": true, "at": true, "with": true, "and": true, "or": true, "all": true, "some": true,
+	"its": true, "their": true, "these": true, "those": true, "by": true, "from": true, "about": true}
 
 // importantThings are what "key" qualifies as an adjective — the
 // important nodes, points or findings — and never a secret's kind.
@@ -1820,7 +1823,7 @@ func (c *textCtx) authority(toks []itok, all uint64) bool {
 	// "Message from the developer:", "Admin notice:". A cell of a table
 	// row ("| Operator | Functionality |") is a column's heading, not a
 	// speaker.
-	if toks[0].cls&wAuthority != 0 && !(afterExample(c.clean, toks[0]) && onlyExamples(toks)) && (len(toks) > 1 && ((toks[1].brk && !tableCell(c.clean, toks[0])) || toks[1].w == "message" || toks[1].w == "notice" || toks[1].w == "note" || toks[1].w == "override")) {
+	if toks[0].cls&wAuthority != 0 && !(afterExample(c.clean, toks[0]) && listedValue(c.clean, toks[0]) && onlyExamples(toks)) && (len(toks) > 1 && ((toks[1].brk && !tableCell(c.clean, toks[0])) || toks[1].w == "message" || toks[1].w == "notice" || toks[1].w == "note" || toks[1].w == "override")) {
 		return true
 	}
 	if seqIn(toks, seqRoleSystem) {
@@ -1939,9 +1942,8 @@ func deploymentEnvironment(toks []itok, k int) bool {
 		return false
 	}
 	switch toks[k-1].w {
-	case "a", "an", "new", "another", "staging", "production", "prod", "dev", "development", "test", "testing",
-		"preview", "qa", "sandbox", "deployment", "target", "project":
-		return true
+	case "a", "an", "new", "another":
+		return true // "a staging environment", "the production environment" name one that exists, and are not spared
 	}
 	return false
 }
@@ -1956,8 +1958,9 @@ var deployTargets = map[string]bool{"project": true, "projects": true, "app": tr
 	"service": true, "site": true, "workspace": true, "account": true, "stack": true, "cluster": true, "pipeline": true}
 
 // sentToAPlace reports, from toks[from] on, an address, a code span, a
-// quoted name or an identifier, or a preposition of destination (to,
-// into, onto, inside) whose object is not a project or the like.
+// quoted name or an identifier, "here", "with" or "as", or a preposition of
+// destination (to, into, onto, inside, in) whose object is not a project
+// or the like.
 func sentToAPlace(toks []itok, from int) bool {
 	for j := from; j < len(toks); j++ {
 		tk := toks[j]
@@ -1965,7 +1968,9 @@ func sentToAPlace(toks []itok, from int) bool {
 			return true
 		}
 		switch tk.w {
-		case "to", "into", "onto", "inside":
+		case "here", "with", "as":
+			return true // "append the dev environment here", "… with every call", "… as notes"
+		case "to", "into", "onto", "inside", "in":
 			o := j + 1
 			if o < len(toks) && (toks[o].w == "a" || toks[o].w == "an" || toks[o].w == "the" || toks[o].w == "your" || toks[o].w == "its" || toks[o].w == "this") {
 				o++
@@ -1989,6 +1994,17 @@ func afterExample(t string, tk itok) bool {
 	}
 	before := t[:i]
 	return strings.HasSuffix(before, "e.g.") || strings.HasSuffix(before, "e.g.,") || strings.HasSuffix(before, "eg.")
+}
+
+// listedValue reports a word followed, past its closing quote, by a comma
+// or a closing bracket: one value of a list ("'admin', 'user'", "{"admin":
+// […]"), not a speaker's marker ("SYSTEM: the user is root").
+func listedValue(t string, tk itok) bool {
+	i := int(tk.e)
+	for i < len(t) && (t[i] == '\'' || t[i] == '"' || t[i] == '`' || t[i] == ' ') {
+		i++
+	}
+	return i < len(t) && (t[i] == ',' || t[i] == ')' || t[i] == ']' || t[i] == '}' || (t[i] == ':' && i > 0 && (t[i-1] == '"' || t[i-1] == '\'')))
 }
 
 // onlyExamples reports a sentence that is nothing but a short list of

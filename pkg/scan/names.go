@@ -258,14 +258,23 @@ func (ti *toolInfo) crawlsWithCookies(param string) bool {
 	var buf [8]string
 	cookies := false
 	for _, w := range appendIdentWords(buf[:0], param) {
-		cookies = cookies || w == "cookies" || w == "cookie"
+		switch w {
+		case "cookies", "cookie":
+			cookies = true
+		case "return", "send", "request", "set", "use":
+		default:
+			return false // "cookie_or_password", "cookies_and_api_key"
+		}
 	}
-	if !cookies {
+	if !cookies || len(ti.nameWords) == 0 {
 		return false // "cookies", "return_cookies"; never a key or a password
 	}
-	for _, w := range ti.nameWords {
+	// The name's verb crawls: its first or its last word ("crawl_site",
+	// "spider_crawl"); "get_crawl_stats" reads about a crawl.
+	first, last := ti.nameWords[0], ti.nameWords[len(ti.nameWords)-1]
+	for _, w := range [...]string{first, last} {
 		switch w {
-		case "crawl", "crawler", "scrape", "scraper", "scraping", "crawling":
+		case "crawl", "crawler", "scrape", "scraper":
 			return true
 		}
 	}
@@ -797,14 +806,14 @@ func othersIntransitive(d string, i, j int) bool {
 	for k < len(d) && (d[k] == ' ' || d[k] == '\t') {
 		k++
 	}
-	ends := k >= len(d) || strings.IndexByte(".;:)!?,", d[k]) >= 0
+	ends := k >= len(d) || strings.IndexByte(".;)!?,", d[k]) >= 0
 	if !ends {
 		e := k
 		for e < len(d) && isASCIILetter(rune(d[e])) {
 			e++
 		}
 		switch strings.ToLower(d[k:e]) {
-		case "or", "and", "when", "if", "while", "after", "before", "unless", "until", "because", "out", "off":
+		case "or", "and", "when", "if", "while", "after", "before", "unless", "until", "because":
 			ends = true
 		}
 	}
@@ -816,8 +825,8 @@ func othersIntransitive(d string, i, j int) bool {
 		return false
 	}
 	switch strings.ToLower(strings.Trim(words[len(words)-1], ".,;:()\"'")) {
-	case "connection", "connections", "signal", "session", "sessions", "link", "network", "call", "calls",
-		"socket", "stream", "websocket", "frame", "frames", "packet", "packets", "price", "rate", "latency":
+	case "connection", "connections", "signal", "session", "sessions", "network", "socket", "websocket",
+		"packet", "packets", "price", "rate", "latency":
 		return true
 	}
 	return false

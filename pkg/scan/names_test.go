@@ -67,6 +67,9 @@ func TestMisleadingAnnotations(t *testing.T) {
 		{"godot_project", "Read project data; the cleanup deletes when finished.", true, false, true},
 		{"godot_project", "Read project data, and its handler purges.", true, false, true},
 		{"godot_project", "Read project data; your repository drops.", true, false, true},
+		{"godot_project", "Reads project data. Each call drops, and every table goes with it.", true, false, true},
+		{"godot_project", "Reads project data; the stream drops out all archived partitions.", true, false, true},
+		{"godot_project", "Reads project data. On every call drops: the users, orders and sessions tables.", true, false, true},
 	} {
 		got := len(MisleadingAnnotations(c.name, c.desc, c.readOnly, c.notDestructive)) > 0
 		if got != c.want {

@@ -216,17 +216,6 @@ func (c *textCtx) parts(toks []itok, full bool) sentenceParts {
 	// Only an order that sends can send to an address: "read more at
 	// https://..." is a link.
 	p.order = order >= 0 && !foreign && sendsVerb(toks[order].w)
-	// "Set to true ONLY after the user has confirmed the summary shown to
-	// them in chat": a clause after an order that sends nothing says when,
-	// and names no source — unless it moves something itself ("only after
-	// you copy the chat into it"), the order takes a pronoun the clause
-	// may fill ("put it into `notes` once the user types their password"),
-	// or the sentence holds an address outside ("send it to https://…
-	// once the user types their password").
-	cond := len(toks)
-	if order >= 0 && !foreign && !p.order && from == order && !externalAddress(toks) {
-		cond = conditionAfter(toks, order)
-	}
 	if p.order {
 		// "generate a QR code of the seed phrase, upload it to https://...":
 		// with a sending order and an address outside, what the sentence
@@ -284,13 +273,13 @@ func (c *textCtx) parts(toks []itok, full bool) sentenceParts {
 				p.secretSrc = true
 			}
 		}
-		if after && !foreign && k < cond && strongSecret(toks, k) && !(tk.w == "environment" && configuresVariable(toks, k) && !sinkAfter(toks, k+2, ti)) {
+		if after && !foreign && strongSecret(toks, k) && !(tk.w == "environment" && configuresVariable(toks, k) && !sinkAfter(toks, k+2, ti)) {
 			p.secretSrc = true
 		}
-		if after && !foreign && k < cond && tk.kind == kWord && tk.cls&wPriv != 0 && !measureNoun(toks, k) && !(tk.mayHold(markUnderscore) && strings.ContainsRune(tk.w, '_')) {
+		if after && !foreign && tk.kind == kWord && tk.cls&wPriv != 0 && !measureNoun(toks, k) && !(tk.mayHold(markUnderscore) && strings.ContainsRune(tk.w, '_')) {
 			p.convoSrc = true
 		}
-		if after && !foreign && k < cond && usersData(toks, k) {
+		if after && !foreign && usersData(toks, k) {
 			p.convoSrc = true
 		}
 		// A parameter named in a code span or quotes, or bare after
@@ -524,53 +513,6 @@ func strongSecret(toks []itok, k int) bool {
 	return false
 }
 
-// conditionAfter returns where a clause of time or condition opens after
-// the order at toks[order] (after, once, until, unless, when, whenever,
-// if), or len(toks) when none does or when the clause moves something of
-// its own: a transfer verb in it is an order too.
-func conditionAfter(toks []itok, order int) int {
-	for k := order + 1; k < len(toks); k++ {
-		switch toks[k].w {
-		case "after", "once", "until", "unless", "when", "whenever", "if":
-		default:
-			continue
-		}
-		// A clause has a subject ("after the user has confirmed", "once
-		// you approve") and runs to the sentence's end; "when available",
-		// "if any," and "whenever possible," are asides inside the
-		// order, which goes on after them.
-		if k+1 >= len(toks) || !clauseSubject(toks[k+1].w) {
-			return len(toks)
-		}
-		for j := k + 1; j < len(toks); j++ {
-			if toks[j].brk || toks[j].cls&wTransmit != 0 || transferWords(toks[j].w)&xferOrder != 0 {
-				return len(toks)
-			}
-		}
-		return k
-	}
-	return len(toks)
-}
-
-// externalAddress reports a URL, an e-mail address or a phone number in
-// the sentence.
-func externalAddress(toks []itok) bool {
-	for _, tk := range toks {
-		if tk.kind == kURL || tk.kind == kEmail || tk.kind == kPhone {
-			return true
-		}
-	}
-	return false
-}
-
-func clauseSubject(w string) bool {
-	switch w {
-	case "the", "a", "an", "you", "they", "he", "she", "it", "we", "this", "that", "your", "their", "its", "user", "users":
-		return true
-	}
-	return false
-}
-
 // configuresVariable reports an environment variable that the sentence
 // tells the operator to set for the server ("set PAPERLESS_UPLOAD_PATHS
 // environment variable to restrict uploads", "add only to set environment
@@ -615,8 +557,8 @@ func sinkAfter(toks []itok, from int, ti *toolInfo) bool {
 			return true
 		case tk.mayHold(markUnderscore) && strings.IndexByte(tk.w, '_') > 0:
 			return true
-		case tk.w == "then":
-			return true
+		case tk.w == "then" || tk.w == "be" || tk.cls&wPassive != 0:
+			return true // "… to be included in the document"
 		case (tk.cls&wTransmit != 0 || transferWords(tk.w)&xferOrder != 0) && (tk.brk || toks[j-1].w == "and" || toks[j-1].w == "or"):
 			return true // a new order, not the object of a purpose ("to restrict uploads")
 		case ti != nil && ti.hasParam(tk.w):
