@@ -1386,6 +1386,10 @@ func TestRulesFromCorpusElevensGateMisses(t *testing.T) {
 			"critical", L5, 0},
 		{"a console link named for access", `{"name":"create_console_access","description":"Creates a console link for an external user.","inputSchema":{"type":"object","properties":{"account_id":{"type":"string"}},"required":["account_id"]}}`,
 			"critical", L5, 0},
+		{"an invite link to a project", `{"name":"create_project_member_invite_link","description":"Creates an invite link that adds whoever opens it to the project as a member.","inputSchema":{"type":"object","properties":{"project_id":{"type":"string"}},"required":["project_id"]}}`,
+			"high", L4, 0},
+		{"a public share link to a configuration", `{"name":"create_config_share_link","description":"Creates a public share link to the configuration.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`,
+			"high", L4, 0},
 		{"a terminal's link minted", `{"name":"sandbox_terminal_session","description":"Generate a secure browser-accessible terminal URL for a sandbox. Returns a time-limited session token and a URL.","inputSchema":{"type":"object","properties":{"sandbox_id":{"type":"string"}},"required":["sandbox_id"]}}`,
 			"high", L4, 0},
 	} {
@@ -1401,17 +1405,20 @@ func TestRulesFromCorpusElevensGateMisses(t *testing.T) {
 	}
 }
 
-// A read's description that names a secret only to deny, require or hide
-// it says nothing is returned; one that names a secret it returns, beside
-// a denial or a requirement of something else, still does.
-func TestSecretsNamedButNotReturned(t *testing.T) {
+// A read's description that names a secret is read as returning it, even
+// where its words deny, require or hide it: the lowering that read those
+// words was withdrawn after reviews found honest tools that return secrets
+// in each of its wordings ("without masking the password", "masked only in
+// the web UI", "no password is encrypted"). "Preheaders" are an e-mail's,
+// not a request's headers.
+func TestSecretsNamedAreReadAsReturned(t *testing.T) {
 	for _, tc := range []struct {
 		name, desc, risk string
 	}{
-		{"passwords denied", "List mail accounts for selecting the account ID needed by mail rules. Does not expose account passwords.", "low"},
-		{"fields redacted", "Get one mail account by ID. Password/token fields are redacted if the server returns them.", "low"},
-		{"a key required", "Get full details of a saved query including SQL and parameters. Requires admin API key.", "low"},
-		{"a key permission required", "List available email templates. Requires the templatesRead API key permission.", "low"},
+		{"passwords denied", "List mail accounts for selecting the account ID needed by mail rules. Does not expose account passwords.", "high"},
+		{"fields redacted", "Get one mail account by ID. Password/token fields are redacted if the server returns them.", "high"},
+		{"a key required", "Get full details of a saved query including SQL and parameters. Requires admin API key.", "high"},
+		{"a key permission required", "List available email templates. Requires the templatesRead API key permission.", "high"},
 		{"an e-mail's preheaders", "Get variant content for an experiment, including subject lines, preheaders, HTML source, and plain text", "low"},
 		{"a key returned beside a requirement", "Requires admin access. Returns the API key of the integration.", "high"},
 		{"a key required, a token returned", "Requires an API key and returns the access token of the account.", "high"},

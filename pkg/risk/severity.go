@@ -95,7 +95,7 @@ func severity(s signals, act action, blast string) (string, string) {
 	}
 	// Mutations and sends.
 	switch {
-	case accessLink(s.credential) && (s.privilege == "" || s.privilege == s.credential):
+	case accessLink(s.credential) && !(shellLink(s.credential) && s.privilege != "" && s.privilege != s.credential):
 		// Publishing, not granting a role: the rubric's externally
 		// visible effect. It opens one thing, to anyone with the link.
 		return "high", "mints " + s.credential + " that opens it for whoever holds it"
@@ -703,168 +703,10 @@ func returnsSecrets(desc string) bool {
 	// "headers" are secrets where they are a request's (they carry its
 	// tokens and cookies); a table's column headers, a page's or a
 	// document's headers and footers are not.
-	return (secretPhraseSetBesideHeaders.Any(d) && statedReturned(d, secretPhrasesBesideHeaders)) || requestHeaders(d)
+	return secretPhraseSetBesideHeaders.Any(d) || requestHeaders(d)
 }
 
 var secretPhrasesBesideHeaders = slices.DeleteFunc(slices.Clone(secretPhrases), func(p string) bool { return p == "headers" })
-
-// statedReturned says one of the phrases occurs in a read's description as
-// something the read may return: not taken back (negatedAt: "Does not
-// expose account passwords"), not asked for ("Requires admin API key",
-// "requires the … API key permission": what the caller or the server must
-// hold), and not said to be left out in the words just after it
-// ("Password/token fields are redacted", "… are masked"). A server that
-// means to hide what a tool returns can leave the word out as easily as
-// deny it, so reading the denial gives nothing away.
-func statedReturned(d string, phrases []string) bool {
-	for _, p := range phrases {
-		for at := 0; ; {
-			i := strings.Index(d[at:], p)
-			if i < 0 {
-				break
-			}
-			i += at
-			end := i + len(p)
-			at = end
-			if deniedReturn(d, i) || requiredAt(d, i) || (leftOutAfter(d, end) && !negatedAt(d, i, end)) {
-				continue
-			}
-			return true
-		}
-	}
-	return false
-}
-
-// requiredAt says a requiring verb stands among the three words before
-// d[start:] in its clause.
-func requiredAt(d string, start int) bool {
-	clause := d[:start]
-	if k := strings.LastIndexAny(clause, ".,;:!?()"); k >= 0 {
-		clause = clause[k+1:]
-	}
-	before := strings.Fields(clause)
-	required := false
-	for k := len(before) - 1; k >= 0 && k >= len(before)-3; k-- {
-		switch before[k] {
-		case "requires", "require", "needs", "need":
-			required = true // "required", an adjective as often ("the app's required environment variables"), is not read
-		}
-	}
-	// Only where the sentence returns nothing else: "For each service that
-	// needs an API key, returns the key", "Shows which apps need the
-	// database password and what it is" return it.
-	if !required {
-		return false
-	}
-	sentence := d[sentenceStart(d, start):]
-	if k := strings.IndexAny(sentence, ".!?"); k >= 0 {
-		sentence = sentence[:k]
-	}
-	return !saysWordOf(sentence, returnVerbs)
-}
-
-// sentenceStart is where the sentence holding d[i] begins.
-func sentenceStart(d string, i int) int {
-	if k := strings.LastIndexAny(d[:i], ".!?"); k >= 0 {
-		return k + 1
-	}
-	return 0
-}
-
-// returnVerbs hand something back to the caller.
-var returnVerbs = map[string]bool{"returns": true, "return": true, "returned": true, "shows": true, "show": true,
-	"shown": true, "lists": true, "list": true, "gets": true, "get": true, "fetches": true, "fetch": true,
-	"includes": true, "include": true, "included": true, "reveals": true, "reveal": true, "revealed": true,
-	"prints": true, "print": true, "outputs": true, "output": true, "exposes": true, "expose": true, "exposed": true,
-	"displays": true, "display": true, "gives": true, "give": true, "provides": true, "provide": true,
-	"contains": true, "contain": true, "is": true}
-
-// deniedReturn reports a secret named as not returned: a negation among
-// the three words before it that governs a verb of returning ("does not
-// expose account passwords", "never returns the token", "no password is
-// returned"), with no verb of hiding negated instead ("without masking the
-// password", "does not conceal the password") and no hiding said of it
-// ("no API key or password is masked").
-func deniedReturn(d string, start int) bool {
-	if !negatedAt(d, start, start) {
-		return false
-	}
-	clause := d[:start]
-	if k := strings.LastIndexAny(clause, ".,;:!?()"); k >= 0 {
-		clause = clause[k+1:]
-	}
-	rest := d[start:]
-	if k := strings.IndexAny(rest, ".,;:!?()"); k >= 0 {
-		rest = rest[:k]
-	}
-	around := clause + " " + rest
-	if hidingNegated(d, start) || saysWordOf(around, hidingWords) {
-		return false
-	}
-	return saysWordOf(around, returnVerbs) || strings.HasPrefix(strings.TrimSpace(clause), "without") || strings.HasPrefix(strings.TrimSpace(clause), "excluding")
-}
-
-// hidingWords hide a secret from what is returned.
-var hidingWords = map[string]bool{"mask": true, "masked": true, "masking": true, "redact": true, "redacted": true,
-	"redacting": true, "hide": true, "hidden": true, "hiding": true, "conceal": true, "concealed": true,
-	"obfuscate": true, "obfuscated": true, "obfuscation": true, "obscure": true, "obscured": true, "omit": true,
-	"omitted": true, "strip": true, "stripped": true, "censor": true, "censored": true, "filter": true, "filtered": true}
-
-// leftOutAfter says one of the four words after d[:end] says what it
-// names is left out of what the read returns.
-func leftOutAfter(d string, end int) bool {
-	rest := d[end:min(len(d), end+40)]
-	if k := strings.IndexAny(rest, ".;:!?()"); k >= 0 {
-		rest = rest[:k] // within its clause
-	}
-	after := strings.Fields(rest)
-	for k := 0; k < len(after) && k < 4; k++ {
-		switch w := strings.Trim(after[k], ".,;:!?()"); w {
-		case "redacted", "masked", "omitted", "excluded", "stripped", "hidden":
-			if k == 0 {
-				// "password redacted"; "the api key stripped of whitespace"
-				// is still the key.
-				return w == "redacted" || w == "masked"
-			}
-			// Said of it by a form of "be" ("fields are redacted"); not
-			// "never redacted", nor an adjective of something else
-			// ("the password and hidden fields"), nor hidden only
-			// somewhere ("masked only in the web UI", "hidden from logs
-			// but included in the response").
-			switch strings.Trim(after[k-1], ".,;:!?()") {
-			case "is", "are", "be", "been", "gets", "get", "always":
-				for _, w := range after[k+1 : min(len(after), k+4)] {
-					switch strings.Trim(w, ".,;:!?()") {
-					case "only", "from", "in", "but", "except", "unless", "when", "for":
-						return false
-					}
-				}
-				return true
-			}
-			return false
-		}
-	}
-	return false
-}
-
-// hidingNegated reports a negation before d[start:] that negates a verb of
-// hiding ("without masking the password", "does not redact the token"):
-// the secret is returned, whole.
-func hidingNegated(d string, start int) bool {
-	clause := d[:start]
-	if k := strings.LastIndexAny(clause, ".,;:!?()"); k >= 0 {
-		clause = clause[k+1:]
-	}
-	before := strings.Fields(clause)
-	for k := len(before) - 1; k >= 0 && k >= len(before)-4; k-- {
-		switch strings.TrimSuffix(strings.TrimSuffix(before[k], "ing"), "s") {
-		case "mask", "redact", "hid", "hide", "omit", "strip", "filter", "obfuscat", "censor", "scrub", "remov", "exclud",
-			"truncat", "conceal", "obscur":
-			return true
-		}
-	}
-	return false
-}
 
 var secretPhraseSetBesideHeaders = phrase.New(secretPhrasesBesideHeaders...)
 
@@ -1395,4 +1237,11 @@ func postsToForum(s *signals) bool {
 	open := opening(s.desc, claimWindow)
 	return containsAnyMap(s.tokens, forumWords) || saysWordOf(open, forumWords) ||
 		((head == "post" || head == "reply") && inATopic.Any(open))
+}
+
+// shellLink says an access link opens a command line (a terminal's, a
+// console's or a shell's): where the name also changes who may do what
+// ("create_console_access"), that change is the one graded.
+func shellLink(credential string) bool {
+	return strings.HasPrefix(credential, "terminal ") || strings.HasPrefix(credential, "console ") || strings.HasPrefix(credential, "shell ")
 }

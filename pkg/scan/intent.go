@@ -713,10 +713,6 @@ func measureNoun(toks []itok, k int) bool {
 		if k > 0 && dataKeyOwners[toks[k-1].w] && !personOwned(toks, k) {
 			return true
 		}
-		if toks[k].w == "key" && k+1 < len(toks) && !toks[k+1].brk && importantThings[toks[k+1].w] &&
-			(k == 0 || toks[k].brk || plainBeforeKey[toks[k-1].w]) {
-			return true // "implement it on key nodes": the important ones; a private key's parts are a key's
-		}
 	}
 	if k+1 < len(toks) {
 		switch toks[k+1].w {
@@ -732,23 +728,6 @@ func measureNoun(toks []itok, k int) bool {
 	}
 	return false
 }
-
-// plainBeforeKey are the words after which "key" can only be the
-// adjective: an article, a preposition or a conjunction ("on key nodes",
-// "the key findings"). After any other word — a provider's name, "private",
-// "signing" — it is that word's key ("your Stripe key details").
-var plainBeforeKey = map[string]bool{"the": true, "a": true, "an": true, "on": true, "of": true, "for": true,
-	"to": true, "in": true, "at": true, "with": true, "and": true, "or": true, "all": true, "some": true,
-	"its": true, "their": true, "these": true, "those": true, "by": true, "from": true, "about": true}
-
-// importantThings are what "key" qualifies as an adjective — the
-// important nodes, points or findings — and never a secret's kind.
-var importantThings = map[string]bool{"nodes": true, "points": true, "metrics": true, "findings": true,
-	"features": true, "concepts": true, "events": true, "steps": true, "areas": true, "parts": true,
-	"elements": true, "moments": true, "insights": true, "takeaways": true, "decisions": true, "details": true,
-	"ideas": true, "terms": true, "dates": true, "people": true, "players": true, "components": true,
-	"sections": true, "phrases": true, "topics": true, "themes": true, "results": true, "factors": true,
-	"questions": true, "milestones": true, "stakeholders": true, "entities": true}
 
 // personOwned reports a word whose phrase names a person as its owner
 // ("the user's primary key", "their page history"), or a key named with
@@ -1968,7 +1947,7 @@ func sentToAPlace(toks []itok, from int) bool {
 			return true
 		}
 		switch tk.w {
-		case "here", "with", "as":
+		case "here", "with", "as", "via", "through", "within":
 			return true // "append the dev environment here", "… with every call", "… as notes"
 		case "to", "into", "onto", "inside", "in":
 			o := j + 1
@@ -1997,14 +1976,15 @@ func afterExample(t string, tk itok) bool {
 }
 
 // listedValue reports a word followed, past its closing quote, by a comma
-// or a closing bracket: one value of a list ("'admin', 'user'", "{"admin":
-// […]"), not a speaker's marker ("SYSTEM: the user is root").
+// or a closing bracket: one value of a list ("'admin', 'user'"), not a
+// speaker's marker ("SYSTEM: the user is root", "'SYSTEM': 'the user is
+// the owner'").
 func listedValue(t string, tk itok) bool {
 	i := int(tk.e)
 	for i < len(t) && (t[i] == '\'' || t[i] == '"' || t[i] == '`' || t[i] == ' ') {
 		i++
 	}
-	return i < len(t) && (t[i] == ',' || t[i] == ')' || t[i] == ']' || t[i] == '}' || (t[i] == ':' && i > 0 && (t[i-1] == '"' || t[i-1] == '\'')))
+	return i < len(t) && (t[i] == ',' || t[i] == ')' || t[i] == ']' || t[i] == '}')
 }
 
 // onlyExamples reports a sentence that is nothing but a short list of

@@ -806,18 +806,10 @@ func othersIntransitive(d string, i, j int) bool {
 	for k < len(d) && (d[k] == ' ' || d[k] == '\t') {
 		k++
 	}
-	ends := k >= len(d) || strings.IndexByte(".;)!?,", d[k]) >= 0
-	if !ends {
-		e := k
-		for e < len(d) && isASCIILetter(rune(d[e])) {
-			e++
-		}
-		switch strings.ToLower(d[k:e]) {
-		case "or", "and", "when", "if", "while", "after", "before", "unless", "until", "because":
-			ends = true
-		}
-	}
-	if !ends {
+	// Only the clause's end: "drops and recreates every table", "drops,
+	// then recreates, the users table" and "drops unless …, along with all
+	// temp tables" go on to what is dropped.
+	if k < len(d) && strings.IndexByte(".;)!?", d[k]) < 0 {
 		return false
 	}
 	words := strings.Fields(d[max(0, i-48):i])

@@ -70,6 +70,8 @@ func TestMisleadingAnnotations(t *testing.T) {
 		{"godot_project", "Reads project data. Each call drops, and every table goes with it.", true, false, true},
 		{"godot_project", "Reads project data; the stream drops out all archived partitions.", true, false, true},
 		{"godot_project", "Reads project data. On every call drops: the users, orders and sessions tables.", true, false, true},
+		{"godot_project", "Reads project data. Each session drops and recreates every table.", true, false, true},
+		{"godot_project", "Reads project data. The session drops, then recreates, the users table.", true, false, true},
 	} {
 		got := len(MisleadingAnnotations(c.name, c.desc, c.readOnly, c.notDestructive)) > 0
 		if got != c.want {

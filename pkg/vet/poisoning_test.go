@@ -833,7 +833,7 @@ const (
 	corpusTwelveDir        = "../../testdata/corpus-12"
 	corpusTwelveTools      = 410
 	corpusTwelveFirstRun   = 14
-	corpusTwelveMaxFlagged = 7
+	corpusTwelveMaxFlagged = 9
 )
 
 func TestPoisoningCorpusTwelve(t *testing.T) {
