@@ -1243,10 +1243,7 @@ func TestRulesFromCorpusNinesGateMisses(t *testing.T) {
 // starts from, a build or start command, a build file. The same words as a
 // picture or as an image handled without running it are not raised.
 func TestWorkloadRunsWhatTheCallNames(t *testing.T) {
-	for _, tc := range []struct {
-		name, def, risk    string
-		minLevel, maxLevel Level
-	}{
+	checkGrades(t, []gradeCase{
 		{"a service created from any image", `{"name":"service_create_from_image","description":"Create a new service from a Docker image","inputSchema":{"type":"object","properties":{"projectId":{"type":"string"},"image":{"type":"string","description":"Docker image to use (e.g., 'postgres:13-alpine')"}},"required":["projectId","image"]}}`,
 			"high", L4, 0},
 		{"a service's build command changed", `{"name":"service_update","description":"Update a service's settings","inputSchema":{"type":"object","properties":{"serviceId":{"type":"string"},"buildCommand":{"type":"string","description":"Optional: Command to build the service"}},"required":["serviceId"]}}`,
@@ -1281,27 +1278,14 @@ func TestWorkloadRunsWhatTheCallNames(t *testing.T) {
 			"medium", L3, L3},
 		{"a category's image with nothing said", `{"name":"create_category","description":"Create a product category","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"image":{"type":"string"}},"required":["name"]}}`,
 			"medium", L3, L3},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			a := assess(t, tc.def)
-			if tc.risk != "" && a.SEP.RiskLevel != tc.risk {
-				t.Errorf("riskLevel %s, want %s (%v)", a.SEP.RiskLevel, tc.risk, a.Reasons)
-			}
-			if a.Level < tc.minLevel || (tc.maxLevel != 0 && a.Level > tc.maxLevel) {
-				t.Errorf("level %s, want %s to %s (%v)", a.Level, tc.minLevel, tc.maxLevel, a.Reasons)
-			}
-		})
-	}
+	})
 }
 
 // A path on the server's own machine whose file the call sends away: an
 // exfiltration as much as a change. A path in a repository, a drive or a
 // bucket, or a local file the tool only reads or writes, is not.
 func TestLocalFileSentAway(t *testing.T) {
-	for _, tc := range []struct {
-		name, def, risk    string
-		minLevel, maxLevel Level
-	}{
+	checkGrades(t, []gradeCase{
 		{"local files attached to a pull request", `{"name":"create_pull_request","description":"Create a pull request.","inputSchema":{"type":"object","properties":{"title":{"type":"string"},"attachments":{"type":"array","items":{"type":"string"},"description":"Local files to upload & embed"}},"required":["title"]}}`,
 			"high", L4, 0},
 		{"a receipt from the local filesystem", `{"name":"attach_file_to_transaction","description":"Attach a receipt to a transaction.","inputSchema":{"type":"object","properties":{"transaction_id":{"type":"number"},"file_path":{"type":"string","description":"Absolute or relative path to the receipt file on the local filesystem"}},"required":["transaction_id","file_path"]}}`,
@@ -1312,26 +1296,13 @@ func TestLocalFileSentAway(t *testing.T) {
 			"medium", L3, L3},
 		{"attachments by their ids", `{"name":"update_ticket","description":"Update a ticket and attach files to it.","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"attachments":{"type":"array","items":{"type":"string"},"description":"Ids of uploaded attachments"}},"required":["id"]}}`,
 			"medium", L3, L3},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			a := assess(t, tc.def)
-			if tc.risk != "" && a.SEP.RiskLevel != tc.risk {
-				t.Errorf("riskLevel %s, want %s (%v)", a.SEP.RiskLevel, tc.risk, a.Reasons)
-			}
-			if a.Level < tc.minLevel || (tc.maxLevel != 0 && a.Level > tc.maxLevel) {
-				t.Errorf("level %s, want %s to %s (%v)", a.Level, tc.minLevel, tc.maxLevel, a.Reasons)
-			}
-		})
-	}
+	})
 }
 
 // The classes corpus-11's dangerous tools below L4 fell in, each beside
 // the look-alikes of the same words that must stay where they were.
 func TestRulesFromCorpusElevensGateMisses(t *testing.T) {
-	for _, tc := range []struct {
-		name, def, risk    string
-		minLevel, maxLevel Level
-	}{
+	checkGrades(t, []gradeCase{
 		{"credits topped up from a wallet", `{"name":"credits_topup","description":"Top up credits by paying from the local wallet.","inputSchema":{"type":"object","properties":{"amount_usd":{"type":"number"}},"required":["amount_usd"]}}`,
 			"critical", L5, 0},
 		{"a balance topped up, in two words", `{"name":"top_up_balance","description":"Adds funds to the account balance.","inputSchema":{"type":"object","properties":{"amount":{"type":"number"}},"required":["amount"]}}`,
@@ -1392,17 +1363,7 @@ func TestRulesFromCorpusElevensGateMisses(t *testing.T) {
 			"high", L4, 0},
 		{"a terminal's link minted", `{"name":"sandbox_terminal_session","description":"Generate a secure browser-accessible terminal URL for a sandbox. Returns a time-limited session token and a URL.","inputSchema":{"type":"object","properties":{"sandbox_id":{"type":"string"}},"required":["sandbox_id"]}}`,
 			"high", L4, 0},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			a := assess(t, tc.def)
-			if tc.risk != "" && a.SEP.RiskLevel != tc.risk {
-				t.Errorf("riskLevel %s, want %s (%v)", a.SEP.RiskLevel, tc.risk, a.Reasons)
-			}
-			if a.Level < tc.minLevel || (tc.maxLevel != 0 && a.Level > tc.maxLevel) {
-				t.Errorf("level %s, want %s to %s (%v)", a.Level, tc.minLevel, tc.maxLevel, a.Reasons)
-			}
-		})
-	}
+	})
 }
 
 // A read's description that names a secret is read as returning it, even
@@ -1449,10 +1410,7 @@ func TestSecretsNamedAreReadAsReturned(t *testing.T) {
 // A post in a forum is a public message; a comment on an issue stays in a
 // tracker, and a mailing list's or a queue's topic is no forum.
 func TestForumPostsArePublic(t *testing.T) {
-	for _, tc := range []struct {
-		name, def, risk    string
-		minLevel, maxLevel Level
-	}{
+	checkGrades(t, []gradeCase{
 		{"a forum post", `{"name":"discord_create_forum_post","description":"Creates a new post in a Discord forum channel with optional tags","inputSchema":{"type":"object","properties":{"channelId":{"type":"string"},"title":{"type":"string"},"content":{"type":"string"}},"required":["channelId","title","content"]}}`,
 			"high", L4, 0},
 		{"a post in a topic", `{"name":"create_post","description":"Create a post in a topic. Returns the author.","inputSchema":{"type":"object","properties":{"topic_id":{"type":"number"},"raw":{"type":"string"}},"required":["topic_id","raw"]}}`,
@@ -1463,17 +1421,7 @@ func TestForumPostsArePublic(t *testing.T) {
 			"medium", 0, L3},
 		{"a mailing list's topic", `{"name":"create-topic","description":"Create a subscription topic contacts can opt in to.","inputSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}`,
 			"medium", 0, L3},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			a := assess(t, tc.def)
-			if tc.risk != "" && a.SEP.RiskLevel != tc.risk {
-				t.Errorf("riskLevel %s, want %s (%v)", a.SEP.RiskLevel, tc.risk, a.Reasons)
-			}
-			if a.Level < tc.minLevel || (tc.maxLevel != 0 && a.Level > tc.maxLevel) {
-				t.Errorf("level %s, want %s to %s (%v)", a.Level, tc.minLevel, tc.maxLevel, a.Reasons)
-			}
-		})
-	}
+	})
 }
 
 // A schema with several keywords JSON Schema does not define is judged the
@@ -1489,5 +1437,29 @@ func TestForeignSchemaKeywordIsStable(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(first, " "), `"aaa"`) {
 		t.Errorf("the reason should name the least foreign keyword: %v", first)
+	}
+}
+
+// gradeCase is a definition and the grades it must get: its riskLevel
+// ("" for any) and its level between minLevel and maxLevel (0 for no
+// bound).
+type gradeCase struct {
+	name, def, risk    string
+	minLevel, maxLevel Level
+}
+
+// checkGrades assesses each case's definition and holds it to its grades.
+func checkGrades(t *testing.T, cases []gradeCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a := assess(t, tc.def)
+			if tc.risk != "" && a.SEP.RiskLevel != tc.risk {
+				t.Errorf("riskLevel %s, want %s (%v)", a.SEP.RiskLevel, tc.risk, a.Reasons)
+			}
+			if a.Level < tc.minLevel || (tc.maxLevel != 0 && a.Level > tc.maxLevel) {
+				t.Errorf("level %s, want %s to %s (%v)", a.Level, tc.minLevel, tc.maxLevel, a.Reasons)
+			}
+		})
 	}
 }
