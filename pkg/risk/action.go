@@ -149,6 +149,18 @@ func actionOfWords(s *signals, j *judgement) (act action, readShaped bool, optio
 			optionAct, worstOption = oa, o
 		}
 	}
+	if genericVerbs[s.verb] && s.actSource == "name" && len(s.optionVerbs) == 0 {
+		// "signal_manage — Delete a signal alert": a name whose verb names
+		// no action, with no operations to choose from, does what its
+		// description opens by saying it does. Only a graver verb is
+		// taken: a milder one may be the first of several the tool does.
+		if opening := words(s.desc, 40); len(opening) > 0 {
+			if a, base, ok := conjugatedVerb(opening[0]); ok && a > act {
+				act = a
+				j.note(fmt.Sprintf("the name's verb %q names no action; the description opens with %q", s.verb, base))
+			}
+		}
+	}
 	ownAct = act
 	if optionAct > act && s.actSource != "name" {
 		act = optionAct

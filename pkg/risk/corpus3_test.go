@@ -91,7 +91,7 @@ var (
 // classes among them fixed: a membership is an access change, write
 // statements named in a description are statements, a service's
 // environment variables are graded high.
-var corpusFourRatchets = []int{49, 162, 408, 317, 341}
+var corpusFourRatchets = []int{49, 162, 408, 317, 342}
 
 // TestCorpusFourFigures prints how the engine agrees with corpus-4's
 // labels beside its first run and the engine before corpus-3's rules, and
@@ -351,7 +351,7 @@ var (
 	corpusThirteenBefore = []figure{
 		{got: 20, of: 22}, {got: 175, of: 209}, {got: 209, of: 304}, {got: 209, of: 304}, {got: 197, of: 304},
 	}
-	corpusThirteenRatchets = []int{20, 175, 209, 209, 197}
+	corpusThirteenRatchets = []int{22, 175, 210, 210, 197}
 )
 
 // TestCorpusThirteenFigures prints how the engine agrees with corpus-13's

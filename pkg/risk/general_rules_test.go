@@ -1463,3 +1463,22 @@ func checkGrades(t *testing.T, cases []gradeCase) {
 		})
 	}
 }
+
+func TestCommandsNamedForTheirPurposeAndGenericNames(t *testing.T) {
+	checkGrades(t, []gradeCase{
+		{"a command named for what it opens, on a tool that executes it", `{"name":"open_console_session","description":"Connect to a host, then execute a setup command before handing over the session.","inputSchema":{"type":"object","properties":{"host":{"type":"string"},"setupCommand":{"type":"string","description":"Command to prepare the session, e.g. sudo -i"}},"required":["host"]}}`,
+			"critical", L5, 0},
+		{"a list of hook scripts the parameter says run", `{"name":"configure_hooks","description":"Configure the hooks of a workspace.","inputSchema":{"type":"object","properties":{"workspace":{"type":"string"},"post_scripts":{"type":"array","items":{"type":"string"},"description":"Scripts executed after each sync"}},"required":["workspace"]}}`,
+			"critical", L5, 0},
+		{"a command written into a generated file, run nowhere", `{"name":"generate_ci_config","description":"Generate a CI configuration file as text.","inputSchema":{"type":"object","properties":{"testCommand":{"type":"string","description":"Custom test command to override the default"}}}}`,
+			"", L1, L3},
+		{"a transcript is no script", `{"name":"summarize_meeting","description":"Summarize a meeting and run a sentiment pass over it.","inputSchema":{"type":"object","properties":{"transcript":{"type":"string","description":"The meeting transcript to run through"}},"required":["transcript"]}}`,
+			"", L0, L3},
+		{"a command's name selects, it does not run", `{"name":"describe_command","description":"Describe what a CLI command runs.","inputSchema":{"type":"object","properties":{"commandName":{"type":"string"}},"required":["commandName"]}}`,
+			"", L0, L2},
+		{"a generic name whose description opens by deleting", `{"name":"reminder_manage","description":"Delete a reminder. Requires: id","inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Reminder id to delete"}},"required":["id"]}}`,
+			"high", L4, 0},
+		{"a generic name whose description opens with a milder verb keeps its name's", `{"name":"manage_tags","description":"Lists, adds or removes tags of a note.","inputSchema":{"type":"object","properties":{"note":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}},"required":["note"]}}`,
+			"medium", L3, L3},
+	})
+}

@@ -596,6 +596,24 @@ var irreversibleInTitles = func() *phrase.Set {
 	return phrase.New(forms...)
 }()
 
+// commandHeads are the last words of a parameter's name that make it a
+// command or a script, whatever word before says what for.
+var commandHeads = map[string]bool{"command": true, "commands": true, "cmd": true, "script": true, "scripts": true}
+
+// compoundCommand says a parameter's name is more than one word and ends
+// in a command or a script ("jumpCommand", "init_script"); the names made
+// of that word alone are execParams'. ("transcript" ends in the letters
+// of "script" and is one word.)
+func compoundCommand(flat, name string) bool {
+	if !(strings.HasSuffix(flat, "command") || strings.HasSuffix(flat, "commands") || strings.HasSuffix(flat, "cmd") ||
+		strings.HasSuffix(flat, "script") || strings.HasSuffix(flat, "scripts")) || execParams[flat] {
+		return false
+	}
+	var buf [8]string
+	toks := appendTokens(buf[:0], name)
+	return len(toks) > 1 && commandHeads[toks[len(toks)-1]]
+}
+
 // namedToRun says the tool's name holds an execution verb (run, exec,
 // execute, eval, evaluate), whatever the description makes its action:
 // code it takes is code it runs.
@@ -634,6 +652,14 @@ func readSchema(s *signals, schema any) {
 
 		if execParams[flat] && (typ == "" || typ == "string" || typ == "array" || typ == "object") && !hasOptions(p) &&
 			(!describedExecParams[flat] || describedAsExecuted(flat, p, s.desc) || namedToRun(s.tokens)) {
+			s.execParam = name
+			s.execReadOnly = paramReadOnly(p)
+		}
+		if s.execParam == "" && compoundCommand(flat, name) && (typ == "" || typ == "string" || typ == "array") && !hasOptions(p) &&
+			describedAsExecuted(flat, p, s.desc) {
+			// "jumpCommand: Command to enter nested shell" on a tool
+			// that executes it: a command named for its purpose is a
+			// command all the same.
 			s.execParam = name
 			s.execReadOnly = paramReadOnly(p)
 		}
