@@ -853,3 +853,17 @@ const (
 func TestPoisoningCorpusThirteen(t *testing.T) {
 	holdKeptCorpusFlags(t, "corpus-13", corpusThirteenDir, corpusThirteenTools, corpusThirteenFirstRun, corpusThirteenMaxFlagged, false)
 }
+
+// corpus-14: 22 more servers captured and labelled blind after the rules
+// read from corpus-13's dangerous misses; its first run is the scan's false
+// positives on servers nobody here had read.
+const (
+	corpusFourteenDir        = "../../testdata/corpus-14"
+	corpusFourteenTools      = 578
+	corpusFourteenFirstRun   = 60
+	corpusFourteenMaxFlagged = 60
+)
+
+func TestPoisoningCorpusFourteen(t *testing.T) {
+	holdKeptCorpusFlags(t, "corpus-14", corpusFourteenDir, corpusFourteenTools, corpusFourteenFirstRun, corpusFourteenMaxFlagged, false)
+}
