@@ -521,8 +521,8 @@ func clearsFirst(desc string) bool {
 // leaves the description to say whether it changes the users it names.)
 func grave(s *signals) string {
 	switch {
-	case s.money != "" && movesMoney[s.money]:
-		return "moves money (" + s.money + ")"
+	case s.money != "" && movesMoneyAs(s.money):
+		return movingMoney(s.money)
 	case s.money != "" && !(s.actSource == "name" && verbs[s.verb] <= actObserve):
 		return "changes a payment or a charge (" + s.money + ")"
 	case s.credential != "":

@@ -207,7 +207,7 @@ func effectsOf(s *signals, act action, sideEffects map[string]bool) string {
 		}
 		switch {
 		case act == actSend:
-		case s.money != "" && movesMoney[s.money]:
+		case s.money != "" && movesMoneyAs(s.money):
 			// A charged card or a refund paid out is not taken back by
 			// another call of the tool: the rubric's "none".
 			reversibility = "none"
@@ -288,8 +288,8 @@ func levelOfAction(s *signals, v actionVerdict, j *judgement) {
 			j.raise(L5, fmt.Sprintf("an option changes %s: who may do what", s.optionPrivilege))
 		}
 		if s.money != "" {
-			if movesMoney[s.money] {
-				j.raise(L5, fmt.Sprintf("moves money (%s)", s.money))
+			if movesMoneyAs(s.money) {
+				j.raise(L5, movingMoney(s.money))
 			} else {
 				j.raise(L4, fmt.Sprintf("touches billing (%s)", s.money))
 			}

@@ -370,7 +370,8 @@ const corpusFourteenDir = "../../testdata/corpus-14"
 // corpusFourteenFirstRun is the engine's first run against corpus-14, in
 // the order of corpusFigures.rows; corpusFourteenBefore is the same corpus
 // judged by the engine before the rules read from corpus-13, which moved
-// none of its 578 tools.
+// none of its 578 tools. Its dangerous misses were read after the first
+// run.
 var (
 	corpusFourteenFirstRun = []figure{
 		{got: 70, of: 74}, {got: 245, of: 264}, {got: 489, of: 578}, {got: 382, of: 578}, {got: 378, of: 578},
@@ -378,7 +379,7 @@ var (
 	corpusFourteenBefore = []figure{
 		{got: 70, of: 74}, {got: 245, of: 264}, {got: 489, of: 578}, {got: 382, of: 578}, {got: 378, of: 578},
 	}
-	corpusFourteenRatchets = []int{70, 245, 489, 382, 378}
+	corpusFourteenRatchets = []int{73, 245, 490, 382, 381}
 )
 
 // TestCorpusFourteenFigures prints how the engine agrees with corpus-14's

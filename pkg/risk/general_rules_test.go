@@ -1482,3 +1482,24 @@ func TestCommandsNamedForTheirPurposeAndGenericNames(t *testing.T) {
 			"medium", L3, L3},
 	})
 }
+
+func TestDepositsContractCallsAndPaymentProviders(t *testing.T) {
+	checkGrades(t, []gradeCase{
+		{"funds deposited into an account", `{"name":"vault_deposit","description":"Deposit funds into a savings vault.","inputSchema":{"type":"object","properties":{"vault":{"type":"string"},"amount":{"type":"string"}},"required":["vault","amount"]}}`,
+			"critical", L5, 0},
+		{"a deposit recorded in a ledger is a record", `{"name":"create_deposit","description":"Record a bank deposit in the ledger.","inputSchema":{"type":"object","properties":{"account_id":{"type":"string"},"amount":{"type":"number"}},"required":["account_id","amount"]}}`,
+			"medium", L3, L3},
+		{"deposits listed", `{"name":"list_deposits","description":"List the deposits of an account.","inputSchema":{"type":"object","properties":{"account_id":{"type":"string"}}}}`,
+			"", L2, L3},
+		{"any function of any contract with any arguments", `{"name":"update_contract_state","description":"Calls a state-changing function of a smart contract, signed by the configured wallet.","inputSchema":{"type":"object","properties":{"contractAddress":{"type":"string"},"functionName":{"type":"string"},"args":{"type":"array","items":{"anyOf":[{"type":"string"},{"type":"number"},{"type":"object"}]}}},"required":["contractAddress","functionName","args"]}}`,
+			"critical", L5, 0},
+		{"a contract's view function read", `{"name":"read_contract","description":"Reads a view function of a smart contract.","inputSchema":{"type":"object","properties":{"contractAddress":{"type":"string"},"functionName":{"type":"string"},"args":{"type":"array","items":{"anyOf":[{"type":"string"},{"type":"number"},{"type":"object"}]}}},"required":["contractAddress","functionName"]}}`,
+			"", L2, L3},
+		{"a payment provider's keys set", `{"name":"store_attach_gateway","description":"Attach a payment gateway to a store, in live or test mode.","inputSchema":{"type":"object","properties":{"store_id":{"type":"string"},"apiKey":{"type":"string","description":"The gateway's API key"},"live":{"type":"boolean"}},"required":["store_id","apiKey"]}}`,
+			"critical", L5, 0},
+		{"a payment provider renamed, no key given", `{"name":"store_attach_gateway_label","description":"Attach a display label to the payment gateway of a store.","inputSchema":{"type":"object","properties":{"store_id":{"type":"string"},"label":{"type":"string"}},"required":["store_id","label"]}}`,
+			"", L3, L4},
+		{"a connection opened with a password moves nothing", `{"name":"db_connect","description":"Connect to a database server with a user and password.","inputSchema":{"type":"object","properties":{"host":{"type":"string"},"user":{"type":"string"},"password":{"type":"string"}},"required":["host"]}}`,
+			"", L3, L4},
+	})
+}

@@ -446,6 +446,12 @@ func readSignals(t *tooldef.Tool) signals {
 		// signs what the webhook sends.
 		s.privilege = credentialValueParam(t.InputSchema)
 	}
+	if s.act == actMutate && s.money == "" && paymentProviderSaid.Any(opening(desc, claimWindow)) && credentialValueParam(t.InputSchema) != "" {
+		// "Connect a custom payment provider to a location" with the
+		// provider's API key: whose keys a business takes payments with
+		// decides whose account the money reaches.
+		s.money = paymentProvider
+	}
 	if (s.act == actMutate || s.act == actDelete) && s.privilege == "" && containsAny(s.objects, "delegate", "delegation") &&
 		delegateOfAccount.Any(s.desc) {
 		// "add_delegate — Adds a delegate to the specified account": a
@@ -465,7 +471,7 @@ func readSignals(t *tooldef.Tool) signals {
 		// it holds, which is nothing yet.
 		s.privilege = principalsWithAccess(s.params)
 	}
-	if s.money != "" && !movesMoney[s.money] && paysSomeone(s) {
+	if s.money != "" && !movesMoneyAs(s.money) && paysSomeone(s) {
 		// "schedule_payment(payee, amount)": a payment with someone to
 		// receive it and a sum moves money, whatever the verb.
 		s.money = "pay"
@@ -934,7 +940,7 @@ func readOption(s *signals, opt string, operation bool) {
 		// "create_adjustment" with an action "refund": a change one of
 		// whose operations moves money moves money, whatever it is named.
 		for _, tok := range toks {
-			if movesMoney[tok] && !movesMoney[s.money] {
+			if movesMoney[tok] && !movesMoneyAs(s.money) {
 				s.money = tok
 			}
 		}
@@ -1642,9 +1648,39 @@ func dispatchesAnyCall(params []param) bool {
 			target = true
 		case dispatchRequests[p.flat] && (typ == "object" || typ == "") && freeForm(p.schema):
 			request = true
+		case dispatchRequests[p.flat] && typ == "array" && anyItems(p.schema):
+			// "args": [...] of any values, passed to the function
+			// positionally, as a free-form object passes them by name.
+			request = true
 		}
 	}
 	return op && target && request
+}
+
+// anyItems says an array schema takes elements of any kind: no item
+// schema, an empty one, or one whose variants admit an object or an
+// array (any value can be written in them).
+func anyItems(schema map[string]any) bool {
+	items, ok := schema["items"].(map[string]any)
+	if !ok {
+		_, present := schema["items"]
+		return !present
+	}
+	if len(items) == 0 {
+		return true
+	}
+	variants, _ := items["anyOf"].([]any)
+	if v, ok := items["oneOf"].([]any); ok {
+		variants = v
+	}
+	for _, v := range variants {
+		if vm, ok := v.(map[string]any); ok {
+			if typ, _ := vm["type"].(string); typ == "object" || typ == "array" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // freeForm says an object schema lets the caller write any members: none
@@ -1658,11 +1694,18 @@ func freeForm(schema map[string]any) bool {
 	return ok && extra
 }
 
+// paymentProviderSaid names the service a business takes payments with.
+var paymentProviderPhrases = []string{"payment provider", "payment processor", "payment gateway", "merchant account"}
+
+var paymentProviderSaid = phrase.New(paymentProviderPhrases...)
+
 // dispatchOps, dispatchTargets and dispatchRequests name the three
 // parameters of a call routed to any operation of an API.
 var (
-	dispatchOps      = map[string]bool{"method": true, "operation": true, "action": true, "function": true, "operationid": true}
-	dispatchTargets  = map[string]bool{"service": true, "resource": true, "api": true, "module": true, "category": true, "endpoint": true}
+	dispatchOps = map[string]bool{"method": true, "operation": true, "action": true, "function": true, "operationid": true,
+		"methodname": true, "functionname": true, "operationname": true}
+	dispatchTargets = map[string]bool{"service": true, "resource": true, "api": true, "module": true, "category": true, "endpoint": true,
+		"contract": true, "contractaddress": true}
 	dispatchRequests = map[string]bool{"request": true, "params": true, "parameters": true, "body": true, "payload": true,
 		"args": true, "arguments": true, "data": true, "input": true}
 )

@@ -125,7 +125,7 @@ func phraseLists() map[string][]string {
 		"local-phrases": localPhrases, "pipeline-variable-phrases": pipelineVariablePhrases,
 		"stored-credential-phrases": storedCredentialPhrases, "statement-phrases": statementPhrases,
 		"statement-to-phrases": statementToPhrases, "states-change-phrases": statesChangePhrases,
-		"access-said-phrases": accessSaidPhrases, "container-said": containerSaidPhrases, "checkout-said": checkoutSaidPhrases, "in-a-topic": inATopicPhrases, "picture-said": pictureSaidPhrases, "typed-codes": typedCodes, "saves-or-sets-phrases": savesOrSetsPhrases,
+		"access-said-phrases": accessSaidPhrases, "container-said": containerSaidPhrases, "checkout-said": checkoutSaidPhrases, "payment-provider-said": paymentProviderPhrases, "in-a-topic": inATopicPhrases, "picture-said": pictureSaidPhrases, "typed-codes": typedCodes, "saves-or-sets-phrases": savesOrSetsPhrases,
 		"output-claims":         slices.Collect(maps.Keys(describesOutput)),
 		"standing-forward-said": standingForwardPhrases, "delegate-of-account": delegatePhrases, "trash-said": trashPhrases,
 	}

@@ -121,8 +121,8 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "critical", fmt.Sprintf("%q turns off a security control", s.verb)
 	case s.verb == "sign" && containsAny(s.objects, "transaction", "tx", "transfer", "payment"):
 		return "critical", "signs a transaction that moves funds"
-	case s.money != "" && movesMoney[s.money]:
-		return "critical", "moves money (" + s.money + ")"
+	case s.money != "" && movesMoneyAs(s.money):
+		return "critical", movingMoney(s.money)
 	case act == actSend:
 		return "high", fmt.Sprintf("%q is visible outside the system and cannot be recalled", s.verb)
 	case (s.verb == "unlock" || s.verb == "open") && containsAnyMap(s.objects, physicalLocks):
