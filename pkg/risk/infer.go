@@ -218,6 +218,9 @@ func readSignals(t *tooldef.Tool) signals {
 	if s.act == actNone {
 		opening := words(t.Description, 200)
 		for j, w := range opening[:min(12, len(opening))] {
+			if fundsVerbs[w] && nounUse(opening, j) {
+				continue // "Deposit history of the account"
+			}
 			if a, base, ok := conjugatedVerb(w); ok {
 				if base == "top" && j+1 < len(opening) && opening[j+1] == "up" {
 					a, base = actMutate, "topup" // "Top up credits by paying …"

@@ -54,7 +54,7 @@ func lexiconLists() map[string][]string {
 		"wrapper-names": wrapperNames, "precedence-verbs": precedenceVerbs, "noun-modifiers": nounModifiers,
 		"noun-heads": nounHeads, "domain-words": domainWords, "saved-reads": savedReads,
 		"read-param-words": readParamWords, "described-exec-params": describedExecParams,
-		"browser-words": browserWords, "run-nouns": runNouns, "generic-verbs": genericVerbs, "command-heads": commandHeads,
+		"browser-words": browserWords, "run-nouns": runNouns, "generic-verbs": genericVerbs, "command-heads": commandHeads, "funds-verbs": fundsVerbs, "funds-record-heads": fundsRecordHeads,
 		"automation-nouns": automationNouns, "certificate-nouns": certificateNouns, "refresh-verbs": refreshVerbs,
 		"ephemeral-nouns": ephemeralNouns, "high-impact-verbs": highImpactVerbs, "session-actions": sessionActions,
 		"pointer-only": pointerOnly, "light-verbs": lightVerbs, "private-content-nouns": privateContentNouns,
