@@ -207,9 +207,11 @@ func effectsOf(s *signals, act action, sideEffects map[string]bool) string {
 		}
 		switch {
 		case act == actSend:
-		case s.money != "" && movesMoneyAs(s.money):
+		case s.money != "" && movesMoneyAs(s.money) && s.money != paymentProvider:
 			// A charged card or a refund paid out is not taken back by
-			// another call of the tool: the rubric's "none".
+			// another call of the tool: the rubric's "none". (A provider's
+			// keys set are set back by another call; the payments taken
+			// meanwhile are what the level is for.)
 			reversibility = "none"
 		case overwrites(*s) || s.overwriteText || ((selector(*s) != "" || s.filterParam != "") && !additiveVerbs[s.verb]):
 			// What was there before, in one item or in every record a

@@ -218,9 +218,6 @@ func readSignals(t *tooldef.Tool) signals {
 	if s.act == actNone {
 		opening := words(t.Description, 200)
 		for j, w := range opening[:min(12, len(opening))] {
-			if fundsVerbs[w] && nounUse(opening, j) {
-				continue // "Deposit history of the account"
-			}
 			if a, base, ok := conjugatedVerb(w); ok {
 				if base == "top" && j+1 < len(opening) && opening[j+1] == "up" {
 					a, base = actMutate, "topup" // "Top up credits by paying …"
@@ -388,7 +385,7 @@ func readSignals(t *tooldef.Tool) signals {
 			}
 		}
 	}
-	if (s.act == actNone || s.act == actMutate) && dispatchesAnyCall(s.params) {
+	if (s.act == actNone || s.act == actMutate) && (dispatchesAnyCall(s.params) || contractCall(s.params, s.desc, t.InputSchema)) {
 		// "make_api_request" with a service, a method and a free-form
 		// request: whatever the API can do, one call does.
 		s.anyRequest = true
@@ -449,10 +446,11 @@ func readSignals(t *tooldef.Tool) signals {
 		// signs what the webhook sends.
 		s.privilege = credentialValueParam(t.InputSchema)
 	}
-	if s.act == actMutate && s.money == "" && paymentProviderSaid.Any(opening(desc, claimWindow)) && credentialValueParam(t.InputSchema) != "" {
-		// "Connect a custom payment provider to a location" with the
-		// provider's API key: whose keys a business takes payments with
-		// decides whose account the money reaches.
+	if s.act == actMutate && s.money == "" && paymentProviderSaid.Any(opening(desc, claimWindow)) && providerKeyParam(s.params) {
+		// "Connect a custom payment provider to a location" with "API key
+		// for the custom payment provider": whose keys a business takes
+		// payments with decides whose account the money reaches. A key
+		// that only signs the call in is not the provider's.
 		s.money = paymentProvider
 	}
 	if (s.act == actMutate || s.act == actDelete) && s.privilege == "" && containsAny(s.objects, "delegate", "delegation") &&
@@ -492,6 +490,18 @@ func readSignals(t *tooldef.Tool) signals {
 			}
 		case movedRecords[head]:
 			s.money = ""
+		}
+	}
+	if !movesMoneyAs(s.money) && s.actSource != "name" && s.actSource != "title" && containsAny(tokens, "deposit") && sumToMove(s) &&
+		(s.act == actNone || s.act == actMutate || opensWith(desc, "deposit")) {
+		// "vault_deposit(amount)", "gnfd_deposit_to_payment — Deposit
+		// funds … returns a preview": a deposit that names no other verb,
+		// with a sum or funds to move, moves them. A deposit recorded ("create_deposit") is its verb's, a
+		// dataset deposited in an archive moves no money, and a deposit
+		// address is read by the verb of its description.
+		s.act, s.verb, s.money = actMutate, "deposit", "deposit"
+		if s.actSource == "" {
+			s.actSource = "name"
 		}
 	}
 	for _, f := range s.flags {
@@ -623,6 +633,76 @@ func compoundCommand(flat, name string) bool {
 	return len(toks) > 1 && commandHeads[toks[len(toks)-1]]
 }
 
+// keptAsText says a command is kept as text: stored, recorded or logged.
+var keptAsTextPhrases = []string{"stored as", "as text", "as plain text", "recorded", "logged", "history"}
+
+var keptAsText = phrase.New(keptAsTextPhrases...)
+
+// runBySomeone are the subjects of a command run by someone, not by the
+// tool.
+var runBySomeone = map[string]bool{"user": true, "you": true, "they": true, "we": true, "i": true, "someone": true}
+
+// runForms are the words that say a command is run; notRun, those that
+// take it back (as words splits them: "doesn't" is "doesn" and "t").
+var (
+	runForms = map[string]bool{"execute": true, "executes": true, "executed": true, "executing": true, "run": true,
+		"runs": true, "ran": true}
+	notRun = map[string]bool{"no": true, "not": true, "never": true, "without": true, "nothing": true, "cannot": true,
+		"doesn": true, "don": true, "isn": true, "won": true, "aren": true, "nor": true}
+)
+
+// commandRun says a command parameter named for its purpose is run: its
+// own description says it is executed or run and denies nothing, or the
+// tool's description runs it by name ("then execute a jump command" for
+// jumpCommand), no negation just before. A command only stored, parsed,
+// explained or generated is not run ("Explains a shell command without
+// executing it").
+func commandRun(name string, p map[string]any, toolDesc string) bool {
+	d, _ := p["description"].(string)
+	d = strings.ToLower(d)
+	// What follows an example's cue is the example, not what the tool
+	// does with it ("Build command, e.g. npm run build").
+	for _, cue := range []string{"e.g", "for example", "such as", "例如"} {
+		if i := strings.Index(d, cue); i >= 0 {
+			d = d[:i]
+		}
+	}
+	if keptAsText.Any(d) {
+		return false // "Command to run to reproduce the bug (stored as text)"
+	}
+	own := words(d, 600)
+	ran := false
+	for i, w := range own {
+		if notRun[w] {
+			return false
+		}
+		// "The last command the user executed" tells what someone ran
+		// before, not what the tool runs.
+		ran = ran || (runForms[w] && !(i > 0 && (w == "executed" || w == "ran") && runBySomeone[own[i-1]]))
+	}
+	if ran {
+		return true
+	}
+	var buf [8]string
+	toks := appendTokens(buf[:0], name)
+	if len(toks) < 2 {
+		return false
+	}
+	qualifier, head := toks[len(toks)-2], toks[len(toks)-1]
+	ws := words(toolDesc, 4096)
+	for i, w := range ws {
+		if !runForms[w] || (i > 0 && notRun[ws[i-1]]) || (i > 1 && notRun[ws[i-2]]) {
+			continue
+		}
+		for j := i + 1; j+1 < len(ws) && j <= i+3; j++ {
+			if ws[j] == qualifier && ws[j+1] == head {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // namedToRun says the tool's name holds an execution verb (run, exec,
 // execute, eval, evaluate), whatever the description makes its action:
 // code it takes is code it runs.
@@ -665,10 +745,10 @@ func readSchema(s *signals, schema any) {
 			s.execReadOnly = paramReadOnly(p)
 		}
 		if s.execParam == "" && compoundCommand(flat, name) && (typ == "" || typ == "string" || typ == "array") && !hasOptions(p) &&
-			describedAsExecuted(flat, p, s.desc) {
+			commandRun(name, p, s.desc) {
 			// "jumpCommand: Command to enter nested shell" on a tool
-			// that executes it: a command named for its purpose is a
-			// command all the same.
+			// that "executes a jump command": a command named for its
+			// purpose is a command all the same.
 			s.execParam = name
 			s.execReadOnly = paramReadOnly(p)
 		}
@@ -1651,14 +1731,41 @@ func dispatchesAnyCall(params []param) bool {
 			target = true
 		case dispatchRequests[p.flat] && (typ == "object" || typ == "") && freeForm(p.schema):
 			request = true
-		case dispatchRequests[p.flat] && typ == "array" && anyItems(p.schema):
-			// "args": [...] of any values, passed to the function
-			// positionally, as a free-form object passes them by name.
-			request = true
 		}
 	}
 	return op && target && request
 }
+
+// contractCall says a schema calls any function of any smart contract
+// with any arguments, signed: a function named in a string, a contract's
+// address, arguments (an array of elements of any kind, or a free-form
+// object) and the key that signs, or a description that says the call
+// changes state. Such a call can do whatever the signing account can; one
+// only built, not signed, or a view function read, cannot.
+func contractCall(params []param, desc string, schema any) bool {
+	op, target, args := false, false, false
+	for _, p := range params {
+		if p.nested {
+			continue
+		}
+		_, enum := p.schema["enum"]
+		switch {
+		case contractOps[p.flat] && p.typ == "string" && !enum:
+			op = true
+		case (p.flat == "contract" || p.flat == "contractaddress") && p.typ == "string" && !enum:
+			target = true
+		case dispatchRequests[p.flat] && ((p.typ == "array" && anyItems(p.schema)) || ((p.typ == "object" || p.typ == "") && freeForm(p.schema))):
+			args = true
+		}
+	}
+	if !op || !target || !args {
+		return false
+	}
+	return credentialValueParam(schema) == "credential" || strings.Contains(desc, "state-changing")
+}
+
+// contractOps name the function a contract call invokes.
+var contractOps = map[string]bool{"function": true, "functionname": true, "method": true, "methodname": true}
 
 // anyItems says an array schema takes elements of any kind: no item
 // schema, an empty one, or one whose variants admit an object or an
@@ -1697,6 +1804,49 @@ func freeForm(schema map[string]any) bool {
 	return ok && extra
 }
 
+// sumToMove says a deposit has funds to move: an amount or a value among
+// its parameters, or a money word among the name's objects. A currency
+// alone may only choose what rates or limits to show.
+func sumToMove(s signals) bool {
+	for _, p := range s.params {
+		if p.flat == "amount" || p.flat == "value" {
+			return true
+		}
+	}
+	for _, o := range s.objects {
+		if moneyNouns[o] || o == "fund" || o == "funds" || o == "money" {
+			return true
+		}
+	}
+	return false
+}
+
+// opensWith says a description's first word is w.
+func opensWith(desc, w string) bool {
+	ws := words(desc, 40)
+	return len(ws) > 0 && ws[0] == w
+}
+
+// providerKeyParam says a parameter takes the value of a credential its
+// own description gives to a provider, a processor, a gateway or a
+// merchant account.
+func providerKeyParam(params []param) bool {
+	for _, p := range params {
+		if credentialValueParams[p.flat] == "" && !strings.HasSuffix(p.flat, "key") && !strings.HasSuffix(p.flat, "secret") {
+			continue
+		}
+		if typ := p.typ; typ != "string" && typ != "" {
+			continue
+		}
+		d, _ := p.schema["description"].(string)
+		d = strings.ToLower(d)
+		if strings.Contains(d, "provider") || strings.Contains(d, "processor") || strings.Contains(d, "gateway") || strings.Contains(d, "merchant") {
+			return true
+		}
+	}
+	return false
+}
+
 // paymentProviderSaid names the service a business takes payments with.
 var paymentProviderPhrases = []string{"payment provider", "payment processor", "payment gateway", "merchant account"}
 
@@ -1705,10 +1855,8 @@ var paymentProviderSaid = phrase.New(paymentProviderPhrases...)
 // dispatchOps, dispatchTargets and dispatchRequests name the three
 // parameters of a call routed to any operation of an API.
 var (
-	dispatchOps = map[string]bool{"method": true, "operation": true, "action": true, "function": true, "operationid": true,
-		"methodname": true, "functionname": true, "operationname": true}
-	dispatchTargets = map[string]bool{"service": true, "resource": true, "api": true, "module": true, "category": true, "endpoint": true,
-		"contract": true, "contractaddress": true}
+	dispatchOps      = map[string]bool{"method": true, "operation": true, "action": true, "function": true, "operationid": true}
+	dispatchTargets  = map[string]bool{"service": true, "resource": true, "api": true, "module": true, "category": true, "endpoint": true}
 	dispatchRequests = map[string]bool{"request": true, "params": true, "parameters": true, "body": true, "payload": true,
 		"args": true, "arguments": true, "data": true, "input": true}
 )

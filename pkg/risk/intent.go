@@ -33,15 +33,6 @@ var nounHeads = map[string]bool{"server": true, "instance": true, "history": tru
 	"template": true, "templates": true, "detail": true, "details": true, "info": true, "list": true,
 	"database": true, "schema": true, "queue": true, "artifact": true, "artifacts": true}
 
-// fundsVerbs move money as verbs and name a movement of it as nouns.
-var fundsVerbs = map[string]bool{"deposit": true, "withdraw": true, "withdrawal": true}
-
-// fundsRecordHeads follow a movement of money named as a thing: where it
-// goes, how, within what limits, at what fee.
-var fundsRecordHeads = map[string]bool{"address": true, "addresses": true, "method": true, "methods": true,
-	"limit": true, "limits": true, "record": true, "records": true, "fee": true, "fees": true, "network": true,
-	"networks": true, "quota": true}
-
 // nounUse says whether the action word at tokens[i] is used as a noun. Only
 // words that name both an action and a thing are reconsidered: a run, a
 // command, a script, a process, a pull, SQL.
@@ -52,11 +43,6 @@ func nounUse(tokens []string, i int) bool {
 		if _, ok := verbs[tokens[i+1]]; ok {
 			return true
 		}
-	}
-	if fundsVerbs[tokens[i]] {
-		// "deposit_address", "withdraw_history": where funds go or went
-		// is read; "deposit_funds" moves them.
-		return i+1 < len(tokens) && (nounHeads[tokens[i+1]] || fundsRecordHeads[tokens[i+1]])
 	}
 	switch tokens[i] {
 	case "run", "runs", "command", "commands", "script", "scripts", "process", "sql", "pull", "merge", "exec",

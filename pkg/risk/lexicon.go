@@ -118,7 +118,7 @@ var verbs = map[string]action{
 	"activate": actMutate, "confirm": actMutate, "accept": actMutate, "decline": actMutate,
 	"escalate": actMutate, "append": actMutate, "reconfigure": actMutate, "enroll": actMutate,
 	"unenroll": actMutate, "impersonate": actMutate, "elevate": actMutate, "assume": actMutate,
-	"ban": actMutate, "kick": actMutate, "evict": actMutate, "purchase": actMutate, "withdraw": actMutate, "deposit": actMutate,
+	"ban": actMutate, "kick": actMutate, "evict": actMutate, "purchase": actMutate, "withdraw": actMutate,
 	"disarm": actMutate,
 
 	// send: externally visible and not recallable.
@@ -221,15 +221,18 @@ func executionRecord(objects []string) bool {
 // bills for it.
 var movesMoney = map[string]bool{"refund": true, "refunds": true, "payout": true, "payouts": true,
 	"transfer": true, "transfers": true, "charge": true, "charges": true, "pay": true, "buy": true,
-	"purchase": true, "withdraw": true, "withdrawal": true, "topup": true, "deposit": true}
+	"purchase": true, "withdraw": true, "withdrawal": true, "topup": true}
 
 // paymentProvider is the money a change moves by setting the keys of the
 // provider a business takes payments with: every later payment.
 const paymentProvider = "payment provider"
 
 // movesMoneyAs says a tool's money word moves money: a word of movesMoney,
-// or the keys of a payment provider set.
-func movesMoneyAs(money string) bool { return movesMoney[money] || money == paymentProvider }
+// a deposit with a sum to move (readSignals), or the keys of a payment
+// provider set.
+func movesMoneyAs(money string) bool {
+	return movesMoney[money] || money == "deposit" || money == paymentProvider
+}
 
 // movingMoney is the reason a tool that moves money gives.
 func movingMoney(money string) string {
