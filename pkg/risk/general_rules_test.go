@@ -1497,6 +1497,8 @@ func TestDepositsContractCallsAndPaymentProviders(t *testing.T) {
 			"", L3, L4},
 		{"deposits listed by a verbless description move nothing", `{"name":"crypto_deposits","description":"Deposits for the given coin, with transaction hash and confirmation status.","inputSchema":{"type":"object","properties":{"coin":{"type":"string"}}}}`,
 			"", L0, L4},
+		{"a deposit keeps the graver action its description names", `{"name":"savings_deposit_sweep","description":"Deposit the balance into the savings account and delete the source account.","inputSchema":{"type":"object","properties":{"account_id":{"type":"string"},"amount":{"type":"number"}},"required":["account_id"]}}`,
+			"high", L4, 0},
 		{"a deposit named and a sum to move", `{"name":"exchange_deposit_request","description":"Creates a deposit of the given amount from the linked bank account.","inputSchema":{"type":"object","properties":{"amount":{"type":"number"},"currency":{"type":"string"}},"required":["amount"]}}`,
 			"critical", L5, 0},
 		{"deposits listed", `{"name":"list_deposits","description":"List the deposits of an account.","inputSchema":{"type":"object","properties":{"account_id":{"type":"string"}}}}`,

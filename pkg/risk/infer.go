@@ -496,10 +496,16 @@ func readSignals(t *tooldef.Tool) signals {
 		(s.act == actNone || s.act == actMutate || opensWith(desc, "deposit")) {
 		// "vault_deposit(amount)", "gnfd_deposit_to_payment — Deposit
 		// funds … returns a preview": a deposit that names no other verb,
-		// with a sum or funds to move, moves them. A deposit recorded ("create_deposit") is its verb's, a
-		// dataset deposited in an archive moves no money, and a deposit
-		// address is read by the verb of its description.
-		s.act, s.verb, s.money = actMutate, "deposit", "deposit"
+		// with a sum or funds to move, moves them. A deposit recorded
+		// ("create_deposit") is its verb's, a dataset deposited in an
+		// archive moves no money, and a deposit address is read by the
+		// verb of its description.
+		s.money = "deposit"
+		if s.act < actMutate {
+			// A graver action the description names stays the action:
+			// the deposit only adds the money it moves.
+			s.act, s.verb = actMutate, "deposit"
+		}
 		if s.actSource == "" {
 			s.actSource = "name"
 		}
