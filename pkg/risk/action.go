@@ -82,6 +82,7 @@ func inferAction(s *signals, j *judgement) actionVerdict {
 		// graver than any claim can vouch for.
 		j.note(fmt.Sprintf("the claim does not count: the tool %s", grave(s)))
 		v.readOnlyClaim = ""
+		s.readOnlyQuery = false // nor does the read-only query it made of an execution
 	}
 	if v.readOnlyClaim != "" && v.act == actMutate {
 		v.act = actRead
@@ -147,20 +148,6 @@ func actionOfWords(s *signals, j *judgement) (act action, readShaped bool, optio
 	for _, o := range s.optionVerbs {
 		if oa := verbs[o]; oa > optionAct {
 			optionAct, worstOption = oa, o
-		}
-	}
-	if genericVerbs[s.verb] && s.actSource == "name" && len(s.optionVerbs) == 0 {
-		// "signal_manage — Delete a signal alert": a name whose verb names
-		// no action, with no operations to choose from, does what its
-		// description opens by saying it does, when that is to delete or
-		// remove. A milder verb may be the first of several the tool
-		// does; drop, clear, erase or run have harmless senses as often
-		// ("Drop a pin on the map", "Clear filters").
-		if opening := words(s.desc, 40); len(opening) > 0 {
-			if a, base, ok := conjugatedVerb(opening[0]); ok && a > act && (base == "delete" || base == "remove") {
-				act = a
-				j.note(fmt.Sprintf("the name's verb %q names no action; the description opens with %q", s.verb, base))
-			}
 		}
 	}
 	ownAct = act

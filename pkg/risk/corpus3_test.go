@@ -351,7 +351,7 @@ var (
 	corpusThirteenBefore = []figure{
 		{got: 20, of: 22}, {got: 175, of: 209}, {got: 209, of: 304}, {got: 209, of: 304}, {got: 197, of: 304},
 	}
-	corpusThirteenRatchets = []int{22, 175, 210, 210, 197}
+	corpusThirteenRatchets = []int{21, 175, 209, 210, 198}
 )
 
 // TestCorpusThirteenFigures prints how the engine agrees with corpus-13's

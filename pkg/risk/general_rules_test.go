@@ -1466,7 +1466,7 @@ func checkGrades(t *testing.T, cases []gradeCase) {
 
 func TestCommandsNamedForTheirPurposeAndGenericNames(t *testing.T) {
 	checkGrades(t, []gradeCase{
-		{"a command named for what it opens, on a tool that executes it", `{"name":"open_console_session","description":"Connect to a host, then execute a setup command before handing over the session.","inputSchema":{"type":"object","properties":{"host":{"type":"string"},"setupCommand":{"type":"string","description":"Command to prepare the session, e.g. sudo -i"}},"required":["host"]}}`,
+		{"a command named for what it opens, on a tool that executes it", `{"name":"connect_console","description":"Connect to a host, then execute a setup command before handing over the session.","inputSchema":{"type":"object","properties":{"host":{"type":"string"},"setupCommand":{"type":"string","description":"Command to prepare the session, e.g. sudo -i"}},"required":["host"]}}`,
 			"critical", L5, 0},
 		{"a list of hook scripts the parameter says run", `{"name":"configure_hooks","description":"Configure the hooks of a workspace.","inputSchema":{"type":"object","properties":{"workspace":{"type":"string"},"post_scripts":{"type":"array","items":{"type":"string"},"description":"Scripts executed after each sync"}},"required":["workspace"]}}`,
 			"critical", L5, 0},
@@ -1476,8 +1476,8 @@ func TestCommandsNamedForTheirPurposeAndGenericNames(t *testing.T) {
 			"", L0, L3},
 		{"a command's name selects, it does not run", `{"name":"describe_command","description":"Describe what a CLI command runs.","inputSchema":{"type":"object","properties":{"commandName":{"type":"string"}},"required":["commandName"]}}`,
 			"", L0, L2},
-		{"a generic name whose description opens by deleting", `{"name":"reminder_manage","description":"Delete a reminder. Requires: id","inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Reminder id to delete"}},"required":["id"]}}`,
-			"high", L4, 0},
+		{"a generic name keeps its name's action whatever its description opens with", `{"name":"reminder_manage","description":"Delete a reminder. Requires: id","inputSchema":{"type":"object","properties":{"id":{"type":"string","description":"Reminder id to delete"}},"required":["id"]}}`,
+			"medium", L3, L3},
 		{"a generic name whose description opens with a milder verb keeps its name's", `{"name":"manage_tags","description":"Lists, adds or removes tags of a note.","inputSchema":{"type":"object","properties":{"note":{"type":"string"},"tags":{"type":"array","items":{"type":"string"}}},"required":["note"]}}`,
 			"medium", L3, L3},
 	})
@@ -1578,6 +1578,78 @@ func TestReviewedShapesOfTheCommandDepositContractAndProviderRules(t *testing.T)
 		{"B5-12: create_customer_note is not raised", `{"name":"create_customer_note","description":"Payment processor customer notes: add an internal note to a customer record.","inputSchema":{"type":"object","properties":{"customerId":{"type":"string","description":""},"note":{"type":"string","description":""},"apiKey":{"type":"string","description":""}}}}`,
 			"", L0, L3},
 		{"B5-13: tag_transactions is not raised", `{"name":"tag_transactions","description":"Merchant account bookkeeping: tag transactions with a category for accounting.","inputSchema":{"type":"object","properties":{"ids":{"type":"array","description":"","items":{"type":"string"}},"tag":{"type":"string","description":""},"accessToken":{"type":"string","description":""}}}}`,
+			"", L0, L3},
+	})
+}
+
+// TestSecondReviewOfTheCommandDepositContractAndProviderRules holds the
+// shapes a second review wrote: tools these rules once graded lower than
+// the engine before them (a generic name taken for a delete, a read-only
+// helper script made the tool a read, a deposit that hid a graver
+// option) keep their grade, and honest tools that only explain, write
+// down or plan a command, compute a deposit or build an unsigned call stay
+// where they were.
+func TestSecondReviewOfTheCommandDepositContractAndProviderRules(t *testing.T) {
+	checkGrades(t, []gradeCase{
+		{"R1: git_push keeps its grade", `{"name":"git_push","description":"Push local commits to a remote branch.","inputSchema":{"type":"object","properties":{"remote":{"type":"string"},"branch":{"type":"string"},"force":{"type":"boolean","description":"Force-push, overwriting remote history"},"verifyScript":{"type":"string","description":"Read-only script run after the push to check the remote"}},"required":["remote","branch"]}}`,
+			"critical", L5, 0},
+		{"R2: execute_query keeps its grade", `{"name":"execute_query","description":"Execute a SQL query against the production Postgres database.","inputSchema":{"type":"object","properties":{"query":{"type":"string","description":"SQL query to execute"},"connectionCheckScript":{"type":"string","description":"A read-only script run before the query to check the connection"}},"required":["query"]}}`,
+			"critical", L5, 0},
+		{"R3: transfer_funds keeps its grade", `{"name":"transfer_funds","description":"Transfer funds from one account to another.","inputSchema":{"type":"object","properties":{"from":{"type":"string"},"to":{"type":"string"},"amount":{"type":"number"},"balanceCheckScript":{"type":"string","description":"Read-only script executed before the transfer to verify the balance"}},"required":["from","to","amount"]}}`,
+			"critical", L5, 0},
+		{"R5: grant_role keeps its grade", `{"name":"grant_role","description":"Grant an IAM role to a user.","inputSchema":{"type":"object","properties":{"user":{"type":"string"},"role":{"type":"string"},"auditCommand":{"type":"string","description":"Read-only command run afterwards to print the user's roles"}},"required":["user","role"]}}`,
+			"critical", L5, 0},
+		{"R6: manage_roles keeps its grade", `{"name":"manage_roles","description":"Remove the viewer role from a user and grant them the admin role.","inputSchema":{"type":"object","properties":{"user":{"type":"string"},"role":{"type":"string"}}}}`,
+			"critical", L5, 0},
+		{"R7: manage_repo_access keeps its grade", `{"name":"manage_repo_access","description":"Remove a collaborator and make the repository public.","inputSchema":{"type":"object","properties":{"repo":{"type":"string"},"collaborator":{"type":"string"}}}}`,
+			"critical", L5, 0},
+		{"R9: manage_api_keys keeps its grade", `{"name":"manage_api_keys","description":"Delete an API key and create a replacement key with admin scope.","inputSchema":{"type":"object","properties":{"key_id":{"type":"string"}}}}`,
+			"critical", L5, 0},
+		{"R10: manage_payouts keeps its grade", `{"name":"manage_payouts","description":"Remove a payout hold and pay out the balance to the connected bank account.","inputSchema":{"type":"object","properties":{"account":{"type":"string"},"amount":{"type":"number"}}}}`,
+			"critical", L5, 0},
+		{"R14: manage_cron_job keeps its grade", `{"name":"manage_cron_job","description":"Remove a cron job by id, or create one when command is given.","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"schedule":{"type":"string"},"command":{"type":"string","description":"Shell command the job runs"}}}}`,
+			"critical", L5, 0},
+		{"R15: handle_container keeps its grade", `{"name":"handle_container","description":"Remove a stopped container, or run a command in a running one.","inputSchema":{"type":"object","properties":{"container":{"type":"string"},"command":{"type":"string","description":"Command to execute in the container"}}}}`,
+			"critical", L5, 0},
+		{"R16: deposit_account keeps its grade", `{"name":"deposit_account","description":"Deposit account: perform an action on a customer's deposit account.","inputSchema":{"type":"object","properties":{"action":{"type":"string","enum":["deposit","freeze","close","delete"]},"account_id":{"type":"string"},"amount":{"type":"number"}},"required":["action","account_id"]}}`,
+			"critical", L5, 0},
+		{"R17: term_deposit keeps its grade", `{"name":"term_deposit","description":"Term deposit for the customer.","inputSchema":{"type":"object","properties":{"operation":{"type":"string","enum":["open","top_up","break","delete"]},"deposit_id":{"type":"string"},"amount":{"type":"number"}}}}`,
+			"high", L4, 0},
+		{"g26: manage_cron keeps its grade", `{"name":"manage_cron","description":"Delete the cron job that runs the backup command.","inputSchema":{"type":"object","properties":{"job":{"type":"string"},"command":{"type":"string"}}}}`,
+			"critical", L5, 0},
+		{"g38: manage_org_owner keeps its grade", `{"name":"manage_org_owner","description":"Remove an owner and transfer ownership of the organization.","inputSchema":{"type":"object","properties":{"org":{"type":"string"},"new_owner":{"type":"string"}}}}`,
+			"critical", L5, 0},
+		{"c1: execute_query keeps its grade", `{"name":"execute_query","description":"Execute a SQL query against the production database.","inputSchema":{"type":"object","properties":{"afterScript":{"type":"string","description":"Read-only script run after the query completes"},"query":{"type":"string","description":"SQL query to execute"}},"required":["query"]}}`,
+			"critical", L5, 0},
+		{"b1-01: explain_error is not raised", `{"name":"explain_error","description":"Explain a terminal error message and suggest a fix.","inputSchema":{"type":"object","properties":{"errorText":{"type":"string"},"failedCommand":{"type":"string","description":"The command that was run when the error occurred"}}}}`,
+			"", L0, L2},
+		{"b1-02: generate_dockerfile is not raised", `{"name":"generate_dockerfile","description":"Generate a Dockerfile for the project and return it.","inputSchema":{"type":"object","properties":{"baseImage":{"type":"string"},"startCommand":{"type":"string","description":"Command the container runs at start"}}}}`,
+			"", L0, L1},
+		{"b1-04: suggest_fix is not raised", `{"name":"suggest_fix","description":"Suggest how to run a test command that keeps failing.","inputSchema":{"type":"object","properties":{"testCommand":{"type":"string"},"output":{"type":"string"}}}}`,
+			"", L0, L3},
+		{"b1-05: save_snippet is not raised", `{"name":"save_snippet","description":"Save a snippet to the snippets library.","inputSchema":{"type":"object","properties":{"title":{"type":"string"},"snippetCommand":{"type":"string","description":"Command to run, saved for later reuse"}}}}`,
+			"", L0, L3},
+		{"b1-07: add_npm_script is not raised", `{"name":"add_npm_script","description":"Add an entry to package.json scripts.","inputSchema":{"type":"object","properties":{"scriptName":{"type":"string"},"scriptCommand":{"type":"string","description":"Command npm runs for this script"}}}}`,
+			"", L0, L3},
+		{"b1-11: translate_command is not raised", `{"name":"translate_command","description":"Translate a bash command to PowerShell.","inputSchema":{"type":"object","properties":{"bashCommand":{"type":"string","description":"Bash command you would run on Linux"}}}}`,
+			"", L0, L1},
+		{"b1-13: create_vscode_task is not raised", `{"name":"create_vscode_task","description":"Create a VS Code task in tasks.json.","inputSchema":{"type":"object","properties":{"label":{"type":"string"},"taskCommand":{"type":"string","description":"Shell command the task runs when the user starts it"}}}}`,
+			"", L0, L3},
+		{"b1-17: describe_job is not raised", `{"name":"describe_job","description":"Describe a scheduled job, including what it runs.","inputSchema":{"type":"object","properties":{"jobId":{"type":"string"},"cronCommand":{"type":"string","description":"Filter by command run"}}}}`,
+			"", L0, L2},
+		{"b2-01: manage_cart is not raised", `{"name":"manage_cart","description":"Remove an item from the shopping cart.","inputSchema":{"type":"object","properties":{"item_id":{"type":"string"}}}}`,
+			"", L0, L3},
+		{"b3-01: deposit_calculator is not raised", `{"name":"deposit_calculator","description":"Deposit interest calculator: computes interest earned on an amount over a term.","inputSchema":{"type":"object","properties":{"amount":{"type":"number"},"rate":{"type":"number"},"years":{"type":"number"}}}}`,
+			"", L0, L1},
+		{"b3-02: deposit_fee is not raised", `{"name":"deposit_fee","description":"Deposit fee for a given amount and network.","inputSchema":{"type":"object","properties":{"amount":{"type":"number"},"network":{"type":"string"}}}}`,
+			"", L0, L4},
+		{"b3-07: deposit_insurance is not raised", `{"name":"deposit_insurance","description":"Deposit insurance coverage check for an amount held at a bank.","inputSchema":{"type":"object","properties":{"bank":{"type":"string"},"amount":{"type":"number"}}}}`,
+			"", L0, L2},
+		{"b4-07: build_transaction is not raised", `{"name":"build_transaction","description":"Build an unsigned transaction for a state-changing function. Does not sign.","inputSchema":{"type":"object","properties":{"contractAddress":{"type":"string"},"functionName":{"type":"string"},"args":{"type":"array","items":{}}}}}`,
+			"", L0, L3},
+		{"b5-05: connect_sandbox_gateway is not raised", `{"name":"connect_sandbox_gateway","description":"Payment gateway sandbox: connect test-mode keys for development.","inputSchema":{"type":"object","properties":{"testSecretKey":{"type":"string","description":"The gateway's test-mode secret key"}}}}`,
+			"", L0, L3},
+		{"b5-06: set_reporting_key is not raised", `{"name":"set_reporting_key","description":"Payment processor reporting: set a read-only reporting key to import settlement reports.","inputSchema":{"type":"object","properties":{"reportingKey":{"type":"string","description":"Read-only reporting key from the processor"}}}}`,
 			"", L0, L3},
 	})
 }

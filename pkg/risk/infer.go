@@ -493,7 +493,7 @@ func readSignals(t *tooldef.Tool) signals {
 		}
 	}
 	if !movesMoneyAs(s.money) && s.actSource != "name" && s.actSource != "title" && containsAny(tokens, "deposit") && sumToMove(s) &&
-		(s.act == actNone || s.act == actMutate || opensWith(desc, "deposit")) {
+		(s.act == actMutate || opensDepositing(desc)) {
 		// "vault_deposit(amount)", "gnfd_deposit_to_payment — Deposit
 		// funds … returns a preview": a deposit that names no other verb,
 		// with a sum or funds to move, moves them. A deposit recorded
@@ -505,9 +505,6 @@ func readSignals(t *tooldef.Tool) signals {
 			// A graver action the description names stays the action:
 			// the deposit only adds the money it moves.
 			s.act, s.verb = actMutate, "deposit"
-		}
-		if s.actSource == "" {
-			s.actSource = "name"
 		}
 	}
 	for _, f := range s.flags {
@@ -621,6 +618,14 @@ var irreversibleInTitles = func() *phrase.Set {
 	return phrase.New(forms...)
 }()
 
+// writesCommandDown says a verb makes or changes something a command is
+// written into (an alias, a task, a workflow, a setting): the command runs
+// later, where whoever reviews that thing sees it, not in the call.
+func writesCommandDown(verb string) bool {
+	return makingVerbs[verb] || changeVerbs[verb] || verb == "add" || verb == "record" || verb == "save" || verb == "store" ||
+		verb == "write" || verb == "generate" || verb == "register" || verb == "schedule"
+}
+
 // commandHeads are the last words of a parameter's name that make it a
 // command or a script, whatever word before says what for.
 var commandHeads = map[string]bool{"command": true, "commands": true, "cmd": true, "script": true, "scripts": true}
@@ -636,17 +641,20 @@ func compoundCommand(flat, name string) bool {
 	}
 	var buf [8]string
 	toks := appendTokens(buf[:0], name)
-	return len(toks) > 1 && commandHeads[toks[len(toks)-1]]
+	// An example's or a sample's command shows how, and runs nowhere.
+	return len(toks) > 1 && commandHeads[toks[len(toks)-1]] && toks[0] != "example" && toks[0] != "sample"
 }
 
 // keptAsText says a command is kept as text: stored, recorded or logged.
-var keptAsTextPhrases = []string{"stored as", "as text", "as plain text", "recorded", "logged", "history"}
+var keptAsTextPhrases = []string{"stored as", "as text", "as plain text", "recorded", "logged", "history", "saved", "save ",
+	"written to", "added to"}
 
 var keptAsText = phrase.New(keptAsTextPhrases...)
 
-// runBySomeone are the subjects of a command run by someone, not by the
-// tool.
-var runBySomeone = map[string]bool{"user": true, "you": true, "they": true, "we": true, "i": true, "someone": true}
+// runBySomeone are the words before a run that make it someone else's,
+// past, or only possible: "the user executed", "was run", "you would run".
+var runBySomeone = map[string]bool{"user": true, "you": true, "they": true, "we": true, "i": true, "someone": true,
+	"was": true, "were": true, "been": true, "had": true, "would": true, "could": true, "should": true, "might": true}
 
 // runForms are the words that say a command is run; notRun, those that
 // take it back (as words splits them: "doesn't" is "doesn" and "t").
@@ -682,9 +690,10 @@ func commandRun(name string, p map[string]any, toolDesc string) bool {
 		if notRun[w] {
 			return false
 		}
-		// "The last command the user executed" tells what someone ran
-		// before, not what the tool runs.
-		ran = ran || (runForms[w] && !(i > 0 && (w == "executed" || w == "ran") && runBySomeone[own[i-1]]))
+		// "The last command the user executed", "the command that was
+		// run", "you would run": what someone ran or might run, not what
+		// the tool runs.
+		ran = ran || (runForms[w] && !(i > 0 && runBySomeone[own[i-1]]))
 	}
 	if ran {
 		return true
@@ -697,7 +706,9 @@ func commandRun(name string, p map[string]any, toolDesc string) bool {
 	qualifier, head := toks[len(toks)-2], toks[len(toks)-1]
 	ws := words(toolDesc, 4096)
 	for i, w := range ws {
-		if !runForms[w] || (i > 0 && notRun[ws[i-1]]) || (i > 1 && notRun[ws[i-2]]) {
+		if !runForms[w] || (i > 0 && (notRun[ws[i-1]] || runBySomeone[ws[i-1]] || ws[i-1] == "to")) || (i > 1 && notRun[ws[i-2]]) {
+			// "without executing the command", "how to run a test
+			// command": the tool does not run it.
 			continue
 		}
 		for j := i + 1; j+1 < len(ws) && j <= i+3; j++ {
@@ -727,6 +738,7 @@ func namedToRun(tokens []string) bool {
 func readSchema(s *signals, schema any) {
 	params := schemaParams(schema)
 	s.params = params
+	compound := "" // a command parameter named for its purpose, said to run
 	s.foreignSchema = foreignKeyword(schema)
 	for _, prm := range params {
 		if !prm.nested {
@@ -750,13 +762,9 @@ func readSchema(s *signals, schema any) {
 			s.execParam = name
 			s.execReadOnly = paramReadOnly(p)
 		}
-		if s.execParam == "" && compoundCommand(flat, name) && (typ == "" || typ == "string" || typ == "array") && !hasOptions(p) &&
+		if compound == "" && compoundCommand(flat, name) && (typ == "" || typ == "string" || typ == "array") && !hasOptions(p) &&
 			commandRun(name, p, s.desc) {
-			// "jumpCommand: Command to enter nested shell" on a tool
-			// that "executes a jump command": a command named for its
-			// purpose is a command all the same.
-			s.execParam = name
-			s.execReadOnly = paramReadOnly(p)
+			compound = name
 		}
 		// takesStatements answers no at once for most parameters; the
 		// options are looked up only for those it takes.
@@ -847,6 +855,18 @@ func readSchema(s *signals, schema any) {
 				s.requiredItem = true
 			}
 		}
+	}
+	if s.execParam == "" && compound != "" && (s.act == actNone || s.act == actMutate) && !writesCommandDown(s.verb) && len(s.flags) == 0 &&
+		len(s.optionVerbs) == 0 {
+		// "jumpCommand: Command to enter nested shell" on a tool that
+		// "executes a jump command": a command named for its purpose is a
+		// command all the same. It is taken last and only where it can
+		// add, never take the place of, what the tool does: not beside a
+		// parameter that takes code by its own name, a flag or an option
+		// that makes the tool graver, or a verb that reads, computes or
+		// already runs; and no read-only word of its own makes the tool a
+		// read.
+		s.execParam = compound
 	}
 	if s.execParam == "" {
 		s.execParam = terminalInput(s)
@@ -1767,8 +1787,16 @@ func contractCall(params []param, desc string, schema any) bool {
 	if !op || !target || !args {
 		return false
 	}
+	if unsignedSaid.Any(desc) {
+		return false // "Build an unsigned transaction … Does not sign."
+	}
 	return credentialValueParam(schema) == "credential" || strings.Contains(desc, "state-changing")
 }
+
+// unsignedSaid says a call is only built or simulated, not signed.
+var unsignedPhrases = []string{"unsigned", "not sign", "without signing", "simulat", "dry run", "dry-run", "estimate"}
+
+var unsignedSaid = phrase.New(unsignedPhrases...)
 
 // contractOps name the function a contract call invokes.
 var contractOps = map[string]bool{"function": true, "functionname": true, "method": true, "methodname": true}
@@ -1827,11 +1855,18 @@ func sumToMove(s signals) bool {
 	return false
 }
 
-// opensWith says a description's first word is w.
-func opensWith(desc, w string) bool {
-	ws := words(desc, 40)
-	return len(ws) > 0 && ws[0] == w
+// opensDepositing says a description opens by depositing something: its
+// first word is deposit and the next a determiner, a preposition or funds
+// ("Deposit funds into …", "Deposit the balance …"), not a noun it
+// qualifies ("Deposit interest calculator", "Deposit insurance coverage").
+func opensDepositing(desc string) bool {
+	ws := words(desc, 60)
+	return len(ws) > 1 && ws[0] == "deposit" && depositObjects[ws[1]]
 }
+
+// depositObjects may follow deposit the verb.
+var depositObjects = map[string]bool{"funds": true, "fund": true, "money": true, "cash": true, "the": true, "a": true,
+	"an": true, "your": true, "into": true, "to": true, "tokens": true, "coins": true, "assets": true}
 
 // providerKeyParam says a parameter takes the value of a credential its
 // own description gives to a provider, a processor, a gateway or a
@@ -1846,12 +1881,20 @@ func providerKeyParam(params []param) bool {
 		}
 		d, _ := p.schema["description"].(string)
 		d = strings.ToLower(d)
-		if strings.Contains(d, "provider") || strings.Contains(d, "processor") || strings.Contains(d, "gateway") || strings.Contains(d, "merchant") {
+		if (strings.Contains(d, "provider") || strings.Contains(d, "processor") || strings.Contains(d, "gateway") || strings.Contains(d, "merchant")) &&
+			!harmlessKeySaid.Any(d) {
 			return true
 		}
 	}
 	return false
 }
+
+// harmlessKeySaid names keys that take no payment: a test mode's, a
+// sandbox's, one that reads reports, one that signs webhooks, or one
+// published to every customer's browser.
+var harmlessKeyPhrases = []string{"test mode", "test-mode", "sandbox", "read-only", "reporting", "webhook", "publishable"}
+
+var harmlessKeySaid = phrase.New(harmlessKeyPhrases...)
 
 // paymentProviderSaid names the service a business takes payments with.
 var paymentProviderPhrases = []string{"payment provider", "payment processor", "payment gateway", "merchant account"}
