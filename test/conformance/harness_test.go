@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/gate"
 	"github.com/toolgate/toolgate/internal/gateproto"
+	"github.com/toolgate/toolgate/internal/testenv"
 	"github.com/toolgate/toolgate/pkg/tooldef"
 )
 
@@ -113,16 +113,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
 // gateProcess is the gate binary running as a process with a
 // configuration file.
 type gateProcess struct {
@@ -158,7 +148,7 @@ func startGateUnder(t *testing.T, cfg *gateproto.Config, wrapper ...string) *gat
 	if err := os.WriteFile(file, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	g := &gateProcess{listen: freeAddr(t), metrics: freeAddr(t), log: filepath.Join(dir, "gate.log"), stdout: filepath.Join(dir, "gate.stdout")}
+	g := &gateProcess{log: filepath.Join(dir, "gate.log"), stdout: filepath.Join(dir, "gate.stdout")}
 	log, err := os.Create(g.log)
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +157,9 @@ func startGateUnder(t *testing.T, cfg *gateproto.Config, wrapper ...string) *gat
 	if err != nil {
 		t.Fatal(err)
 	}
-	argv := append(wrapper, gateBinary(t), "--listen", g.listen, "--metrics-addr", g.metrics, "--config-file", file,
+	// The gate binds port 0 and says where (testenv.GateListening says
+	// why the test does not choose the ports).
+	argv := append(wrapper, gateBinary(t), "--listen", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0", "--config-file", file,
 		"--log-level", "debug", "--upstream-timeout", "30s")
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = stdout, log
@@ -190,6 +182,20 @@ func startGateUnder(t *testing.T, cfg *gateproto.Config, wrapper ...string) *gat
 			}
 		}
 	})
+	listenCtx, cancel := context.WithTimeout(t.Context(), startTimeout)
+	defer cancel()
+	g.listen, g.metrics, err = testenv.GateListening(listenCtx, g.log, func() bool {
+		select {
+		case <-exited:
+			return false
+		default:
+			return true
+		}
+	})
+	if err != nil {
+		out, _ := os.ReadFile(g.stdout)
+		t.Fatalf("%v\n%s", err, out)
+	}
 	deadline := time.Now().Add(startTimeout)
 	for {
 		select {

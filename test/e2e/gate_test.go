@@ -134,19 +134,33 @@ func freeAddr(t *testing.T) string {
 
 func startGateProcess(t *testing.T, bin, dir, name string, args ...string) *gateProcess {
 	t.Helper()
-	g := &gateProcess{listen: freeAddr(t), metrics: freeAddr(t), log: filepath.Join(dir, name+".log")}
+	g := &gateProcess{log: filepath.Join(dir, name+".log")}
 	log, err := os.Create(g.log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { log.Close() })
-	g.cmd = exec.Command(bin, append([]string{"--listen", g.listen, "--metrics-addr", g.metrics}, args...)...)
+	g.cmd = exec.Command(bin, append([]string{"--listen", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0"}, args...)...)
 	g.cmd.Stdout, g.cmd.Stderr = log, log
 	if err := g.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = g.cmd.Process.Kill(); _ = g.cmd.Wait() })
+	g.learnAddrs(t)
 	return g
+}
+
+// learnAddrs reads the addresses the gate bound on port 0 from its log
+// (testenv.GateListening says why the test does not choose them).
+func (g *gateProcess) learnAddrs(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	listen, metrics, err := testenv.GateListening(ctx, g.log, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.listen, g.metrics = listen, metrics
 }
 
 // ready returns the revision the gate enforces, or "" while it has none.

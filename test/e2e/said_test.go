@@ -169,8 +169,7 @@ type auditedGate struct {
 
 func startAuditedGate(t *testing.T, bin, dir, name string, args ...string) *auditedGate {
 	t.Helper()
-	g := &auditedGate{gateProcess: &gateProcess{listen: freeAddr(t), metrics: freeAddr(t), log: filepath.Join(dir, name+".log")},
-		audit: filepath.Join(dir, name+".audit")}
+	g := &auditedGate{gateProcess: &gateProcess{log: filepath.Join(dir, name+".log")}, audit: filepath.Join(dir, name+".audit")}
 	logFile, err := os.Create(g.log)
 	if err != nil {
 		t.Fatal(err)
@@ -180,12 +179,13 @@ func startAuditedGate(t *testing.T, bin, dir, name string, args ...string) *audi
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { logFile.Close(); auditFile.Close() })
-	g.cmd = exec.Command(bin, append([]string{"--listen", g.listen, "--metrics-addr", g.metrics}, args...)...)
+	g.cmd = exec.Command(bin, append([]string{"--listen", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0"}, args...)...)
 	g.cmd.Stdout, g.cmd.Stderr = auditFile, logFile
 	if err := g.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = g.cmd.Process.Kill(); _ = g.cmd.Wait() })
+	g.learnAddrs(t)
 	eventually(t, time.Minute, name+" gets its configuration", func() error {
 		if g.ready() == "" {
 			return fmt.Errorf("not ready; log:\n%s", g.logText(t))
