@@ -331,6 +331,12 @@ func readOnlyClaim(s *signals, act action) string {
 			claim = ""
 		}
 	case actExec:
+		if s.namedCommand {
+			// A command named for its purpose ("startCommand") is a
+			// shell's: no refusal of writes a server speaks of makes it
+			// a read-only query.
+			return ""
+		}
 		claim = saysEnforcedReadOnly(s.desc) // a query tool is a read only where the server refuses writes
 		if claim == "" {
 			claim = s.execReadOnly // the parameter itself is declared to take only reads

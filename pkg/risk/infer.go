@@ -61,6 +61,7 @@ type signals struct {
 	manifest          string   // a parameter that takes a whole manifest, for a change to apply
 	selectStatements  bool     // the description speaks of SELECT statements: a query picks records
 	slashOptions      bool     // the options were read from a list of operations in the description
+	namedCommand      bool     // execParam is a command parameter named for its purpose (it claims no read-only)
 }
 
 var blastOrder = map[string]int{"item": 0, "namespace": 1, "cluster": 2, "organization": 3, "global": 4}
@@ -446,7 +447,7 @@ func readSignals(t *tooldef.Tool) signals {
 		// signs what the webhook sends.
 		s.privilege = credentialValueParam(t.InputSchema)
 	}
-	if s.act == actMutate && s.money == "" && paymentProviderSaid.Any(opening(desc, claimWindow)) && providerKeyParam(s.params) {
+	if s.act == actMutate && providerVerbs[s.verb] && !movesMoneyAs(s.money) && paymentProviderSaid.Any(opening(desc, claimWindow)) && providerKeyParam(s.params) {
 		// "Connect a custom payment provider to a location" with "API key
 		// for the custom payment provider": whose keys a business takes
 		// payments with decides whose account the money reaches. A key
@@ -493,7 +494,7 @@ func readSignals(t *tooldef.Tool) signals {
 		}
 	}
 	if !movesMoneyAs(s.money) && s.actSource != "name" && s.actSource != "title" && containsAny(tokens, "deposit") && sumToMove(s) &&
-		(s.act == actMutate || opensDepositing(desc)) {
+		opensDepositing(desc) {
 		// "vault_deposit(amount)", "gnfd_deposit_to_payment — Deposit
 		// funds … returns a preview": a deposit that names no other verb,
 		// with a sum or funds to move, moves them. A deposit recorded
@@ -618,6 +619,18 @@ var irreversibleInTitles = func() *phrase.Set {
 	return phrase.New(forms...)
 }()
 
+// codeContext says the tool's or the parameter's words put a command in a
+// shell, a terminal, a console, a container or a language's runtime: a
+// device's, a bot's or a player's "command" is a button, not code.
+func codeContext(toolDesc, paramDesc string) bool {
+	return codeContextSaid.Any(toolDesc) || codeContextSaid.Any(strings.ToLower(paramDesc))
+}
+
+var codeContextPhrases = []string{"shell", "terminal", "ssh", "bash", "zsh", "powershell", "console", "container",
+	"javascript", "python", "sudo", "command line", "command-line", "cli "}
+
+var codeContextSaid = phrase.New(codeContextPhrases...)
+
 // writesCommandDown says a verb makes or changes something a command is
 // written into (an alias, a task, a workflow, a setting): the command runs
 // later, where whoever reviews that thing sees it, not in the call.
@@ -738,7 +751,7 @@ func namedToRun(tokens []string) bool {
 func readSchema(s *signals, schema any) {
 	params := schemaParams(schema)
 	s.params = params
-	compound := "" // a command parameter named for its purpose, said to run
+	compound, compoundDesc := "", "" // a command parameter named for its purpose, said to run, and its words
 	s.foreignSchema = foreignKeyword(schema)
 	for _, prm := range params {
 		if !prm.nested {
@@ -765,6 +778,7 @@ func readSchema(s *signals, schema any) {
 		if compound == "" && compoundCommand(flat, name) && (typ == "" || typ == "string" || typ == "array") && !hasOptions(p) &&
 			commandRun(name, p, s.desc) {
 			compound = name
+			compoundDesc, _ = p["description"].(string)
 		}
 		// takesStatements answers no at once for most parameters; the
 		// options are looked up only for those it takes.
@@ -857,7 +871,7 @@ func readSchema(s *signals, schema any) {
 		}
 	}
 	if s.execParam == "" && compound != "" && (s.act == actNone || s.act == actMutate) && !writesCommandDown(s.verb) && len(s.flags) == 0 &&
-		len(s.optionVerbs) == 0 {
+		len(s.optionVerbs) == 0 && codeContext(s.desc, compoundDesc) {
 		// "jumpCommand: Command to enter nested shell" on a tool that
 		// "executes a jump command": a command named for its purpose is a
 		// command all the same. It is taken last and only where it can
@@ -866,7 +880,7 @@ func readSchema(s *signals, schema any) {
 		// that makes the tool graver, or a verb that reads, computes or
 		// already runs; and no read-only word of its own makes the tool a
 		// read.
-		s.execParam = compound
+		s.execParam, s.namedCommand = compound, true
 	}
 	if s.execParam == "" {
 		s.execParam = terminalInput(s)
@@ -1790,7 +1804,7 @@ func contractCall(params []param, desc string, schema any) bool {
 	if unsignedSaid.Any(desc) {
 		return false // "Build an unsigned transaction … Does not sign."
 	}
-	return credentialValueParam(schema) == "credential" || strings.Contains(desc, "state-changing")
+	return credentialValueParam(schema) == "credential"
 }
 
 // unsignedSaid says a call is only built or simulated, not signed.
@@ -1843,7 +1857,7 @@ func freeForm(schema map[string]any) bool {
 // alone may only choose what rates or limits to show.
 func sumToMove(s signals) bool {
 	for _, p := range s.params {
-		if p.flat == "amount" || p.flat == "value" {
+		if p.flat == "amount" {
 			return true
 		}
 	}
@@ -1868,12 +1882,16 @@ func opensDepositing(desc string) bool {
 var depositObjects = map[string]bool{"funds": true, "fund": true, "money": true, "cash": true, "the": true, "a": true,
 	"an": true, "your": true, "into": true, "to": true, "tokens": true, "coins": true, "assets": true}
 
-// providerKeyParam says a parameter takes the value of a credential its
+// providerVerbs put a provider in place or change which one it is.
+var providerVerbs = map[string]bool{"connect": true, "link": true, "attach": true, "configure": true, "set": true,
+	"update": true, "replace": true, "add": true, "create": true, "switch": true, "change": true}
+
+// providerKeyParam says a required parameter takes the value of a credential its
 // own description gives to a provider, a processor, a gateway or a
 // merchant account.
 func providerKeyParam(params []param) bool {
 	for _, p := range params {
-		if credentialValueParams[p.flat] == "" && !strings.HasSuffix(p.flat, "key") && !strings.HasSuffix(p.flat, "secret") {
+		if !p.required || (credentialValueParams[p.flat] == "" && !strings.HasSuffix(p.flat, "key") && !strings.HasSuffix(p.flat, "secret")) {
 			continue
 		}
 		if typ := p.typ; typ != "string" && typ != "" {

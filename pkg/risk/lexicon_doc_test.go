@@ -54,7 +54,7 @@ func lexiconLists() map[string][]string {
 		"wrapper-names": wrapperNames, "precedence-verbs": precedenceVerbs, "noun-modifiers": nounModifiers,
 		"noun-heads": nounHeads, "domain-words": domainWords, "saved-reads": savedReads,
 		"read-param-words": readParamWords, "described-exec-params": describedExecParams,
-		"browser-words": browserWords, "run-nouns": runNouns, "generic-verbs": genericVerbs, "command-heads": commandHeads, "run-forms": runForms, "not-run": notRun, "run-by-someone": runBySomeone, "deposit-objects": depositObjects,
+		"browser-words": browserWords, "run-nouns": runNouns, "generic-verbs": genericVerbs, "command-heads": commandHeads, "run-forms": runForms, "not-run": notRun, "run-by-someone": runBySomeone, "deposit-objects": depositObjects, "provider-verbs": providerVerbs,
 		"automation-nouns": automationNouns, "certificate-nouns": certificateNouns, "refresh-verbs": refreshVerbs,
 		"ephemeral-nouns": ephemeralNouns, "high-impact-verbs": highImpactVerbs, "session-actions": sessionActions,
 		"pointer-only": pointerOnly, "light-verbs": lightVerbs, "private-content-nouns": privateContentNouns,
@@ -125,7 +125,7 @@ func phraseLists() map[string][]string {
 		"local-phrases": localPhrases, "pipeline-variable-phrases": pipelineVariablePhrases,
 		"stored-credential-phrases": storedCredentialPhrases, "statement-phrases": statementPhrases,
 		"statement-to-phrases": statementToPhrases, "states-change-phrases": statesChangePhrases,
-		"access-said-phrases": accessSaidPhrases, "container-said": containerSaidPhrases, "checkout-said": checkoutSaidPhrases, "payment-provider-said": paymentProviderPhrases, "kept-as-text": keptAsTextPhrases, "unsigned-said": unsignedPhrases, "harmless-key-said": harmlessKeyPhrases, "in-a-topic": inATopicPhrases, "picture-said": pictureSaidPhrases, "typed-codes": typedCodes, "saves-or-sets-phrases": savesOrSetsPhrases,
+		"access-said-phrases": accessSaidPhrases, "container-said": containerSaidPhrases, "checkout-said": checkoutSaidPhrases, "payment-provider-said": paymentProviderPhrases, "kept-as-text": keptAsTextPhrases, "code-context-said": codeContextPhrases, "unsigned-said": unsignedPhrases, "harmless-key-said": harmlessKeyPhrases, "in-a-topic": inATopicPhrases, "picture-said": pictureSaidPhrases, "typed-codes": typedCodes, "saves-or-sets-phrases": savesOrSetsPhrases,
 		"output-claims":         slices.Collect(maps.Keys(describesOutput)),
 		"standing-forward-said": standingForwardPhrases, "delegate-of-account": delegatePhrases, "trash-said": trashPhrases,
 	}
