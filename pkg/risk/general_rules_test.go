@@ -1712,3 +1712,35 @@ func TestThirdReviewOfTheCommandDepositContractAndProviderRules(t *testing.T) {
 			"", L0, L3},
 	})
 }
+
+// TestFourthReviewKeepsCategoriesAndRiskLevels holds the shapes a fourth
+// review built against the property these rules keep, only raising: a
+// contract call beside a delete flag, a deletion list or a forced send
+// stays the delete or destruction it was, and a deposit beside a secret
+// read, a privilege, a reveal or a delete flag leaves the tool the read it
+// was. Each is held to the category, riskLevel and level the engine before
+// the rules gave it.
+func TestFourthReviewKeepsCategoriesAndRiskLevels(t *testing.T) {
+	for _, tc := range []struct {
+		name, def, category, risk string
+		level                     Level
+	}{
+		{"V1-cc-delete-flag", `{"name":"write_contract","description":"Writes to a smart contract function and submits the signed transaction.","inputSchema":{"type":"object","properties":{"contract":{"type":"string"},"function":{"type":"string"},"args":{"type":"array"},"privateKey":{"type":"string"},"delete":{"type":"boolean"}}}}`, "delete", "high", L4},
+		{"V2-cc-remove-noverb", `{"name":"contract_tool","description":"Smart contract helper.","inputSchema":{"type":"object","properties":{"contract":{"type":"string"},"method":{"type":"string"},"data":{"type":"object"},"privateKey":{"type":"string"},"remove":{"type":"boolean"}}}}`, "delete", "high", L4},
+		{"V3-cc-batch-deletelist", `{"name":"batch_update_contracts","description":"Batch update: create, update, delete entries by calling contract functions.","inputSchema":{"type":"object","properties":{"contract":{"type":"string"},"method":{"type":"string"},"params":{"type":"array"},"privateKey":{"type":"string"},"delete":{"type":"array","items":{"type":"string"}}}}}`, "delete", "high", L4},
+		{"V4-cc-anykind-destroy", `{"name":"update_contract_resource","description":"Updates a resource by calling a contract function.","inputSchema":{"type":"object","properties":{"contract":{"type":"string"},"function":{"type":"string"},"args":{"type":"array"},"privateKey":{"type":"string"},"kind":{"type":"string"},"namespace":{"type":"string"},"delete":{"type":"boolean"}}}}`, "destroy", "critical", L5},
+		{"V5-cc-send-force", `{"name":"update_contract","description":"Updates a contract by calling a function; posts the receipt to the callback.","inputSchema":{"type":"object","properties":{"contract":{"type":"string"},"function":{"type":"string"},"args":{"type":"array"},"privateKey":{"type":"string"},"webhookUrl":{"type":"string","description":"URL to post results to"},"force":{"type":"boolean"}}}}`, "destroy", "critical", L5},
+		{"V6-dep-config-cookies", `{"name":"deposit_config_cookies","description":"Deposit the cookies into the jar, then get the stored config.","inputSchema":{"type":"object","properties":{"amount":{"type":"number"}}}}`, "read", "high", L4},
+		{"V7-dep-profile-reveal", `{"name":"deposit_funds_user_profile","description":"Deposit a note; shows the profile.","inputSchema":{"type":"object","properties":{"reveal":{"type":"boolean"}}}}`, "read", "high", L4},
+		{"V8-dep-cookies-delete", `{"name":"deposit_cookies","description":"Deposit into the vault and read cookies.","inputSchema":{"type":"object","properties":{"amount":{"type":"number"},"remove":{"type":"boolean"}}}}`, "read", "high", L4},
+		{"V9-dep-team-member-env", `{"name":"deposit_team_member_env_variables","description":"Deposit funds and list the env variables.","inputSchema":{"type":"object","properties":{"amount":{"type":"number"}}}}`, "read", "high", L4},
+		{"V10-dep-localstorage-delete", `{"name":"deposit_localstorage","description":"Deposit the localstorage values, then get them.","inputSchema":{"type":"object","properties":{"amount":{"type":"number"},"delete":{"type":"boolean"}}}}`, "read", "high", L4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := assess(t, tc.def)
+			if a.SEP.Category != tc.category || a.SEP.RiskLevel != tc.risk || a.Level != tc.level {
+				t.Errorf("got %s/%s %s, want %s/%s %s (%v)", a.SEP.Category, a.SEP.RiskLevel, a.Level, tc.category, tc.risk, tc.level, a.Reasons)
+			}
+		})
+	}
+}

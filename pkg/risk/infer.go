@@ -386,7 +386,8 @@ func readSignals(t *tooldef.Tool) signals {
 			}
 		}
 	}
-	if (s.act == actNone || s.act == actMutate) && (dispatchesAnyCall(s.params) || contractCall(s.params, s.desc, t.InputSchema)) {
+	if (s.act == actNone || s.act == actMutate) && (dispatchesAnyCall(s.params) ||
+		(len(s.flags) == 0 && len(s.optionVerbs) == 0 && contractCall(s.params, s.desc, t.InputSchema))) {
 		// "make_api_request" with a service, a method and a free-form
 		// request: whatever the API can do, one call does.
 		s.anyRequest = true
@@ -494,13 +495,17 @@ func readSignals(t *tooldef.Tool) signals {
 		}
 	}
 	if !movesMoneyAs(s.money) && s.actSource != "name" && s.actSource != "title" && containsAny(tokens, "deposit") && sumToMove(s) &&
-		opensDepositing(desc) {
+		opensDepositing(desc) && s.sensitive == "" && s.revealFlag == "" && s.privilege == "" && s.credential == "" &&
+		len(s.flags) == 0 && len(s.optionVerbs) == 0 {
 		// "vault_deposit(amount)", "gnfd_deposit_to_payment — Deposit
 		// funds … returns a preview": a deposit that names no other verb,
 		// with a sum or funds to move, moves them. A deposit recorded
 		// ("create_deposit") is its verb's, a dataset deposited in an
 		// archive moves no money, and a deposit address is read by the
-		// verb of its description.
+		// verb of its description. It adds money only where nothing else
+		// the tool does (a secret read, a privilege, a flag, an option)
+		// would be judged differently once the tool is a change: a
+		// "delete" flag would make it a delete of something ephemeral.
 		s.money = "deposit"
 		if s.act < actMutate {
 			// A graver action the description names stays the action:
