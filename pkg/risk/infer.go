@@ -1784,9 +1784,9 @@ func dispatchesAnyCall(params []param) bool {
 // contractCall says a schema calls any function of any smart contract
 // with any arguments, signed: a function named in a string, a contract's
 // address, arguments (an array of elements of any kind, or a free-form
-// object) and the key that signs, or a description that says the call
-// changes state. Such a call can do whatever the signing account can; one
-// only built, not signed, or a view function read, cannot.
+// object) and a parameter for the key that signs. Such a call can do
+// whatever the signing account can; one only built, not signed, or a view
+// function read, cannot.
 func contractCall(params []param, desc string, schema any) bool {
 	op, target, args := false, false, false
 	for _, p := range params {
@@ -1857,9 +1857,10 @@ func freeForm(schema map[string]any) bool {
 	return ok && extra
 }
 
-// sumToMove says a deposit has funds to move: an amount or a value among
-// its parameters, or a money word among the name's objects. A currency
-// alone may only choose what rates or limits to show.
+// sumToMove says a deposit has funds to move: an amount among its
+// parameters, or a money word among the name's objects. A currency alone
+// may only choose what rates or limits to show, and a "value" is any
+// field's.
 func sumToMove(s signals) bool {
 	for _, p := range s.params {
 		if p.flat == "amount" {
