@@ -675,7 +675,9 @@ var runBySomeone = map[string]bool{"user": true, "you": true, "they": true, "we"
 	"was": true, "were": true, "been": true, "had": true, "would": true, "could": true, "should": true, "might": true}
 
 // runForms are the words that say a command is run; notRun, those that
-// take it back (as words splits them: "doesn't" is "doesn" and "t").
+// take it back (as words splits them: "doesn't" is "doesn" and "t"). It
+// is not severity's negations: those are whole words, and lack "nothing"
+// and "cannot", which would change what a secret's denial means there.
 var (
 	runForms = map[string]bool{"execute": true, "executes": true, "executed": true, "executing": true, "run": true,
 		"runs": true, "ran": true}
