@@ -438,7 +438,7 @@ var permanentPhrases = phrase.New("cannot be undone", "irreversibl", "permanentl
 // inspectionNouns are checks a server runs on what it watches: running one
 // reports a state and changes nothing.
 var inspectionNouns = map[string]bool{"diagnostics": true, "diagnostic": true, "healthcheck": true,
-	"probe": true, "ping": true, "doctor": true}
+	"probe": true, "ping": true, "doctor": true, "audit": true, "audits": true}
 
 // printedOutputNouns are what a console or a log holds line by line.
 var printedOutputNouns = map[string]bool{"messages": true, "message": true, "output": true, "entries": true,
@@ -989,16 +989,23 @@ func sendsLocalFile(s *signals) string {
 var programParams = map[string]bool{"script": true, "scriptpath": true, "scriptfile": true,
 	"programpath": true, "executable": true, "executablepath": true, "binarypath": true}
 
-// programParam is a required parameter of a change named start or launch
-// that names a script or a program to start ("start_debugging(scriptPath)"):
-// starting it runs it, whatever the tool does beside. "" when there is
-// none.
+// executablePaths are the programParams that name the program itself, not
+// a script it is given.
+var executablePaths = map[string]bool{"programpath": true, "executable": true, "executablepath": true, "binarypath": true}
+
+// programParam is a parameter of a change named start or launch that
+// names a script or a program to start ("start_debugging(scriptPath)"):
+// starting it runs it, whatever the tool does beside. A script counts
+// where the call must name one; the path of the executable counts even
+// where it may be left out ("launch_browser(executablePath?)"), since
+// whoever sets it chooses what the tool starts in place of its own
+// program. "" when there is none.
 func programParam(s *signals) string {
 	if s.verb != "start" && s.verb != "launch" {
 		return ""
 	}
 	for _, p := range s.params {
-		if !p.nested && p.required && programParams[p.flat] && (p.typ == "string" || p.typ == "") {
+		if !p.nested && (p.required || executablePaths[p.flat]) && programParams[p.flat] && (p.typ == "string" || p.typ == "") {
 			return p.name
 		}
 	}

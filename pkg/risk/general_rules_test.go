@@ -1744,3 +1744,53 @@ func TestFourthReviewKeepsCategoriesAndRiskLevels(t *testing.T) {
 		})
 	}
 }
+
+// TestExecutablesRoutinesPipelineTriggersDesktopsAndAudits holds the rules
+// read from corpus-15's dangerous and harmless misses to their general
+// shapes, and the neighbours each must leave alone.
+func TestExecutablesRoutinesPipelineTriggersDesktopsAndAudits(t *testing.T) {
+	checkGrades(t, []gradeCase{
+		{"a launcher whose executable's path may be set", `{"name":"launch_browser","description":"Launch a browser instance.","inputSchema":{"type":"object","properties":{"headless":{"type":"boolean"},"executablePath":{"type":"string"},"userDataDir":{"type":"string"}}}}`,
+			"critical", L5, 0},
+		{"a launcher with an optional script keeps its grade", `{"name":"start_debugger","description":"Start a debugging session.","inputSchema":{"type":"object","properties":{"port":{"type":"number"},"scriptPath":{"type":"string"}}}}`,
+			"medium", L3, L3},
+		{"an executable's path read back launches nothing", `{"name":"get_browser_info","description":"Get the browser's version and executable path.","inputSchema":{"type":"object","properties":{"executablePath":{"type":"string"}}}}`,
+			"", L0, L3},
+		{"a function saved with its body and its language", `{"name":"create_function","description":"Create a database function.","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"language":{"type":"string"},"returns":{"type":"string"},"body":{"type":"string"}},"required":["name","language","body"]}}`,
+			"critical", L5, 0},
+		{"a stored procedure saved with its language", `{"name":"save_procedure","description":"Save a stored procedure.","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"lang":{"type":"string"},"body":{"type":"string"}},"required":["name","body"]}}`,
+			"critical", L5, 0},
+		{"a class taught in a language is no program", `{"name":"create_class","description":"Create a class in the school's timetable.","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"language":{"type":"string"},"body":{"type":"string"}},"required":["name","body"]}}`,
+			"medium", L3, L3},
+		{"a function saved without a language or a word of code keeps its grade", `{"name":"create_function","description":"Create a database function.","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"body":{"type":"string"}},"required":["name","body"]}}`,
+			"medium", L3, L3},
+		{"a pipeline's trigger created mints its token", `{"name":"create_pipeline_trigger","description":"Create a pipeline trigger for a project.","inputSchema":{"type":"object","properties":{"project_id":{"type":"string"},"description":{"type":"string"}},"required":["project_id","description"]}}`,
+			"critical", L5, 0},
+		{"a build's trigger added mints its token", `{"name":"add_build_trigger","description":"Add a build trigger.","inputSchema":{"type":"object","properties":{"repo":{"type":"string"}},"required":["repo"]}}`,
+			"critical", L5, 0},
+		{"a pipeline's triggers read back are secrets", `{"name":"list_pipeline_triggers","description":"List the pipeline triggers of a project.","inputSchema":{"type":"object","properties":{"project_id":{"type":"string"}},"required":["project_id"]}}`,
+			"high", L4, 0},
+		{"a pipeline's trigger jobs are jobs", `{"name":"list_pipeline_trigger_jobs","description":"List the trigger jobs of a pipeline.","inputSchema":{"type":"object","properties":{"project_id":{"type":"string"},"pipeline_id":{"type":"string"}},"required":["project_id","pipeline_id"]}}`,
+			"low", L0, L3},
+		{"a database's trigger is no key", `{"name":"create_trigger","description":"Create a trigger on a table.","inputSchema":{"type":"object","properties":{"table":{"type":"string"},"event":{"type":"string"},"function":{"type":"string"}},"required":["table","event","function"]}}`,
+			"", L3, L4},
+		{"a workflow's trigger is no key", `{"name":"create_workflow_trigger","description":"Create a trigger that starts a workflow when a form is submitted.","inputSchema":{"type":"object","properties":{"workflow_id":{"type":"string"},"event":{"type":"string"}},"required":["workflow_id","event"]}}`,
+			"", L3, L4},
+		{"a pipeline run triggered mints nothing", `{"name":"trigger_pipeline","description":"Trigger a pipeline run on a branch.","inputSchema":{"type":"object","properties":{"project_id":{"type":"string"},"ref":{"type":"string"}},"required":["project_id","ref"]}}`,
+			"high", L4, L4},
+		{"keys typed and clicks made on a computer's desktop", `{"name":"computer","description":"Use a mouse and keyboard to interact with a computer, and take screenshots.","inputSchema":{"type":"object","properties":{"action":{"type":"string","enum":["key","type","mouse_move","left_click","screenshot"]},"text":{"type":"string"},"coordinate":{"type":"array","items":{"type":"number"}}},"required":["action"]}}`,
+			"critical", L5, 0},
+		{"typing on an operating system's desktop named in the tool", `{"name":"desktop_type_and_click","description":"Types text and clicks at a position on the operating system's desktop.","inputSchema":{"type":"object","properties":{"text":{"type":"string"},"x":{"type":"number"},"y":{"type":"number"}}}}`,
+			"critical", L5, 0},
+		{"a browser page's keys and clicks stay a session's", `{"name":"page_input","description":"Use the mouse and keyboard in the browser's current tab of the computer.","inputSchema":{"type":"object","properties":{"action":{"type":"string","enum":["key","type","click"]},"text":{"type":"string"}},"required":["action"]}}`,
+			"", L3, L4},
+		{"a desktop's pointer moved and clicked, nothing typed", `{"name":"computer_pointer","description":"Move the mouse on the computer's desktop.","inputSchema":{"type":"object","properties":{"action":{"type":"string","enum":["mouse_move","left_click","scroll"]}},"required":["action"]}}`,
+			"", L3, L4},
+		{"a desktop notification types nothing", `{"name":"send_desktop_notification","description":"Show a desktop notification on this computer.","inputSchema":{"type":"object","properties":{"title":{"type":"string"},"body":{"type":"string"}},"required":["title"]}}`,
+			"", L3, L4},
+		{"an audit the server defines observes", `{"name":"run_accessibility_audit","description":"Run an accessibility audit of the current page.","inputSchema":{"type":"object","properties":{"url":{"type":"string"}}}}`,
+			"low", L0, L2},
+		{"an audit run with a script the caller writes still executes", `{"name":"run_audit","description":"Run an audit of the page.","inputSchema":{"type":"object","properties":{"url":{"type":"string"},"script":{"type":"string","description":"JavaScript to run on the page before the audit"}},"required":["script"]}}`,
+			"critical", L5, 0},
+	})
+}

@@ -88,6 +88,9 @@ func lexiconLists() map[string][]string {
 		"typed-params": typedParams, "shell-words": shellWords, "schema-keywords": schemaKeywords,
 		"run-words": runWords, "hiring-words": hiringWords, "address-params": addressParams,
 		"forum-words": forumWords, "forum-heads": forumHeads, "forum-verbs": forumVerbs,
+		"executable-paths": executablePaths, "routine-holders": routineHolders, "code-language-params": codeLanguageParams,
+		"keyboard-inputs": keyboardInputs, "pointer-clicks": pointerClicks, "creating-verbs": creatingVerbs,
+		"inspection-nouns": inspectionNouns,
 	} {
 		keys(name, m)
 	}
@@ -120,6 +123,7 @@ var listBlock = regexp.MustCompile("(?s)<!-- list:([a-z-]+) -->\\s*\n```\n(.*?)`
 func phraseLists() map[string][]string {
 	lists := map[string][]string{
 		"read-only-claims": readOnlyPhrases, "enforced-read-only": enforcedReadOnly,
+		"desktop-phrases": desktopPhrases, "browser-page-phrases": browserPagePhrases,
 		"param-read-only": paramReadOnlyPhrases, "secret-phrases": secretPhrases, "auth-phrases": authPhrases,
 		"any-request": anyRequestPhrases, "executed-words": executedWords,
 		"local-phrases": localPhrases, "pipeline-variable-phrases": pipelineVariablePhrases,

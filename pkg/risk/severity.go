@@ -172,6 +172,8 @@ func severity(s signals, act action, blast string) (string, string) {
 		return "high", "changes what a customer is charged again and again"
 	case s.money != "":
 		return "medium", "prepares a charge without moving money (" + s.money + ")"
+	case controlsDesktop(&s):
+		return "critical", "types and clicks anywhere on a computer's desktop: whatever its user could do there, in a terminal or a signed-in application, it can"
 	case containsAnyMap(s.tokens, sessionActions) && !containsAnyMap(s.tokens, pointerOnly):
 		return "high", "acts in a possibly logged-in browser session"
 	case containsAnyMap(s.tokens, pointerOnly) || lightVerbs[s.verb]:
@@ -438,6 +440,59 @@ func addsByForce(s *signals) bool {
 var sessionActions = map[string]bool{
 	"click": true, "type": true, "press": true, "navigate": true, "drag": true, "drop": true,
 	"upload": true, "dialog": true, "tabs": true, "down": true, "up": true,
+}
+
+// desktopSaid says what a tool acts on is a whole computer: its desktop,
+// its operating system.
+var (
+	desktopPhrases = []string{"desktop", "computer", "operating system"}
+	desktopSaid    = phrase.New(desktopPhrases...)
+)
+
+// browserSaid says it is a browser's page instead.
+var (
+	browserPagePhrases = []string{"browser", "web page", "webpage", "tab ", "website"}
+	browserSaid        = phrase.New(browserPagePhrases...)
+)
+
+// keyboardInputs and pointerClicks are the words of typing and of clicking,
+// in a tool's name or in the actions its parameters offer.
+var (
+	keyboardInputs = map[string]bool{"type": true, "key": true, "keys": true, "keypress": true, "press": true,
+		"hotkey": true, "keyboard": true, "typing": true}
+	pointerClicks = map[string]bool{"click": true, "clicks": true, "tap": true}
+)
+
+// controlsDesktop says a tool types and clicks on a computer's desktop
+// ("computer(action: key | type | left_click …) — Use a mouse and keyboard
+// to interact with a computer"): its first sentence is about a computer,
+// not a browser's page, and it offers both a key press or typed text and
+// a click. Whoever types on a desktop can open a terminal and type a
+// command into it, or act in any application signed in there: as grave
+// as running the command.
+func controlsDesktop(s *signals) bool {
+	first := firstSentence(s.desc)
+	if !desktopSaid.Any(first) || browserSaid.Any(first) {
+		return false
+	}
+	typing, clicking := false, false
+	note := func(words []string) {
+		for _, w := range words {
+			typing = typing || keyboardInputs[w]
+			clicking = clicking || pointerClicks[w]
+		}
+	}
+	note(s.tokens)
+	var buf [4]string
+	for _, p := range s.params {
+		if p.nested {
+			continue
+		}
+		for _, v := range optionValues(p.schema) {
+			note(appendTokens(buf[:0], v))
+		}
+	}
+	return typing && clicking
 }
 
 // pointerOnly words move a pointer or a view and commit nothing.
@@ -1130,7 +1185,16 @@ var keepsOut = map[string]bool{"firewall": true, "blocklist": true, "ban": true,
 // codeHolders are what a service runs when they are saved: a class, a
 // trigger or a function deployed to it.
 var codeHolders = map[string]bool{"class": true, "classes": true, "trigger": true, "triggers": true,
-	"function": true, "functions": true, "lambda": true, "lambdas": true}
+	"function": true, "functions": true, "lambda": true, "lambdas": true, "procedure": true, "procedures": true}
+
+// routineHolders are the codeHolders that are routines a program calls: a
+// function's or a procedure's "language" is the language its body is
+// written in, where a class may be a course taught in one.
+var routineHolders = map[string]bool{"trigger": true, "triggers": true, "function": true, "functions": true,
+	"lambda": true, "lambdas": true, "procedure": true, "procedures": true}
+
+// codeLanguageParams name the language a body is written in.
+var codeLanguageParams = map[string]bool{"language": true, "lang": true, "runtime": true}
 
 // codeHolderSaid finds a class, a trigger or a function the description's
 // opening says the change saves ("Create or update Apex classes").
@@ -1160,7 +1224,10 @@ func deploysCode(s *signals) string {
 	if !containsAnyMap(s.objects, codeHolders) && !codeHolderSaid.Any(head) {
 		return ""
 	}
-	toolSaysCode := saysCode(head)
+	// "createFunction(name, language, body)": a routine's body given with
+	// the language it is written in is a program in that language,
+	// whether or not a description says so.
+	toolSaysCode := saysCode(head) || (containsAnyMap(s.objects, routineHolders) && languageNamed(s.params))
 	for _, p := range s.params[first:] {
 		if p.nested || !p.required || !codeBodyParams[p.flat] || (p.typ != "string" && p.typ != "") {
 			continue
@@ -1173,6 +1240,17 @@ func deploysCode(s *signals) string {
 		}
 	}
 	return ""
+}
+
+// languageNamed says a top-level parameter names the language of what the
+// call saves.
+func languageNamed(params []param) bool {
+	for _, p := range params {
+		if !p.nested && codeLanguageParams[p.flat] && (p.typ == "string" || p.typ == "") {
+			return true
+		}
+	}
+	return false
 }
 
 // saysCode says a lower-cased text speaks of code as a program: "code" as
