@@ -438,7 +438,7 @@ var permanentPhrases = phrase.New("cannot be undone", "irreversibl", "permanentl
 // inspectionNouns are checks a server runs on what it watches: running one
 // reports a state and changes nothing.
 var inspectionNouns = map[string]bool{"diagnostics": true, "diagnostic": true, "healthcheck": true,
-	"probe": true, "ping": true, "doctor": true, "audit": true, "audits": true}
+	"probe": true, "ping": true, "doctor": true}
 
 // printedOutputNouns are what a console or a log holds line by line.
 var printedOutputNouns = map[string]bool{"messages": true, "message": true, "output": true, "entries": true,
@@ -989,27 +989,59 @@ func sendsLocalFile(s *signals) string {
 var programParams = map[string]bool{"script": true, "scriptpath": true, "scriptfile": true,
 	"programpath": true, "executable": true, "executablepath": true, "binarypath": true}
 
-// executablePaths are the programParams that name the program itself, not
-// a script it is given.
-var executablePaths = map[string]bool{"programpath": true, "executable": true, "executablepath": true, "binarypath": true}
+// executablePaths name the program a launcher starts in place of its
+// own: its executable's path, or a browser's.
+var executablePaths = map[string]bool{"executable": true, "executablepath": true, "exepath": true,
+	"browserpath": true, "chromepath": true}
 
 // programParam is a parameter of a change named start or launch that
 // names a script or a program to start ("start_debugging(scriptPath)"):
-// starting it runs it, whatever the tool does beside. A script counts
-// where the call must name one; the path of the executable counts even
-// where it may be left out ("launch_browser(executablePath?)"), since
-// whoever sets it chooses what the tool starts in place of its own
-// program. "" when there is none.
+// starting it runs it, whatever the tool does beside. "" when there is
+// none. A script or a program named by its file counts where the call
+// must name one; the path of the executable the launcher starts counts
+// even where it may be left out ("launch_browser(executablePath?)"),
+// since whoever sets it chooses what the tool starts in place of its own
+// program — unless the parameter offers a fixed choice, or its own
+// description says what it names is not run ("Binary to disassemble; not
+// executed").
 func programParam(s *signals) string {
 	if s.verb != "start" && s.verb != "launch" {
 		return ""
 	}
+	// "start_monitoring(executablePath)": what a recording, a trace or a
+	// watch names is what it observes.
+	h := headNoun(s.objects)
+	observes := recordingNouns[h] || watchingNouns[h]
 	for _, p := range s.params {
-		if !p.nested && (p.required || executablePaths[p.flat]) && programParams[p.flat] && (p.typ == "string" || p.typ == "") {
+		if p.nested || (p.typ != "string" && p.typ != "") {
+			continue
+		}
+		if p.required && programParams[p.flat] {
+			return p.name
+		}
+		if executablePaths[p.flat] && !observes && !hasOptions(p.schema) && !saysNotRun(p.schema) {
 			return p.name
 		}
 	}
 	return ""
+}
+
+// watchingNouns, with the recording nouns, are what a start observes.
+var watchingNouns = map[string]bool{"monitoring": true, "monitor": true, "watch": true, "watching": true}
+
+// notRunPhrases say what a parameter names is not started.
+var (
+	notRunPhrases = []string{"not executed", "not run", "never executed", "never run", "not launched",
+		"never launched", "not started", "without running", "without executing", "nothing is started",
+		"already running", "already-running", "read-only", "ignored"}
+	notRunSaid = phrase.New(notRunPhrases...)
+)
+
+// saysNotRun says a parameter's own description says what it names is
+// not run.
+func saysNotRun(schema map[string]any) bool {
+	d, _ := schema["description"].(string)
+	return d != "" && notRunSaid.Any(strings.ToLower(d))
 }
 
 // meetingNouns are what a calendar invites people to.

@@ -104,9 +104,6 @@ func credentialObject(objects []string, desc string) (name string, secret bool) 
 			if strings.Contains(desc, "api key") || strings.Contains(desc, "secret") {
 				return "key", true
 			}
-		case i == len(objects)-1 && triggerOfRuns(objects):
-			// A pipeline's trigger is the token it is called with.
-			return "pipeline trigger", true
 		case clientNouns[o]:
 			if authPhraseSet.Any(desc) {
 				return o + " (an authentication client)", true
@@ -188,11 +185,9 @@ func isMintingVerb(w string) bool {
 var creatingVerbs = map[string]bool{"create": true, "add": true, "generate": true, "issue": true, "mint": true,
 	"new": true}
 
-// triggerOfRuns says the last of a name's words is a trigger of a
+// triggerOfRuns says the last of a name's objects is a trigger of a
 // pipeline or a build ("pipeline_trigger", "build_triggers"): the runs'
-// noun comes before it. A trigger of a database or of an automation
-// service's workflow is a rule that fires on an event, not a key, and
-// "pipeline_trigger_jobs" are jobs.
+// noun comes before it. "pipeline_trigger_jobs" are jobs.
 func triggerOfRuns(words []string) bool {
 	n := len(words)
 	if n < 2 || (words[n-1] != "trigger" && words[n-1] != "triggers") {
@@ -242,13 +237,6 @@ func credentialChange(tokens []string, desc string, act action) (credential, ver
 				named = c
 			}
 		}
-	}
-	if at >= 0 && named == "" && creatingVerbs[tokens[at]] && triggerOfRuns(tokens[at+1:]) {
-		// "create_pipeline_trigger": a pipeline's or a build's trigger is
-		// made to be called from outside, and creating one mints the
-		// token it is called with: whoever holds it starts the runs, with
-		// the deploy keys and secrets they carry.
-		named = "pipeline trigger"
 	}
 	if at >= 0 && named != "" {
 		if verbs[tokens[at]] == actUtility && localPhraseSet.Any(desc) && !savesOrSets.Any(desc) && !goesOnTo(desc) &&

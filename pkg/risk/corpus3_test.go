@@ -406,7 +406,7 @@ var (
 	corpusFifteenBefore = []figure{
 		{got: 74, of: 78}, {got: 186, of: 194}, {got: 473, of: 555}, {got: 357, of: 555}, {got: 393, of: 555},
 	}
-	corpusFifteenRatchets = []int{78, 190, 477, 361, 403}
+	corpusFifteenRatchets = []int{78, 186, 473, 357, 399}
 )
 
 // TestCorpusFifteenFigures prints how the engine agrees with corpus-15's

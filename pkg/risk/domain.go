@@ -2,6 +2,7 @@ package risk
 
 import (
 	"math"
+	"strings"
 
 	"github.com/toolgate/toolgate/pkg/tooldef"
 )
@@ -24,6 +25,12 @@ const (
 	// reading one reveals it, and placing one in a shared collection or an
 	// organisation gives it to whoever reads there.
 	DomainSecrets Domain = 1 << iota
+	// DomainTriggerTokens is a catalogue one of whose tools speaks of
+	// trigger tokens: its pipelines' and builds' triggers are the tokens
+	// they are called with. A trigger elsewhere is as often a schedule or
+	// a rule that fires on an event, configuration that holds no key; a
+	// server that calls its triggers tokens says which kind it keeps.
+	DomainTriggerTokens
 )
 
 // Has says d includes every domain of o.
@@ -31,10 +38,17 @@ func (d Domain) Has(o Domain) bool { return o != 0 && d&o == o }
 
 // String names the domains of d, for reasons and reports.
 func (d Domain) String() string {
+	var names []string
 	if d.Has(DomainSecrets) {
-		return "secrets"
+		names = append(names, "secrets")
 	}
-	return "none"
+	if d.Has(DomainTriggerTokens) {
+		names = append(names, "trigger tokens")
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }
 
 // catalogueDomainWords are the nouns that speak of each domain. Each names
@@ -91,15 +105,43 @@ func firstSentence(desc string) string {
 func ReadDomain(tools []*tooldef.Tool) Domain {
 	need := max(domainMinTools, int(math.Ceil(domainMinShare*float64(len(tools)))))
 	secrets := 0
+	var d Domain
 	for _, t := range tools {
 		desc := firstSentence(t.Description)
-		if saysDomain(t.Name, DomainSecrets) || saysDomain(desc, DomainSecrets) {
+		if !d.Has(DomainSecrets) && (saysDomain(t.Name, DomainSecrets) || saysDomain(desc, DomainSecrets)) {
 			if secrets++; secrets >= need {
-				return DomainSecrets
+				d |= DomainSecrets
 			}
 		}
+		if !d.Has(DomainTriggerTokens) && saysTriggerToken(desc) {
+			d |= DomainTriggerTokens
+		}
 	}
-	return 0
+	return d
+}
+
+// saysTriggerToken says text holds "trigger token" in any case. Every
+// tool's first sentence is asked, and few hold "oken" at all: the byte
+// search finds that first, and only what it finds is compared.
+func saysTriggerToken(text string) bool {
+	return triggerTokenBefore(text, "oken") || triggerTokenBefore(text, "OKEN")
+}
+
+// triggerTokenBefore says an occurrence of rest in text follows "trigger
+// t" in any case.
+func triggerTokenBefore(text, rest string) bool {
+	const before = "trigger t"
+	for i := 0; ; {
+		k := strings.Index(text[i:], rest)
+		if k < 0 {
+			return false
+		}
+		k += i
+		if k >= len(before) && strings.EqualFold(text[k-len(before):k], before) {
+			return true
+		}
+		i = k + 1
+	}
 }
 
 // saysDomain says a word of text is one of the domain's words. A word is
@@ -156,6 +198,21 @@ var sharedPlaces = map[string]bool{"collection": true, "collections": true, "org
 // applyDomain is what the catalogue as a whole says of one of its tools.
 // It names a category or raises; it lowers nothing.
 func applyDomain(d Domain, s *signals, v *actionVerdict, j *judgement) {
+	if d.Has(DomainTriggerTokens) && triggerOfRuns(s.objects) {
+		switch {
+		case v.act == actMutate && s.privilege == "" && s.actSource == "name" && creatingVerbs[s.verb]:
+			// "create_pipeline_trigger" where the catalogue speaks of
+			// trigger tokens: creating one mints the token whoever holds
+			// starts the runs with, with the deploy keys and secrets they
+			// carry.
+			s.credential, s.privilege = "pipeline trigger", "pipeline trigger"
+			j.note("the catalogue's triggers are tokens: creating one mints a credential")
+		case (v.act == actRead || v.act == actObserve) && s.sensitive == "":
+			// "get_pipeline_trigger": reading one back reads its token.
+			s.sensitive = "a pipeline trigger's token"
+			j.note("the catalogue's triggers are tokens: reading one reads a credential")
+		}
+	}
 	if d.Has(DomainSecrets) && secretsItemOnly(s.objects) {
 		switch {
 		case v.act == actRead && s.sensitive == "":

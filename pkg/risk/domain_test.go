@@ -164,34 +164,38 @@ func TestWhatASecretStoreSaysOfItsItems(t *testing.T) {
 // stays at or above the level, the riskLevel and the side effects it has
 // judged alone.
 func TestADomainNeverLowers(t *testing.T) {
-	dirs := []string{filepath.Join("..", "..", "testdata", "corpus-3"), filepath.Join("..", "..", "testdata", "corpus-4")}
+	dirs := []string{filepath.Join("..", "..", "testdata", "corpus-3"), filepath.Join("..", "..", "testdata", "corpus-4"),
+		filepath.Join("..", "..", "testdata", "corpus-15")}
 	for _, folder := range corpus.Folders() {
 		dirs = append(dirs, corpus.FolderDir(t, folder))
 	}
 	order := map[string]int{"low": 0, "medium": 1, "high": 2, "critical": 3}
-	raised := 0
+	domains := []Domain{DomainSecrets, DomainTriggerTokens, DomainSecrets | DomainTriggerTokens}
+	raised := make([]int, len(domains))
 	for _, dir := range dirs {
 		servers := 0
 		for f, cat := range folderCatalogues(t, dir) {
 			servers++
 			for _, tool := range cat.Tools {
 				alone := Assess(Input{Tool: tool})
-				in := Assess(Input{Tool: tool, Domain: DomainSecrets})
-				switch {
-				case in.Level < alone.Level:
-					t.Errorf("%s %s: level %s in a secret store, %s alone", f, tool.Name, in.Level, alone.Level)
-				case order[in.SEP.RiskLevel] < order[alone.SEP.RiskLevel]:
-					t.Errorf("%s %s: riskLevel %s in a secret store, %s alone", f, tool.Name, in.SEP.RiskLevel, alone.SEP.RiskLevel)
-				case blastOrder[in.SEP.BlastRadius] < blastOrder[alone.SEP.BlastRadius]:
-					t.Errorf("%s %s: blast radius %s in a secret store, %s alone", f, tool.Name, in.SEP.BlastRadius, alone.SEP.BlastRadius)
-				}
-				for _, e := range alone.SEP.SideEffects {
-					if !slices.Contains(in.SEP.SideEffects, e) {
-						t.Errorf("%s %s: side effect %s lost in a secret store", f, tool.Name, e)
+				for k, d := range domains {
+					in := Assess(Input{Tool: tool, Domain: d})
+					switch {
+					case in.Level < alone.Level:
+						t.Errorf("%s %s: level %s in a catalogue of %s, %s alone", f, tool.Name, in.Level, d, alone.Level)
+					case order[in.SEP.RiskLevel] < order[alone.SEP.RiskLevel]:
+						t.Errorf("%s %s: riskLevel %s in a catalogue of %s, %s alone", f, tool.Name, in.SEP.RiskLevel, d, alone.SEP.RiskLevel)
+					case blastOrder[in.SEP.BlastRadius] < blastOrder[alone.SEP.BlastRadius]:
+						t.Errorf("%s %s: blast radius %s in a catalogue of %s, %s alone", f, tool.Name, in.SEP.BlastRadius, d, alone.SEP.BlastRadius)
 					}
-				}
-				if in.Level > alone.Level {
-					raised++
+					for _, e := range alone.SEP.SideEffects {
+						if !slices.Contains(in.SEP.SideEffects, e) {
+							t.Errorf("%s %s: side effect %s lost in a catalogue of %s", f, tool.Name, e, d)
+						}
+					}
+					if in.Level > alone.Level {
+						raised[k]++
+					}
 				}
 			}
 		}
@@ -199,7 +203,26 @@ func TestADomainNeverLowers(t *testing.T) {
 			t.Fatalf("no servers in %s", dir)
 		}
 	}
-	if raised == 0 {
-		t.Error("no tool of any corpus is raised in a secret store: the domain does nothing")
+	for k, d := range domains {
+		if raised[k] == 0 {
+			t.Errorf("no tool of any corpus is raised in a catalogue of %s: the domain does nothing", d)
+		}
+	}
+}
+
+// TestSaysTriggerToken holds the catalogue's phrase to its cases.
+func TestSaysTriggerToken(t *testing.T) {
+	for text, want := range map[string]bool{
+		"List project pipeline trigger tokens.": true,
+		"Trigger Token of a project":            true,
+		"A TRIGGER TOKEN":                       true,
+		"Triggers a pipeline with a token":      false,
+		"trigger the token refresh":             false,
+		"the token of a trigger":                false,
+		"":                                      false,
+	} {
+		if got := saysTriggerToken(text); got != want {
+			t.Errorf("%q: %v, want %v", text, got, want)
+		}
 	}
 }

@@ -1745,40 +1745,47 @@ func TestFourthReviewKeepsCategoriesAndRiskLevels(t *testing.T) {
 	}
 }
 
-// TestExecutablesRoutinesPipelineTriggersDesktopsAndAudits holds the rules
-// read from corpus-15's dangerous and harmless misses to their general
-// shapes, and the neighbours each must leave alone.
-func TestExecutablesRoutinesPipelineTriggersDesktopsAndAudits(t *testing.T) {
+// TestExecutablesRoutinesAndDesktops holds the rules read from corpus-15's
+// dangerous misses to their general shapes, and the neighbours each must
+// leave alone — among them the honest tools a review wrote against the
+// rules' first form.
+func TestExecutablesRoutinesAndDesktops(t *testing.T) {
 	checkGrades(t, []gradeCase{
 		{"a launcher whose executable's path may be set", `{"name":"launch_browser","description":"Launch a browser instance.","inputSchema":{"type":"object","properties":{"headless":{"type":"boolean"},"executablePath":{"type":"string"},"userDataDir":{"type":"string"}}}}`,
+			"critical", L5, 0},
+		{"a launcher whose browser's path may be set", `{"name":"launch_browser","description":"Launch a browser instance.","inputSchema":{"type":"object","properties":{"chromePath":{"type":"string"}}}}`,
 			"critical", L5, 0},
 		{"a launcher with an optional script keeps its grade", `{"name":"start_debugger","description":"Start a debugging session.","inputSchema":{"type":"object","properties":{"port":{"type":"number"},"scriptPath":{"type":"string"}}}}`,
 			"medium", L3, L3},
 		{"an executable's path read back launches nothing", `{"name":"get_browser_info","description":"Get the browser's version and executable path.","inputSchema":{"type":"object","properties":{"executablePath":{"type":"string"}}}}`,
 			"", L0, L3},
-		{"a function saved with its body and its language", `{"name":"create_function","description":"Create a database function.","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"language":{"type":"string"},"returns":{"type":"string"},"body":{"type":"string"}},"required":["name","language","body"]}}`,
+		{"an executable chosen from a fixed list", `{"name":"launch_ide","description":"Open the project in an IDE.","inputSchema":{"type":"object","properties":{"executable":{"type":"string","enum":["code","cursor","idea"]}}}}`,
+			"", L0, L4},
+		{"an executable's path shown for information only", `{"name":"launch_editor","description":"Launch the configured editor.","inputSchema":{"type":"object","properties":{"executablePath":{"type":"string","description":"Read-only: shown for information; the server always uses the path from its config file."}}}}`,
+			"", L0, L4},
+		{"an already-running executable attached to", `{"name":"start_profiler","description":"Start profiling a running process.","inputSchema":{"type":"object","properties":{"executable":{"type":"string","description":"Name of the already-running executable to attach to (e.g. 'nginx'); nothing is started"}}}}`,
+			"", L0, L4},
+		{"a binary watched, not started", `{"name":"start_monitoring","description":"Start monitoring a process for crashes.","inputSchema":{"type":"object","properties":{"executablePath":{"type":"string","description":"Path of the binary to watch for crash dumps"}}}}`,
+			"", L0, L4},
+		{"a binary disassembled, not executed", `{"name":"start_analysis","description":"Start static analysis of a binary.","inputSchema":{"type":"object","properties":{"binaryPath":{"type":"string","description":"Binary to disassemble; not executed"}}}}`,
+			"", L0, L4},
+		{"a function saved with its body and its language", `{"name":"create_function","description":"Create a database function.","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"language":{"type":"string","description":"plpgsql, sql, etc."},"returns":{"type":"string"},"body":{"type":"string"}},"required":["name","language","body"]}}`,
 			"critical", L5, 0},
-		{"a stored procedure saved with its language", `{"name":"save_procedure","description":"Save a stored procedure.","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"lang":{"type":"string"},"body":{"type":"string"}},"required":["name","body"]}}`,
+		{"a stored procedure saved with a language offered", `{"name":"save_procedure","description":"Save a stored procedure.","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"lang":{"type":"string","enum":["sql","python"]},"body":{"type":"string"}},"required":["name","body"]}}`,
 			"critical", L5, 0},
 		{"a class taught in a language is no program", `{"name":"create_class","description":"Create a class in the school's timetable.","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"language":{"type":"string"},"body":{"type":"string"}},"required":["name","body"]}}`,
 			"medium", L3, L3},
+		{"a procedure of a manual in a reader's language", `{"name":"create_procedure","description":"Create a standard operating procedure in the quality manual.","inputSchema":{"type":"object","properties":{"title":{"type":"string"},"language":{"type":"string","description":"Document language, e.g. en, de"},"content":{"type":"string","description":"The procedure text"}},"required":["title","content"]}}`,
+			"medium", L3, L3},
+		{"a chatbot's trigger replies in a language", `{"name":"create_trigger","description":"Create a chatbot trigger: when a visitor types the keyword, the bot replies with the body text.","inputSchema":{"type":"object","properties":{"keyword":{"type":"string"},"language":{"type":"string","description":"Reply language (en, fr, es)"},"body":{"type":"string","description":"Reply text"}},"required":["keyword","body"]}}`,
+			"", L3, L4},
+		{"a function's description edited in a locale", `{"name":"update_function_description","description":"Update the description of a function in the catalog.","inputSchema":{"type":"object","properties":{"function_id":{"type":"string"},"language":{"type":"string","description":"Locale of the description"},"content":{"type":"string","description":"New description text"}},"required":["function_id","content"]}}`,
+			"", L3, L4},
 		{"a function saved without a language or a word of code keeps its grade", `{"name":"create_function","description":"Create a database function.","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"body":{"type":"string"}},"required":["name","body"]}}`,
 			"medium", L3, L3},
-		{"a pipeline's trigger created mints its token", `{"name":"create_pipeline_trigger","description":"Create a pipeline trigger for a project.","inputSchema":{"type":"object","properties":{"project_id":{"type":"string"},"description":{"type":"string"}},"required":["project_id","description"]}}`,
-			"critical", L5, 0},
-		{"a build's trigger added mints its token", `{"name":"add_build_trigger","description":"Add a build trigger.","inputSchema":{"type":"object","properties":{"repo":{"type":"string"}},"required":["repo"]}}`,
-			"critical", L5, 0},
-		{"a pipeline's triggers read back are secrets", `{"name":"list_pipeline_triggers","description":"List the pipeline triggers of a project.","inputSchema":{"type":"object","properties":{"project_id":{"type":"string"}},"required":["project_id"]}}`,
-			"high", L4, 0},
-		{"a pipeline's trigger jobs are jobs", `{"name":"list_pipeline_trigger_jobs","description":"List the trigger jobs of a pipeline.","inputSchema":{"type":"object","properties":{"project_id":{"type":"string"},"pipeline_id":{"type":"string"}},"required":["project_id","pipeline_id"]}}`,
-			"low", L0, L3},
-		{"a database's trigger is no key", `{"name":"create_trigger","description":"Create a trigger on a table.","inputSchema":{"type":"object","properties":{"table":{"type":"string"},"event":{"type":"string"},"function":{"type":"string"}},"required":["table","event","function"]}}`,
-			"", L3, L4},
-		{"a workflow's trigger is no key", `{"name":"create_workflow_trigger","description":"Create a trigger that starts a workflow when a form is submitted.","inputSchema":{"type":"object","properties":{"workflow_id":{"type":"string"},"event":{"type":"string"}},"required":["workflow_id","event"]}}`,
-			"", L3, L4},
-		{"a pipeline run triggered mints nothing", `{"name":"trigger_pipeline","description":"Trigger a pipeline run on a branch.","inputSchema":{"type":"object","properties":{"project_id":{"type":"string"},"ref":{"type":"string"}},"required":["project_id","ref"]}}`,
-			"high", L4, L4},
 		{"keys typed and clicks made on a computer's desktop", `{"name":"computer","description":"Use a mouse and keyboard to interact with a computer, and take screenshots.","inputSchema":{"type":"object","properties":{"action":{"type":"string","enum":["key","type","mouse_move","left_click","screenshot"]},"text":{"type":"string"},"coordinate":{"type":"array","items":{"type":"number"}}},"required":["action"]}}`,
+			"critical", L5, 0},
+		{"a computer whose browser comes after it", `{"name":"computer","description":"Use a mouse and keyboard to interact with a computer, including its web browser and desktop apps.","inputSchema":{"type":"object","properties":{"action":{"type":"string","enum":["key","type","left_click"]}},"required":["action"]}}`,
 			"critical", L5, 0},
 		{"typing on an operating system's desktop named in the tool", `{"name":"desktop_type_and_click","description":"Types text and clicks at a position on the operating system's desktop.","inputSchema":{"type":"object","properties":{"text":{"type":"string"},"x":{"type":"number"},"y":{"type":"number"}}}}`,
 			"critical", L5, 0},
@@ -1788,9 +1795,55 @@ func TestExecutablesRoutinesPipelineTriggersDesktopsAndAudits(t *testing.T) {
 			"", L3, L4},
 		{"a desktop notification types nothing", `{"name":"send_desktop_notification","description":"Show a desktop notification on this computer.","inputSchema":{"type":"object","properties":{"title":{"type":"string"},"body":{"type":"string"}},"required":["title"]}}`,
 			"", L3, L4},
-		{"an audit the server defines observes", `{"name":"run_accessibility_audit","description":"Run an accessibility audit of the current page.","inputSchema":{"type":"object","properties":{"url":{"type":"string"}}}}`,
-			"low", L0, L2},
-		{"an audit run with a script the caller writes still executes", `{"name":"run_audit","description":"Run an audit of the page.","inputSchema":{"type":"object","properties":{"url":{"type":"string"},"script":{"type":"string","description":"JavaScript to run on the page before the audit"}},"required":["script"]}}`,
+		{"clicks and key presses recorded into a test", `{"name":"record_ui_test","description":"Record a UI test of the desktop app under test; saves clicks and key presses into a test file.","inputSchema":{"type":"object","properties":{"events":{"type":"string","enum":["click","keypress"]},"file":{"type":"string"}}}}`,
+			"", L0, L4},
+		{"a ticket filed about a keyboard", `{"name":"create_ticket","description":"Create a helpdesk ticket about a computer problem.","inputSchema":{"type":"object","properties":{"category":{"type":"string","enum":["keyboard","mouse_click","screen"]}},"required":["category"]}}`,
+			"", L0, L4},
+		{"a press release of a desktop app", `{"name":"press_release","description":"Publish a press release about our desktop app.","inputSchema":{"type":"object","properties":{"type":{"type":"string","enum":["product","click"]}}}}`,
+			"", L0, L4},
+		{"an audit that may fix stays an execution", `{"name":"run_npm_audit","description":"Run npm audit on a project. Set fix to true to run npm audit fix, which upgrades vulnerable packages and rewrites package-lock.json; force allows breaking major upgrades.","inputSchema":{"type":"object","properties":{"projectPath":{"type":"string"},"fix":{"type":"boolean"},"force":{"type":"boolean"}},"required":["projectPath"]}}`,
 			"critical", L5, 0},
 	})
+}
+
+// TestTriggerTokensOfACatalogue holds the domain of a catalogue that
+// speaks of trigger tokens: its pipelines' triggers are credentials when
+// created or read back, and only there; a catalogue that does not speak
+// of them keeps its triggers configuration.
+func TestTriggerTokensOfACatalogue(t *testing.T) {
+	tokens := `{"tools":[
+		{"name":"list_pipeline_triggers","description":"List a project's pipeline trigger tokens.","inputSchema":{"type":"object","properties":{"project_id":{"type":"string"}},"required":["project_id"]}},
+		{"name":"get_pipeline_trigger","description":"Get a pipeline trigger.","inputSchema":{"type":"object","properties":{"project_id":{"type":"string"},"trigger_id":{"type":"string"}},"required":["project_id","trigger_id"]}},
+		{"name":"create_pipeline_trigger","description":"Create a pipeline trigger for a project.","inputSchema":{"type":"object","properties":{"project_id":{"type":"string"},"description":{"type":"string"}},"required":["project_id","description"]}},
+		{"name":"rename_pipeline_trigger","description":"Rename a pipeline trigger.","inputSchema":{"type":"object","properties":{"trigger_id":{"type":"string"},"name":{"type":"string"}},"required":["trigger_id","name"]}},
+		{"name":"list_pipeline_trigger_jobs","description":"List the trigger jobs of a pipeline.","inputSchema":{"type":"object","properties":{"project_id":{"type":"string"},"pipeline_id":{"type":"string"}},"required":["project_id","pipeline_id"]}},
+		{"name":"create_trigger","description":"Create a trigger on a table.","inputSchema":{"type":"object","properties":{"table":{"type":"string"},"event":{"type":"string"}},"required":["table","event"]}}]}`
+	config := strings.ReplaceAll(tokens, "pipeline trigger tokens", "build triggers")
+	want := map[string][2]string{ // riskLevel with the tokens' catalogue, and with the other
+		"list_pipeline_triggers":     {"high", "low"},
+		"get_pipeline_trigger":       {"high", "low"},
+		"create_pipeline_trigger":    {"critical", "medium"},
+		"rename_pipeline_trigger":    {"medium", "medium"},
+		"list_pipeline_trigger_jobs": {"low", "low"},
+		"create_trigger":             {"medium", "medium"},
+	}
+	for i, src := range []string{tokens, config} {
+		cat, err := tooldef.ParseCatalogue([]byte(src), tooldef.DefaultLimits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := ReadDomain(cat.Tools)
+		if d.Has(DomainTriggerTokens) != (i == 0) {
+			t.Fatalf("catalogue %d: domain %s", i, d)
+		}
+		for _, tool := range cat.Tools {
+			a := Assess(Input{Tool: tool, Domain: d})
+			if got := a.SEP.RiskLevel; got != want[tool.Name][i] {
+				t.Errorf("catalogue %d, %s: riskLevel %s, want %s (%v)", i, tool.Name, got, want[tool.Name][i], a.Reasons)
+			}
+			if alone := Assess(Input{Tool: tool}); a.Level < alone.Level {
+				t.Errorf("catalogue %d, %s: the domain lowered %s to %s", i, tool.Name, alone.Level, a.Level)
+			}
+		}
+	}
 }

@@ -456,43 +456,72 @@ var (
 )
 
 // keyboardInputs and pointerClicks are the words of typing and of clicking,
-// in a tool's name or in the actions its parameters offer.
+// in a tool's name or in the actions its action parameter offers.
 var (
 	keyboardInputs = map[string]bool{"type": true, "key": true, "keys": true, "keypress": true, "press": true,
-		"hotkey": true, "keyboard": true, "typing": true}
+		"hotkey": true, "typing": true}
 	pointerClicks = map[string]bool{"click": true, "clicks": true, "tap": true}
 )
 
 // controlsDesktop says a tool types and clicks on a computer's desktop
 // ("computer(action: key | type | left_click …) — Use a mouse and keyboard
-// to interact with a computer"): its first sentence is about a computer,
-// not a browser's page, and it offers both a key press or typed text and
-// a click. Whoever types on a desktop can open a terminal and type a
+// to interact with a computer"): its first sentence is about a computer
+// before any browser's page, and it offers both a key press or typed text
+// and a click — in its name's words where no other verb names the tool
+// ("desktop_type_and_click"), or as the options of a parameter that picks
+// the action. Whoever types on a desktop can open a terminal and type a
 // command into it, or act in any application signed in there: as grave
-// as running the command.
+// as running the command. A tool that records, configures or files clicks
+// and keys (a UI test recorder, a shortcut, a ticket's category) names
+// another verb or offers them as no action.
 func controlsDesktop(s *signals) bool {
 	first := firstSentence(s.desc)
-	if !desktopSaid.Any(first) || browserSaid.Any(first) {
+	if !desktopSaid.Any(first) {
+		return false // nearly every tool: one pass, no position sought
+	}
+	if b := earliest(first, browserPagePhrases); b >= 0 && b < earliest(first, desktopPhrases) {
 		return false
 	}
-	typing, clicking := false, false
-	note := func(words []string) {
-		for _, w := range words {
-			typing = typing || keyboardInputs[w]
-			clicking = clicking || pointerClicks[w]
+	// Both from one place: the name's words, or one parameter's actions
+	// ("press_release" with a kind "click" types nothing).
+	typesAndClicks := func(words ...[]string) bool {
+		typing, clicking := false, false
+		for _, ws := range words {
+			for _, w := range ws {
+				typing = typing || keyboardInputs[w]
+				clicking = clicking || pointerClicks[w]
+			}
 		}
+		return typing && clicking
 	}
-	note(s.tokens)
-	var buf [4]string
+	if (s.actSource != "name" || keyboardInputs[s.verb] || pointerClicks[s.verb]) && typesAndClicks(s.tokens) {
+		return true
+	}
 	for _, p := range s.params {
-		if p.nested {
+		if p.nested || !actionParamWords[p.flat] {
 			continue
 		}
-		for _, v := range optionValues(p.schema) {
-			note(appendTokens(buf[:0], v))
+		opts := optionValues(p.schema)
+		words := make([][]string, len(opts))
+		for i, v := range opts {
+			words[i] = appendTokens(nil, v)
+		}
+		if typesAndClicks(words...) {
+			return true
 		}
 	}
-	return typing && clicking
+	return false
+}
+
+// earliest is where in text the first of phrases to appear begins, or -1.
+func earliest(text string, phrases []string) int {
+	at := -1
+	for _, p := range phrases {
+		if i := strings.Index(text, p); i >= 0 && (at < 0 || i < at) {
+			at = i
+		}
+	}
+	return at
 }
 
 // pointerOnly words move a pointer or a view and commit nothing.
@@ -1188,13 +1217,21 @@ var codeHolders = map[string]bool{"class": true, "classes": true, "trigger": tru
 	"function": true, "functions": true, "lambda": true, "lambdas": true, "procedure": true, "procedures": true}
 
 // routineHolders are the codeHolders that are routines a program calls: a
-// function's or a procedure's "language" is the language its body is
-// written in, where a class may be a course taught in one.
-var routineHolders = map[string]bool{"trigger": true, "triggers": true, "function": true, "functions": true,
-	"lambda": true, "lambdas": true, "procedure": true, "procedures": true}
+// function's or a procedure's language is the one its body is written in,
+// where a class may be a course taught in one and a trigger a chatbot's.
+var routineHolders = map[string]bool{"function": true, "functions": true, "lambda": true, "lambdas": true,
+	"procedure": true, "procedures": true}
 
 // codeLanguageParams name the language a body is written in.
 var codeLanguageParams = map[string]bool{"language": true, "lang": true, "runtime": true}
+
+// programmingLanguages are languages a routine's body is written in, as
+// words: a parameter that offers or describes one of them names a
+// program's language, not a reader's.
+var programmingLanguages = map[string]bool{"sql": true, "plpgsql": true, "plpython": true, "plpythonu": true,
+	"plperl": true, "pltcl": true, "plv8": true, "plsql": true, "tsql": true, "python": true, "javascript": true,
+	"typescript": true, "nodejs": true, "java": true, "ruby": true, "golang": true, "rust": true, "bash": true,
+	"lua": true, "apex": true, "php": true, "perl": true, "csharp": true, "kotlin": true, "scala": true}
 
 // codeHolderSaid finds a class, a trigger or a function the description's
 // opening says the change saves ("Create or update Apex classes").
@@ -1227,7 +1264,7 @@ func deploysCode(s *signals) string {
 	// "createFunction(name, language, body)": a routine's body given with
 	// the language it is written in is a program in that language,
 	// whether or not a description says so.
-	toolSaysCode := saysCode(head) || (containsAnyMap(s.objects, routineHolders) && languageNamed(s.params))
+	toolSaysCode := saysCode(head) || (routineHolders[headNoun(s.objects)] && languageNamed(s.params))
 	for _, p := range s.params[first:] {
 		if p.nested || !p.required || !codeBodyParams[p.flat] || (p.typ != "string" && p.typ != "") {
 			continue
@@ -1242,12 +1279,27 @@ func deploysCode(s *signals) string {
 	return ""
 }
 
-// languageNamed says a top-level parameter names the language of what the
-// call saves.
+// languageNamed says a top-level parameter names the programming language
+// of what the call saves: a language parameter whose options, default or
+// description name one ("plpgsql, sql, etc."). A locale ("en, de") is a
+// reader's language.
 func languageNamed(params []param) bool {
+	var buf [8]string
 	for _, p := range params {
-		if !p.nested && codeLanguageParams[p.flat] && (p.typ == "string" || p.typ == "") {
-			return true
+		if p.nested || !codeLanguageParams[p.flat] || (p.typ != "string" && p.typ != "") {
+			continue
+		}
+		words := optionValues(p.schema)
+		if d, ok := p.schema["default"].(string); ok {
+			words = append(words, d)
+		}
+		if d, ok := p.schema["description"].(string); ok {
+			words = append(words, d)
+		}
+		for _, w := range words {
+			if containsAnyMap(appendTokens(buf[:0], strings.ToLower(w)), programmingLanguages) {
+				return true
+			}
 		}
 	}
 	return false
