@@ -990,9 +990,10 @@ var programParams = map[string]bool{"script": true, "scriptpath": true, "scriptf
 	"programpath": true, "executable": true, "executablepath": true, "binarypath": true}
 
 // executablePaths name the program a launcher starts in place of its
-// own: its executable's path, or a browser's.
+// own: its executable's path, or Chrome's ("browserPath" is as often a
+// route inside an app).
 var executablePaths = map[string]bool{"executable": true, "executablepath": true, "exepath": true,
-	"browserpath": true, "chromepath": true}
+	"chromepath": true}
 
 // programParam is a parameter of a change named start or launch that
 // names a script or a program to start ("start_debugging(scriptPath)"):
@@ -1008,10 +1009,8 @@ func programParam(s *signals) string {
 	if s.verb != "start" && s.verb != "launch" {
 		return ""
 	}
-	// "start_monitoring(executablePath)": what a recording, a trace or a
-	// watch names is what it observes.
 	h := headNoun(s.objects)
-	observes := recordingNouns[h] || watchingNouns[h]
+	launcher := len(s.objects) == 0 || launchedNouns[h]
 	for _, p := range s.params {
 		if p.nested || (p.typ != "string" && p.typ != "") {
 			continue
@@ -1019,29 +1018,50 @@ func programParam(s *signals) string {
 		if p.required && programParams[p.flat] {
 			return p.name
 		}
-		if executablePaths[p.flat] && !observes && !hasOptions(p.schema) && !saysNotRun(p.schema) {
+		if executablePaths[p.flat] && launcher && !hasOptions(p.schema) && !saysNotRun(p.schema) {
 			return p.name
 		}
 	}
 	return ""
 }
 
-// watchingNouns, with the recording nouns, are what a start observes.
-var watchingNouns = map[string]bool{"monitoring": true, "monitor": true, "watch": true, "watching": true}
+// launchedNouns are what a launcher starts as a program: a browser, an
+// application, an instance of one. A launcher named for nothing else
+// ("launch", "puppeteer_launch") counts too; one that starts a signing, a
+// tour or a build names what it starts, and its path is that job's input.
+var launchedNouns = map[string]bool{"browser": true, "browsers": true, "chrome": true, "chromium": true,
+	"firefox": true, "app": true, "application": true, "program": true, "process": true, "instance": true,
+	"session": true, "debugger": true, "emulator": true, "simulator": true, "editor": true, "ide": true,
+	"puppeteer": true, "playwright": true, "executable": true, "binary": true}
 
-// notRunPhrases say what a parameter names is not started.
-var (
-	notRunPhrases = []string{"not executed", "not run", "never executed", "never run", "not launched",
-		"never launched", "not started", "without running", "without executing", "nothing is started",
-		"already running", "already-running", "read-only", "ignored"}
-	notRunSaid = phrase.New(notRunPhrases...)
-)
+// notRunPhrases say what a parameter names is not started; each is taken
+// as whole words ("not running yet" is no denial).
+var notRunPhrases = []string{"not executed", "never executed", "not launched", "never launched",
+	"nothing is started", "is not run", "is never run", "without executing", "without running", "read-only"}
 
 // saysNotRun says a parameter's own description says what it names is
 // not run.
 func saysNotRun(schema map[string]any) bool {
 	d, _ := schema["description"].(string)
-	return d != "" && notRunSaid.Any(strings.ToLower(d))
+	if d == "" {
+		return false
+	}
+	d = strings.ToLower(d)
+	for _, p := range notRunPhrases {
+		for i := 0; ; {
+			k := strings.Index(d[i:], p)
+			if k < 0 {
+				break
+			}
+			k += i
+			end := k + len(p)
+			if (k == 0 || !isASCIILetterByte(d[k-1])) && (end == len(d) || !isASCIILetterByte(d[end])) {
+				return true
+			}
+			i = k + 1
+		}
+	}
+	return false
 }
 
 // meetingNouns are what a calendar invites people to.

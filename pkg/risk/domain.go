@@ -120,15 +120,21 @@ func ReadDomain(tools []*tooldef.Tool) Domain {
 	return d
 }
 
-// saysTriggerToken says text holds "trigger token" in any case. Every
-// tool's first sentence is asked, and few hold "oken" at all: the byte
-// search finds that first, and only what it finds is compared.
+// saysTriggerToken says a sentence speaks of a pipeline's or a build's
+// trigger tokens: "trigger token" or "trigger tokens" as words, in any
+// case, in a sentence that names a pipeline or a build. Every tool's first
+// sentence is asked, and few hold "oken" at all: the byte search finds
+// that first, and only what it finds is compared.
 func saysTriggerToken(text string) bool {
-	return triggerTokenBefore(text, "oken") || triggerTokenBefore(text, "OKEN")
+	if !triggerTokenBefore(text, "oken") && !triggerTokenBefore(text, "OKEN") {
+		return false
+	}
+	return containsFold(text, "pipeline") || containsFold(text, "build")
 }
 
 // triggerTokenBefore says an occurrence of rest in text follows "trigger
-// t" in any case.
+// t" in any case and ends a word, or ends one with an s ("trigger
+// tokenization" is not one).
 func triggerTokenBefore(text, rest string) bool {
 	const before = "trigger t"
 	for i := 0; ; {
@@ -137,11 +143,28 @@ func triggerTokenBefore(text, rest string) bool {
 			return false
 		}
 		k += i
-		if k >= len(before) && strings.EqualFold(text[k-len(before):k], before) {
+		end := k + len(rest)
+		if end < len(text) && (text[end] == 's' || text[end] == 'S') {
+			end++
+		}
+		if k >= len(before) && strings.EqualFold(text[k-len(before):k], before) &&
+			(k == len(before) || !isASCIILetterByte(text[k-len(before)-1])) &&
+			(end == len(text) || !isASCIILetterByte(text[end])) {
 			return true
 		}
 		i = k + 1
 	}
+}
+
+// containsFold says text holds word, lower-case ASCII, in any case; asked
+// only of the few sentences that speak of trigger tokens.
+func containsFold(text, word string) bool {
+	for i := 0; i+len(word) <= len(text); i++ {
+		if strings.EqualFold(text[i:i+len(word)], word) {
+			return true
+		}
+	}
+	return false
 }
 
 // saysDomain says a word of text is one of the domain's words. A word is

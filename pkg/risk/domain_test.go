@@ -213,13 +213,16 @@ func TestADomainNeverLowers(t *testing.T) {
 // TestSaysTriggerToken holds the catalogue's phrase to its cases.
 func TestSaysTriggerToken(t *testing.T) {
 	for text, want := range map[string]bool{
-		"List project pipeline trigger tokens.": true,
-		"Trigger Token of a project":            true,
-		"A TRIGGER TOKEN":                       true,
-		"Triggers a pipeline with a token":      false,
-		"trigger the token refresh":             false,
-		"the token of a trigger":                false,
-		"":                                      false,
+		"List project pipeline trigger tokens.":            true,
+		"Trigger Token of a build":                         true,
+		"A PIPELINE TRIGGER TOKEN":                         true,
+		"Trigger token of a project":                       false,
+		"Triggers a pipeline with a token":                 false,
+		"trigger the token refresh of a pipeline":          false,
+		"the token of a pipeline's trigger":                false,
+		"Trigger tokenization of the pipeline's documents": false,
+		"Retrigger tokens of a build":                      false,
+		"":                                                 false,
 	} {
 		if got := saysTriggerToken(text); got != want {
 			t.Errorf("%q: %v, want %v", text, got, want)

@@ -90,7 +90,7 @@ func lexiconLists() map[string][]string {
 		"forum-words": forumWords, "forum-heads": forumHeads, "forum-verbs": forumVerbs,
 		"executable-paths": executablePaths, "routine-holders": routineHolders, "code-language-params": codeLanguageParams,
 		"keyboard-inputs": keyboardInputs, "pointer-clicks": pointerClicks, "creating-verbs": creatingVerbs,
-		"inspection-nouns": inspectionNouns, "watching-nouns": watchingNouns, "programming-languages": programmingLanguages,
+		"inspection-nouns": inspectionNouns, "launched-nouns": launchedNouns, "signature-params": signatureParams, "routine-stores": routineStores, "control-verbs": controlVerbs, "desktop-action-params": desktopActionParams, "programming-languages": programmingLanguages,
 	} {
 		keys(name, m)
 	}

@@ -463,17 +463,27 @@ var (
 	pointerClicks = map[string]bool{"click": true, "clicks": true, "tap": true}
 )
 
+// controlVerbs are the verbs of a name that names the control itself
+// ("use_computer", "control_desktop"); a tool named by any other verb
+// records, configures or files what it takes.
+var controlVerbs = map[string]bool{"use": true, "control": true, "operate": true, "interact": true, "automate": true,
+	"drive": true}
+
+// desktopActionParams pick the input a desktop tool sends: its action, not
+// a kind, a mode or a category.
+var desktopActionParams = map[string]bool{"action": true, "actions": true, "operation": true, "command": true}
+
 // controlsDesktop says a tool types and clicks on a computer's desktop
 // ("computer(action: key | type | left_click …) — Use a mouse and keyboard
 // to interact with a computer"): its first sentence is about a computer
-// before any browser's page, and it offers both a key press or typed text
-// and a click — in its name's words where no other verb names the tool
-// ("desktop_type_and_click"), or as the options of a parameter that picks
-// the action. Whoever types on a desktop can open a terminal and type a
+// before any browser's page, no verb but one of control names it, and one
+// parameter that picks its action offers both a key press or typed text
+// and a click. Whoever types on a desktop can open a terminal and type a
 // command into it, or act in any application signed in there: as grave
-// as running the command. A tool that records, configures or files clicks
-// and keys (a UI test recorder, a shortcut, a ticket's category) names
-// another verb or offers them as no action.
+// as running the command. A tool that records, tracks, configures or
+// files clicks and keys (a UI test recorder, an analytics event, a
+// shortcut, a ticket's category) names another verb or offers them as no
+// action.
 func controlsDesktop(s *signals) bool {
 	first := firstSentence(s.desc)
 	if !desktopSaid.Any(first) {
@@ -494,11 +504,11 @@ func controlsDesktop(s *signals) bool {
 		}
 		return typing && clicking
 	}
-	if (s.actSource != "name" || keyboardInputs[s.verb] || pointerClicks[s.verb]) && typesAndClicks(s.tokens) {
-		return true
+	if s.actSource == "name" && !controlVerbs[s.verb] {
+		return false // "track_event", "add_tutorial_step": another verb names the tool
 	}
 	for _, p := range s.params {
-		if p.nested || !actionParamWords[p.flat] {
+		if p.nested || !desktopActionParams[p.flat] {
 			continue
 		}
 		opts := optionValues(p.schema)
@@ -1264,7 +1274,7 @@ func deploysCode(s *signals) string {
 	// "createFunction(name, language, body)": a routine's body given with
 	// the language it is written in is a program in that language,
 	// whether or not a description says so.
-	toolSaysCode := saysCode(head) || (routineHolders[headNoun(s.objects)] && languageNamed(s.params))
+	toolSaysCode := saysCode(head) || (routineHolders[headNoun(s.objects)] && languageNamed(s.params) && routineOfAService(s, head))
 	for _, p := range s.params[first:] {
 		if p.nested || !p.required || !codeBodyParams[p.flat] || (p.typ != "string" && p.typ != "") {
 			continue
@@ -1278,6 +1288,27 @@ func deploysCode(s *signals) string {
 	}
 	return ""
 }
+
+// signatureParams declare what a routine returns or takes: a routine a
+// program calls, not a snippet kept or documented.
+var signatureParams = map[string]bool{"returns": true, "returntype": true, "return": true, "parameters": true,
+	"arguments": true, "args": true, "signature": true, "handler": true}
+
+// routineOfAService says the routine a change saves is one a service will
+// call: the change declares its signature, or its description's opening
+// names the database it is saved in.
+func routineOfAService(s *signals, opening string) bool {
+	for _, p := range s.params {
+		if !p.nested && signatureParams[p.flat] {
+			return true
+		}
+	}
+	return saysWordOf(opening, databaseEngines) || saysWordOf(opening, routineStores)
+}
+
+// routineStores are where a saved routine is called from, in a
+// description's words.
+var routineStores = map[string]bool{"database": true, "databases": true, "db": true, "sql": true}
 
 // languageNamed says a top-level parameter names the programming language
 // of what the call saves: a language parameter whose options, default or
