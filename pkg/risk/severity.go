@@ -449,11 +449,8 @@ var (
 	desktopSaid    = phrase.New(desktopPhrases...)
 )
 
-// browserSaid says it is a browser's page instead.
-var (
-	browserPagePhrases = []string{"browser", "web page", "webpage", "tab ", "website"}
-	browserSaid        = phrase.New(browserPagePhrases...)
-)
+// browserPagePhrases say it is a browser's page instead.
+var browserPagePhrases = []string{"browser", "web page", "webpage", "tab ", "website"}
 
 // keyboardInputs and pointerClicks are the words of typing and of clicking,
 // in a tool's name or in the actions its action parameter offers.
