@@ -442,4 +442,3 @@ var (
 func TestCorpusSixteenFigures(t *testing.T) {
 	holdKeptCorpus(t, "corpus-16", corpusSixteenDir, corpusSixteenFirstRun, corpusSixteenBefore, "before the rules read from corpus-15", corpusSixteenRatchets)
 }
-
