@@ -297,7 +297,7 @@ var (
 	corpusElevenBefore = []figure{
 		{got: 64, of: 72}, {got: 204, of: 216}, {got: 508, of: 599}, {got: 387, of: 599}, {got: 377, of: 599},
 	}
-	corpusElevenRatchets = []int{71, 205, 513, 384, 387}
+	corpusElevenRatchets = []int{71, 205, 513, 384, 388}
 )
 
 // TestCorpusElevenFigures prints how the engine agrees with corpus-11's
@@ -433,7 +433,7 @@ var (
 	corpusSixteenBefore = []figure{
 		{got: 56, of: 60}, {got: 159, of: 172}, {got: 484, of: 570}, {got: 378, of: 570}, {got: 350, of: 570},
 	}
-	corpusSixteenRatchets = []int{56, 159, 484, 378, 350}
+	corpusSixteenRatchets = []int{58, 159, 484, 378, 351}
 )
 
 // TestCorpusSixteenFigures prints how the engine agrees with corpus-16's

@@ -1863,3 +1863,27 @@ func TestTriggerTokensOfACatalogue(t *testing.T) {
 		}
 	}
 }
+
+// TestConcededDisputesAndBilledMemberships holds the rules read from
+// corpus-16's dangerous misses: a card payment's dispute conceded moves
+// the disputed sum, and a membership that is billed is a subscription.
+func TestConcededDisputesAndBilledMemberships(t *testing.T) {
+	checkGrades(t, []gradeCase{
+		{"a dispute accepted", `{"name":"disputes-accept","description":"Accepts liability for a dispute.","inputSchema":{"type":"object","properties":{"disputeID":{"type":"string"}},"required":["disputeID"]}}`,
+			"critical", L5, 0},
+		{"a chargeback conceded", `{"name":"concede_chargeback","description":"Concede a chargeback instead of contesting it.","inputSchema":{"type":"object","properties":{"chargeback_id":{"type":"string"}},"required":["chargeback_id"]}}`,
+			"critical", L5, 0},
+		{"a dispute's evidence submitted moves nothing", `{"name":"disputes-submit-evidence","description":"Submit the evidence of a dispute.","inputSchema":{"type":"object","properties":{"disputeID":{"type":"string"}},"required":["disputeID"]}}`,
+			"", L3, L4},
+		{"a dispute read moves nothing", `{"name":"get_dispute","description":"Get a dispute.","inputSchema":{"type":"object","properties":{"disputeID":{"type":"string"}},"required":["disputeID"]}}`,
+			"", L0, L3},
+		{"a billed membership cancelled", `{"name":"cancel_memberships","description":"Cancels a membership either immediately or at the end of the current billing period.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`,
+			"high", L4, 0},
+		{"an organisation's membership removed stays an access change", `{"name":"cancel_organization_membership","description":"Cancel a user's organization membership before the next billing period.","inputSchema":{"type":"object","properties":{"org":{"type":"string"},"user":{"type":"string"}},"required":["org","user"]}}`,
+			"", L4, 0},
+		{"a membership of a club named without billing", `{"name":"update_membership","description":"Update a club member's membership card details.","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"name":{"type":"string"}},"required":["id"]}}`,
+			"medium", L3, L3},
+		{"billed memberships listed move nothing", `{"name":"list_memberships","description":"List memberships with their billing period.","inputSchema":{"type":"object","properties":{"company_id":{"type":"string"}}}}`,
+			"", L0, L3},
+	})
+}

@@ -281,6 +281,20 @@ func readSignals(t *tooldef.Tool) signals {
 			s.bulk = true
 		}
 	}
+	if concedingVerbs[s.verb] && s.act >= actMutate && containsAnyMap(s.objects, disputeNouns) {
+		// "disputes-accept — Accepts liability for a dispute": conceding
+		// a chargeback gives the disputed sum back to the cardholder,
+		// and it cannot be contested again.
+		s.money = disputeConceded
+	}
+	if s.money == "" && s.privilege == "" && s.act >= actMutate && containsAny(s.objects, "membership", "memberships") &&
+		billedSaid.Any(opening(desc, claimWindow)) {
+		// "cancel_memberships — Cancels a membership either immediately or
+		// at the end of the current billing period": a membership that is
+		// billed is a subscription, and cancelling or changing one changes
+		// what a customer pays and gets, again and again.
+		s.money = "subscription"
+	}
 
 	// Sensitivity is judged on the head noun: "get_token_permissions"
 	// reads permissions, "browser_cookie_get" reads cookies.
@@ -1656,6 +1670,13 @@ func environmentVariables(s *signals) bool {
 // envParams name a parameter that may set a service's environment.
 var envParams = map[string]bool{"env": true, "envvars": true, "environment": true, "environmentvariables": true,
 	"envvariables": true, "envvar": true}
+
+// billedPhrases say what a description speaks of is paid for again and
+// again.
+var (
+	billedPhrases = []string{"billing", "billed", "renewal", "renews", "recurring", "subscription", "purchase"}
+	billedSaid    = phrase.New(billedPhrases...)
+)
 
 // membershipOf says a membership among a name's objects is of a scope that
 // grants (an organisation, a team, a project, a workspace, a group).

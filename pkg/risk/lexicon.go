@@ -115,7 +115,7 @@ var verbs = map[string]action{
 	"renew": actMutate, "vote": actMutate, "reserve": actMutate, "subscribe": actMutate, "chmod": actMutate,
 	"chown": actMutate, "mkdir": actMutate, "stage": actMutate, "unstage": actMutate, "provision": actMutate,
 	"launch": actMutate, "expire": actMutate, "invalidate": actMutate, "deactivate": actMutate,
-	"activate": actMutate, "confirm": actMutate, "accept": actMutate, "decline": actMutate,
+	"activate": actMutate, "confirm": actMutate, "accept": actMutate, "decline": actMutate, "concede": actMutate, "forfeit": actMutate,
 	"escalate": actMutate, "append": actMutate, "reconfigure": actMutate, "enroll": actMutate,
 	"unenroll": actMutate, "impersonate": actMutate, "elevate": actMutate, "assume": actMutate,
 	"ban": actMutate, "kick": actMutate, "evict": actMutate, "purchase": actMutate, "withdraw": actMutate,
@@ -227,20 +227,34 @@ var movesMoney = map[string]bool{"refund": true, "refunds": true, "payout": true
 // provider a business takes payments with: every later payment.
 const paymentProvider = "payment provider"
 
+// disputeConceded is the money a change moves by conceding a card
+// payment's dispute: the disputed sum goes back to the cardholder.
+const disputeConceded = "dispute conceded"
+
 // movesMoneyAs says a tool's money word moves money: a word of movesMoney,
-// a deposit with a sum to move (readSignals), or the keys of a payment
-// provider set.
+// a deposit with a sum to move (readSignals), the keys of a payment
+// provider set, or a dispute conceded.
 func movesMoneyAs(money string) bool {
-	return movesMoney[money] || money == "deposit" || money == paymentProvider
+	return movesMoney[money] || money == "deposit" || money == paymentProvider || money == disputeConceded
 }
 
 // movingMoney is the reason a tool that moves money gives.
 func movingMoney(money string) string {
-	if money == paymentProvider {
+	switch money {
+	case paymentProvider:
 		return "decides whose account payments reach (" + money + ")"
+	case disputeConceded:
+		return "concedes a payment's dispute: the disputed sum is returned to the cardholder, for good"
 	}
 	return "moves money (" + money + ")"
 }
+
+// disputeNouns are a card payment's contested charge; concedingVerbs
+// give it up.
+var (
+	disputeNouns   = map[string]bool{"dispute": true, "disputes": true, "chargeback": true, "chargebacks": true}
+	concedingVerbs = map[string]bool{"accept": true, "concede": true, "forfeit": true}
+)
 
 // recordingNouns are what a start or stop only observes.
 var recordingNouns = map[string]bool{"recording": true, "tracing": true, "trace": true, "video": true,
