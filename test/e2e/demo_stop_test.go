@@ -66,7 +66,12 @@ func TestDemoStopsOnCtrlC(t *testing.T) {
 	})
 
 	screen := &screen{up: make(chan struct{})}
-	go func() { _, _ = io.Copy(screen, terminal) }()
+	// drained closes when the copy has read the terminal to its end: once
+	// every process holding the terminal has exited, a read of the other
+	// side fails. What make printed last may still be in the terminal's
+	// buffer when make has exited.
+	drained := make(chan struct{})
+	go func() { _, _ = io.Copy(screen, terminal); close(drained) }()
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 
@@ -87,6 +92,12 @@ func TestDemoStopsOnCtrlC(t *testing.T) {
 	case err = <-exited:
 	case <-time.After(2 * time.Minute):
 		t.Fatalf("make demo did not end within 2 minutes of Ctrl-C:\n%s", screen.text())
+	}
+	select {
+	case <-drained:
+	case <-time.After(30 * time.Second):
+		// A process of the demo still holds the terminal; the check
+		// below names it.
 	}
 	out := screen.text()
 	t.Logf("make demo, then Ctrl-C:\n%s", out)
