@@ -1865,25 +1865,42 @@ func TestTriggerTokensOfACatalogue(t *testing.T) {
 }
 
 // TestConcededDisputesAndBilledMemberships holds the rules read from
-// corpus-16's dangerous misses: a card payment's dispute conceded moves
-// the disputed sum, and a membership that is billed is a subscription.
+// corpus-16's dangerous misses — a card payment's dispute conceded moves
+// the disputed sum, and a billed membership ended is a subscription ended —
+// and the shapes a review wrote against their first form.
 func TestConcededDisputesAndBilledMemberships(t *testing.T) {
 	checkGrades(t, []gradeCase{
-		{"a dispute accepted", `{"name":"disputes-accept","description":"Accepts liability for a dispute.","inputSchema":{"type":"object","properties":{"disputeID":{"type":"string"}},"required":["disputeID"]}}`,
+		{"a dispute accepted, a payment's by its guide", `{"name":"disputes-accept","description":"Accepts liability for a dispute. Read the guide to card payments.","inputSchema":{"type":"object","properties":{"disputeID":{"type":"string"}},"required":["disputeID"]}}`,
 			"critical", L5, 0},
-		{"a chargeback conceded", `{"name":"concede_chargeback","description":"Concede a chargeback instead of contesting it.","inputSchema":{"type":"object","properties":{"chargeback_id":{"type":"string"}},"required":["chargeback_id"]}}`,
+		{"a payment's dispute accepted", `{"name":"accept_payment_dispute","description":"Accept a dispute and let the buyer be refunded.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`,
 			"critical", L5, 0},
-		{"a dispute's evidence submitted moves nothing", `{"name":"disputes-submit-evidence","description":"Submit the evidence of a dispute.","inputSchema":{"type":"object","properties":{"disputeID":{"type":"string"}},"required":["disputeID"]}}`,
+		{"a card's chargeback accepted", `{"name":"accept_chargeback","description":"Accept a card chargeback instead of contesting it.","inputSchema":{"type":"object","properties":{"chargeback_id":{"type":"string"}},"required":["chargeback_id"]}}`,
+			"critical", L5, 0},
+		{"a wiki's dispute accepted holds no money", `{"name":"accept_dispute","description":"Accept a data dispute raised on a wiki page.","inputSchema":{"type":"object","properties":{"page":{"type":"string"}},"required":["page"]}}`,
 			"", L3, L4},
-		{"a dispute read moves nothing", `{"name":"get_dispute","description":"Get a dispute.","inputSchema":{"type":"object","properties":{"disputeID":{"type":"string"}},"required":["disputeID"]}}`,
+		{"a dispute's assignment accepted holds no money", `{"name":"accept_dispute_assignment","description":"Accept the assignment of a payment dispute case to an attorney.","inputSchema":{"type":"object","properties":{"case_id":{"type":"string"}},"required":["case_id"]}}`,
+			"", L3, L4},
+		{"a stake forfeited keeps the transfer its description names", `{"name":"forfeit_stake","description":"Transfers the staked tokens to the protocol treasury.","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"amount":{"type":"number"}}}}`,
+			"critical", L5, 0},
+		{"a dispute's evidence submitted moves nothing", `{"name":"disputes-submit-evidence","description":"Submit the evidence of a card payment's dispute.","inputSchema":{"type":"object","properties":{"disputeID":{"type":"string"}},"required":["disputeID"]}}`,
+			"", L3, L4},
+		{"a dispute read moves nothing", `{"name":"get_dispute","description":"Get a card payment's dispute.","inputSchema":{"type":"object","properties":{"disputeID":{"type":"string"}},"required":["disputeID"]}}`,
 			"", L0, L3},
 		{"a billed membership cancelled", `{"name":"cancel_memberships","description":"Cancels a membership either immediately or at the end of the current billing period.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`,
 			"high", L4, 0},
-		{"an organisation's membership removed stays an access change", `{"name":"cancel_organization_membership","description":"Cancel a user's organization membership before the next billing period.","inputSchema":{"type":"object","properties":{"org":{"type":"string"},"user":{"type":"string"}},"required":["org","user"]}}`,
+		{"a billed membership paused", `{"name":"pause_membership","description":"Pause a membership's recurring billing.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`,
+			"high", L4, 0},
+		{"a billed membership renamed", `{"name":"update_membership_display_name","description":"Rename a membership shown on the billing page.","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"name":{"type":"string"}},"required":["id","name"]}}`,
+			"medium", L3, L3},
+		{"a free library membership renewed", `{"name":"renew_library_membership","description":"Renew a library membership (renewal is free of charge).","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`,
+			"medium", L3, L3},
+		{"an organisation's membership cancelled stays an access change", `{"name":"cancel_organization_membership","description":"Cancel a user's organization membership before the next billing period.","inputSchema":{"type":"object","properties":{"org":{"type":"string"},"user":{"type":"string"}},"required":["org","user"]}}`,
 			"", L4, 0},
-		{"a membership of a club named without billing", `{"name":"update_membership","description":"Update a club member's membership card details.","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"name":{"type":"string"}},"required":["id"]}}`,
+		{"a club's membership card edited", `{"name":"update_membership","description":"Update a club member's membership card details.","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"name":{"type":"string"}},"required":["id"]}}`,
 			"medium", L3, L3},
 		{"billed memberships listed move nothing", `{"name":"list_memberships","description":"List memberships with their billing period.","inputSchema":{"type":"object","properties":{"company_id":{"type":"string"}}}}`,
 			"", L0, L3},
+		{"a desktop of a billing portal stays a desktop", `{"name":"automate_membership_desktop","description":"Use a mouse and keyboard to interact with the computer running the membership billing portal.","inputSchema":{"type":"object","properties":{"action":{"type":"string","enum":["type","left_click","key","screenshot"]}},"required":["action"]}}`,
+			"critical", L5, 0},
 	})
 }

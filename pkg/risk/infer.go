@@ -35,6 +35,7 @@ type signals struct {
 	foreignSchema     string   // a keyword outside JSON Schema in an input schema with no properties
 	paramRoles        uint8    // the roles (paramRole) some parameter's name has: most tools have none
 	privateContent    string   // a word saying a read returns private content
+	endsBilling       bool     // a change that ends or pauses a billed membership
 	hardFlags         []string // flags that make a change hard to undo
 	overwriteText     bool     // the description says the change overwrites
 	apiCall           string   // the HTTP method of a pass-through API tool
@@ -281,19 +282,21 @@ func readSignals(t *tooldef.Tool) signals {
 			s.bulk = true
 		}
 	}
-	if concedingVerbs[s.verb] && s.act >= actMutate && containsAnyMap(s.objects, disputeNouns) {
-		// "disputes-accept — Accepts liability for a dispute": conceding
-		// a chargeback gives the disputed sum back to the cardholder,
-		// and it cannot be contested again.
+	if !movesMoneyAs(s.money) && s.act >= actMutate && disputeNouns[headNoun(s.objects)] && containsAnyMap(tokens, concedingVerbs) &&
+		(containsAny(tokens, "payment", "payments", "card", "chargeback", "chargebacks") || paymentContextSaid.Any(opening(desc, claimWindow))) {
+		// "disputes-accept — Accepts liability for a dispute" of a card
+		// payment: conceding a chargeback gives the disputed sum back to
+		// the cardholder, and it cannot be contested again. A mediator's
+		// or a wiki's dispute, or a dispute's assignment, holds no money.
 		s.money = disputeConceded
 	}
-	if s.money == "" && s.privilege == "" && s.act >= actMutate && containsAny(s.objects, "membership", "memberships") &&
+	if s.privilege == "" && s.act == actMutate && endingVerbs[s.verb] && containsAny(s.objects, "membership", "memberships") &&
 		billedSaid.Any(opening(desc, claimWindow)) {
 		// "cancel_memberships — Cancels a membership either immediately or
 		// at the end of the current billing period": a membership that is
-		// billed is a subscription, and cancelling or changing one changes
-		// what a customer pays and gets, again and again.
-		s.money = "subscription"
+		// billed is a subscription, and ending or pausing one ends what a
+		// customer pays for and gets.
+		s.endsBilling = true
 	}
 
 	// Sensitivity is judged on the head noun: "get_token_permissions"
@@ -1670,6 +1673,16 @@ func environmentVariables(s *signals) bool {
 // envParams name a parameter that may set a service's environment.
 var envParams = map[string]bool{"env": true, "envvars": true, "environment": true, "environmentvariables": true,
 	"envvariables": true, "envvar": true}
+
+// paymentContextPhrases say a dispute is a payment's.
+var (
+	paymentContextPhrases = []string{"payment", "chargeback", "card", "transaction", "refund", "funds"}
+	paymentContextSaid    = phrase.New(paymentContextPhrases...)
+)
+
+// endingVerbs end or pause what a customer pays for.
+var endingVerbs = map[string]bool{"cancel": true, "pause": true, "suspend": true, "terminate": true, "end": true,
+	"stop": true, "expire": true}
 
 // billedPhrases say what a description speaks of is paid for again and
 // again.

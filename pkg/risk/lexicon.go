@@ -115,7 +115,7 @@ var verbs = map[string]action{
 	"renew": actMutate, "vote": actMutate, "reserve": actMutate, "subscribe": actMutate, "chmod": actMutate,
 	"chown": actMutate, "mkdir": actMutate, "stage": actMutate, "unstage": actMutate, "provision": actMutate,
 	"launch": actMutate, "expire": actMutate, "invalidate": actMutate, "deactivate": actMutate,
-	"activate": actMutate, "confirm": actMutate, "accept": actMutate, "decline": actMutate, "concede": actMutate, "forfeit": actMutate,
+	"activate": actMutate, "confirm": actMutate, "accept": actMutate, "decline": actMutate,
 	"escalate": actMutate, "append": actMutate, "reconfigure": actMutate, "enroll": actMutate,
 	"unenroll": actMutate, "impersonate": actMutate, "elevate": actMutate, "assume": actMutate,
 	"ban": actMutate, "kick": actMutate, "evict": actMutate, "purchase": actMutate, "withdraw": actMutate,

@@ -90,7 +90,7 @@ func lexiconLists() map[string][]string {
 		"forum-words": forumWords, "forum-heads": forumHeads, "forum-verbs": forumVerbs,
 		"executable-paths": executablePaths, "routine-holders": routineHolders, "code-language-params": codeLanguageParams,
 		"keyboard-inputs": keyboardInputs, "pointer-clicks": pointerClicks, "creating-verbs": creatingVerbs,
-		"inspection-nouns": inspectionNouns, "dispute-nouns": disputeNouns, "conceding-verbs": concedingVerbs, "launched-nouns": launchedNouns, "signature-params": signatureParams, "routine-stores": routineStores, "control-verbs": controlVerbs, "desktop-action-params": desktopActionParams, "programming-languages": programmingLanguages,
+		"inspection-nouns": inspectionNouns, "dispute-nouns": disputeNouns, "conceding-verbs": concedingVerbs, "ending-verbs": endingVerbs, "launched-nouns": launchedNouns, "signature-params": signatureParams, "routine-stores": routineStores, "control-verbs": controlVerbs, "desktop-action-params": desktopActionParams, "programming-languages": programmingLanguages,
 	} {
 		keys(name, m)
 	}
@@ -123,7 +123,7 @@ var listBlock = regexp.MustCompile("(?s)<!-- list:([a-z-]+) -->\\s*\n```\n(.*?)`
 func phraseLists() map[string][]string {
 	lists := map[string][]string{
 		"read-only-claims": readOnlyPhrases, "enforced-read-only": enforcedReadOnly,
-		"desktop-phrases": desktopPhrases, "billed-phrases": billedPhrases, "browser-page-phrases": browserPagePhrases, "not-run-phrases": notRunPhrases,
+		"desktop-phrases": desktopPhrases, "billed-phrases": billedPhrases, "payment-context-phrases": paymentContextPhrases, "browser-page-phrases": browserPagePhrases, "not-run-phrases": notRunPhrases,
 		"param-read-only": paramReadOnlyPhrases, "secret-phrases": secretPhrases, "auth-phrases": authPhrases,
 		"any-request": anyRequestPhrases, "executed-words": executedWords,
 		"local-phrases": localPhrases, "pipeline-variable-phrases": pipelineVariablePhrases,

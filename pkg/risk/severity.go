@@ -205,6 +205,9 @@ func severity(s signals, act action, blast string) (string, string) {
 		// A new automation runs nothing until someone relies on it; an
 		// edited one changes what already runs.
 		return "high", "changes an automation that already runs on its own, unattended"
+	case s.endsBilling:
+		// Last: it only ever replaces the grade below.
+		return "high", fmt.Sprintf("%q ends or pauses a billed membership: what a customer pays for again and again", s.verb)
 	}
 	return "medium", "a reversible change of limited scope"
 }
