@@ -282,7 +282,7 @@ func readSignals(t *tooldef.Tool) signals {
 			s.bulk = true
 		}
 	}
-	if !movesMoneyAs(s.money) && s.act >= actMutate && disputeNouns[headNoun(s.objects)] && containsAnyMap(tokens, concedingVerbs) &&
+	if !movesMoneyAs(s.money) && s.act >= actMutate && disputedHead(s.objects) && containsAnyMap(tokens, concedingVerbs) &&
 		(containsAny(tokens, "payment", "payments", "card", "chargeback", "chargebacks") || paymentContextSaid.Any(opening(desc, claimWindow))) {
 		// "disputes-accept — Accepts liability for a dispute" of a card
 		// payment: conceding a chargeback gives the disputed sum back to
@@ -326,6 +326,13 @@ func readSignals(t *tooldef.Tool) signals {
 		// verb is what the description's opening says it is, and it
 		// removes everything the tool reaches. Sessions and caches that
 		// signing out or clearing ends are rebuilt, and stay changes.
+		s.act = actDelete
+	}
+	if s.act == actMutate && s.actSource == "name" && s.verb == "archive" && s.privilege == "" &&
+		trashSaid.Any(opening(desc, 200)) {
+		// "products_archive — Move an Object identified by ID to the
+		// recycling bin": what the server calls archiving is a delete it
+		// can undo, as a trash is, and the item leaves every list.
 		s.act = actDelete
 	}
 	if s.act >= actDelete && saysBulk(desc, headNoun(s.objects)) {
@@ -1674,6 +1681,16 @@ func environmentVariables(s *signals) bool {
 var envParams = map[string]bool{"env": true, "envvars": true, "environment": true, "environmentvariables": true,
 	"envvariables": true, "envvar": true}
 
+// disputedHead says the head noun of a name is a dispute or a chargeback,
+// or a dispute's claim or case ("accept_dispute_claim").
+func disputedHead(objects []string) bool {
+	h := headNoun(objects)
+	if disputeNouns[h] {
+		return true
+	}
+	return (h == "claim" || h == "claims" || h == "case" || h == "cases") && containsAnyMap(objects, disputeNouns)
+}
+
 // paymentContextPhrases say a dispute is a payment's.
 var (
 	paymentContextPhrases = []string{"payment", "chargeback", "card", "transaction", "refund", "funds"}
@@ -1717,7 +1734,7 @@ func trashes(tokens []string, i int, description string) bool {
 
 // trashSaid are a description's words for moving something to a trash.
 var trashPhrases = []string{"to the trash", "to trash", "into the trash", "in the trash", "to the bin", "to the recycle",
-	"trashes", "trash a", "trash the", "trash an", "trash one", "trash all", "trash every"}
+	"to the recycling", "trashes", "trash a", "trash the", "trash an", "trash one", "trash all", "trash every"}
 
 var trashSaid = phrase.New(trashPhrases...)
 
