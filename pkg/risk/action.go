@@ -628,21 +628,9 @@ func statesChangeSaid(desc string) bool {
 	if !statesChange.Any(desc) {
 		return false
 	}
-	for _, p := range statesChangePhrases {
-		for from := 0; ; {
-			i := strings.Index(desc[from:], p)
-			if i < 0 {
-				break
-			}
-			i += from
-			from = i + len(p)
-			before := desc[max(0, i-16):i]
-			if !negatedBefore(desc, i) && !strings.Contains(before, "without ") {
-				return true
-			}
-		}
-	}
-	return false
+	return anyPhraseWhere(desc, statesChangePhrases, func(i, _ int) bool {
+		return !negatedBefore(desc, i) && !strings.Contains(desc[max(0, i-16):i], "without ")
+	})
 }
 
 // opensWithChange says a description opens with a verb of change, in the
@@ -1047,21 +1035,9 @@ func saysNotRun(schema map[string]any) bool {
 		return false
 	}
 	d = strings.ToLower(d)
-	for _, p := range notRunPhrases {
-		for i := 0; ; {
-			k := strings.Index(d[i:], p)
-			if k < 0 {
-				break
-			}
-			k += i
-			end := k + len(p)
-			if (k == 0 || !isASCIILetterByte(d[k-1])) && (end == len(d) || !isASCIILetterByte(d[end])) {
-				return true
-			}
-			i = k + 1
-		}
-	}
-	return false
+	return anyPhraseWhere(d, notRunPhrases, func(start, end int) bool {
+		return (start == 0 || !isASCIILetterByte(d[start-1])) && (end == len(d) || !isASCIILetterByte(d[end]))
+	})
 }
 
 // meetingNouns are what a calendar invites people to.

@@ -129,7 +129,9 @@ func saysTriggerToken(text string) bool {
 	if !triggerTokenBefore(text, "oken") && !triggerTokenBefore(text, "OKEN") {
 		return false
 	}
-	return containsFold(text, "pipeline") || containsFold(text, "build")
+	// Only the few sentences that speak of trigger tokens get here.
+	lower := strings.ToLower(text)
+	return strings.Contains(lower, "pipeline") || strings.Contains(lower, "build")
 }
 
 // triggerTokenBefore says an occurrence of rest in text follows "trigger
@@ -154,17 +156,6 @@ func triggerTokenBefore(text, rest string) bool {
 		}
 		i = k + 1
 	}
-}
-
-// containsFold says text holds word, lower-case ASCII, in any case; asked
-// only of the few sentences that speak of trigger tokens.
-func containsFold(text, word string) bool {
-	for i := 0; i+len(word) <= len(text); i++ {
-		if strings.EqualFold(text[i:i+len(word)], word) {
-			return true
-		}
-	}
-	return false
 }
 
 // saysDomain says a word of text is one of the domain's words. A word is

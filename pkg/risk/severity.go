@@ -308,6 +308,13 @@ var negations = map[string]bool{"no": true, "not": true, "never": true, "without
 // confirmation is asked", "Without a prompt, clears existing cookies")
 // takes nothing back.
 func statedNotNegated(text string, phrases []string) bool {
+	return anyPhraseWhere(text, phrases, func(start, end int) bool { return !negatedAt(text, start, end) })
+}
+
+// anyPhraseWhere says some occurrence of one of phrases in text, each
+// found after the end of the one before, is one ok accepts, given where it
+// starts and ends.
+func anyPhraseWhere(text string, phrases []string, ok func(start, end int) bool) bool {
 	for _, p := range phrases {
 		for at := 0; ; {
 			i := strings.Index(text[at:], p)
@@ -315,7 +322,7 @@ func statedNotNegated(text string, phrases []string) bool {
 				break
 			}
 			i += at
-			if !negatedAt(text, i, i+len(p)) {
+			if ok(i, i+len(p)) {
 				return true
 			}
 			at = i + len(p)
@@ -492,31 +499,24 @@ func controlsDesktop(s *signals) bool {
 	if b := earliest(first, browserPagePhrases); b >= 0 && b < earliest(first, desktopPhrases) {
 		return false
 	}
-	// Both from one place: the name's words, or one parameter's actions
-	// ("press_release" with a kind "click" types nothing).
-	typesAndClicks := func(words ...[]string) bool {
-		typing, clicking := false, false
-		for _, ws := range words {
-			for _, w := range ws {
-				typing = typing || keyboardInputs[w]
-				clicking = clicking || pointerClicks[w]
-			}
-		}
-		return typing && clicking
-	}
 	if s.actSource == "name" && !controlVerbs[s.verb] {
 		return false // "track_event", "add_tutorial_step": another verb names the tool
 	}
+	// Both actions from one parameter's options ("press_release" with a
+	// kind "click" types nothing).
+	var buf [4]string
 	for _, p := range s.params {
 		if p.nested || !desktopActionParams[p.flat] {
 			continue
 		}
-		opts := optionValues(p.schema)
-		words := make([][]string, len(opts))
-		for i, v := range opts {
-			words[i] = appendTokens(nil, v)
+		typing, clicking := false, false
+		for _, v := range optionValues(p.schema) {
+			for _, w := range appendTokens(buf[:0], v) {
+				typing = typing || keyboardInputs[w]
+				clicking = clicking || pointerClicks[w]
+			}
 		}
-		if typesAndClicks(words...) {
+		if typing && clicking {
 			return true
 		}
 	}
