@@ -19,8 +19,10 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
@@ -190,7 +192,11 @@ func (r *MCPServerReconciler) gather(ctx context.Context, server *toolgatev1alph
 		return p, err
 	}
 
-	digest := serverstatus.ConfigDigest(cfg, server.Generation)
+	// Whether agents run beside the server is part of the digest: the
+	// namespace watch brings a label change here, and the digest makes the
+	// pass due so that GateBypassable is decided again at once.
+	agents, nsErr := r.agentsRunIn(ctx, server.Namespace)
+	digest := serverstatus.ConfigDigest(cfg, server.Generation, agents)
 	prev, seen := r.probed.Load(client.ObjectKeyFromObject(server))
 	if p.due, p.wait = serverstatus.Due(server.Status.LastProbeTime, serverstatus.Wait(server.Status, interval), seen && prev == digest, now); !p.due {
 		return p, nil
@@ -202,7 +208,6 @@ func (r *MCPServerReconciler) gather(ctx context.Context, server *toolgatev1alph
 	// them when a check is due (bypass.Due), in the probe's slot.
 	credentials := len(cfg.Header)
 	check := false
-	agents, nsErr := r.agentsRunIn(ctx, server.Namespace)
 	if nsErr != nil {
 		logf.FromContext(ctx).Info("cannot tell whether agents run in the server's namespace; the bypass check waits", "error", nsErr.Error())
 	}
@@ -572,9 +577,30 @@ func (r *MCPServerReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err := mgr.Add(r.runner); err != nil {
 		return err
 	}
+	// A namespace labelled for injection, or no longer, changes whether its
+	// servers' credentials sit beside agents: every server there is looked
+	// at again (ConfigDigest makes it due).
+	namespaces := source.Kind(mgr.GetCache(), &corev1.Namespace{},
+		handler.TypedEnqueueRequestsFromMapFunc(func(ctx context.Context, ns *corev1.Namespace) []reconcile.Request {
+			var list toolgatev1alpha1.MCPServerList
+			if err := mgr.GetClient().List(ctx, &list, client.InNamespace(ns.Name)); err != nil {
+				return nil
+			}
+			reqs := make([]reconcile.Request, len(list.Items))
+			for i, s := range list.Items {
+				reqs[i] = reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&s)}
+			}
+			return reqs
+		}),
+		predicate.TypedFuncs[*corev1.Namespace]{
+			UpdateFunc: func(e event.TypedUpdateEvent[*corev1.Namespace]) bool {
+				return agentsBeside(e.ObjectOld) != agentsBeside(e.ObjectNew)
+			},
+		})
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&toolgatev1alpha1.MCPServer{}).
 		WatchesRawSource(source.Channel(r.runner.done, &handler.EnqueueRequestForObject{})).
+		WatchesRawSource(namespaces).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(serversFor("secret"))).
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(serversFor("configmap"))).
 		WithOptions(controller.Options{MaxConcurrentReconciles: reconcileWorkers}).
@@ -590,5 +616,10 @@ func (r *MCPServerReconciler) agentsRunIn(ctx context.Context, namespace string)
 	if err := r.Get(ctx, client.ObjectKey{Name: namespace}, &ns); err != nil {
 		return false, client.IgnoreNotFound(err)
 	}
-	return ns.Labels[toolgatev1alpha1.LabelInjection] == toolgatev1alpha1.InjectionEnabled, nil
+	return agentsBeside(&ns), nil
+}
+
+// agentsBeside reports whether agents run behind the gate in ns.
+func agentsBeside(ns *corev1.Namespace) bool {
+	return ns.Labels[toolgatev1alpha1.LabelInjection] == toolgatev1alpha1.InjectionEnabled
 }

@@ -278,12 +278,16 @@ func Next(prev toolgatev1alpha1.MCPServerStatus, in Input) (toolgatev1alpha1.MCP
 	return st, events
 }
 
-// ConfigDigest identifies what a probe is made with — endpoint, transport,
-// headers, TLS roots and the spec generation — so that a change of any of
-// them (a rotated Secret among them) makes the server due at once.
-func ConfigDigest(cfg probe.Config, generation int64) string {
+// ConfigDigest identifies what a pass is made with — endpoint, transport,
+// headers, TLS roots, the spec generation, and whether agents run in the
+// server's namespace — so that a change of any of them (a rotated Secret,
+// a namespace labelled for injection or no longer) makes the server due at
+// once. agentsBeside belongs here because it decides GateBypassable: the
+// credentials' Secret is readable by the agents' namespace or it is not,
+// and that must not wait for the next interval.
+func ConfigDigest(cfg probe.Config, generation int64, agentsBeside bool) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%s\n%d\n", cfg.URL, cfg.Transport, generation)
+	fmt.Fprintf(h, "%s\n%s\n%d\nagents=%t\n", cfg.URL, cfg.Transport, generation, agentsBeside)
 	keys := make([]string, 0, len(cfg.Header))
 	for k := range cfg.Header {
 		keys = append(keys, k)

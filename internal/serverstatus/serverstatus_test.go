@@ -340,22 +340,25 @@ func TestConfigDigest(t *testing.T) {
 	base := probe.Config{URL: "https://a.example/mcp", Header: http.Header{"Authorization": {"Bearer one"}}}
 	rotated := base
 	rotated.Header = http.Header{"Authorization": {"Bearer two"}}
-	if ConfigDigest(base, 1) == ConfigDigest(rotated, 1) {
+	if ConfigDigest(base, 1, false) == ConfigDigest(rotated, 1, false) {
 		t.Error("a rotated credential must change the digest")
 	}
-	if ConfigDigest(base, 1) == ConfigDigest(base, 2) {
+	if ConfigDigest(base, 1, false) == ConfigDigest(base, 2, false) {
 		t.Error("a new generation must change the digest")
+	}
+	if ConfigDigest(base, 1, false) == ConfigDigest(base, 1, true) {
+		t.Error("agents starting or ceasing to run beside the server must change the digest")
 	}
 	withCA := base
 	withCA.TLS, withCA.RootCAsPEM = &tls.Config{MinVersion: tls.VersionTLS12}, []byte("-----BEGIN CERTIFICATE-----\none")
 	rotatedCA := withCA
 	rotatedCA.RootCAsPEM = []byte("-----BEGIN CERTIFICATE-----\ntwo")
-	if ConfigDigest(withCA, 1) == ConfigDigest(rotatedCA, 1) {
+	if ConfigDigest(withCA, 1, false) == ConfigDigest(rotatedCA, 1, false) {
 		t.Error("a rotated CA bundle must change the digest")
 	}
 	again := base
 	again.Header = base.Header.Clone()
-	if ConfigDigest(base, 1) != ConfigDigest(again, 1) {
+	if ConfigDigest(base, 1, false) != ConfigDigest(again, 1, false) {
 		t.Error("the digest must be stable")
 	}
 }
