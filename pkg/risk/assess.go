@@ -37,8 +37,35 @@ import (
 // level the stages before left, and the reasons are listed in the order
 // they were found.
 func Assess(in Input) Assessment {
+	s := readSignals(in.Tool)
+	if !s.readOrChange {
+		return assessSignals(in, s)
+	}
+	// A description that offers to read or to change ("Get or set …")
+	// is judged both ways and the graver kept, the change on a tie; its
+	// riskLevel and blast radius are the graver of the two as well: the
+	// change must not hide what the read would reveal ("List or add SSH
+	// keys" reads keys as well as adding one).
+	change := assessSignals(in, s)
+	read := assessSignals(in, readSignalsOf(in.Tool, true))
+	kept, other := change, read
+	if read.Level > change.Level {
+		kept, other = read, change
+	}
+	if severityRank[other.SEP.RiskLevel] > severityRank[kept.SEP.RiskLevel] {
+		kept.SEP.RiskLevel = other.SEP.RiskLevel
+		kept.Reasons = append(kept.Reasons, "riskLevel "+other.SEP.RiskLevel+": as graded the other way")
+	}
+	if blastOrder[other.SEP.BlastRadius] > blastOrder[kept.SEP.BlastRadius] {
+		kept.SEP.BlastRadius = other.SEP.BlastRadius
+		kept.Reasons = append(kept.Reasons, "blast radius "+other.SEP.BlastRadius+": as far as it reaches the other way")
+	}
+	return kept
+}
+
+// assessSignals runs the stages after readSignals.
+func assessSignals(in Input, s signals) Assessment {
 	t := in.Tool
-	s := readSignals(t)
 	// Nearly every judgement gives three or four reasons (the blast radius
 	// and riskLevel always among them): made once, the slice is not grown
 	// three times.

@@ -144,7 +144,8 @@ func keyQualifier(objects []string, i int) string {
 // privilegeReach says a change of who may do what reaches the whole
 // account: it grants (users, roles, access lists, grants) to an account
 // rather than to one container named by a required parameter, and is not
-// the write of one secret value.
+// the write of one secret value, one thing's access level or one
+// network's security.
 func privilegeReach(s signals) bool {
 	if s.runsAs {
 		return false // the automation's own reach decides, not the credential's
@@ -153,6 +154,8 @@ func privilegeReach(s signals) bool {
 	case "secret", "secrets", "credential", "credentials", "token", "tokens", "password", "config", "configuration", "settings", "setting",
 		"CI/CD variable", sshLoginKeys, "delegate":
 		return false
+	case accessLevel, wirelessNetwork:
+		return false // one thing's level, one network's security: their reach is the thing's
 	}
 	return !s.requiredContainer
 }

@@ -433,7 +433,7 @@ var (
 	corpusSixteenBefore = []figure{
 		{got: 56, of: 60}, {got: 159, of: 172}, {got: 484, of: 570}, {got: 378, of: 570}, {got: 350, of: 570},
 	}
-	corpusSixteenRatchets = []int{58, 159, 484, 378, 353}
+	corpusSixteenRatchets = []int{58, 159, 486, 378, 354}
 )
 
 // TestCorpusSixteenFigures prints how the engine agrees with corpus-16's
@@ -460,7 +460,12 @@ var (
 	corpusSeventeenBefore = []figure{
 		{got: 68, of: 80}, {got: 170, of: 185}, {got: 455, of: 558}, {got: 350, of: 558}, {got: 350, of: 558},
 	}
-	corpusSeventeenRatchets = []int{70, 170, 456, 349, 352}
+	// Blast radius and riskLevel one below what they were: a server's
+	// runtime configuration that a description offers to "get or update"
+	// is graded as the configuration change it is, where its reviewer
+	// graded the one setting it supports today (the log level) low; the
+	// same rule put two of this corpus's tools in their category.
+	corpusSeventeenRatchets = []int{70, 170, 458, 348, 351}
 )
 
 // TestCorpusSeventeenFigures prints how the engine agrees with
@@ -487,7 +492,7 @@ var (
 	corpusEighteenBefore = []figure{
 		{got: 101, of: 108}, {got: 158, of: 165}, {got: 502, of: 550}, {got: 314, of: 550}, {got: 361, of: 550},
 	}
-	corpusEighteenRatchets = []int{101, 158, 502, 314, 361}
+	corpusEighteenRatchets = []int{105, 158, 503, 314, 365}
 )
 
 // TestCorpusEighteenFigures prints how the engine agrees with corpus-18's

@@ -1912,3 +1912,80 @@ func TestConcededDisputesAndBilledMemberships(t *testing.T) {
 			"critical", L5, 0},
 	})
 }
+
+// TestChoicesOfActsAccessLevelsAndWirelessNetworks holds three rules read
+// from a blind corpus's misses to their general shapes, and the neighbours
+// each must leave alone: a description that offers to read or to change
+// ("Get or set …") describes a change; an access level set on something
+// that exists changes who may do what; a wireless network made or changed
+// decides who joins the network behind it.
+func TestChoicesOfActsAccessLevelsAndWirelessNetworks(t *testing.T) {
+	categories := []struct{ name, def, category string }{
+		{"a choice to get or to set is a change", `{"name":"addon_options","description":"Get or set configuration options for an add-on","inputSchema":{"type":"object","properties":{"slug":{"type":"string"},"options":{"type":"object","description":"New options to set. Omit to get current options."}},"required":["slug"]}}`, "mutate"},
+		{"a choice to read, write or remove is a change", `{"name":"cpu_registers","description":"Read, write or modify CPU register values","inputSchema":{"type":"object","properties":{"register":{"type":"string"},"value":{"type":"string"}}}}`, "mutate"},
+		{"a choice to get or add comments is a change", `{"name":"issue_comments","description":"Get or add comments on an issue.","inputSchema":{"type":"object","properties":{"issue":{"type":"string"},"body":{"type":"string"}},"required":["issue"]}}`, "mutate"},
+		{"steps of one read joined by and stay a read", `{"name":"build_artifacts","description":"Retrieve and download build artifacts.","inputSchema":{"type":"object","properties":{"build":{"type":"string"}},"required":["build"]}}`, "read"},
+		{"another name for a computation is no change", `{"name":"component_migration","description":"Convert or migrate a component into its newer framework's equivalent, as text.","inputSchema":{"type":"object","properties":{"source":{"type":"string"}},"required":["source"]}}`, "utility"},
+		{"a read whose object is a choice stays a read", `{"name":"settings_lookup","description":"Get the list or detail of the settings.","inputSchema":{"type":"object","properties":{"key":{"type":"string"}}}}`, "read"},
+		{"a choice to read or to replace is a change", `{"name":"device_clipboard","description":"Read or replace the device clipboard. Pass text to set it, omit it to read it.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}}`, "mutate"},
+		{"nouns listed after a read are no choice of acts", `{"name":"package_scripts","description":"List scripts or commands defined in package.json.","inputSchema":{"type":"object","properties":{"path":{"type":"string"}}}}`, "read"},
+		{"uploads listed are no upload", `{"name":"queue_contents","description":"List downloads or uploads in the queue.","inputSchema":{"type":"object","properties":{}}}`, "read"},
+		{"a choice to read or to move about is no change", `{"name":"pdf_outline","description":"Read or navigate the table of contents of a PDF.","inputSchema":{"type":"object","properties":{"path":{"type":"string"}}}}`, "read"},
+		{"a choice to view or to export is no change", `{"name":"chart","description":"View or export the chart as PNG.","inputSchema":{"type":"object","properties":{"chartId":{"type":"string"}}}}`, "read"},
+	}
+	for _, tc := range categories {
+		t.Run(tc.name, func(t *testing.T) {
+			if a := assess(t, tc.def); a.SEP.Category != tc.category {
+				t.Errorf("category %s, want %s (%v)", a.SEP.Category, tc.category, a.Reasons)
+			}
+		})
+	}
+	checkGrades(t, []gradeCase{
+		{"a choice that adds keys still reads them", `{"name":"ssh","description":"List or add SSH keys authorized on the droplet.","inputSchema":{"type":"object","properties":{"dropletId":{"type":"string"},"publicKey":{"type":"string"}}}}`,
+			"", L4, 0},
+		{"a choice that sets variables and secrets still reads them", `{"name":"variables","description":"Get or set GitHub Actions variables and secrets of a repository.","inputSchema":{"type":"object","properties":{"repo":{"type":"string"},"name":{"type":"string"},"value":{"type":"string"}},"required":["repo"]}}`,
+			"", L4, 0},
+		{"a choice that tags cookies still reads them", `{"name":"cookie","description":"Read or tag cookies of the current browser session.","inputSchema":{"type":"object","properties":{"name":{"type":"string"}}}}`,
+			"", L4, 0},
+		{"a choice that sets a configuration keeps the riskLevel of reading its keys", `{"name":"config","description":"Get or set server configuration, including API keys and the database connection string.","inputSchema":{"type":"object","properties":{"key":{"type":"string"},"value":{"type":"string"}}}}`,
+			"high", L4, 0},
+		{"a profile shared with a person at an access level stays critical", `{"name":"share_profile","description":"Share a candidate profile with a hiring manager.","inputSchema":{"type":"object","properties":{"profileId":{"type":"string"},"email":{"type":"string"},"accessLevel":{"type":"string","enum":["view","comment","edit"]}},"required":["profileId","email"]}}`,
+			"critical", L5, 0},
+		{"a watchpoint's access level of read or write is no one's access", `{"name":"update_watchpoint","description":"Update a watchpoint on a memory address in the debugging session.","inputSchema":{"type":"object","properties":{"id":{"type":"integer"},"accessLevel":{"type":"string","enum":["read","write","readwrite"]}},"required":["id"]}}`,
+			"", L3, L4},
+		{"a device's WiFi joined with a password is no network made", `{"name":"create_wifi","description":"Create a WiFi connection profile on the laptop, so that it joins the given network.","inputSchema":{"type":"object","properties":{"ssid":{"type":"string"},"password":{"type":"string"}},"required":["ssid"]}}`,
+			"", L3, L4},
+		{"a board shared at an access level", `{"name":"share-board","description":"Share a board with specific access level and optional team assignment","inputSchema":{"type":"object","properties":{"boardId":{"type":"string"},"accessLevel":{"type":"string","enum":["private","view","comment","edit"]},"teamId":{"type":"string"}},"required":["boardId","accessLevel"]}}`,
+			"critical", L5, 0},
+		{"a board's sharing policy updated", `{"name":"update-board","description":"Update an existing board with new settings","inputSchema":{"type":"object","properties":{"boardId":{"type":"string"},"name":{"type":"string"},"sharingPolicy":{"type":"string","enum":["private","view","comment","edit"]}},"required":["boardId"]}}`,
+			"critical", L5, 0},
+		{"a collection's permission set among levels", `{"name":"set_collection_permission","description":"Set a group's permission on a collection.","inputSchema":{"type":"object","properties":{"collection":{"type":"string"},"permission":{"type":"string","enum":["none","read","write"]}},"required":["collection","permission"]}}`,
+			"critical", L5, 0},
+		{"a new board's level opens nothing yet", `{"name":"create-board","description":"Create a new board in the team's workspace, with a name and a sharing policy.","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"sharingPolicy":{"type":"string","enum":["private","view","comment","edit"]}},"required":["name"]}}`,
+			"medium", L3, L3},
+		{"a visibility alone is no access level", `{"name":"update_project","description":"Update a project.","inputSchema":{"type":"object","properties":{"project":{"type":"string"},"visibility":{"type":"string","enum":["private","public"]}},"required":["project"]}}`,
+			"", L3, 0},
+		{"an access level without levels of what people may do is not taken", `{"name":"update_endpoint","description":"Update an endpoint's storage settings and its access tier.","inputSchema":{"type":"object","properties":{"endpoint":{"type":"string"},"accessTier":{"type":"string","enum":["hot","cool","archive"]}},"required":["endpoint"]}}`,
+			"medium", L3, L3},
+		{"an editor's view mode is no access level", `{"name":"set_view_mode","description":"Set the viewing mode of the open document in the editor.","inputSchema":{"type":"object","properties":{"documentId":{"type":"string"},"permission":{"type":"string","enum":["view","edit"]}}}}`,
+			"", L3, L4},
+		{"a watchpoint's access type is no access level", `{"name":"update_data_breakpoint","description":"Update a data breakpoint (watchpoint) on a variable in the debug session.","inputSchema":{"type":"object","properties":{"sessionId":{"type":"string"},"breakpointId":{"type":"string"},"accessType":{"type":"string","enum":["read","write","readWrite"]}}}}`,
+			"", L3, L4},
+		{"a course's access tier is no access level", `{"name":"update_course","description":"Update an online course's details and pricing.","inputSchema":{"type":"object","properties":{"courseId":{"type":"string"},"price":{"type":"number"},"access":{"type":"string","enum":["free","paid","full"]}}}}`,
+			"", L3, L4},
+		{"a clipboard shared with a virtual machine is no access level", `{"name":"update_vm_clipboard","description":"Update the clipboard sharing mode of a virtual machine.","inputSchema":{"type":"object","properties":{"vm":{"type":"string"},"sharing":{"type":"string","enum":["disabled","read","write","bidirectional"]}}}}`,
+			"", L3, L4},
+		{"a wireless network created", `{"name":"create_wifi","description":"Create a new WiFi network (SSID)","inputSchema":{"type":"object","properties":{"siteId":{"type":"string"},"name":{"type":"string"},"securityConfiguration":{"type":"object"}},"required":["siteId","name"]}}`,
+			"critical", L5, 0},
+		{"a wireless network changed", `{"name":"update_ssid","description":"Update an existing wireless network.","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"passphrase":{"type":"string"}},"required":["id"]}}`,
+			"critical", L5, 0},
+		{"a device's radio switched on is no network's security", `{"name":"toggle_wifi","description":"Toggle WiFi on the Android device or emulator.","inputSchema":{"type":"object","properties":{"deviceId":{"type":"string"},"enabled":{"type":"boolean"}}}}`,
+			"", L0, L4},
+		{"a QR code for a network opens nothing new", `{"name":"create_wifi_qr_code","description":"Create a QR code that lets phones join a WiFi network by scanning it.","inputSchema":{"type":"object","properties":{"ssid":{"type":"string"},"password":{"type":"string"},"encryption":{"type":"string","enum":["WPA","WEP","nopass"]}}}}`,
+			"", L0, L4},
+		{"a network's settings changed without its security keep their grade", `{"name":"update_wifi","description":"Update an existing WiFi network's name and broadcast bands.","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"name":{"type":"string"},"bands":{"type":"array","items":{"type":"string"}}},"required":["id"]}}`,
+			"", L3, L4},
+		{"wireless networks listed stay a read", `{"name":"list_wifi","description":"List all WiFi broadcasts (SSIDs) at a site.","inputSchema":{"type":"object","properties":{"siteId":{"type":"string"}},"required":["siteId"]}}`,
+			"", L0, L4},
+	})
+}

@@ -38,6 +38,7 @@ type signals struct {
 	endsBilling       bool     // a change that ends or pauses a billed membership
 	hardFlags         []string // flags that make a change hard to undo
 	overwriteText     bool     // the description says the change overwrites
+	readOrChange      bool     // the description offers to read or to change (choiceOfActs)
 	apiCall           string   // the HTTP method of a pass-through API tool
 	wipes             bool     // replaces a whole container's contents
 	optionPrivilege   string   // an option of the tool changes who may do what
@@ -88,6 +89,13 @@ var httpMethods = map[string]bool{"post": true, "put": true}
 // rule later is a test of a field, and the description and schema are
 // walked once however many rules ask.
 func readSignals(t *tooldef.Tool) signals {
+	return readSignalsOf(t, false)
+}
+
+// readSignalsOf reads what a tool says. asRead takes a description that
+// offers to read or to change (choiceOfActs) at its first verb, the read;
+// without it the change is taken. Assess judges such a tool both ways.
+func readSignalsOf(t *tooldef.Tool, asRead bool) signals {
 	var s signals
 	tokens := Tokenize(t.Name)
 	s.tokens = tokens
@@ -225,6 +233,14 @@ func readSignals(t *tooldef.Tool) signals {
 					a, base = actMutate, "topup" // "Top up credits by paying …"
 				}
 				s.act, s.verb, s.actSource = a, base, "description"
+				if j == 0 && (a == actRead || a == actObserve) {
+					if a2, base2, ok := choiceOfActs(t.Description); ok {
+						s.readOrChange = true
+						if !asRead {
+							s.act, s.verb = a2, base2
+						}
+					}
+				}
 				break
 			}
 		}
@@ -497,6 +513,27 @@ func readSignals(t *tooldef.Tool) signals {
 		// list of those with access; a new thing's list opens only what
 		// it holds, which is nothing yet.
 		s.privilege = principalsWithAccess(s.params)
+	}
+	if s.act == actMutate && s.privilege == "" && s.actSource == "name" && (makingVerbs[s.verb] || changeVerbs[s.verb]) &&
+		wirelessNetworks[headNoun(s.objects)] && setsWirelessSecurity(s.params) && !joinsANetwork.Any(opening(desc, claimWindow)) {
+		// "create_wifi(securityConfiguration)", "update_ssid(passphrase)":
+		// a wireless network's security and passphrase decide which
+		// devices join the network behind it, and what joins reaches
+		// everything on it — who may reach what, as a firewall's rule
+		// decides. A device's own radio switched on, a network it joins
+		// or a profile it keeps to join one, or a QR code for one made is
+		// no such change.
+		s.privilege = wirelessNetwork
+	}
+	if s.act == actMutate && s.privilege == "" && s.actSource == "name" && (changeVerbs[s.verb] || s.verb == "share") && accessPolicy(s) == "" {
+		// "share_board(accessLevel: private|view|comment|edit)",
+		// "update_board(sharingPolicy: …)": a parameter that sets what
+		// others may do with something that exists — view it, comment,
+		// edit — changes who may do what. A new thing's level opens only
+		// what it holds, nothing yet; "public" or "private" alone is a
+		// visibility, graded as a publication is. A share with a person
+		// named is graded as such already (accessPolicy).
+		s.privilege = accessLevelParam(s.params)
 	}
 	if s.money != "" && !movesMoneyAs(s.money) && paysSomeone(s) {
 		// "schedule_payment(payee, amount)": a payment with someone to
@@ -1460,6 +1497,120 @@ func principalsWithAccess(params []param) string {
 		}
 	}
 	return ""
+}
+
+// wirelessNetworks name a wireless network devices join.
+var wirelessNetworks = map[string]bool{"wifi": true, "ssid": true, "wlan": true}
+
+// The privilege nouns of an access level set on one thing and of a
+// wireless network's security.
+const (
+	accessLevel     = "access level"
+	wirelessNetwork = "wireless network"
+)
+
+// accessParamWords name a parameter about access; levelWords make it one
+// that sets a level: "accessLevel", "sharingPolicy", "permission_role". A
+// bare "permission" or "sharing" is as often an editor's view mode, an
+// app's requested permissions or a clipboard shared with a VM.
+var (
+	accessParamWords = map[string]bool{"access": true, "sharing": true, "permission": true, "permissions": true}
+	levelWords       = map[string]bool{"level": true, "levels": true, "role": true, "roles": true, "policy": true}
+)
+
+// accessLevels are the values an access level offers: what a person let
+// in may do.
+// Read and write are left out: an "accessLevel" of read or write is as
+// often a watchpoint's, a cache's, a buffer's or a device tag's.
+var accessLevels = map[string]bool{"view": true, "viewer": true, "comment": true, "commenter": true, "edit": true,
+	"editor": true, "reader": true, "writer": true, "owner": true, "contributor": true, "admin": true, "manage": true}
+
+// accessLevelParam names the parameter that sets an access level: its name
+// says the level of access, sharing or permission and its values offer
+// what a person let in may do. "" when none does.
+func accessLevelParam(params []param) string {
+	for _, p := range params {
+		named, level := false, false
+		for _, w := range Tokenize(p.name) {
+			named = named || accessParamWords[w]
+			level = level || levelWords[w]
+		}
+		if !named || !level {
+			continue
+		}
+		enum, _ := p.schema["enum"].([]any)
+		if items, ok := p.schema["items"].(map[string]any); ok && enum == nil {
+			enum, _ = items["enum"].([]any)
+		}
+		for _, e := range enum {
+			if v, ok := e.(string); ok && accessLevels[strings.ToLower(v)] {
+				return accessLevel
+			}
+		}
+	}
+	return ""
+}
+
+// joinsANetwork are the words of a device joining a network rather than a
+// network being made: "Configure the ESP32 to join a WiFi network".
+var joinsANetwork = phrase.New("join", "connect", "connection profile", "saved network")
+
+// wirelessSecurityWords name a parameter that sets how a wireless network
+// admits devices.
+var wirelessSecurityWords = map[string]bool{"security": true, "passphrase": true, "password": true, "psk": true,
+	"wpa": true, "encryption": true}
+
+// setsWirelessSecurity says a parameter sets a wireless network's security
+// or passphrase.
+func setsWirelessSecurity(params []param) bool {
+	for _, p := range params {
+		for _, w := range Tokenize(p.name) {
+			if wirelessSecurityWords[w] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// choiceOfActs reads a description that opens with a choice between
+// reading and changing — verbs separated by commas, the last after "or":
+// "Get or set configuration options", "Read, write or delete a key" — and
+// returns the gravest change offered, the last of equal ones. A change
+// counts when it is a strong mutation (§4.1), a change verb (§7.1), or
+// graver than a change (a send, an execution, a removal): "Read or navigate", "Get or refresh the
+// index", "View or export" only choose, move about or copy. A list that
+// breaks off before its "or" names things, not acts ("List scripts or
+// commands"), and "and" joins steps of one act ("Retrieve and download").
+func choiceOfActs(desc string) (action, string, bool) {
+	desc = desc[:min(len(desc), 160)]
+	change, changeVerb, sawOr, expectVerb := actNone, "", false, true
+	for n, f := range strings.Fields(desc) {
+		if n >= 10 {
+			break
+		}
+		f = strings.ToLower(f)
+		if f == "or" && n > 0 {
+			sawOr, expectVerb = true, true
+			continue
+		}
+		if !expectVerb {
+			break // a verb followed by neither a comma nor "or" ends the list
+		}
+		w, comma := strings.CutSuffix(f, ",")
+		a, base, ok := conjugatedVerb(w)
+		if !ok {
+			return actNone, "", false
+		}
+		if (a >= actSend || strongMutations[base] || changeVerbs[base]) && a >= change {
+			change, changeVerb = a, base
+		}
+		if sawOr {
+			break // the verb after "or" ends the list
+		}
+		expectVerb = comma
+	}
+	return change, changeVerb, sawOr && change != actNone
 }
 
 // hypotheticalVerbs lead a name whose rest is what they work out without

@@ -75,6 +75,8 @@ func lexiconLists() map[string][]string {
 		"noun-phrase-ends": nounPhraseEnds, "migration-verbs": migrationVerbs, "database-words": databaseWords,
 		"definition-nouns": definitionNouns, "client-requests": clientRequests, "requesting-verbs": requestingVerbs,
 		"hypothetical-verbs": hypotheticalVerbs, "access-objects": accessObjects, "principal-names": principalNames,
+		"access-param-words": accessParamWords, "level-words": levelWords, "access-levels": accessLevels,
+		"wireless-networks": wirelessNetworks, "wireless-security-words": wirelessSecurityWords,
 		"shape-options": shapeOptions, "metadata-of-telemetry": metadataOfTelemetry,
 		"task-owners": taskOwners, "notify-params": notifyParams, "machine-address-words": machineAddressWords, "keeps-out": keepsOut, "aggregate-heads": aggregateHeads, "recipient-params": recipientParams,
 		"generic-items": genericItems, "shared-places": sharedPlaces, "secret-flags": secretFlags, "login-key-params": loginKeyParams, "making-verbs": makingVerbs, "machine-id-params": machineIDParams, "env-params": envParams, "dispatch-ops": dispatchOps, "dispatch-targets": dispatchTargets, "dispatch-requests": dispatchRequests,

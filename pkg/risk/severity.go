@@ -1111,6 +1111,9 @@ var personalNouns = map[string]bool{"profile": true, "preference": true, "prefer
 // whose description speaks of no safeguard, or who works on a project or
 // a team.
 func notAccess(s signals) string {
+	if s.privilege == accessLevel || s.privilege == wirelessNetwork {
+		return "" // a parameter says who may do what, whatever the thing is
+	}
 	if personalNouns[headNoun(s.objects)] {
 		return "changes a person's " + headNoun(s.objects) + ": grants nothing"
 	}
