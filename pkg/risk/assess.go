@@ -35,7 +35,9 @@ import (
 //
 // The order is part of the judgement: raises of one band count from the
 // level the stages before left, and the reasons are listed in the order
-// they were found.
+// they were found. A tool whose description offers to read or to change
+// ("Get or set …") runs the stages twice, once each way, and the graver
+// judgement is kept.
 func Assess(in Input) Assessment {
 	s := readSignals(in.Tool)
 	if !s.readOrChange {
