@@ -483,8 +483,8 @@ const corpusEighteenDir = "../../testdata/corpus-18"
 // corpusEighteenFirstRun is the engine's first run against corpus-18, in
 // the order of corpusFigures.rows; corpusEighteenBefore is the same corpus
 // judged by the engine before the rules read from corpus-17, which moved
-// none of its 550 tools. Its dangerous misses were read after the first
-// run.
+// none of its 550 tools. Its dangerous misses, and its riskLevel misses
+// of changes graded medium, were read after the first run.
 var (
 	corpusEighteenFirstRun = []figure{
 		{got: 101, of: 108}, {got: 158, of: 165}, {got: 502, of: 550}, {got: 314, of: 550}, {got: 361, of: 550},
@@ -492,7 +492,7 @@ var (
 	corpusEighteenBefore = []figure{
 		{got: 101, of: 108}, {got: 158, of: 165}, {got: 502, of: 550}, {got: 314, of: 550}, {got: 361, of: 550},
 	}
-	corpusEighteenRatchets = []int{105, 158, 503, 314, 365}
+	corpusEighteenRatchets = []int{105, 158, 503, 317, 368}
 )
 
 // TestCorpusEighteenFigures prints how the engine agrees with corpus-18's

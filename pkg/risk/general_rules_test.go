@@ -1989,3 +1989,23 @@ func TestChoicesOfActsAccessLevelsAndWirelessNetworks(t *testing.T) {
 			"", L0, L4},
 	})
 }
+
+// TestDNSRecordsByTypeAndByDescription: a change of a DNS record is public
+// whether its name says so with a record's type ("create_cname_record") or
+// only its first sentence does ("Create an A (IPv4) DNS record"); a
+// table's row created, and a domain whose DNS records are only returned,
+// are not.
+func TestDNSRecordsByTypeAndByDescription(t *testing.T) {
+	checkGrades(t, []gradeCase{
+		{"a record of a DNS type in the name", `{"name":"create_cname_record","description":"Create a record in the given zone, pointing a name at another.","inputSchema":{"type":"object","properties":{"zone":{"type":"string"},"name":{"type":"string"},"target":{"type":"string"}},"required":["zone","name","target"]}}`,
+			"high", L4, 0},
+		{"a DNS record in the first sentence", `{"name":"create_a_record","description":"Create an A (IPv4) DNS record in the given zone. Proxy is off by default.","inputSchema":{"type":"object","properties":{"zone":{"type":"string"},"name":{"type":"string"},"ip":{"type":"string"}},"required":["zone","name","ip"]}}`,
+			"high", L4, 0},
+		{"a proxy turned on for a DNS record", `{"name":"toggle_proxy","description":"Turn the proxy on or off for an existing DNS record.","inputSchema":{"type":"object","properties":{"zone":{"type":"string"},"name":{"type":"string"},"proxied":{"type":"boolean"}},"required":["zone","name","proxied"]}}`,
+			"high", L4, 0},
+		{"a table's row is no DNS record", `{"name":"create_a_record","description":"Create a record in a table of the base, with the given fields.","inputSchema":{"type":"object","properties":{"baseId":{"type":"string"},"table":{"type":"string"},"fields":{"type":"object"}},"required":["baseId","table","fields"]}}`,
+			"medium", L3, L3},
+		{"DNS records returned after the first sentence change none", `{"name":"create-domain","description":"Create a new domain in the mail service. Returns DNS records that must be configured with your DNS provider for verification.","inputSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}`,
+			"medium", L3, L3},
+	})
+}

@@ -1195,6 +1195,11 @@ var recordNouns = map[string]bool{"record": true, "row": true, "document": false
 var publicNetworkNouns = map[string]bool{"call": true, "sms": true, "mms": true, "fax": true, "email": true,
 	"voicemail": true}
 
+// dnsRecordTypes name a DNS record's type, before "record" in a name. "A"
+// is left to the description: "create_a_record" is as often a table's row.
+var dnsRecordTypes = map[string]bool{"aaaa": true, "cname": true, "mx": true, "txt": true, "srv": true, "caa": true,
+	"ptr": true, "ns": true}
+
 // publicEffect says why a change is seen by anyone on the internet: a DNS
 // record is public by nature; a name or an opening that makes something
 // public, or shares it with anyone who has the link, exposes it.
@@ -1211,6 +1216,23 @@ func publicEffect(nameTokens []string, opening string, holdsPhrase bool) string 
 		case "public", "publicly":
 			return "it makes something public"
 		}
+	}
+	for i, tok := range nameTokens[:max(len(nameTokens)-1, 0)] {
+		if dnsRecordTypes[tok] && (nameTokens[i+1] == "record" || nameTokens[i+1] == "records") {
+			// "create_cname_record": a record of one of DNS's own types.
+			return "public DNS reaches everyone who resolves the name"
+		}
+	}
+	first := opening
+	if end := strings.Index(first, ". "); end >= 0 {
+		first = first[:end]
+	}
+	if i := strings.Index(first, "dns record"); i >= 0 && !negatedBefore(first, i) {
+		// "create_a_record — Create an A (IPv4) DNS record in the given
+		// zone": the name's "a record" is as often an article's. Only
+		// the first sentence says what the tool changes: "Returns DNS
+		// records to configure" after it changes none.
+		return "public DNS reaches everyone who resolves the name"
 	}
 	if containsAny(nameTokens, "ip", "ips", "address") && containsAny(nameTokens, "reserved", "floating", "static") &&
 		containsAny(nameTokens, "assign", "unassign", "attach", "detach", "associate", "disassociate", "move", "release") {
