@@ -1541,9 +1541,9 @@ var (
 )
 
 // accessLevels are the values an access level offers: what a person let
-// in may do.
-// Read and write are left out: an "accessLevel" of read or write is as
-// often a watchpoint's, a cache's, a buffer's or a device tag's.
+// in may do. Read and write are left out: an "accessLevel" of read or
+// write is as often a watchpoint's, a cache's, a buffer's or a device
+// tag's.
 var accessLevels = map[string]bool{"view": true, "viewer": true, "comment": true, "commenter": true, "edit": true,
 	"editor": true, "reader": true, "writer": true, "owner": true, "contributor": true, "admin": true, "manage": true}
 
@@ -1599,11 +1599,12 @@ func setsWirelessSecurity(params []param) bool {
 // reading and changing — verbs separated by commas, the last after "or":
 // "Get or set configuration options", "Read, write or delete a key" — and
 // returns the gravest change offered, the last of equal ones. A change
-// counts when it is a strong mutation (§4.1), a change verb (§7.1), or
-// graver than a change (a send, an execution, a removal): "Read or navigate", "Get or refresh the
-// index", "View or export" only choose, move about or copy. A list that
-// breaks off before its "or" names things, not acts ("List scripts or
-// commands"), and "and" joins steps of one act ("Retrieve and download").
+// counts when it is a strong mutation, a change verb, or graver than a
+// change (a send, an execution, a removal): "Read or navigate", "Get or
+// refresh the index", "View or export" only choose, move about or copy. A
+// list that breaks off before its "or" names things, not acts ("List
+// scripts or commands"), and "and" joins steps of one act ("Retrieve and
+// download").
 func choiceOfActs(desc string) (action, string, bool) {
 	desc = desc[:min(len(desc), 160)]
 	change, changeVerb, sawOr, expectVerb := actNone, "", false, true
