@@ -244,7 +244,7 @@ var (
 	corpusNineBefore = []figure{
 		{got: 81, of: 92}, {got: 216, of: 237}, {got: 585, of: 698}, {got: 448, of: 698}, {got: 461, of: 698},
 	}
-	corpusNineRatchets = []int{87, 216, 588, 448, 489}
+	corpusNineRatchets = []int{87, 216, 588, 448, 490}
 )
 
 // TestCorpusNineFigures prints how the engine agrees with corpus-9's
@@ -433,7 +433,7 @@ var (
 	corpusSixteenBefore = []figure{
 		{got: 56, of: 60}, {got: 159, of: 172}, {got: 484, of: 570}, {got: 378, of: 570}, {got: 350, of: 570},
 	}
-	corpusSixteenRatchets = []int{58, 159, 486, 378, 354}
+	corpusSixteenRatchets = []int{58, 159, 486, 378, 355}
 )
 
 // TestCorpusSixteenFigures prints how the engine agrees with corpus-16's
@@ -510,7 +510,8 @@ const corpusNineteenDir = "../../testdata/corpus-19"
 // corpusNineteenFirstRun is the engine's first run against corpus-19, in
 // the order of corpusFigures.rows; corpusNineteenBefore is the same corpus
 // judged by the engine before the rules read from corpus-18, which moved
-// none of its 525 tools.
+// none of its 525 tools. Its three dangerous misses were read after the
+// first run.
 var (
 	corpusNineteenFirstRun = []figure{
 		{got: 30, of: 33}, {got: 261, of: 270}, {got: 398, of: 525}, {got: 343, of: 525}, {got: 341, of: 525},
@@ -518,7 +519,7 @@ var (
 	corpusNineteenBefore = []figure{
 		{got: 30, of: 33}, {got: 261, of: 270}, {got: 398, of: 525}, {got: 343, of: 525}, {got: 341, of: 525},
 	}
-	corpusNineteenRatchets = []int{30, 261, 398, 343, 341}
+	corpusNineteenRatchets = []int{33, 261, 399, 343, 344}
 )
 
 // TestCorpusNineteenFigures prints how the engine agrees with

@@ -2009,3 +2009,48 @@ func TestDNSRecordsByTypeAndByDescription(t *testing.T) {
 			"medium", L3, L3},
 	})
 }
+
+// TestWebhooksCodeInALanguageAndSwitchesThatDelete holds three rules read
+// from a blind corpus's dangerous misses, and their neighbours: a webhook
+// made with the address it delivers to sends the service's events there
+// from now on; code named for its language is code when it is said to
+// run; a switch whose words say it deletes what exists is a deleting
+// option.
+func TestWebhooksCodeInALanguageAndSwitchesThatDelete(t *testing.T) {
+	checkGrades(t, []gradeCase{
+		{"a webhook made with its delivery address", `{"name":"create_organization_webhook","description":"Create a webhook for an organization","inputSchema":{"type":"object","properties":{"org":{"type":"string"},"config":{"type":"object","properties":{"url":{"type":"string"},"content_type":{"type":"string"}},"required":["url"]},"events":{"type":"array","items":{"type":"string"}}},"required":["org","config"]}}`,
+			"high", L4, 0},
+		{"a webhook endpoint registered", `{"name":"register_webhook","description":"Register an endpoint that receives payment events.","inputSchema":{"type":"object","properties":{"endpointUrl":{"type":"string"},"events":{"type":"array","items":{"type":"string"}}},"required":["endpointUrl"]}}`,
+			"high", L4, 0},
+		{"a webhook made without an address of the caller's keeps its grade", `{"name":"create_webhook","description":"Create a webhook in a channel; the service returns its generated URL.","inputSchema":{"type":"object","properties":{"channelId":{"type":"string"},"name":{"type":"string"}},"required":["channelId","name"]}}`,
+			"medium", L3, L3},
+		{"code in a named language said to run", `{"name":"nodejs_inspect","description":"Executes JavaScript code in the debugged process","inputSchema":{"type":"object","properties":{"js_code":{"type":"string","description":"JavaScript code to execute"}},"required":["js_code"]}}`,
+			"critical", L5, 0},
+		{"code in a named language formatted runs nothing", `{"name":"format_snippet","description":"Format a snippet with the project's formatter settings.","inputSchema":{"type":"object","properties":{"js_code":{"type":"string","description":"JavaScript source to format"}},"required":["js_code"]}}`,
+			"", L0, L3},
+		{"a command named for its shell to translate runs nothing", `{"name":"translate_command","description":"Translate a bash command to PowerShell.","inputSchema":{"type":"object","properties":{"bashCommand":{"type":"string","description":"Bash command you would run on Linux"}}}}`,
+			"", L0, L1},
+		{"a switch that deletes what exists", `{"name":"agentdb_init","description":"Initialize the database with schema and optimizations. Creates all required tables.","inputSchema":{"type":"object","properties":{"db_path":{"type":"string"},"reset":{"type":"boolean","description":"Reset database (delete existing)","default":false}}}}`,
+			"high", L4, 0},
+		{"an inbound webhook with an avatar's URL sends nothing out", `{"name":"create_webhook","description":"Creates a new webhook in a chat channel. The returned URL can be used to post messages into the channel.","inputSchema":{"type":"object","properties":{"channel_id":{"type":"string"},"name":{"type":"string"},"avatar_url":{"type":"string","description":"Avatar image URL for the webhook"}},"required":["channel_id","name"]}}`,
+			"medium", L3, L3},
+		{"a local git hook from a template's URI sends nothing out", `{"name":"add_git_hook","description":"Install a git hook script in a local repository's hooks directory.","inputSchema":{"type":"object","properties":{"repo_path":{"type":"string"},"hook":{"type":"string"},"template_uri":{"type":"string","description":"URI of the hook template to copy"}},"required":["repo_path","hook"]}}`,
+			"", L0, L3},
+		{"code in a named language said never to run runs nothing", `{"name":"format_code","description":"Format JavaScript or TypeScript source with Prettier. The code is never executed.","inputSchema":{"type":"object","properties":{"js_code":{"type":"string","description":"JavaScript source to format; never executed"}},"required":["js_code"]}}`,
+			"", L0, L3},
+		{"a script's path to read is no code to run", `{"name":"lint_file","description":"Check a file for style issues.","inputSchema":{"type":"object","properties":{"python_script":{"type":"string","description":"Path to the Python script to read and evaluate for style issues"}},"required":["python_script"]}}`,
+			"", L0, L3},
+		{"a tree's node code is no language", `{"name":"get_org_node","description":"Get a department node of the organisation tree.","inputSchema":{"type":"object","properties":{"node_code":{"type":"string","description":"Code of the department node, e.g. HR-01, evaluated against the tree"}},"required":["node_code"]}}`,
+			"", L0, L2},
+		{"a shell command searched for in the history runs nothing", `{"name":"search_history","description":"Search shell history for commands that were run in the terminal.","inputSchema":{"type":"object","properties":{"shell_cmd":{"type":"string","description":"Substring of the command to find"}},"required":["shell_cmd"]}}`,
+			"", L0, L2},
+		{"a switch that appends without deleting what exists protects it", `{"name":"append_rows","description":"Append rows to a table in the workbook.","inputSchema":{"type":"object","properties":{"table":{"type":"string"},"rows":{"type":"array","items":{"type":"object"}},"append_only":{"type":"boolean","description":"Append without deleting existing rows"}},"required":["table","rows"]}}`,
+			"medium", L3, L3},
+		{"a switch that fails instead of deleting protects", `{"name":"write_note","description":"Write a note into the notebook.","inputSchema":{"type":"object","properties":{"title":{"type":"string"},"body":{"type":"string"},"failIfExists":{"type":"boolean","description":"Fail instead of deleting existing note"}},"required":["title","body"]}}`,
+			"medium", L3, L3},
+		{"a grant whose switch removes existing roles stays a critical grant", `{"name":"grant_role","description":"Grant a role to a user in the organization.","inputSchema":{"type":"object","properties":{"user":{"type":"string"},"role":{"type":"string"},"exclusive":{"type":"boolean","description":"Remove existing roles from the user"}},"required":["user","role"]}}`,
+			"critical", L5, 0},
+		{"a switch that keeps what exists deletes nothing", `{"name":"update_note","description":"Update a note's title and body in the notebook.","inputSchema":{"type":"object","properties":{"noteId":{"type":"string"},"title":{"type":"string"},"keepTags":{"type":"boolean","description":"Keep the note's tags; never delete existing tags"}},"required":["noteId"]}}`,
+			"", L3, L3},
+	})
+}

@@ -602,6 +602,21 @@ func readSignalsOf(t *tooldef.Tool, asRead bool) signals {
 			}
 		}
 	}
+	if s.execParam == "" && s.public == "" && s.privilege == "" && s.money == "" {
+		// "js_code: JavaScript code to execute": code in a named language
+		// is code where its own words say it runs, and do not take it
+		// back. Asked last, and only of a tool nothing graver was found
+		// in, so that it adds to what the tool does and narrows no reach.
+		// A command named for its shell is the compound command's
+		// business: one to explain or translate runs nothing.
+		for _, prm := range s.params {
+			if (prm.typ == "" || prm.typ == "string") && languagePrefixed(prm.flat) && !hasOptions(prm.schema) && saidToRun(prm.schema) {
+				s.execParam = prm.name
+				s.execReadOnly = paramReadOnly(prm.schema)
+				break
+			}
+		}
+	}
 	readsPrivate(&s)
 	return s
 }
@@ -804,6 +819,85 @@ func commandRun(name string, p map[string]any, toolDesc string) bool {
 // namedToRun says the tool's name holds an execution verb (run, exec,
 // execute, eval, evaluate), whatever the description makes its action:
 // code it takes is code it runs.
+// deletesExistingPhrases are a switch's words for removing what is there.
+var deletesExistingPhrases = []string{"delete existing", "deletes existing", "deleting existing", "drop existing",
+	"drops existing", "remove existing", "removes existing", "erase existing", "erases existing", "wipe existing",
+	"wipes existing"}
+
+// deletesExisting says a boolean parameter's description says, at the
+// start of a clause of its opening, that it deletes what exists ("Reset
+// database (delete existing)", "Drop existing tables before import"), and
+// speaks of no exception: a switch that appends "without deleting existing
+// rows", fails "instead of deleting", or "prevents" it, protects.
+func deletesExisting(p map[string]any) bool {
+	d, _ := p["description"].(string)
+	d = opening(d, paramWindow)
+	if !strings.Contains(d, "xisting") && !strings.Contains(d, "XISTING") {
+		return false // most switches say nothing of what exists
+	}
+	d = strings.ToLower(d)
+	if protectsExisting.Any(d) {
+		return false
+	}
+	for _, ph := range deletesExistingPhrases {
+		i := strings.Index(d, ph)
+		if i < 0 {
+			continue
+		}
+		before := strings.TrimRight(d[:i], " ")
+		if before == "" || strings.HasSuffix(before, "(") || strings.HasSuffix(before, ":") || strings.HasSuffix(before, ";") ||
+			strings.HasSuffix(before, ",") || strings.HasSuffix(before, "—") {
+			return true
+		}
+	}
+	return false
+}
+
+// protectsExisting are the words of a switch that keeps what exists.
+var protectsExisting = phrase.New("without", "instead", "prevent", "not ", "never", "no ", "skip", "fail", "avoid",
+	"keep", "would", "only if", "n't")
+
+// runSaidWords are the words, whole, that say a text is run.
+var runSaidWords = map[string]bool{"execute": true, "executes": true, "executed": true, "executing": true, "evaluate": true,
+	"evaluates": true, "evaluated": true, "run": true, "runs": true, "eval": true, "interpreted": true}
+
+// notRunWords take running back ("never executed", "runs nothing"), or
+// make the text a file's name ("Path to the Python script to read").
+var notRunWords = map[string]bool{"not": true, "never": true, "without": true, "nothing": true, "no": true,
+	"path": true, "file": true, "filename": true}
+
+// saidToRun says a parameter's own description says, in whole words, that
+// its text runs, and has no word that takes it back.
+func saidToRun(p map[string]any) bool {
+	d, _ := p["description"].(string)
+	run := false
+	for _, w := range words(d, paramWindow) {
+		if notRunWords[w] {
+			return false
+		}
+		run = run || runSaidWords[w]
+	}
+	return run
+}
+
+// codeLanguages name a language a parameter's code is written in, as the
+// first part of its name: "js_code", "pythonScript". Names that are as
+// often other words' beginnings are left out: a tree's "node_code", a
+// time series' "ts_expression", "shellcode", "lua" and "sh".
+var codeLanguages = []string{"javascript", "typescript", "python", "powershell", "bash", "ruby", "perl", "php", "js"}
+
+// languagePrefixed says a parameter's flat name is a code language and an
+// execution word after it ("jscode", "pythonscript"); a command is left
+// out, and so is "cmd".
+func languagePrefixed(flat string) bool {
+	for _, l := range codeLanguages {
+		if rest, ok := strings.CutPrefix(flat, l); ok && execParams[rest] && rest != "command" && rest != "commands" && rest != "cmd" {
+			return true
+		}
+	}
+	return false
+}
+
 func namedToRun(tokens []string) bool {
 	for _, t := range tokens {
 		switch t {
@@ -860,6 +954,12 @@ func readSchema(s *signals, schema any) {
 		if typ == "boolean" {
 			if flag, ok := riskyFlags[flat]; ok && flag != "" {
 				s.flags = append(s.flags, flag)
+			} else if deletesExisting(p) {
+				// "reset: Reset database (delete existing)": a switch
+				// its own words say removes what is there makes the
+				// change hard to undo. It adds to what the tool does and
+				// takes nothing's place: the action stays the tool's.
+				s.hardFlags = append(s.hardFlags, name)
 			} else {
 				// "truncateFirst", "forceDelete": a risky word inside
 				// a flag's name counts too.

@@ -77,6 +77,7 @@ func lexiconLists() map[string][]string {
 		"hypothetical-verbs": hypotheticalVerbs, "access-objects": accessObjects, "principal-names": principalNames,
 		"access-param-words": accessParamWords, "level-words": levelWords, "access-levels": accessLevels,
 		"wireless-networks": wirelessNetworks, "wireless-security-words": wirelessSecurityWords,
+
 		"shape-options": shapeOptions, "metadata-of-telemetry": metadataOfTelemetry,
 		"task-owners": taskOwners, "notify-params": notifyParams, "machine-address-words": machineAddressWords, "keeps-out": keepsOut, "aggregate-heads": aggregateHeads, "recipient-params": recipientParams,
 		"generic-items": genericItems, "shared-places": sharedPlaces, "secret-flags": secretFlags, "login-key-params": loginKeyParams, "making-verbs": makingVerbs, "machine-id-params": machineIDParams, "env-params": envParams, "dispatch-ops": dispatchOps, "dispatch-targets": dispatchTargets, "dispatch-requests": dispatchRequests,
@@ -111,6 +112,7 @@ func lexiconLists() map[string][]string {
 	for k := range actionParamWords {
 		lists["action-params"] = append(lists["action-params"], k)
 	}
+	lists["code-languages"] = slices.Clone(codeLanguages)
 	for _, l := range lists {
 		sort.Strings(l)
 	}
@@ -134,6 +136,7 @@ func phraseLists() map[string][]string {
 		"access-said-phrases": accessSaidPhrases, "container-said": containerSaidPhrases, "checkout-said": checkoutSaidPhrases, "payment-provider-said": paymentProviderPhrases, "kept-as-text": keptAsTextPhrases, "code-context-said": codeContextPhrases, "unsigned-said": unsignedPhrases, "harmless-key-said": harmlessKeyPhrases, "in-a-topic": inATopicPhrases, "picture-said": pictureSaidPhrases, "typed-codes": typedCodes, "saves-or-sets-phrases": savesOrSetsPhrases,
 		"output-claims":         slices.Collect(maps.Keys(describesOutput)),
 		"standing-forward-said": standingForwardPhrases, "delegate-of-account": delegatePhrases, "trash-said": trashPhrases,
+		"deletes-existing": deletesExistingPhrases,
 	}
 	out := map[string][]string{}
 	for name, l := range lists {

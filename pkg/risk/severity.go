@@ -205,6 +205,11 @@ func severity(s signals, act action, blast string) (string, string) {
 		// A new automation runs nothing until someone relies on it; an
 		// edited one changes what already runs.
 		return "high", "changes an automation that already runs on its own, unattended"
+	case act == actMutate && subscribesWebhook(&s):
+		// "create_webhook(url)": unlike an automation that runs nothing
+		// until someone relies on it, a new webhook sends every event it
+		// subscribes to, from now on, to an address the call names.
+		return "high", "sends the service's events from now on to an address the call names"
 	case s.endsBilling:
 		// Last: it only ever replaces the grade below.
 		return "high", fmt.Sprintf("%q ends or pauses a billed membership: what a customer pays for again and again", s.verb)
@@ -245,6 +250,30 @@ func accessInDescription(desc string) bool {
 // with nobody watching.
 var unattendedNouns = map[string]bool{"workflow": true, "pipeline": true, "schedule": true, "cron": true,
 	"webhook": true, "hook": true, "trigger": true, "automation": true}
+
+// subscribesWebhook says a change makes a webhook (its head noun a webhook
+// or a hook, its verb one that makes, adds, registers or subscribes) and a
+// parameter, at any depth, is named for the address it delivers to.
+func subscribesWebhook(s *signals) bool {
+	if head := headNoun(s.objects); head != "webhook" && head != "hook" {
+		return false
+	}
+	if !makingVerbs[s.verb] && s.verb != "add" && s.verb != "register" && s.verb != "subscribe" {
+		return false
+	}
+	for _, p := range s.params {
+		if deliveryAddresses[p.flat] {
+			return true
+		}
+	}
+	return false
+}
+
+// deliveryAddresses name the address a webhook delivers to; an avatar's,
+// an icon's, a template's or a repository's URL is none.
+var deliveryAddresses = map[string]bool{"url": true, "uri": true, "endpoint": true, "endpointurl": true,
+	"webhookurl": true, "hookurl": true, "targeturl": true, "destinationurl": true, "deliveryurl": true,
+	"payloadurl": true, "notificationurl": true, "receiverurl": true, "callbackurl": true}
 
 // changeVerbs edit something that exists, rather than make something new.
 var changeVerbs = map[string]bool{"update": true, "edit": true, "modify": true, "replace": true, "set": true,
