@@ -1636,9 +1636,19 @@ const (
 // bare "permission" or "sharing" is as often an editor's view mode, an
 // app's requested permissions or a clipboard shared with a VM.
 var (
-	accessParamWords = map[string]bool{"access": true, "sharing": true, "permission": true, "permissions": true}
-	levelWords       = map[string]bool{"level": true, "levels": true, "role": true, "roles": true, "policy": true}
+	accessParamWords = []string{"access", "sharing", "permission"}
+	levelWords       = []string{"level", "role", "policy"}
 )
+
+// containsAnyOf says s holds one of the words.
+func containsAnyOf(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
 
 // accessLevels are the values an access level offers: what a person let
 // in may do. Read and write are left out: an "accessLevel" of read or
@@ -1652,12 +1662,9 @@ var accessLevels = map[string]bool{"view": true, "viewer": true, "comment": true
 // what a person let in may do. "" when none does.
 func accessLevelParam(params []param) string {
 	for _, p := range params {
-		named, level := false, false
-		for _, w := range Tokenize(p.name) {
-			named = named || accessParamWords[w]
-			level = level || levelWords[w]
-		}
-		if !named || !level {
+		// Read from the flat name, without splitting it into words: this
+		// is asked of every parameter of every change.
+		if !containsAnyOf(p.flat, accessParamWords) || !containsAnyOf(p.flat, levelWords) {
 			continue
 		}
 		enum, _ := p.schema["enum"].([]any)

@@ -75,7 +75,7 @@ func lexiconLists() map[string][]string {
 		"noun-phrase-ends": nounPhraseEnds, "migration-verbs": migrationVerbs, "database-words": databaseWords,
 		"definition-nouns": definitionNouns, "client-requests": clientRequests, "requesting-verbs": requestingVerbs,
 		"hypothetical-verbs": hypotheticalVerbs, "access-objects": accessObjects, "principal-names": principalNames,
-		"access-param-words": accessParamWords, "level-words": levelWords, "access-levels": accessLevels,
+		"access-levels":     accessLevels,
 		"wireless-networks": wirelessNetworks, "wireless-security-words": wirelessSecurityWords,
 
 		"shape-options": shapeOptions, "metadata-of-telemetry": metadataOfTelemetry,
@@ -113,6 +113,8 @@ func lexiconLists() map[string][]string {
 		lists["action-params"] = append(lists["action-params"], k)
 	}
 	lists["code-languages"] = slices.Clone(codeLanguages)
+	lists["access-param-words"] = slices.Clone(accessParamWords)
+	lists["level-words"] = slices.Clone(levelWords)
 	for _, l := range lists {
 		sort.Strings(l)
 	}
