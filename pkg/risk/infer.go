@@ -890,6 +890,9 @@ var codeLanguages = []string{"javascript", "typescript", "python", "powershell",
 // execution word after it ("jscode", "pythonscript"); a command is left
 // out, and so is "cmd".
 func languagePrefixed(flat string) bool {
+	if flat == "" || !strings.ContainsRune("bjprt", rune(flat[0])) {
+		return false // asked of every parameter: most begin with no language's letter
+	}
 	for _, l := range codeLanguages {
 		if rest, ok := strings.CutPrefix(flat, l); ok && execParams[rest] && rest != "command" && rest != "commands" && rest != "cmd" {
 			return true
@@ -1323,11 +1326,8 @@ func publicEffect(nameTokens []string, opening string, holdsPhrase bool) string 
 			return "public DNS reaches everyone who resolves the name"
 		}
 	}
-	first := opening
-	if end := strings.Index(first, ". "); end >= 0 {
-		first = first[:end]
-	}
-	if i := strings.Index(first, "dns record"); i >= 0 && !negatedBefore(first, i) {
+	if i := strings.Index(opening, "dns record"); i >= 0 && !negatedBefore(opening, i) &&
+		!strings.Contains(opening[:i], ". ") {
 		// "create_a_record — Create an A (IPv4) DNS record in the given
 		// zone": the name's "a record" is as often an article's. Only
 		// the first sentence says what the tool changes: "Returns DNS
