@@ -1959,6 +1959,8 @@ func TestChoicesOfActsAccessLevelsAndWirelessNetworks(t *testing.T) {
 			"critical", L5, 0},
 		{"a board's sharing policy updated", `{"name":"update-board","description":"Update an existing board with new settings","inputSchema":{"type":"object","properties":{"boardId":{"type":"string"},"name":{"type":"string"},"sharingPolicy":{"type":"string","enum":["private","view","comment","edit"]}},"required":["boardId"]}}`,
 			"critical", L5, 0},
+		{"a sharing policy whose levels are offered as variants", `{"name":"update_board","description":"Update a board's settings in the team's workspace.","inputSchema":{"type":"object","properties":{"boardId":{"type":"string"},"sharingPolicy":{"type":"string","anyOf":[{"const":"private"},{"const":"view"},{"const":"edit"}]}},"required":["boardId"]}}`,
+			"critical", L5, 0},
 		{"a collection's permission set among levels", `{"name":"set_collection_permission","description":"Set a group's permission on a collection.","inputSchema":{"type":"object","properties":{"collection":{"type":"string"},"permission":{"type":"string","enum":["none","read","write"]}},"required":["collection","permission"]}}`,
 			"critical", L5, 0},
 		{"a new board's level opens nothing yet", `{"name":"create-board","description":"Create a new board in the team's workspace, with a name and a sharing policy.","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"sharingPolicy":{"type":"string","enum":["private","view","comment","edit"]}},"required":["name"]}}`,

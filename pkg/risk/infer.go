@@ -839,18 +839,11 @@ func deletesExisting(p map[string]any) bool {
 	if protectsExisting.Any(d) {
 		return false
 	}
-	for _, ph := range deletesExistingPhrases {
-		i := strings.Index(d, ph)
-		if i < 0 {
-			continue
-		}
-		before := strings.TrimRight(d[:i], " ")
-		if before == "" || strings.HasSuffix(before, "(") || strings.HasSuffix(before, ":") || strings.HasSuffix(before, ";") ||
-			strings.HasSuffix(before, ",") || strings.HasSuffix(before, "—") {
-			return true
-		}
-	}
-	return false
+	return anyPhraseWhere(d, deletesExistingPhrases, func(start, _ int) bool {
+		before := strings.TrimRight(d[:start], " ")
+		return before == "" || strings.HasSuffix(before, "(") || strings.HasSuffix(before, ":") || strings.HasSuffix(before, ";") ||
+			strings.HasSuffix(before, ",") || strings.HasSuffix(before, "—")
+	})
 }
 
 // protectsExisting are the words of a switch that keeps what exists.
@@ -1667,12 +1660,8 @@ func accessLevelParam(params []param) string {
 		if !containsAnyOf(p.flat, accessParamWords) || !containsAnyOf(p.flat, levelWords) {
 			continue
 		}
-		enum, _ := p.schema["enum"].([]any)
-		if items, ok := p.schema["items"].(map[string]any); ok && enum == nil {
-			enum, _ = items["enum"].([]any)
-		}
-		for _, e := range enum {
-			if v, ok := e.(string); ok && accessLevels[strings.ToLower(v)] {
+		for _, v := range optionValues(p.schema) {
+			if accessLevels[strings.ToLower(v)] {
 				return accessLevel
 			}
 		}
