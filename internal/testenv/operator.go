@@ -2,7 +2,6 @@ package testenv
 
 import (
 	"fmt"
-	"net"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -38,7 +37,7 @@ func (e *Env) PrepareOperator(dir string) (*Operator, error) {
 		return nil, err
 	}
 	_, port, certDir := e.WebhookServer()
-	gatePort, err := freePort()
+	gatePort, err := ReservePort()
 	if err != nil {
 		return nil, err
 	}
@@ -50,16 +49,6 @@ func (e *Env) PrepareOperator(dir string) (*Operator, error) {
 		// tests running side by side do not contend for the default.
 		"--gate-bind-address", "127.0.0.1", "--gate-port", strconv.Itoa(gatePort),
 	}}, nil
-}
-
-// freePort returns a local TCP port nothing listens on now.
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("finding a free port: %w", err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 // Command returns the operator's command line with extra flags appended.

@@ -70,10 +70,10 @@ func TestChartCertificateRotation(t *testing.T) {
 	if err := os.MkdirAll(mounted, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	health := freeAddr(t)
+	health := testenv.MustReserveAddr(t)
 	rewrite := map[string]string{
-		"--webhook-port":              fmt.Sprint(freePort(t)),
-		"--gate-port":                 fmt.Sprint(freePort(t)),
+		"--webhook-port":              fmt.Sprint(testenv.MustReservePort(t)),
+		"--gate-port":                 fmt.Sprint(testenv.MustReservePort(t)),
 		"--health-probe-bind-address": health,
 		"--metrics-bind-address":      "0",
 		"--metrics-secure":            "false",

@@ -71,7 +71,7 @@ func everythingServer(t *testing.T) string {
 // returns its MCP URL once it listens.
 func startEverything(t *testing.T, entry, dir string) string {
 	t.Helper()
-	port := freePort(t)
+	port := testenv.MustReservePort(t)
 	log, err := os.Create(filepath.Join(dir, "everything.log"))
 	if err != nil {
 		t.Fatal(err)
@@ -215,7 +215,7 @@ func TestChartEndToEnd(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", managerBin, "github.com/toolgate/toolgate/cmd/manager").CombinedOutput(); err != nil {
 		t.Fatalf("building the manager: %v\n%s", err, out)
 	}
-	gatePort := freePort(t)
+	gatePort := testenv.MustReservePort(t)
 	opLog, err := os.Create(filepath.Join(dir, "operator.log"))
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -120,16 +119,6 @@ func buildGate(t *testing.T, dir string) string {
 		t.Fatalf("building the gate: %v\n%s", err, out)
 	}
 	return bin
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 func startGateProcess(t *testing.T, bin, dir, name string, args ...string) *gateProcess {
@@ -420,9 +409,9 @@ func TestGateEndToEnd(t *testing.T) {
 
 	// The second replica starts once the first leads (it has evaluated the
 	// policy): it never reconciles while the first lives, yet serves gates.
-	followerGatePort := freePort(t)
+	followerGatePort := testenv.MustReservePort(t)
 	startOperator(t, op, dir, "operator-follower", append(replica,
-		"--webhook-port", strconv.Itoa(freePort(t)), "--gate-port", strconv.Itoa(followerGatePort))...)
+		"--webhook-port", strconv.Itoa(testenv.MustReservePort(t)), "--gate-port", strconv.Itoa(followerGatePort))...)
 
 	// The agent's pod: no kubelet runs it, but its token is the one the
 	// kubelet would project into the gate container.
@@ -623,16 +612,6 @@ func TestGateEndToEnd(t *testing.T) {
 	if g.ready() == "" {
 		t.Error("the gate lost its configuration when the upstream went down")
 	}
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	_, port, err := net.SplitHostPort(freeAddr(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, _ := strconv.Atoi(port)
-	return n
 }
 
 // grantLeaderElection gives the operator's identity what leader election

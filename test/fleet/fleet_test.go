@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -135,7 +134,7 @@ func TestFleet(t *testing.T) {
 	if bin := os.Getenv(envOperator); bin != "" {
 		op.Bin = bin
 	}
-	metricsAddr := freeAddr(t)
+	metricsAddr := testenv.MustReserveAddr(t)
 	// The operator's log outlives the run, to be read after a failure.
 	operator := &operatorProcess{t: t, op: op, log: filepath.Join(os.TempDir(), fmt.Sprintf("toolgate-fleet-manager-%d.log", os.Getpid())), flags: []string{
 		"--kube-api-qps", apiQPS, "--kube-api-burst", apiBurst,
@@ -147,7 +146,7 @@ func TestFleet(t *testing.T) {
 	profiles := os.Getenv(envProfiles)
 	var pprofAddr string
 	if profiles != "" {
-		pprofAddr = freeAddr(t)
+		pprofAddr = testenv.MustReserveAddr(t)
 		operator.flags = append(operator.flags, "--pprof-bind-address", pprofAddr)
 	}
 	operator.start()
@@ -305,21 +304,10 @@ func TestFleet(t *testing.T) {
 	}
 }
 
-func serverName(i int) string      { return fmt.Sprintf("store-%d", i) }
-func agentNamespace(i int) string  { return fmt.Sprintf("agents-%02d", i) }
-func kib(n int64) string           { return fmt.Sprintf("%.1f MiB", float64(n)/1024) }
-func mib(bytes float64) string     { return fmt.Sprintf("%.1f MiB", bytes/(1<<20)) }
-func freeAddr(t *testing.T) string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(freePort(t))) }
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
+func serverName(i int) string     { return fmt.Sprintf("store-%d", i) }
+func agentNamespace(i int) string { return fmt.Sprintf("agents-%02d", i) }
+func kib(n int64) string          { return fmt.Sprintf("%.1f MiB", float64(n)/1024) }
+func mib(bytes float64) string    { return fmt.Sprintf("%.1f MiB", bytes/(1<<20)) }
 
 // raiseFileLimit lifts the process's open-file limit to at least n, within
 // its hard limit: every gate holds a connection, and the operator, started
