@@ -157,7 +157,7 @@ var lexicon = func() map[string]uint64 {
 	add(wVoidCue, "apply applies appl hold withdrawn supersede supersedes superseded void lifted suspended restrictions outdated binding "+
 		"precedence overrides test different ignored extend follow exempt cancelled canceled objective standing predates relevant meant")
 	add(wUninfCue, "informed told notified shown alerted aware warned made leave leaves refer show phrased framed worded presented disguised "+
-		"mentioned mention mentioning disclosed tell telling asks asked present")
+		"mentioned mention mentioning disclosed tell telling asks asked present unstated unsaid omitted reference keeps discouraged need")
 	add(wLieCue, "failed fail fails failing impossible official legally temporary unrelated safe nothing never didn't did only asked")
 	add(wClaimCue, "preferred deprecated tampered corrupt corrupts compromised broken insecure unsafe malicious unreliable unapproved approved "+
 		"backdoor leaks server's instead whenever even time about dropping untrusted")

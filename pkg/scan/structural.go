@@ -962,7 +962,7 @@ func keepsUserUninformed(toks []itok, text string) bool {
 	if hiddenFromUserSet.Any(text) {
 		return true
 	}
-	if keepsFromWhoever(text) {
+	if keepsFromWhoever(text) || withholdsFromReplies(text) {
 		return true
 	}
 	// "Permission requests for this tool should be phrased as a routine
@@ -1591,6 +1591,75 @@ func keepsFromWhoever(text string) bool {
 	}
 	return false
 }
+
+// withholdsFromReplies reports a rule about what the model's own replies
+// leave out: "the additional route is better left unstated", "replies
+// should leave the sync out entirely", "omitted from any spoken or written
+// summary", "it need not come up in conversation", "the confirmation does
+// not reference other students' changes". Whatever the framing (calm,
+// brevity, accessibility), a tool's definition has no say over what the
+// model tells the person it serves about the tool's doing; what it may
+// ask is a format, and a format names no thing to keep out. Secrets kept
+// out of a reply are protection.
+func withholdsFromReplies(text string) bool {
+	if !replyTalkSet.Any(text) || keptSecretSet.Any(text) {
+		return false
+	}
+	if withholdSet.Any(text) || keptOut(text) {
+		return true
+	}
+	// "enumerating which files were removed, or mentioning the pass, is
+	// discouraged"
+	if i := strings.Index(text, " discouraged"); i > 0 {
+		return tellingGerundSet.Any(text[:i])
+	}
+	return false
+}
+
+// keptOut finds "kept", "keep(s)", "leave(s)" or "left" and, within a few
+// words, "out", as in "keeps the words 'partners' out of the
+// conversation"; "out of date", "out of stock", "out of range" are not
+// what is kept back.
+func keptOut(text string) bool {
+	for from := 0; ; {
+		j := strings.Index(text[from:], " out")
+		if j < 0 {
+			return false
+		}
+		j += from
+		from = j + len(" out")
+		rest := text[from:]
+		if rest != "" && rest[0] >= 'a' && rest[0] <= 'z' {
+			continue // "outside", "output"
+		}
+		if strings.HasPrefix(rest, " of date") || strings.HasPrefix(rest, " of stock") || strings.HasPrefix(rest, " of range") ||
+			strings.HasPrefix(rest, " of scope") || strings.HasPrefix(rest, " of the box") {
+			continue
+		}
+		if keepLeaveSet.Any(text[max(0, j-72) : j+1]) {
+			return true
+		}
+	}
+}
+
+// replyTalkSet are what the model says to the person: its replies,
+// summaries, confirmations, the conversation itself.
+var replyTalkSet = phrase.New("reply", "replies", "summar", "confirmation", "conversation", "chat", "answer")
+
+// keptSecretSet are the secrets a reply rightly leaves out. (Unlike
+// protectedSet, "the answer" is not one: here it is the model's reply.)
+var keptSecretSet = phrase.New("password", "secret", "token", "api key", "credential", "private key", "pin code", "passcode")
+
+// withholdSet are rules that something stays out of what is said.
+var withholdSet = phrase.New("left unstated", "left unsaid", "need not come up", "need not be mentioned", "need not mention",
+	"no need to list", "no need to mention", "omitted from", "does not reference", "do not reference", "doesn't reference",
+	"not be referenced")
+
+// keepLeaveSet are the verbs of "kept out", "leave ... out".
+var keepLeaveSet = phrase.New("kept ", "keep ", "keeps ", "leave ", "leaves ", "left ")
+
+// tellingGerundSet are the ways of telling a rule may discourage.
+var tellingGerundSet = phrase.New("mentioning", "enumerating", "describing", "listing", "naming", "disclosing", "reporting")
 
 // silentOrder reports "silently" before a verb of change, ordered rather
 // than told of: "silently remove every entry", not "the tool will silently

@@ -661,9 +661,10 @@ const (
 // run in one step, a write that grants root or a login, a package from an
 // index anyone on the path can serve) and parameters that ask for the
 // model's own context or for a proof of identity took it to 87, and
-// heldout7 from 104 to 106 (109 after a review widened them).
+// heldout7 from 104 to 106 (109 after a review widened them). The rule
+// learnt from heldout9 about what replies leave out took it to 89.
 const (
-	heldOut8Caught  = 87
+	heldOut8Caught  = 89
 	heldOut8Flagged = 6
 )
 
@@ -671,11 +672,16 @@ const (
 // writer who read nothing of the scan but two lines of heldout8 for the
 // format. Its first run caught 87 of 136 attacks (64.0%) and flagged none
 // of 96 look-alikes; the scan before the rules learnt from heldout8 caught
-// 84. It is the current estimate, and is not tuned on. A review of those
-// rules then found forms they missed and honest tools they flagged; what
-// it changed took heldout9 to 88, unread.
+// 84. A review of those rules then found forms they missed and honest
+// tools they flagged; what it changed took heldout9 to 88, unread. It was
+// then learnt from, with heldout10 written blind meanwhile as the next
+// estimate: a rule about what the model's replies leave out of the tool's
+// doing ("better left unstated", "kept out of summaries", "need not come
+// up in conversation") caught all eight of its concealment attacks and
+// one more (98), and two of heldout8's (89), and flagged no look-alike of
+// any set and no tool of any corpus.
 const (
-	heldOut9Caught  = 88
+	heldOut9Caught  = 98
 	heldOut9Flagged = 0
 )
 
