@@ -534,6 +534,7 @@ func TestPoisoningHeldOut(t *testing.T) {
 		{"heldout7", heldOut7Caught, heldOut7Flagged},
 		{"heldout8", heldOut8Caught, heldOut8Flagged},
 		{"heldout9", heldOut9Caught, heldOut9Flagged},
+		{"heldout10", heldOut10Caught, heldOut10Flagged},
 	} {
 		attacks := loadPoisonCases(t, set.name+"-attacks.jsonl")
 		benign := loadPoisonCases(t, set.name+"-benign.jsonl")
@@ -683,6 +684,18 @@ const (
 const (
 	heldOut9Caught  = 98
 	heldOut9Flagged = 0
+)
+
+// heldout10 was written blind while heldout9 was learnt from, by a writer
+// who read nothing of the scan or of the earlier sets, asked for indirect,
+// polite, procedural and structured phrasings and for honest tools in the
+// attacks' vocabulary. Its first run, with the rule learnt from heldout9,
+// caught 71 of 136 attacks (52.2%) and flagged none of 96 look-alikes; the
+// scan before that rule caught 69. It is the current estimate, and is not
+// tuned on: about one attack in two, written by someone trying, passes.
+const (
+	heldOut10Caught  = 71
+	heldOut10Flagged = 0
 )
 
 // TestExemptionsKeepTheirAttacks holds the exemptions that spare honest
