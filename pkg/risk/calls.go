@@ -154,8 +154,8 @@ func privilegeReach(s signals) bool {
 	case "secret", "secrets", "credential", "credentials", "token", "tokens", "password", "config", "configuration", "settings", "setting",
 		"CI/CD variable", sshLoginKeys, "delegate":
 		return false
-	case accessLevel, wirelessNetwork:
-		return false // one thing's level, one network's security: their reach is the thing's
+	case accessLevel, wirelessNetwork, clientRedirects:
+		return false // one thing's level, one network's security, one client's redirects: their reach is the thing's
 	}
 	return !s.requiredContainer
 }

@@ -2056,3 +2056,23 @@ func TestWebhooksCodeInALanguageAndSwitchesThatDelete(t *testing.T) {
 			"", L3, L3},
 	})
 }
+
+// An OAuth client's redirect URIs and an authentication realm's settings
+// decide who may sign in as whom; one sign-in's redirect address, a
+// payment page's return address and a realm listed decide nothing.
+func TestClientRedirectsAndRealms(t *testing.T) {
+	checkGrades(t, []gradeCase{
+		{"an OAuth client registered with its redirect URIs", `{"name":"register_app","description":"Register an application with the identity service.","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"redirectUris":{"type":"array","items":{"type":"string"}}},"required":["name"]}}`,
+			"critical", L5, 0},
+		{"an OAuth client's redirect URIs changed", `{"name":"update_app","description":"Update an application's settings.","inputSchema":{"type":"object","properties":{"appId":{"type":"string"},"redirect_uris":{"type":"array","items":{"type":"string"}}},"required":["appId"]}}`,
+			"critical", L5, 0},
+		{"an authentication realm's settings changed", `{"name":"update-realm","description":"Update realm settings and configurations","inputSchema":{"type":"object","properties":{"realm":{"type":"string"},"enabled":{"type":"boolean"}},"required":["realm"]}}`,
+			"critical", L5, 0},
+		{"one sign-in's redirect address registers nothing", `{"name":"oauth_authorization_url","description":"Build the OAuth authorization URL of a sign-in.","inputSchema":{"type":"object","properties":{"redirectUri":{"type":"string"},"scopes":{"type":"array","items":{"type":"string"}}}}}`,
+			"", 0, L3},
+		{"a payment page's return address grants nothing", `{"name":"create_payment_link","description":"Create a payment link for a price.","inputSchema":{"type":"object","properties":{"price":{"type":"string"},"redirect_url":{"type":"string"}},"required":["price"]}}`,
+			"", 0, L4},
+		{"realms listed grant nothing", `{"name":"list-realms","description":"List all available realms","inputSchema":{"type":"object","properties":{}}}`,
+			"", 0, L3},
+	})
+}

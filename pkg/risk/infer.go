@@ -535,6 +535,16 @@ func readSignalsOf(t *tooldef.Tool, asRead bool) signals {
 		// named is graded as such already (accessPolicy).
 		s.privilege = accessLevelParam(s.params)
 	}
+	if s.act == actMutate && s.privilege == "" && registersRedirects(s.params) {
+		// "create-client(redirectUris)", "update_oauth_app(redirectUris)":
+		// the addresses an authorization server may send codes and tokens
+		// to are what an OAuth client is registered with (RFC 7591's
+		// redirect_uris). Adding one lets whoever holds it receive
+		// sign-ins made to the client: who may act as whom, as a grant
+		// decides. One redirect address of one sign-in flow
+		// ("redirectUri") registers nothing.
+		s.privilege = clientRedirects
+	}
 	if s.money != "" && !movesMoneyAs(s.money) && paysSomeone(s) {
 		// "schedule_payment(payee, amount)": a payment with someone to
 		// receive it and a sum moves money, whatever the verb.
@@ -1622,7 +1632,19 @@ var wirelessNetworks = map[string]bool{"wifi": true, "ssid": true, "wlan": true}
 const (
 	accessLevel     = "access level"
 	wirelessNetwork = "wireless network"
+	clientRedirects = "client redirect URIs"
 )
+
+// registersRedirects says a parameter is the list of redirect URIs an
+// OAuth client is registered with: "redirectUris", "redirect_uris".
+func registersRedirects(params []param) bool {
+	for _, p := range params {
+		if p.flat == "redirecturis" {
+			return true
+		}
+	}
+	return false
+}
 
 // accessParamWords name a parameter about access; levelWords make it one
 // that sets a level: "accessLevel", "sharingPolicy", "permission_role". A

@@ -294,7 +294,7 @@ var privilegeNouns = map[string]bool{
 	"settings": true, "auth": true, "mfa": true, "2fa": true, "otp": true, "sso": true, "saml": true,
 	"visibility": true, "sharing": true, "owner": true, "ownership": true, "protection": true,
 	"admin": true, "admins": true, "administrator": true, "administrators": true, "superuser": true, "sudo": true,
-	"privilege": true, "privileges": true,
+	"privilege": true, "privileges": true, "realm": true, "realms": true,
 }
 
 // moneyNouns mark tools that move money.

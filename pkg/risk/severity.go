@@ -1140,7 +1140,7 @@ var personalNouns = map[string]bool{"profile": true, "preference": true, "prefer
 // whose description speaks of no safeguard, or who works on a project or
 // a team.
 func notAccess(s signals) string {
-	if s.privilege == accessLevel || s.privilege == wirelessNetwork {
+	if s.privilege == accessLevel || s.privilege == wirelessNetwork || s.privilege == clientRedirects {
 		return "" // a parameter says who may do what, whatever the thing is
 	}
 	if personalNouns[headNoun(s.objects)] {
