@@ -970,3 +970,17 @@ const (
 func TestPoisoningCorpusTwenty(t *testing.T) {
 	holdKeptCorpusFlags(t, "corpus-20", corpusTwentyDir, corpusTwentyTools, corpusTwentyFirstRun, corpusTwentyMaxFlagged, true)
 }
+
+// corpus-21: 4 more servers captured blind alongside corpus-20 and run
+// only after the rules read from corpus-20; its first run is the scan's
+// false positives on servers nobody here had read.
+const (
+	corpusTwentyOneDir        = "../../testdata/corpus-21"
+	corpusTwentyOneTools      = 127
+	corpusTwentyOneFirstRun   = 7
+	corpusTwentyOneMaxFlagged = 7
+)
+
+func TestPoisoningCorpusTwentyOne(t *testing.T) {
+	holdKeptCorpusFlags(t, "corpus-21", corpusTwentyOneDir, corpusTwentyOneTools, corpusTwentyOneFirstRun, corpusTwentyOneMaxFlagged, true)
+}
