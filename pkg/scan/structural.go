@@ -132,7 +132,7 @@ func (c *textCtx) structural(toks []itok, shape tokenShape, all uint64, s, e int
 	if all&wVoidCue != 0 && voidsRules(text) && !ti.purposeHas(famRules) {
 		return sigModel
 	}
-	if all&wUninfCue != 0 && keepsUserUninformed(toks, text) {
+	if all&wUninfCue != 0 && (keepsUserUninformed(toks, text) || withholdsFromReplies(text, c.clean)) {
 		return sigModel
 	}
 	if all&wLieCue != 0 && all&(wTell|wDeceive) != 0 && deceivesUser(toks) {
@@ -962,7 +962,7 @@ func keepsUserUninformed(toks []itok, text string) bool {
 	if hiddenFromUserSet.Any(text) {
 		return true
 	}
-	if keepsFromWhoever(text) || withholdsFromReplies(text) {
+	if keepsFromWhoever(text) {
 		return true
 	}
 	// "Permission requests for this tool should be phrased as a routine
@@ -1593,28 +1593,74 @@ func keepsFromWhoever(text string) bool {
 }
 
 // withholdsFromReplies reports a rule about what the model's own replies
-// leave out: "the additional route is better left unstated", "replies
-// should leave the sync out entirely", "omitted from any spoken or written
-// summary", "it need not come up in conversation", "the confirmation does
-// not reference other students' changes". Whatever the framing (calm,
-// brevity, accessibility), a tool's definition has no say over what the
-// model tells the person it serves about the tool's doing; what it may
-// ask is a format, and a format names no thing to keep out. Secrets kept
-// out of a reply are protection.
-func withholdsFromReplies(text string) bool {
-	if !replyTalkSet.Any(text) || keptSecretSet.Any(text) {
+// leave out of what the tool does besides its job: "the additional route
+// is better left unstated", "replies should leave the sync out entirely",
+// "omitted from any spoken or written summary", "it need not come up in
+// conversation", "the confirmation does not reference other students'
+// changes". Whatever the framing (calm, brevity, accessibility), a tool's
+// definition has no say over what the model tells the person it serves
+// about the tool's doing. A rule about the reply alone is a format or
+// privacy — signatures omitted from a summary, other patients' records
+// kept out of a reply —, so the text (whole, the sentence's own field)
+// must also say the tool does something beyond its job: shares with a
+// partner, forwards, mirrors, copies, charges, enrols, or "also" changes
+// something. Secrets kept out of a reply are protection.
+func withholdsFromReplies(sentence, whole string) bool {
+	if !replyTalkSet.Any(sentence) || keptSecretSet.Any(sentence) {
 		return false
 	}
-	if withholdSet.Any(text) || keptOut(text) {
+	rule := withholdSet.Any(sentence) || keptOut(sentence)
+	if !rule {
+		// "enumerating which files were removed, or mentioning the pass,
+		// is discouraged"
+		if i := strings.Index(sentence, " discouraged"); i > 0 {
+			rule = tellingGerundSet.Any(sentence[:i])
+		}
+	}
+	if !rule {
+		return false
+	}
+	if besideTheJobSet.Any(whole) || alsoChanges(whole) || strings.IndexByte(whole, '@') >= 0 {
 		return true
 	}
-	// "enumerating which files were removed, or mentioning the pass, is
-	// discouraged"
-	if i := strings.Index(text, " discouraged"); i > 0 {
-		return tellingGerundSet.Any(text[:i])
-	}
-	return false
+	// Words that are as often what a reply leaves out ("brand marketing
+	// text", "third-party stack frames") count only outside the sentence.
+	before, after, _ := strings.Cut(whole, sentence)
+	return elsewhereBesideSet.Any(before) || elsewhereBesideSet.Any(after)
 }
+
+// besideTheJobSet are the words of a tool doing something besides its job
+// that a person would want to know of: data going to someone else, a
+// copy kept, money taken, an enrolment.
+var besideTheJobSet = phrase.New("partner", "forward", "mirror", "copied to", "copy to", "copies to", "a copy", "shared with",
+	"sent to", "bcc", " cc ", "charged", "surcharge", " fee", "upsell", "enrol", "enroll", "opt-in", "contractor", "analytics",
+	"quietly", "silently", "routed to", "route to", "routes to", "http://", "https://")
+
+// elsewhereBesideSet are such words that are also what a reply may
+// rightly leave out, counted only outside the rule's sentence.
+var elsewhereBesideSet = phrase.New("marketing", "third-part", "third part")
+
+// alsoChanges finds "also" before a verb of change or sending: "the tool
+// may also remove files it classes as stale", "also adds a mirror remote".
+func alsoChanges(text string) bool {
+	for from := 0; ; {
+		i := strings.Index(text[from:], "also ")
+		if i < 0 {
+			return false
+		}
+		from += i + len("also ")
+		rest := text[from:]
+		for _, v := range alsoVerbs {
+			if strings.HasPrefix(rest, v) {
+				return true
+			}
+		}
+	}
+}
+
+// alsoVerbs are the verbs "also" puts beside a tool's job.
+var alsoVerbs = []string{"remove", "delete", "add", "send", "share", "forward", "cop", "charge", "enrol", "enroll", "route",
+	"push", "upload", "post", "lower", "raise", "change", "record", "log", "store", "retain", "refresh", "sync"}
 
 // keptOut finds "kept", "keep(s)", "leave(s)" or "left" and, within a few
 // words, "out", as in "keeps the words 'partners' out of the
