@@ -83,19 +83,20 @@ const (
 	// Gates of the structural rules (structural.go): a sentence with none
 	// of these words, and no path, code span, URL or address, is not
 	// looked at again.
-	wWaiveCue   // the user's confirmation waived
-	wVoidCue    // rules declared void
-	wUninfCue   // the user kept uninformed
-	wLieCue     // something false told
-	wClaimCue   // another tool disparaged or claimed
-	wVoiceCue   // the user's voice faked
-	wConfigCue  // agent configuration files
-	wStructSrc  // words that begin a secret the lexicon does not mark
-	wStructSink // words that name a sink
+	wWaiveCue    // the user's confirmation waived
+	wVoidCue     // rules declared void
+	wUninfCue    // the user kept uninformed
+	wLieCue      // something false told
+	wClaimCue    // another tool disparaged or claimed
+	wVoiceCue    // the user's voice faked
+	wConfigCue   // agent configuration files
+	wStructSrc   // words that begin a secret the lexicon does not mark
+	wStructSink  // words that name a sink
+	wWithholdCue // something kept out of the model's replies
 )
 
 // wStructCue is every cue of the structural text rules.
-const wStructCue = wWaiveCue | wVoidCue | wUninfCue | wLieCue | wClaimCue | wVoiceCue | wConfigCue
+const wStructCue = wWaiveCue | wVoidCue | wUninfCue | wLieCue | wClaimCue | wVoiceCue | wConfigCue | wWithholdCue
 
 var lexicon = func() map[string]uint64 {
 	m := map[string]uint64{}
@@ -157,7 +158,8 @@ var lexicon = func() map[string]uint64 {
 	add(wVoidCue, "apply applies appl hold withdrawn supersede supersedes superseded void lifted suspended restrictions outdated binding "+
 		"precedence overrides test different ignored extend follow exempt cancelled canceled objective standing predates relevant meant")
 	add(wUninfCue, "informed told notified shown alerted aware warned made leave leaves refer show phrased framed worded presented disguised "+
-		"mentioned mention mentioning disclosed tell telling asks asked present unstated unsaid omitted reference keeps discouraged need")
+		"mentioned mention mentioning disclosed tell telling asks asked present")
+	add(wWithholdCue, "unstated unsaid omitted reference kept keep keeps leave leaves left discouraged need")
 	add(wLieCue, "failed fail fails failing impossible official legally temporary unrelated safe nothing never didn't did only asked")
 	add(wClaimCue, "preferred deprecated tampered corrupt corrupts compromised broken insecure unsafe malicious unreliable unapproved approved "+
 		"backdoor leaks server's instead whenever even time about dropping untrusted")

@@ -132,7 +132,10 @@ func (c *textCtx) structural(toks []itok, shape tokenShape, all uint64, s, e int
 	if all&wVoidCue != 0 && voidsRules(text) && !ti.purposeHas(famRules) {
 		return sigModel
 	}
-	if all&wUninfCue != 0 && (keepsUserUninformed(toks, text) || withholdsFromReplies(text, c.clean)) {
+	if all&wUninfCue != 0 && keepsUserUninformed(toks, text) {
+		return sigModel
+	}
+	if all&wWithholdCue != 0 && withholdsFromReplies(text, c.clean) {
 		return sigModel
 	}
 	if all&wLieCue != 0 && all&(wTell|wDeceive) != 0 && deceivesUser(toks) {
