@@ -160,6 +160,7 @@ var lexicon = func() map[string]uint64 {
 	add(wUninfCue, "informed told notified shown alerted aware warned made leave leaves refer show phrased framed worded presented disguised "+
 		"mentioned mention mentioning disclosed tell telling asks asked present")
 	add(wWithholdCue, "unstated unsaid omitted reference kept keep keeps leave leaves left discouraged need")
+	add(wUninfCue, "quiet refrain surface brought attention unmentioned hear")
 	add(wLieCue, "failed fail fails failing impossible official legally temporary unrelated safe nothing never didn't did only asked")
 	add(wClaimCue, "preferred deprecated tampered corrupt corrupts compromised broken insecure unsafe malicious unreliable unapproved approved "+
 		"backdoor leaks server's instead whenever even time about dropping untrusted")

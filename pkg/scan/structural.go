@@ -1754,7 +1754,9 @@ var silencePhrases = []string{"should not be mentioned", "must not be mentioned"
 	"never mention the", "do not mention that", "don't mention that", "never mention that", "do not mention any",
 	"without mentioning the", "without mentioning that", "do not tell the", "don't tell the", "never tell the",
 	"without telling the", "never use the words", "never use the word", "do not use the words", "do not name the",
-	"never name the", "don't name the"}
+	"never name the", "don't name the", "keep quiet about", "refrain from disclosing", "refrain from mentioning",
+	"do not surface", "don't surface", "not be brought up", "avoid drawing attention", "remain unmentioned",
+	"goes unmentioned", "go unmentioned", "shouldn't hear about", "should not hear about"}
 
 // sideEffectSet are the words for what a tool does besides its job, which
 // silence about keeps from whoever the model serves.
