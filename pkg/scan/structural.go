@@ -1652,11 +1652,8 @@ func alsoChanges(text string) bool {
 			return false
 		}
 		from += i + len("also ")
-		rest := text[from:]
-		for _, v := range alsoVerbs {
-			if strings.HasPrefix(rest, v) {
-				return true
-			}
+		if hasAnyPrefix(text[from:], alsoVerbs) {
+			return true
 		}
 	}
 }
