@@ -197,8 +197,15 @@ func refineAction(s *signals, act action, j *judgement) (action, bool) {
 	if act == actDestroy && s.verb == "drop" && !s.bulk && !anyBroad(s.objects) {
 		act = actDelete // "drop_index" removes one item
 	}
-	if act == actDelete && (s.bulk || removesBroad(s.objects, s.tokens, s.desc)) {
-		act = actDestroy
+	if act == actDelete && (s.bulk || (!detachesRelation(s) && removesBroad(s.objects, s.tokens, s.desc))) {
+		if !s.bulk && removesOnlyEmpty.Any(s.desc) {
+			// "The request will fail if the project still contains
+			// workspaces": the server refuses to remove a container that
+			// holds anything, so a call loses the container alone.
+			j.note("removes a container only when it is empty: one item")
+		} else {
+			act = actDestroy
+		}
 	}
 	if act == actDelete && scopeWords[singular(headNoun(s.objects))] != "" && withContents.Any(s.desc) {
 		// "Deletes a project with all its resources": the description
@@ -293,8 +300,7 @@ func refineAction(s *signals, act action, j *judgement) (action, bool) {
 	}
 	// "remove_label_from_issue": detaching a relation changes the item it
 	// was attached to; nothing is deleted.
-	if act == actDelete && detachVerbs[s.verb] && s.actSource == "name" && !irreversibleVerbs[s.verb] &&
-		(containsAny(s.tokens, "from") || (relationNouns[headNoun(s.objects)] && strings.Contains(s.desc, " from "))) {
+	if act == actDelete && detachesRelation(s) {
 		act = actMutate
 		j.note("detaches a relation: a change, not a delete")
 	}
@@ -311,6 +317,14 @@ func refineAction(s *signals, act action, j *judgement) (action, bool) {
 		j.note("a flag removes the item with everything it contains")
 	}
 	return act, savedRead
+}
+
+// detachesRelation says a removal named "remove_label_from_issue" takes
+// one thing away from another: the relation goes, and neither the thing
+// nor the container it was in.
+func detachesRelation(s *signals) bool {
+	return detachVerbs[s.verb] && s.actSource == "name" && !irreversibleVerbs[s.verb] &&
+		(containsAny(s.tokens, "from") || (relationNouns[headNoun(s.objects)] && strings.Contains(s.desc, " from ")))
 }
 
 // readOnlyClaim is the description's phrase saying a change or an
@@ -445,6 +459,11 @@ var printedOutputNouns = map[string]bool{"messages": true, "message": true, "out
 	"lines": true}
 
 // withContents say a removal takes a container's contents with it.
+// removesOnlyEmpty are a removal's refusal while its container holds
+// anything.
+var removesOnlyEmpty = phrase.New("must be empty", "must first be emptied", "only if it is empty", "only when it is empty",
+	"only if empty", "only empty ", "if it is not empty", "still contains", "not managing any")
+
 var withContents = phrase.New("with all its", "and all its", "all of its", "everything in it", "with everything",
 	"and everything", "with all of its", "including all")
 
@@ -709,8 +728,11 @@ func removedNoun(objects []string) string {
 		end--
 	}
 	for i := 0; i < end; i++ {
-		if objects[i] == "by" {
-			end = i // "by_name": what follows names how the item is found
+		if objects[i] == "by" || objects[i] == "from" {
+			// "by_name": what follows names how the item is found;
+			// "remove_issue_from_project": what follows is where the
+			// removed thing was, not what is removed.
+			end = i
 			break
 		}
 	}

@@ -23,7 +23,7 @@ var corpusThreeFirstRun = []figure{
 // that loses a tool on corpus-3 fails, so what was learnt from it stays
 // learnt. They are below the development folders' targets; the reasons
 // are in docs/risk-model.md §12.
-var corpusThreeRatchets = []int{78, 204, 506, 381, 481}
+var corpusThreeRatchets = []int{78, 204, 508, 381, 481}
 
 // TestCorpusThreeFigures prints how the engine agrees with corpus-3's
 // labels beside its first run, and holds it to the ratchets.
@@ -156,7 +156,7 @@ var (
 	corpusSixBefore = []figure{
 		{got: 47, of: 53}, {got: 159, of: 166}, {got: 455, of: 524}, {got: 369, of: 524}, {got: 353, of: 524},
 	}
-	corpusSixRatchets = []int{53, 159, 458, 375, 392}
+	corpusSixRatchets = []int{53, 159, 459, 375, 393}
 )
 
 // TestCorpusSixFigures prints how the engine agrees with corpus-6's labels
@@ -379,7 +379,12 @@ var (
 	corpusFourteenBefore = []figure{
 		{got: 70, of: 74}, {got: 245, of: 264}, {got: 489, of: 578}, {got: 382, of: 578}, {got: 378, of: 578},
 	}
-	corpusFourteenRatchets = []int{73, 245, 490, 382, 381}
+	// The blast radius ratchet fell by one when a removal named "remove X
+	// from Y" became the detachment it names rather than the removal of
+	// Y: a tenant's servers taken out of it are no longer the tenant
+	// destroyed, and its reach is no longer read as the reviewer's by
+	// accident.
+	corpusFourteenRatchets = []int{73, 245, 490, 381, 381}
 )
 
 // TestCorpusFourteenFigures prints how the engine agrees with corpus-14's
@@ -406,7 +411,7 @@ var (
 	corpusFifteenBefore = []figure{
 		{got: 74, of: 78}, {got: 186, of: 194}, {got: 473, of: 555}, {got: 357, of: 555}, {got: 393, of: 555},
 	}
-	corpusFifteenRatchets = []int{78, 186, 473, 357, 399}
+	corpusFifteenRatchets = []int{78, 186, 473, 357, 400}
 )
 
 // TestCorpusFifteenFigures prints how the engine agrees with corpus-15's
@@ -433,7 +438,7 @@ var (
 	corpusSixteenBefore = []figure{
 		{got: 56, of: 60}, {got: 159, of: 172}, {got: 484, of: 570}, {got: 378, of: 570}, {got: 350, of: 570},
 	}
-	corpusSixteenRatchets = []int{58, 159, 486, 378, 355}
+	corpusSixteenRatchets = []int{58, 159, 487, 378, 356}
 )
 
 // TestCorpusSixteenFigures prints how the engine agrees with corpus-16's
@@ -465,7 +470,7 @@ var (
 	// is graded as the configuration change it is, where its reviewer
 	// graded the one setting it supports today (the log level) low; the
 	// same rule put two of this corpus's tools in their category.
-	corpusSeventeenRatchets = []int{70, 170, 458, 348, 351}
+	corpusSeventeenRatchets = []int{70, 170, 459, 348, 352}
 )
 
 // TestCorpusSeventeenFigures prints how the engine agrees with
@@ -492,7 +497,7 @@ var (
 	corpusEighteenBefore = []figure{
 		{got: 101, of: 108}, {got: 158, of: 165}, {got: 502, of: 550}, {got: 314, of: 550}, {got: 361, of: 550},
 	}
-	corpusEighteenRatchets = []int{105, 158, 503, 317, 368}
+	corpusEighteenRatchets = []int{105, 158, 504, 317, 369}
 )
 
 // TestCorpusEighteenFigures prints how the engine agrees with corpus-18's
@@ -519,7 +524,10 @@ var (
 	corpusNineteenBefore = []figure{
 		{got: 30, of: 33}, {got: 261, of: 270}, {got: 398, of: 525}, {got: 343, of: 525}, {got: 341, of: 525},
 	}
-	corpusNineteenRatchets = []int{33, 261, 399, 343, 344}
+	// The riskLevel ratchet fell by one when removing a project became
+	// the destruction of everything in it: the rubric grades it critical,
+	// this set's reviewer high.
+	corpusNineteenRatchets = []int{33, 261, 400, 343, 343}
 )
 
 // TestCorpusNineteenFigures prints how the engine agrees with
@@ -545,7 +553,7 @@ var (
 	corpusTwentyBefore = []figure{
 		{got: 64, of: 68}, {got: 136, of: 141}, {got: 463, of: 509}, {got: 335, of: 509}, {got: 332, of: 509},
 	}
-	corpusTwentyRatchets = []int{67, 136, 463, 336, 334}
+	corpusTwentyRatchets = []int{67, 136, 464, 336, 335}
 )
 
 // TestCorpusTwentyFigures prints how the engine agrees with corpus-20's

@@ -2076,3 +2076,32 @@ func TestClientRedirectsAndRealms(t *testing.T) {
 			"", 0, L3},
 	})
 }
+
+// TestRemovingAProjectOrATeam holds the removal of a container to the
+// destruction of what it holds, unless the server refuses a container that
+// holds anything, and a removal named "remove X from Y" to the detachment
+// it names, whatever Y is.
+func TestRemovingAProjectOrATeam(t *testing.T) {
+	for _, tc := range []generalCase{
+		{"a project removed", `{"name":"delete_project","description":"Delete a project.","inputSchema":{"type":"object","properties":{"projectId":{"type":"string"}},"required":["projectId"]}}`,
+			"destroy", "critical", L5, 0, true},
+		{"a team removed", `{"name":"deleteTeam","description":"Delete a team.","inputSchema":{"type":"object","properties":{"teamId":{"type":"string"}},"required":["teamId"]}}`,
+			"destroy", "critical", L5, 0, true},
+		{"a project removed only when it is empty", `{"name":"delete_project","description":"Deletes a project by ID. The request will fail if the project still contains workspaces.","inputSchema":{"type":"object","properties":{"project_id":{"type":"string"}},"required":["project_id"]}}`,
+			"delete", "high", L4, 0, false},
+		{"a bucket that must be empty", `{"name":"delete_bucket","description":"Deletes a bucket. The bucket must be empty.","inputSchema":{"type":"object","properties":{"bucket":{"type":"string"}},"required":["bucket"]}}`,
+			"delete", "high", L4, 0, false},
+		{"an issue taken out of a project", `{"name":"remove_issue_from_project","description":"Remove an issue from a project. The issue still exists.","inputSchema":{"type":"object","properties":{"issueId":{"type":"string"},"projectId":{"type":"string"}},"required":["issueId","projectId"]}}`,
+			"mutate", "", L3, L4, false},
+		{"a label of a project removed", `{"name":"delete_project_label","description":"Delete a label of a project.","inputSchema":{"type":"object","properties":{"projectId":{"type":"string"},"labelId":{"type":"string"}},"required":["projectId","labelId"]}}`,
+			"delete", "high", L4, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := assessWithin(t, tc.def, tc.category, tc.risk, tc.minLevel, tc.maxLevel)
+			destroyed := a.SEP.Category == "destroy"
+			if destroyed != tc.fires {
+				t.Errorf("destroy %v, want %v (%v)", destroyed, tc.fires, a.Reasons)
+			}
+		})
+	}
+}

@@ -1448,11 +1448,14 @@ func anyBroad(objects []string) bool {
 }
 
 // anyBroadStrict is anyBroad without the nouns whose deletion reviewers
-// still count as removing one item (a project, a workspace, an app).
+// still count as removing one item (a workspace, an app). A project is
+// the container of everything made in it, as a repository is, and a team
+// of its members' projects: removing one removes its contents with it
+// (the rubric names the project beside the namespace and the database).
 func anyBroadStrict(objects []string) bool {
 	for _, o := range objects {
 		switch o {
-		case "namespace", "cluster", "database", "db", "repository", "repo", "bucket", "table", "collection", "organization", "org", "account", "all", "many", "bulk", "everything", "tenant":
+		case "namespace", "cluster", "database", "db", "repository", "repo", "bucket", "table", "collection", "organization", "org", "account", "all", "many", "bulk", "everything", "tenant", "project", "team":
 			return true
 		}
 	}
