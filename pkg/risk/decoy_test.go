@@ -421,3 +421,43 @@ var reviewedFalseRaises = []string{
 	`{"name":"update_domain_record_note","description":"Update an internal note on a domain record.","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"note":{"type":"string"}},"required":["id"]}}`,
 	`{"name":"update_ip","description":"Updates the reverse DNS name of an IP address.","inputSchema":{"type":"object","properties":{"ip":{"type":"string"},"name":{"type":"string"}},"required":["ip"]}}`,
 }
+
+// TestSecretsTheCallNeedsKeepToTheirCase generates, for the rule that reads
+// a secret the call needs as no secret returned ("Requires admin API
+// key."), descriptions of reads that need a secret in each wording the
+// rule knows and hand one back — in the same sentence or the next, by
+// name or by pronoun, in verbs that return, show, include or contain —
+// and holds each at high.
+func TestSecretsTheCallNeedsKeepToTheirCase(t *testing.T) {
+	secrets := []string{"API key", "access token", "password", "private key", "connection string", "secret value"}
+	needs := []string{"Requires the %s", "Requires an admin %s", "Needs a %s", "Required: a %s", "Authenticated with the %s",
+		"To access this endpoint using an %s you need the read scope", "Call it using your %s"}
+	handBacks := []string{"%s and returns it.", "%s, and shows the %s.", "%s; the response includes the %s.", "%s. The response includes it.",
+		"%s. Returns the %s in plain text.", "%s. The result contains the %s.", "%s. Lists each service with its %s.",
+		"%s, and it is returned with the record.", "%s. You get it back in the body.", "%s. Reveals the %s to the caller.",
+		"%s. The %s comes back in the body.", "%s. Responds with the %s.", "%s. Echoes it back.", "%s. Hands it back to the caller.",
+		"%s, which it echoes back."}
+	count, low := 0, 0
+	for _, secret := range secrets {
+		for _, need := range needs {
+			n := fmt.Sprintf(need, secret)
+			for _, hb := range handBacks {
+				desc := fmt.Sprintf(hb, n, secret)
+				if strings.Count(hb, "%s") == 1 {
+					desc = fmt.Sprintf(hb, n)
+				}
+				def := fmt.Sprintf(`{"name":"get_integration","description":%q,"inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`, "Get one integration. "+desc)
+				count++
+				if a := assess(t, def); a.SEP.RiskLevel != "high" && a.SEP.RiskLevel != "critical" {
+					low++
+					if low <= 10 {
+						t.Errorf("a secret needed and handed back at %s: %s (%v)", a.SEP.RiskLevel, def, a.Reasons)
+					}
+				}
+			}
+		}
+	}
+	if low > 0 {
+		t.Errorf("%d of %d generated definitions not high", low, count)
+	}
+}

@@ -1367,19 +1367,19 @@ func TestRulesFromCorpusElevensGateMisses(t *testing.T) {
 }
 
 // A read's description that names a secret is read as returning it, even
-// where its words deny, require or hide it: the lowering that read those
-// words was withdrawn after reviews found honest tools that return secrets
-// in each of its wordings ("without masking the password", "masked only in
-// the web UI", "no password is encrypted"). "Preheaders" are an e-mail's,
-// not a request's headers.
+// where its words deny or hide it: the lowering that read those words was
+// withdrawn after reviews found honest tools that return secrets in each
+// of its wordings ("without masking the password", "masked only in the web
+// UI", "no password is encrypted"). A secret the call only needs is not
+// returned (TestSecretsTheCallNeedsAreNotReturned), but every sentence that
+// needs one and also hands something back is. "Preheaders" are an
+// e-mail's, not a request's headers.
 func TestSecretsNamedAreReadAsReturned(t *testing.T) {
 	for _, tc := range []struct {
 		name, desc, risk string
 	}{
 		{"passwords denied", "List mail accounts for selecting the account ID needed by mail rules. Does not expose account passwords.", "high"},
 		{"fields redacted", "Get one mail account by ID. Password/token fields are redacted if the server returns them.", "high"},
-		{"a key required", "Get full details of a saved query including SQL and parameters. Requires admin API key.", "high"},
-		{"a key permission required", "List available email templates. Requires the templatesRead API key permission.", "high"},
 		{"an e-mail's preheaders", "Get variant content for an experiment, including subject lines, preheaders, HTML source, and plain text", "low"},
 		{"a key returned beside a requirement", "Requires admin access. Returns the API key of the integration.", "high"},
 		{"a key required, a token returned", "Requires an API key and returns the access token of the account.", "high"},
@@ -1397,6 +1397,10 @@ func TestSecretsNamedAreReadAsReturned(t *testing.T) {
 		{"a password needed and shown", "Shows which apps need the database password and what it is.", "high"},
 		{"nothing masked", "Fetches the app's settings. No API key or password is masked.", "high"},
 		{"a key hidden from logs but returned", "Returns the entry; the private key is always hidden from logs but included in the response.", "high"},
+		{"a key needed, then handed back", "Requires an API key. The response includes it.", "high"},
+		{"a key needed and listed", "Requires the admin API key and lists every integration with its key.", "high"},
+		{"required variables shown", "Shows the required environment variables of the app.", "high"},
+		{"a token needed, then returned", "To access this endpoint using an access token you need the read scope. Returns the token's owner and the token.", "high"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := assess(t, `{"name":"get_settings","description":"`+tc.desc+`","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`)
@@ -2101,6 +2105,25 @@ func TestRemovingAProjectOrATeam(t *testing.T) {
 			destroyed := a.SEP.Category == "destroy"
 			if destroyed != tc.fires {
 				t.Errorf("destroy %v, want %v (%v)", destroyed, tc.fires, a.Reasons)
+			}
+		})
+	}
+}
+
+// TestSecretsTheCallNeedsAreNotReturned: a sentence whose only word about
+// a secret is that the call needs it says how the server authenticates,
+// not what a read hands back.
+func TestSecretsTheCallNeedsAreNotReturned(t *testing.T) {
+	for _, tc := range []struct{ name, desc string }{
+		{"a key required", "Get full details of a saved query including SQL and parameters. Requires admin API key."},
+		{"a key permission required", "List available email templates. Requires the templatesRead API key permission."},
+		{"an access token to call with", "Retrieve the countries an account operates in. To access this endpoint using an access token you'll need the accounts.read scope."},
+		{"a variable to start with", "Perform a web search. Requires the SEARCH_API_KEY environment variable."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := assess(t, `{"name":"get_settings","description":"`+tc.desc+`","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`)
+			if a.SEP.RiskLevel == "high" || a.SEP.RiskLevel == "critical" || a.Level > L3 {
+				t.Errorf("%s at %s: a secret the call needs read as returned (%v)", a.SEP.RiskLevel, a.Level, a.Reasons)
 			}
 		})
 	}

@@ -826,8 +826,99 @@ func returnsSecrets(desc string) bool {
 	// "headers" are secrets where they are a request's (they carry its
 	// tokens and cookies); a table's column headers, a page's or a
 	// document's headers and footers are not.
-	return secretPhraseSetBesideHeaders.Any(d) || requestHeaders(d)
+	if secretPhraseSetBesideHeaders.Any(d) {
+		for _, p := range secretPhrasesBesideHeaders {
+			for at := 0; ; {
+				i := strings.Index(d[at:], p)
+				if i < 0 {
+					break
+				}
+				i += at
+				if !whatTheCallNeeds(d, i) {
+					return true
+				}
+				at = i + len(p)
+			}
+		}
+	}
+	return requestHeaders(d)
 }
+
+// whatTheCallNeeds says the secret named at i is what the call must be
+// made with, not what it returns: "Requires admin API key", "to access
+// this endpoint using an access token", "requires the OLLAMA_API_KEY
+// environment variable". A server's words about its own authentication
+// say nothing of what a read hands back. It holds only for a sentence that
+// says nothing else — one that also returns, shows or includes anything
+// ("For each service that needs an API key, returns the key", "Returns the
+// app's required environment variables") may hand the secret back — and
+// where no later words hand back a key or may stand for it ("Requires an
+// API key. The response includes it.", "Echoes it back").
+func whatTheCallNeeds(d string, i int) bool {
+	from, to := max(0, i-64), min(len(d), i+64)
+	if k := strings.LastIndexAny(d[from:i], ".!?\n"); k >= 0 {
+		from += k + 1
+	}
+	if k := strings.IndexAny(d[i:to], ".!?\n"); k >= 0 {
+		to = i + k
+	}
+	needed := false
+	for _, w := range requirementWords {
+		needed = needed || strings.Contains(d[from:i], w)
+	}
+	if !needed {
+		return false
+	}
+	for _, w := range words(d[from:to], 128) {
+		if returning(w) || mayBeTheSecret[w] {
+			return false
+		}
+	}
+	later := words(d[to:min(len(d), to+160)], 160)
+	for j, w := range later {
+		if mayBeTheSecret[w] && w != "which" {
+			return false // "Echoes it back": a verb nobody listed may hand it back
+		}
+		if !returning(w) {
+			continue
+		}
+		for _, o := range later[j+1 : min(len(later), j+4)] {
+			if handedBack[o] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// mayBeTheSecret are words that may stand for the secret just named, or
+// say it comes back, in a verb nobody listed: "which it echoes", "hands
+// it back".
+var mayBeTheSecret = map[string]bool{"it": true, "them": true, "which": true, "back": true}
+
+// returning says a word hands something back.
+func returning(w string) bool {
+	for _, r := range returningWords {
+		if strings.HasPrefix(w, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// handedBack, shortly after a returning word, may be the secret the call
+// needed.
+var handedBack = map[string]bool{"it": true, "them": true, "key": true, "keys": true, "token": true, "tokens": true,
+	"secret": true, "secrets": true, "password": true, "passwords": true, "credential": true, "credentials": true}
+
+// requirementWords, shortly before a secret in the same sentence, make it
+// what the call needs.
+var requirementWords = []string{"requires", "require ", "required", "needs ", "need ", "using an", "using your",
+	"using the", "authenticated with", "authenticate with", "authenticates with", "authenticating with"}
+
+// returningWords begin the words that hand something back.
+var returningWords = []string{"return", "get", "show", "list", "reveal", "expose", "print", "output", "retriev",
+	"fetch", "inclu", "contain", "read", "dump", "export", "display", "give", "provid", "yield", "its"}
 
 var secretPhrasesBesideHeaders = slices.DeleteFunc(slices.Clone(secretPhrases), func(p string) bool { return p == "headers" })
 
