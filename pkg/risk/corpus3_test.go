@@ -23,7 +23,7 @@ var corpusThreeFirstRun = []figure{
 // that loses a tool on corpus-3 fails, so what was learnt from it stays
 // learnt. They are below the development folders' targets; the reasons
 // are in docs/risk-model.md §12.
-var corpusThreeRatchets = []int{78, 204, 508, 381, 481}
+var corpusThreeRatchets = []int{78, 204, 508, 381, 484}
 
 // TestCorpusThreeFigures prints how the engine agrees with corpus-3's
 // labels beside its first run, and holds it to the ratchets.
@@ -91,7 +91,7 @@ var (
 // classes among them fixed: a membership is an access change, write
 // statements named in a description are statements, a service's
 // environment variables are graded high.
-var corpusFourRatchets = []int{49, 162, 408, 317, 342}
+var corpusFourRatchets = []int{49, 162, 408, 317, 350}
 
 // TestCorpusFourFigures prints how the engine agrees with corpus-4's
 // labels beside its first run and the engine before corpus-3's rules, and
@@ -123,7 +123,7 @@ var (
 	corpusFiveBefore = []figure{
 		{got: 49, of: 58}, {got: 187, of: 191}, {got: 404, of: 501}, {got: 317, of: 501}, {got: 355, of: 501},
 	}
-	corpusFiveRatchets = []int{56, 187, 409, 321, 387}
+	corpusFiveRatchets = []int{56, 187, 409, 321, 388}
 )
 
 // TestCorpusFiveFigures prints how the engine agrees with corpus-5's
@@ -190,7 +190,7 @@ var (
 	corpusSevenBefore = []figure{
 		{got: 49, of: 50}, {got: 192, of: 198}, {got: 359, of: 410}, {got: 245, of: 410}, {got: 259, of: 410},
 	}
-	corpusSevenRatchets = []int{49, 192, 358, 246, 264}
+	corpusSevenRatchets = []int{49, 192, 358, 246, 294}
 )
 
 // TestCorpusSevenFigures prints how the engine agrees with corpus-7's
@@ -218,7 +218,7 @@ var (
 	corpusEightBefore = []figure{
 		{got: 50, of: 53}, {got: 177, of: 188}, {got: 387, of: 460}, {got: 301, of: 460}, {got: 325, of: 460},
 	}
-	corpusEightRatchets = []int{53, 177, 387, 304, 339}
+	corpusEightRatchets = []int{53, 177, 387, 304, 342}
 )
 
 // TestCorpusEightFigures prints how the engine agrees with corpus-8's
@@ -271,7 +271,7 @@ var (
 	corpusTenBefore = []figure{
 		{got: 56, of: 56}, {got: 228, of: 237}, {got: 520, of: 624}, {got: 359, of: 624}, {got: 438, of: 624},
 	}
-	corpusTenRatchets = []int{56, 228, 520, 359, 439}
+	corpusTenRatchets = []int{56, 228, 520, 359, 440}
 )
 
 // TestCorpusTenFigures prints how the engine agrees with corpus-10's
@@ -297,7 +297,7 @@ var (
 	corpusElevenBefore = []figure{
 		{got: 64, of: 72}, {got: 204, of: 216}, {got: 508, of: 599}, {got: 387, of: 599}, {got: 377, of: 599},
 	}
-	corpusElevenRatchets = []int{71, 207, 513, 384, 391}
+	corpusElevenRatchets = []int{71, 207, 513, 384, 394}
 )
 
 // TestCorpusElevenFigures prints how the engine agrees with corpus-11's
@@ -324,7 +324,7 @@ var (
 	corpusTwelveBefore = []figure{
 		{got: 26, of: 26}, {got: 172, of: 198}, {got: 316, of: 410}, {got: 292, of: 410}, {got: 278, of: 410},
 	}
-	corpusTwelveRatchets = []int{26, 172, 316, 292, 279}
+	corpusTwelveRatchets = []int{26, 172, 316, 292, 280}
 )
 
 // TestCorpusTwelveFigures prints how the engine agrees with corpus-12's
@@ -384,7 +384,7 @@ var (
 	// Y: a tenant's servers taken out of it are no longer the tenant
 	// destroyed, and its reach is no longer read as the reviewer's by
 	// accident.
-	corpusFourteenRatchets = []int{73, 245, 490, 381, 381}
+	corpusFourteenRatchets = []int{73, 245, 490, 381, 384}
 )
 
 // TestCorpusFourteenFigures prints how the engine agrees with corpus-14's
@@ -411,7 +411,7 @@ var (
 	corpusFifteenBefore = []figure{
 		{got: 74, of: 78}, {got: 186, of: 194}, {got: 473, of: 555}, {got: 357, of: 555}, {got: 393, of: 555},
 	}
-	corpusFifteenRatchets = []int{78, 186, 473, 357, 400}
+	corpusFifteenRatchets = []int{78, 186, 473, 357, 401}
 )
 
 // TestCorpusFifteenFigures prints how the engine agrees with corpus-15's
@@ -438,7 +438,11 @@ var (
 	corpusSixteenBefore = []figure{
 		{got: 56, of: 60}, {got: 159, of: 172}, {got: 484, of: 570}, {got: 378, of: 570}, {got: 350, of: 570},
 	}
-	corpusSixteenRatchets = []int{58, 164, 487, 378, 367}
+	// The riskLevel ratchet fell by two when a filter stopped raising a read
+	// that names no data store: this set's reviewers graded four such reads
+	// medium (a retrieval over documents said in other words, an issue
+	// search) and two low.
+	corpusSixteenRatchets = []int{58, 164, 487, 378, 365}
 )
 
 // TestCorpusSixteenFigures prints how the engine agrees with corpus-16's
@@ -470,7 +474,7 @@ var (
 	// is graded as the configuration change it is, where its reviewer
 	// graded the one setting it supports today (the log level) low; the
 	// same rule put two of this corpus's tools in their category.
-	corpusSeventeenRatchets = []int{70, 170, 459, 348, 352}
+	corpusSeventeenRatchets = []int{70, 170, 459, 348, 354}
 )
 
 // TestCorpusSeventeenFigures prints how the engine agrees with
@@ -497,7 +501,7 @@ var (
 	corpusEighteenBefore = []figure{
 		{got: 101, of: 108}, {got: 158, of: 165}, {got: 502, of: 550}, {got: 314, of: 550}, {got: 361, of: 550},
 	}
-	corpusEighteenRatchets = []int{105, 158, 504, 317, 369}
+	corpusEighteenRatchets = []int{105, 158, 504, 317, 372}
 )
 
 // TestCorpusEighteenFigures prints how the engine agrees with corpus-18's
@@ -527,7 +531,7 @@ var (
 	// The riskLevel ratchet fell by one when removing a project became
 	// the destruction of everything in it: the rubric grades it critical,
 	// this set's reviewer high.
-	corpusNineteenRatchets = []int{33, 261, 400, 343, 343}
+	corpusNineteenRatchets = []int{33, 261, 400, 343, 353}
 )
 
 // TestCorpusNineteenFigures prints how the engine agrees with
@@ -553,7 +557,7 @@ var (
 	corpusTwentyBefore = []figure{
 		{got: 64, of: 68}, {got: 136, of: 141}, {got: 463, of: 509}, {got: 335, of: 509}, {got: 332, of: 509},
 	}
-	corpusTwentyRatchets = []int{67, 136, 464, 336, 335}
+	corpusTwentyRatchets = []int{67, 136, 464, 336, 341}
 )
 
 // TestCorpusTwentyFigures prints how the engine agrees with corpus-20's
@@ -580,7 +584,10 @@ var (
 	corpusTwentyOneBefore = []figure{
 		{got: 19, of: 19}, {got: 44, of: 50}, {got: 108, of: 127}, {got: 56, of: 127}, {got: 91, of: 127},
 	}
-	corpusTwentyOneRatchets = []int{19, 44, 108, 56, 91}
+	// The riskLevel ratchet fell by one when a filter stopped raising a read
+	// that names no data store: a CRM's search across every object, which its
+	// reviewer graded medium.
+	corpusTwentyOneRatchets = []int{19, 44, 108, 56, 90}
 )
 
 // TestCorpusTwentyOneFigures prints how the engine agrees with

@@ -2128,3 +2128,21 @@ func TestSecretsTheCallNeedsAreNotReturned(t *testing.T) {
 		})
 	}
 }
+
+// TestAFilterRaisesOnlyAReadOfADataStore: a filter over a data store's
+// records may select anyone's (medium); one that narrows a listing of an
+// application's own objects exposes nothing a plain list would not.
+func TestAFilterRaisesOnlyAReadOfADataStore(t *testing.T) {
+	for _, tc := range []struct{ name, def, risk string }{
+		{"projects filtered", `{"name":"list_projects","description":"List all projects or filter them by criteria","inputSchema":{"type":"object","properties":{"filter":{"type":"object"}}}}`, "low"},
+		{"deployments filtered", `{"name":"list_deployments","description":"List the deployments of a service","inputSchema":{"type":"object","properties":{"service":{"type":"string"},"filter":{"type":"string"}},"required":["service"]}}`, "low"},
+		{"a collection's documents filtered", `{"name":"find","description":"Run a find query against a collection","inputSchema":{"type":"object","properties":{"collection":{"type":"string"},"filter":{"type":"object"}},"required":["collection"]}}`, "medium"},
+		{"a dataset's entities filtered", `{"name":"list_items","description":"List the entities of a dataset that match a filter","inputSchema":{"type":"object","properties":{"dataset":{"type":"string"},"filter":{"type":"string"}},"required":["dataset"]}}`, "medium"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if a := assess(t, tc.def); a.SEP.RiskLevel != tc.risk {
+				t.Errorf("riskLevel %s, want %s (%v)", a.SEP.RiskLevel, tc.risk, a.Reasons)
+			}
+		})
+	}
+}

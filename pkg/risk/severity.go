@@ -88,7 +88,7 @@ func severity(s signals, act action, blast string) (string, string) {
 			return "medium", "returns what a stored query or report selects from the records it covers"
 		case s.privateContent != "":
 			return "medium", "reads " + s.privateContent + ", which may be private"
-		case s.filterParam != "" && !containsAnyMap(s.objects, metadataWords) && !explainsPlan(&s):
+		case s.filterParam != "" && !containsAnyMap(s.objects, metadataWords) && !explainsPlan(&s) && namesDataStore(s):
 			return "medium", fmt.Sprintf("parameter %q selects any of a collection's records", s.filterParam)
 		}
 		return "low", "reads data that is not secret"
@@ -804,6 +804,32 @@ func readsPrivate(s *signals) {
 		s.privateContent = "a private " + headNoun(s.objects)
 	}
 }
+
+// namesDataStore says a read's name or the opening of its description
+// speaks of a data store's records — a database, a collection, its
+// documents, rows or entities — where a filter may select anyone's
+// records (the rubric's customer records, medium). A filter over an
+// application's own objects ("list_projects(filter)", "search_issues(query)")
+// narrows a listing and exposes nothing a plain list would not: reviewers
+// of servers the rules were not written from graded such reads low three
+// times in four.
+func namesDataStore(s signals) bool {
+	if containsAnyMap(s.objects, dataStoreWords) {
+		return true
+	}
+	for _, w := range words(s.desc, 300) {
+		if dataStoreWords[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// dataStoreWords name a data store or the records it holds.
+var dataStoreWords = map[string]bool{"database": true, "databases": true, "db": true, "collection": true,
+	"collections": true, "document": true, "documents": true, "row": true, "rows": true, "record": true,
+	"records": true, "table": true, "tables": true, "sql": true, "dataset": true, "datasets": true, "entity": true,
+	"entities": true, "index": true}
 
 // saysSecrets is returnsSecrets of the tool's description, read once: the
 // effects stage and the grade both ask.
