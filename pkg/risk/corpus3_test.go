@@ -441,8 +441,10 @@ var (
 	// The riskLevel ratchet fell by two when a filter stopped raising a read
 	// that names no data store: this set's reviewers graded four such reads
 	// medium (a retrieval over documents said in other words, an issue
-	// search) and two low.
-	corpusSixteenRatchets = []int{58, 164, 487, 378, 365}
+	// search) and two low. (A first form of the rule that reads a secret
+	// the call needs as no secret returned raised both ratchets; a review
+	// broke it, and the form kept moves one tool here.)
+	corpusSixteenRatchets = []int{58, 160, 487, 378, 355}
 )
 
 // TestCorpusSixteenFigures prints how the engine agrees with corpus-16's

@@ -1,7 +1,9 @@
 package risk
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -2144,5 +2146,33 @@ func TestAFilterRaisesOnlyAReadOfADataStore(t *testing.T) {
 				t.Errorf("riskLevel %s, want %s (%v)", a.SEP.RiskLevel, tc.risk, a.Reasons)
 			}
 		})
+	}
+}
+
+// TestSecretsReturnedBesideARequirement holds the definitions a review wrote
+// to break the rule that reads a secret the call needs as no secret
+// returned (testdata/secrets-returned-review.json): 49 honest reads that do
+// return a secret and also say, in some sentence, that a credential is
+// needed or required. The rule's first form lowered 42 of them; every one
+// must be read as returning a secret.
+func TestSecretsReturnedBesideARequirement(t *testing.T) {
+	data, err := os.ReadFile("testdata/secrets-returned-review.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(data, &file); err != nil {
+		t.Fatal(err)
+	}
+	if len(file.Tools) != 49 {
+		t.Fatalf("%d definitions, want 49", len(file.Tools))
+	}
+	for _, def := range file.Tools {
+		a := assess(t, string(def))
+		if a.SEP.RiskLevel != "high" && a.SEP.RiskLevel != "critical" {
+			t.Errorf("a secret returned beside a requirement read at %s: %s (%v)", a.SEP.RiskLevel, def, a.Reasons)
+		}
 	}
 }

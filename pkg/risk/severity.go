@@ -852,103 +852,127 @@ func returnsSecrets(desc string) bool {
 	// "headers" are secrets where they are a request's (they carry its
 	// tokens and cookies); a table's column headers, a page's or a
 	// document's headers and footers are not.
-	if secretPhraseSetBesideHeaders.Any(d) {
-		for _, p := range secretPhrasesBesideHeaders {
-			for at := 0; ; {
-				i := strings.Index(d[at:], p)
-				if i < 0 {
-					break
-				}
-				i += at
-				if !whatTheCallNeeds(d, i) {
-					return true
-				}
-				at = i + len(p)
-			}
-		}
+	if secretPhraseSetBesideHeaders.Any(d) && !onlyWhatTheCallNeeds(d) {
+		return true
 	}
 	return requestHeaders(d)
 }
 
-// whatTheCallNeeds says the secret named at i is what the call must be
-// made with, not what it returns: "Requires admin API key", "to access
-// this endpoint using an access token", "requires the OLLAMA_API_KEY
-// environment variable". A server's words about its own authentication
-// say nothing of what a read hands back. It holds only for a sentence that
-// says nothing else — one that also returns, shows or includes anything
-// ("For each service that needs an API key, returns the key", "Returns the
-// app's required environment variables") may hand the secret back — and
-// where no later words hand back a key or may stand for it ("Requires an
-// API key. The response includes it.", "Echoes it back").
-func whatTheCallNeeds(d string, i int) bool {
-	from, to := max(0, i-64), min(len(d), i+64)
-	if k := strings.LastIndexAny(d[from:i], ".!?\n"); k >= 0 {
-		from += k + 1
+var secretPhrasesBesideHeaders = slices.DeleteFunc(slices.Clone(secretPhrases), func(p string) bool { return p == "headers" })
+
+var secretPhraseSetBesideHeaders = phrase.New(secretPhrasesBesideHeaders...)
+
+// onlyWhatTheCallNeeds says every secret a read's description names is
+// what the call must be made with, in the boilerplate servers write about
+// their own authentication, and nothing else in the description can be a
+// secret handed back: each sentence naming one opens with the requirement
+// ("Requires admin API key.", "To access this endpoint using an access
+// token you'll need the read scope.", "Requires the SEARCH_API_KEY
+// environment variable.") and returns, shows or holds nothing; and the
+// rest of the description has no word of a secret of any kind (a key, a
+// token, a password, a passphrase, a card number, a seed, a signed token,
+// anything decrypted or unredacted) and no example of a response. A
+// requirement word inside a sentence ("every client needs the password")
+// or a field marked required describes what comes back, and counts as
+// naming it; so does any doubt.
+func onlyWhatTheCallNeeds(d string) bool {
+	if strings.Contains(d, "{") || strings.Contains(d, "```") {
+		return false // an example may show what comes back
 	}
-	if k := strings.IndexAny(d[i:to], ".!?\n"); k >= 0 {
-		to = i + k
-	}
-	needed := false
-	for _, w := range requirementWords {
-		needed = needed || strings.Contains(d[from:i], w)
-	}
-	if !needed {
-		return false
-	}
-	for _, w := range words(d[from:to], 128) {
-		if returning(w) || mayBeTheSecret[w] {
-			return false
+	rest := make([]byte, 0, len(d))
+	for len(d) > 0 {
+		sentence := d
+		if k := sentenceEnd(d); k >= 0 {
+			sentence, d = d[:k+1], d[k+1:]
+		} else {
+			d = ""
 		}
-	}
-	later := words(d[to:min(len(d), to+160)], 160)
-	for j, w := range later {
-		if mayBeTheSecret[w] && w != "which" {
-			return false // "Echoes it back": a verb nobody listed may hand it back
-		}
-		if !returning(w) {
+		if !secretPhraseSetBesideHeaders.Any(sentence) {
+			rest = append(rest, sentence...)
 			continue
 		}
-		for _, o := range later[j+1 : min(len(later), j+4)] {
-			if handedBack[o] {
+		if !opensWithRequirement(sentence) {
+			return false
+		}
+		for _, w := range words(sentence, len(sentence)) {
+			if handsBack[w] {
 				return false
 			}
 		}
 	}
-	return true
+	pronoun, handing := false, false
+	for _, w := range words(string(rest), len(rest)) {
+		if secretWords[w] || strings.HasPrefix(w, "decrypt") || strings.HasPrefix(w, "unredact") || strings.HasPrefix(w, "plaintext") {
+			return false
+		}
+		pronoun = pronoun || w == "it" || w == "them"
+		handing = handing || (handsBack[w] && w != "it" && w != "them") || strings.HasPrefix(w, "echo")
+	}
+	// "Requires an API key. The response includes it.": a pronoun beside
+	// a word that hands something back may be the secret.
+	return !(pronoun && handing)
 }
 
-// mayBeTheSecret are words that may stand for the secret just named, or
-// say it comes back, in a verb nobody listed: "which it echoes", "hands
-// it back".
-var mayBeTheSecret = map[string]bool{"it": true, "them": true, "which": true, "back": true}
+// sentenceEnd is the index of the end of the first sentence: a full stop,
+// a question or exclamation mark followed by white space, or a line
+// break. A dot inside a word ("i.e.", "signing.secret") ends nothing.
+func sentenceEnd(d string) int {
+	for i := 0; i < len(d); i++ {
+		switch d[i] {
+		case '\n':
+			return i
+		case '.', '!', '?':
+			if i+1 == len(d) || d[i+1] == ' ' || d[i+1] == '\n' || d[i+1] == '\t' {
+				return i
+			}
+		}
+	}
+	return -1
+}
 
-// returning says a word hands something back.
-func returning(w string) bool {
-	for _, r := range returningWords {
-		if strings.HasPrefix(w, r) {
+// opensWithRequirement says a sentence is the server's word about what a
+// call needs: it opens with the requirement, after a note's marker.
+func opensWithRequirement(sentence string) bool {
+	s := strings.TrimLeft(sentence, " \t\r\n-*•(>")
+	for _, marker := range []string{"note:", "optional:", "optional -", "optional —", "auth:", "authentication:"} {
+		if rest, ok := strings.CutPrefix(s, marker); ok {
+			s = strings.TrimLeft(rest, " \t-—")
+		}
+	}
+	for _, opener := range requirementOpeners {
+		if strings.HasPrefix(s, opener) {
 			return true
 		}
 	}
 	return false
 }
 
-// handedBack, shortly after a returning word, may be the secret the call
-// needed.
-var handedBack = map[string]bool{"it": true, "them": true, "key": true, "keys": true, "token": true, "tokens": true,
-	"secret": true, "secrets": true, "password": true, "passwords": true, "credential": true, "credentials": true}
+// requirementOpeners open a sentence about what a call needs.
+var requirementOpeners = []string{"requires ", "require ", "this tool requires ", "this endpoint requires ",
+	"this call requires ", "to access this endpoint ", "to call this endpoint ", "to use this endpoint ",
+	"to use this tool "}
 
-// requirementWords, shortly before a secret in the same sentence, make it
-// what the call needs.
-var requirementWords = []string{"requires", "require ", "required", "needs ", "need ", "using an", "using your",
-	"using the", "authenticated with", "authenticate with", "authenticates with", "authenticating with"}
+// handsBack, as whole words in a requirement sentence, may say what the
+// call returns or holds: such a sentence is no requirement alone.
+var handsBack = map[string]bool{"return": true, "returns": true, "returned": true, "get": true, "gets": true,
+	"show": true, "shows": true, "shown": true, "list": true, "lists": true, "reveal": true, "reveals": true,
+	"expose": true, "exposes": true, "print": true, "prints": true, "output": true, "outputs": true,
+	"retrieve": true, "retrieves": true, "fetch": true, "fetches": true, "include": true, "includes": true,
+	"including": true, "contain": true, "contains": true, "containing": true, "dump": true, "dumps": true,
+	"export": true, "exports": true, "display": true, "displays": true, "give": true, "gives": true,
+	"yield": true, "yields": true, "has": true, "holds": true, "carries": true, "embedded": true, "inlined": true,
+	"supplies": true, "delivers": true, "delivered": true, "generates": true, "hands": true, "issues": true,
+	"response": true, "result": true, "it": true, "them": true, "which": true, "back": true, "value": true,
+	"values": true}
 
-// returningWords begin the words that hand something back.
-var returningWords = []string{"return", "get", "show", "list", "reveal", "expose", "print", "output", "retriev",
-	"fetch", "inclu", "contain", "read", "dump", "export", "display", "give", "provid", "yield", "its"}
-
-var secretPhrasesBesideHeaders = slices.DeleteFunc(slices.Clone(secretPhrases), func(p string) bool { return p == "headers" })
-
-var secretPhraseSetBesideHeaders = phrase.New(secretPhrasesBesideHeaders...)
+// secretWords, anywhere else in a description, may name a secret handed
+// back.
+var secretWords = map[string]bool{"key": true, "keys": true, "apikey": true, "token": true, "tokens": true,
+	"secret": true, "secrets": true, "password": true, "passwords": true, "passphrase": true, "passphrases": true,
+	"credential": true, "credentials": true, "cookie": true, "cookies": true, "bearer": true,
+	"authorization": true, "jwt": true, "jwts": true, "cvv": true, "cvc": true, "pan": true, "seed": true,
+	"otp": true, "totp": true, "recovery": true, "private": true, "signing": true, "certificate": true,
+	"pem": true, "ssh": true, "env": true, "dotenv": true, "connection": true, "dsn": true, "pin": true}
 
 // benignHeaderWords, as whole words near "headers", make them a table's,
 // a page's, a document's or a mail's.
