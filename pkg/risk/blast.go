@@ -18,6 +18,84 @@ var systemScopes = map[string]string{
 	"git":  "namespace", "sql": "namespace", "db": "namespace", "database": "namespace",
 }
 
+// wholeAccount says a change whose head is an account or a tenant changes
+// the account the server's resources live in. Making one (create, add,
+// open, select) adds an item beside the others; and where a word before
+// the account in the name makes it one record of many
+// ("update_manual_account", "save_test_account"), editing it edits that
+// record. Disabling, closing, linking or connecting one stays the
+// account's: what it reaches is the account's.
+func wholeAccount(s signals) bool {
+	if accountMakingVerbs[s.verb] {
+		return false
+	}
+	if !accountEditVerbs[s.verb] {
+		return true
+	}
+	for i, tok := range s.tokens {
+		switch singular(tok) {
+		case "account", "subaccount", "tenant":
+			if i == 0 {
+				return true
+			}
+			prev := s.tokens[i-1]
+			_, verb := verbs[prev]
+			return verb || prev == "from" || prev == "to" || prev == "of"
+		}
+	}
+	return true
+}
+
+// accountMakingVerbs add an account or a tenant beside the others, or
+// choose one.
+var accountMakingVerbs = map[string]bool{"create": true, "new": true, "add": true, "open": true, "register": true,
+	"select": true, "upsert": true}
+
+// accountEditVerbs edit what an account holds.
+var accountEditVerbs = map[string]bool{"update": true, "edit": true, "modify": true, "set": true, "rename": true,
+	"patch": true, "save": true, "change": true}
+
+// documentNode says a tool's "node" is one of a document's — a scene's, a
+// canvas's, a graph's, a tree's, a workflow's: its words speak of one, and
+// none of a cluster's machines. What changes such a node reaches that
+// item; a node named with nothing to say whose it is stays a machine of a
+// cluster.
+func documentNode(s signals) bool {
+	doc := false
+	check := func(w string) bool {
+		if clusterNodeWords[w] {
+			return false
+		}
+		doc = doc || documentNodeWords[w]
+		return true
+	}
+	for _, tok := range s.tokens {
+		if !check(tok) {
+			return false
+		}
+	}
+	for _, w := range words(opening(s.desc, 300), 300) {
+		if !check(w) {
+			return false
+		}
+	}
+	return doc
+}
+
+// clusterNodeWords speak of the machines of a cluster.
+var clusterNodeWords = map[string]bool{"cluster": true, "clusters": true, "pool": true, "pools": true, "worker": true,
+	"workers": true, "cordon": true, "uncordon": true, "drain": true, "draining": true, "kubelet": true, "taint": true,
+	"taints": true, "compute": true, "machine": true, "machines": true, "host": true, "hosts": true, "server": true,
+	"servers": true, "vm": true, "instance": true, "instances": true}
+
+// documentNodeWords speak of the nodes of a document: a scene, a canvas, a
+// graph, a tree, a workflow, a diagram.
+var documentNodeWords = map[string]bool{"scene": true, "canvas": true, "graph": true, "tree": true,
+	"workflow": true, "layer": true, "layers": true, "frame": true, "frames": true, "design": true, "diagram": true,
+	"flow": true, "document": true, "editor": true, "component": true, "dom": true, "ast": true, "xml": true,
+	"html": true, "board": true, "parent": true, "child": true, "children": true, "hierarchy": true, "position": true,
+	"page": true, "file": true, "selection": true}
+
 // sessionVerbs act inside a logged-in browser session, which they reach as
 // a whole: what one click does depends on every page the session can open.
 var sessionVerbs = map[string]bool{"click": true, "type": true, "press": true, "navigate": true, "drag": true,
@@ -92,7 +170,7 @@ func blastOfCall(s signals, act action) (string, string) {
 	}
 	if act >= actMutate {
 		for _, tok := range s.tokens {
-			if sc, ok := systemScopes[tok]; ok {
+			if sc, ok := systemScopes[tok]; ok && (tok != "node" || !documentNode(s)) {
 				return sc, fmt.Sprintf("a %s action reaches the whole %s", tok, map[string]string{"cluster": "cluster", "namespace": "repository or database"}[sc])
 			}
 		}
@@ -126,7 +204,9 @@ func blastOfCall(s signals, act action) (string, string) {
 		case "workspace", "repository", "repo", "project", "app", "collection", "dataset":
 			return "namespace", "acts on a whole " + head
 		case "account", "subaccount", "tenant":
-			return "cluster", "changes a whole account"
+			if wholeAccount(s) {
+				return "cluster", "changes a whole account"
+			}
 		}
 	}
 	switch act {

@@ -123,7 +123,7 @@ var (
 	corpusFiveBefore = []figure{
 		{got: 49, of: 58}, {got: 187, of: 191}, {got: 404, of: 501}, {got: 317, of: 501}, {got: 355, of: 501},
 	}
-	corpusFiveRatchets = []int{56, 187, 409, 321, 388}
+	corpusFiveRatchets = []int{56, 187, 409, 322, 388}
 )
 
 // TestCorpusFiveFigures prints how the engine agrees with corpus-5's
@@ -244,7 +244,7 @@ var (
 	corpusNineBefore = []figure{
 		{got: 81, of: 92}, {got: 216, of: 237}, {got: 585, of: 698}, {got: 448, of: 698}, {got: 461, of: 698},
 	}
-	corpusNineRatchets = []int{87, 219, 588, 448, 492}
+	corpusNineRatchets = []int{87, 219, 588, 453, 495}
 )
 
 // TestCorpusNineFigures prints how the engine agrees with corpus-9's
@@ -324,7 +324,7 @@ var (
 	corpusTwelveBefore = []figure{
 		{got: 26, of: 26}, {got: 172, of: 198}, {got: 316, of: 410}, {got: 292, of: 410}, {got: 278, of: 410},
 	}
-	corpusTwelveRatchets = []int{26, 172, 316, 292, 280}
+	corpusTwelveRatchets = []int{26, 172, 316, 294, 283}
 )
 
 // TestCorpusTwelveFigures prints how the engine agrees with corpus-12's
@@ -384,7 +384,7 @@ var (
 	// Y: a tenant's servers taken out of it are no longer the tenant
 	// destroyed, and its reach is no longer read as the reviewer's by
 	// accident.
-	corpusFourteenRatchets = []int{73, 245, 490, 381, 384}
+	corpusFourteenRatchets = []int{73, 245, 490, 386, 388}
 )
 
 // TestCorpusFourteenFigures prints how the engine agrees with corpus-14's
@@ -411,7 +411,7 @@ var (
 	corpusFifteenBefore = []figure{
 		{got: 74, of: 78}, {got: 186, of: 194}, {got: 473, of: 555}, {got: 357, of: 555}, {got: 393, of: 555},
 	}
-	corpusFifteenRatchets = []int{78, 186, 473, 357, 401}
+	corpusFifteenRatchets = []int{78, 186, 473, 358, 402}
 )
 
 // TestCorpusFifteenFigures prints how the engine agrees with corpus-15's
@@ -444,7 +444,7 @@ var (
 	// search) and two low. (A first form of the rule that reads a secret
 	// the call needs as no secret returned raised both ratchets; a review
 	// broke it, and the form kept moves one tool here.)
-	corpusSixteenRatchets = []int{58, 160, 487, 378, 355}
+	corpusSixteenRatchets = []int{58, 160, 487, 382, 359}
 )
 
 // TestCorpusSixteenFigures prints how the engine agrees with corpus-16's
@@ -503,7 +503,7 @@ var (
 	corpusEighteenBefore = []figure{
 		{got: 101, of: 108}, {got: 158, of: 165}, {got: 502, of: 550}, {got: 314, of: 550}, {got: 361, of: 550},
 	}
-	corpusEighteenRatchets = []int{105, 158, 504, 317, 372}
+	corpusEighteenRatchets = []int{105, 158, 504, 322, 378}
 )
 
 // TestCorpusEighteenFigures prints how the engine agrees with corpus-18's
@@ -533,7 +533,7 @@ var (
 	// The riskLevel ratchet fell by one when removing a project became
 	// the destruction of everything in it: the rubric grades it critical,
 	// this set's reviewer high.
-	corpusNineteenRatchets = []int{33, 261, 400, 343, 353}
+	corpusNineteenRatchets = []int{33, 261, 400, 344, 353}
 )
 
 // TestCorpusNineteenFigures prints how the engine agrees with
@@ -559,7 +559,10 @@ var (
 	corpusTwentyBefore = []figure{
 		{got: 64, of: 68}, {got: 136, of: 141}, {got: 463, of: 509}, {got: 335, of: 509}, {got: 332, of: 509},
 	}
-	corpusTwentyRatchets = []int{67, 136, 464, 336, 341}
+	// The riskLevel ratchet fell by one when creating an account stopped
+	// reaching the whole account: a company's new bank account, which its
+	// reviewer graded high, is now one item changed (medium).
+	corpusTwentyRatchets = []int{67, 136, 464, 337, 340}
 )
 
 // TestCorpusTwentyFigures prints how the engine agrees with corpus-20's

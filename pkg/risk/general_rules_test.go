@@ -2176,3 +2176,28 @@ func TestSecretsReturnedBesideARequirement(t *testing.T) {
 		}
 	}
 }
+
+// TestTheReachOfANodeAndOfAnAccount: a node of a document (a scene, a
+// canvas, a graph) is one item, and a node named with nothing to say
+// whose it is stays a machine of a cluster; making an account or a tenant
+// adds one item, and editing one that a word of the name makes a record of
+// many edits that record, while editing, disabling or connecting the
+// account itself reaches it whole.
+func TestTheReachOfANodeAndOfAnAccount(t *testing.T) {
+	for _, tc := range []struct{ name, def, blast string }{
+		{"a scene's node added", `{"name":"add_node","description":"Add a node to an existing scene","inputSchema":{"type":"object","properties":{"scenePath":{"type":"string"},"nodeType":{"type":"string"}},"required":["scenePath","nodeType"]}}`, "item"},
+		{"a canvas node renamed", `{"name":"rename_node","description":"Rename a node in the layer panel of the canvas","inputSchema":{"type":"object","properties":{"nodeId":{"type":"string"},"name":{"type":"string"}},"required":["nodeId","name"]}}`, "item"},
+		{"a node with nothing to say whose", `{"name":"node_set_labels","description":"Sets the labels of a node.","inputSchema":{"type":"object","properties":{"node":{"type":"string"}}}}`, "cluster"},
+		{"a pool's node in a design word's company", `{"name":"update_node","description":"Update a node of the worker pool; its position in the rack is kept","inputSchema":{"type":"object","properties":{"node":{"type":"string"}}}}`, "cluster"},
+		{"a tenant created", `{"name":"create_tenant","description":"Create a new tenant","inputSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}`, "item"},
+		{"a manual account edited", `{"name":"update_manual_account","description":"Update an existing manually-managed account","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"name":{"type":"string"}},"required":["id"]}}`, "item"},
+		{"the account edited", `{"name":"update_account","description":"Modify the properties of the account","inputSchema":{"type":"object","properties":{"friendlyName":{"type":"string"},"status":{"type":"string"}}}}`, "cluster"},
+		{"a bank account disabled", `{"name":"bank_accounts_disable","description":"Discontinue using a bank account linked to the account","inputSchema":{"type":"object","properties":{"accountID":{"type":"string"},"bankAccountID":{"type":"string"}},"required":["accountID","bankAccountID"]}}`, "cluster"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if a := assess(t, tc.def); a.SEP.BlastRadius != tc.blast {
+				t.Errorf("blast radius %s, want %s (%v)", a.SEP.BlastRadius, tc.blast, a.Reasons)
+			}
+		})
+	}
+}
