@@ -244,7 +244,7 @@ var (
 	corpusNineBefore = []figure{
 		{got: 81, of: 92}, {got: 216, of: 237}, {got: 585, of: 698}, {got: 448, of: 698}, {got: 461, of: 698},
 	}
-	corpusNineRatchets = []int{87, 219, 588, 453, 495}
+	corpusNineRatchets = []int{87, 216, 588, 453, 493}
 )
 
 // TestCorpusNineFigures prints how the engine agrees with corpus-9's
@@ -297,7 +297,7 @@ var (
 	corpusElevenBefore = []figure{
 		{got: 64, of: 72}, {got: 204, of: 216}, {got: 508, of: 599}, {got: 387, of: 599}, {got: 377, of: 599},
 	}
-	corpusElevenRatchets = []int{71, 207, 513, 384, 394}
+	corpusElevenRatchets = []int{71, 205, 513, 384, 391}
 )
 
 // TestCorpusElevenFigures prints how the engine agrees with corpus-11's
@@ -379,11 +379,10 @@ var (
 	corpusFourteenBefore = []figure{
 		{got: 70, of: 74}, {got: 245, of: 264}, {got: 489, of: 578}, {got: 382, of: 578}, {got: 378, of: 578},
 	}
-	// The blast radius ratchet fell by one when a removal named "remove X
-	// from Y" became the detachment it names rather than the removal of
-	// Y: a tenant's servers taken out of it are no longer the tenant
-	// destroyed, and its reach is no longer read as the reviewer's by
-	// accident.
+	// A removal named "remove X from Y" became the detachment it names
+	// rather than the removal of Y, and lost one blast radius here: a
+	// tenant's servers taken out of it are no longer the tenant destroyed,
+	// whose reach matched the reviewer's by accident.
 	corpusFourteenRatchets = []int{73, 245, 490, 386, 388}
 )
 
@@ -438,13 +437,11 @@ var (
 	corpusSixteenBefore = []figure{
 		{got: 56, of: 60}, {got: 159, of: 172}, {got: 484, of: 570}, {got: 378, of: 570}, {got: 350, of: 570},
 	}
-	// The riskLevel ratchet fell by two when a filter stopped raising a read
-	// that names no data store: this set's reviewers graded four such reads
-	// medium (a retrieval over documents said in other words, an issue
-	// search) and two low. (A first form of the rule that reads a secret
-	// the call needs as no secret returned raised both ratchets; a review
-	// broke it, and the form kept moves one tool here.)
-	corpusSixteenRatchets = []int{58, 160, 487, 382, 359}
+	// A filter that stopped raising a read that names no data store lost
+	// two riskLevels here (this set's reviewers graded four such reads
+	// medium, an issue search among them, and two low); the reach of a
+	// document's node and of an account made gained more.
+	corpusSixteenRatchets = []int{58, 159, 487, 382, 358}
 )
 
 // TestCorpusSixteenFigures prints how the engine agrees with corpus-16's
@@ -530,9 +527,9 @@ var (
 	corpusNineteenBefore = []figure{
 		{got: 30, of: 33}, {got: 261, of: 270}, {got: 398, of: 525}, {got: 343, of: 525}, {got: 341, of: 525},
 	}
-	// The riskLevel ratchet fell by one when removing a project became
-	// the destruction of everything in it: the rubric grades it critical,
-	// this set's reviewer high.
+	// Removing a project became the destruction of everything in it and
+	// lost one riskLevel here: the rubric grades it critical, this set's
+	// reviewer high.
 	corpusNineteenRatchets = []int{33, 261, 400, 344, 353}
 )
 
@@ -559,9 +556,9 @@ var (
 	corpusTwentyBefore = []figure{
 		{got: 64, of: 68}, {got: 136, of: 141}, {got: 463, of: 509}, {got: 335, of: 509}, {got: 332, of: 509},
 	}
-	// The riskLevel ratchet fell by one when creating an account stopped
-	// reaching the whole account: a company's new bank account, which its
-	// reviewer graded high, is now one item changed (medium).
+	// Creating an account stopped reaching the whole account and lost one
+	// riskLevel here: a company's new bank account, which its reviewer
+	// graded high, is now one item changed (medium).
 	corpusTwentyRatchets = []int{67, 136, 464, 337, 340}
 )
 
@@ -590,8 +587,8 @@ var (
 		{got: 19, of: 19}, {got: 44, of: 50}, {got: 108, of: 127}, {got: 56, of: 127}, {got: 91, of: 127},
 	}
 	// The riskLevel ratchet fell by one when a filter stopped raising a read
-	// that names no data store: a CRM's search across every object, which its
-	// reviewer graded medium.
+	// that names no data store: a CRM's search across every object, which
+	// its reviewer graded medium.
 	corpusTwentyOneRatchets = []int{19, 44, 108, 56, 90}
 )
 

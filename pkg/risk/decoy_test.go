@@ -422,12 +422,12 @@ var reviewedFalseRaises = []string{
 	`{"name":"update_ip","description":"Updates the reverse DNS name of an IP address.","inputSchema":{"type":"object","properties":{"ip":{"type":"string"},"name":{"type":"string"}},"required":["ip"]}}`,
 }
 
-// TestSecretsTheCallNeedsKeepToTheirCase generates, for the rule that reads
-// a secret the call needs as no secret returned ("Requires admin API
-// key."), descriptions of reads that need a secret in each wording the
-// rule knows and hand one back — in the same sentence or the next, by
-// name or by pronoun, in verbs that return, show, include or contain —
-// and holds each at high.
+// TestSecretsTheCallNeedsKeepToTheirCase generates reads that say a call
+// needs a secret ("Requires admin API key.") and hand one back — in the
+// same sentence or the next, by name or by pronoun, in verbs that return,
+// show, include or contain, and in verbs nobody listed — and holds each at
+// high: a guard for any reading that spares a secret the call only needs
+// (two such readings were tried and withdrawn, docs/risk-model.md §12).
 func TestSecretsTheCallNeedsKeepToTheirCase(t *testing.T) {
 	secrets := []string{"API key", "access token", "password", "private key", "connection string", "secret value"}
 	needs := []string{"Requires the %s", "Requires an admin %s", "Needs a %s", "Required: a %s", "Authenticated with the %s",

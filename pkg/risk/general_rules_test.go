@@ -1369,19 +1369,20 @@ func TestRulesFromCorpusElevensGateMisses(t *testing.T) {
 }
 
 // A read's description that names a secret is read as returning it, even
-// where its words deny or hide it: the lowering that read those words was
-// withdrawn after reviews found honest tools that return secrets in each
-// of its wordings ("without masking the password", "masked only in the web
-// UI", "no password is encrypted"). A secret the call only needs is not
-// returned (TestSecretsTheCallNeedsAreNotReturned), but every sentence that
-// needs one and also hands something back is. "Preheaders" are an
-// e-mail's, not a request's headers.
+// where its words deny, require or hide it: the lowerings that read those
+// words were withdrawn after reviews found honest tools that return
+// secrets in each of their wordings ("without masking the password",
+// "masked only in the web UI", "no password is encrypted", "where the
+// vendor requires one, the API key"). "Preheaders" are an e-mail's, not a
+// request's headers.
 func TestSecretsNamedAreReadAsReturned(t *testing.T) {
 	for _, tc := range []struct {
 		name, desc, risk string
 	}{
 		{"passwords denied", "List mail accounts for selecting the account ID needed by mail rules. Does not expose account passwords.", "high"},
 		{"fields redacted", "Get one mail account by ID. Password/token fields are redacted if the server returns them.", "high"},
+		{"a key required", "Get full details of a saved query including SQL and parameters. Requires admin API key.", "high"},
+		{"a key permission required", "List available email templates. Requires the templatesRead API key permission.", "high"},
 		{"an e-mail's preheaders", "Get variant content for an experiment, including subject lines, preheaders, HTML source, and plain text", "low"},
 		{"a key returned beside a requirement", "Requires admin access. Returns the API key of the integration.", "high"},
 		{"a key required, a token returned", "Requires an API key and returns the access token of the account.", "high"},
@@ -2112,25 +2113,6 @@ func TestRemovingAProjectOrATeam(t *testing.T) {
 	}
 }
 
-// TestSecretsTheCallNeedsAreNotReturned: a sentence whose only word about
-// a secret is that the call needs it says how the server authenticates,
-// not what a read hands back.
-func TestSecretsTheCallNeedsAreNotReturned(t *testing.T) {
-	for _, tc := range []struct{ name, desc string }{
-		{"a key required", "Get full details of a saved query including SQL and parameters. Requires admin API key."},
-		{"a key permission required", "List available email templates. Requires the templatesRead API key permission."},
-		{"an access token to call with", "Retrieve the countries an account operates in. To access this endpoint using an access token you'll need the accounts.read scope."},
-		{"a variable to start with", "Perform a web search. Requires the SEARCH_API_KEY environment variable."},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			a := assess(t, `{"name":"get_settings","description":"`+tc.desc+`","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`)
-			if a.SEP.RiskLevel == "high" || a.SEP.RiskLevel == "critical" || a.Level > L3 {
-				t.Errorf("%s at %s: a secret the call needs read as returned (%v)", a.SEP.RiskLevel, a.Level, a.Reasons)
-			}
-		})
-	}
-}
-
 // TestAFilterRaisesOnlyAReadOfADataStore: a filter over a data store's
 // records may select anyone's (medium); one that narrows a listing of an
 // application's own objects exposes nothing a plain list would not.
@@ -2149,30 +2131,32 @@ func TestAFilterRaisesOnlyAReadOfADataStore(t *testing.T) {
 	}
 }
 
-// TestSecretsReturnedBesideARequirement holds the definitions a review wrote
-// to break the rule that reads a secret the call needs as no secret
-// returned (testdata/secrets-returned-review.json): 49 honest reads that do
-// return a secret and also say, in some sentence, that a credential is
-// needed or required. The rule's first form lowered 42 of them; every one
-// must be read as returning a secret.
+// TestSecretsReturnedBesideARequirement holds the definitions two reviews
+// wrote to break readings of a secret the call only needs as no secret
+// returned (testdata/secrets-returned-review*.json): 49 and 54 honest reads
+// that do return a secret and also say that a credential is needed. The
+// two forms tried lowered 42 of the first and 49 of the second, and were
+// withdrawn; every one must be read as returning a secret.
 func TestSecretsReturnedBesideARequirement(t *testing.T) {
-	data, err := os.ReadFile("testdata/secrets-returned-review.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var file struct {
-		Tools []json.RawMessage `json:"tools"`
-	}
-	if err := json.Unmarshal(data, &file); err != nil {
-		t.Fatal(err)
-	}
-	if len(file.Tools) != 49 {
-		t.Fatalf("%d definitions, want 49", len(file.Tools))
-	}
-	for _, def := range file.Tools {
-		a := assess(t, string(def))
-		if a.SEP.RiskLevel != "high" && a.SEP.RiskLevel != "critical" {
-			t.Errorf("a secret returned beside a requirement read at %s: %s (%v)", a.SEP.RiskLevel, def, a.Reasons)
+	for file, want := range map[string]int{"testdata/secrets-returned-review.json": 49, "testdata/secrets-returned-review-2.json": 54} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var defs struct {
+			Tools []json.RawMessage `json:"tools"`
+		}
+		if err := json.Unmarshal(data, &defs); err != nil {
+			t.Fatal(err)
+		}
+		if len(defs.Tools) != want {
+			t.Fatalf("%s: %d definitions, want %d", file, len(defs.Tools), want)
+		}
+		for _, def := range defs.Tools {
+			a := assess(t, string(def))
+			if a.SEP.RiskLevel != "high" && a.SEP.RiskLevel != "critical" && a.SEP.Category == "read" {
+				t.Errorf("%s: a secret returned beside a requirement read at %s: %s (%v)", file, a.SEP.RiskLevel, def, a.Reasons)
+			}
 		}
 	}
 }

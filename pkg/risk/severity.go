@@ -852,127 +852,12 @@ func returnsSecrets(desc string) bool {
 	// "headers" are secrets where they are a request's (they carry its
 	// tokens and cookies); a table's column headers, a page's or a
 	// document's headers and footers are not.
-	if secretPhraseSetBesideHeaders.Any(d) && !onlyWhatTheCallNeeds(d) {
-		return true
-	}
-	return requestHeaders(d)
+	return secretPhraseSetBesideHeaders.Any(d) || requestHeaders(d)
 }
 
 var secretPhrasesBesideHeaders = slices.DeleteFunc(slices.Clone(secretPhrases), func(p string) bool { return p == "headers" })
 
 var secretPhraseSetBesideHeaders = phrase.New(secretPhrasesBesideHeaders...)
-
-// onlyWhatTheCallNeeds says every secret a read's description names is
-// what the call must be made with, in the boilerplate servers write about
-// their own authentication, and nothing else in the description can be a
-// secret handed back: each sentence naming one opens with the requirement
-// ("Requires admin API key.", "To access this endpoint using an access
-// token you'll need the read scope.", "Requires the SEARCH_API_KEY
-// environment variable.") and returns, shows or holds nothing; and the
-// rest of the description has no word of a secret of any kind (a key, a
-// token, a password, a passphrase, a card number, a seed, a signed token,
-// anything decrypted or unredacted) and no example of a response. A
-// requirement word inside a sentence ("every client needs the password")
-// or a field marked required describes what comes back, and counts as
-// naming it; so does any doubt.
-func onlyWhatTheCallNeeds(d string) bool {
-	if strings.Contains(d, "{") || strings.Contains(d, "```") {
-		return false // an example may show what comes back
-	}
-	rest := make([]byte, 0, len(d))
-	for len(d) > 0 {
-		sentence := d
-		if k := sentenceEnd(d); k >= 0 {
-			sentence, d = d[:k+1], d[k+1:]
-		} else {
-			d = ""
-		}
-		if !secretPhraseSetBesideHeaders.Any(sentence) {
-			rest = append(rest, sentence...)
-			continue
-		}
-		if !opensWithRequirement(sentence) {
-			return false
-		}
-		for _, w := range words(sentence, len(sentence)) {
-			if handsBack[w] {
-				return false
-			}
-		}
-	}
-	pronoun, handing := false, false
-	for _, w := range words(string(rest), len(rest)) {
-		if secretWords[w] || strings.HasPrefix(w, "decrypt") || strings.HasPrefix(w, "unredact") || strings.HasPrefix(w, "plaintext") {
-			return false
-		}
-		pronoun = pronoun || w == "it" || w == "them"
-		handing = handing || (handsBack[w] && w != "it" && w != "them") || strings.HasPrefix(w, "echo")
-	}
-	// "Requires an API key. The response includes it.": a pronoun beside
-	// a word that hands something back may be the secret.
-	return !(pronoun && handing)
-}
-
-// sentenceEnd is the index of the end of the first sentence: a full stop,
-// a question or exclamation mark followed by white space, or a line
-// break. A dot inside a word ("i.e.", "signing.secret") ends nothing.
-func sentenceEnd(d string) int {
-	for i := 0; i < len(d); i++ {
-		switch d[i] {
-		case '\n':
-			return i
-		case '.', '!', '?':
-			if i+1 == len(d) || d[i+1] == ' ' || d[i+1] == '\n' || d[i+1] == '\t' {
-				return i
-			}
-		}
-	}
-	return -1
-}
-
-// opensWithRequirement says a sentence is the server's word about what a
-// call needs: it opens with the requirement, after a note's marker.
-func opensWithRequirement(sentence string) bool {
-	s := strings.TrimLeft(sentence, " \t\r\n-*•(>")
-	for _, marker := range []string{"note:", "optional:", "optional -", "optional —", "auth:", "authentication:"} {
-		if rest, ok := strings.CutPrefix(s, marker); ok {
-			s = strings.TrimLeft(rest, " \t-—")
-		}
-	}
-	for _, opener := range requirementOpeners {
-		if strings.HasPrefix(s, opener) {
-			return true
-		}
-	}
-	return false
-}
-
-// requirementOpeners open a sentence about what a call needs.
-var requirementOpeners = []string{"requires ", "require ", "this tool requires ", "this endpoint requires ",
-	"this call requires ", "to access this endpoint ", "to call this endpoint ", "to use this endpoint ",
-	"to use this tool "}
-
-// handsBack, as whole words in a requirement sentence, may say what the
-// call returns or holds: such a sentence is no requirement alone.
-var handsBack = map[string]bool{"return": true, "returns": true, "returned": true, "get": true, "gets": true,
-	"show": true, "shows": true, "shown": true, "list": true, "lists": true, "reveal": true, "reveals": true,
-	"expose": true, "exposes": true, "print": true, "prints": true, "output": true, "outputs": true,
-	"retrieve": true, "retrieves": true, "fetch": true, "fetches": true, "include": true, "includes": true,
-	"including": true, "contain": true, "contains": true, "containing": true, "dump": true, "dumps": true,
-	"export": true, "exports": true, "display": true, "displays": true, "give": true, "gives": true,
-	"yield": true, "yields": true, "has": true, "holds": true, "carries": true, "embedded": true, "inlined": true,
-	"supplies": true, "delivers": true, "delivered": true, "generates": true, "hands": true, "issues": true,
-	"response": true, "result": true, "it": true, "them": true, "which": true, "back": true, "value": true,
-	"values": true}
-
-// secretWords, anywhere else in a description, may name a secret handed
-// back.
-var secretWords = map[string]bool{"key": true, "keys": true, "apikey": true, "token": true, "tokens": true,
-	"secret": true, "secrets": true, "password": true, "passwords": true, "passphrase": true, "passphrases": true,
-	"credential": true, "credentials": true, "cookie": true, "cookies": true, "bearer": true,
-	"authorization": true, "jwt": true, "jwts": true, "cvv": true, "cvc": true, "pan": true, "seed": true,
-	"otp": true, "totp": true, "recovery": true, "private": true, "signing": true, "certificate": true,
-	"pem": true, "ssh": true, "env": true, "dotenv": true, "connection": true, "dsn": true, "pin": true}
 
 // benignHeaderWords, as whole words near "headers", make them a table's,
 // a page's, a document's or a mail's.
