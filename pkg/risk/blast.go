@@ -84,7 +84,7 @@ func documentNode(s signals) bool {
 
 // clusterNodeWords speak of the machines of a cluster.
 var clusterNodeWords = map[string]bool{"cluster": true, "clusters": true, "pool": true, "pools": true, "worker": true,
-	"workers": true, "cordon": true, "uncordon": true, "drain": true, "draining": true, "kubelet": true, "taint": true,
+	"workers": true, "cordon": true, "uncordon": true, "drain": true, "draining": true, "taint": true,
 	"taints": true, "compute": true, "machine": true, "machines": true, "host": true, "hosts": true, "server": true,
 	"servers": true, "vm": true, "instance": true, "instances": true}
 
