@@ -987,3 +987,19 @@ const (
 func TestPoisoningCorpusTwentyOne(t *testing.T) {
 	holdKeptCorpusFlags(t, "corpus-21", corpusTwentyOneDir, corpusTwentyOneTools, corpusTwentyOneFirstRun, corpusTwentyOneMaxFlagged, true)
 }
+
+// corpus-22: 23 more servers captured blind after the rules read from
+// every kept corpus at once (testdata/corpus-22/README.md); the scan was
+// not changed for it. Its first run is its ratchet: most of its flags are
+// one commerce platform's "provide either id or key", a resource's key
+// read as a credential asked for.
+const (
+	corpusTwentyTwoDir        = "../../testdata/corpus-22"
+	corpusTwentyTwoTools      = 588
+	corpusTwentyTwoFirstRun   = 34
+	corpusTwentyTwoMaxFlagged = 34
+)
+
+func TestPoisoningCorpusTwentyTwo(t *testing.T) {
+	holdKeptCorpusFlags(t, "corpus-22", corpusTwentyTwoDir, corpusTwentyTwoTools, corpusTwentyTwoFirstRun, corpusTwentyTwoMaxFlagged, true)
+}
