@@ -716,6 +716,14 @@ func measureNoun(toks []itok, k int) bool {
 		if k > 0 && dataKeyOwners[toks[k-1].w] && !personOwned(toks, k) {
 			return true
 		}
+		// "Provide either id or key", "the key or id of the cart": a
+		// record's key named as the other half of its id identifies it.
+		if k > 1 && (toks[k-1].w == "or" || toks[k-1].w == "and") && idWords[toks[k-2].w] {
+			return true
+		}
+		if k+2 < len(toks) && (toks[k+1].w == "or" || toks[k+1].w == "and") && idWords[toks[k+2].w] {
+			return true
+		}
 	}
 	if k+1 < len(toks) {
 		switch toks[k+1].w {
@@ -793,7 +801,11 @@ var dataKeyOwners = map[string]bool{
 	"row": true, "hash": true, "shard": true, "sharding": true, "clustering": true, "surrogate": true, "compound": true,
 	"candidate": true, "object": true, "map": true, "dict": true, "dictionary": true, "cache": true, "json": true,
 	"lookup": true, "index": true, "column": true, "translation": true, "i18n": true, "sorting": true, "grouping": true,
+	"business": true, "natural": true, "idempotency": true,
 }
+
+// idWords name a record's identifier.
+var idWords = map[string]bool{"id": true, "ids": true, "identifier": true, "identifiers": true, "uuid": true}
 
 // intentSentences runs the intent rules over every sentence of the text.
 func (c *textCtx) intentSentences() {

@@ -990,14 +990,15 @@ func TestPoisoningCorpusTwentyOne(t *testing.T) {
 
 // corpus-22: 23 more servers captured blind after the rules read from
 // every kept corpus at once (testdata/corpus-22/README.md); the scan was
-// not changed for it. Its first run is its ratchet: most of its flags are
+// not changed for it before its first run, where most of its flags were
 // one commerce platform's "provide either id or key", a resource's key
-// read as a credential asked for.
+// read as a credential asked for; a record's key named beside its id, and
+// a business key, are now the record's (34 to 21).
 const (
 	corpusTwentyTwoDir        = "../../testdata/corpus-22"
 	corpusTwentyTwoTools      = 588
 	corpusTwentyTwoFirstRun   = 34
-	corpusTwentyTwoMaxFlagged = 34
+	corpusTwentyTwoMaxFlagged = 21
 )
 
 func TestPoisoningCorpusTwentyTwo(t *testing.T) {
