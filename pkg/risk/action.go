@@ -198,7 +198,7 @@ func refineAction(s *signals, act action, j *judgement) (action, bool) {
 		act = actDelete // "drop_index" removes one item
 	}
 	if act == actDelete && (s.bulk || (!detachesRelation(s) && removesBroad(s.objects, s.tokens, s.desc))) {
-		if !s.bulk && removesOnlyEmpty.Any(s.desc) {
+		if !s.bulk && refusesUnlessEmpty(s.desc) {
 			// "The request will fail if the project still contains
 			// workspaces": the server refuses to remove a container that
 			// holds anything, so a call loses the container alone.
@@ -459,10 +459,52 @@ var printedOutputNouns = map[string]bool{"messages": true, "message": true, "out
 	"lines": true}
 
 // withContents say a removal takes a container's contents with it.
-// removesOnlyEmpty are a removal's refusal while its container holds
-// anything.
-var removesOnlyEmpty = phrase.New("must be empty", "must first be emptied", "only if it is empty", "only when it is empty",
-	"only if empty", "only empty ", "if it is not empty", "still contains", "not managing any")
+// refusesUnlessEmpty says a removal's description says the server removes
+// only an empty container: only an empty one may go ("must be empty",
+// "only if it is empty", "only if it is not managing any resources"), or
+// a failure or a refusal is followed, in the same sentence, by what the
+// container still holds ("will fail if the project still contains
+// workspaces"). Words that take it back — no check is made, even if,
+// regardless, contents lost or taken along — keep the destruction.
+func refusesUnlessEmpty(desc string) bool {
+	if emptinessUnchecked.Any(desc) || withContents.Any(desc) {
+		return false
+	}
+	if onlyEmpty.Any(desc) {
+		return true
+	}
+	for _, refusal := range []string{"fail if", "fails if", "refuse", "refuses", "error if"} {
+		for at := 0; ; {
+			i := strings.Index(desc[at:], refusal)
+			if i < 0 {
+				break
+			}
+			i += at
+			end := min(len(desc), i+120)
+			if k := strings.IndexAny(desc[i:end], ".;\n"); k >= 0 {
+				end = i + k
+			}
+			if stillHolds.Any(desc[i:end]) {
+				return true
+			}
+			at = i + len(refusal)
+		}
+	}
+	return false
+}
+
+// onlyEmpty say only an empty container may be removed.
+var onlyEmpty = phrase.New("must be empty", "must first be emptied", "only if it is empty", "only when it is empty",
+	"only if empty", "only an empty", "only if it is not managing any")
+
+// stillHolds, after a refusal, name what the container still holds.
+var stillHolds = phrase.New("still contains", "still contain", "still has", "still holds", "is not empty",
+	"isn't empty", "contains any", "has any")
+
+// emptinessUnchecked take the refusal back: "no check is made whether it
+// still contains", "even if it is not empty", contents "lost".
+var emptinessUnchecked = phrase.New("no check", "not checked", "even if", "regardless", "whether or not", "lost",
+	"including its", "along with")
 
 var withContents = phrase.New("with all its", "and all its", "all of its", "everything in it", "with everything",
 	"and everything", "with all of its", "including all")

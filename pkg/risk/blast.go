@@ -19,32 +19,42 @@ var systemScopes = map[string]string{
 }
 
 // wholeAccount says a change whose head is an account or a tenant changes
-// the account the server's resources live in. Making one (create, add,
-// open, select) adds an item beside the others; and where a word before
-// the account in the name makes it one record of many
-// ("update_manual_account", "save_test_account"), editing it edits that
-// record. Disabling, closing, linking or connecting one stays the
-// account's: what it reaches is the account's.
+// the account the server's resources live in. Making a plain one (create,
+// add, open, select: "create_tenant", "accounts-create") adds an item
+// beside the others; and where a word before the account in the name makes
+// it a ledger's or a customer's record (recordAccounts:
+// "update_manual_account", "create_bank_account"), making or editing it
+// makes or edits that record. Any other word keeps the account whole — a
+// service, a root, a master, a default or an organization's account is one
+// everything runs as, made or edited — and so do disabling, closing,
+// linking or connecting one.
 func wholeAccount(s signals) bool {
-	if accountMakingVerbs[s.verb] {
-		return false
-	}
-	if !accountEditVerbs[s.verb] {
+	making, editing := accountMakingVerbs[s.verb], accountEditVerbs[s.verb]
+	if !making && !editing {
 		return true
 	}
 	for i, tok := range s.tokens {
 		switch singular(tok) {
 		case "account", "subaccount", "tenant":
 			if i == 0 {
-				return true
+				return !making
 			}
 			prev := s.tokens[i-1]
+			if recordAccounts[prev] {
+				return false
+			}
 			_, verb := verbs[prev]
-			return verb || prev == "from" || prev == "to" || prev == "of"
+			return !(verb && making)
 		}
 	}
 	return true
 }
+
+// recordAccounts, before "account" in a name, make it one record of a
+// ledger's or a customer's many.
+var recordAccounts = map[string]bool{"manual": true, "test": true, "bank": true, "customer": true, "credit": true,
+	"credits": true, "ledger": true, "expense": true, "savings": true, "deleted": true, "linked": true,
+	"external": true, "financial": true, "payment": true}
 
 // accountMakingVerbs add an account or a tenant beside the others, or
 // choose one.

@@ -461,3 +461,53 @@ func TestSecretsTheCallNeedsKeepToTheirCase(t *testing.T) {
 		t.Errorf("%d of %d generated definitions not high", low, count)
 	}
 }
+
+// TestAccountAndEmptinessLoweringsKeepToTheirCase generates, for the two
+// lowerings read from every kept corpus at once, what fits their words
+// but does more: a privileged account (a service's, a root's, an
+// organization's) made or edited, which stays the whole account's reach
+// at L4 or above; and a container removed under words that mention
+// emptiness without the server refusing a full one ("no check is made
+// whether it still contains …", "even if it is not empty", "fails if the
+// token is invalid"), which stays a destruction.
+func TestAccountAndEmptinessLoweringsKeepToTheirCase(t *testing.T) {
+	styles := []func(verb, qualifier string) string{
+		func(v, q string) string { return v + "_" + q + "_account" },
+		func(v, q string) string { return v + camel(q) + "Account" },
+		func(v, q string) string { return q + "-account-" + v },
+	}
+	count := 0
+	for _, verb := range []string{"create", "add", "update", "edit", "modify", "set", "patch", "save", "change"} {
+		for _, q := range []string{"service", "root", "master", "default", "organization", "org", "admin", "billing", "main",
+			"primary", "cloud", "owner", "shared", "system", "platform", "company", "workspace", "team"} {
+			for _, style := range styles {
+				def := fmt.Sprintf(`{"name":%q,"description":"Changes the account's settings.","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"settings":{"type":"object"}}}}`, style(verb, q))
+				count++
+				if a := assess(t, def); a.SEP.BlastRadius == "item" || a.Level < L4 {
+					t.Errorf("a privileged account made or edited at %s, %s: %s (%v)", a.Level, a.SEP.BlastRadius, def, a.Reasons)
+				}
+			}
+		}
+	}
+	for _, noun := range []string{"project", "namespace", "database", "repository", "bucket", "team"} {
+		for _, desc := range []string{
+			"Deletes the %s. No check is made whether it still contains anything.",
+			"Deletes the %s even if it is not empty.",
+			"Deletes the %s. Fails if the token is invalid.",
+			"Deletes the %s; if it still contains data, the data is lost.",
+			"Deletes the %s regardless of whether it must be empty.",
+			"Deletes the %s and all its contents; it fails if the %s still contains locked items only when locks are enforced.",
+			"Deletes the %s. The %s is not checked for contents; whether or not it is empty, it is removed.",
+		} {
+			d := strings.ReplaceAll(desc, "%s", noun)
+			def := fmt.Sprintf(`{"name":"delete_%s","description":%q,"inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`, noun, d)
+			count++
+			if a := assess(t, def); a.SEP.Category != "destroy" {
+				t.Errorf("a %s removed whatever it holds read as %s: %s (%v)", noun, a.SEP.Category, d, a.Reasons)
+			}
+		}
+	}
+	if count < 500 {
+		t.Fatalf("only %d definitions generated", count)
+	}
+}

@@ -616,6 +616,9 @@ var privateContentNouns = map[string]bool{
 	// customer records, held by accounting and HR systems.
 	"bill": true, "expense": true, "journal": true, "ledger": true, "deposit": true, "receipt": true, "payroll": true,
 	"timesheet": true, "employee": true, "attendance": true, "salary": true, "payslip": true, "profit": true,
+	// Records about people held by clinics, schools and recruiters.
+	"patient": true, "diagnosis": true, "prescription": true, "medication": true, "student": true,
+	"applicant": true, "candidate": true,
 }
 
 // privateHeads are private content only as what a read returns, the head
