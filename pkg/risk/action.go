@@ -739,10 +739,7 @@ func removesBroad(objects, tokens []string, desc string) bool {
 // key or one cache as often as of the store.)
 func broadHead(head string, objects []string, desc string) bool {
 	switch {
-	case !scopeWordsOrRecords(head) && (objectHead(desc) == "database" || objectHead(desc) == "databases"):
-		// "mysql-remove — Removes a MySQL database": a name headed by
-		// something the lexicon does not know, whose description removes
-		// a database, removes the database.
+	case databaseEngines[head]:
 		return true
 	case head == "channel" || head == "room":
 		return !containsAnyMap(objects, otherChannels) && !saysWordOf(opening(desc, claimWindow), otherChannels)
@@ -750,50 +747,9 @@ func broadHead(head string, objects []string, desc string) bool {
 	return false
 }
 
-// scopeWordsOrRecords says a head noun is one the lexicon knows as a scope
-// or as records: its own word says what it is.
-func scopeWordsOrRecords(head string) bool {
-	_, scope := scopeWords[head]
-	_, record := recordNouns[head]
-	return scope || record || privateContentNouns[head]
-}
-
-// objectHead is the last word of what the first verb of a description's
-// first sentence acts on, before a preposition or the end of the clause:
-// "Removes a MySQL database from the server" gives "database", "Launch a
-// new browser instance or connect …" gives "instance", "Deletes a
-// record from the database" gives "record".
-func objectHead(desc string) string {
-	sentence := strings.TrimLeft(desc, " \t\r\n")
-	if k := strings.IndexAny(sentence, ".;:\n"); k >= 0 {
-		sentence = sentence[:k]
-	}
-	ws := words(sentence, 160)
-	for i, w := range ws {
-		if _, _, ok := conjugatedVerb(w); !ok {
-			continue
-		}
-		last := ""
-		for j, o := range ws[i+1 : min(len(ws), i+7)] {
-			if objectStops[o] {
-				break
-			}
-			if j == 0 && strings.HasSuffix(o, "ing") {
-				return "" // "Start monitoring a process": the verb acts on no object of its own
-			}
-			if _, _, verb := conjugatedVerb(o); j == 0 && verb {
-				continue // "Removes/deletes a database": a second verb for the same act
-			}
-			last = o
-		}
-		return last
-	}
-	return ""
-}
-
-// objectStops end the noun phrase a verb acts on.
-var objectStops = map[string]bool{"from": true, "in": true, "of": true, "on": true, "to": true, "for": true,
-	"with": true, "into": true, "at": true, "by": true, "or": true, "and": true, "that": true, "which": true}
+// databaseEngines name a database by its engine.
+var databaseEngines = map[string]bool{"mysql": true, "postgre": true, "postgresql": true, "mariadb": true,
+	"mongodb": true, "mongo": true}
 
 // otherChannels make a channel or a room something other than a
 // conversation's place.
@@ -948,23 +904,9 @@ var imageVerbs = map[string]bool{"pull": true, "push": true, "publish": true, "t
 
 // containerSaid marks a parameter's description as one of a container or
 // a machine's image, not a picture.
-var containerSaidPhrases = []string{"container", "oci image", "operating system", "registry", ":latest", "image tag",
-	"image reference"}
+var containerSaidPhrases = []string{"docker", "container", "oci image", "operating system", "ubuntu", "debian", "alpine"}
 
 var containerSaid = phrase.New(containerSaidPhrases...)
-
-// imageReference says a description shows a container image's reference,
-// a name and a version joined by a colon ("postgres:13-alpine",
-// "node:20"): no picture is named so. A time ("10:30") or an address
-// ("http://") is not one.
-func imageReference(d string) bool {
-	for i := 1; i+1 < len(d); i++ {
-		if d[i] == ':' && d[i-1] >= 'a' && d[i-1] <= 'z' && d[i+1] >= '0' && d[i+1] <= '9' {
-			return true
-		}
-	}
-	return false
-}
 
 // pictureSaid marks one as a picture.
 var pictureSaidPhrases = []string{"picture", "photo", "logo", "icon", "avatar", "thumbnail", "banner", "png", "jpeg", "jpg", "gif", "svg"}
@@ -994,13 +936,13 @@ func runsWorkload(s *signals) string {
 				return "" // "save_image" writes a tar; "save_provider(dockerImage)" sets what runs
 			}
 		}
-		if imageParams[p.flat] && (head == "database" || objectHead(s.desc) == "database") {
+		if imageParams[p.flat] && (databaseEngines[head] || head == "database") {
 			continue // a database named by its engine runs that engine: the image picks its version
 		}
 		if pictureSenseParams[p.flat] {
 			d, _ := p.schema["description"].(string)
 			d = strings.ToLower(d)
-			if !containerSaid.Any(d) && !imageReference(d) && (!workloadHeads[head] || pictureSaid.Any(d)) {
+			if !containerSaid.Any(d) && (!workloadHeads[head] || pictureSaid.Any(d)) {
 				continue // a product's image, a server's icon
 			}
 		}
@@ -1120,7 +1062,7 @@ func programParam(s *signals) string {
 		return ""
 	}
 	h := headNoun(s.objects)
-	launcher := len(s.objects) == 0 || launchedNouns[h] || launchedNouns[objectHead(s.desc)]
+	launcher := len(s.objects) == 0 || launchedNouns[h]
 	for _, p := range s.params {
 		if p.nested || (p.typ != "string" && p.typ != "") {
 			continue
@@ -1137,13 +1079,12 @@ func programParam(s *signals) string {
 
 // launchedNouns are what a launcher starts as a program: a browser, an
 // application, an instance of one. A launcher named for nothing else
-// ("launch") counts too, and so does one whose description's first verb
-// launches one ("Launch a new browser instance", whatever the browser's
-// product is called); one that starts a signing, a
+// ("launch", "puppeteer_launch") counts too; one that starts a signing, a
 // tour or a build names what it starts, and its path is that job's input.
-var launchedNouns = map[string]bool{"browser": true, "browsers": true, "app": true, "application": true, "program": true, "process": true, "instance": true,
+var launchedNouns = map[string]bool{"browser": true, "browsers": true, "chrome": true, "chromium": true,
+	"firefox": true, "app": true, "application": true, "program": true, "process": true, "instance": true,
 	"session": true, "debugger": true, "emulator": true, "simulator": true, "editor": true, "ide": true,
-	"executable": true, "binary": true}
+	"puppeteer": true, "playwright": true, "executable": true, "binary": true}
 
 // notRunPhrases say what a parameter names is not started; each is taken
 // as whole words ("not running yet" is no denial).

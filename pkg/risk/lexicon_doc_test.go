@@ -84,7 +84,7 @@ func lexiconLists() map[string][]string {
 		"running-nouns": runningNouns, "halting-verbs": haltingVerbs, "starting-verbs": startingVerbs, "setting-verbs": settingVerbs,
 		"determiners": determiners, "deletion-lists": deletionLists, "granting-verbs": grantingVerbs, "not-shipping": notShipping,
 		"workload-params": workloadParams, "image-params": imageParams, "workload-heads": workloadHeads,
-		"move-only-verbs": moveOnlyVerbs, "image-verbs": imageVerbs,
+		"move-only-verbs": moveOnlyVerbs, "image-verbs": imageVerbs, "database-engines": databaseEngines,
 		"picture-sense-params": pictureSenseParams, "local-file-params": localFileParams,
 		"named-local-file-params": namedLocalFileParams, "local-file-said": localFileSaid, "outward-file-verbs": outwardFileVerbs,
 		"build-words": buildWords, "terminal-nouns": terminalNouns, "typing-verbs": typingVerbs,

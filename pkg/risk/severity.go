@@ -1037,7 +1037,7 @@ func mailIdentity(s *signals) string {
 	if s.act != actMutate || !settingVerbs[s.verb] {
 		return ""
 	}
-	mail := containsAny(s.tokens, "mail", "email", "inbox", "mailbox") || mailWords.Any(opening(s.desc, claimWindow))
+	mail := containsAny(s.tokens, "mail", "email", "gmail", "inbox", "mailbox") || mailWords.Any(opening(s.desc, claimWindow))
 	for i, t := range s.tokens {
 		switch {
 		case t == "send" && i+1 < len(s.tokens) && s.tokens[i+1] == "as", t == "sendas":
@@ -1364,7 +1364,7 @@ func routineOfAService(s *signals, opening string) bool {
 			return true
 		}
 	}
-	return saysWordOf(opening, routineStores)
+	return saysWordOf(opening, databaseEngines) || saysWordOf(opening, routineStores)
 }
 
 // routineStores are where a saved routine is called from, in a
