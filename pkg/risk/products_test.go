@@ -1,6 +1,7 @@
 package risk
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -93,5 +94,68 @@ func TestRulesNameNoProduct(t *testing.T) {
 				t.Errorf("%s no longer names %q: take it out of stillNamed", f, w)
 			}
 		}
+	}
+}
+
+// TestProductSignalsHoldTheReview holds the definitions a review wrote
+// against the taking-out of products' names (testdata/product-names-
+// review.json): databases removed by an engine's name, workloads started
+// from an image an operating system or a container tool names, browsers
+// launched by their product's name with a path the caller sets, stored
+// routines in a named database, and a mail service's automatic reply.
+// Its "floors" give, for each dangerous one, the level and the riskLevel
+// the engine gave it while the names were in the rules; whatever takes a
+// name's place must grade none of them lower. The review's decoys (a
+// favourite database, a product's photo) have no floor.
+func TestProductSignalsHoldTheReview(t *testing.T) {
+	for file, want := range map[string][2]int{"testdata/product-names-review.json": {77, 65}, "testdata/product-names-review-2.json": {26, 21}} {
+		holdsFloors(t, file, want[0], want[1])
+	}
+}
+
+func holdsFloors(t *testing.T, file string, tools, floors int) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var review struct {
+		Tools  []json.RawMessage `json:"tools"`
+		Floors map[string]struct {
+			Level     string `json:"level"`
+			RiskLevel string `json:"riskLevel"`
+		} `json:"floors"`
+	}
+	if err := json.Unmarshal(data, &review); err != nil {
+		t.Fatal(err)
+	}
+	if len(review.Tools) != tools || len(review.Floors) != floors {
+		t.Fatalf("%s: %d definitions and %d floors, want %d and %d", file, len(review.Tools), len(review.Floors), tools, floors)
+	}
+	rank := map[string]int{"low": 0, "medium": 1, "high": 2, "critical": 3}
+	held := 0
+	for _, def := range review.Tools {
+		var named struct {
+			Name string `json:"name"`
+		}
+		if err := json.Unmarshal(def, &named); err != nil {
+			t.Fatal(err)
+		}
+		floor, ok := review.Floors[named.Name]
+		if !ok {
+			continue
+		}
+		held++
+		want, err := ParseLevel(floor.Level)
+		if err != nil {
+			t.Fatalf("%s: %v", named.Name, err)
+		}
+		a := assess(t, string(def))
+		if a.Level < want || rank[a.SEP.RiskLevel] < rank[floor.RiskLevel] {
+			t.Errorf("%s: %s graded %s %s, below its floor %s %s (%v)", file, named.Name, a.Level, a.SEP.RiskLevel, floor.Level, floor.RiskLevel, a.Reasons)
+		}
+	}
+	if held != len(review.Floors) {
+		t.Errorf("%s: %d floors name a definition, want %d", file, held, len(review.Floors))
 	}
 }
