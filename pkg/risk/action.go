@@ -3,6 +3,7 @@ package risk
 import (
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/toolgate/toolgate/pkg/phrase"
 )
@@ -727,8 +728,9 @@ func removesBroad(objects, tokens []string, desc string) bool {
 }
 
 // broadHead says the head noun of a removal is a container only as the
-// thing removed: a database named by its engine ("mysql-remove"; the
-// objects are kept singular, so "postgres" is spelt as singular makes it),
+// thing removed: a database the name calls by its kind's own name, which
+// the description then calls a database ("mysql-remove — Removes a MySQL
+// database", "pg_drop — Drops a Postgres instance along with its data"),
 // and a channel or a room, a conversation's place, which holds every
 // message said in it — the rubric's collection, as a bucket is. Beside a
 // word that makes the channel a sales, notification or release channel,
@@ -739,7 +741,7 @@ func removesBroad(objects, tokens []string, desc string) bool {
 // key or one cache as often as of the store.)
 func broadHead(head string, objects []string, desc string) bool {
 	switch {
-	case databaseEngines[head]:
+	case namesAStore(head, desc) || (!knownNoun(head) && removesAStoreSaid(desc)):
 		return true
 	case head == "channel" || head == "room":
 		return !containsAnyMap(objects, otherChannels) && !saysWordOf(opening(desc, claimWindow), otherChannels)
@@ -747,9 +749,103 @@ func broadHead(head string, objects []string, desc string) bool {
 	return false
 }
 
-// databaseEngines name a database by its engine.
-var databaseEngines = map[string]bool{"mysql": true, "postgre": true, "postgresql": true, "mariadb": true,
-	"mongodb": true, "mongo": true}
+// namesAStore says the description calls what a name's word names a data
+// store: the word qualifies "database", "schema" or "store" ("a MySQL
+// database", "the Mongo store"), or an instance, a server or a cluster
+// that the description says goes with its data ("a Postgres instance
+// along with its data", "the server and every database on it"). The
+// name's word is then the store's kind, whatever the kind is called.
+func namesAStore(head, desc string) bool {
+	if referenceNouns[head] {
+		return false // "delete_favorite — Deletes a favorite database from the sidebar"
+	}
+	n := qualifiedNoun(head, desc)
+	return storeNouns[n] || (storeHosts[n] && (withContents.Any(desc) || storeGoesWithData.Any(desc)))
+}
+
+// referenceNouns are what a client keeps of a store, not the store: a
+// favourite, a bookmark, a shortcut, a saved connection.
+var referenceNouns = map[string]bool{"favorite": true, "favourite": true, "bookmark": true, "shortcut": true,
+	"pin": true, "link": true, "alias": true, "connection": true, "recent": true, "star": true, "tab": true,
+	"entry": true, "reference": true}
+
+// qualifiedNoun is the word that follows the first mention of a name's
+// word in a description's opening, past any word it also begins ("a
+// PostgreSQL database" for "postgre", the singular the objects keep of
+// "postgres"): the noun the name's word qualifies. "" when the word is
+// not mentioned or ends the text.
+func qualifiedNoun(head, desc string) string {
+	if len(head) < 3 {
+		return ""
+	}
+	ws := words(opening(desc, claimWindow), claimWindow)
+	for i, w := range ws {
+		if w != head && (len(head) < 4 || !strings.HasPrefix(w, head)) {
+			continue
+		}
+		for _, n := range ws[i+1:] {
+			if n != head && !strings.HasPrefix(n, head) {
+				return n
+			}
+		}
+		return ""
+	}
+	return ""
+}
+
+// removesAStoreSaid says a description opens by removing a data store,
+// the store's noun ending what is removed: "Deletes a database: all
+// tables are lost", "Drops the schema if it exists". A store said with
+// more words ("Removes a connected database from the dashboard",
+// "Deletes a database record") is not matched.
+func removesAStoreSaid(desc string) bool {
+	d := strings.ToLower(strings.TrimLeft(opening(desc, 200), " \t\r\n#*"))
+	verb, rest, ok := strings.Cut(d, " ")
+	if !ok || (verbs[verb] < actDelete && verbs[strings.TrimSuffix(verb, "s")] < actDelete) {
+		return false
+	}
+	for _, article := range []string{"a ", "an ", "the ", "this ", "that ", "given ", "specified ", "named "} {
+		rest = strings.TrimPrefix(rest, article)
+	}
+	noun := rest
+	if k := strings.IndexFunc(rest, func(r rune) bool { return !unicode.IsLetter(r) }); k >= 0 {
+		noun = rest[:k]
+	}
+	if !storeNouns[noun] {
+		return false
+	}
+	after := strings.TrimLeft(rest[len(noun):], " ")
+	if after == "" || !unicode.IsLetter(rune(after[0])) {
+		return true // "a database." or "a database: all tables are lost"
+	}
+	next, _, _ := strings.Cut(after, " ")
+	return storeEnders[next]
+}
+
+// storeEnders end the noun phrase of a removed store.
+var storeEnders = map[string]bool{"on": true, "in": true, "and": true, "if": true, "permanently": true,
+	"including": true, "with": true, "along": true, "named": true, "called": true, "you": true, "by": true,
+	"that": true, "which": true, "entirely": true, "completely": true, "together": true}
+
+// knownNoun says the engine's lexicon knows a name's word as a scope, a
+// record or private content: its own word then says what is removed.
+func knownNoun(head string) bool {
+	_, scope := scopeWords[head]
+	_, record := recordNouns[head]
+	return scope || record || privateContentNouns[head]
+}
+
+// storeNouns are data stores whose removal takes what they hold.
+var storeNouns = map[string]bool{"database": true, "databases": true, "db": true, "schema": true,
+	"keyspace": true, "store": true, "datastore": true}
+
+// storeHosts hold stores: removing one takes its data only where the
+// description says so.
+var storeHosts = map[string]bool{"instance": true, "server": true, "cluster": true, "service": true}
+
+// storeGoesWithData say a removal takes the data a host holds.
+var storeGoesWithData = phrase.New("its data", "every database", "all databases", "all its databases",
+	"all of its databases", "all data")
 
 // otherChannels make a channel or a room something other than a
 // conversation's place.
@@ -876,13 +972,45 @@ func wholeManifest(s *signals) string {
 // workloadParams name what a workload runs: the image its container or
 // machine starts from, the commands its build or its start runs, the file
 // its build follows.
-var workloadParams = map[string]bool{"image": true, "imagename": true, "dockerimage": true, "containerimage": true,
+var workloadParams = map[string]bool{"image": true, "imagename": true, "containerimage": true,
 	"imageuri": true, "imageref": true, "buildcommand": true, "startcommand": true, "runcommand": true,
 	"installcommand": true, "dockerfile": true, "containerfile": true, "dockerfilepath": true}
 
 // imageParams name an image to start from.
-var imageParams = map[string]bool{"image": true, "imagename": true, "dockerimage": true, "containerimage": true,
+var imageParams = map[string]bool{"image": true, "imagename": true, "containerimage": true,
 	"imageuri": true, "imageref": true}
+
+// isWorkloadParam says a parameter's flattened name is a workload's:
+// one of workloadParams, or an image qualified by another word
+// ("baseImage", "portraitImage", an image named for the tool that runs
+// it), which is read as a bare "image" is: a container's where its
+// description or the tool says so, a picture otherwise. ("Dockerfile" is
+// the name of the build file's format, as SQL is of a language.)
+func isWorkloadParam(flat string) bool {
+	return workloadParams[flat] || qualifiedImage(flat)
+}
+
+// qualifiedImage says a flattened name is an image qualified by a word.
+func qualifiedImage(flat string) bool {
+	q, ok := strings.CutSuffix(flat, "image")
+	return ok && len(q) >= 2
+}
+
+// qualifiedForWorkload says an image qualified by a word that is not a
+// picture's is set on a workload the name speaks of anywhere
+// ("application-saveDockerProvider(dockerImage)": the provider an
+// application runs from); "update_app(iconImage)" sets a picture.
+func qualifiedForWorkload(objects []string, flat string) bool {
+	if pictureSaid.Any(strings.TrimSuffix(flat, "image")) {
+		return false
+	}
+	for _, o := range objects {
+		if workloadHeads[o] {
+			return true
+		}
+	}
+	return false
+}
 
 // pictureSenseParams are the workload parameters that as often name a
 // picture ("image" of a product, a category, an avatar).
@@ -892,7 +1020,31 @@ var pictureSenseParams = map[string]bool{"image": true, "imagename": true, "imag
 // creates or changes that then execute what the parameter names.
 var workloadHeads = map[string]bool{"service": true, "server": true, "container": true, "app": true,
 	"application": true, "pod": true, "instance": true, "machine": true, "vm": true, "droplet": true,
-	"endpoint": true, "function": true, "deployment": true, "worker": true, "pipeline": true}
+	"endpoint": true, "function": true, "deployment": true, "worker": true, "pipeline": true,
+	"sandbox": true, "runner": true, "job": true, "cron": true, "kernel": true, "environment": true, "env": true}
+
+// specNouns describe a workload that runs later, or one run of it
+// ("task_definition", "job_template", "pod_spec", "kernel_session"): one
+// under a workload's word runs its image as the workload does.
+var specNouns = map[string]bool{"definition": true, "def": true, "spec": true, "template": true, "session": true}
+
+// runsImage says the objects of a change name a workload, or the
+// definition of one.
+func runsImage(objects []string, head string) bool {
+	head = strings.TrimRight(head, "0123456789") // "sandbox2"
+	if workloadHeads[head] {
+		return true
+	}
+	if !specNouns[head] {
+		return false
+	}
+	for _, o := range objects {
+		if workloadHeads[o] || o == "task" {
+			return true
+		}
+	}
+	return false
+}
 
 // moveOnlyVerbs handle an image without running it, when the image is
 // what the tool acts on; imageVerbs do in any tool.
@@ -903,10 +1055,111 @@ var moveOnlyVerbs = map[string]bool{"pull": true, "push": true, "publish": true,
 var imageVerbs = map[string]bool{"pull": true, "push": true, "publish": true, "tag": true, "untag": true}
 
 // containerSaid marks a parameter's description as one of a container or
-// a machine's image, not a picture.
-var containerSaidPhrases = []string{"docker", "container", "oci image", "operating system", "ubuntu", "debian", "alpine"}
+// a machine's image, not a picture, by the words of what an image is run
+// on or from: a container, an operating system, a registry, a tag.
+var containerSaidPhrases = []string{"container", "oci image", "operating system", "os image", "image tag",
+	"image reference", ":latest", "registry", "hub image", "image slug", "-based image", "base image"}
 
 var containerSaid = phrase.New(containerSaidPhrases...)
+
+// containerSaysWords do as containerSaid where they are whole words: an
+// image to run, to boot or to execute, a base one, one a runner, a job,
+// a kernel, a sandbox or a workspace uses.
+var containerSaysWords = map[string]bool{"run": true, "runs": true, "boot": true, "boots": true, "booted": true,
+	"execute": true, "executes": true, "base": true, "runner": true, "job": true, "jobs": true, "kernel": true,
+	"sandbox": true, "workspace": true, "vm": true, "build": true, "builds": true, "slug": true, "distro": true,
+	"distribution": true, "runtime": true, "release": true}
+
+// imageReference says a description shows an image's reference the way
+// registries write one, a name and a version joined by a colon or a dash
+// ("python:3.12", "node:20-alpine", "ubuntu-22.04"): a time ("10:30") or
+// an address ("http://") is not one.
+func imageReference(d string) bool {
+	if registryHost(d) {
+		return true
+	}
+	for i := 1; i+1 < len(d); i++ {
+		next := d[i+1]
+		if next == 'v' && i+2 < len(d) && d[i] == ':' {
+			next = d[i+2] // "python:v145"
+		}
+		if !(d[i-1] >= 'a' && d[i-1] <= 'z') || next < '0' || next > '9' {
+			continue
+		}
+		switch d[i] {
+		case ':':
+			return true
+		case '-':
+			// "ubuntu-22.04": a release's number with a dot after the dash.
+			j := i + 1
+			for j < len(d) && d[j] >= '0' && d[j] <= '9' {
+				j++
+			}
+			if j < len(d) && d[j] == '.' && j+1 < len(d) && d[j+1] >= '0' && d[j+1] <= '9' {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// registryHost says a description writes an image the way a registry
+// names one, a host before its path with no scheme ("gcr.io/team/app",
+// "ghcr.io/org/tool"): a picture's address is written with its scheme.
+func registryHost(d string) bool {
+	for _, w := range strings.Fields(d) {
+		host, path, ok := strings.Cut(w, "/")
+		if !ok || path == "" || strings.Contains(w, "://") || strings.HasPrefix(w, "/") {
+			continue
+		}
+		dot := strings.LastIndexByte(host, '.')
+		if dot > 0 && dot+2 <= len(host) && isLetters(host[dot+1:]) {
+			return true
+		}
+	}
+	return false
+}
+
+func isLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'a' || s[i] > 'z' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// containerImageSaid says a parameter's lower-cased description makes its
+// image a container's or a machine's.
+func containerImageSaid(d string) bool {
+	if containerSaid.Any(d) {
+		return true
+	}
+	if pictureSaid.Any(d) {
+		return false
+	}
+	if imageReference(d) {
+		return true
+	}
+	for _, w := range words(d, len(d)) {
+		if containerSaysWords[w] { // whole words: "base64" is no base image
+			return true
+		}
+	}
+	return false
+}
+
+// beside says a parameter's flattened name holds the word: an image
+// beside a registry's address or credentials is a registry's, a
+// container's.
+func beside(params []param, word string) bool {
+	for _, p := range params {
+		if strings.Contains(p.flat, word) {
+			return true
+		}
+	}
+	return false
+}
 
 // pictureSaid marks one as a picture.
 var pictureSaidPhrases = []string{"picture", "photo", "logo", "icon", "avatar", "thumbnail", "banner", "png", "jpeg", "jpg", "gif", "svg"}
@@ -926,7 +1179,7 @@ func runsWorkload(s *signals) string {
 	}
 	head := ""
 	for _, p := range s.params {
-		if !workloadParams[p.flat] || (p.typ != "string" && p.typ != "") {
+		if !isWorkloadParam(p.flat) || (p.typ != "string" && p.typ != "") {
 			continue
 		}
 		if head == "" {
@@ -936,13 +1189,17 @@ func runsWorkload(s *signals) string {
 				return "" // "save_image" writes a tar; "save_provider(dockerImage)" sets what runs
 			}
 		}
-		if imageParams[p.flat] && (databaseEngines[head] || head == "database") {
-			continue // a database named by its engine runs that engine: the image picks its version
+		if (imageParams[p.flat] || qualifiedImage(p.flat)) && !workloadHeads[head] &&
+			(head == "database" || storeNouns[qualifiedNoun(head, s.desc)]) {
+			// "create_mysql(image) — Creates a MySQL database": a database
+			// of a kind runs that kind's engine; the image picks its version.
+			continue
 		}
-		if pictureSenseParams[p.flat] {
+		if pictureSenseParams[p.flat] || qualifiedImage(p.flat) {
 			d, _ := p.schema["description"].(string)
 			d = strings.ToLower(d)
-			if !containerSaid.Any(d) && (!workloadHeads[head] || pictureSaid.Any(d)) {
+			runs := runsImage(s.objects, head) || (qualifiedImage(p.flat) && qualifiedForWorkload(s.objects, p.flat))
+			if pictureSaid.Any(head) || (!containerImageSaid(d) && !beside(s.params, "registry") && (!runs || pictureSaid.Any(d))) {
 				continue // a product's image, a server's icon
 			}
 		}
@@ -1042,10 +1299,9 @@ var programParams = map[string]bool{"script": true, "scriptpath": true, "scriptf
 	"programpath": true, "executable": true, "executablepath": true, "binarypath": true}
 
 // executablePaths name the program a launcher starts in place of its
-// own: its executable's path, or Chrome's ("browserPath" is as often a
-// route inside an app).
-var executablePaths = map[string]bool{"executable": true, "executablepath": true, "exepath": true,
-	"chromepath": true}
+// own: its executable's path ("browserPath" is as often a route inside an
+// app, and a path named for what is launched is read in launchPath).
+var executablePaths = map[string]bool{"executable": true, "executablepath": true, "exepath": true}
 
 // programParam is a parameter of a change named start or launch that
 // names a script or a program to start ("start_debugging(scriptPath)"):
@@ -1056,13 +1312,18 @@ var executablePaths = map[string]bool{"executable": true, "executablepath": true
 // since whoever sets it chooses what the tool starts in place of its own
 // program — unless the parameter offers a fixed choice, or its own
 // description says what it names is not run ("Binary to disassemble; not
-// executed").
+// executed") or is worked on ("Path of the binary to sign").
+//
+// What is launched is a program unless the name says it is a job done on
+// one: a signing, a monitoring (a word in -ing), an analysis, a tour. A
+// launcher named for a product ("launch_firefox", "start_puppeteer") is
+// one, whatever the product is called.
 func programParam(s *signals) string {
 	if s.verb != "start" && s.verb != "launch" {
 		return ""
 	}
-	h := headNoun(s.objects)
-	launcher := len(s.objects) == 0 || launchedNouns[h]
+	h := strings.TrimRight(headNoun(s.objects), "0123456789")
+	launcher := len(s.objects) == 0 || launchedNouns[h] || !launchedJob(h)
 	for _, p := range s.params {
 		if p.nested || (p.typ != "string" && p.typ != "") {
 			continue
@@ -1070,21 +1331,92 @@ func programParam(s *signals) string {
 		if p.required && programParams[p.flat] {
 			return p.name
 		}
-		if executablePaths[p.flat] && launcher && !hasOptions(p.schema) && !saysNotRun(p.schema) {
+		if launcher && (executablePaths[p.flat] || launchPath(h, p)) && !hasOptions(p.schema) && !saysNotRun(p.schema) &&
+			!saysWorkedOn(p.schema) {
 			return p.name
 		}
 	}
 	return ""
 }
 
+// launchedJob says a launcher's head names a job done on a program, not
+// the program: a word in -ing ("start_code_signing") or a noun of work.
+func launchedJob(head string) bool {
+	return head != "" && (strings.HasSuffix(head, "ing") || jobNouns[head])
+}
+
+// jobNouns are work a tool starts on something: what such a tool is given
+// is the work's input, not a program to run.
+var jobNouns = map[string]bool{"analysis": true, "scan": true, "review": true, "tour": true, "audit": true,
+	"inspection": true, "check": true, "trace": true, "upload": true, "import": true, "export": true, "sync": true,
+	"backup": true, "signature": true, "report": true, "index": true, "migration": true, "campaign": true,
+	"survey": true, "quiz": true, "course": true, "lesson": true, "game": true, "timer": true, "meeting": true,
+	"call": true, "conversation": true, "chat": true, "transfer": true, "download": true, "conversion": true,
+	"render": true}
+
+// launchPath says a parameter is the path of the program a launcher
+// starts, by its name: the launched thing's own word before "path"
+// ("launch_chrome(chromePath)"), or, on a launcher of a browser or an
+// application, any path that is not one of a program's data, a page's
+// route or a folder ("launch_browser(chromePath)").
+func launchPath(head string, p param) bool {
+	x, ok := strings.CutSuffix(p.flat, "path")
+	if !ok || len(x) < 3 || dataPaths[x] {
+		return false
+	}
+	if d, _ := p.schema["description"].(string); saysWordOf(strings.ToLower(d), notProgramPathWords) {
+		return false // "Route inside the app to open, e.g. /settings"
+	}
+	return x == head || appLaunchers[head]
+}
+
+// appLaunchers launch a program whose path a launcher's parameter may set.
+var appLaunchers = map[string]bool{"browser": true, "browsers": true, "app": true, "application": true}
+
+// dataPaths are where a program keeps or writes its data: a path named so
+// is no program.
+var dataPaths = map[string]bool{"userdata": true, "userdatadir": true, "profile": true, "download": true,
+	"downloads": true, "screenshot": true, "output": true, "log": true, "config": true, "cookie": true,
+	"cookies": true, "extension": true, "extensions": true, "cert": true, "data": true, "file": true, "home": true,
+	"work": true, "working": true, "cache": true, "temp": true, "tmp": true, "root": true, "base": true, "url": true,
+	"route": true, "page": true, "start": true, "storage": true, "state": true, "trace": true, "har": true,
+	"video": true, "record": true, "recording": true, "save": true, "project": true, "workspace": true,
+	"upload": true, "pdf": true, "image": true, "css": true, "html": true, "socket": true, "pid": true,
+	"session": true, "dir": true, "folder": true, "target": true, "source": true, "destination": true}
+
+// notProgramPathWords say a path parameter's description is of a page or
+// a folder.
+var notProgramPathWords = map[string]bool{"url": true, "route": true, "page": true, "directory": true,
+	"folder": true, "dir": true, "website": true, "link": true}
+
+// saysWorkedOn says a parameter's own description says what it names is
+// the input of work done on it ("Path of the binary to sign", "Binary to
+// watch for crash dumps").
+func saysWorkedOn(schema map[string]any) bool {
+	d, _ := schema["description"].(string)
+	if d == "" {
+		return false
+	}
+	ws := words(strings.ToLower(d), 200)
+	for i := 0; i+1 < len(ws); i++ {
+		if ws[i] == "to" && workVerbs[ws[i+1]] {
+			return true
+		}
+	}
+	return false
+}
+
+// workVerbs are done on a program without running it.
+var workVerbs = map[string]bool{"sign": true, "watch": true, "scan": true, "analyze": true, "analyse": true,
+	"disassemble": true, "decompile": true, "inspect": true, "upload": true, "attach": true, "monitor": true,
+	"check": true, "verify": true, "hash": true, "index": true, "package": true, "notarize": true, "notarise": true,
+	"compress": true, "copy": true, "archive": true, "checksum": true, "display": true, "show": true, "read": true}
+
 // launchedNouns are what a launcher starts as a program: a browser, an
-// application, an instance of one. A launcher named for nothing else
-// ("launch", "puppeteer_launch") counts too; one that starts a signing, a
-// tour or a build names what it starts, and its path is that job's input.
-var launchedNouns = map[string]bool{"browser": true, "browsers": true, "chrome": true, "chromium": true,
-	"firefox": true, "app": true, "application": true, "program": true, "process": true, "instance": true,
-	"session": true, "debugger": true, "emulator": true, "simulator": true, "editor": true, "ide": true,
-	"puppeteer": true, "playwright": true, "executable": true, "binary": true}
+// application, an instance of one.
+var launchedNouns = map[string]bool{"browser": true, "browsers": true, "app": true, "application": true,
+	"program": true, "process": true, "instance": true, "session": true, "debugger": true, "emulator": true,
+	"simulator": true, "editor": true, "ide": true, "executable": true, "binary": true}
 
 // notRunPhrases say what a parameter names is not started; each is taken
 // as whole words ("not running yet" is no denial).

@@ -930,6 +930,9 @@ func readSchema(s *signals, schema any) {
 		name, p, flat := prm.name, prm.schema, prm.flat
 		typ := prm.typ
 		s.paramRoles |= paramRole[flat]
+		if qualifiedImage(flat) {
+			s.paramRoles |= roleWorkload
+		}
 		// The words of the name matter only to flags, options and
 		// required containers; most parameters are none of these.
 		var toks []string

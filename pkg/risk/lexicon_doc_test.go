@@ -84,7 +84,7 @@ func lexiconLists() map[string][]string {
 		"running-nouns": runningNouns, "halting-verbs": haltingVerbs, "starting-verbs": startingVerbs, "setting-verbs": settingVerbs,
 		"determiners": determiners, "deletion-lists": deletionLists, "granting-verbs": grantingVerbs, "not-shipping": notShipping,
 		"workload-params": workloadParams, "image-params": imageParams, "workload-heads": workloadHeads,
-		"move-only-verbs": moveOnlyVerbs, "image-verbs": imageVerbs, "database-engines": databaseEngines,
+		"move-only-verbs": moveOnlyVerbs, "image-verbs": imageVerbs, "store-nouns": storeNouns, "store-hosts": storeHosts, "spec-nouns": specNouns, "container-says-words": containerSaysWords, "database-languages": databaseLanguages,
 		"picture-sense-params": pictureSenseParams, "local-file-params": localFileParams,
 		"named-local-file-params": namedLocalFileParams, "local-file-said": localFileSaid, "outward-file-verbs": outwardFileVerbs,
 		"build-words": buildWords, "terminal-nouns": terminalNouns, "typing-verbs": typingVerbs,
@@ -93,7 +93,7 @@ func lexiconLists() map[string][]string {
 		"forum-words": forumWords, "forum-heads": forumHeads, "forum-verbs": forumVerbs,
 		"executable-paths": executablePaths, "routine-holders": routineHolders, "code-language-params": codeLanguageParams,
 		"keyboard-inputs": keyboardInputs, "pointer-clicks": pointerClicks, "creating-verbs": creatingVerbs,
-		"inspection-nouns": inspectionNouns, "dispute-nouns": disputeNouns, "conceding-verbs": concedingVerbs, "ending-verbs": endingVerbs, "launched-nouns": launchedNouns, "signature-params": signatureParams, "routine-stores": routineStores, "control-verbs": controlVerbs, "desktop-action-params": desktopActionParams, "programming-languages": programmingLanguages,
+		"inspection-nouns": inspectionNouns, "dispute-nouns": disputeNouns, "conceding-verbs": concedingVerbs, "ending-verbs": endingVerbs, "launched-nouns": launchedNouns, "job-nouns": jobNouns, "app-launchers": appLaunchers, "data-paths": dataPaths, "not-program-path-words": notProgramPathWords, "work-verbs": workVerbs, "reply-text-params": replyTextParams, "signature-params": signatureParams, "routine-stores": routineStores, "control-verbs": controlVerbs, "desktop-action-params": desktopActionParams, "programming-languages": programmingLanguages,
 	} {
 		keys(name, m)
 	}

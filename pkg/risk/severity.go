@@ -644,10 +644,10 @@ var privateHeads = map[string]bool{
 // "get_savings_opportunities", "get_stock_quotation", "get_brand_mentions"),
 // in the name or in the description's opening ("Gets a Hacker News story").
 var headSenses = map[string]bool{"internet": true, "ietf": true, "rfc": true, "building": true, "floor": true,
-	"storybook": true, "component": true, "news": true, "hn": true, "instagram": true,
+	"component": true, "news": true,
 	"browser": true, "page": true, "alert": true, "confirm": true, "modal": true, "savings": true, "optimization": true,
 	"seo": true, "arbitrage": true, "stock": true, "fx": true, "brand": true, "social": true,
-	"celery": true, "nfl": true, "beer": true, "hacker": true, "tournament": true,
+	"nfl": true, "beer": true, "hacker": true, "tournament": true,
 	"git": true, "branch": true, "worktree": true, "sparse": true, "library": true, "book": true, "books": true,
 	"webhook": true, "cdn": true, "continuous": true, "art": true, "artwork": true,
 	"artist": true, "european": true, "securities": true, "pricing": true}
@@ -1037,7 +1037,8 @@ func mailIdentity(s *signals) string {
 	if s.act != actMutate || !settingVerbs[s.verb] {
 		return ""
 	}
-	mail := containsAny(s.tokens, "mail", "email", "gmail", "inbox", "mailbox") || mailWords.Any(opening(s.desc, claimWindow))
+	mail := containsAny(s.tokens, "mail", "email", "inbox", "mailbox") || mailWords.Any(opening(s.desc, claimWindow)) ||
+		repliesWithText(s.params)
 	for i, t := range s.tokens {
 		switch {
 		case t == "send" && i+1 < len(s.tokens) && s.tokens[i+1] == "as", t == "sendas":
@@ -1051,6 +1052,24 @@ func mailIdentity(s *signals) string {
 	}
 	return ""
 }
+
+// repliesWithText says a setting takes the text of a reply: a subject, a
+// body or a message. A vacation setting that writes back to whoever
+// writes is an automatic reply whatever service carries it (a
+// thermostat's vacation mode takes dates and a temperature).
+func repliesWithText(params []param) bool {
+	for _, p := range params {
+		if !p.nested && replyTextParams[p.flat] && (p.typ == "string" || p.typ == "") {
+			return true
+		}
+	}
+	return false
+}
+
+// replyTextParams hold the text an automatic reply sends.
+var replyTextParams = map[string]bool{"subject": true, "body": true, "message": true, "reply": true,
+	"replytext": true, "replymessage": true, "responsesubject": true, "responsebody": true,
+	"responsebodyplaintext": true, "responsebodyhtml": true, "autoreplymessage": true}
 
 // mailWords say a description speaks of mail: a vacation or an automatic
 // reply is a mailbox's only where mail is spoken of (a thermostat has a
@@ -1335,7 +1354,11 @@ func deploysCode(s *signals) string {
 	// "createFunction(name, language, body)": a routine's body given with
 	// the language it is written in is a program in that language,
 	// whether or not a description says so.
-	toolSaysCode := saysCode(head) || (routineHolders[headNoun(s.objects)] && languageNamed(s.params) && routineOfAService(s, head))
+	toolSaysCode := saysCode(head)
+	if !toolSaysCode && routineHolders[headNoun(s.objects)] {
+		named, inDatabase := languageNamed(s.params)
+		toolSaysCode = named && ((inDatabase && !keptInALibrary.Any(head)) || routineOfAService(s, head))
+	}
 	for _, p := range s.params[first:] {
 		if p.nested || !p.required || !codeBodyParams[p.flat] || (p.typ != "string" && p.typ != "") {
 			continue
@@ -1355,16 +1378,22 @@ func deploysCode(s *signals) string {
 var signatureParams = map[string]bool{"returns": true, "returntype": true, "return": true, "parameters": true,
 	"arguments": true, "args": true, "signature": true, "handler": true}
 
+// keptInALibrary say a routine is kept for someone to read or copy, not
+// saved where a database runs it: "Save a function snippet to your
+// personal snippet library".
+var keptInALibrary = phrase.New("snippet", "library", "gist")
+
 // routineOfAService says the routine a change saves is one a service will
 // call: the change declares its signature, or its description's opening
-// names the database it is saved in.
+// says it is saved in a database. (A routine in a database's own language
+// is one wherever it is said to be saved: languageNamed.)
 func routineOfAService(s *signals, opening string) bool {
 	for _, p := range s.params {
 		if !p.nested && signatureParams[p.flat] {
 			return true
 		}
 	}
-	return saysWordOf(opening, databaseEngines) || saysWordOf(opening, routineStores)
+	return saysWordOf(opening, routineStores)
 }
 
 // routineStores are where a saved routine is called from, in a
@@ -1374,8 +1403,10 @@ var routineStores = map[string]bool{"database": true, "databases": true, "db": t
 // languageNamed says a top-level parameter names the programming language
 // of what the call saves: a language parameter whose options, default or
 // description name one ("plpgsql, sql, etc."). A locale ("en, de") is a
-// reader's language.
-func languageNamed(params []param) bool {
+// reader's language. inDatabase says a language named is a database's
+// own (SQL and the procedural languages a database runs): a routine
+// written in one is saved in the database that runs it.
+func languageNamed(params []param) (named, inDatabase bool) {
 	var buf [8]string
 	for _, p := range params {
 		if p.nested || !codeLanguageParams[p.flat] || (p.typ != "string" && p.typ != "") {
@@ -1389,13 +1420,21 @@ func languageNamed(params []param) bool {
 			words = append(words, d)
 		}
 		for _, w := range words {
-			if containsAnyMap(appendTokens(buf[:0], strings.ToLower(w)), programmingLanguages) {
-				return true
+			for _, t := range appendTokens(buf[:0], strings.ToLower(w)) {
+				if programmingLanguages[t] {
+					named = true
+					inDatabase = inDatabase || databaseLanguages[t]
+				}
 			}
 		}
 	}
-	return false
+	return named, inDatabase
 }
+
+// databaseLanguages are the programming languages a database runs its
+// routines in.
+var databaseLanguages = map[string]bool{"sql": true, "plpgsql": true, "plpython": true, "plpythonu": true,
+	"plperl": true, "pltcl": true, "plv8": true, "plsql": true, "tsql": true}
 
 // saysCode says a lower-cased text speaks of code as a program: "code" as
 // a word, not a class's, a room's, a discount's or a dress code.
