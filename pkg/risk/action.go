@@ -3,7 +3,6 @@ package risk
 import (
 	"fmt"
 	"strings"
-	"unicode"
 
 	"github.com/toolgate/toolgate/pkg/phrase"
 )
@@ -198,7 +197,7 @@ func refineAction(s *signals, act action, j *judgement) (action, bool) {
 	if act == actDestroy && s.verb == "drop" && !s.bulk && !anyBroad(s.objects) {
 		act = actDelete // "drop_index" removes one item
 	}
-	if act == actDelete && (s.bulk || (!detachesRelation(s) && removesBroad(s.objects, s.tokens, s.desc))) {
+	if act == actDelete && (s.bulk || (!detachesRelation(s) && (removesBroad(s.objects, s.tokens, s.desc, s.rawDesc) || removesANamedDatabase(s)))) {
 		if !s.bulk && refusesUnlessEmpty(s.desc) {
 			// "The request will fail if the project still contains
 			// workspaces": the server refuses to remove a container that
@@ -713,7 +712,7 @@ func opensWithChange(desc string) bool {
 // anywhere ("delete_all_issues"), or a plural head under a container
 // ("delete_namespace_pods"). A container word before a singular head only
 // says where the item lives: "remove_org_member" removes a member.
-func removesBroad(objects, tokens []string, desc string) bool {
+func removesBroad(objects, tokens []string, desc, rawDesc string) bool {
 	if len(objects) == 0 {
 		return false
 	}
@@ -724,7 +723,7 @@ func removesBroad(objects, tokens []string, desc string) bool {
 	if pluralInName(head, tokens) && anyBroadStrict(objects) {
 		return true // "delete_namespace_pods": every pod of the namespace
 	}
-	return anyBroadStrict([]string{head}) || broadHead(head, objects, desc)
+	return anyBroadStrict([]string{head}) || broadHead(head, objects, desc, rawDesc)
 }
 
 // broadHead says the head noun of a removal is a container only as the
@@ -739,9 +738,9 @@ func removesBroad(objects, tokens []string, desc string) bool {
 // plural head under them ("delete_channel_messages") removes the items
 // named, not the place. (A key-value store's name heads the removal of one
 // key or one cache as often as of the store.)
-func broadHead(head string, objects []string, desc string) bool {
+func broadHead(head string, objects []string, desc, rawDesc string) bool {
 	switch {
-	case namesAStore(head, desc) || (!knownNoun(head) && removesAStoreSaid(desc)):
+	case namesAStore(head, rawDesc) || (!knownNoun(head) && !referenceNouns[head] && removesAStoreSaid(rawDesc)):
 		return true
 	case head == "channel" || head == "room":
 		return !containsAnyMap(objects, otherChannels) && !saysWordOf(opening(desc, claimWindow), otherChannels)
@@ -750,89 +749,146 @@ func broadHead(head string, objects []string, desc string) bool {
 }
 
 // namesAStore says the description calls what a name's word names a data
-// store: the word qualifies "database", "schema" or "store" ("a MySQL
-// database", "the Mongo store"), or an instance, a server or a cluster
-// that the description says goes with its data ("a Postgres instance
-// along with its data", "the server and every database on it"). The
-// name's word is then the store's kind, whatever the kind is called.
+// store: the word qualifies "database", "schema" or "store" and the store
+// heads what is removed ("a MySQL database", "the Mongo store"), or
+// qualifies an instance, a server or a cluster that the description says
+// goes with its data ("a Postgres instance along with its data", "the
+// server and every database on it"). The name's word is then the store's
+// kind, whatever the kind is called. A word said only after "from" or
+// "in" names where something else is removed from ("Removes a key from a
+// state store"); a word in -ed is a state of the store, not its kind (a
+// pinned database); a store the description says is kept is not removed.
 func namesAStore(head, desc string) bool {
-	if referenceNouns[head] {
+	if referenceNouns[head] || strings.HasSuffix(head, "ed") || storeKept.Any(strings.ToLower(desc)) ||
+		!writtenAsAName(head, firstSentence(desc)) {
 		return false // "delete_favorite — Deletes a favorite database from the sidebar"
 	}
-	n := qualifiedNoun(head, desc)
-	return storeNouns[n] || (storeHosts[n] && (withContents.Any(desc) || storeGoesWithData.Any(desc)))
+	n, ends := qualifiedNoun(head, desc)
+	return (storeNouns[n] && ends) || (storeHosts[n] && (withContents.Any(desc) || storeGoesWithData.Any(desc)))
+}
+
+// storeKept say a removal leaves the store or its data where it is.
+var storeKeptPhrases = []string{"untouched", "not touched", "not deleted", "not removed", "is kept", "are kept",
+	"left intact", "preserved", "remains", "only the saved", "itself is not", "is left", "are left", "stays",
+	"stay ", "keeps running", "keep running", "not affected", "no data", "entry"}
+
+var storeKept = phrase.New(storeKeptPhrases...)
+
+// writtenAsAName says a description writes a name's word as a name, with
+// a capital ("a MySQL database", "the Mongo store"): the word names the
+// kind of a store, where a word in lower case ("an event schema", "a game
+// server") says what the store is for.
+func writtenAsAName(head, text string) bool {
+	if head == "" {
+		return false
+	}
+	// Byte by byte, ASCII only: lower-casing the whole text may change its
+	// length, and a name's capital is an ASCII letter.
+	for k := 0; k+len(head) <= len(text); k++ {
+		if text[k] < 'A' || text[k] > 'Z' || (k > 0 && isASCIILetterByte(text[k-1])) {
+			continue
+		}
+		match := true
+		for n := 0; n < len(head); n++ {
+			c := text[k+n]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != head[n] {
+				match = false
+				break
+			}
+		}
+		if match {
+			return true
+		}
+	}
+	return false
 }
 
 // referenceNouns are what a client keeps of a store, not the store: a
 // favourite, a bookmark, a shortcut, a saved connection.
 var referenceNouns = map[string]bool{"favorite": true, "favourite": true, "bookmark": true, "shortcut": true,
 	"pin": true, "link": true, "alias": true, "connection": true, "recent": true, "star": true, "tab": true,
-	"entry": true, "reference": true}
+	"entry": true, "reference": true, "datasource": true, "source": true}
 
 // qualifiedNoun is the word that follows the first mention of a name's
-// word in a description's opening, past any word it also begins ("a
+// word in a description's first sentence, before any word that says
+// where something is removed from, past any word it also begins ("a
 // PostgreSQL database" for "postgre", the singular the objects keep of
-// "postgres"): the noun the name's word qualifies. "" when the word is
-// not mentioned or ends the text.
-func qualifiedNoun(head, desc string) string {
+// "postgres"): the noun the name's word qualifies. ends says that noun
+// ends the phrase — punctuation, the end, or a word that ends a removed
+// store's phrase follows it ("a MySQL database record" does not end at
+// the database). "" when the word is not mentioned there.
+func qualifiedNoun(head, desc string) (noun string, ends bool) {
 	if len(head) < 3 {
-		return ""
+		return "", false
 	}
-	ws := words(opening(desc, claimWindow), claimWindow)
+	ws := wordsWithBreaks(firstSentence(desc))
 	for i, w := range ws {
-		if w != head && (len(head) < 4 || !strings.HasPrefix(w, head)) {
+		if placeWords[w.word] {
+			return "", false
+		}
+		if w.word != head && (len(head) < 4 || !strings.HasPrefix(w.word, head)) {
 			continue
 		}
-		for _, n := range ws[i+1:] {
-			if n != head && !strings.HasPrefix(n, head) {
-				return n
+		for k := i + 1; k < len(ws); k++ {
+			n := ws[k]
+			if n.word == head || strings.HasPrefix(n.word, head) {
+				continue
 			}
+			ends := n.breaks || k+1 == len(ws) || storeEnders[ws[k+1].word] || placeWords[ws[k+1].word] ||
+				storeHosts[ws[k+1].word] // "a MariaDB database instance", "a Postgres database cluster"
+			return n.word, ends
 		}
-		return ""
+		return "", false
 	}
-	return ""
+	return "", false
 }
 
-// removesAStoreSaid says a description opens by removing a data store,
-// the store's noun ending what is removed: "Deletes a database: all
-// tables are lost", "Drops the schema if it exists". A store said with
-// more words ("Removes a connected database from the dashboard",
-// "Deletes a database record") is not matched.
-func removesAStoreSaid(desc string) bool {
-	d := strings.ToLower(strings.TrimLeft(opening(desc, 200), " \t\r\n#*"))
-	verb, rest, ok := strings.Cut(d, " ")
-	if !ok || (verbs[verb] < actDelete && verbs[strings.TrimSuffix(verb, "s")] < actDelete) {
-		return false
-	}
-	for _, article := range []string{"a ", "an ", "the ", "this ", "that ", "given ", "specified ", "named "} {
-		rest = strings.TrimPrefix(rest, article)
-	}
-	noun := rest
-	if k := strings.IndexFunc(rest, func(r rune) bool { return !unicode.IsLetter(r) }); k >= 0 {
-		noun = rest[:k]
-	}
-	if !storeNouns[noun] {
-		return false
-	}
-	after := strings.TrimLeft(rest[len(noun):], " ")
-	if after == "" || !unicode.IsLetter(rune(after[0])) {
-		return true // "a database." or "a database: all tables are lost"
-	}
-	next, _, _ := strings.Cut(after, " ")
-	return storeEnders[next]
+// storeNoun says a name's word is a data store's kind by its description.
+func storeNoun(head, desc string) bool {
+	n, _ := qualifiedNoun(head, desc)
+	return storeNouns[n]
 }
 
-// storeEnders end the noun phrase of a removed store.
-var storeEnders = map[string]bool{"on": true, "in": true, "and": true, "if": true, "permanently": true,
-	"including": true, "with": true, "along": true, "named": true, "called": true, "you": true, "by": true,
-	"that": true, "which": true, "entirely": true, "completely": true, "together": true}
+// placeWords say where a thing is removed from or kept in.
+var placeWords = map[string]bool{"from": true, "in": true, "within": true, "inside": true, "of": true, "at": true}
 
-// knownNoun says the engine's lexicon knows a name's word as a scope, a
-// record or private content: its own word then says what is removed.
-func knownNoun(head string) bool {
-	_, scope := scopeWords[head]
-	_, record := recordNouns[head]
-	return scope || record || privateContentNouns[head]
+// wordBreak is a word of a text and whether punctuation follows it.
+type wordBreak struct {
+	word   string
+	breaks bool
+}
+
+// wordsWithBreaks splits a text into lower-case words, each with whether
+// punctuation (not only spaces) follows it.
+func wordsWithBreaks(text string) []wordBreak {
+	var out []wordBreak
+	t := strings.ToLower(text)
+	for i := 0; i < len(t); {
+		for i < len(t) && !isWordByte(t[i]) {
+			i++
+		}
+		j := i
+		for j < len(t) && isWordByte(t[j]) {
+			j++
+		}
+		if j == i {
+			break
+		}
+		k := j
+		for k < len(t) && t[k] == ' ' {
+			k++
+		}
+		out = append(out, wordBreak{word: t[i:j], breaks: k < len(t) && !isWordByte(t[k])})
+		i = k
+	}
+	return out
+}
+
+func isWordByte(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '-' || b == '_' || b >= 0x80
 }
 
 // storeNouns are data stores whose removal takes what they hold.
@@ -844,8 +900,142 @@ var storeNouns = map[string]bool{"database": true, "databases": true, "db": true
 var storeHosts = map[string]bool{"instance": true, "server": true, "cluster": true, "service": true}
 
 // storeGoesWithData say a removal takes the data a host holds.
-var storeGoesWithData = phrase.New("its data", "every database", "all databases", "all its databases",
-	"all of its databases", "all data")
+var storeGoesWithDataPhrases = []string{"its data", "every database", "all databases", "all its databases",
+	"all of its databases", "all data"}
+
+var storeGoesWithData = phrase.New(storeGoesWithDataPhrases...)
+
+// removesAStoreSaid says a description's first sentence removes a data
+// store: a verb of removal, at most three words, and a database or a
+// keyspace that ends what is removed ("Drops the selected database from
+// the current MySQL connection", "Deletes a database: all tables are
+// lost", "Executes DROP DATABASE"). A store said with more words ("Deletes
+// a database record"), taken from a place that is not a host of stores
+// ("Removes a connected database from the dashboard", "… from
+// monitoring"), or that the description says stays is not matched.
+func removesAStoreSaid(raw string) bool {
+	first := firstSentence(raw)
+	d := strings.ToLower(first)
+	if strings.Contains(d, "drop database") || strings.Contains(d, "dropdatabase") {
+		return !storeKept.Any(d)
+	}
+	ws := wordsWithBreaks(first)
+	for i, w := range ws {
+		if !removalWords[w.word] {
+			continue
+		}
+		for k := i + 1; k < len(ws) && k <= i+4; k++ {
+			n := ws[k]
+			if removedStoreNouns[n.word] {
+				ends := n.breaks || k+1 == len(ws) || storeEnders[ws[k+1].word] || placeWords[ws[k+1].word] ||
+					storeHosts[ws[k+1].word] || ws[k+1].word == "for"
+				return ends && !storeKept.Any(d) && !fromAList(first)
+			}
+			if n.breaks {
+				break
+			}
+		}
+		return false
+	}
+	return false
+}
+
+// removesANamedDatabase says a removal whose name's word the lexicon does
+// not know ("mysql_drop", "zorb_remove") takes a database by its name and
+// nothing narrower: its parameters name a database and no item in it (no
+// id, key, table or collection). What it removes is the database.
+func removesANamedDatabase(s *signals) bool {
+	head := removedNoun(s.objects)
+	if head == "" || knownNoun(head) || referenceNouns[head] || storeKept.Any(s.desc) {
+		return false
+	}
+	named := false
+	for _, p := range s.params {
+		if p.nested {
+			continue
+		}
+		if databaseParams[p.flat] && (p.typ == "string" || p.typ == "") {
+			named = true
+			continue
+		}
+		for _, suffix := range itemParamSuffixes {
+			if strings.HasSuffix(p.flat, suffix) {
+				return false
+			}
+		}
+	}
+	return named
+}
+
+// databaseParams name a database.
+var databaseParams = map[string]bool{"db": true, "database": true, "databasename": true, "dbname": true}
+
+// itemParamSuffixes name something narrower than a database.
+var itemParamSuffixes = []string{"id", "ids", "key", "keys", "table", "tables", "collection", "collections",
+	"record", "records", "row", "rows", "document", "documents", "index", "user", "users", "role", "schema",
+	"path", "file", "bucket", "branch", "snapshot", "backup", "query", "view", "function", "procedure",
+	"trigger", "column", "field", "entry", "item", "items", "object", "objects", "namespace"}
+
+// removalWords remove, in a description's words.
+var removalWords = map[string]bool{"drop": true, "drops": true, "delete": true, "deletes": true, "remove": true,
+	"removes": true, "destroy": true, "destroys": true, "erase": true, "erases": true, "purge": true, "purges": true}
+
+// removedStoreNouns are the stores a description may say a removal takes.
+var removedStoreNouns = map[string]bool{"database": true, "databases": true, "db": true, "keyspace": true,
+	"keyspaces": true, "datastore": true}
+
+// fromAList says a removal's first sentence takes what it removes from
+// somewhere other than a host of stores: "from the sidebar", "from
+// monitoring", "from your multiplayer list". "from the server", "from the
+// current MySQL connection" and "from PostgreSQL" (a name, with a
+// capital) are where a store lives, and removing it there removes it.
+func fromAList(first string) bool {
+	ws := strings.Fields(first)
+	for i, w := range ws {
+		if strings.ToLower(strings.Trim(w, ",.;:()")) != "from" {
+			continue
+		}
+		last := ""
+		for _, n := range ws[i+1:] {
+			bare := strings.Trim(n, ",.;:()`'\"")
+			lower := strings.ToLower(bare)
+			if lower == "" || fromPhraseEnds[lower] {
+				break
+			}
+			last = bare
+			if bare != n && strings.ContainsAny(n[len(n)-1:], ",.;:)") {
+				break
+			}
+		}
+		l := strings.ToLower(last)
+		named := last != "" && last[0] >= 'A' && last[0] <= 'Z'
+		return !(named || storeHosts[l] || placesOfStores[l] || storeHosts[singular(l)])
+	}
+	return false
+}
+
+// fromPhraseEnds end the place a thing is removed from.
+var fromPhraseEnds = map[string]bool{"and": true, "to": true, "that": true, "which": true, "if": true,
+	"using": true, "with": true, "for": true, "by": true, "on": true, "in": true, "so": true, "but": true,
+	"while": true, "without": true}
+
+// placesOfStores are where a store is removed from when it is removed.
+var placesOfStores = map[string]bool{"host": true, "account": true, "project": true, "disk": true,
+	"machine": true, "system": true, "engine": true, "connection": true, "deployment": true}
+
+// storeEnders end the noun phrase of a removed store.
+var storeEnders = map[string]bool{"on": true, "in": true, "and": true, "if": true, "permanently": true,
+	"including": true, "with": true, "along": true, "named": true, "called": true, "you": true, "by": true,
+	"that": true, "which": true, "entirely": true, "completely": true, "together": true, "specified": true,
+	"given": true, "identified": true, "selected": true, "whose": true, "matching": true}
+
+// knownNoun says the engine's lexicon knows a name's word as a scope, a
+// record or private content: its own word then says what is removed.
+func knownNoun(head string) bool {
+	_, scope := scopeWords[head]
+	_, record := recordNouns[head]
+	return scope || record || privateContentNouns[head]
+}
 
 // otherChannels make a channel or a room something other than a
 // conversation's place.
@@ -972,12 +1162,12 @@ func wholeManifest(s *signals) string {
 // workloadParams name what a workload runs: the image its container or
 // machine starts from, the commands its build or its start runs, the file
 // its build follows.
-var workloadParams = map[string]bool{"image": true, "imagename": true, "containerimage": true,
+var workloadParams = map[string]bool{"image": true, "imagename": true, "containerimage": true, "dockerimage": true,
 	"imageuri": true, "imageref": true, "buildcommand": true, "startcommand": true, "runcommand": true,
 	"installcommand": true, "dockerfile": true, "containerfile": true, "dockerfilepath": true}
 
 // imageParams name an image to start from.
-var imageParams = map[string]bool{"image": true, "imagename": true, "containerimage": true,
+var imageParams = map[string]bool{"image": true, "imagename": true, "containerimage": true, "dockerimage": true,
 	"imageuri": true, "imageref": true}
 
 // isWorkloadParam says a parameter's flattened name is a workload's:
@@ -996,13 +1186,20 @@ func qualifiedImage(flat string) bool {
 	return ok && len(q) >= 2
 }
 
-// qualifiedForWorkload says an image qualified by a word that is not a
-// picture's is set on a workload the name speaks of anywhere
-// ("application-saveDockerProvider(dockerImage)": the provider an
-// application runs from); "update_app(iconImage)" sets a picture.
+// qualifiedForWorkload says an image qualified by a word the name also
+// speaks of, on a tool whose name speaks of a workload, is what that
+// workload runs from: "application-saveDockerProvider(dockerImage)" saves
+// the provider an application's image comes from. A picture's qualifier
+// ("update_app_qr(qrImage)", "update_app_og(ogImage)") is not.
 func qualifiedForWorkload(objects []string, flat string) bool {
-	if pictureSaid.Any(strings.TrimSuffix(flat, "image")) {
+	q := strings.TrimSuffix(flat, "image")
+	if pictureSaid.Any(q) || !containsAny(objects, q) || len(objects) == 0 || !sourceHeads[objects[len(objects)-1]] {
 		return false
+	}
+	for w := range pictureQualifiers {
+		if strings.HasSuffix(q, w) {
+			return false
+		}
 	}
 	for _, o := range objects {
 		if workloadHeads[o] {
@@ -1011,6 +1208,22 @@ func qualifiedForWorkload(objects []string, flat string) bool {
 	}
 	return false
 }
+
+// sourceHeads are the setting of where a workload's code comes from: a
+// provider, a source, a runtime.
+var sourceHeads = map[string]bool{"provider": true, "source": true, "runtime": true, "settings": true,
+	"config": true, "configuration": true}
+
+// containerQualifiers make an image one a workload starts from, on a tool
+// that changes a workload ("create_dev_environment(baseImage)").
+var containerQualifiers = map[string]bool{"base": true, "container": true, "runtime": true, "os": true,
+	"machine": true, "vm": true, "boot": true, "build": true, "runner": true, "server": true}
+
+// pictureQualifiers make an image a picture.
+var pictureQualifiers = map[string]bool{"qr": true, "og": true, "cover": true, "hero": true, "splash": true,
+	"header": true, "background": true, "profile": true, "feature": true, "featured": true, "preview": true,
+	"screenshot": true, "graphic": true, "share": true, "social": true, "product": true, "store": true,
+	"lock": true, "idle": true, "portrait": true, "landscape": true}
 
 // pictureSenseParams are the workload parameters that as often name a
 // picture ("image" of a product, a category, an avatar).
@@ -1021,7 +1234,8 @@ var pictureSenseParams = map[string]bool{"image": true, "imagename": true, "imag
 var workloadHeads = map[string]bool{"service": true, "server": true, "container": true, "app": true,
 	"application": true, "pod": true, "instance": true, "machine": true, "vm": true, "droplet": true,
 	"endpoint": true, "function": true, "deployment": true, "worker": true, "pipeline": true,
-	"sandbox": true, "runner": true, "job": true, "cron": true, "kernel": true, "environment": true, "env": true}
+	"sandbox": true, "runner": true, "job": true, "cron": true, "environment": true, "env": true, "executor": true,
+	"vps": true}
 
 // specNouns describe a workload that runs later, or one run of it
 // ("task_definition", "job_template", "pod_spec", "kernel_session"): one
@@ -1046,6 +1260,43 @@ func runsImage(objects []string, head string) bool {
 	return false
 }
 
+// madeFromAnImagePhrases say in a tool's first sentence that what it makes
+// starts from the image it is given or runs code: a picture is shown, not
+// started from.
+var madeFromAnImagePhrases = []string{"from an image", "from the image", "from a given image", "with the given image",
+	"from any image", "running code", "run code", "runs code", "execute code", "executes code", "spin up",
+	"spins up", "isolated"}
+
+var madeFromAnImage = phrase.New(madeFromAnImagePhrases...)
+
+// runningPlaces, in a tool's first sentence, say where its image runs
+// whatever the tool is named ("Add a step to the pipeline", "Create a
+// preview deployment").
+var runningPlaces = map[string]bool{"pipeline": true, "deployment": true, "runner": true, "executor": true,
+	"vm": true, "container": true, "pod": true, "droplet": true, "sandbox": true}
+
+// launchesAMachine says a tool named to launch, start, run or spawn says
+// in its first sentence that what it starts is a machine or a container
+// ("multipass_launch — Launch an Ubuntu VM"): its image is what boots.
+func launchesAMachine(s *signals) bool {
+	if !machineStartVerbs[s.verb] {
+		return false
+	}
+	for _, w := range words(firstSentence(s.desc), domainTextBytes) {
+		if machineWords[w] {
+			return true
+		}
+	}
+	return false
+}
+
+var machineStartVerbs = map[string]bool{"launch": true, "start": true, "run": true, "spawn": true, "boot": true,
+	"provision": true}
+
+// machineWords are what boots from an image.
+var machineWords = map[string]bool{"vm": true, "vms": true, "container": true, "containers": true,
+	"sandbox": true, "droplet": true, "pod": true, "microvm": true}
+
 // moveOnlyVerbs handle an image without running it, when the image is
 // what the tool acts on; imageVerbs do in any tool.
 var moveOnlyVerbs = map[string]bool{"pull": true, "push": true, "publish": true, "tag": true, "untag": true,
@@ -1057,45 +1308,52 @@ var imageVerbs = map[string]bool{"pull": true, "push": true, "publish": true, "t
 // containerSaid marks a parameter's description as one of a container or
 // a machine's image, not a picture, by the words of what an image is run
 // on or from: a container, an operating system, a registry, a tag.
-var containerSaidPhrases = []string{"container", "oci image", "operating system", "os image", "image tag",
-	"image reference", ":latest", "registry", "hub image", "image slug", "-based image", "base image"}
+var containerSaidPhrases = []string{"container", "docker", "oci image", "operating system", "os image", "image tag",
+	"image reference", ":latest", "registry", "hub image", "-based image", "base image",
+	"image to run", "image the job runs", "to run in the", "build image", "to boot", "boots from", "boot from",
+	"to start from", "starts from", "start from", "to start the",
+	"booted from", "for the kernel", "for the workspace", "workspace image", "the runner uses", "runner's"}
 
 var containerSaid = phrase.New(containerSaidPhrases...)
 
 // containerSaysWords do as containerSaid where they are whole words: an
 // image to run, to boot or to execute, a base one, one a runner, a job,
 // a kernel, a sandbox or a workspace uses.
-var containerSaysWords = map[string]bool{"run": true, "runs": true, "boot": true, "boots": true, "booted": true,
-	"execute": true, "executes": true, "base": true, "runner": true, "job": true, "jobs": true, "kernel": true,
-	"sandbox": true, "workspace": true, "vm": true, "build": true, "builds": true, "slug": true, "distro": true,
-	"distribution": true, "runtime": true, "release": true}
+var containerSaysWords = map[string]bool{"execute": true, "executes": true, "vm": true, "distro": true,
+	"runtime": true}
 
 // imageReference says a description shows an image's reference the way
-// registries write one, a name and a version joined by a colon or a dash
-// ("python:3.12", "node:20-alpine", "ubuntu-22.04"): a time ("10:30") or
-// an address ("http://") is not one.
+// registries write one, a name and a version joined by a colon ("node:20",
+// "python:3.12", "python:v145") or an operating system's release after a
+// dash ("ubuntu-22.04"). A time ("10:30") has no name before its colon; an
+// id ("asset:12345") has more than two digits and no dot; a size or a
+// season's name ("size-10.5", "summer-2024.1") has no two-digit release.
 func imageReference(d string) bool {
-	if registryHost(d) {
-		return true
-	}
 	for i := 1; i+1 < len(d); i++ {
-		next := d[i+1]
-		if next == 'v' && i+2 < len(d) && d[i] == ':' {
-			next = d[i+2] // "python:v145"
-		}
-		if !(d[i-1] >= 'a' && d[i-1] <= 'z') || next < '0' || next > '9' {
+		if !(d[i-1] >= 'a' && d[i-1] <= 'z') || (d[i] != ':' && d[i] != '-') {
 			continue
 		}
+		j := i + 1
+		if d[i] == ':' && j < len(d) && d[j] == 'v' {
+			j++ // "python:v145"
+		}
+		start := j
+		for j < len(d) && d[j] >= '0' && d[j] <= '9' {
+			j++
+		}
+		major := j - start
+		if major == 0 {
+			continue
+		}
+		dotted := j+1 < len(d) && d[j] == '.' && d[j+1] >= '0' && d[j+1] <= '9'
 		switch d[i] {
 		case ':':
-			return true
-		case '-':
-			// "ubuntu-22.04": a release's number with a dot after the dash.
-			j := i + 1
-			for j < len(d) && d[j] >= '0' && d[j] <= '9' {
-				j++
+			if dotted || major <= 2 || d[start-1] == 'v' {
+				return true
 			}
-			if j < len(d) && d[j] == '.' && j+1 < len(d) && d[j+1] >= '0' && d[j+1] <= '9' {
+		case '-':
+			// "ubuntu-22.04": two digits, a dot, two digits.
+			if major == 2 && dotted && j+2 < len(d) && d[j+2] >= '0' && d[j+2] <= '9' {
 				return true
 			}
 		}
@@ -1103,40 +1361,14 @@ func imageReference(d string) bool {
 	return false
 }
 
-// registryHost says a description writes an image the way a registry
-// names one, a host before its path with no scheme ("gcr.io/team/app",
-// "ghcr.io/org/tool"): a picture's address is written with its scheme.
-func registryHost(d string) bool {
-	for _, w := range strings.Fields(d) {
-		host, path, ok := strings.Cut(w, "/")
-		if !ok || path == "" || strings.Contains(w, "://") || strings.HasPrefix(w, "/") {
-			continue
-		}
-		dot := strings.LastIndexByte(host, '.')
-		if dot > 0 && dot+2 <= len(host) && isLetters(host[dot+1:]) {
-			return true
-		}
-	}
-	return false
-}
-
-func isLetters(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 'a' || s[i] > 'z' {
-			return false
-		}
-	}
-	return s != ""
-}
-
 // containerImageSaid says a parameter's lower-cased description makes its
 // image a container's or a machine's.
 func containerImageSaid(d string) bool {
+	if pictureSaid.Any(d) {
+		return false // "Base image to edit"
+	}
 	if containerSaid.Any(d) {
 		return true
-	}
-	if pictureSaid.Any(d) {
-		return false
 	}
 	if imageReference(d) {
 		return true
@@ -1149,20 +1381,44 @@ func containerImageSaid(d string) bool {
 	return false
 }
 
-// beside says a parameter's flattened name holds the word: an image
-// beside a registry's address or credentials is a registry's, a
-// container's.
-func beside(params []param, word string) bool {
+// imageOfTheKind says an image parameter's description or default names
+// the kind of store the tool makes ("Docker image to use for MySQL",
+// "mysql:8" for "mysql"): the engine's own image, in one of its versions.
+func imageOfTheKind(schema map[string]any, kind string) bool {
+	if len(kind) < 3 {
+		return false
+	}
+	d, _ := schema["description"].(string)
+	def, _ := schema["default"].(string)
+	d = strings.ToLower(d)
+	if strings.Contains(d, "e.g") || strings.Contains(d, "example") || strings.Contains(d, "such as") {
+		d = "" // "Docker image to run (e.g. neo4j:latest)": any image, one given as an example
+	}
+	return strings.Contains(d, kind) || strings.Contains(strings.ToLower(def), kind)
+}
+
+// besideARegistry says a parameter names a registry's address or
+// credentials ("registryUrl", "registry_password"): an image beside one
+// is a registry's, a container's. A gift registry's id is no registry's
+// address.
+func besideARegistry(params []param) bool {
 	for _, p := range params {
-		if strings.Contains(p.flat, word) {
+		if rest, ok := strings.CutPrefix(p.flat, "registry"); ok && (rest == "" || registryAccess[rest]) {
 			return true
 		}
 	}
 	return false
 }
 
+// registryAccess complete "registry" into its address or credentials.
+var registryAccess = map[string]bool{"url": true, "uri": true, "username": true, "user": true,
+	"password": true, "auth": true, "server": true, "host": true, "token": true, "credentials": true,
+	"secret": true}
+
 // pictureSaid marks one as a picture.
-var pictureSaidPhrases = []string{"picture", "photo", "logo", "icon", "avatar", "thumbnail", "banner", "png", "jpeg", "jpg", "gif", "svg"}
+var pictureSaidPhrases = []string{"picture", "photo", "logo", "icon", "avatar", "thumbnail", "banner", "png", "jpeg", "jpg", "gif", "svg",
+	"to edit", "webp", "image of", "close-up", "shot of", "sticker", "wallpaper", "emoji", "illustration", "artwork",
+	"base64", "shown ", "displayed"}
 
 var pictureSaid = phrase.New(pictureSaidPhrases...)
 
@@ -1190,16 +1446,30 @@ func runsWorkload(s *signals) string {
 			}
 		}
 		if (imageParams[p.flat] || qualifiedImage(p.flat)) && !workloadHeads[head] &&
-			(head == "database" || storeNouns[qualifiedNoun(head, s.desc)]) {
-			// "create_mysql(image) — Creates a MySQL database": a database
-			// of a kind runs that kind's engine; the image picks its version.
+			(head == "database" || (storeNoun(head, s.desc) && imageOfTheKind(p.schema, head))) {
+			// "create_mysql(dockerImage: "Docker image to use for MySQL",
+			// default "mysql:8") — Creates a MySQL database": a database of
+			// a kind runs that kind's engine, and the image the tool says
+			// is the engine's picks its version. "Image to run; any
+			// registry image is accepted" runs whatever it names.
 			continue
 		}
-		if pictureSenseParams[p.flat] || qualifiedImage(p.flat) {
+		if pictureSenseParams[p.flat] || (qualifiedImage(p.flat) && !workloadParams[p.flat]) {
 			d, _ := p.schema["description"].(string)
 			d = strings.ToLower(d)
-			runs := runsImage(s.objects, head) || (qualifiedImage(p.flat) && qualifiedForWorkload(s.objects, p.flat))
-			if pictureSaid.Any(head) || (!containerImageSaid(d) && !beside(s.params, "registry") && (!runs || pictureSaid.Any(d))) {
+			// A bare image is a workload's on a tool that changes one; an
+			// image qualified by another word ("coverImage") only where the
+			// qualifier is the workload's own (qualifiedForWorkload).
+			var runs bool
+			if qualifiedImage(p.flat) && !pictureSenseParams[p.flat] {
+				runs = qualifiedForWorkload(s.objects, p.flat) ||
+					(containerQualifiers[strings.TrimSuffix(p.flat, "image")] && runsImage(s.objects, head))
+			} else {
+				runs = runsImage(s.objects, head) || launchesAMachine(s) || madeFromAnImage.Any(firstSentence(s.desc)) ||
+					saysWordOf(firstSentence(s.desc), runningPlaces)
+			}
+			if pictureSaid.Any(head) || pictureSaid.Any(firstSentence(s.desc)) ||
+				(!containerImageSaid(d) && !besideARegistry(s.params) && (!runs || pictureSaid.Any(d))) {
 				continue // a product's image, a server's icon
 			}
 		}
@@ -1324,6 +1594,7 @@ func programParam(s *signals) string {
 	}
 	h := strings.TrimRight(headNoun(s.objects), "0123456789")
 	launcher := len(s.objects) == 0 || launchedNouns[h] || !launchedJob(h)
+	browser := launcher && launchesABrowser(s)
 	for _, p := range s.params {
 		if p.nested || (p.typ != "string" && p.typ != "") {
 			continue
@@ -1331,7 +1602,7 @@ func programParam(s *signals) string {
 		if p.required && programParams[p.flat] {
 			return p.name
 		}
-		if launcher && (executablePaths[p.flat] || launchPath(h, p)) && !hasOptions(p.schema) && !saysNotRun(p.schema) &&
+		if launcher && (executablePaths[p.flat] || launchPath(h, s.desc, p, browser)) && !hasOptions(p.schema) && !saysNotRun(p.schema) &&
 			!saysWorkedOn(p.schema) {
 			return p.name
 		}
@@ -1340,9 +1611,10 @@ func programParam(s *signals) string {
 }
 
 // launchedJob says a launcher's head names a job done on a program, not
-// the program: a word in -ing ("start_code_signing") or a noun of work.
+// the program: a word in -ing ("start_code_signing") or in -ion
+// ("start_notarization"), or a noun of work.
 func launchedJob(head string) bool {
-	return head != "" && (strings.HasSuffix(head, "ing") || jobNouns[head])
+	return head != "" && (strings.HasSuffix(head, "ing") || strings.HasSuffix(head, "ion") || jobNouns[head])
 }
 
 // jobNouns are work a tool starts on something: what such a tool is given
@@ -1352,14 +1624,15 @@ var jobNouns = map[string]bool{"analysis": true, "scan": true, "review": true, "
 	"backup": true, "signature": true, "report": true, "index": true, "migration": true, "campaign": true,
 	"survey": true, "quiz": true, "course": true, "lesson": true, "game": true, "timer": true, "meeting": true,
 	"call": true, "conversation": true, "chat": true, "transfer": true, "download": true, "conversion": true,
-	"render": true}
+	"render": true, "dump": true, "minidump": true, "sbom": true, "codesign": true, "sign": true,
+	"triage": true}
 
 // launchPath says a parameter is the path of the program a launcher
 // starts, by its name: the launched thing's own word before "path"
 // ("launch_chrome(chromePath)"), or, on a launcher of a browser or an
 // application, any path that is not one of a program's data, a page's
 // route or a folder ("launch_browser(chromePath)").
-func launchPath(head string, p param) bool {
+func launchPath(head, desc string, p param, browser bool) bool {
 	x, ok := strings.CutSuffix(p.flat, "path")
 	if !ok || len(x) < 3 || dataPaths[x] {
 		return false
@@ -1367,8 +1640,55 @@ func launchPath(head string, p param) bool {
 	if d, _ := p.schema["description"].(string); saysWordOf(strings.ToLower(d), notProgramPathWords) {
 		return false // "Route inside the app to open, e.g. /settings"
 	}
-	return x == head || appLaunchers[head]
+	d, _ := p.schema["description"].(string)
+	if x == head {
+		// "launch_chrome(chromePath)": the launched thing's path, where the
+		// tool or the parameter says it is a program.
+		return browser || saysWordOf(strings.ToLower(d), programWords) || saysWordOf(strings.ToLower(firstSentence(desc)), launchedBrowserWords)
+	}
+	// "launch_browser(chromePath)": on a launcher of a browser or an
+	// application, a path not named for data, said to be nothing else; on
+	// one a headless flag or its first sentence makes a browser's, any
+	// path not named for data ("CHROME_PATH: Path to Chrome").
+	if dataPaths[strings.TrimSuffix(x, "s")] {
+		return false
+	}
+	return (browser || appLaunchers[head]) && (d == "" || saysWordOf(strings.ToLower(d), programWords) || namesAProgram(d))
 }
+
+// namesAProgram says a path's description names what it leads to by a
+// name with a capital: "Path to Chrome", "Chrome path", "Path to
+// Chrome/Chromium". A description that opens with a capital only because
+// it opens ("Saved auth state", "Hosts override file") names no program.
+func namesAProgram(d string) bool {
+	ws := strings.Fields(d)
+	for i, w := range ws {
+		if w == "" || w[0] < 'A' || w[0] > 'Z' || strings.ToUpper(w) == w {
+			continue // "JSON", "URL": an acronym of a format, not a program
+		}
+		if i > 0 || (len(ws) == 2 && strings.EqualFold(ws[1], "path")) {
+			return true
+		}
+	}
+	return false
+}
+
+// launchesABrowser says a launcher starts a browser: it takes a headless
+// flag, or its first sentence says browser or headless.
+func launchesABrowser(s *signals) bool {
+	for _, p := range s.params {
+		if !p.nested && p.flat == "headless" {
+			return true
+		}
+	}
+	return saysWordOf(firstSentence(s.desc), launchedBrowserWords)
+}
+
+// programWords say in a path's description that it is a program's.
+var programWords = map[string]bool{"browser": true, "executable": true, "binary": true, "exe": true}
+
+// launchedBrowserWords say in a launcher's description that it starts a browser.
+var launchedBrowserWords = map[string]bool{"browser": true, "headless": true, "devtools": true}
 
 // appLaunchers launch a program whose path a launcher's parameter may set.
 var appLaunchers = map[string]bool{"browser": true, "browsers": true, "app": true, "application": true}
@@ -1382,7 +1702,10 @@ var dataPaths = map[string]bool{"userdata": true, "userdatadir": true, "profile"
 	"route": true, "page": true, "start": true, "storage": true, "state": true, "trace": true, "har": true,
 	"video": true, "record": true, "recording": true, "save": true, "project": true, "workspace": true,
 	"upload": true, "pdf": true, "image": true, "css": true, "html": true, "socket": true, "pid": true,
-	"session": true, "dir": true, "folder": true, "target": true, "source": true, "destination": true}
+	"session": true, "dir": true, "folder": true, "target": true, "source": true, "destination": true,
+	"document": true, "theme": true, "locale": true, "font": true, "storagestate": true, "cookiefile": true,
+	"certificate": true, "harfile": true, "media": true, "asset": true, "model": true, "audio": true,
+	"manifest": true, "json": true, "craft": true}
 
 // notProgramPathWords say a path parameter's description is of a page or
 // a folder.
@@ -1398,19 +1721,26 @@ func saysWorkedOn(schema map[string]any) bool {
 		return false
 	}
 	ws := words(strings.ToLower(d), 200)
-	for i := 0; i+1 < len(ws); i++ {
-		if ws[i] == "to" && workVerbs[ws[i+1]] {
+	for i, w := range ws {
+		if workedOnWords[w] || (w == "to" && i+1 < len(ws) && workVerbs[ws[i+1]]) {
 			return true
 		}
 	}
 	return false
 }
 
+// workedOnWords say in a word that a program is worked on: signed,
+// scanned, the program a crash dump came from.
+var workedOnWords = map[string]bool{"signed": true, "scanned": true, "analyzed": true, "analysed": true,
+	"notarized": true, "notarised": true, "decompiled": true, "disassembled": true, "inspected": true,
+	"uploaded": true, "submitted": true, "symbolicated": true, "dump": true, "crashed": true,
+	"symbols": true}
+
 // workVerbs are done on a program without running it.
 var workVerbs = map[string]bool{"sign": true, "watch": true, "scan": true, "analyze": true, "analyse": true,
-	"disassemble": true, "decompile": true, "inspect": true, "upload": true, "attach": true, "monitor": true,
+	"disassemble": true, "decompile": true, "inspect": true, "upload": true, "monitor": true,
 	"check": true, "verify": true, "hash": true, "index": true, "package": true, "notarize": true, "notarise": true,
-	"compress": true, "copy": true, "archive": true, "checksum": true, "display": true, "show": true, "read": true}
+	"compress": true, "copy": true, "archive": true, "checksum": true, "read": true}
 
 // launchedNouns are what a launcher starts as a program: a browser, an
 // application, an instance of one.

@@ -31,6 +31,7 @@ type signals struct {
 	containerScope    string // widest scope among required container parameters
 	tokens            []string
 	desc              string // lower-cased opening of the description
+	rawDesc           string // the same opening as written, for what only case says
 	propCount         int
 	foreignSchema     string   // a keyword outside JSON Schema in an input schema with no properties
 	paramRoles        uint8    // the roles (paramRole) some parameter's name has: most tools have none
@@ -255,6 +256,7 @@ func readSignalsOf(t *tooldef.Tool, asRead bool) signals {
 	if len(desc) > 4096 {
 		desc = desc[:4096]
 	}
+	s.rawDesc = desc
 	desc = lowerText(desc)
 	s.desc = desc
 

@@ -93,7 +93,7 @@ func lexiconLists() map[string][]string {
 		"forum-words": forumWords, "forum-heads": forumHeads, "forum-verbs": forumVerbs,
 		"executable-paths": executablePaths, "routine-holders": routineHolders, "code-language-params": codeLanguageParams,
 		"keyboard-inputs": keyboardInputs, "pointer-clicks": pointerClicks, "creating-verbs": creatingVerbs,
-		"inspection-nouns": inspectionNouns, "dispute-nouns": disputeNouns, "conceding-verbs": concedingVerbs, "ending-verbs": endingVerbs, "launched-nouns": launchedNouns, "job-nouns": jobNouns, "app-launchers": appLaunchers, "data-paths": dataPaths, "not-program-path-words": notProgramPathWords, "work-verbs": workVerbs, "reply-text-params": replyTextParams, "signature-params": signatureParams, "routine-stores": routineStores, "control-verbs": controlVerbs, "desktop-action-params": desktopActionParams, "programming-languages": programmingLanguages,
+		"inspection-nouns": inspectionNouns, "dispute-nouns": disputeNouns, "conceding-verbs": concedingVerbs, "ending-verbs": endingVerbs, "launched-nouns": launchedNouns, "job-nouns": jobNouns, "app-launchers": appLaunchers, "data-paths": dataPaths, "not-program-path-words": notProgramPathWords, "work-verbs": workVerbs, "reply-text-params": replyTextParams, "reference-nouns": referenceNouns, "place-words": placeWords, "places-of-stores": placesOfStores, "store-enders": storeEnders, "program-words": programWords, "launched-browser-words": launchedBrowserWords, "worked-on-words": workedOnWords, "source-heads": sourceHeads, "container-qualifiers": containerQualifiers, "picture-qualifiers": pictureQualifiers, "registry-access": registryAccess, "machine-start-verbs": machineStartVerbs, "machine-words": machineWords, "vacation-setting-words": vacationSettingWords, "removal-words": removalWords, "removed-store-nouns": removedStoreNouns, "database-params": databaseParams, "from-phrase-ends": fromPhraseEnds, "running-places": runningPlaces, "signature-params": signatureParams, "routine-stores": routineStores, "control-verbs": controlVerbs, "desktop-action-params": desktopActionParams, "programming-languages": programmingLanguages,
 	} {
 		keys(name, m)
 	}
@@ -113,6 +113,7 @@ func lexiconLists() map[string][]string {
 		lists["action-params"] = append(lists["action-params"], k)
 	}
 	lists["code-languages"] = slices.Clone(codeLanguages)
+	lists["item-param-suffixes"] = slices.Clone(itemParamSuffixes)
 	lists["access-param-words"] = slices.Clone(accessParamWords)
 	lists["level-words"] = slices.Clone(levelWords)
 	for _, l := range lists {
@@ -138,7 +139,7 @@ func phraseLists() map[string][]string {
 		"access-said-phrases": accessSaidPhrases, "container-said": containerSaidPhrases, "checkout-said": checkoutSaidPhrases, "payment-provider-said": paymentProviderPhrases, "kept-as-text": keptAsTextPhrases, "code-context-said": codeContextPhrases, "unsigned-said": unsignedPhrases, "harmless-key-said": harmlessKeyPhrases, "in-a-topic": inATopicPhrases, "picture-said": pictureSaidPhrases, "typed-codes": typedCodes, "saves-or-sets-phrases": savesOrSetsPhrases,
 		"output-claims":         slices.Collect(maps.Keys(describesOutput)),
 		"standing-forward-said": standingForwardPhrases, "delegate-of-account": delegatePhrases, "trash-said": trashPhrases,
-		"deletes-existing": deletesExistingPhrases,
+		"deletes-existing": deletesExistingPhrases, "store-kept": storeKeptPhrases, "store-goes-with-data": storeGoesWithDataPhrases, "out-of-office": outOfOfficePhrases, "kept-in-a-library": keptInALibraryPhrases, "made-from-an-image": madeFromAnImagePhrases, "auto-reply-said": autoReplySaidPhrases, "routine-in-a-service": routineInAServicePhrases,
 	}
 	out := map[string][]string{}
 	for name, l := range lists {

@@ -17,7 +17,9 @@ import (
 // and chat services, clouds, code hosts, social networks — so that none
 // comes back.
 // Statement languages (SQL, SPARQL, Cypher, Gremlin) are languages a
-// parameter can carry, not products, and are not in it. A word that
+// parameter can carry, not products, and are not in it; nor is git, the
+// format every version-control host serves a repository in, whatever the
+// host is called. A word that
 // begins or ends with a name of five letters or more counts as naming it
 // ("dockerimage", "chromepath"), save the formats in formatNames.
 var productNames = []string{
@@ -35,8 +37,12 @@ var productNames = []string{
 
 // formatNames are words that hold a product's name but name a format
 // every tool of the kind reads: "Dockerfile" is the build file's format
-// (Containerfile is the same format under its other name).
-var formatNames = map[string]bool{"dockerfile": true, "dockerfilepath": true}
+// (Containerfile is the same format under its other name), and a "Docker
+// image" the container image's, which every container runtime runs
+// (OCI's image format began as Docker's and keeps its name in everyday
+// use). A server built on another runtime still says "Docker image" or
+// "container image", and both are read.
+var formatNames = map[string]bool{"dockerfile": true, "dockerfilepath": true, "docker": true, "dockerimage": true}
 
 // TestRulesNameNoProduct reads every string the judgement's code holds and
 // fails on a product's name among its words.
@@ -66,6 +72,9 @@ func TestRulesNameNoProduct(t *testing.T) {
 			code, _, _ := strings.Cut(line, "//")
 			for _, m := range literal.FindAllStringSubmatch(code, -1) {
 				for _, w := range word.FindAllString(strings.ToLower(m[1]), -1) {
+					if formatNames[w] {
+						continue
+					}
 					if !banned[w] {
 						w = compoundOf(w, productNames)
 					}
@@ -92,18 +101,22 @@ func compoundOf(w string, names []string) string {
 	return ""
 }
 
-// TestProductSignalsHoldTheReview holds the definitions a review wrote
+// TestProductSignalsHoldTheReview holds the definitions reviews wrote
 // against the taking-out of products' names (testdata/product-names-
-// review.json): databases removed by an engine's name, workloads started
+// review*.json): databases removed by an engine's name, workloads started
 // from an image an operating system or a container tool names, browsers
 // launched by their product's name with a path the caller sets, stored
 // routines in a named database, and a mail service's automatic reply.
-// Its "floors" give, for each dangerous one, the level and the riskLevel
-// the engine gave it while the names were in the rules; whatever takes a
-// name's place must grade none of them lower. The review's decoys (a
-// favourite database, a product's photo) have no floor.
+// The first two files are a review's 103 hand-written definitions, the
+// third the 1,303 a second review generated (609 the signals' first form
+// graded lower, 694 both engines missed). Each file's "floors" give, for
+// each dangerous definition, the level and the riskLevel the engine gave
+// it while the names were in the rules; whatever takes a name's place
+// must grade none of them lower. The first review's decoys (a favourite
+// database, a product's photo) have no floor.
 func TestProductSignalsHoldTheReview(t *testing.T) {
-	for file, want := range map[string][2]int{"testdata/product-names-review.json": {77, 65}, "testdata/product-names-review-2.json": {26, 21}} {
+	for file, want := range map[string][2]int{"testdata/product-names-review.json": {77, 65}, "testdata/product-names-review-2.json": {26, 21},
+		"testdata/product-names-review-3.json": {1303, 1303}} {
 		holdsFloors(t, file, want[0], want[1])
 	}
 }
@@ -203,6 +216,24 @@ func TestSignalsInProductsPlaces(t *testing.T) {
 			"", L0, L4},
 		{"a campaign launched", `{"name":"launch_campaign","description":"Launch a marketing campaign.","inputSchema":{"type":"object","properties":{"campaignId":{"type":"string"}},"required":["campaignId"]}}`,
 			"", L0, L3},
+		{"a database named by its parameter on a name no lexicon holds", `{"name":"zorb_drop","description":"Irreversibly drops it.","inputSchema":{"type":"object","properties":{"databaseName":{"type":"string"},"host":{"type":"string"}},"required":["databaseName"]}}`,
+			"critical", L5, 0},
+		{"a table beside the database is narrower", `{"name":"zorb_drop","description":"Irreversibly drops it.","inputSchema":{"type":"object","properties":{"databaseName":{"type":"string"},"table":{"type":"string"}},"required":["databaseName","table"]}}`,
+			"high", L4, 0},
+		{"a database removed from a named host", `{"name":"quello_remove","description":"Permanently drops the selected database from the current Zorb connection","inputSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}`,
+			"critical", L5, 0},
+		{"a database removed from monitoring", `{"name":"quello_unwatch","description":"Removes a database with its alert rules from monitoring; the database keeps running.","inputSchema":{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}}`,
+			"", L0, 0},
+		{"a headless launcher's path to a named program", `{"name":"zorb_start","description":"Start a session.","inputSchema":{"type":"object","properties":{"headless":{"type":"boolean"},"ZORB_PATH":{"type":"string","description":"Path to Zorb"}}}}`,
+			"critical", L5, 0},
+		{"a headless launcher's saved state is data", `{"name":"zorb_start","description":"Start a session.","inputSchema":{"type":"object","properties":{"headless":{"type":"boolean"},"authStatePath":{"type":"string","description":"Saved auth state"}}}}`,
+			"", L0, L4},
+		{"a routine saved in a named service", `{"name":"zorb_save_function","description":"Save a server-side function to Zorb","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"language":{"type":"string","enum":["javascript"]},"body":{"type":"string"}},"required":["name","body"]}}`,
+			"critical", L5, 0},
+		{"an automatic reply said in its first sentence", `{"name":"zorb_update","description":"Configure out of office","inputSchema":{"type":"object","properties":{"enabled":{"type":"boolean"},"text":{"type":"string","description":"Auto-reply text"}}}}`,
+			"high", L4, 0},
+		{"an image a provisioned thing runs code from", `{"name":"provision_quello","description":"Provision a quello for running code","inputSchema":{"type":"object","properties":{"image":{"type":"string","description":"Image ID"}},"required":["image"]}}`,
+			"high", L4, 0},
 		// a routine in a database's language; an automatic reply's text
 		{"a routine in a database's language", `{"name":"create_function","description":"Creates a function in Zorb.","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"language":{"type":"string","enum":["plpgsql","sql"]},"body":{"type":"string"}},"required":["name","language","body"]}}`,
 			"critical", L5, 0},
@@ -215,4 +246,71 @@ func TestSignalsInProductsPlaces(t *testing.T) {
 		{"an employee's vacation request", `{"name":"update_vacation","description":"Update an employee's vacation request.","inputSchema":{"type":"object","properties":{"id":{"type":"string"},"start":{"type":"string"},"end":{"type":"string"},"note":{"type":"string"}}}}`,
 			"", L0, L3},
 	})
+}
+
+// TestProductSignalsRaiseNoDecoy holds the honest definitions a review
+// wrote to make the signals that took the products' names' place fire
+// where they should not (testdata/product-names-decoys.json: 375 that
+// their first form graded higher than the engine that held the names).
+// Each keeps its level under the "ceilings" the names gave it, but for
+// those below, graded higher on purpose or left as a known cost.
+func TestProductSignalsRaiseNoDecoy(t *testing.T) {
+	knownAbove := map[string]string{
+		// An automatic reply answers whoever writes, on any channel: the
+		// review called these borderline, and they are externally visible.
+		"enable_autoreply": "auto reply", "set_auto_reply": "auto reply", "set_auto_reply_sms_keyword": "auto reply",
+		"set_autoreply": "auto reply", "set_bot_autoreply": "auto reply", "set_discord_autoreply": "auto reply",
+		"set_forum_autoreply": "auto reply", "update_autoreply": "auto reply", "update_livechat_autoreply": "auto reply",
+		// A bare image on a workload's word (a sandbox, a cron, a task's
+		// definition, an environment) is read as the workload's: a picture
+		// taken for one is graded too high, a workload for a picture too low.
+		"create_sandbox": "workload word", "create_cron": "workload word", "create_task_definition": "workload word",
+		"update_env": "workload word",
+		// An image named like a tag ("spring:3"), one said to be for a
+		// kernel (of corn), one on a tutorial's step of a pipeline.
+		"create_banner_slot": "tag-like name", "update_corn_listing": "kernel", "create_tutorial_step": "pipeline",
+	}
+	data, err := os.ReadFile("testdata/product-names-decoys.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var review struct {
+		Tools    []json.RawMessage `json:"tools"`
+		Ceilings map[string]struct {
+			Level string `json:"level"`
+		} `json:"ceilings"`
+	}
+	if err := json.Unmarshal(data, &review); err != nil {
+		t.Fatal(err)
+	}
+	if len(review.Tools) != 375 || len(review.Ceilings) != 375 {
+		t.Fatalf("%d definitions and %d ceilings, want 375 and 375", len(review.Tools), len(review.Ceilings))
+	}
+	stillAbove := map[string]bool{}
+	for _, def := range review.Tools {
+		var named struct {
+			Name string `json:"name"`
+		}
+		if err := json.Unmarshal(def, &named); err != nil {
+			t.Fatal(err)
+		}
+		ceiling, err := ParseLevel(review.Ceilings[named.Name].Level)
+		if err != nil {
+			t.Fatalf("%s: %v", named.Name, err)
+		}
+		a := assess(t, string(def))
+		if a.Level <= ceiling {
+			continue
+		}
+		if _, known := knownAbove[named.Name]; known {
+			stillAbove[named.Name] = true
+			continue
+		}
+		t.Errorf("%s graded %s, above its ceiling %s (%v)", named.Name, a.Level, ceiling, a.Reasons)
+	}
+	for name := range knownAbove {
+		if !stillAbove[name] {
+			t.Errorf("%s is no longer above its ceiling: take it out of knownAbove", name)
+		}
+	}
 }

@@ -1037,39 +1037,118 @@ func mailIdentity(s *signals) string {
 	if s.act != actMutate || !settingVerbs[s.verb] {
 		return ""
 	}
-	mail := containsAny(s.tokens, "mail", "email", "inbox", "mailbox") || mailWords.Any(opening(s.desc, claimWindow)) ||
-		repliesWithText(s.params)
+	mail := containsAny(s.tokens, "mail", "email", "inbox", "mailbox") || mailWords.Any(opening(s.desc, claimWindow))
+	// An automatic reply named so that takes a reply's text answers whoever
+	// writes, whatever service carries it; a vacation setting does where it
+	// takes a message's subject and body, or says it is an out-of-office
+	// reply (a thermostat's or a leave request's vacation takes neither).
+	subject, body := repliesWithText(s.params)
+	said := autoReplySaid.Any(firstSentence(s.desc)) || replyParamSaysAutoReply(s.params)
+	reply := mail || subject || body || said
+	vacation := mail || (subject && body) || (body && said) || outOfOffice.Any(opening(s.desc, claimWindow))
+	if strings.Contains(firstSentence(s.desc), "send-as") || strings.Contains(firstSentence(s.desc), "send as address") {
+		return "an address the account sends as"
+	}
 	for i, t := range s.tokens {
 		switch {
 		case t == "send" && i+1 < len(s.tokens) && s.tokens[i+1] == "as", t == "sendas":
 			return "an address the account sends as"
-		case (t == "vacation" || t == "autoreply" || t == "autoresponder") && mail,
-			t == "auto" && i+1 < len(s.tokens) && s.tokens[i+1] == "reply" && mail:
+		case t == "vacation" && vacation && vacationIsTheSetting(s.tokens, i), (t == "autoreply" || t == "autoresponder") && reply,
+			t == "auto" && i+1 < len(s.tokens) && s.tokens[i+1] == "reply" && reply:
 			return "an automatic reply to whoever writes"
 		case t == "smime":
 			return "the certificate its mail is signed with"
 		}
 	}
+	if said && (mail || body) {
+		// "Configure out of office (text)": the description names the
+		// automatic reply the name does not.
+		return "an automatic reply to whoever writes"
+	}
 	return ""
 }
 
-// repliesWithText says a setting takes the text of a reply: a subject, a
-// body or a message. A vacation setting that writes back to whoever
-// writes is an automatic reply whatever service carries it (a
-// thermostat's vacation mode takes dates and a temperature).
-func repliesWithText(params []param) bool {
+// replyParamSaysAutoReply says a reply's text parameter calls itself an
+// automatic reply's ("Auto-reply text").
+func replyParamSaysAutoReply(params []param) bool {
 	for _, p := range params {
-		if !p.nested && replyTextParams[p.flat] && (p.typ == "string" || p.typ == "") {
+		if !replyTextParams[p.flat] {
+			continue
+		}
+		if d, _ := p.schema["description"].(string); d != "" && autoReplySaid.Any(strings.ToLower(d)) {
 			return true
 		}
 	}
 	return false
 }
 
+// autoReplySaidPhrases name an automatic reply in a description's words.
+var autoReplySaidPhrases = []string{"automatic repl", "auto-repl", "auto repl", "autorepl", "away message",
+	"vacation setting",
+	"out of office", "out-of-office", "vacation responder", "vacation repl", "while you're away",
+	"while you are away", "autoresponder", "auto-responder"}
+
+var autoReplySaid = phrase.New(autoReplySaidPhrases...)
+
+// repliesWithText says a setting takes the text of a reply: its subject,
+// and its body or message.
+func repliesWithText(params []param) (subject, body bool) {
+	see := func(flat string) {
+		if !replyTextParams[flat] {
+			return
+		}
+		if strings.Contains(flat, "subject") {
+			subject = true
+		} else {
+			body = true
+		}
+	}
+	for _, p := range params {
+		switch p.typ {
+		case "string", "":
+			see(p.flat)
+		case "object":
+			// "vacationSettings: {responseSubject, responseBodyPlainText}":
+			// a settings object is read as one value by the schema walk;
+			// its own fields say what it sets.
+			props, _ := p.schema["properties"].(map[string]any)
+			for k := range props {
+				see(flatten(k))
+			}
+		}
+	}
+	return subject, body
+}
+
+// vacationIsTheSetting says the vacation a name speaks of is the setting
+// changed — the last word, or one of its settings, responder or reply —
+// not a rental, a package or a request named for one.
+func vacationIsTheSetting(tokens []string, i int) bool {
+	for _, t := range tokens[i+1:] {
+		if !vacationSettingWords[t] && !settingVerbs[t] {
+			return false // "update_vacation_rental"; not "vacation_update"
+		}
+	}
+	return true
+}
+
+var vacationSettingWords = map[string]bool{"settings": true, "setting": true, "responder": true, "reply": true,
+	"response": true, "cmd": true, "command": true, "tool": true, "api": true,
+	"replies": true, "mode": true, "message": true, "status": true, "on": true, "off": true}
+
+// outOfOffice say a setting is an out-of-office reply.
+var outOfOfficePhrases = []string{"out-of-office", "out of office", "out of the office"}
+
+var outOfOffice = phrase.New(outOfOfficePhrases...)
+
 // replyTextParams hold the text an automatic reply sends.
 var replyTextParams = map[string]bool{"subject": true, "body": true, "message": true, "reply": true,
 	"replytext": true, "replymessage": true, "responsesubject": true, "responsebody": true,
-	"responsebodyplaintext": true, "responsebodyhtml": true, "autoreplymessage": true}
+	"responsebodyplaintext": true, "responsebodyhtml": true, "autoreplymessage": true, "textbody": true,
+	"htmlbody": true, "bodytext": true, "bodyhtml": true, "messagebody": true, "replybody": true, "text": true,
+	"plaintext": true, "responsetext": true, "awaymessage": true, "autoreplytext": true, "autoreply": true,
+	"autoreplymessagehtml": true, "internalreplymessage": true, "externalreplymessage": true,
+	"responsebodyhtmltext": true, "html": true, "content": true}
 
 // mailWords say a description speaks of mail: a vacation or an automatic
 // reply is a mailbox's only where mail is spoken of (a thermostat has a
@@ -1357,7 +1436,8 @@ func deploysCode(s *signals) string {
 	toolSaysCode := saysCode(head)
 	if !toolSaysCode && routineHolders[headNoun(s.objects)] {
 		named, inDatabase := languageNamed(s.params)
-		toolSaysCode = named && ((inDatabase && !keptInALibrary.Any(head)) || routineOfAService(s, head))
+		toolSaysCode = named && ((inDatabase && !keptInALibrary.Any(head)) || routineOfAService(s, head)) &&
+			!saysNotRunText(head)
 	}
 	for _, p := range s.params[first:] {
 		if p.nested || !p.required || !codeBodyParams[p.flat] || (p.typ != "string" && p.typ != "") {
@@ -1381,7 +1461,9 @@ var signatureParams = map[string]bool{"returns": true, "returntype": true, "retu
 // keptInALibrary say a routine is kept for someone to read or copy, not
 // saved where a database runs it: "Save a function snippet to your
 // personal snippet library".
-var keptInALibrary = phrase.New("snippet", "library", "gist")
+var keptInALibraryPhrases = []string{"snippet", "library", "gist"}
+
+var keptInALibrary = phrase.New(keptInALibraryPhrases...)
 
 // routineOfAService says the routine a change saves is one a service will
 // call: the change declares its signature, or its description's opening
@@ -1389,23 +1471,53 @@ var keptInALibrary = phrase.New("snippet", "library", "gist")
 // is one wherever it is said to be saved: languageNamed.)
 func routineOfAService(s *signals, opening string) bool {
 	for _, p := range s.params {
-		if !p.nested && signatureParams[p.flat] {
-			return true
+		if !p.nested && (signatureParams[p.flat] || databaseParams[p.flat]) {
+			return true // what it returns or takes; the database it is saved in
 		}
 	}
-	return saysWordOf(opening, routineStores)
+	return saysWordOf(opening, routineStores) || saysWordOf(opening, databaseLanguages) ||
+		routineInAService.Any(opening) || savedInANamedService(firstSentence(s.rawDesc))
+}
+
+// routineInAServicePhrases say a routine is one a server keeps and runs.
+var routineInAServicePhrases = []string{"create or replace", "server-side", "trigger function"}
+
+var routineInAService = phrase.New(routineInAServicePhrases...)
+
+// savedInANamedService says a first sentence saves a routine in or to a
+// service it names, with a capital ("Creates a function in PostgreSQL",
+// "Save a function to MongoDB"): a named service runs what is saved in
+// it, where "in the team wiki" names a page.
+func savedInANamedService(first string) bool {
+	ws := strings.Fields(first)
+	for i := 0; i+1 < len(ws); i++ {
+		if n := ws[i+1]; n[0] < 'A' || n[0] > 'Z' {
+			continue
+		}
+		switch {
+		case ws[i] == "in" || ws[i] == "to" || ws[i] == "into":
+			return true
+		case i+2 < len(ws) && i > 0 && routineHolders[strings.ToLower(strings.Trim(ws[i+2], ",.;:"))] &&
+			!programmingLanguages[strings.ToLower(ws[i+1])]:
+			return true // "Create a PostgreSQL function"; not "a Python function"
+		}
+	}
+	return false
 }
 
 // routineStores are where a saved routine is called from, in a
-// description's words.
-var routineStores = map[string]bool{"database": true, "databases": true, "db": true, "sql": true}
+// description's words: a stored procedure, one in a database's instance
+// or schema.
+var routineStores = map[string]bool{"database": true, "databases": true, "db": true, "sql": true,
+	"stored": true, "instance": true, "schema": true}
 
 // languageNamed says a top-level parameter names the programming language
 // of what the call saves: a language parameter whose options, default or
 // description name one ("plpgsql, sql, etc."). A locale ("en, de") is a
-// reader's language. inDatabase says a language named is a database's
-// own (SQL and the procedural languages a database runs): a routine
-// written in one is saved in the database that runs it.
+// reader's language. inDatabase says a language named is one only a
+// database runs (its procedural languages: PL/pgSQL, PL/SQL, T-SQL): a
+// routine written in one is saved in the database that runs it. SQL is
+// not: a function page of a data dictionary is written in it too.
 func languageNamed(params []param) (named, inDatabase bool) {
 	var buf [8]string
 	for _, p := range params {
@@ -1419,21 +1531,52 @@ func languageNamed(params []param) (named, inDatabase bool) {
 		if d, ok := p.schema["description"].(string); ok {
 			words = append(words, d)
 		}
+		onlyDatabase, sawOne := true, false
 		for _, w := range words {
 			for _, t := range appendTokens(buf[:0], strings.ToLower(w)) {
 				if programmingLanguages[t] {
-					named = true
-					inDatabase = inDatabase || databaseLanguages[t]
+					named, sawOne = true, true
+					onlyDatabase = onlyDatabase && (databaseLanguages[t] || t == "sql")
 				}
 			}
+		}
+		// "plpgsql, sql": a database's languages alone; "sql, plpgsql,
+		// python" is an editor's list of any; "Procedural language, e.g.
+		// JavaScript (plv8)" is a database's word for the language of its
+		// routines.
+		inDatabase = inDatabase || (sawOne && onlyDatabase && languageIsADatabases(words))
+		if d, _ := p.schema["description"].(string); strings.Contains(strings.ToLower(d), "procedural language") {
+			inDatabase = true
 		}
 	}
 	return named, inDatabase
 }
 
+// languageIsADatabases says a language parameter's words name a language
+// only a database runs, not SQL alone.
+func languageIsADatabases(words []string) bool {
+	var buf [8]string
+	for _, w := range words {
+		for _, t := range appendTokens(buf[:0], strings.ToLower(w)) {
+			if databaseLanguages[t] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// saysNotRunText says a description denies that what it saves is run
+// ("a draft for peer review; nothing is run").
+func saysNotRunText(d string) bool {
+	return anyPhraseWhere(d, notRunPhrases, func(start, end int) bool {
+		return (start == 0 || !isASCIILetterByte(d[start-1])) && (end == len(d) || !isASCIILetterByte(d[end]))
+	}) || strings.Contains(d, "nothing is run") || strings.Contains(d, "draft")
+}
+
 // databaseLanguages are the programming languages a database runs its
 // routines in.
-var databaseLanguages = map[string]bool{"sql": true, "plpgsql": true, "plpython": true, "plpythonu": true,
+var databaseLanguages = map[string]bool{"plpgsql": true, "plpython": true, "plpythonu": true,
 	"plperl": true, "pltcl": true, "plv8": true, "plsql": true, "tsql": true}
 
 // saysCode says a lower-cased text speaks of code as a program: "code" as
