@@ -759,15 +759,18 @@ func broadHead(head string, objects []string, desc, rawDesc string) bool {
 // state store"); a word in -ed is a state of the store, not its kind (a
 // pinned database); a store the description says is kept is not removed.
 func namesAStore(head, desc string) bool {
-	if referenceNouns[head] || strings.HasSuffix(head, "ed") || storeKept.Any(strings.ToLower(desc)) ||
-		!writtenAsAName(head, firstSentence(desc)) {
+	if referenceNouns[head] || strings.HasSuffix(head, "ed") || !writtenAsAName(head, firstSentence(desc)) {
 		return false // "delete_favorite — Deletes a favorite database from the sidebar"
 	}
+	lower := strings.ToLower(desc) // the phrases are lower-case; few tools get this far
+	if storeKept.Any(lower) {
+		return false
+	}
 	n, ends := qualifiedNoun(head, desc)
-	return (storeNouns[n] && ends) || (storeHosts[n] && (withContents.Any(desc) || storeGoesWithData.Any(desc)))
+	return (storeNouns[n] && ends) || (storeHosts[n] && (withContents.Any(lower) || storeGoesWithData.Any(lower)))
 }
 
-// storeKept say a removal leaves the store or its data where it is.
+// storeKeptPhrases say a removal leaves the store or its data where it is.
 var storeKeptPhrases = []string{"untouched", "not touched", "not deleted", "not removed", "is kept", "are kept",
 	"left intact", "preserved", "remains", "only the saved", "itself is not", "is left", "are left", "stays",
 	"stay ", "keeps running", "keep running", "not affected", "no data", "entry"}
@@ -899,7 +902,7 @@ var storeNouns = map[string]bool{"database": true, "databases": true, "db": true
 // description says so.
 var storeHosts = map[string]bool{"instance": true, "server": true, "cluster": true, "service": true}
 
-// storeGoesWithData say a removal takes the data a host holds.
+// storeGoesWithDataPhrases say a removal takes the data a host holds.
 var storeGoesWithDataPhrases = []string{"its data", "every database", "all databases", "all its databases",
 	"all of its databases", "all data"}
 

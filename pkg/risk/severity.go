@@ -1136,7 +1136,7 @@ var vacationSettingWords = map[string]bool{"settings": true, "setting": true, "r
 	"response": true, "cmd": true, "command": true, "tool": true, "api": true,
 	"replies": true, "mode": true, "message": true, "status": true, "on": true, "off": true}
 
-// outOfOffice say a setting is an out-of-office reply.
+// outOfOfficePhrases say a setting is an out-of-office reply.
 var outOfOfficePhrases = []string{"out-of-office", "out of office", "out of the office"}
 
 var outOfOffice = phrase.New(outOfOfficePhrases...)
@@ -1458,7 +1458,7 @@ func deploysCode(s *signals) string {
 var signatureParams = map[string]bool{"returns": true, "returntype": true, "return": true, "parameters": true,
 	"arguments": true, "args": true, "signature": true, "handler": true}
 
-// keptInALibrary say a routine is kept for someone to read or copy, not
+// keptInALibraryPhrases say a routine is kept for someone to read or copy, not
 // saved where a database runs it: "Save a function snippet to your
 // personal snippet library".
 var keptInALibraryPhrases = []string{"snippet", "library", "gist"}
