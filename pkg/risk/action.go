@@ -919,7 +919,7 @@ var storeGoesWithData = phrase.New(storeGoesWithDataPhrases...)
 func removesAStoreSaid(raw string) bool {
 	first := firstSentence(raw)
 	d := strings.ToLower(first)
-	if strings.Contains(d, "drop database") || strings.Contains(d, "dropdatabase") {
+	if strings.Contains(d, "drop database") {
 		return !storeKept.Any(d)
 	}
 	ws := wordsWithBreaks(first)
@@ -1235,7 +1235,7 @@ var pictureSenseParams = map[string]bool{"image": true, "imagename": true, "imag
 // workloadHeads are what runs an image or a build: the things a call
 // creates or changes that then execute what the parameter names.
 var workloadHeads = map[string]bool{"service": true, "server": true, "container": true, "app": true,
-	"application": true, "pod": true, "instance": true, "machine": true, "vm": true, "droplet": true,
+	"application": true, "pod": true, "instance": true, "machine": true, "vm": true,
 	"endpoint": true, "function": true, "deployment": true, "worker": true, "pipeline": true,
 	"sandbox": true, "runner": true, "job": true, "cron": true, "environment": true, "env": true, "executor": true,
 	"vps": true}
@@ -1276,7 +1276,7 @@ var madeFromAnImage = phrase.New(madeFromAnImagePhrases...)
 // whatever the tool is named ("Add a step to the pipeline", "Create a
 // preview deployment").
 var runningPlaces = map[string]bool{"pipeline": true, "deployment": true, "runner": true, "executor": true,
-	"vm": true, "container": true, "pod": true, "droplet": true, "sandbox": true}
+	"vm": true, "container": true, "pod": true, "sandbox": true}
 
 // launchesAMachine says a tool named to launch, start, run or spawn says
 // in its first sentence that what it starts is a machine or a container
@@ -1298,7 +1298,7 @@ var machineStartVerbs = map[string]bool{"launch": true, "start": true, "run": tr
 
 // machineWords are what boots from an image.
 var machineWords = map[string]bool{"vm": true, "vms": true, "container": true, "containers": true,
-	"sandbox": true, "droplet": true, "pod": true, "microvm": true}
+	"sandbox": true, "pod": true, "microvm": true}
 
 // moveOnlyVerbs handle an image without running it, when the image is
 // what the tool acts on; imageVerbs do in any tool.
@@ -1312,7 +1312,7 @@ var imageVerbs = map[string]bool{"pull": true, "push": true, "publish": true, "t
 // a machine's image, not a picture, by the words of what an image is run
 // on or from: a container, an operating system, a registry, a tag.
 var containerSaidPhrases = []string{"container", "docker", "oci image", "operating system", "os image", "image tag",
-	"image reference", ":latest", "registry", "hub image", "-based image", "base image",
+	"image reference", ":latest", "registry", "-based image", "base image",
 	"image to run", "image the job runs", "to run in the", "build image", "to boot", "boots from", "boot from",
 	"to start from", "starts from", "start from", "to start the",
 	"booted from", "for the kernel", "for the workspace", "workspace image", "the runner uses", "runner's"}
@@ -1627,7 +1627,7 @@ var jobNouns = map[string]bool{"analysis": true, "scan": true, "review": true, "
 	"backup": true, "signature": true, "report": true, "index": true, "migration": true, "campaign": true,
 	"survey": true, "quiz": true, "course": true, "lesson": true, "game": true, "timer": true, "meeting": true,
 	"call": true, "conversation": true, "chat": true, "transfer": true, "download": true, "conversion": true,
-	"render": true, "dump": true, "minidump": true, "sbom": true, "codesign": true, "sign": true,
+	"render": true, "dump": true, "minidump": true, "sbom": true, "sign": true,
 	"triage": true}
 
 // launchPath says a parameter is the path of the program a launcher

@@ -423,7 +423,7 @@ var recordVerbs = map[string]bool{"get": true, "retrieve": true, "describe": tru
 // naming a container enumerates everything the account runs.
 var infraNouns = map[string]bool{"namespace": true, "node": true, "cluster": true, "server": true, "instance": true,
 	"database": true, "bucket": true, "dataset": true, "store": true, "mount": true,
-	"service": true, "region": true, "droplet": true, "volume": true, "domain": true, "deployment": true,
+	"service": true, "region": true, "volume": true, "domain": true, "deployment": true,
 	"function": true, "site": true, "environment": true, "machine": true, "vm": true, "container": true,
 	"pod": true, "resource": true, "index": true, "queue": true, "key": true, "mcp": false}
 

@@ -71,7 +71,7 @@ var anyRequestPhrases = []string{"any graphql", "arbitrary graphql", "raw graphq
 
 // keyQualifiers make "key" a credential: an API, SSH, access or signing key.
 var keyQualifiers = map[string]bool{"api": true, "ssh": true, "access": true, "deploy": true, "signing": true,
-	"secret": true, "gpg": true, "pgp": true, "private": true, "encryption": true, "auth": true, "service": true,
+	"secret": true, "pgp": true, "private": true, "encryption": true, "auth": true, "service": true,
 	"account": true}
 
 // clientNouns are OAuth clients and applications: they are credentials when

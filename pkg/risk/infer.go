@@ -2061,7 +2061,7 @@ var makingVerbs = map[string]bool{"create": true, "new": true, "launch": true, "
 // machineIDParams name a machine that exists: a "create_rescue_session"
 // taking one works on it, whatever its verb.
 var machineIDParams = map[string]bool{"serverid": true, "instanceid": true, "machineid": true, "vmid": true, "hostid": true,
-	"dropletid": true, "nodeid": true}
+	"nodeid": true}
 
 // installsLoginKeys says a parameter, at any depth, names SSH keys to
 // install.

@@ -48,7 +48,7 @@ var requestingVerbs = map[string]bool{"trigger": true, "request": true, "create"
 // descriptions to the action they denote.
 var verbs = map[string]action{
 	// utility: pure computation and local helpers.
-	"think": actUtility, "thinking": actUtility, "sequentialthinking": actUtility, "calculate": actUtility,
+	"think": actUtility, "thinking": actUtility, "calculate": actUtility,
 	"compute": actUtility, "format": actUtility, "echo": actUtility, "convert": actUtility, "parse": actUtility,
 	"validate": actUtility, "encode": actUtility, "decode": actUtility, "hash": actUtility, "sum": actUtility,
 	"ping": actUtility, "sleep": actUtility, "wait": actUtility, "uuid": actUtility, "random": actUtility,
@@ -280,7 +280,7 @@ var sensitiveNouns = map[string]bool{
 	"secret": true, "secrets": true, "credential": true, "credentials": true, "password": true,
 	"passwords": true, "token": true, "tokens": true, "apikey": true, "key": false, "env": true,
 	"environment": false, "cookie": true, "cookies": true, "localstorage": true, "sessionstorage": true,
-	"storage": false, "session": false, "private": false, "kubeconfig": true, "ssh": true, "cert": false,
+	"storage": false, "session": false, "private": false, "ssh": true, "cert": false,
 	"variable": true, "variables": true, "vars": true, "config": false,
 }
 

@@ -16,11 +16,16 @@ import (
 // and operating systems, browsers and their automation libraries, mail
 // and chat services, clouds, code hosts, social networks — so that none
 // comes back.
-// Statement languages (SQL, SPARQL, Cypher, Gremlin) are languages a
-// parameter can carry, not products, and are not in it; nor is git, the
-// format every version-control host serves a repository in, whatever the
-// host is called. A word that
-// begins or ends with a name of five letters or more counts as naming it
+// Statement languages (SQL, SPARQL, Cypher, Gremlin), the procedural
+// languages a database declares its routines in (PL/pgSQL, PL/v8 …) and
+// shells (bash, PowerShell) are languages a parameter can carry, not
+// products, and are not in it, nor are the POSIX commands that are that
+// language's words (ls, rm, chmod); nor is git, the format every
+// version-control host serves a repository in, whatever the host is
+// called; nor the kinds an orchestrator's vocabulary gave the language
+// (a pod, a keyspace, to cordon), nor "tweet", a short public post in
+// any dictionary. A word that
+// begins or ends with a name of four letters or more counts as naming it
 // ("dockerimage", "chromepath"), save the formats in formatNames.
 var productNames = []string{
 	"mysql", "postgres", "postgre", "postgresql", "mariadb", "mongodb", "mongo", "redis", "sqlite", "neo4j",
@@ -32,7 +37,8 @@ var productNames = []string{
 	"jenkins", "circleci", "openai", "anthropic", "supabase", "firebase", "airtable",
 	"instagram", "storybook", "celery", "hn", "webkit", "electron", "neon", "cockroachdb",
 	"clickhouse", "duckdb", "cassandra", "dynamodb", "fedora", "centos", "fastmail",
-	"proton", "zoho",
+	"proton", "zoho", "kubeconfig", "subreddit", "reddit", "twitter", "gnupg", "gpg", "codesign", "nodejs",
+	"droplet", "dropdatabase", "sequentialthinking", "gist", "nfl",
 }
 
 // formatNames are words that hold a product's name but name a format
@@ -87,14 +93,14 @@ func TestRulesNameNoProduct(t *testing.T) {
 	}
 }
 
-// compoundOf is the product's name a word begins or ends with, five
+// compoundOf is the product's name a word begins or ends with, four
 // letters or more ("dockerimage", "chromepath"), or "".
 func compoundOf(w string, names []string) string {
 	if formatNames[w] {
 		return ""
 	}
 	for _, p := range names {
-		if len(p) >= 5 && (strings.HasPrefix(w, p) || strings.HasSuffix(w, p)) {
+		if len(p) >= 4 && (strings.HasPrefix(w, p) || strings.HasSuffix(w, p)) {
 			return p
 		}
 	}

@@ -647,7 +647,7 @@ var headSenses = map[string]bool{"internet": true, "ietf": true, "rfc": true, "b
 	"component": true, "news": true,
 	"browser": true, "page": true, "alert": true, "confirm": true, "modal": true, "savings": true, "optimization": true,
 	"seo": true, "arbitrage": true, "stock": true, "fx": true, "brand": true, "social": true,
-	"nfl": true, "beer": true, "hacker": true, "tournament": true,
+	"beer": true, "tournament": true,
 	"git": true, "branch": true, "worktree": true, "sparse": true, "library": true, "book": true, "books": true,
 	"webhook": true, "cdn": true, "continuous": true, "art": true, "artwork": true,
 	"artist": true, "european": true, "securities": true, "pricing": true}
@@ -1217,7 +1217,7 @@ func runsStoredPipeline(s *signals) bool {
 
 // trafficWords say a description speaks of network traffic.
 var trafficWords = phrase.New("load balancer", "traffic", "port", "tcp", "http", "udp", "backend", "requests",
-	"forwarding", "droplets", "upstream")
+	"forwarding", "upstream")
 
 // codeWords say a description speaks of code a browser runs.
 var codeWords = phrase.New("javascript", "js ", "source code", "html", "inline script", "<script")
@@ -1399,8 +1399,8 @@ var codeLanguageParams = map[string]bool{"language": true, "lang": true, "runtim
 // program's language, not a reader's.
 var programmingLanguages = map[string]bool{"sql": true, "plpgsql": true, "plpython": true, "plpythonu": true,
 	"plperl": true, "pltcl": true, "plv8": true, "plsql": true, "tsql": true, "python": true, "javascript": true,
-	"typescript": true, "nodejs": true, "java": true, "ruby": true, "golang": true, "rust": true, "bash": true,
-	"lua": true, "apex": true, "php": true, "perl": true, "csharp": true, "kotlin": true, "scala": true}
+	"typescript": true, "java": true, "ruby": true, "golang": true, "rust": true, "bash": true,
+	"lua": true, "php": true, "perl": true, "csharp": true, "kotlin": true, "scala": true}
 
 // codeHolderSaid finds a class, a trigger or a function the description's
 // opening says the change saves ("Create or update Apex classes").
@@ -1461,7 +1461,7 @@ var signatureParams = map[string]bool{"returns": true, "returntype": true, "retu
 // keptInALibraryPhrases say a routine is kept for someone to read or copy, not
 // saved where a database runs it: "Save a function snippet to your
 // personal snippet library".
-var keptInALibraryPhrases = []string{"snippet", "library", "gist"}
+var keptInALibraryPhrases = []string{"snippet", "library"}
 
 var keptInALibrary = phrase.New(keptInALibraryPhrases...)
 
@@ -1607,8 +1607,7 @@ var codeQualifiers = map[string]bool{"class": true, "course": true, "room": true
 	"product": true, "gift": true, "invite": true, "invitation": true, "referral": true}
 
 // forumWords name a place where a community reads what is posted.
-var forumWords = map[string]bool{"forum": true, "forums": true, "community": true, "communities": true,
-	"subreddit": true}
+var forumWords = map[string]bool{"forum": true, "forums": true, "community": true, "communities": true}
 
 // forumHeads are what is posted there.
 var forumHeads = map[string]bool{"post": true, "topic": true, "thread": true, "reply": true}
