@@ -1030,7 +1030,7 @@ var placesOfStores = map[string]bool{"host": true, "account": true, "project": t
 var storeEnders = map[string]bool{"on": true, "in": true, "and": true, "if": true, "permanently": true,
 	"including": true, "with": true, "along": true, "named": true, "called": true, "you": true, "by": true,
 	"that": true, "which": true, "entirely": true, "completely": true, "together": true, "specified": true,
-	"given": true, "identified": true, "selected": true, "whose": true, "matching": true}
+	"given": true, "identified": true, "selected": true, "whose": true, "matching": true, "using": true}
 
 // knownNoun says the engine's lexicon knows a name's word as a scope, a
 // record or private content: its own word then says what is removed.
@@ -1311,7 +1311,7 @@ var imageVerbs = map[string]bool{"pull": true, "push": true, "publish": true, "t
 // containerSaid marks a parameter's description as one of a container or
 // a machine's image, not a picture, by the words of what an image is run
 // on or from: a container, an operating system, a registry, a tag.
-var containerSaidPhrases = []string{"container", "docker", "oci image", "operating system", "os image", "image tag",
+var containerSaidPhrases = []string{"container", "docker image", "oci image", "operating system", "os image", "image tag",
 	"image reference", ":latest", "registry", "-based image", "base image",
 	"image to run", "image the job runs", "to run in the", "build image", "to boot", "boots from", "boot from",
 	"to start from", "starts from", "start from", "to start the",
@@ -1323,7 +1323,7 @@ var containerSaid = phrase.New(containerSaidPhrases...)
 // image to run, to boot or to execute, a base one, one a runner, a job,
 // a kernel, a sandbox or a workspace uses.
 var containerSaysWords = map[string]bool{"execute": true, "executes": true, "vm": true, "distro": true,
-	"runtime": true}
+	"runtime": true, "hub": true}
 
 // imageReference says a description shows an image's reference the way
 // registries write one, a name and a version joined by a colon ("node:20",

@@ -22,9 +22,11 @@ import (
 // products, and are not in it, nor are the POSIX commands that are that
 // language's words (ls, rm, chmod); nor is git, the format every
 // version-control host serves a repository in, whatever the host is
-// called; nor the kinds an orchestrator's vocabulary gave the language
-// (a pod, a keyspace, to cordon), nor "tweet", a short public post in
-// any dictionary. A word that
+// called, with its vocabulary (a reflog, a worktree); nor the kinds an
+// orchestrator's vocabulary gave the language (a pod, a taint, to
+// cordon), a store (a keyspace) or a package (a chart); nor "tweet", a
+// short public post in any dictionary; nor the cluster address scheme of
+// the platform toolgate runs on (".svc.cluster.local"). A word that
 // begins or ends with a name of four letters or more counts as naming it
 // ("dockerimage", "chromepath"), save the formats in formatNames.
 var productNames = []string{
@@ -48,7 +50,11 @@ var productNames = []string{
 // (OCI's image format began as Docker's and keeps its name in everyday
 // use). A server built on another runtime still says "Docker image" or
 // "container image", and both are read.
-var formatNames = map[string]bool{"dockerfile": true, "dockerfilepath": true, "docker": true, "dockerimage": true}
+var formatNames = map[string]bool{"dockerfile": true, "dockerfilepath": true, "dockerimage": true}
+
+// formatPhrases are the phrases a format's name is read in: the word
+// alone, outside them, names the vendor.
+var formatPhrases = []string{"docker image"}
 
 // TestRulesNameNoProduct reads every string the judgement's code holds and
 // fails on a product's name among its words.
@@ -77,7 +83,11 @@ func TestRulesNameNoProduct(t *testing.T) {
 			}
 			code, _, _ := strings.Cut(line, "//")
 			for _, m := range literal.FindAllStringSubmatch(code, -1) {
-				for _, w := range word.FindAllString(strings.ToLower(m[1]), -1) {
+				text := strings.ToLower(m[1])
+				for _, f := range formatPhrases {
+					text = strings.ReplaceAll(text, f, " ")
+				}
+				for _, w := range word.FindAllString(text, -1) {
 					if formatNames[w] {
 						continue
 					}

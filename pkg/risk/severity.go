@@ -1383,12 +1383,12 @@ var keepsOut = map[string]bool{"firewall": true, "blocklist": true, "ban": true,
 // codeHolders are what a service runs when they are saved: a class, a
 // trigger or a function deployed to it.
 var codeHolders = map[string]bool{"class": true, "classes": true, "trigger": true, "triggers": true,
-	"function": true, "functions": true, "lambda": true, "lambdas": true, "procedure": true, "procedures": true}
+	"function": true, "functions": true, "procedure": true, "procedures": true}
 
 // routineHolders are the codeHolders that are routines a program calls: a
 // function's or a procedure's language is the one its body is written in,
 // where a class may be a course taught in one and a trigger a chatbot's.
-var routineHolders = map[string]bool{"function": true, "functions": true, "lambda": true, "lambdas": true,
+var routineHolders = map[string]bool{"function": true, "functions": true,
 	"procedure": true, "procedures": true}
 
 // codeLanguageParams name the language a body is written in.
@@ -1398,7 +1398,7 @@ var codeLanguageParams = map[string]bool{"language": true, "lang": true, "runtim
 // words: a parameter that offers or describes one of them names a
 // program's language, not a reader's.
 var programmingLanguages = map[string]bool{"sql": true, "plpgsql": true, "plpython": true, "plpythonu": true,
-	"plperl": true, "pltcl": true, "plv8": true, "plsql": true, "tsql": true, "python": true, "javascript": true,
+	"plperl": true, "pltcl": true, "plv8": true, "python": true, "javascript": true,
 	"typescript": true, "java": true, "ruby": true, "golang": true, "rust": true, "bash": true,
 	"lua": true, "php": true, "perl": true, "csharp": true, "kotlin": true, "scala": true}
 
@@ -1577,7 +1577,7 @@ func saysNotRunText(d string) bool {
 // databaseLanguages are the programming languages a database runs its
 // routines in.
 var databaseLanguages = map[string]bool{"plpgsql": true, "plpython": true, "plpythonu": true,
-	"plperl": true, "pltcl": true, "plv8": true, "plsql": true, "tsql": true}
+	"plperl": true, "pltcl": true, "plv8": true}
 
 // saysCode says a lower-cased text speaks of code as a program: "code" as
 // a word, not a class's, a room's, a discount's or a dress code.
