@@ -139,10 +139,6 @@ func TestProductSignalsHoldTheReview(t *testing.T) {
 
 func holdsFloors(t *testing.T, file string, tools, floors int) {
 	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var review struct {
 		Tools  []json.RawMessage `json:"tools"`
 		Floors map[string]struct {
@@ -150,33 +146,26 @@ func holdsFloors(t *testing.T, file string, tools, floors int) {
 			RiskLevel string `json:"riskLevel"`
 		} `json:"floors"`
 	}
-	if err := json.Unmarshal(data, &review); err != nil {
-		t.Fatal(err)
-	}
+	readReview(t, file, &review)
 	if len(review.Tools) != tools || len(review.Floors) != floors {
 		t.Fatalf("%s: %d definitions and %d floors, want %d and %d", file, len(review.Tools), len(review.Floors), tools, floors)
 	}
 	rank := map[string]int{"low": 0, "medium": 1, "high": 2, "critical": 3}
 	held := 0
 	for _, def := range review.Tools {
-		var named struct {
-			Name string `json:"name"`
-		}
-		if err := json.Unmarshal(def, &named); err != nil {
-			t.Fatal(err)
-		}
-		floor, ok := review.Floors[named.Name]
+		named := toolName(t, def)
+		floor, ok := review.Floors[named]
 		if !ok {
 			continue
 		}
 		held++
 		want, err := ParseLevel(floor.Level)
 		if err != nil {
-			t.Fatalf("%s: %v", named.Name, err)
+			t.Fatalf("%s: %v", named, err)
 		}
 		a := assess(t, string(def))
 		if a.Level < want || rank[a.SEP.RiskLevel] < rank[floor.RiskLevel] {
-			t.Errorf("%s: %s graded %s %s, below its floor %s %s (%v)", file, named.Name, a.Level, a.SEP.RiskLevel, floor.Level, floor.RiskLevel, a.Reasons)
+			t.Errorf("%s: %s graded %s %s, below its floor %s %s (%v)", file, named, a.Level, a.SEP.RiskLevel, floor.Level, floor.RiskLevel, a.Reasons)
 		}
 	}
 	if held != len(review.Floors) {
@@ -286,47 +275,60 @@ func TestProductSignalsRaiseNoDecoy(t *testing.T) {
 		// kernel (of corn), one on a tutorial's step of a pipeline.
 		"create_banner_slot": "tag-like name", "update_corn_listing": "kernel", "create_tutorial_step": "pipeline",
 	}
-	data, err := os.ReadFile("testdata/product-names-decoys.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var review struct {
 		Tools    []json.RawMessage `json:"tools"`
 		Ceilings map[string]struct {
 			Level string `json:"level"`
 		} `json:"ceilings"`
 	}
-	if err := json.Unmarshal(data, &review); err != nil {
-		t.Fatal(err)
-	}
+	readReview(t, "testdata/product-names-decoys.json", &review)
 	if len(review.Tools) != 375 || len(review.Ceilings) != 375 {
 		t.Fatalf("%d definitions and %d ceilings, want 375 and 375", len(review.Tools), len(review.Ceilings))
 	}
 	stillAbove := map[string]bool{}
 	for _, def := range review.Tools {
-		var named struct {
-			Name string `json:"name"`
-		}
-		if err := json.Unmarshal(def, &named); err != nil {
-			t.Fatal(err)
-		}
-		ceiling, err := ParseLevel(review.Ceilings[named.Name].Level)
+		named := toolName(t, def)
+		ceiling, err := ParseLevel(review.Ceilings[named].Level)
 		if err != nil {
-			t.Fatalf("%s: %v", named.Name, err)
+			t.Fatalf("%s: %v", named, err)
 		}
 		a := assess(t, string(def))
 		if a.Level <= ceiling {
 			continue
 		}
-		if _, known := knownAbove[named.Name]; known {
-			stillAbove[named.Name] = true
+		if _, known := knownAbove[named]; known {
+			stillAbove[named] = true
 			continue
 		}
-		t.Errorf("%s graded %s, above its ceiling %s (%v)", named.Name, a.Level, ceiling, a.Reasons)
+		t.Errorf("%s graded %s, above its ceiling %s (%v)", named, a.Level, ceiling, a.Reasons)
 	}
 	for name := range knownAbove {
 		if !stillAbove[name] {
 			t.Errorf("%s is no longer above its ceiling: take it out of knownAbove", name)
 		}
 	}
+}
+
+// readReview decodes a review's data file into v.
+func readReview(t *testing.T, file string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+}
+
+// toolName is a definition's name.
+func toolName(t *testing.T, def json.RawMessage) string {
+	t.Helper()
+	var named struct {
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal(def, &named); err != nil {
+		t.Fatal(err)
+	}
+	return named.Name
 }
