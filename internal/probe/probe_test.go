@@ -117,7 +117,7 @@ func TestProbeReadsTheWholeCatalogue(t *testing.T) {
 	var list *struct{ risk string }
 	for _, tool := range res.Catalogue.Tools {
 		if tool.Name == "list_things" {
-			risk, _ := tool.Annotations["riskLevel"].(string)
+			risk := tool.Annotations.GetString("riskLevel")
 			list = &struct{ risk string }{risk}
 		}
 	}

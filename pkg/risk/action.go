@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/pkg/phrase"
+	"github.com/toolgate/toolgate/pkg/tooldef"
 )
 
 // actionVerdict is what the action stage decided a tool does.
@@ -1098,11 +1099,11 @@ var recipientParams = map[string]bool{"attendees": true, "invitees": true, "gues
 // addressList says a "to" parameter lists addresses rather than naming
 // where something moves ("the column to move the card to"): an array, or
 // described as addresses.
-func addressList(p map[string]any) bool {
-	if typ, _ := p["type"].(string); typ == "array" {
+func addressList(p *tooldef.Object) bool {
+	if typ := p.GetString("type"); typ == "array" {
 		return true
 	}
-	d, _ := p["description"].(string)
+	d := p.GetString("description")
 	d = strings.ToLower(d)
 	return strings.Contains(d, "email") || strings.Contains(d, "e-mail") || strings.Contains(d, "address") || strings.Contains(d, "recipient")
 }
@@ -1150,7 +1151,7 @@ func wholeManifest(s *signals) string {
 		if p.nested || !p.required || (p.typ != "string" && p.typ != "") {
 			continue
 		}
-		d, _ := p.schema["description"].(string)
+		d := p.schema.GetString("description")
 		if !strings.Contains(d, "YAML") && !strings.Contains(d, "yaml") {
 			continue // most descriptions name no manifest: lower-case only those that may
 		}
@@ -1387,12 +1388,12 @@ func containerImageSaid(d string) bool {
 // imageOfTheKind says an image parameter's description or default names
 // the kind of store the tool makes ("Docker image to use for MySQL",
 // "mysql:8" for "mysql"): the engine's own image, in one of its versions.
-func imageOfTheKind(schema map[string]any, kind string) bool {
+func imageOfTheKind(schema *tooldef.Object, kind string) bool {
 	if len(kind) < 3 {
 		return false
 	}
-	d, _ := schema["description"].(string)
-	def, _ := schema["default"].(string)
+	d := schema.GetString("description")
+	def := schema.GetString("default")
 	d = strings.ToLower(d)
 	if strings.Contains(d, "e.g") || strings.Contains(d, "example") || strings.Contains(d, "such as") {
 		d = "" // "Docker image to run (e.g. neo4j:latest)": any image, one given as an example
@@ -1458,7 +1459,7 @@ func runsWorkload(s *signals) string {
 			continue
 		}
 		if pictureSenseParams[p.flat] || (qualifiedImage(p.flat) && !workloadParams[p.flat]) {
-			d, _ := p.schema["description"].(string)
+			d := p.schema.GetString("description")
 			d = strings.ToLower(d)
 			// A bare image is a workload's on a tool that changes one; an
 			// image qualified by another word ("coverImage") only where the
@@ -1548,7 +1549,7 @@ func sendsLocalFile(s *signals) string {
 		if !localFileParams[p.flat] || (p.typ != "string" && p.typ != "array" && p.typ != "") {
 			continue
 		}
-		d, _ := p.schema["description"].(string)
+		d := p.schema.GetString("description")
 		d = strings.ToLower(d)
 		if !namedLocalFileParams[p.flat] && !saysWordOf(d, localFileSaid) && !strings.Contains(d, "file system") {
 			continue
@@ -1640,10 +1641,10 @@ func launchPath(head, desc string, p param, browser bool) bool {
 	if !ok || len(x) < 3 || dataPaths[x] {
 		return false
 	}
-	if d, _ := p.schema["description"].(string); saysWordOf(strings.ToLower(d), notProgramPathWords) {
+	if d := p.schema.GetString("description"); saysWordOf(strings.ToLower(d), notProgramPathWords) {
 		return false // "Route inside the app to open, e.g. /settings"
 	}
-	d, _ := p.schema["description"].(string)
+	d := p.schema.GetString("description")
 	if x == head {
 		// "launch_chrome(chromePath)": the launched thing's path, where the
 		// tool or the parameter says it is a program.
@@ -1718,8 +1719,8 @@ var notProgramPathWords = map[string]bool{"url": true, "route": true, "page": tr
 // saysWorkedOn says a parameter's own description says what it names is
 // the input of work done on it ("Path of the binary to sign", "Binary to
 // watch for crash dumps").
-func saysWorkedOn(schema map[string]any) bool {
-	d, _ := schema["description"].(string)
+func saysWorkedOn(schema *tooldef.Object) bool {
+	d := schema.GetString("description")
 	if d == "" {
 		return false
 	}
@@ -1758,8 +1759,8 @@ var notRunPhrases = []string{"not executed", "never executed", "not launched", "
 
 // saysNotRun says a parameter's own description says what it names is
 // not run.
-func saysNotRun(schema map[string]any) bool {
-	d, _ := schema["description"].(string)
+func saysNotRun(schema *tooldef.Object) bool {
+	d := schema.GetString("description")
 	if d == "" {
 		return false
 	}

@@ -630,17 +630,17 @@ func trustFor(l Level) int {
 // declaredSEP reads SEP-2793 fields a server put in its annotations.
 func declaredSEP(t *tooldef.Tool) SEP {
 	var d SEP
-	str := func(k string) string { v, _ := t.Annotations[k].(string); return v }
+	str := t.Annotations.GetString
 	d.RiskLevel, d.Category, d.BlastRadius, d.Reversibility, d.ApprovalRecommendation =
 		str("riskLevel"), str("category"), str("blastRadius"), str("reversibility"), str("approvalRecommendation")
-	if se, ok := t.Annotations["sideEffects"].([]any); ok {
+	if se, ok := t.Annotations.Get("sideEffects").([]any); ok {
 		for _, e := range se {
 			if s, ok := e.(string); ok && len(s) <= 64 {
 				d.SideEffects = append(d.SideEffects, s)
 			}
 		}
 	}
-	if n, ok := t.Annotations["minTrustLevel"].(json.Number); ok {
+	if n, ok := t.Annotations.Get("minTrustLevel").(json.Number); ok {
 		if i, err := n.Int64(); err == nil && i >= 1 && i <= 5 {
 			d.MinTrustLevel = int(i)
 		}

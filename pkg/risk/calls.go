@@ -36,13 +36,12 @@ func arbitraryCall(t *tooldef.Tool, tokens []string) string {
 	if method == "" {
 		return ""
 	}
-	props, _ := schemaObject(t.InputSchema)["properties"].(map[string]any)
 	path, body := false, false
-	for name, p := range props {
-		flat := strings.ToLower(separators.Replace(name))
-		ps, _ := p.(map[string]any)
-		typ, _ := ps["type"].(string)
-		_, enum := ps["enum"]
+	for _, p := range schemaObject(t.InputSchema).GetObject("properties").Members() {
+		flat := strings.ToLower(separators.Replace(p.Key))
+		ps, _ := p.Value.(*tooldef.Object)
+		typ := ps.GetString("type")
+		enum := ps.Has("enum")
 		if pathParams[flat] && (typ == "string" || typ == "") && !enum {
 			path = true
 		}
@@ -59,8 +58,10 @@ func arbitraryCall(t *tooldef.Tool, tokens []string) string {
 	return ""
 }
 
-func schemaObject(v any) map[string]any {
-	m, _ := v.(map[string]any)
+// schemaObject is a schema as an object, nil (which reads as empty) when
+// it is absent or not an object.
+func schemaObject(v any) *tooldef.Object {
+	m, _ := v.(*tooldef.Object)
 	return m
 }
 

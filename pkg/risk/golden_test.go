@@ -101,16 +101,12 @@ var goldenInputs = []goldenInput{
 // hint among them counted as declared by the server.
 func declaring(t *tooldef.Tool, add map[string]any) *tooldef.Tool {
 	c := *t
-	c.Annotations = maps.Clone(t.Annotations)
-	if c.Annotations == nil {
-		c.Annotations = map[string]any{}
-	}
 	c.Declared = maps.Clone(t.Declared)
 	if c.Declared == nil {
 		c.Declared = map[string]bool{}
 	}
 	for k, v := range add {
-		c.Annotations[k] = v
+		c.Annotations = c.Annotations.With(k, v)
 		if strings.HasSuffix(k, "Hint") {
 			c.Declared[k] = true
 		}

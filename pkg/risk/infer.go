@@ -779,8 +779,8 @@ var (
 // jumpCommand), no negation just before. A command only stored, parsed,
 // explained or generated is not run ("Explains a shell command without
 // executing it").
-func commandRun(name string, p map[string]any, toolDesc string) bool {
-	d, _ := p["description"].(string)
+func commandRun(name string, p *tooldef.Object, toolDesc string) bool {
+	d := p.GetString("description")
 	d = strings.ToLower(d)
 	// What follows an example's cue is the example, not what the tool
 	// does with it ("Build command, e.g. npm run build").
@@ -841,8 +841,8 @@ var deletesExistingPhrases = []string{"delete existing", "deletes existing", "de
 // database (delete existing)", "Drop existing tables before import"), and
 // speaks of no exception: a switch that appends "without deleting existing
 // rows", fails "instead of deleting", or "prevents" it, protects.
-func deletesExisting(p map[string]any) bool {
-	d, _ := p["description"].(string)
+func deletesExisting(p *tooldef.Object) bool {
+	d := p.GetString("description")
 	d = opening(d, paramWindow)
 	if !strings.Contains(d, "xisting") && !strings.Contains(d, "XISTING") {
 		return false // most switches say nothing of what exists
@@ -873,8 +873,8 @@ var notRunWords = map[string]bool{"not": true, "never": true, "without": true, "
 
 // saidToRun says a parameter's own description says, in whole words, that
 // its text runs, and has no word that takes it back.
-func saidToRun(p map[string]any) bool {
-	d, _ := p["description"].(string)
+func saidToRun(p *tooldef.Object) bool {
+	d := p.GetString("description")
 	run := false
 	for _, w := range words(d, paramWindow) {
 		if notRunWords[w] {
@@ -951,7 +951,7 @@ func readSchema(s *signals, schema any) {
 		if compound == "" && compoundCommand(flat, name) && (typ == "" || typ == "string" || typ == "array") && !hasOptions(p) &&
 			commandRun(name, p, s.desc) {
 			compound = name
-			compoundDesc, _ = p["description"].(string)
+			compoundDesc = p.GetString("description")
 		}
 		// takesStatements answers no at once for most parameters; the
 		// options are looked up only for those it takes.
@@ -1087,18 +1087,19 @@ var schemaKeywords = map[string]bool{"type": true, "properties": true, "required
 // meant it to: "" when the schema declares properties or holds only
 // JSON Schema's keywords.
 func foreignKeyword(schema any) string {
-	root, ok := schema.(map[string]any)
+	root, ok := schema.(*tooldef.Object)
 	if !ok {
 		return ""
 	}
-	if _, ok := root["properties"]; ok {
+	if root.Has("properties") {
 		return ""
 	}
 	foreign := ""
-	for k := range root {
+	for _, m := range root.Members() {
 		// The least in byte order, so that the reason names the same one
-		// on every run whatever order the map is walked in.
-		if !schemaKeywords[k] && !strings.HasPrefix(k, "x-") && (foreign == "" || k < foreign) {
+		// on every run: the members' order agrees with it only for names
+		// in ASCII.
+		if k := m.Key; !schemaKeywords[k] && !strings.HasPrefix(k, "x-") && (foreign == "" || k < foreign) {
 			foreign = k
 		}
 	}
@@ -1118,7 +1119,7 @@ func stdioAddress(s *signals) string {
 		if !addressParams[p.flat] || (p.typ != "string" && p.typ != "") {
 			continue
 		}
-		if d, _ := p.schema["description"].(string); strings.Contains(d, "stdio://") || strings.Contains(strings.ToLower(d), "stdio://") {
+		if d := p.schema.GetString("description"); strings.Contains(d, "stdio://") || strings.Contains(strings.ToLower(d), "stdio://") {
 			return p.name
 		}
 	}
@@ -1227,10 +1228,8 @@ func endsWithActionWord(flat string) bool {
 }
 
 // hasOptions says a parameter takes one of fixed values, not free text.
-func hasOptions(p map[string]any) bool {
-	_, enum := p["enum"]
-	_, c := p["const"]
-	return enum || c
+func hasOptions(p *tooldef.Object) bool {
+	return p.Has("enum") || p.Has("const")
 }
 
 // readOption reads one value of a mode/action parameter: its executing,
@@ -1533,17 +1532,18 @@ var credentialValueParams = map[string]string{"password": "password", "newpasswo
 // any depth of the schema's objects (a login inside an item, an array of
 // fields, a variant, a local reference), up to maxSchemaDepth; "" when
 // there is none. Of several, the property first in byte order at the
-// shallowest depth answers, so the answer does not depend on a map's
-// order.
+// shallowest depth answers; names are compared rather than the first
+// member taken, because the members' order agrees with byte order only
+// for names in ASCII.
 func credentialValueParam(schema any) string {
-	root, _ := schema.(map[string]any)
+	root, _ := schema.(*tooldef.Object)
 	var seen map[string]bool
-	var walk func(node map[string]any, depth int) string
-	walk = func(node map[string]any, depth int) string {
+	var walk func(node *tooldef.Object, depth int) string
+	walk = func(node *tooldef.Object, depth int) string {
 		if node == nil || depth > maxSchemaDepth {
 			return ""
 		}
-		if ref, ok := node["$ref"].(string); ok && !seen[ref] {
+		if ref, ok := node.Get("$ref").(string); ok && !seen[ref] {
 			if seen == nil {
 				seen = map[string]bool{}
 			}
@@ -1553,10 +1553,11 @@ func credentialValueParam(schema any) string {
 			}
 		}
 		best, bestName := "", ""
-		props, _ := node["properties"].(map[string]any)
-		for name, p := range props {
-			pm, _ := p.(map[string]any)
-			if typ, _ := pm["type"].(string); (typ == "string" || typ == "") && mayNameCredential(name) {
+		props := node.GetObject("properties")
+		for _, p := range props.Members() {
+			name := p.Key
+			pm, _ := p.Value.(*tooldef.Object)
+			if typ := pm.GetString("type"); (typ == "string" || typ == "") && mayNameCredential(name) {
 				if cred := credentialValueParams[flatten(name)]; cred != "" && (bestName == "" || name < bestName) {
 					best, bestName = cred, name
 				}
@@ -1565,24 +1566,24 @@ func credentialValueParam(schema any) string {
 		if best != "" {
 			return best
 		}
-		for name, p := range props {
-			pm, _ := p.(map[string]any)
-			if found := walk(pm, depth+1); found != "" && (bestName == "" || name < bestName) {
-				best, bestName = found, name
+		for _, p := range props.Members() {
+			pm, _ := p.Value.(*tooldef.Object)
+			if found := walk(pm, depth+1); found != "" && (bestName == "" || p.Key < bestName) {
+				best, bestName = found, p.Key
 			}
 		}
 		if best != "" {
 			return best
 		}
-		if items, ok := node["items"].(map[string]any); ok {
+		if items, ok := node.Get("items").(*tooldef.Object); ok {
 			if found := walk(items, depth+1); found != "" {
 				return found
 			}
 		}
 		for _, key := range [...]string{"allOf", "anyOf", "oneOf"} {
-			variants, _ := node[key].([]any)
+			variants, _ := node.Get(key).([]any)
 			for _, v := range variants {
-				vm, _ := v.(map[string]any)
+				vm, _ := v.(*tooldef.Object)
 				if found := walk(vm, depth+1); found != "" {
 					return found
 				}
@@ -1625,7 +1626,7 @@ func principalsWithAccess(params []param) string {
 		if !principalNames[prm.flat] {
 			continue
 		}
-		if d, _ := prm.schema["description"].(string); d != "" && accessSaid.Any(strings.ToLower(d)) {
+		if d := prm.schema.GetString("description"); d != "" && accessSaid.Any(strings.ToLower(d)) {
 			return "access"
 		}
 	}
@@ -1898,7 +1899,7 @@ func ipAccessParams(params []param) bool {
 		if strings.Contains(prm.flat, "accesscontrol") || strings.Contains(prm.flat, "allowlist") || strings.Contains(prm.flat, "whitelist") || strings.HasSuffix(prm.flat, "acl") {
 			return true
 		}
-		if d, _ := prm.schema["description"].(string); d != "" && ipParamAccessSet.Any(strings.ToLower(d)) {
+		if d := prm.schema.GetString("description"); d != "" && ipParamAccessSet.Any(strings.ToLower(d)) {
 			return true
 		}
 	}
@@ -1969,7 +1970,7 @@ func environmentVariables(s *signals) bool {
 		if p.nested || !envParams[p.flat] {
 			continue
 		}
-		d, _ := p.schema["description"].(string)
+		d := p.schema.GetString("description")
 		if strings.Contains(p.flat, "var") || strings.Contains(strings.ToLower(d), "variable") {
 			return true
 		}
@@ -2121,7 +2122,7 @@ func dispatchesAnyCall(params []param) bool {
 			continue
 		}
 		typ := p.typ
-		_, enum := p.schema["enum"]
+		enum := p.schema.Has("enum")
 		switch {
 		case dispatchOps[p.flat] && typ == "string" && !enum:
 			op = true
@@ -2146,7 +2147,7 @@ func contractCall(params []param, desc string, schema any) bool {
 		if p.nested {
 			continue
 		}
-		_, enum := p.schema["enum"]
+		enum := p.schema.Has("enum")
 		switch {
 		case contractOps[p.flat] && p.typ == "string" && !enum:
 			op = true
@@ -2176,22 +2177,21 @@ var contractOps = map[string]bool{"function": true, "functionname": true, "metho
 // anyItems says an array schema takes elements of any kind: no item
 // schema, an empty one, or one whose variants admit an object or an
 // array (any value can be written in them).
-func anyItems(schema map[string]any) bool {
-	items, ok := schema["items"].(map[string]any)
+func anyItems(schema *tooldef.Object) bool {
+	items, ok := schema.Get("items").(*tooldef.Object)
 	if !ok {
-		_, present := schema["items"]
-		return !present
+		return !schema.Has("items")
 	}
-	if len(items) == 0 {
+	if items.Len() == 0 {
 		return true
 	}
-	variants, _ := items["anyOf"].([]any)
-	if v, ok := items["oneOf"].([]any); ok {
+	variants := items.GetArray("anyOf")
+	if v, ok := items.Get("oneOf").([]any); ok {
 		variants = v
 	}
 	for _, v := range variants {
-		if vm, ok := v.(map[string]any); ok {
-			if typ, _ := vm["type"].(string); typ == "object" || typ == "array" {
+		if vm, ok := v.(*tooldef.Object); ok {
+			if typ := vm.GetString("type"); typ == "object" || typ == "array" {
 				return true
 			}
 		}
@@ -2201,12 +2201,11 @@ func anyItems(schema map[string]any) bool {
 
 // freeForm says an object schema lets the caller write any members: none
 // declared, or any more allowed.
-func freeForm(schema map[string]any) bool {
-	props, _ := schema["properties"].(map[string]any)
-	if len(props) == 0 {
+func freeForm(schema *tooldef.Object) bool {
+	if schema.GetObject("properties").Len() == 0 {
 		return true
 	}
-	extra, ok := schema["additionalProperties"].(bool)
+	extra, ok := schema.Get("additionalProperties").(bool)
 	return ok && extra
 }
 
@@ -2256,7 +2255,7 @@ func providerKeyParam(params []param) bool {
 		if typ := p.typ; typ != "string" && typ != "" {
 			continue
 		}
-		d, _ := p.schema["description"].(string)
+		d := p.schema.GetString("description")
 		d = strings.ToLower(d)
 		if (strings.Contains(d, "provider") || strings.Contains(d, "processor") || strings.Contains(d, "gateway") || strings.Contains(d, "merchant")) &&
 			!harmlessKeySaid.Any(d) {
@@ -2290,8 +2289,8 @@ var (
 // publishOption says a parameter's enumerated values offer to publish what
 // the call writes (a post's or a page's status "publish"): one argument
 // puts it in front of everyone, the rubric's externally visible effect.
-func publishOption(p map[string]any) bool {
-	enum, _ := p["enum"].([]any)
+func publishOption(p *tooldef.Object) bool {
+	enum := p.GetArray("enum")
 	for _, e := range enum {
 		if o, ok := e.(string); ok && (strings.EqualFold(o, "publish") || strings.EqualFold(o, "published")) {
 			return true
@@ -2324,8 +2323,8 @@ var checkoutSaidPhrases = []string{"checkout session", "checkout url", "checkout
 var checkoutSaid = phrase.New(checkoutSaidPhrases...)
 
 // publicOption says a parameter's enumerated values offer "public".
-func publicOption(p map[string]any) bool {
-	enum, _ := p["enum"].([]any)
+func publicOption(p *tooldef.Object) bool {
+	enum := p.GetArray("enum")
 	for _, e := range enum {
 		if o, ok := e.(string); ok && strings.EqualFold(o, "public") {
 			return true
@@ -2353,8 +2352,8 @@ func batchChange(s *signals) bool {
 
 // listsRelations says a list holds labels or tags, which removing detaches
 // from what they mark and keeps.
-func listsRelations(p map[string]any) bool {
-	desc, _ := p["description"].(string)
+func listsRelations(p *tooldef.Object) bool {
+	desc := p.GetString("description")
 	d := strings.ToLower(desc[:min(len(desc), 200)])
 	return strings.Contains(d, "label") || strings.Contains(d, "tag")
 }
@@ -2382,8 +2381,8 @@ func joinsNetwork(s *signals) bool {
 // or curly quotes, or back-ticks), each a few words of letters, digits,
 // "_" and "-" — "(e.g., 'create', 'list', 'remove')" — read through the
 // first maxQuotedScan bytes, however many there are.
-func quotedOptions(p map[string]any) []string {
-	desc, _ := p["description"].(string)
+func quotedOptions(p *tooldef.Object) []string {
+	desc := p.GetString("description")
 	desc = desc[:min(len(desc), maxQuotedScan)]
 	var out []string
 	for i := 0; i < len(desc); {
@@ -2489,8 +2488,8 @@ func isASCIILetterByte(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' &&
 // filtersBy says a parameter's description says it only selects what is
 // shown ("Only show events of this action"): the actions it names are
 // what it filters by.
-func filtersBy(p map[string]any) bool {
-	desc, _ := p["description"].(string)
+func filtersBy(p *tooldef.Object) bool {
+	desc := p.GetString("description")
 	head := strings.ToLower(desc[:min(len(desc), 120)])
 	return strings.Contains(head, "only") || strings.Contains(head, "filter") || strings.Contains(head, "show") ||
 		strings.Contains(head, "of this action") || strings.Contains(head, "matching")

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/pkg/phrase"
+	"github.com/toolgate/toolgate/pkg/tooldef"
 )
 
 // precedenceVerbs change state and outrank a read word anywhere in a name:
@@ -114,8 +115,8 @@ var enforcedReadOnly = []string{"only select", "select-only", "select queries on
 // own description ("read-only SQL to run"): the interface of the tool says
 // the parameter takes only reads, which is a statement about what the
 // server accepts, not about what the caller should send.
-func paramReadOnly(p map[string]any) string {
-	d, _ := p["description"].(string)
+func paramReadOnly(p *tooldef.Object) string {
+	d := p.GetString("description")
 	if d == "" {
 		return ""
 	}
@@ -210,8 +211,8 @@ var describedExecParams = map[string]bool{"code": true, "function": true, "progr
 // executedWords say a text is run, not stored or looked up.
 var executedWords = []string{"execut", "evaluat", "to run", "runs ", "run in", "eval", "interpret", "applied to the cluster", "apply"}
 
-func describedAsExecuted(flat string, p map[string]any, toolDesc string) bool {
-	d, _ := p["description"].(string)
+func describedAsExecuted(flat string, p *tooldef.Object, toolDesc string) bool {
+	d := p.GetString("description")
 	d = strings.ToLower(d)
 	if executedSet.Any(d) {
 		return true
@@ -405,7 +406,7 @@ func takesStatements(prm param, s *signals) bool {
 		if !prm.required || readParamWords[flat] {
 			return false
 		}
-		d, _ := prm.schema["description"].(string)
+		d := prm.schema.GetString("description")
 		d = opening(d, paramWindow)
 		if !mayNameStatementLanguage(d) || !statementLanguageCased.Any(d) {
 			return false // most descriptions name no language: no need to lower-case them
@@ -413,7 +414,7 @@ func takesStatements(prm param, s *signals) bool {
 		d = strings.ToLower(d)
 		return (statementPhraseSet.Any(d) || statementToSet.Any(d)) && executedSet.Any(d)
 	}
-	d, _ := prm.schema["description"].(string)
+	d := prm.schema.GetString("description")
 	d = strings.ToLower(d)
 	for _, l := range statementLanguages {
 		if strings.Contains(d, l) && !strings.Contains(d, "nosql") {

@@ -1,19 +1,18 @@
 package risk
 
 import (
-	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/toolgate/toolgate/pkg/keysort"
+	"github.com/toolgate/toolgate/pkg/tooldef"
 )
 
 // param is one property of an input schema, wherever it was declared.
 type param struct {
 	name     string
 	flat     string // lower-case, without _ - and .
-	schema   map[string]any
+	schema   *tooldef.Object
 	typ      string // the schema's "type", when it is a string
 	required bool
 	nested   bool // declared below the top level
@@ -35,24 +34,19 @@ const (
 // array items, and local $ref into $defs or definitions. Arguments nested
 // in any of these are as much the tool's as top-level ones.
 func schemaParams(schema any) []param {
-	root, ok := schema.(map[string]any)
+	root, ok := schema.(*tooldef.Object)
 	if !ok {
 		return nil
 	}
 	w := schemaWalk{root: root}
-	// Each object's property names are held here, sorted, while its
-	// properties are read; nested objects push theirs after them, so one
-	// buffer serves the whole walk, and most schemas' names fit on the
-	// stack.
-	var names [24]string
-	w.walk(root, 0, false, true, names[:0])
+	w.walk(root, 0, false, true)
 	w.flattenNames()
 	return w.out
 }
 
 // schemaWalk is the state of one walk of an input schema.
 type schemaWalk struct {
-	root map[string]any
+	root *tooldef.Object
 	out  []param
 	// Most schemas have no $ref: the set is made on the first one.
 	seenRef map[string]bool
@@ -61,53 +55,45 @@ type schemaWalk struct {
 	flatSize int
 }
 
-// walk reads the properties of node and of what it holds. names is the
-// buffer of property names (see schemaParams); it is returned, as long as
-// it came and perhaps grown, for the caller to go on with.
-func (w *schemaWalk) walk(node map[string]any, depth int, nested, requiredCtx bool, names []string) []string {
+// walk reads the properties of node and of what it holds. Each object's
+// properties are read in the order of its members, sorted by name, so
+// that the parameters come in the same order on every run.
+func (w *schemaWalk) walk(node *tooldef.Object, depth int, nested, requiredCtx bool) {
 	if node == nil || depth > maxSchemaDepth || len(w.out) >= maxParams {
-		return names
+		return
 	}
-	if ref, ok := node["$ref"].(string); ok && !w.seenRef[ref] {
+	if ref, ok := node.Get("$ref").(string); ok && !w.seenRef[ref] {
 		if w.seenRef == nil {
 			w.seenRef = map[string]bool{}
 		}
 		w.seenRef[ref] = true
-		names = w.walk(resolveRef(w.root, ref), depth+1, nested, requiredCtx, names)
+		w.walk(resolveRef(w.root, ref), depth+1, nested, requiredCtx)
 	}
 	for _, key := range [...]string{"anyOf", "oneOf", "allOf"} {
-		if variants, ok := node[key].([]any); ok {
+		if variants, ok := node.Get(key).([]any); ok {
 			for _, v := range variants {
-				vm, _ := v.(map[string]any)
-				names = w.walk(vm, depth+1, nested, requiredCtx && key == "allOf", names)
+				vm, _ := v.(*tooldef.Object)
+				w.walk(vm, depth+1, nested, requiredCtx && key == "allOf")
 			}
 		}
 	}
-	if items, ok := node["items"].(map[string]any); ok {
-		names = w.walk(items, depth+1, true, false, names)
+	if items, ok := node.Get("items").(*tooldef.Object); ok {
+		w.walk(items, depth+1, true, false)
 	}
-	props, _ := node["properties"].(map[string]any)
-	if len(props) == 0 {
-		return names
+	props := node.GetObject("properties")
+	if props.Len() == 0 {
+		return
 	}
-	req, _ := node["required"].([]any)
+	req := node.GetArray("required")
 	if w.out == nil {
-		w.out = make([]param, 0, len(props))
+		w.out = make([]param, 0, props.Len())
 	}
-	base, end := len(names), len(names)+len(props)
-	// Grown once to hold this object's names, rather than doubling
-	// from nothing as they are appended.
-	names = slices.Grow(names, len(props))
-	for k := range props {
-		names = append(names, k)
-	}
-	keysort.Bytewise(names[base:])
-	for i := base; i < end; i++ {
-		name := names[i]
+	for _, prop := range props.Members() {
+		name := prop.Key
 		if len(w.out) >= maxParams {
 			break
 		}
-		p, _ := props[name].(map[string]any)
+		p, _ := prop.Value.(*tooldef.Object)
 		if p == nil {
 			continue
 		}
@@ -125,16 +111,15 @@ func (w *schemaWalk) walk(node map[string]any, depth int, nested, requiredCtx bo
 			wrapper = wrapperNames[flat]
 		}
 		// The type is read here once for every rule that asks.
-		t, typed := p["type"]
+		t, typed := p.Lookup("type")
 		typ, _ := t.(string)
 		w.out = append(w.out, param{name: name, flat: flat, schema: p, typ: typ, required: isRequired, nested: nested})
 		// Descend into wrappers, variants and arrays of objects;
 		// other object parameters are values, read as one.
 		if wrapper || holdsMore(p, typed) {
-			names = w.walk(p, depth+1, true, isRequired && wrapper, names)[:end]
+			w.walk(p, depth+1, true, isRequired && wrapper)
 		}
 	}
-	return names[:base]
 }
 
 // flattenNames sets the flattened names the walk left for later: one
@@ -221,23 +206,23 @@ func appendFlat(dst []byte, name string) []byte {
 // reference, or array items that are objects. Most properties hold only a
 // type and a description, and are told apart first; typed says p has a
 // type, which the caller has looked up.
-func holdsMore(p map[string]any, typed bool) bool {
-	if len(p) <= 2 {
+func holdsMore(p *tooldef.Object, typed bool) bool {
+	if p.Len() <= 2 {
 		// {"type": …, "description": …}, the common case, holds nothing.
 		t := typed
-		_, d := p["description"]
-		if t && d || len(p) == 1 && (t || d) {
+		d := p.Has("description")
+		if t && d || p.Len() == 1 && (t || d) {
 			return false
 		}
 	}
 	for _, k := range [...]string{"anyOf", "oneOf", "allOf", "$ref"} {
-		if _, ok := p[k]; ok {
+		if p.Has(k) {
 			return true
 		}
 	}
-	if items, ok := p["items"].(map[string]any); ok {
+	if items, ok := p.Get("items").(*tooldef.Object); ok {
 		for _, k := range [...]string{"properties", "anyOf", "oneOf", "allOf", "$ref"} {
-			if _, ok := items[k]; ok {
+			if items.Has(k) {
 				return true
 			}
 		}
@@ -246,44 +231,44 @@ func holdsMore(p map[string]any, typed bool) bool {
 }
 
 // resolveRef follows a local reference (#/$defs/x, #/definitions/x).
-func resolveRef(root map[string]any, ref string) map[string]any {
+func resolveRef(root *tooldef.Object, ref string) *tooldef.Object {
 	path, ok := strings.CutPrefix(ref, "#/")
 	if !ok {
 		return nil
 	}
 	var node any = root
 	for _, part := range strings.Split(path, "/") {
-		m, ok := node.(map[string]any)
+		m, ok := node.(*tooldef.Object)
 		if !ok {
 			return nil
 		}
-		node = m[strings.ReplaceAll(strings.ReplaceAll(part, "~1", "/"), "~0", "~")]
+		node = m.Get(strings.ReplaceAll(strings.ReplaceAll(part, "~1", "/"), "~0", "~"))
 	}
-	m, _ := node.(map[string]any)
+	m, _ := node.(*tooldef.Object)
 	return m
 }
 
 // optionValues are the string values a parameter allows: its enum, its
 // const, and those of its variants.
-func optionValues(p map[string]any) []string {
+func optionValues(p *tooldef.Object) []string {
 	var out []string
-	if enum, ok := p["enum"].([]any); ok {
+	if enum, ok := p.Get("enum").([]any); ok {
 		for _, e := range enum {
 			if s, ok := e.(string); ok {
 				out = append(out, s)
 			}
 		}
 	}
-	if c, ok := p["const"].(string); ok {
+	if c, ok := p.Get("const").(string); ok {
 		out = append(out, c)
 	}
-	if items, ok := p["items"].(map[string]any); ok {
+	if items, ok := p.Get("items").(*tooldef.Object); ok {
 		out = append(out, optionValues(items)...)
 	}
 	for _, key := range []string{"anyOf", "oneOf"} {
-		if variants, ok := p[key].([]any); ok {
+		if variants, ok := p.Get(key).([]any); ok {
 			for _, v := range variants {
-				if vm, ok := v.(map[string]any); ok {
+				if vm, ok := v.(*tooldef.Object); ok {
 					out = append(out, optionValues(vm)...)
 				}
 			}

@@ -458,7 +458,7 @@ func addsByForce(s *signals) bool {
 		if p.flat != "force" {
 			continue
 		}
-		d, _ := p.schema["description"].(string)
+		d := p.schema.GetString("description")
 		d = strings.ToLower(d)
 		for _, w := range []string{"overwrit", "replac", "delet", "remov", "discard", "clobber"} {
 			if strings.Contains(d, w) {
@@ -1075,7 +1075,7 @@ func replyParamSaysAutoReply(params []param) bool {
 		if !replyTextParams[p.flat] {
 			continue
 		}
-		if d, _ := p.schema["description"].(string); d != "" && autoReplySaid.Any(strings.ToLower(d)) {
+		if d := p.schema.GetString("description"); d != "" && autoReplySaid.Any(strings.ToLower(d)) {
 			return true
 		}
 	}
@@ -1111,9 +1111,8 @@ func repliesWithText(params []param) (subject, body bool) {
 			// "vacationSettings: {responseSubject, responseBodyPlainText}":
 			// a settings object is read as one value by the schema walk;
 			// its own fields say what it sets.
-			props, _ := p.schema["properties"].(map[string]any)
-			for k := range props {
-				see(flatten(k))
+			for _, m := range p.schema.GetObject("properties").Members() {
+				see(flatten(m.Key))
 			}
 		}
 	}
@@ -1446,7 +1445,7 @@ func deploysCode(s *signals) string {
 		if p.flat == "code" || p.flat == "sourcecode" || toolSaysCode {
 			return p.name
 		}
-		if d, _ := p.schema["description"].(string); saysCode(strings.ToLower(d)) {
+		if d := p.schema.GetString("description"); saysCode(strings.ToLower(d)) {
 			return p.name
 		}
 	}
@@ -1525,10 +1524,10 @@ func languageNamed(params []param) (named, inDatabase bool) {
 			continue
 		}
 		words := optionValues(p.schema)
-		if d, ok := p.schema["default"].(string); ok {
+		if d, ok := p.schema.Get("default").(string); ok {
 			words = append(words, d)
 		}
-		if d, ok := p.schema["description"].(string); ok {
+		if d, ok := p.schema.Get("description").(string); ok {
 			words = append(words, d)
 		}
 		onlyDatabase, sawOne := true, false
@@ -1545,7 +1544,7 @@ func languageNamed(params []param) (named, inDatabase bool) {
 		// JavaScript (plv8)" is a database's word for the language of its
 		// routines.
 		inDatabase = inDatabase || (sawOne && onlyDatabase && languageIsADatabases(words))
-		if d, _ := p.schema["description"].(string); strings.Contains(strings.ToLower(d), "procedural language") {
+		if d := p.schema.GetString("description"); strings.Contains(strings.ToLower(d), "procedural language") {
 			inDatabase = true
 		}
 	}

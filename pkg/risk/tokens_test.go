@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/pkg/tooldef"
 )
 
 func TestTokenize(t *testing.T) {
@@ -84,7 +86,7 @@ func FuzzFlatten(f *testing.F) {
 		}
 		// The walk flattens its names together: each must come out as
 		// flatten makes it.
-		for _, p := range schemaParams(map[string]any{"properties": map[string]any{s: map[string]any{"type": "string"}, "Other_Name": map[string]any{}}}) {
+		for _, p := range schemaParams(tooldef.FromAny(map[string]any{"properties": map[string]any{s: map[string]any{"type": "string"}, "Other_Name": map[string]any{}}})) {
 			if p.flat != flatten(p.name) {
 				t.Fatalf("schemaParams flattened %q to %q", p.name, p.flat)
 			}

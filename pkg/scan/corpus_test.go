@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/corpus"
+	"github.com/toolgate/toolgate/pkg/tooldef"
 )
 
 // The development corpus holds the real tools/list answers of 30 MCP
@@ -69,8 +70,8 @@ func toolTexts(t corpusTool) []Text {
 	if at, ok := t.Annotations["title"].(string); ok {
 		texts = append(texts, Text{"annotations.title", at})
 	}
-	texts = append(texts, SchemaTexts("inputSchema", t.InputSchema)...)
-	texts = append(texts, SchemaTexts("outputSchema", t.OutputSchema)...)
+	texts = append(texts, SchemaTexts("inputSchema", tooldef.FromAny(t.InputSchema))...)
+	texts = append(texts, SchemaTexts("outputSchema", tooldef.FromAny(t.OutputSchema))...)
 	return texts
 }
 

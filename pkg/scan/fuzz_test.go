@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/toolgate/toolgate/pkg/tooldef"
 )
 
 // FuzzScan checks that no input makes Scan panic or break its contract:
@@ -46,7 +48,7 @@ func FuzzSchemaTexts(f *testing.F) {
 		if err := json.Unmarshal([]byte(doc), &v); err != nil {
 			t.Skip()
 		}
-		texts := SchemaTexts("inputSchema", v)
+		texts := SchemaTexts("inputSchema", tooldef.FromAny(v))
 		if len(texts) > maxSchemaStrings {
 			t.Fatalf("%d texts, more than %d", len(texts), maxSchemaStrings)
 		}

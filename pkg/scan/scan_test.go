@@ -3,7 +3,6 @@ package scan
 import (
 	"fmt"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/toolgate/toolgate/pkg/tooldef"
 )
 
 // tags spells s in Unicode tag characters, the ASCII-smuggling trick: the
@@ -669,7 +670,7 @@ func TestSchemaTexts(t *testing.T) {
 	// A key of a data object shares its value's path: a field may hold
 	// several values.
 	got := map[string][]string{}
-	for _, tx := range SchemaTexts("inputSchema", schema) {
+	for _, tx := range SchemaTexts("inputSchema", tooldef.FromAny(schema)) {
 		got[tx.Field] = append(got[tx.Field], tx.Value)
 	}
 	want := map[string]string{
@@ -715,7 +716,7 @@ func TestSchemaTexts(t *testing.T) {
 		}
 	}
 	// Deterministic order.
-	a, b := SchemaTexts("s", schema), SchemaTexts("s", schema)
+	a, b := SchemaTexts("s", tooldef.FromAny(schema)), SchemaTexts("s", tooldef.FromAny(schema))
 	if fmt.Sprint(a) != fmt.Sprint(b) {
 		t.Error("SchemaTexts is not deterministic")
 	}
@@ -727,7 +728,7 @@ func TestSchemaTextsBounds(t *testing.T) {
 	for i := 0; i < 10000; i++ {
 		deep = map[string]any{"items": deep}
 	}
-	if texts := SchemaTexts("s", deep); len(texts) != 0 {
+	if texts := SchemaTexts("s", tooldef.FromAny(deep)); len(texts) != 0 {
 		t.Errorf("the bottom of a 10,000-deep schema was reached: %d texts", len(texts))
 	}
 	// Count: 20,000 enum values yield at most 10,000 texts.
@@ -735,46 +736,19 @@ func TestSchemaTextsBounds(t *testing.T) {
 	for i := 0; i < 20000; i++ {
 		enum = append(enum, fmt.Sprint("v", i))
 	}
-	if n := len(SchemaTexts("s", map[string]any{"enum": enum})); n != maxSchemaStrings {
+	if n := len(SchemaTexts("s", tooldef.FromAny(map[string]any{"enum": enum}))); n != maxSchemaStrings {
 		t.Errorf("got %d texts, want the cap %d", n, maxSchemaStrings)
 	}
 	// Odd shapes never panic.
 	for _, v := range []any{nil, true, 1.5, "s", []any{nil, map[string]any{}}, map[string]any{"properties": []any{"x"}, "items": "x", "enum": "x"}} {
-		SchemaTexts("s", v)
+		SchemaTexts("s", tooldef.FromAny(v))
 	}
 	// Keys from the schema are escaped and shortened in the Field.
-	texts := SchemaTexts("s", map[string]any{"properties": map[string]any{"a\u200bb" + strings.Repeat("x", 100): map[string]any{}}})
+	texts := SchemaTexts("s", tooldef.FromAny(map[string]any{"properties": map[string]any{"a\u200bb" + strings.Repeat("x", 100): map[string]any{}}}))
 	if len(texts) != 1 || strings.ContainsRune(texts[0].Field, 0x200b) || utf8.RuneCountInString(texts[0].Field) > 2+64+11 {
 		t.Errorf("unsafe field: %+v", texts)
 	}
 	if texts[0].Value != "a\u200bb"+strings.Repeat("x", 100) {
 		t.Errorf("the value must stay raw for scanning: %q", texts[0].Value)
-	}
-}
-
-// The schema walk sorts an object's members as keysort.Bytewise sorts its
-// keys, small objects and large: the order of the texts, and so of the
-// findings, depends on it.
-func TestSortKeyValuesIsByteOrder(t *testing.T) {
-	for _, keys := range [][]string{
-		nil,
-		{"type"},
-		{"type", "description", "enum", "default", "title"},
-		{"b", "a", "", "ab", "aa"},
-		{"x-a", "x-b", "x", "X", "é", "e", "zz", "z"},
-		{"m", "l", "k", "j", "i", "h", "g", "f", "e", "d", "c", "b", "a", "n", "é", "N"}, // over the insertion sort's bound
-	} {
-		kvs := make([]keyValue, len(keys))
-		for i, k := range keys {
-			kvs[i] = keyValue{k, i}
-		}
-		sortKeyValues(kvs)
-		want := slices.Clone(keys)
-		slices.Sort(want)
-		for i, kv := range kvs {
-			if kv.key != want[i] || keys[kv.val.(int)] != kv.key {
-				t.Fatalf("sortKeyValues(%q) put %q at %d, want %q, each with its value", keys, kv.key, i, want[i])
-			}
-		}
 	}
 }

@@ -1,13 +1,11 @@
 package scan
 
 import (
-	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/toolgate/toolgate/pkg/clip"
-	"github.com/toolgate/toolgate/pkg/keysort"
+	"github.com/toolgate/toolgate/pkg/tooldef"
 )
 
 // Limits of SchemaTexts. A schema comes from an untrusted server; the walk
@@ -52,8 +50,8 @@ func keyword(k string) int {
 	return kwData
 }
 
-// SchemaTexts walks a JSON schema decoded with encoding/json into any
-// (map[string]any, []any, string, float64, bool, nil) and returns every
+// SchemaTexts walks a JSON schema decoded into the tooldef package's tree
+// (*tooldef.Object, []any, string, json.Number, bool, nil) and returns every
 // string in it worth scanning, with its path under prefix. The model reads
 // the whole schema, so besides the usual description, title, enum, const,
 // default, examples and pattern it returns property names (Field
@@ -63,7 +61,8 @@ func keyword(k string) int {
 // anyOf/oneOf/allOf/not, if/then/else, ...). Only short plain tokens in
 // structural keywords (type, format, $ref, ...) are left out.
 //
-// Keys are visited in sorted order so the result is deterministic. The walk
+// Members are visited in the order an object holds them, sorted, so the
+// result is deterministic. The walk
 // never panics, stops descending below 64 levels of nesting and returns at
 // most 10,000 strings. Path segments that come from the schema are escaped
 // and shortened, so a Field is always printable.
@@ -99,15 +98,28 @@ func AppendDataTexts(dst []Text, prefix string, v any) []Text {
 	return w.finish()
 }
 
+// AppendMemberTexts appends what AppendDataTexts returns for an object of
+// the one member key: v: a member of a larger object read on its own,
+// with no object made to hold it.
+func AppendMemberTexts(dst []Text, prefix, key string, v any) []Text {
+	w := newWalker(dst, prefix)
+	defer walkers.Put(w)
+	p := w.join(key)
+	w.add(key)
+	w.data(v, 1)
+	w.path = w.path[:p]
+	return w.finish()
+}
+
 // walkers keeps walkers' buffers from one walk to the next: a tool's
 // schemas are walked on every scan.
-var walkers = sync.Pool{New: func() any { return &schemaWalker{kbuf: make([]keyValue, 0, 32)} }}
+var walkers = sync.Pool{New: func() any { return new(schemaWalker) }}
 
 func newWalker(dst []Text, prefix string) *schemaWalker {
 	w := walkers.Get().(*schemaWalker)
 	w.out, w.first = dst, len(dst)
 	w.path = append(w.path[:0], prefix...)
-	w.fields, w.starts, w.ends, w.kbuf = w.fields[:0], w.starts[:0], w.ends[:0], w.kbuf[:0]
+	w.fields, w.starts, w.ends = w.fields[:0], w.starts[:0], w.ends[:0]
 	return w
 }
 
@@ -125,14 +137,6 @@ type schemaWalker struct {
 	fields []byte
 	starts []int
 	ends   []int
-	// kbuf holds the sorted members of the objects being walked, each
-	// object's at the end while it is walked; nested objects push theirs
-	// after them. One buffer serves the whole walk. Each key is taken with
-	// its value as the map is iterated, which spares a lookup of every key
-	// of every schema afterwards.
-	kbuf []keyValue
-	// kused is the most of kbuf this walk has used: what finish clears.
-	kused int
 	// paths holds the Fields of walks, one walk's after another's: a
 	// tool's paths are a few hundred bytes, so one chunk serves many
 	// tools, where a string of their own was an allocation for each.
@@ -142,12 +146,6 @@ type schemaWalker struct {
 // pathChunk is the least a chunk of paths is allocated at.
 const pathChunk = 4 << 10
 
-// keyValue is one member of an object being walked.
-type keyValue struct {
-	key string
-	val any
-}
-
 // finish sets the Field of every text collected and returns them.
 func (w *schemaWalker) finish() []Text {
 	all := w.paths.keep(w.fields, pathChunk)
@@ -155,51 +153,9 @@ func (w *schemaWalker) finish() []Text {
 		w.out[w.first+i].Field = all[w.starts[i]:end]
 	}
 	out := w.out
-	// The pooled walker must not keep the caller's texts, nor the schema's
-	// keys, alive.
+	// The pooled walker must not keep the caller's texts alive.
 	w.out = nil
-	clear(w.kbuf[:w.kused])
-	w.kused = 0
 	return out
-}
-
-// keys pushes m's members, sorted by key, onto kbuf and returns where they
-// start and how many there are. Callers read them by index (kbuf may move
-// while nested objects push theirs) and pop them with w.kbuf =
-// w.kbuf[:start].
-func (w *schemaWalker) keys(m map[string]any) (start, n int) {
-	start = len(w.kbuf)
-	for k, v := range m {
-		w.kbuf = append(w.kbuf, keyValue{k, v})
-	}
-	w.kused = max(w.kused, len(w.kbuf))
-	n = len(w.kbuf) - start
-	if n > 1 {
-		sortKeyValues(w.kbuf[start:])
-	}
-	return start, n
-}
-
-// smallObject is the most members sortKeyValues sorts by insertion, as
-// keysort.Bytewise does.
-const smallObject = 12
-
-// sortKeyValues sorts members by their keys' bytes, as keysort.Bytewise
-// sorts keys: by insertion for the small objects most schemas are made
-// of. The keys of one map differ, so any sort gives the one order.
-func sortKeyValues(kvs []keyValue) {
-	if len(kvs) > smallObject {
-		slices.SortFunc(kvs, func(a, b keyValue) int { return strings.Compare(a.key, b.key) })
-		return
-	}
-	for i := 1; i < len(kvs); i++ {
-		kv := kvs[i]
-		j := i
-		for ; j > 0 && keysort.Less(kv.key, kvs[j-1].key); j-- {
-			kvs[j] = kvs[j-1]
-		}
-		kvs[j] = kv
-	}
 }
 
 func (w *schemaWalker) full() bool { return len(w.out)-w.first >= maxSchemaStrings }
@@ -251,14 +207,12 @@ func (w *schemaWalker) schema(v any, depth int) {
 		return
 	}
 	switch s := v.(type) {
-	case map[string]any:
-		start, n := w.keys(s)
-		defer func() { w.kbuf = w.kbuf[:start] }()
-		for i := 0; i < n; i++ {
+	case *tooldef.Object:
+		for _, m := range s.Members() {
 			if w.full() {
 				return
 			}
-			k, val := w.kbuf[start+i].key, w.kbuf[start+i].val
+			k, val := m.Key, m.Value
 			kw := keyword(k)
 			if kw == kwToken {
 				// Most of a schema is "type": "string"; no path is built for
@@ -270,20 +224,17 @@ func (w *schemaWalker) schema(v any, depth int) {
 			p := w.join(k)
 			switch kw {
 			case kwMap:
-				m, ok := val.(map[string]any)
+				o, ok := val.(*tooldef.Object)
 				if !ok {
 					w.data(val, depth+1)
 					break
 				}
-				ms, mn := w.keys(m)
-				for j := 0; j < mn; j++ {
-					name, sub := w.kbuf[ms+j].key, w.kbuf[ms+j].val
-					np := w.join(name)
-					w.add(name)
-					w.schema(sub, depth+2)
+				for _, named := range o.Members() {
+					np := w.join(named.Key)
+					w.add(named.Key)
+					w.schema(named.Value, depth+2)
 					w.path = w.path[:np]
 				}
-				w.kbuf = w.kbuf[:ms]
 			case kwSub:
 				if arr, ok := val.([]any); ok {
 					for i, item := range arr {
@@ -296,24 +247,21 @@ func (w *schemaWalker) schema(v any, depth int) {
 				}
 			case kwDepend:
 				// Draft 7: a schema or an array of property names per key.
-				m, ok := val.(map[string]any)
+				o, ok := val.(*tooldef.Object)
 				if !ok {
 					w.data(val, depth+1)
 					break
 				}
-				ms, mn := w.keys(m)
-				for j := 0; j < mn; j++ {
-					name, sub := w.kbuf[ms+j].key, w.kbuf[ms+j].val
-					np := w.join(name)
-					w.add(name)
-					if _, isArr := sub.([]any); isArr {
-						w.data(sub, depth+2)
+				for _, named := range o.Members() {
+					np := w.join(named.Key)
+					w.add(named.Key)
+					if _, isArr := named.Value.([]any); isArr {
+						w.data(named.Value, depth+2)
 					} else {
-						w.schema(sub, depth+2)
+						w.schema(named.Value, depth+2)
 					}
 					w.path = w.path[:np]
 				}
-				w.kbuf = w.kbuf[:ms]
 			case kwToken:
 				w.tokens(val, depth+1)
 			default:
@@ -348,16 +296,16 @@ func (w *schemaWalker) data(v any, depth int) {
 			w.data(item, depth+1)
 			w.path = w.path[:ip]
 		}
-	case map[string]any:
-		start, n := w.keys(d)
-		for i := 0; i < n && !w.full(); i++ {
-			k, val := w.kbuf[start+i].key, w.kbuf[start+i].val
-			p := w.join(k)
-			w.add(k)
-			w.data(val, depth+1)
+	case *tooldef.Object:
+		for _, m := range d.Members() {
+			if w.full() {
+				break
+			}
+			p := w.join(m.Key)
+			w.add(m.Key)
+			w.data(m.Value, depth+1)
 			w.path = w.path[:p]
 		}
-		w.kbuf = w.kbuf[:start]
 	}
 }
 

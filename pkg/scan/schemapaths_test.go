@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/pkg/tooldef"
 )
 
 // The Fields of one walk never change as later walks write theirs into
@@ -24,9 +26,9 @@ func TestSchemaPathsKeptAcrossWalks(t *testing.T) {
 			props[strings.Repeat("q", 60)] = map[string]any{"items": map[string]any{"anyOf": []any{
 				map[string]any{"properties": map[string]any{strings.Repeat("r", 60): map[string]any{"title": "deep"}}}}}}
 		}
-		texts := AppendSchemaTexts(nil, fmt.Sprintf("inputSchema%d", i), map[string]any{"type": "object", "properties": props})
+		texts := AppendSchemaTexts(nil, fmt.Sprintf("inputSchema%d", i), tooldef.FromAny(map[string]any{"type": "object", "properties": props}))
 		if i%3 == 0 {
-			texts = AppendDataTexts(texts, "_meta", map[string]any{"k": strings.Repeat("v", i)})
+			texts = AppendDataTexts(texts, "_meta", tooldef.FromAny(map[string]any{"k": strings.Repeat("v", i)}))
 		}
 		want := make([]string, len(texts))
 		for k, tx := range texts {
@@ -39,7 +41,7 @@ func TestSchemaPathsKeptAcrossWalks(t *testing.T) {
 	for range 100 {
 		deep = map[string]any{long: deep}
 	}
-	texts := AppendDataTexts(nil, "_meta", deep)
+	texts := AppendDataTexts(nil, "_meta", tooldef.FromAny(deep))
 	if n := len(texts[len(texts)-1].Field); n <= pathChunk {
 		t.Fatalf("the longest path is %d bytes, no longer than a chunk", n)
 	}
@@ -47,7 +49,7 @@ func TestSchemaPathsKeptAcrossWalks(t *testing.T) {
 	for _, tx := range texts {
 		all[len(all)-1].want = append(all[len(all)-1].want, strings.Clone(tx.Field))
 	}
-	_ = SchemaTexts("outputSchema", map[string]any{"description": "last"})
+	_ = SchemaTexts("outputSchema", tooldef.FromAny(map[string]any{"description": "last"}))
 	for i, k := range all {
 		for j, tx := range k.texts {
 			if tx.Field != k.want[j] {

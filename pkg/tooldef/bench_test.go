@@ -78,7 +78,7 @@ func BenchmarkCanonical(b *testing.B) {
 	b.Run("tree-writer", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			for _, t := range tools {
-				if err := t.computeDigests(nil, nil); err != nil {
+				if err := t.computeDigests(); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -7,14 +7,13 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
 
 // decode reads exactly one JSON value into the tree the rest of the
-// package works on: map[string]any, []any, string, json.Number (the number
-// as written), bool and nil.
+// package works on: *Object, []any, string, json.Number (the number as
+// written), bool and nil.
 //
 // It uses the streaming tokenizer of the JSON v2 prototype rather than
 // encoding/json for two reasons. It rejects what a fingerprint must not
@@ -29,16 +28,6 @@ import (
 // token by token (see fastDecode); the tokenizer reads any other and says
 // what is wrong with it.
 func decode(data []byte, maxString int) (any, error) {
-	v, lay, _, err := decodeLaidOut(data, maxString)
-	lay.release()
-	return v, err
-}
-
-// decodeLaidOut is decode that also gives the value's layout and its
-// place there (see layout), when the direct reader read it; lay is nil
-// and place -1 otherwise. The caller releases the layout when done with
-// it.
-func decodeLaidOut(data []byte, maxString int) (v any, lay *layout, place int, err error) {
 	// A bytes.Buffer lets the tokenizer read data in place instead of
 	// copying it into buffers of its own, and every string is copied into
 	// a few large chunks rather than an allocation of its own (see
@@ -46,87 +35,30 @@ func decodeLaidOut(data []byte, maxString int) (v any, lay *layout, place int, e
 	// its strings instead of one or two per string. The chunks hold the
 	// strings' bytes only, not the input's indentation and punctuation
 	// (about half of a captured catalogue), and live as long as any string
-	// decoded into them, which is the catalogue.
-	d := decoder{maxString: maxString, inputLen: len(data), lay: newLayout()}
-	if v, place, ok := d.fastDecode(data); ok {
-		return v, d.lay, place, nil
+	// decoded into them, which is the catalogue. Objects and their members
+	// are made in slabs likewise (see objectSlabs).
+	d := decoder{maxString: maxString, inputLen: len(data)}
+	if v, ok := d.fastDecode(data); ok {
+		return v, nil
 	}
-	d.lay.release()
 	// The tokenizer decides, and says what is wrong: the direct reader's
 	// partial work is dropped.
 	clear(d.members)
 	clear(d.elems)
-	d.members, d.elems, d.places, d.strs, d.lay = d.members[:0], d.elems[:0], d.places[:0], stringArena{}, nil
+	d.members, d.elems, d.strs, d.slabs = d.members[:0], d.elems[:0], stringArena{}, objectSlabs{}
 	dec := jsontext.NewDecoder(bytes.NewBuffer(data))
 	d.dec = dec
-	v, err = d.value(0)
+	v, err := d.value(0)
 	if err != nil {
-		return nil, nil, -1, err
+		return nil, err
 	}
 	if _, err := dec.ReadToken(); !errors.Is(err, io.EOF) {
 		if err == nil {
-			return nil, nil, -1, &offsetError{offset: dec.InputOffset(), msg: "unexpected data after the JSON value"}
+			return nil, &offsetError{offset: dec.InputOffset(), msg: "unexpected data after the JSON value"}
 		}
-		return nil, nil, -1, err
+		return nil, err
 	}
-	return v, nil, -1, nil
-}
-
-// layout is what the direct reader learnt of a value's objects and arrays
-// that the canonical form needs again: every object's members in the
-// order RFC 8785 writes them, which spares the writer iterating each map
-// and sorting what it found, and where the members of the objects nested
-// in arrays are. A place is an index into members, for an object, or
-// into places, for an array; the run there is as long as the object or
-// array. -1 is no place: a value that is neither, an empty one, or an
-// array holding neither.
-//
-// A layout describes the tree as decoded: once an object or an array has
-// been changed, its place must no longer be used.
-type layout struct {
-	members []member
-	places  []int
-}
-
-// layouts holds released layouts: their runs take as much memory again as
-// the decoded tree, which reusing them spares the collector.
-var layouts = sync.Pool{New: func() any { return new(layout) }}
-
-func newLayout() *layout { return layouts.Get().(*layout) }
-
-// release returns l, which may be nil, for reuse. A layout that was not
-// released is simply collected.
-func (l *layout) release() {
-	if l == nil {
-		return
-	}
-	// A pooled layout must not keep the tree it described alive.
-	clear(l.members)
-	l.members, l.places = l.members[:0], l.places[:0]
-	layouts.Put(l)
-}
-
-// member returns the place of the value of the member key of the object
-// m at place, or -1.
-func (l *layout) member(m map[string]any, place int, key string) int {
-	if place < 0 {
-		return -1
-	}
-	for _, mb := range l.members[place : place+len(m)] {
-		if mb.key == key {
-			return mb.place
-		}
-	}
-	return -1
-}
-
-// elements returns the places of the elements of the array a at place,
-// or nil when none has one.
-func (l *layout) elements(a []any, place int) []int {
-	if place < 0 {
-		return nil
-	}
-	return l.places[place : place+len(a)]
+	return v, nil
 }
 
 // DecodeOptions bound DecodeValue.
@@ -143,10 +75,10 @@ type DecodeOptions struct {
 
 // The heap a decoded value costs, as Charge is told it, on a 64-bit
 // platform: an interface slot per value; a string (or number) header boxed
-// in it plus the bytes; a map's header, and per member its slot in a Swiss
-// table at the load factor, growth slack and the name's bytes; a slice's
-// header and its elements with append's slack. An estimate on the safe
-// side, not an exact count.
+// in it plus the bytes; an Object's header, and per member its name's
+// header and value's slot with a slab's slack, and the name's bytes; a
+// slice's header and its elements with append's slack. An estimate on the
+// safe side, not an exact count.
 const (
 	costValue  = 16
 	costString = 16
@@ -157,7 +89,7 @@ const (
 )
 
 // DecodeValue reads the next JSON value from dec into the package's tree
-// (map[string]any, []any, string, json.Number, bool and nil), refusing
+// (*Object, []any, string, json.Number, bool and nil), refusing
 // duplicate member names at every level (dec must not allow them, which
 // is jsontext's default), values nested deeper than 128 levels and, with
 // opts, long strings and values the caller has no budget for. It reads the
@@ -179,31 +111,21 @@ type decoder struct {
 	inputLen int
 	strs     stringArena
 	// members and elems are stacks shared by every object and array of the
-	// value: an object's members are gathered here first (the direct
-	// reader keeps a small object's on the goroutine's stack) and its map
-	// is made once at its size, instead of growing as members arrive;
-	// likewise an array's elements. They live as long as one decode, so the direct
-	// reader leaves what it pops in place rather than clearing it.
-	members []member
+	// value: an object's members are gathered and sorted here first (the
+	// direct reader keeps a small object's on the goroutine's stack) and
+	// copied once into the object's run; likewise an array's elements.
+	// They live as long as one decode, so the direct reader leaves what it
+	// pops in place rather than clearing it.
+	members []Member
 	elems   []any
-	// places is the stack of the places of elems (see layout).
-	places []int
-	// lay is the layout of the value the direct reader reads.
-	lay *layout
+	// slabs is where the value's objects and their members are made.
+	slabs objectSlabs
 	// unquoted is scratch for unescaping strings.
 	unquoted []byte
 	// data and pos are the input and the place in it of the direct
 	// reader (see fastDecode).
 	data []byte
 	pos  int
-}
-
-type member struct {
-	key string
-	val any
-	// place is val's place in the decode's layout, when there is one,
-	// and -1 otherwise.
-	place int
 }
 
 // Boxed values of the strings that fill most schemas ("type": "string",
@@ -425,19 +347,18 @@ func (d *decoder) value(depth int) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			d.members = append(d.members, member{key, v, -1})
+			d.members = append(d.members, Member{key, v})
 		}
 		if _, err := dec.ReadToken(); err != nil {
 			return nil, err
 		}
+		// The tokenizer has refused a name given twice.
 		ms := d.members[base:]
-		m := make(map[string]any, len(ms))
-		for _, mb := range ms {
-			m[mb.key] = mb.val
-		}
+		sortMembers(ms)
+		o := d.slabs.object(ms)
 		clear(ms)
 		d.members = d.members[:base]
-		return m, nil
+		return o, nil
 	case '[':
 		if err := d.take(costValue + costArray); err != nil {
 			return nil, err

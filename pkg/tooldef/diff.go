@@ -186,7 +186,7 @@ func (d *Diff) compareSchemas(schema string, a, b any) (widened, narrowed, chang
 						narrowed = true
 					}
 				case "enum":
-					switch oldEnum, newEnum := oldP.schema["enum"], newP.schema["enum"]; {
+					switch oldEnum, newEnum := oldP.schema.Get("enum"), newP.schema.Get("enum"); {
 					case newEnum == nil:
 						widened = true // the enum is gone: any value goes
 					case oldEnum == nil:
@@ -221,7 +221,7 @@ func (d *Diff) compareSchemas(schema string, a, b any) (widened, narrowed, chang
 }
 
 type property struct {
-	schema   map[string]any
+	schema   *Object
 	required bool
 }
 
@@ -229,22 +229,22 @@ type property struct {
 // schema, descending into nested objects and array items.
 func flattenProperties(schema any) map[string]property {
 	out := map[string]property{}
-	var walk func(prefix string, s map[string]any, depth int)
-	walk = func(prefix string, s map[string]any, depth int) {
+	var walk func(prefix string, s *Object, depth int)
+	walk = func(prefix string, s *Object, depth int) {
 		if depth > 32 {
 			return
 		}
 		required := map[string]bool{}
-		if req, ok := s["required"].([]any); ok {
+		if req := s.GetArray("required"); req != nil {
 			for _, r := range req {
 				if name, ok := r.(string); ok {
 					required[name] = true
 				}
 			}
 		}
-		props, _ := s["properties"].(map[string]any)
-		for name, raw := range props {
-			ps, _ := raw.(map[string]any)
+		for _, m := range s.GetObject("properties").Members() {
+			name := m.Key
+			ps, _ := m.Value.(*Object)
 			path := name
 			if prefix != "" {
 				path = prefix + "." + name
@@ -254,7 +254,7 @@ func flattenProperties(schema any) map[string]property {
 				walk(path, ps, depth+1)
 			}
 		}
-		if items, ok := s["items"].(map[string]any); ok {
+		if items := s.GetObject("items"); items != nil {
 			path := prefix + "[]"
 			if prefix != "" {
 				out[path] = property{schema: items}
@@ -262,7 +262,7 @@ func flattenProperties(schema any) map[string]property {
 			walk(path, items, depth+1)
 		}
 	}
-	if s, ok := schema.(map[string]any); ok {
+	if s, ok := schema.(*Object); ok && s != nil {
 		walk("", s, 0)
 	}
 	return out
@@ -276,18 +276,18 @@ func propertyAspects(a, b property) []string {
 		aspects = append(aspects, "required")
 	}
 	keys := map[string]bool{}
-	for k := range a.schema {
-		keys[k] = true
+	for _, m := range a.schema.Members() {
+		keys[m.Key] = true
 	}
-	for k := range b.schema {
-		keys[k] = true
+	for _, m := range b.schema.Members() {
+		keys[m.Key] = true
 	}
 	other := false
 	for _, k := range SortedKeys(keys) {
 		if k == "properties" || k == "items" || k == "required" {
 			continue
 		}
-		if reflect.DeepEqual(a.schema[k], b.schema[k]) {
+		if reflect.DeepEqual(a.schema.Get(k), b.schema.Get(k)) {
 			continue
 		}
 		switch k {
@@ -328,11 +328,11 @@ func setDelta(a, b any) (added, removed bool) {
 }
 
 func additionalAllowed(schema any) bool {
-	s, ok := schema.(map[string]any)
-	if !ok {
+	s, ok := schema.(*Object)
+	if !ok || s == nil {
 		return true
 	}
-	if v, ok := s["additionalProperties"].(bool); ok {
+	if v, ok := s.Get("additionalProperties").(bool); ok {
 		return v
 	}
 	return true
@@ -358,14 +358,14 @@ var riskyHintValue = map[string]bool{
 
 func (d *Diff) compareAnnotations(a, b *Tool) (lower, higher bool) {
 	keys := map[string]bool{}
-	for k := range a.Annotations {
-		keys[k] = true
+	for _, m := range a.Annotations.Members() {
+		keys[m.Key] = true
 	}
-	for k := range b.Annotations {
-		keys[k] = true
+	for _, m := range b.Annotations.Members() {
+		keys[m.Key] = true
 	}
 	for _, k := range SortedKeys(keys) {
-		av, bv := a.Annotations[k], b.Annotations[k]
+		av, bv := a.Annotations.Get(k), b.Annotations.Get(k)
 		if reflect.DeepEqual(av, bv) {
 			continue
 		}

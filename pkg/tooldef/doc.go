@@ -14,4 +14,9 @@
 // canonical form, fingerprints and diffs. It does not judge risk or scan for
 // poisoning, and it imports nothing from Kubernetes, so other programs can
 // use it to vet a catalogue offline.
+//
+// A definition is decoded once into a tree of *Object, []any, string,
+// json.Number, bool and nil, which the canonical form, the scan and the
+// risk engine all read. An Object holds its members sorted as the
+// canonical form writes them, so no reader iterates or sorts a map.
 package tooldef

@@ -28,17 +28,16 @@ import (
 // fuzz test holds the two equal.
 
 // fastDecode reads data, which must hold exactly one JSON value and
-// blank space around it, and gives the value's place in d.lay. ok is
-// false when the tokenizer must decide.
-func (d *decoder) fastDecode(data []byte) (v any, place int, ok bool) {
+// blank space around it. ok is false when the tokenizer must decide.
+func (d *decoder) fastDecode(data []byte) (v any, ok bool) {
 	d.data, d.pos = data, 0
-	v, place, ok = d.fastValue(0)
+	v, ok = d.fastValue(0)
 	if ok {
 		d.skipBlank()
 		ok = d.pos == len(data)
 	}
 	d.data = nil
-	return v, place, ok
+	return v, ok
 }
 
 // blank is JSON's blank space: space, tab, line feed, carriage return.
@@ -59,65 +58,63 @@ func (d *decoder) skipBlank() {
 	d.pos = i
 }
 
-// fastValue reads one value, and gives its place in d.lay: where its
-// members or elements are, for an object or an array that has any; -1 for
-// any other value.
-func (d *decoder) fastValue(depth int) (v any, place int, ok bool) {
+// fastValue reads one value.
+func (d *decoder) fastValue(depth int) (v any, ok bool) {
 	if depth > maxDepth {
-		return nil, -1, false
+		return nil, false
 	}
 	d.skipBlank()
 	if d.pos >= len(d.data) {
-		return nil, -1, false
+		return nil, false
 	}
 	switch d.data[d.pos] {
 	case '"':
 		_, v, ok := d.fastString(true)
-		return v, -1, ok
+		return v, ok
 	case '{':
 		d.pos++
 		d.skipBlank()
 		if d.pos < len(d.data) && d.data[d.pos] == '}' {
 			d.pos++
-			return make(map[string]any, 0), -1, true
+			return d.slabs.object(nil), true
 		}
 		// The members of a small object, most of a schema's, are gathered
 		// and sorted in an array on the goroutine's stack, where a store
 		// needs no write barrier while the collector marks; a larger
 		// object's go on the shared stack.
-		var small [smallObject]member
+		var small [smallObject]Member
 		base, n, ascii := len(d.members), 0, true
 		for {
 			d.skipBlank()
 			if d.pos >= len(d.data) || d.data[d.pos] != '"' {
-				return nil, -1, false
+				return nil, false
 			}
 			key, _, ok := d.fastString(false)
 			if !ok {
-				return nil, -1, false
+				return nil, false
 			}
 			d.skipBlank()
 			if d.pos >= len(d.data) || d.data[d.pos] != ':' {
-				return nil, -1, false
+				return nil, false
 			}
 			d.pos++
-			v, place, ok := d.fastValue(depth + 1)
+			v, ok := d.fastValue(depth + 1)
 			if !ok {
-				return nil, -1, false
+				return nil, false
 			}
 			switch {
 			case n < smallObject:
-				small[n] = member{key, v, place}
+				small[n] = Member{key, v}
 				ascii = ascii && isASCII(key)
 			case n == smallObject:
 				d.members = append(d.members, small[:]...)
 				fallthrough
 			default:
-				d.members = append(d.members, member{key, v, place})
+				d.members = append(d.members, Member{key, v})
 			}
 			n++
 			if !d.next('}') {
-				return nil, -1, false
+				return nil, false
 			}
 			if d.data[d.pos-1] == '}' {
 				break
@@ -132,7 +129,7 @@ func (d *decoder) fastValue(depth int) (v any, place int, ok bool) {
 				for i := 1; i < n; i++ {
 					m := small[i]
 					j := i
-					for ; j > 0 && keysort.Less(m.key, small[j-1].key); j-- {
+					for ; j > 0 && keysort.Less(m.Key, small[j-1].Key); j-- {
 						small[j] = small[j-1]
 					}
 					small[j] = m
@@ -143,54 +140,36 @@ func (d *decoder) fastValue(depth int) (v any, place int, ok bool) {
 		} else {
 			sortMembers(ms)
 		}
-		m := make(map[string]any, n)
-		for _, mb := range ms {
-			m[mb.key] = mb.val
+		// A name given twice sorts next to itself; the tokenizer refuses
+		// such an object, and says where.
+		for i := 1; i < len(ms); i++ {
+			if ms[i].Key == ms[i-1].Key {
+				return nil, false
+			}
 		}
-		// A name given twice leaves the map short of a member; the
-		// tokenizer refuses such an object, and says where.
-		if len(m) != n {
-			return nil, -1, false
-		}
-		// The members are laid out in the order the canonical form
-		// writes them, so that it need neither iterate the map nor sort.
-		place := len(d.lay.members)
-		d.lay.members = append(d.lay.members, ms...)
+		o := d.slabs.object(ms)
 		// Not cleared: the stacks live only as long as one decode, whose
 		// values are all in the tree it returns, and clearing memory that
 		// holds pointers costs a write barrier per word while the
 		// collector marks.
 		d.members = d.members[:base]
-		return m, place, true
+		return o, true
 	case '[':
 		d.pos++
 		base := len(d.elems)
 		d.skipBlank()
 		if d.pos < len(d.data) && d.data[d.pos] == ']' {
 			d.pos++
-			return make([]any, 0), -1, true
+			return make([]any, 0), true
 		}
-		// The elements' places are stacked from the first element that
-		// has one: an array of strings, numbers and literals (an enum, a
-		// list of required names) is written as well without a layout.
-		placesBase, nested := len(d.places), false
 		for {
-			v, place, ok := d.fastValue(depth + 1)
+			v, ok := d.fastValue(depth + 1)
 			if !ok {
-				return nil, -1, false
-			}
-			if place >= 0 && !nested {
-				nested = true
-				for range len(d.elems) - base {
-					d.places = append(d.places, -1)
-				}
+				return nil, false
 			}
 			d.elems = append(d.elems, v)
-			if nested {
-				d.places = append(d.places, place)
-			}
 			if !d.next(']') {
-				return nil, -1, false
+				return nil, false
 			}
 			if d.data[d.pos-1] == ']' {
 				break
@@ -199,22 +178,16 @@ func (d *decoder) fastValue(depth int) (v any, place int, ok bool) {
 		a := make([]any, len(d.elems)-base)
 		copy(a, d.elems[base:])
 		d.elems = d.elems[:base]
-		place := -1
-		if nested {
-			place = len(d.lay.places)
-			d.lay.places = append(d.lay.places, d.places[placesBase:]...)
-			d.places = d.places[:placesBase]
-		}
-		return a, place, true
+		return a, true
 	case 't':
-		return true, -1, d.literal("true")
+		return true, d.literal("true")
 	case 'f':
-		return false, -1, d.literal("false")
+		return false, d.literal("false")
 	case 'n':
-		return nil, -1, d.literal("null")
+		return nil, d.literal("null")
 	}
 	v, ok = d.fastNumber()
-	return v, -1, ok
+	return v, ok
 }
 
 // next consumes the comma or the closing byte after a member or an

@@ -29,8 +29,8 @@ func tokenizerDecode(data []byte, maxString int) (any, error) {
 }
 
 func fastOnly(data []byte, maxString int) (any, bool) {
-	d := decoder{maxString: maxString, inputLen: len(data), lay: new(layout)}
-	v, _, ok := d.fastDecode(data)
+	d := decoder{maxString: maxString, inputLen: len(data)}
+	v, ok := d.fastDecode(data)
 	return v, ok
 }
 
@@ -100,8 +100,8 @@ func TestFastDecodeReadsTheCorpusAsTheTokenizer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := decoder{inputLen: len(data), lay: new(layout)}
-			fast, _, ok := d.fastDecode(data)
+			d := decoder{inputLen: len(data)}
+			fast, ok := d.fastDecode(data)
 			if !ok {
 				t.Errorf("%s: the direct reader gave up", f)
 				continue

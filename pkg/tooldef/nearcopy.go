@@ -80,17 +80,15 @@ func parameterNames(schema any) []string {
 	var out []string
 	var walk func(prefix string, node any, depth int)
 	walk = func(prefix string, node any, depth int) {
-		m, ok := node.(map[string]any)
+		m, ok := node.(*Object)
 		if !ok || depth > 16 {
 			return
 		}
-		if props, ok := m["properties"].(map[string]any); ok {
-			for name, sub := range props {
-				out = append(out, prefix+strings.ToLower(name))
-				walk(prefix+strings.ToLower(name)+".", sub, depth+1)
-			}
+		for _, p := range m.GetObject("properties").Members() {
+			out = append(out, prefix+strings.ToLower(p.Key))
+			walk(prefix+strings.ToLower(p.Key)+".", p.Value, depth+1)
 		}
-		if items, ok := m["items"]; ok {
+		if items, ok := m.Lookup("items"); ok {
 			walk(prefix+"[].", items, depth+1)
 		}
 	}

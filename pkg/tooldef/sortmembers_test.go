@@ -22,18 +22,18 @@ func TestSortMembersIsCanonicalOrder(t *testing.T) {
 		{"m", "l", "k", "j", "i", "h", "g", "f", "e", "d", "c", "b", "a", "n"}, // over the insertion sort's bound
 		{"é", "e", "\U0001F600", "\uFB33", "a"},                                // not ASCII: UTF-16 order
 	} {
-		ms := make([]member, len(names))
+		ms := make([]Member, len(names))
 		for i, n := range names {
-			ms[i] = member{key: n, val: i}
+			ms[i] = Member{Key: n, Value: i}
 		}
 		sortMembers(ms)
 		want := slices.Clone(names)
 		slices.SortFunc(want, compareUTF16)
 		got := make([]string, len(ms))
 		for i, m := range ms {
-			got[i] = m.key
-			if names[m.val.(int)] != m.key {
-				t.Fatalf("a member lost its value: %q", m.key)
+			got[i] = m.Key
+			if names[m.Value.(int)] != m.Key {
+				t.Fatalf("a member lost its value: %q", m.Key)
 			}
 		}
 		if !slices.Equal(got, want) {
@@ -42,10 +42,8 @@ func TestSortMembersIsCanonicalOrder(t *testing.T) {
 	}
 }
 
-// The writer's two ways of writing an object, on its stack up to
-// smallObject members and on the shared stack beyond, must both write the
-// members in canonical order with their own values, nested objects of
-// either size inside either.
+// An object made from Go maps of any size, nested in one another, is
+// written with its members in canonical order with their own values.
 func TestWriterObjectsInCanonicalOrder(t *testing.T) {
 	for _, names := range [][]string{
 		{},
@@ -64,7 +62,7 @@ func TestWriterObjectsInCanonicalOrder(t *testing.T) {
 		for i, n := range names {
 			obj[n] = map[string]any{"v": json.Number(fmt.Sprint(i)), n: all}
 		}
-		got, err := appendCanonical(nil, obj, 0)
+		got, err := appendCanonical(nil, ObjectOf(obj), 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -61,16 +61,17 @@ type Tool struct {
 	Title string
 	// Description is the tool's description.
 	Description string
-	// InputSchema and OutputSchema are the decoded schemas (nil if absent).
+	// InputSchema and OutputSchema are the decoded schemas, each an
+	// *Object (nil if absent).
 	InputSchema, OutputSchema any
 	// Annotations holds every annotation, hints filled with their defaults.
-	Annotations map[string]any
+	Annotations *Object
 	// Declared reports which hints the server actually sent, as opposed to
 	// defaults filled in for the fingerprint.
 	Declared map[string]bool
 	// Object is the whole definition as decoded (numbers as json.Number),
 	// annotations normalised: what the fingerprint covers.
-	Object map[string]any
+	Object *Object
 
 	// canonicalLen is the length of the canonical form. The form itself
 	// is written again when asked for: every tool of every catalogue is
@@ -83,7 +84,7 @@ type Tool struct {
 
 // Hint returns the value of an annotation hint, the MCP default when absent.
 func (t *Tool) Hint(name string) bool {
-	if v, ok := t.Annotations[name].(bool); ok {
+	if v, ok := t.Annotations.Get(name).(bool); ok {
 		return v
 	}
 	return hintDefaults[name]
@@ -99,9 +100,6 @@ func (t *Tool) Canonical() []byte {
 	// At depth -1, so that each member's value is written at depth 0 as
 	// computeDigests writes it, and the depth limit falls where it did.
 	b, err := w.append(make([]byte, 0, t.canonicalLen), t.Object, -1)
-	// An error leaves members on the stack; none may stay in the pool.
-	clear(w.members)
-	w.members = w.members[:0]
 	if err != nil {
 		return nil
 	}
@@ -119,13 +117,7 @@ func (t *Tool) Fingerprint() string { return t.fingerprint }
 // Two tools with equal bodies are one definition under two names: renaming
 // a tool that awaits review or was rejected must not launder it.
 func (t *Tool) BodyFingerprint() (string, error) {
-	body := make(map[string]any, len(t.Object))
-	for k, v := range t.Object {
-		if k != PartName {
-			body[k] = v
-		}
-	}
-	b, err := appendCanonical(nil, body, 0)
+	b, err := appendCanonical(nil, t.Object.Without(PartName), 0)
 	if err != nil {
 		return "", err
 	}
@@ -142,44 +134,39 @@ func ParseTool(raw []byte) (*Tool, error) {
 	// risk engine walks, and the canonical form, which is written from the
 	// decoded tree (numbers are kept as written, so nothing is rounded
 	// before RFC 8785 formats them).
-	v, lay, place, err := decodeLaidOut(raw, 0)
+	v, err := decode(raw, 0)
 	if err != nil {
 		return nil, fmt.Errorf("tool is not valid JSON: %w", err)
 	}
-	defer lay.release()
-	return parseTool(v, lay, place)
+	return parseTool(v)
 }
 
 // ParseToolValue builds a Tool from a value DecodeValue decoded (numbers
-// as json.Number). The Tool keeps the value's objects: the caller must not
-// change them afterwards.
+// as json.Number). The Tool keeps the value's objects.
 func ParseToolValue(v any) (*Tool, error) {
-	return parseTool(v, nil, -1)
+	return parseTool(v)
 }
 
-// parseTool is ParseToolValue of a value decoded with its layout, at place
-// there (-1 for none).
-func parseTool(v any, lay *layout, place int) (*Tool, error) {
-	obj, ok := v.(map[string]any)
+func parseTool(v any) (*Tool, error) {
+	obj, ok := v.(*Object)
 	if !ok {
 		if v == nil {
 			return nil, errors.New("tool is null, not an object")
 		}
 		return nil, errors.New("tool is not a JSON object")
 	}
-	t := &Tool{Object: obj, Declared: map[string]bool{}}
-	var run []member
-	if place >= 0 {
-		run = lay.members[place : place+len(obj)]
+	if obj == nil {
+		return nil, errors.New("tool is null, not an object")
 	}
-	switch name := obj["name"].(type) {
+	t := &Tool{Object: obj, Declared: map[string]bool{}}
+	switch name := obj.Get("name").(type) {
 	case string:
 		if name == "" {
 			return nil, errors.New("tool name is empty")
 		}
 		t.Name = name
 	case nil:
-		if _, present := obj["name"]; present {
+		if obj.Has("name") {
 			return nil, errors.New("tool name is not a string")
 		}
 		return nil, errors.New("tool has no name")
@@ -190,7 +177,7 @@ func parseTool(v any, lay *layout, place int) (*Tool, error) {
 		key string
 		dst *string
 	}{{"title", &t.Title}, {"description", &t.Description}} {
-		switch val := obj[f.key].(type) {
+		switch val := obj.Get(f.key).(type) {
 		case string:
 			*f.dst = val
 		case nil:
@@ -202,8 +189,8 @@ func parseTool(v any, lay *layout, place int) (*Tool, error) {
 		key string
 		dst *any
 	}{{"inputSchema", &t.InputSchema}, {"outputSchema", &t.OutputSchema}} {
-		switch val := obj[f.key].(type) {
-		case map[string]any:
+		switch val := obj.Get(f.key).(type) {
+		case *Object:
 			*f.dst = val
 		case nil:
 		default:
@@ -214,11 +201,11 @@ func parseTool(v any, lay *layout, place int) (*Tool, error) {
 		return nil, err
 	}
 	if t.Title == "" {
-		if s, ok := t.Annotations["title"].(string); ok {
+		if s, ok := t.Annotations.Get("title").(string); ok {
 			t.Title = s
 		}
 	}
-	if err := t.computeDigests(lay, run); err != nil {
+	if err := t.computeDigests(); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -226,72 +213,59 @@ func parseTool(v any, lay *layout, place int) (*Tool, error) {
 
 // normaliseAnnotations fills absent hints with their defaults, so that a
 // server that starts or stops spelling out a default does not change the
-// fingerprint, and records which hints were declared.
+// fingerprint, and records which hints were declared. The tool's object
+// is replaced by one with the normalised annotations when any was absent;
+// the decoded one is not changed.
 func (t *Tool) normaliseAnnotations() error {
-	var ann map[string]any
-	switch v := t.Object["annotations"].(type) {
-	case map[string]any:
+	var ann *Object
+	switch v := t.Object.Get(PartAnnotations).(type) {
+	case *Object:
 		ann = v
 	case nil:
-		ann = make(map[string]any, len(hintNames))
 	default:
 		return errors.New("annotations is not a JSON object")
 	}
-	for _, hint := range hintNames {
-		def := hintDefaults[hint]
-		switch v := ann[hint].(type) {
+	var absent [len(hintNames)]bool
+	missing := 0
+	for i, hint := range hintNames {
+		switch v := ann.Get(hint).(type) {
 		case bool:
 			t.Declared[hint] = true
 		case nil:
-			if _, present := ann[hint]; present {
+			if ann.Has(hint) {
 				return fmt.Errorf("annotations.%s is null, not a boolean", hint)
 			}
-			ann[hint] = def
+			absent[i] = true
+			missing++
 		default:
 			return fmt.Errorf("annotations.%s is %s, not a boolean", hint, jsonKind(v))
 		}
 	}
+	if missing > 0 {
+		ms := make([]Member, 0, ann.Len()+missing)
+		ms = append(ms, ann.Members()...)
+		for i, hint := range hintNames {
+			if absent[i] {
+				ms = append(ms, Member{hint, hintDefaults[hint]})
+			}
+		}
+		sortMembers(ms)
+		ann = &Object{members: ms}
+		t.Object = t.Object.With(PartAnnotations, ann)
+	}
 	t.Annotations = ann
-	t.Object["annotations"] = ann
 	return nil
 }
 
 // computeDigests writes the canonical form of each top-level member once and
 // assembles the whole object from the parts: the RFC 8785 form of an object
-// is its members sorted by the UTF-16 code units of their names. lay, when
-// not nil, is the layout Object was decoded with, and run Object's members
-// there, taken before the annotations were normalised.
-func (t *Tool) computeDigests(lay *layout, run []member) error {
+// is its members sorted by the UTF-16 code units of their names, the order
+// an Object holds them in.
+func (t *Tool) computeDigests() error {
 	// The form is written into a pooled buffer and copied out at its final
 	// size: growing a fresh buffer for every tool cost more than writing it.
 	w := writers.Get().(*canonicalWriter)
 	defer writers.Put(w)
-	w.lay = lay
-	top := w.top[:0]
-	if run != nil {
-		// Laid out already sorted; normalising the annotations may have
-		// added them.
-		top = append(top, run...)
-		if len(top) < len(t.Object) {
-			top = append(top, member{PartAnnotations, t.Object[PartAnnotations], -1})
-			sortMembers(top)
-		}
-	} else {
-		// Each member is taken with its value as the map is iterated,
-		// rather than its name alone and the value looked up again.
-		for k, v := range t.Object {
-			top = append(top, member{k, v, -1})
-		}
-		sortMembers(top)
-	}
-	defer func() {
-		w.lay = nil
-		clear(top)
-		w.top = top[:0]
-		// An error leaves members on the stack; none may stay in the pool.
-		clear(w.members)
-		w.members = w.members[:0]
-	}()
 
 	// The parts' sums are gathered first and written out as one string that
 	// every part digest is a slice of: one allocation for up to eight
@@ -304,12 +278,8 @@ func (t *Tool) computeDigests(lay *layout, run []member) error {
 	other := w.other[:0]
 	defer func() { w.other = other[:0] }()
 	whole = append(whole, '{')
-	for i, m := range top {
-		key := m.key
-		if key == PartAnnotations {
-			// Normalised: no longer the value decoded, nor laid out.
-			m.val, m.place = t.Object[PartAnnotations], -1
-		}
+	for i, m := range t.Object.Members() {
+		key := m.Key
 		if i > 0 {
 			whole = append(whole, ',')
 		}
@@ -318,7 +288,7 @@ func (t *Tool) computeDigests(lay *layout, run []member) error {
 		whole = append(whole, ':')
 		valueStart := len(whole)
 		var err error
-		whole, err = w.appendLaidOut(whole, m.val, m.place, 0)
+		whole, err = w.append(whole, m.Value, 0)
 		if err != nil {
 			// Only MCP's names are quoted: the message of a probe must not
 			// read back what a server chose.
@@ -374,20 +344,14 @@ var writers = sync.Pool{New: func() any { return &canonicalWriter{buf: make([]by
 // maxDepth bounds nesting, so a hostile definition cannot exhaust the stack.
 const maxDepth = 128
 
-// canonicalWriter appends RFC 8785 forms, reusing one buffer of member
-// names across objects so that sorting them allocates nothing per object.
+// canonicalWriter appends RFC 8785 forms, with buffers that
+// computeDigests reuses from one tool to the next.
 type canonicalWriter struct {
-	// top holds the members of the tool object computeDigests writes.
-	top []member
-	// members is the stack of nested objects' members, sorted per object.
-	members []member
 	// buf is the buffer computeDigests writes a tool's whole form into.
 	buf []byte
 	// other is where computeDigests gathers the members MCP does not
 	// define.
 	other []byte
-	// lay is the layout of the tool computeDigests writes, if any.
-	lay *layout
 }
 
 // appendCanonical appends the RFC 8785 form of a decoded JSON value.
@@ -432,126 +396,28 @@ func (w *canonicalWriter) append(b []byte, v any, depth int) ([]byte, error) {
 			}
 		}
 		return append(b, ']'), nil
-	case map[string]any:
-		if len(x) <= smallObject {
-			return w.appendSmall(b, x, depth)
-		}
-		// This object's members live at the end of the shared stack while
-		// they are written; nested objects push theirs after them. Taking
-		// each value with its name spares a lookup per member.
-		base := len(w.members)
-		for k, v := range x {
-			w.members = append(w.members, member{k, v, -1})
-		}
-		sortMembers(w.members[base:])
+	case *Object:
+		// Members are held in the order the form writes them.
 		b = append(b, '{')
-		for i := base; i < base+len(x); i++ {
-			if i > base {
+		for i, m := range x.Members() {
+			if i > 0 {
 				b = append(b, ',')
 			}
-			// Indexed afresh each time: a nested object may have grown
-			// the stack.
-			m := w.members[i]
-			b = appendCanonicalString(b, m.key)
+			b = appendCanonicalString(b, m.Key)
 			b = append(b, ':')
 			var err error
-			if b, err = w.append(b, m.val, depth+1); err != nil {
+			if b, err = w.append(b, m.Value, depth+1); err != nil {
 				return nil, err
 			}
 		}
-		// The pooled stack must not keep this tool's values alive.
-		clear(w.members[base:])
-		w.members = w.members[:base]
 		return append(b, '}'), nil
 	}
 	return nil, fmt.Errorf("unexpected JSON value %T", v)
 }
 
-// appendLaidOut is append for a value at place in w.lay: its objects'
-// members are taken from there, in order, rather than from the maps.
-func (w *canonicalWriter) appendLaidOut(b []byte, v any, place, depth int) ([]byte, error) {
-	if place < 0 {
-		return w.append(b, v, depth)
-	}
-	if depth > maxDepth {
-		return nil, fmt.Errorf("nested deeper than %d levels", maxDepth)
-	}
-	var err error
-	switch x := v.(type) {
-	case map[string]any:
-		b = append(b, '{')
-		for i, m := range w.lay.members[place : place+len(x)] {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendCanonicalString(b, m.key)
-			b = append(b, ':')
-			if b, err = w.appendLaidOut(b, m.val, m.place, depth+1); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, '}'), nil
-	case []any:
-		b = append(b, '[')
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			if b, err = w.appendLaidOut(b, e, w.lay.places[place+i], depth+1); err != nil {
-				return nil, err
-			}
-		}
-		return append(b, ']'), nil
-	}
-	return w.append(b, v, depth)
-}
-
-// smallObject is the most members an object may have for appendSmall to
-// write it: most objects of a schema have two or three.
+// smallObject is the most members the decoder gathers on the goroutine's
+// stack: most objects of a schema have two or three.
 const smallObject = 8
-
-// appendSmall writes an object of at most smallObject members. Its
-// members are gathered and sorted in an array on the goroutine's stack
-// rather than on the writer's shared stack: a store to the heap costs a
-// write barrier while the collector marks, which with the allocation rate
-// of decoding is much of the time, and a stack array needs no clearing
-// afterwards either.
-func (w *canonicalWriter) appendSmall(b []byte, x map[string]any, depth int) ([]byte, error) {
-	var ms [smallObject]member
-	n, ascii := 0, true
-	for k, v := range x {
-		ms[n] = member{k, v, -1}
-		n++
-		ascii = ascii && isASCII(k)
-	}
-	if !ascii {
-		slices.SortFunc(ms[:n], func(a, b member) int { return compareUTF16(a.key, b.key) })
-	} else {
-		// By insertion, as sortMembers sorts a small object, on the
-		// array itself so that every move stays on the stack.
-		for i := 1; i < n; i++ {
-			m := ms[i]
-			j := i
-			for ; j > 0 && keysort.Less(m.key, ms[j-1].key); j-- {
-				ms[j] = ms[j-1]
-			}
-			ms[j] = m
-		}
-	}
-	b = append(b, '{')
-	for i := range n {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendCanonicalString(b, ms[i].key)
-		b = append(b, ':')
-		var err error
-		if b, err = w.append(b, ms[i].val, depth+1); err != nil {
-			return nil, err
-		}
-	}
-	return append(b, '}'), nil
-}
 
 // appendCanonicalString writes a string as RFC 8785 does: only the quote,
 // the backslash and control characters are escaped, with the short forms
@@ -594,15 +460,15 @@ func appendCanonicalString(b []byte, s string) []byte {
 // UTF-16 code units. Names are nearly always ASCII, where that is byte
 // order: checking each name once is cheaper than checking both at every
 // comparison.
-func sortMembers(ms []member) {
+func sortMembers(ms []Member) {
 	for _, m := range ms {
-		if !isASCII(m.key) {
-			slices.SortFunc(ms, func(a, b member) int { return compareUTF16(a.key, b.key) })
+		if !isASCII(m.Key) {
+			slices.SortFunc(ms, func(a, b Member) int { return compareUTF16(a.Key, b.Key) })
 			return
 		}
 	}
 	if len(ms) > 12 {
-		slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.key, b.key) })
+		slices.SortFunc(ms, func(a, b Member) int { return strings.Compare(a.Key, b.Key) })
 		return
 	}
 	// Most objects have a handful of members whose names differ in the
@@ -611,7 +477,7 @@ func sortMembers(ms []member) {
 	for i := 1; i < len(ms); i++ {
 		m := ms[i]
 		j := i
-		for ; j > 0 && keysort.Less(m.key, ms[j-1].key); j-- {
+		for ; j > 0 && keysort.Less(m.Key, ms[j-1].Key); j-- {
 			ms[j] = ms[j-1]
 		}
 		ms[j] = m
@@ -730,8 +596,7 @@ func ParseCatalogue(data []byte, limits Limits) (*Catalogue, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("input is empty: want JSON")
 	}
-	top, lay, place, err := decodeLaidOut(data, limits.MaxStringBytes)
-	defer lay.release()
+	top, err := decode(data, limits.MaxStringBytes)
 	if err != nil {
 		if errors.Is(err, ErrTooLarge) {
 			return nil, fmt.Errorf("%s: %w", position(data, mustOffset(err)), err)
@@ -741,46 +606,42 @@ func ParseCatalogue(data []byte, limits Limits) (*Catalogue, error) {
 
 	cat := &Catalogue{}
 	var tools any
-	// The place of tools in the layout, followed as tools is found.
-	toolsPlace := place
 	switch v := top.(type) {
 	case []any:
 		tools = v
-	case map[string]any:
+	case *Object:
 		obj := v
-		if errVal, ok := obj["error"]; ok {
+		if errVal, ok := obj.Lookup("error"); ok {
 			b, _ := json.Marshal(errVal)
 			return nil, fmt.Errorf("input is a JSON-RPC error response: %s", clip.String(string(b), 200))
 		}
-		if res, ok := obj["result"]; ok {
-			toolsPlace = lay.member(obj, toolsPlace, "result")
-			if obj, ok = res.(map[string]any); !ok {
+		if res, ok := obj.Lookup("result"); ok {
+			if obj, ok = res.(*Object); !ok || obj == nil {
 				return nil, errors.New(`"result" is not an object with a "tools" array`)
 			}
 		}
-		if cursor, _ := obj["nextCursor"].(string); cursor != "" {
+		if cursor := obj.GetString("nextCursor"); cursor != "" {
 			return nil, errors.New(`input is one page of several ("nextCursor" is set): save every page's tools in one array`)
 		}
 		var ok bool
-		if tools, ok = obj["tools"]; !ok {
+		if tools, ok = obj.Lookup("tools"); !ok {
 			return nil, errors.New(`object has no "tools" key: want a tools array, a tools/list result or a JSON-RPC response`)
 		}
-		toolsPlace = lay.member(obj, toolsPlace, "tools")
-		if init, ok := obj["initialize"].(map[string]any); ok {
+		if init := obj.GetObject("initialize"); init != nil {
 			// The initialize result, or the whole JSON-RPC response that
 			// carried it, as a client that logs its traffic saves it.
-			if res, ok := init["result"].(map[string]any); ok {
+			if res := init.GetObject("result"); res != nil {
 				init = res
 			}
-			switch in := init["instructions"].(type) {
+			switch in := init.Get("instructions").(type) {
 			case string:
 				cat.Instructions = in
 			case nil:
 			default:
 				return nil, fmt.Errorf("initialize.instructions is a JSON %s, not a string", jsonKind(in))
 			}
-			if info, ok := init["serverInfo"].(map[string]any); ok {
-				cat.ServerName, _ = info["name"].(string)
+			if info := init.GetObject("serverInfo"); info != nil {
+				cat.ServerName = info.GetString("name")
 			}
 		}
 	default:
@@ -798,13 +659,8 @@ func ParseCatalogue(data []byte, limits Limits) (*Catalogue, error) {
 	if len(list) > 0 {
 		cat.Tools = make([]*Tool, 0, len(list))
 	}
-	places := lay.elements(list, toolsPlace)
 	for i, v := range list {
-		place := -1
-		if places != nil {
-			place = places[i]
-		}
-		t, err := parseTool(v, lay, place)
+		t, err := parseTool(v)
 		if err != nil {
 			return nil, fmt.Errorf("tools[%d]: %w", i, err)
 		}

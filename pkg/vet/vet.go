@@ -3,7 +3,6 @@ package vet
 import (
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/toolgate/toolgate/pkg/risk"
 	"github.com/toolgate/toolgate/pkg/scan"
@@ -156,18 +155,22 @@ func Vet(servers []Server) Report {
 // collects the texts into buf and returns buf for the next tool.
 func scanTool(scanner *scan.Scanner, t *tooldef.Tool, buf []scan.Text) ([]risk.Finding, []scan.Text) {
 	texts := append(buf, scan.Text{Field: "name", Value: t.Name}, scan.Text{Field: "title", Value: t.Title}, scan.Text{Field: "description", Value: t.Description})
-	if title, ok := t.Annotations["title"].(string); ok && title != t.Title {
+	if title, ok := t.Annotations.Get("title").(string); ok && title != t.Title {
 		texts = append(texts, scan.Text{Field: "annotations.title", Value: title})
 	}
 	texts = scan.AppendSchemaTexts(texts, "inputSchema", t.InputSchema)
 	texts = scan.AppendSchemaTexts(texts, "outputSchema", t.OutputSchema)
-	// Keys in sorted order, so that findings come out in the same order on
-	// every probe.
-	for _, k := range extraKeys(t.Annotations, "title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint") {
-		texts = scan.AppendDataTexts(texts, "annotations", map[string]any{k: t.Annotations[k]})
+	// Members in their sorted order, so that findings come out in the same
+	// order on every probe.
+	for _, m := range t.Annotations.Members() {
+		if !slices.Contains(knownAnnotations, m.Key) {
+			texts = scan.AppendMemberTexts(texts, "annotations", m.Key, m.Value)
+		}
 	}
-	for _, k := range extraKeys(t.Object, tooldef.PartName, tooldef.PartTitle, tooldef.PartDescription, tooldef.PartInputSchema, tooldef.PartOutputSchema, tooldef.PartAnnotations) {
-		texts = scan.AppendDataTexts(texts, "", map[string]any{k: t.Object[k]})
+	for _, m := range t.Object.Members() {
+		if !slices.Contains(knownParts, m.Key) {
+			texts = scan.AppendMemberTexts(texts, "", m.Key, m.Value)
+		}
 	}
 	var out []risk.Finding
 	for _, f := range scanner.Scan(texts) {
@@ -185,17 +188,12 @@ func scanTool(scanner *scan.Scanner, t *tooldef.Tool, buf []scan.Text) ([]risk.F
 	return out, texts
 }
 
-// extraKeys returns the keys of m other than known, sorted.
-func extraKeys(m map[string]any, known ...string) []string {
-	var keys []string
-	for k := range m {
-		if !slices.Contains(known, k) {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	return keys
-}
+// The annotations and the members of a definition scanned on their own
+// before the rest of each is scanned as data.
+var (
+	knownAnnotations = []string{"title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
+	knownParts       = []string{tooldef.PartName, tooldef.PartTitle, tooldef.PartDescription, tooldef.PartInputSchema, tooldef.PartOutputSchema, tooldef.PartAnnotations}
+)
 
 func without(list []string, drop string) []string {
 	var out []string

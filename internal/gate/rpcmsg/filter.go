@@ -378,8 +378,8 @@ func readTools(dec *jsontext.Decoder, msg []byte, res *ListResult, charge func(i
 			l.Name, l.Fingerprint = kt.name, kt.fingerprint
 		} else if t, err := tooldef.ParseToolValue(v); err != nil {
 			l.Err = err
-			if obj, ok := v.(map[string]any); ok {
-				l.Name, _ = obj["name"].(string)
+			if obj, ok := v.(*tooldef.Object); ok {
+				l.Name = obj.GetString("name")
 			}
 		} else {
 			cost += int64(t.CanonicalLen())

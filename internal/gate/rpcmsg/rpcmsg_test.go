@@ -130,6 +130,12 @@ func TestFilterListRefusesWhatItCannotCheck(t *testing.T) {
 	if err != nil || res.Tools[0].Err == nil || strings.Contains(string(out), `"name":1`) {
 		t.Fatalf("%s, %+v, %v", out, res, err)
 	}
+	// An entry that is no definition still has its name read, when it is
+	// a string.
+	in = `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"bad","inputSchema":1}]}}`
+	if _, res, err := FilterList(nil, []byte(in), ListOptions{Keep: func(*Listed) bool { return true }}); err != nil || res.Tools[0].Err == nil || res.Tools[0].Name != "bad" {
+		t.Fatalf("%+v, %v", res, err)
+	}
 }
 
 func TestClientMeta(t *testing.T) {

@@ -1,0 +1,324 @@
+package tooldef
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+)
+
+// Object is a decoded JSON object: its members in the order RFC 8785
+// writes them (by the UTF-16 code units of their names), no two with the
+// same name. The package's tree holds every object as an *Object, beside
+// []any, string, json.Number, bool and nil.
+//
+// An object is its members in one slice rather than a Go map because
+// every reader of a definition takes them in order: the canonical form
+// writes them sorted, and the scan and the risk engine walk schemas in a
+// fixed order so that what they report is the same on every run. A map
+// had to be iterated and sorted again by each; and a map of up to eight
+// members is a whole table of eight slots, where an object here is one
+// run of its exact size. A schema's objects have two or three members,
+// so looking a name up by comparing it with each costs no more than
+// hashing it.
+//
+// An Object is read-only once made: the members Members returns must not
+// be changed, and a nil *Object reads as an empty object.
+type Object struct {
+	members []Member
+}
+
+// Member is one member of an Object.
+type Member struct {
+	Key   string
+	Value any
+}
+
+// Len returns the number of members.
+func (o *Object) Len() int {
+	if o == nil {
+		return 0
+	}
+	return len(o.members)
+}
+
+// Members returns the members in their order. The slice belongs to the
+// object and must not be changed.
+func (o *Object) Members() []Member {
+	if o == nil {
+		return nil
+	}
+	return o.members
+}
+
+// linearLookup is the most members Lookup compares one by one; a larger
+// object is searched by halves.
+const linearLookup = 16
+
+// Lookup returns the value of the member key and whether there is one.
+func (o *Object) Lookup(key string) (any, bool) {
+	if o == nil {
+		return nil, false
+	}
+	ms := o.members
+	if len(ms) <= linearLookup {
+		for i := range ms {
+			if ms[i].Key == key {
+				return ms[i].Value, true
+			}
+		}
+		return nil, false
+	}
+	i, found := slices.BinarySearchFunc(ms, key, func(m Member, k string) int { return compareUTF16(m.Key, k) })
+	if !found {
+		return nil, false
+	}
+	return ms[i].Value, true
+}
+
+// Get returns the value of the member key, nil when there is none (or
+// when it is null: Lookup tells the two apart).
+func (o *Object) Get(key string) any {
+	v, _ := o.Lookup(key)
+	return v
+}
+
+// Has reports whether the object has a member key.
+func (o *Object) Has(key string) bool {
+	_, ok := o.Lookup(key)
+	return ok
+}
+
+// GetString returns the member key's value when it is a string, and "".
+func (o *Object) GetString(key string) string {
+	s, _ := o.Get(key).(string)
+	return s
+}
+
+// GetObject returns the member key's value when it is an object, and nil.
+func (o *Object) GetObject(key string) *Object {
+	m, _ := o.Get(key).(*Object)
+	return m
+}
+
+// GetArray returns the member key's value when it is an array, and nil.
+func (o *Object) GetArray(key string) []any {
+	a, _ := o.Get(key).([]any)
+	return a
+}
+
+// Keys returns the members' names in their order.
+func (o *Object) Keys() []string {
+	keys := make([]string, o.Len())
+	for i, m := range o.Members() {
+		keys[i] = m.Key
+	}
+	return keys
+}
+
+// NewObject makes an object of members, which it copies and sorts; two
+// members of one name are an error.
+func NewObject(members ...Member) (*Object, error) {
+	ms := slices.Clone(members)
+	sortMembers(ms)
+	for i := 1; i < len(ms); i++ {
+		if ms[i].Key == ms[i-1].Key {
+			return nil, fmt.Errorf("duplicate member name %q", ms[i].Key)
+		}
+	}
+	return &Object{members: ms}, nil
+}
+
+// ObjectOf makes an object of a Go map's members, converting the values
+// as FromAny does.
+func ObjectOf(m map[string]any) *Object {
+	if len(m) == 0 {
+		return &Object{}
+	}
+	ms := make([]Member, 0, len(m))
+	for k, v := range m {
+		ms = append(ms, Member{k, FromAny(v)})
+	}
+	sortMembers(ms)
+	return &Object{members: ms}
+}
+
+// FromAny returns v with every map[string]any in it, at any depth, made
+// an *Object: the package's tree for a value built in Go (a schema a
+// program writes, a test's definition) rather than decoded. Values of
+// other types are returned as they are; an array is copied only when an
+// element changes.
+func FromAny(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		return ObjectOf(x)
+	case []any:
+		var out []any
+		for i, e := range x {
+			c := FromAny(e)
+			if out == nil {
+				if _, changed := e.(map[string]any); !changed {
+					if _, nested := e.([]any); !nested {
+						continue
+					}
+				}
+				out = slices.Clone(x)
+			}
+			out[i] = c
+		}
+		if out == nil {
+			return x
+		}
+		return out
+	}
+	return v
+}
+
+// ToAny returns v with every *Object in it, at any depth, made a
+// map[string]any: for code that hands the tree to a library that knows
+// Go maps (encoding a value for the API server, printing it as YAML).
+// Arrays holding objects are copied.
+func ToAny(v any) any {
+	switch x := v.(type) {
+	case *Object:
+		if x == nil {
+			return nil
+		}
+		m := make(map[string]any, len(x.members))
+		for _, mb := range x.members {
+			m[mb.Key] = ToAny(mb.Value)
+		}
+		return m
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = ToAny(e)
+		}
+		return out
+	}
+	return v
+}
+
+// Map returns the object as a map[string]any, values converted by ToAny.
+func (o *Object) Map() map[string]any {
+	m, _ := ToAny(o).(map[string]any)
+	return m
+}
+
+// With returns a copy of the object with the member key set to v, added
+// in its place when absent. The object itself is unchanged.
+func (o *Object) With(key string, v any) *Object {
+	ms := make([]Member, 0, o.Len()+1)
+	set := false
+	for _, m := range o.Members() {
+		if m.Key == key {
+			m.Value, set = v, true
+		}
+		ms = append(ms, m)
+	}
+	if !set {
+		ms = append(ms, Member{key, v})
+		sortMembers(ms)
+	}
+	return &Object{members: ms}
+}
+
+// Without returns a copy of the object without the member key.
+func (o *Object) Without(key string) *Object {
+	ms := make([]Member, 0, o.Len())
+	for _, m := range o.Members() {
+		if m.Key != key {
+			ms = append(ms, m)
+		}
+	}
+	if len(ms) == 0 {
+		// As a decoded empty object holds them.
+		ms = nil
+	}
+	return &Object{members: ms}
+}
+
+// MarshalJSON writes the object with its members in their order, each
+// value as encoding/json writes it, so that a tree of Objects encodes as
+// the JSON it was decoded from.
+func (o *Object) MarshalJSON() ([]byte, error) {
+	if o == nil {
+		return []byte("null"), nil
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range o.members {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(m.Key)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		v, err := json.Marshal(m.Value)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads an object as DecodeValue does: a duplicate name or
+// invalid UTF-8 is an error, numbers are kept as json.Number.
+func (o *Object) UnmarshalJSON(data []byte) error {
+	v, err := decode(data, 0)
+	if err != nil {
+		return err
+	}
+	x, ok := v.(*Object)
+	if !ok {
+		return fmt.Errorf("a JSON %s, not an object", jsonKind(v))
+	}
+	*o = *x
+	return nil
+}
+
+// objectSlabs hands out the objects and members of one decode from a few
+// large allocations rather than two of their own each: a catalogue has
+// thousands of small objects, and they live and die together in the
+// tree.
+type objectSlabs struct {
+	objects []Object
+	members []Member
+}
+
+// The sizes slabs grow between: a call's arguments take a few members, a
+// saved catalogue thousands.
+const (
+	firstSlab = 16
+	lastSlab  = 1024
+)
+
+// object makes an object of ms, which it copies.
+func (s *objectSlabs) object(ms []Member) *Object {
+	if len(s.objects) == cap(s.objects) {
+		s.objects = make([]Object, 0, min(max(2*cap(s.objects), firstSlab/4), lastSlab/4))
+	}
+	s.objects = s.objects[:len(s.objects)+1]
+	o := &s.objects[len(s.objects)-1]
+	if len(ms) == 0 {
+		return o
+	}
+	if len(ms) > cap(s.members)-len(s.members) {
+		if len(ms) >= lastSlab/4 {
+			o.members = slices.Clone(ms)
+			return o
+		}
+		s.members = make([]Member, 0, min(max(2*cap(s.members), firstSlab, len(ms)), lastSlab))
+	}
+	n := len(s.members)
+	s.members = append(s.members, ms...)
+	// Capped, so that nothing appended to one object's members can run
+	// into the next's.
+	o.members = s.members[n:len(s.members):len(s.members)]
+	return o
+}
