@@ -377,8 +377,7 @@ func (d *decoder) value(depth int) (any, error) {
 		if _, err := dec.ReadToken(); err != nil {
 			return nil, err
 		}
-		a := make([]any, len(d.elems)-base)
-		copy(a, d.elems[base:])
+		a := d.slabs.array(d.elems[base:])
 		clear(d.elems[base:])
 		d.elems = d.elems[:base]
 		return a, nil

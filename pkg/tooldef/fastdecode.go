@@ -175,8 +175,7 @@ func (d *decoder) fastValue(depth int) (v any, ok bool) {
 				break
 			}
 		}
-		a := make([]any, len(d.elems)-base)
-		copy(a, d.elems[base:])
+		a := d.slabs.array(d.elems[base:])
 		d.elems = d.elems[:base]
 		return a, true
 	case 't':

@@ -282,13 +282,14 @@ func (o *Object) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// objectSlabs hands out the objects and members of one decode from a few
-// large allocations rather than two of their own each: a catalogue has
-// thousands of small objects, and they live and die together in the
-// tree.
+// objectSlabs hands out the objects, members and array elements of one
+// decode from a few large allocations rather than one or two of their own
+// each: a catalogue has thousands of small objects and arrays, and they
+// live and die together in the tree.
 type objectSlabs struct {
 	objects []Object
 	members []Member
+	elems   []any
 }
 
 // The sizes slabs grow between: a call's arguments take a few members, a
@@ -321,4 +322,22 @@ func (s *objectSlabs) object(ms []Member) *Object {
 	// into the next's.
 	o.members = s.members[n:len(s.members):len(s.members)]
 	return o
+}
+
+// array makes an array of elems, which it copies.
+func (s *objectSlabs) array(elems []any) []any {
+	if len(elems) == 0 {
+		// Empty, not nil: JSON's [] is not its null.
+		return make([]any, 0)
+	}
+	if len(elems) > cap(s.elems)-len(s.elems) {
+		if len(elems) >= lastSlab/4 {
+			return slices.Clone(elems)
+		}
+		s.elems = make([]any, 0, min(max(2*cap(s.elems), firstSlab, len(elems)), lastSlab))
+	}
+	n := len(s.elems)
+	s.elems = append(s.elems, elems...)
+	// Capped, as an object's members are.
+	return s.elems[n:len(s.elems):len(s.elems)]
 }

@@ -158,3 +158,37 @@ func TestSlabObjectsDoNotOverlap(t *testing.T) {
 		t.Errorf("the empty object holds %v", last.Map())
 	}
 }
+
+// Arrays share slabs as objects do, each capped at its own elements; an
+// empty array stays an empty array, not null.
+func TestSlabArraysDoNotOverlap(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range 3 * lastSlab {
+		fmt.Fprintf(&b, `[%d,"x%d"],`, i, i)
+	}
+	b.WriteString(`[]]`)
+	for _, read := range []func([]byte) (any, error){
+		func(data []byte) (any, error) { return decode(data, 0) },
+		func(data []byte) (any, error) { return tokenizerDecode(data, 0) },
+	} {
+		v, err := read([]byte(b.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		list := v.([]any)
+		first := list[0].([]any)
+		if grown := append(first, nil); &grown[0] == &first[0] {
+			t.Error("an array is not capped at its own elements: an append ran into the next array's")
+		}
+		for i, e := range list[:len(list)-1] {
+			a := e.([]any)
+			if len(a) != 2 || a[0] != json.Number(fmt.Sprint(i)) || a[1] != fmt.Sprint("x", i) {
+				t.Fatalf("array %d holds %v", i, a)
+			}
+		}
+		if last := list[len(list)-1].([]any); last == nil || len(last) != 0 {
+			t.Errorf("the empty array reads as %#v", last)
+		}
+	}
+}

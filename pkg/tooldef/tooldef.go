@@ -142,7 +142,9 @@ func ParseTool(raw []byte) (*Tool, error) {
 }
 
 // ParseToolValue builds a Tool from a value DecodeValue decoded (numbers
-// as json.Number). The Tool keeps the value's objects.
+// as json.Number). The Tool keeps the value's objects, and fills the
+// absent hints into the value's annotations as it normalises them: the
+// caller must not read the value as the server sent it afterwards.
 func ParseToolValue(v any) (*Tool, error) {
 	return parseTool(v)
 }
@@ -214,8 +216,7 @@ func parseTool(v any) (*Tool, error) {
 // normaliseAnnotations fills absent hints with their defaults, so that a
 // server that starts or stops spelling out a default does not change the
 // fingerprint, and records which hints were declared. The tool's object
-// is replaced by one with the normalised annotations when any was absent;
-// the decoded one is not changed.
+// is changed in place to hold the normalised annotations, as it is made.
 func (t *Tool) normaliseAnnotations() error {
 	var ann *Object
 	switch v := t.Object.Get(PartAnnotations).(type) {
@@ -242,7 +243,15 @@ func (t *Tool) normaliseAnnotations() error {
 		}
 	}
 	if missing > 0 {
-		ms := make([]Member, 0, ann.Len()+missing)
+		n := ann.Len() + missing
+		var filled *Object
+		var ms []Member
+		if n <= len(smallAnnotations{}.members) {
+			sa := new(smallAnnotations)
+			filled, ms = &sa.object, sa.members[:0:n]
+		} else {
+			filled, ms = new(Object), make([]Member, 0, n)
+		}
 		ms = append(ms, ann.Members()...)
 		for i, hint := range hintNames {
 			if absent[i] {
@@ -250,11 +259,37 @@ func (t *Tool) normaliseAnnotations() error {
 			}
 		}
 		sortMembers(ms)
-		ann = &Object{members: ms}
-		t.Object = t.Object.With(PartAnnotations, ann)
+		filled.members = ms
+		ann = filled
+		t.setMember(PartAnnotations, ann)
 	}
 	t.Annotations = ann
 	return nil
+}
+
+// smallAnnotations is an object of annotations made with its members in
+// one allocation: most tools declare none or a few, and get the four hints.
+type smallAnnotations struct {
+	object  Object
+	members [6]Member
+}
+
+// setMember sets the member key of the tool's object to v, in place: the
+// object is the tool's own, decoded for it and not yet read by anyone
+// else, as the annotations are normalised.
+func (t *Tool) setMember(key string, v any) {
+	ms := t.Object.members
+	for i := range ms {
+		if ms[i].Key == key {
+			ms[i].Value = v
+			return
+		}
+	}
+	grown := make([]Member, len(ms), len(ms)+1)
+	copy(grown, ms)
+	grown = append(grown, Member{key, v})
+	sortMembers(grown)
+	t.Object.members = grown
 }
 
 // computeDigests writes the canonical form of each top-level member once and
