@@ -1,10 +1,11 @@
 package tooldef
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
+	"unicode/utf8"
 )
 
 // Object is a decoded JSON object: its members in the order RFC 8785
@@ -238,33 +239,72 @@ func (o *Object) Without(key string) *Object {
 	return &Object{members: ms}
 }
 
-// MarshalJSON writes the object with its members in their order, each
-// value as encoding/json writes it, so that a tree of Objects encodes as
-// the JSON it was decoded from.
+// MarshalJSON writes the object with its members in their order, so that
+// a tree of Objects encodes as the JSON it was decoded from. The whole
+// subtree is written in one pass: were each nested object encoded by
+// encoding/json on its own, every level would check its children's output
+// again, and a deep tree would cost its depth times its size.
 func (o *Object) MarshalJSON() ([]byte, error) {
 	if o == nil {
 		return []byte("null"), nil
 	}
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, m := range o.members {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, err := json.Marshal(m.Key)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		v, err := json.Marshal(m.Value)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(v)
+	return appendJSON(nil, o, 0)
+}
+
+// appendJSON appends v as JSON: the package's tree written directly, any
+// other value (a number or a map a program put in it) by encoding/json.
+func appendJSON(b []byte, v any, depth int) ([]byte, error) {
+	if depth > maxDepth {
+		return nil, fmt.Errorf("nested deeper than %d levels", maxDepth)
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case bool:
+		return strconv.AppendBool(b, x), nil
+	case string:
+		if utf8.ValidString(x) {
+			return appendCanonicalString(b, x), nil
+		}
+	case *Object:
+		if x == nil {
+			return append(b, "null"...), nil
+		}
+		b = append(b, '{')
+		for i, m := range x.members {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendJSON(b, m.Key, depth+1); err != nil {
+				return nil, err
+			}
+			b = append(b, ':')
+			if b, err = appendJSON(b, m.Value, depth+1); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, '}'), nil
+	case []any:
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendJSON(b, e, depth+1); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	}
+	// A number is checked by encoding/json; a string that is not UTF-8 is
+	// written with its invalid bytes replaced, as encoding/json writes it.
+	enc, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, enc...), nil
 }
 
 // UnmarshalJSON reads an object as DecodeValue does: a duplicate name or

@@ -192,3 +192,42 @@ func TestSlabArraysDoNotOverlap(t *testing.T) {
 		}
 	}
 }
+
+// A tree of objects encodes as encoding/json encodes the same tree of Go
+// maps, nested deep or not, with what a program put in it (a float, a
+// string that is not UTF-8) encoded as encoding/json encodes it; a bad
+// number is an error, not invalid JSON.
+func TestObjectMarshalsAsMaps(t *testing.T) {
+	var deep any = map[string]any{"leaf": "x"}
+	for i := range maxDepth - 2 {
+		deep = map[string]any{"k": deep, "i": []any{json.Number(fmt.Sprint(i)), true, nil}}
+	}
+	for _, v := range []any{
+		map[string]any{},
+		map[string]any{"b": 1.5, "a": "\xff<&>\u2028\"\\\n", "c": []any{map[string]any{"d": json.Number("-1e3")}, []any{}}, "é": false},
+		deep,
+	} {
+		want, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := json.Marshal(FromAny(v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b any
+		if json.Unmarshal(want, &a) != nil || json.Unmarshal(got, &b) != nil || !reflect.DeepEqual(a, b) {
+			t.Errorf("encoded %s, encoding/json %s", clipFor(got), clipFor(want))
+		}
+	}
+	if _, err := json.Marshal(ObjectOf(map[string]any{"n": json.Number("1x")})); err == nil {
+		t.Error("an invalid number was encoded")
+	}
+}
+
+func clipFor(b []byte) string {
+	if len(b) > 200 {
+		return string(b[:200]) + "…"
+	}
+	return string(b)
+}
