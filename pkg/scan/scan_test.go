@@ -3,6 +3,7 @@ package scan
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -750,5 +751,24 @@ func TestSchemaTextsBounds(t *testing.T) {
 	}
 	if texts[0].Value != "a\u200bb"+strings.Repeat("x", 100) {
 		t.Errorf("the value must stay raw for scanning: %q", texts[0].Value)
+	}
+}
+
+// The schema walk reads an object's members in byte order, as every
+// reader of a definition does: the order of the texts, and so of the
+// findings and of what the bound on texts leaves out, depends on it. A
+// name above U+FFFF comes after one in U+E000–U+FFFF, where UTF-16, and
+// so the canonical form, puts it before.
+func TestSchemaTextsInByteOrder(t *testing.T) {
+	schema, err := tooldef.ParseTool([]byte(`{"name":"t","inputSchema":{"properties":{"\ud83d\ude00":{"description":"two"},"\uff01":{"description":"one"},"b":{},"a":{}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tx := range SchemaTexts("s", schema.InputSchema) {
+		got = append(got, tx.Value)
+	}
+	if want := []string{"a", "b", "\uff01", "one", "\U0001F600", "two"}; !slices.Equal(got, want) {
+		t.Errorf("texts %q, want %q", got, want)
 	}
 }

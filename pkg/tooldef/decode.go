@@ -355,7 +355,7 @@ func (d *decoder) value(depth int) (any, error) {
 		// The tokenizer has refused a name given twice.
 		ms := d.members[base:]
 		sortMembers(ms)
-		o := d.slabs.object(ms)
+		o := d.slabs.object(ms, anyNonASCII(ms))
 		clear(ms)
 		d.members = d.members[:base]
 		return o, nil

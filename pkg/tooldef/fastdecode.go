@@ -76,7 +76,7 @@ func (d *decoder) fastValue(depth int) (v any, ok bool) {
 		d.skipBlank()
 		if d.pos < len(d.data) && d.data[d.pos] == '}' {
 			d.pos++
-			return d.slabs.object(nil), true
+			return d.slabs.object(nil, false), true
 		}
 		// The members of a small object, most of a schema's, are gathered
 		// and sorted in an array on the goroutine's stack, where a store
@@ -123,21 +123,18 @@ func (d *decoder) fastValue(depth int) (v any, ok bool) {
 		ms := d.members[base:]
 		if n <= smallObject {
 			ms = small[:n]
-			if ascii {
-				// By insertion, as sortMembers sorts a small object, on
-				// the array itself so that every move stays on the stack.
-				for i := 1; i < n; i++ {
-					m := small[i]
-					j := i
-					for ; j > 0 && keysort.Less(m.Key, small[j-1].Key); j-- {
-						small[j] = small[j-1]
-					}
-					small[j] = m
+			// By insertion, as sortMembers sorts a small object, on the
+			// array itself so that every move stays on the stack.
+			for i := 1; i < n; i++ {
+				m := small[i]
+				j := i
+				for ; j > 0 && keysort.Less(m.Key, small[j-1].Key); j-- {
+					small[j] = small[j-1]
 				}
-			} else {
-				sortMembers(ms)
+				small[j] = m
 			}
 		} else {
+			ascii = ascii && !anyNonASCII(ms[smallObject:])
 			sortMembers(ms)
 		}
 		// A name given twice sorts next to itself; the tokenizer refuses
@@ -147,7 +144,7 @@ func (d *decoder) fastValue(depth int) (v any, ok bool) {
 				return nil, false
 			}
 		}
-		o := d.slabs.object(ms)
+		o := d.slabs.object(ms, !ascii)
 		// Not cleared: the stacks live only as long as one decode, whose
 		// values are all in the tree it returns, and clearing memory that
 		// holds pointers costs a write barrier per word while the

@@ -5,19 +5,21 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
-// Object is a decoded JSON object: its members in the order RFC 8785
-// writes them (by the UTF-16 code units of their names), no two with the
-// same name. The package's tree holds every object as an *Object, beside
-// []any, string, json.Number, bool and nil.
+// Object is a decoded JSON object: its members sorted by their names'
+// bytes, no two with the same name. The package's tree holds every object
+// as an *Object, beside []any, string, json.Number, bool and nil.
 //
 // An object is its members in one slice rather than a Go map because
-// every reader of a definition takes them in order: the canonical form
-// writes them sorted, and the scan and the risk engine walk schemas in a
-// fixed order so that what they report is the same on every run. A map
-// had to be iterated and sorted again by each; and a map of up to eight
+// every reader of a definition takes them in order: the scan and the risk
+// engine walk schemas in byte order so that what they report is the same
+// on every run, and the canonical form writes them sorted (in the same
+// order for names in ASCII, almost all of them; it sorts a copy of an
+// object with other names by their UTF-16 code units, as RFC 8785 says).
+// A map had to be iterated and sorted again by each; and a map of up to eight
 // members is a whole table of eight slots, where an object here is one
 // run of its exact size. A schema's objects have two or three members,
 // so looking a name up by comparing it with each costs no more than
@@ -27,6 +29,9 @@ import (
 // be changed, and a nil *Object reads as an empty object.
 type Object struct {
 	members []Member
+	// nonASCII says a name is outside ASCII, where the canonical form may
+	// order the members otherwise.
+	nonASCII bool
 }
 
 // Member is one member of an Object.
@@ -70,7 +75,7 @@ func (o *Object) Lookup(key string) (any, bool) {
 		}
 		return nil, false
 	}
-	i, found := slices.BinarySearchFunc(ms, key, func(m Member, k string) int { return compareUTF16(m.Key, k) })
+	i, found := slices.BinarySearchFunc(ms, key, func(m Member, k string) int { return strings.Compare(m.Key, k) })
 	if !found {
 		return nil, false
 	}
@@ -127,7 +132,17 @@ func NewObject(members ...Member) (*Object, error) {
 			return nil, fmt.Errorf("duplicate member name %q", ms[i].Key)
 		}
 	}
-	return &Object{members: ms}, nil
+	return &Object{members: ms, nonASCII: anyNonASCII(ms)}, nil
+}
+
+// anyNonASCII reports a member whose name is outside ASCII.
+func anyNonASCII(ms []Member) bool {
+	for _, m := range ms {
+		if !isASCII(m.Key) {
+			return true
+		}
+	}
+	return false
 }
 
 // ObjectOf makes an object of a Go map's members, converting the values
@@ -141,7 +156,7 @@ func ObjectOf(m map[string]any) *Object {
 		ms = append(ms, Member{k, FromAny(v)})
 	}
 	sortMembers(ms)
-	return &Object{members: ms}
+	return &Object{members: ms, nonASCII: anyNonASCII(ms)}
 }
 
 // FromAny returns v with every map[string]any in it, at any depth, made
@@ -221,7 +236,7 @@ func (o *Object) With(key string, v any) *Object {
 		ms = append(ms, Member{key, v})
 		sortMembers(ms)
 	}
-	return &Object{members: ms}
+	return &Object{members: ms, nonASCII: o.Len() > 0 && o.nonASCII || !isASCII(key)}
 }
 
 // Without returns a copy of the object without the member key.
@@ -236,7 +251,7 @@ func (o *Object) Without(key string) *Object {
 		// As a decoded empty object holds them.
 		ms = nil
 	}
-	return &Object{members: ms}
+	return &Object{members: ms, nonASCII: anyNonASCII(ms)}
 }
 
 // MarshalJSON writes the object with its members in their order, so that
@@ -286,6 +301,9 @@ func appendJSON(b []byte, v any, depth int) ([]byte, error) {
 		}
 		return append(b, '}'), nil
 	case []any:
+		if x == nil {
+			return append(b, "null"...), nil
+		}
 		b = append(b, '[')
 		for i, e := range x {
 			if i > 0 {
@@ -308,8 +326,12 @@ func appendJSON(b []byte, v any, depth int) ([]byte, error) {
 }
 
 // UnmarshalJSON reads an object as DecodeValue does: a duplicate name or
-// invalid UTF-8 is an error, numbers are kept as json.Number.
+// invalid UTF-8 is an error, numbers are kept as json.Number. A null
+// leaves the object as it is, as encoding/json asks.
 func (o *Object) UnmarshalJSON(data []byte) error {
+	if string(data) == "null" {
+		return nil
+	}
 	v, err := decode(data, 0)
 	if err != nil {
 		return err
@@ -339,8 +361,9 @@ const (
 	lastSlab  = 1024
 )
 
-// object makes an object of ms, which it copies.
-func (s *objectSlabs) object(ms []Member) *Object {
+// object makes an object of ms, which it copies; nonASCII says a name of
+// ms is outside ASCII.
+func (s *objectSlabs) object(ms []Member, nonASCII bool) *Object {
 	if len(s.objects) == cap(s.objects) {
 		s.objects = make([]Object, 0, min(max(2*cap(s.objects), firstSlab/4), lastSlab/4))
 	}
@@ -349,6 +372,7 @@ func (s *objectSlabs) object(ms []Member) *Object {
 	if len(ms) == 0 {
 		return o
 	}
+	o.nonASCII = nonASCII
 	if len(ms) > cap(s.members)-len(s.members) {
 		if len(ms) >= lastSlab/4 {
 			o.members = slices.Clone(ms)

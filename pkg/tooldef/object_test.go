@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gowebpki/jcs"
 )
 
 // Lookup finds every member and no other name, whether it compares names
@@ -34,8 +36,8 @@ func TestObjectLookup(t *testing.T) {
 				}
 			}
 			keys := o.Keys()
-			if !slices.IsSortedFunc(keys, compareUTF16) {
-				t.Errorf("n=%d: members out of canonical order: %q", n, keys)
+			if !slices.IsSorted(keys) {
+				t.Errorf("n=%d: members out of byte order: %q", n, keys)
 			}
 		}
 	}
@@ -125,6 +127,9 @@ func TestObjectRoundTrips(t *testing.T) {
 	if err := json.Unmarshal([]byte(`[1]`), &again); err == nil {
 		t.Error("UnmarshalJSON took an array")
 	}
+	if err := json.Unmarshal([]byte(`null`), &again); err != nil {
+		t.Errorf("UnmarshalJSON refused null: %v", err)
+	}
 }
 
 // The objects of one decode share slabs; each object's members are capped
@@ -204,7 +209,7 @@ func TestObjectMarshalsAsMaps(t *testing.T) {
 	}
 	for _, v := range []any{
 		map[string]any{},
-		map[string]any{"b": 1.5, "a": "\xff<&>\u2028\"\\\n", "c": []any{map[string]any{"d": json.Number("-1e3")}, []any{}}, "é": false},
+		map[string]any{"b": 1.5, "a": "\xff<&>\u2028\"\\\n", "c": []any{map[string]any{"d": json.Number("-1e3")}, []any{}, []any(nil)}, "é": false},
 		deep,
 	} {
 		want, err := json.Marshal(v)
@@ -230,4 +235,49 @@ func clipFor(b []byte) string {
 		return string(b[:200]) + "…"
 	}
 	return string(b)
+}
+
+// An object holds its members in byte order, which every reader walks, and
+// the canonical form writes them in UTF-16 order, as RFC 8785 says: the two
+// differ where a name holds a character above U+FFFF and another one in
+// U+E000–U+FFFF. Names that are not UTF-8, which only a program can put in
+// an object, are still found.
+func TestObjectOrderAndCanonicalOrder(t *testing.T) {
+	const doc = `{"\uff01":1,"\ud83d\ude00":2,"a":{"\uff01":3,"\ud83d\ude00":4}}`
+	v, err := decode([]byte(doc), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := v.(*Object)
+	if keys := o.Keys(); !slices.Equal(keys, []string{"a", "\uff01", "\U0001F600"}) {
+		t.Errorf("members held as %q, want byte order", keys)
+	}
+	got, err := appendCanonical(nil, o, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := jcs.Transform([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("canonical form %s, want %s", got, want)
+	}
+	tool, err := ParseTool([]byte(`{"name":"t","inputSchema":` + doc + `}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole, err := jcs.Transform(tool.Canonical()); err != nil || string(whole) != string(tool.Canonical()) {
+		t.Errorf("the tool's canonical form is not RFC 8785's: %s", tool.Canonical())
+	}
+	m := map[string]any{}
+	for i := range 3 * linearLookup {
+		m[fmt.Sprintf("\xfe%d", i)], m[fmt.Sprintf("\xff%d", i)] = i, -i
+	}
+	bad := ObjectOf(m)
+	for k, want := range m {
+		if got, ok := bad.Lookup(k); !ok || got != want {
+			t.Fatalf("Lookup(%q) = %v, %v; want %v", k, got, ok, want)
+		}
+	}
 }

@@ -10,9 +10,10 @@ import (
 	"github.com/gowebpki/jcs"
 )
 
-// sortMembers must order members as RFC 8785 does; for ASCII names that
-// is byte order, whichever sort it takes.
-func TestSortMembersIsCanonicalOrder(t *testing.T) {
+// sortMembers orders members by their names' bytes, whichever sort it
+// takes, and canonicalMembers as RFC 8785 does, by their UTF-16 code
+// units; for ASCII names the two are one order.
+func TestSortMembersIsByteOrderAndCanonicalMembersUTF16(t *testing.T) {
 	for _, names := range [][]string{
 		nil,
 		{"type"},
@@ -20,15 +21,14 @@ func TestSortMembersIsCanonicalOrder(t *testing.T) {
 		{"b", "a", "", "ab", "aa"},
 		{"x_a", "x-b", "x", "X", "zz", "z"},
 		{"m", "l", "k", "j", "i", "h", "g", "f", "e", "d", "c", "b", "a", "n"}, // over the insertion sort's bound
-		{"é", "e", "\U0001F600", "\uFB33", "a"},                                // not ASCII: UTF-16 order
+		{"é", "e", "\U0001F600", "\uFB33", "a"},                                // not ASCII: the two orders differ
+		{"n", "\U0001F600", "m", "l", "k", "j", "i", "h", "g", "f", "e", "d", "c", "\uFB33", "b", "a"},
 	} {
 		ms := make([]Member, len(names))
 		for i, n := range names {
 			ms[i] = Member{Key: n, Value: i}
 		}
 		sortMembers(ms)
-		want := slices.Clone(names)
-		slices.SortFunc(want, compareUTF16)
 		got := make([]string, len(ms))
 		for i, m := range ms {
 			got[i] = m.Key
@@ -36,8 +36,18 @@ func TestSortMembersIsCanonicalOrder(t *testing.T) {
 				t.Fatalf("a member lost its value: %q", m.Key)
 			}
 		}
+		if want := slices.Sorted(slices.Values(names)); !slices.Equal(got, want) {
+			t.Errorf("sortMembers(%s) = %q, want byte order %q", strings.Join(names, ","), got, want)
+		}
+		canon := canonicalMembers(&Object{members: ms, nonASCII: anyNonASCII(ms)})
+		got = got[:0]
+		for _, m := range canon {
+			got = append(got, m.Key)
+		}
+		want := slices.Clone(names)
+		slices.SortFunc(want, compareUTF16)
 		if !slices.Equal(got, want) {
-			t.Errorf("sortMembers(%s) = %q, want %q", strings.Join(names, ","), got, want)
+			t.Errorf("canonicalMembers(%s) = %q, want UTF-16 order %q", strings.Join(names, ","), got, want)
 		}
 	}
 }

@@ -259,7 +259,7 @@ func (t *Tool) normaliseAnnotations() error {
 			}
 		}
 		sortMembers(ms)
-		filled.members = ms
+		filled.members, filled.nonASCII = ms, anyNonASCII(ms)
 		ann = filled
 		t.setMember(PartAnnotations, ann)
 	}
@@ -290,12 +290,12 @@ func (t *Tool) setMember(key string, v any) {
 	grown = append(grown, Member{key, v})
 	sortMembers(grown)
 	t.Object.members = grown
+	t.Object.nonASCII = t.Object.nonASCII || !isASCII(key)
 }
 
 // computeDigests writes the canonical form of each top-level member once and
 // assembles the whole object from the parts: the RFC 8785 form of an object
-// is its members sorted by the UTF-16 code units of their names, the order
-// an Object holds them in.
+// is its members sorted by the UTF-16 code units of their names.
 func (t *Tool) computeDigests() error {
 	// The form is written into a pooled buffer and copied out at its final
 	// size: growing a fresh buffer for every tool cost more than writing it.
@@ -313,7 +313,7 @@ func (t *Tool) computeDigests() error {
 	other := w.other[:0]
 	defer func() { w.other = other[:0] }()
 	whole = append(whole, '{')
-	for i, m := range t.Object.Members() {
+	for i, m := range canonicalMembers(t.Object) {
 		key := m.Key
 		if i > 0 {
 			whole = append(whole, ',')
@@ -432,9 +432,8 @@ func (w *canonicalWriter) append(b []byte, v any, depth int) ([]byte, error) {
 		}
 		return append(b, ']'), nil
 	case *Object:
-		// Members are held in the order the form writes them.
 		b = append(b, '{')
-		for i, m := range x.Members() {
+		for i, m := range canonicalMembers(x) {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -491,17 +490,12 @@ func appendCanonicalString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// sortMembers sorts an object's members as RFC 8785 does, by their names'
-// UTF-16 code units. Names are nearly always ASCII, where that is byte
-// order: checking each name once is cheaper than checking both at every
-// comparison.
+// sortMembers sorts an object's members by their names' bytes: the order
+// an Object holds them in, which every reader walks (a schema's
+// parameters, the texts a scan reads, the findings it reports) and
+// Lookup searches. For names in ASCII it is also the order RFC 8785
+// writes them in; see canonicalMembers for the others.
 func sortMembers(ms []Member) {
-	for _, m := range ms {
-		if !isASCII(m.Key) {
-			slices.SortFunc(ms, func(a, b Member) int { return compareUTF16(a.Key, b.Key) })
-			return
-		}
-	}
 	if len(ms) > 12 {
 		slices.SortFunc(ms, func(a, b Member) int { return strings.Compare(a.Key, b.Key) })
 		return
@@ -517,6 +511,20 @@ func sortMembers(ms []Member) {
 		}
 		ms[j] = m
 	}
+}
+
+// canonicalMembers returns o's members in the order RFC 8785 writes them,
+// by the UTF-16 code units of their names. That is the order o holds them
+// in unless a name is outside ASCII, where the two can differ (a character
+// above U+FFFF sorts before one in U+E000–U+FFFF in UTF-16, after it in
+// UTF-8): then a sorted copy is returned.
+func canonicalMembers(o *Object) []Member {
+	if !o.nonASCII {
+		return o.members
+	}
+	ms := slices.Clone(o.members)
+	slices.SortFunc(ms, func(a, b Member) int { return compareUTF16(a.Key, b.Key) })
+	return ms
 }
 
 // compareUTF16 is lessUTF16 as a three-way comparison, for slices.SortFunc.
