@@ -161,29 +161,20 @@ func ObjectOf(m map[string]any) *Object {
 
 // FromAny returns v with every map[string]any in it, at any depth, made
 // an *Object: the package's tree for a value built in Go (a schema a
-// program writes, a test's definition) rather than decoded. Values of
-// other types are returned as they are; an array is copied only when an
-// element changes.
+// program writes, a test's definition) rather than decoded. Arrays are
+// copied (a nil one stays nil); values of other types are returned as
+// they are.
 func FromAny(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		return ObjectOf(x)
 	case []any:
-		var out []any
-		for i, e := range x {
-			c := FromAny(e)
-			if out == nil {
-				if _, changed := e.(map[string]any); !changed {
-					if _, nested := e.([]any); !nested {
-						continue
-					}
-				}
-				out = slices.Clone(x)
-			}
-			out[i] = c
-		}
-		if out == nil {
+		if x == nil {
 			return x
+		}
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = FromAny(e)
 		}
 		return out
 	}
@@ -236,7 +227,7 @@ func (o *Object) With(key string, v any) *Object {
 		ms = append(ms, Member{key, v})
 		sortMembers(ms)
 	}
-	return &Object{members: ms, nonASCII: o.Len() > 0 && o.nonASCII || !isASCII(key)}
+	return &Object{members: ms, nonASCII: anyNonASCII(ms)}
 }
 
 // Without returns a copy of the object without the member key.
