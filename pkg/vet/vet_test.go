@@ -108,51 +108,64 @@ func TestVetReportShapeIsStable(t *testing.T) {
 
 // BenchmarkVetCorpus measures the whole pipeline per tool on the development
 // corpus — parse, canonicalise and fingerprint, scan, infer and score — on
-// the catalogues as saved, one server at a time.
+// the catalogues as saved, one server at a time and all together.
 func BenchmarkVetCorpus(b *testing.B) {
-	files := corpus.Servers(b)
+	tools, passes := corpusPasses(b)
+	for _, p := range passes {
+		b.Run(p.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				p.run(b)
+			}
+			b.ReportMetric(float64(tools*b.N)/b.Elapsed().Seconds(), "tools/s")
+		})
+	}
+}
+
+// corpusPass is one way BenchmarkVetCorpus and the allocation budget run
+// the whole pipeline over the development corpus.
+type corpusPass struct {
+	name string
+	run  func(tb testing.TB)
+}
+
+// corpusPasses reads the development corpus and returns how many tools it
+// has and the two passes over it: each server vetted alone, and all thirty
+// offered to one agent together, where every tool is also scanned for the
+// ~500 tool names of the other servers. Each pass parses every catalogue
+// from its bytes.
+func corpusPasses(tb testing.TB) (int, []corpusPass) {
 	var raws [][]byte
 	tools := 0
-	for _, f := range files {
+	for _, f := range corpus.Servers(tb) {
 		data, err := os.ReadFile(f)
 		if err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
-		cat, err := tooldef.ParseCatalogue(data, tooldef.DefaultLimits)
-		if err != nil {
-			b.Fatal(err)
-		}
-		tools += len(cat.Tools)
+		tools += len(parseCorpusFile(tb, data).Tools)
 		raws = append(raws, data)
 	}
-	b.Run("each-server-alone", func(b *testing.B) {
-		for i := 0; i < b.N; i++ {
+	return tools, []corpusPass{
+		{"each-server-alone", func(tb testing.TB) {
 			for _, data := range raws {
-				cat, err := tooldef.ParseCatalogue(data, tooldef.DefaultLimits)
-				if err != nil {
-					b.Fatal(err)
-				}
-				_ = Vet([]Server{{Name: "s", Catalogue: cat, Posture: risk.Posture{}}})
+				_ = Vet([]Server{{Name: "s", Catalogue: parseCorpusFile(tb, data), Posture: risk.Posture{}}})
 			}
-		}
-		b.ReportMetric(float64(tools*b.N)/b.Elapsed().Seconds(), "tools/s")
-	})
-	// All thirty servers offered to one agent: every tool is also scanned
-	// for the ~500 tool names of the other servers.
-	b.Run("all-servers-together", func(b *testing.B) {
-		for i := 0; i < b.N; i++ {
+		}},
+		{"all-servers-together", func(tb testing.TB) {
 			servers := make([]Server, 0, len(raws))
 			for j, data := range raws {
-				cat, err := tooldef.ParseCatalogue(data, tooldef.DefaultLimits)
-				if err != nil {
-					b.Fatal(err)
-				}
-				servers = append(servers, Server{Name: fmt.Sprint(j), Catalogue: cat})
+				servers = append(servers, Server{Name: fmt.Sprint(j), Catalogue: parseCorpusFile(tb, data)})
 			}
 			_ = Vet(servers)
-		}
-		b.ReportMetric(float64(tools*b.N)/b.Elapsed().Seconds(), "tools/s")
-	})
+		}},
+	}
+}
+
+func parseCorpusFile(tb testing.TB, data []byte) *tooldef.Catalogue {
+	cat, err := tooldef.ParseCatalogue(data, tooldef.DefaultLimits)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return cat
 }
 
 func TestVetInstructionsNamingASensitivePathRaiseWithoutFlooring(t *testing.T) {
