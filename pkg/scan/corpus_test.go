@@ -236,3 +236,76 @@ func BenchmarkScanTool(b *testing.B) {
 	b.ReportMetric(elapsed*1e6/float64(b.N*len(tools)), "µs/tool")
 	b.ReportMetric(float64(bytes)/float64(len(tools)), "bytes/tool")
 }
+
+// BenchmarkScanCorpusBySize scans the corpus's texts split by size, the
+// texts under 16 bytes (names, enum values, short titles) apart from the
+// rest, each tool's texts of a size in one Scan: what a text costs to set
+// up beside what prose costs a byte.
+func BenchmarkScanCorpusBySize(b *testing.B) {
+	servers := loadCorpusServers(b)
+	for _, size := range []struct {
+		name  string
+		short bool
+	}{{"under-16-bytes", true}, {"16-bytes-and-more", false}} {
+		var tools [][]Text
+		texts, bytes := 0, 0
+		for _, s := range servers {
+			for _, tool := range s.Tools {
+				var keep []Text
+				for _, tx := range toolTexts(tool) {
+					if (len(tx.Value) < 16) == size.short {
+						keep = append(keep, tx)
+						bytes += len(tx.Value)
+					}
+				}
+				texts += len(keep)
+				tools = append(tools, keep)
+			}
+		}
+		scanner := New(Options{})
+		b.Run(size.name, func(b *testing.B) {
+			b.SetBytes(int64(bytes))
+			for b.Loop() {
+				for _, t := range tools {
+					scanner.Scan(t)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*texts), "ns/text")
+			b.ReportMetric(float64(texts), "texts")
+		})
+	}
+}
+
+// BenchmarkShadowingCheck runs the shadowing check alone over the corpus's
+// clean texts, each server's against the names of every other server, as
+// a Scanner of an agent offered all of them would.
+func BenchmarkShadowingCheck(b *testing.B) {
+	servers := loadCorpusServers(b)
+	type job struct {
+		sh    *shadower
+		texts []*textCtx
+	}
+	var jobs []job
+	bytes := 0
+	for i, s := range servers {
+		j := job{sh: newShadower(otherTools(servers, i))}
+		for _, tool := range s.Tools {
+			for _, tx := range toolTexts(tool) {
+				c := newTextCtx(tx.Value, false)
+				c.prepare()
+				j.texts = append(j.texts, c)
+				bytes += len(c.clean)
+			}
+		}
+		jobs = append(jobs, j)
+	}
+	b.SetBytes(int64(bytes))
+	for b.Loop() {
+		for _, j := range jobs {
+			for _, c := range j.texts {
+				c.hits = c.hits[:0]
+				j.sh.scan(c)
+			}
+		}
+	}
+}

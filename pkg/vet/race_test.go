@@ -2,5 +2,5 @@
 
 package vet
 
-// raceDetector says the tests run under the race detector.
-const raceDetector = true
+// raceEnabled says the tests were built with -race.
+const raceEnabled = true

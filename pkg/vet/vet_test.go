@@ -121,8 +121,9 @@ func BenchmarkVetCorpus(b *testing.B) {
 	}
 }
 
-// corpusPass is one way BenchmarkVetCorpus and the allocation budget run
-// the whole pipeline over the development corpus.
+// corpusPass is one way BenchmarkVetCorpus and
+// TestPipelineAllocationsPerTool run the whole pipeline over the development
+// corpus.
 type corpusPass struct {
 	name string
 	run  func(tb testing.TB)
