@@ -48,10 +48,10 @@ var writeForms = []writeForm{
 // pin's two writes — the create, with its labels, and the first status,
 // a merge patch under an optimistic lock as the operator makes them (or,
 // for the form that prices it, a PUT under the resourceVersion the create
-// returned) — for each form of the status, in batches that take turns on one control
-// plane, so that a loaded machine weighs on every form alike. It is the
-// scale test's cost per pin without the probes, the judgement and the
-// wall clock.
+// returned) — for each form of the status, in batches that take turns on
+// one control plane, so that a loaded machine weighs on every form alike.
+// It is the scale test's cost per pin without the probes, the judgement
+// and the wall clock.
 func TestPinWriteCost(t *testing.T) {
 	if os.Getenv("TOOLGATE_SCALE") == "" {
 		t.Skip("set TOOLGATE_SCALE=1 to measure the cost of a pin's writes")
